@@ -1,0 +1,121 @@
+// Package issuer runs the admission loop that every server instance runs.
+//
+// Instances need no leader: the room's credit lives in Redis and is accrued
+// from Redis TIME inside the admission script, so N loops together admit
+// exactly what one would.
+package issuer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/token"
+)
+
+// Admitter is the part of the queue engine the loop drives.
+type Admitter interface {
+	Rooms(ctx context.Context) ([]string, error)
+	Admit(ctx context.Context, room string, tick time.Duration, tokens []string) (queue.Admission, error)
+}
+
+// Observer is told about every tick, for metrics. It must not block.
+type Observer interface {
+	Ticked(room string, a queue.Admission, took time.Duration, err error)
+}
+
+// Loop admits visitors into every room once per tick.
+type Loop struct {
+	eng  Admitter
+	tick time.Duration
+	log  *slog.Logger
+	obs  Observer
+
+	mu   sync.Mutex
+	want map[string]int // tokens to mint per room: the room's last burst
+}
+
+// maxTokensPerTick bounds one tick's argument list.
+const maxTokensPerTick = 20000
+
+// New returns a Loop that ticks every tick. obs may be nil.
+func New(eng Admitter, tick time.Duration, log *slog.Logger, obs Observer) *Loop {
+	return &Loop{eng: eng, tick: tick, log: log, obs: obs, want: make(map[string]int)}
+}
+
+// Run ticks until ctx is done and then returns ctx's error. The first tick
+// is delayed by a random part of one tick, so that instances started
+// together do not tick in lockstep.
+func (l *Loop) Run(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(rand.N(l.tick)):
+	}
+	t := time.NewTicker(l.tick)
+	defer t.Stop()
+	for {
+		l.Tick(ctx)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// Tick runs one admission tick over every room.
+func (l *Loop) Tick(ctx context.Context) {
+	rooms, err := l.eng.Rooms(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.log.Warn("issuer: list rooms", "err", err)
+		}
+		return
+	}
+	for _, name := range rooms {
+		l.admit(ctx, name)
+	}
+}
+
+func (l *Loop) admit(ctx context.Context, name string) {
+	start := time.Now()
+	tctx, cancel := context.WithTimeout(ctx, l.tick)
+	defer cancel()
+	n := l.tokensFor(name)
+	toks, err := token.NewBatch(n)
+	var a queue.Admission
+	if err == nil {
+		a, err = l.eng.Admit(tctx, name, l.tick, toks)
+	}
+	took := time.Since(start)
+	switch {
+	case err == nil:
+		l.mu.Lock()
+		l.want[name] = min(max(a.Burst, 1), maxTokensPerTick)
+		l.mu.Unlock()
+	case errors.Is(err, room.ErrNotFound):
+		l.mu.Lock()
+		delete(l.want, name)
+		l.mu.Unlock()
+	case ctx.Err() == nil:
+		l.log.Warn("issuer: admit", "room", name, "err", err)
+	}
+	if l.obs != nil {
+		l.obs.Ticked(name, a, took, err)
+	}
+}
+
+func (l *Loop) tokensFor(name string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n, ok := l.want[name]; ok {
+		return n
+	}
+	return 64
+}

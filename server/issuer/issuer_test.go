@@ -1,0 +1,169 @@
+package issuer
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/visitor"
+)
+
+// oneRoom narrows an engine to one room, so that parallel tests sharing a
+// Redis database do not tick each other's rooms.
+type oneRoom struct {
+	*queue.Engine
+	name string
+}
+
+func (o oneRoom) Rooms(context.Context) ([]string, error) { return []string{o.name}, nil }
+
+type countObs struct{ admitted, errs atomic.Int64 }
+
+func (c *countObs) Ticked(_ string, a queue.Admission, _ time.Duration, err error) {
+	c.admitted.Add(int64(len(a.Visitors)))
+	if err != nil {
+		c.errs.Add(1)
+	}
+}
+
+// TestGlobalRateIsExactAcrossInstances runs one issuer loop on one room and
+// three loops on another, side by side for 10 s at 50 admissions per
+// second. Both must admit rate × 10 within ±2%: more instances must not
+// multiply the rate.
+func TestGlobalRateIsExactAcrossInstances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10 s run")
+	}
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	ctx := context.Background()
+	const rate, run = 50.0, 10 * time.Second
+	const tick = 100 * time.Millisecond
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	cases := []struct {
+		name      string
+		instances int
+	}{{"one instance", 1}, {"three instances", 3}}
+	type result struct {
+		name      string
+		admitted  int64
+		elapsed   time.Duration
+		obs       *countObs
+		room      string
+		instances int
+	}
+	results := make([]*result, len(cases))
+	var wg sync.WaitGroup
+	for i, c := range cases {
+		name := servicetest.RoomName(t, rdb)
+		s := room.Defaults(name)
+		s.Rate = rate
+		if err := eng.SaveRoom(ctx, name, s); err != nil {
+			t.Fatal(err)
+		}
+		// A backlog larger than the run can drain.
+		for range 800 {
+			id, _ := visitor.NewID()
+			if _, err := eng.Enter(ctx, name, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := &result{name: c.name, obs: &countObs{}, room: name, instances: c.instances}
+		results[i] = res
+		wg.Go(func() {
+			if _, err := eng.Admit(ctx, name, tick, nil); err != nil { // start the room's clock
+				t.Error(err)
+				return
+			}
+			start := time.Now()
+			runCtx, cancel := context.WithTimeout(ctx, run)
+			defer cancel()
+			var loops sync.WaitGroup
+			for range c.instances {
+				l := New(oneRoom{eng, name}, tick, log, res.obs)
+				loops.Go(func() { l.Run(runCtx) })
+			}
+			loops.Wait()
+			res.elapsed = time.Since(start)
+			st, err := eng.Stats(ctx, name)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			res.admitted = st.Admitted
+		})
+	}
+	wg.Wait()
+	for _, r := range results {
+		want := rate * run.Seconds()
+		dev := (float64(r.admitted) - want) / want
+		t.Logf("%s: admitted %d in %v (%.2f%% off rate × 10 s), %d tick errors",
+			r.name, r.admitted, r.elapsed.Round(time.Millisecond), 100*dev, r.obs.errs.Load())
+		if math.Abs(dev) > 0.02 {
+			t.Errorf("%s: admitted %d, want %.0f ± 2%%", r.name, r.admitted, want)
+		}
+		if r.obs.admitted.Load() != r.admitted {
+			t.Errorf("%s: loops report %d admitted, Redis %d", r.name, r.obs.admitted.Load(), r.admitted)
+		}
+		// The measured rate feeds the ETA: it must have found the real rate.
+		st, _ := eng.Stats(ctx, r.room)
+		if math.Abs(st.RateEWMA-rate)/rate > 0.1 {
+			t.Errorf("%s: measured admission rate %.2f, want %.0f ± 10%%", r.name, st.RateEWMA, rate)
+		}
+		id, _ := visitor.NewID()
+		p, err := eng.Enter(ctx, r.room, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantETA := float64(p.Rank+1) / rate
+		if math.Abs(float64(p.EstimatedWaitSeconds)-wantETA) > 0.15*wantETA+1 {
+			t.Errorf("%s: ETA %d s for rank %d, want about %.0f s", r.name, p.EstimatedWaitSeconds, p.Rank, wantETA)
+		}
+	}
+}
+
+// TestTickSkipsUnknownRooms checks that a room listed but without
+// settings is skipped without stopping the others.
+func TestTickSkipsUnknownRooms(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	ctx := context.Background()
+	good := servicetest.RoomName(t, rdb)
+	ghost := servicetest.RoomName(t, rdb)
+	s := room.Defaults(good)
+	s.Rate = 1000
+	if err := eng.SaveRoom(ctx, good, s); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := visitor.NewID()
+	if _, err := eng.Enter(ctx, good, id); err != nil {
+		t.Fatal(err)
+	}
+	obs := &countObs{}
+	l := New(twoRooms{eng, []string{ghost, good}}, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), obs)
+	l.Tick(ctx) // starts the clock
+	time.Sleep(20 * time.Millisecond)
+	l.Tick(ctx)
+	if obs.admitted.Load() != 1 {
+		t.Fatalf("admitted %d, want the one visitor of the good room", obs.admitted.Load())
+	}
+	if obs.errs.Load() != 2 {
+		t.Fatalf("%d tick errors, want 2 (the ghost room, twice)", obs.errs.Load())
+	}
+}
+
+type twoRooms struct {
+	*queue.Engine
+	names []string
+}
+
+func (r twoRooms) Rooms(context.Context) ([]string, error) { return r.names, nil }

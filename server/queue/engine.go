@@ -1,0 +1,181 @@
+// Package queue is the admission core: an atomic FIFO line per room, an
+// exact global issuer and single-use entry tokens, all in Redis.
+//
+// Every state change is one Lua script, so that Redis is the single
+// serialisation point for any number of server instances.
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
+)
+
+// Errors returned by the token lifecycle.
+var (
+	// ErrTokenInvalid reports a token that does not exist, has expired, or
+	// is not the one issued to this visitor.
+	ErrTokenInvalid = errors.New("entry token invalid or expired")
+	// ErrTokenInUse reports a token already claimed by a running order.
+	ErrTokenInUse = errors.New("entry token in use")
+	// ErrTokenNotClaimed reports a release of a token that is not claimed.
+	ErrTokenNotClaimed = errors.New("entry token not claimed")
+)
+
+// Engine runs the queue scripts against one Redis deployment.
+type Engine struct {
+	rdb redis.UniversalClient
+	s   scripts
+}
+
+// New returns an Engine that uses rdb, which may be a single node, a
+// Sentinel-backed or a Cluster client.
+func New(rdb redis.UniversalClient) *Engine {
+	return &Engine{rdb: rdb, s: loadScripts()}
+}
+
+// Enter puts visitor in room's line unless they already wait or hold a
+// token, and returns their position. Repeated or concurrent calls keep one
+// ticket. It returns room.ErrNotFound for an unknown room.
+func (e *Engine) Enter(ctx context.Context, roomName, visitor string) (Position, error) {
+	p, err := e.position(ctx, roomName, visitor, true)
+	if err != nil {
+		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
+	}
+	return p, nil
+}
+
+// Position returns visitor's place in room without entering. It returns
+// room.ErrNotFound for an unknown room.
+func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Position, error) {
+	p, err := e.position(ctx, roomName, visitor, false)
+	if err != nil {
+		return Position{}, fmt.Errorf("queue: position %s: %w", roomName, err)
+	}
+	return p, nil
+}
+
+func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool) (Position, error) {
+	k := roomKeys(roomName)
+	flag := "0"
+	if enter {
+		flag = "1"
+	}
+	res, err := e.s.position.Run(ctx, e.rdb,
+		[]string{k.cfg, k.queue, k.seq, k.token(visitor), k.rate}, visitor, flag).Slice()
+	if err != nil {
+		return Position{}, err
+	}
+	if len(res) != 7 {
+		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
+	}
+	code := asInt(res[0])
+	if code < 0 {
+		return Position{}, room.ErrNotFound
+	}
+	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3])}
+	switch code {
+	case 2:
+		tok := asString(res[4])
+		p.Status, p.EntryToken, p.Rank = StatusReady, &tok, 0
+		p.PollingIntervalSeconds = PollingTier(0)
+	case 1:
+		p.Status = StatusWaiting
+		p.EstimatedWaitSeconds = EstimatedWait(p.Rank, admitRate(res[5], res[6]))
+		p.PollingIntervalSeconds = PollingInterval(p.Rank)
+	default:
+		p.Status = StatusNotEntered
+		p.PollingIntervalSeconds = PollingTier(0)
+	}
+	return p, nil
+}
+
+// admitRate prefers the measured EWMA and falls back to the configured rate.
+func admitRate(ewma, configured any) float64 {
+	if f, err := strconv.ParseFloat(asString(ewma), 64); err == nil && f > 0 {
+		return f
+	}
+	f, _ := strconv.ParseFloat(asString(configured), 64)
+	return f
+}
+
+// Leave takes visitor out of room's line, or gives up their unused entry
+// token. It reports whether there was anything to leave.
+func (e *Engine) Leave(ctx context.Context, roomName, visitor string) (bool, error) {
+	k := roomKeys(roomName)
+	n, err := e.s.leave.Run(ctx, e.rdb,
+		[]string{k.queue, k.left, k.departed, k.token(visitor), k.active, k.forfeit}, visitor).Int64()
+	if err != nil {
+		return false, fmt.Errorf("queue: leave %s: %w", roomName, err)
+	}
+	return n > 0, nil
+}
+
+// Admission is the outcome of one admission tick.
+type Admission struct {
+	// Visitors were admitted, in ticket order.
+	Visitors []string
+	// Head is the highest ticket admitted so far.
+	Head int64
+	// Waiting is the length of the line after the tick.
+	Waiting int64
+	// Burst is the most one tick may admit at the room's rate; an issuer
+	// should pass at least this many tokens.
+	Burst int
+}
+
+// Admit runs one admission tick for room. tick is the caller's tick length
+// (it sizes the burst); tokens are fresh entry tokens, one per visitor that
+// may be admitted, so Admit admits at most len(tokens). It returns
+// room.ErrNotFound for an unknown room.
+func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration, tokens []string) (Admission, error) {
+	k := roomKeys(roomName)
+	args := make([]any, 0, len(tokens)+2)
+	args = append(args, k.prefix, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64))
+	for _, t := range tokens {
+		args = append(args, t)
+	}
+	res, err := e.s.admit.Run(ctx, e.rdb,
+		[]string{k.cfg, k.queue, k.head, k.rate, k.active, k.admitted, k.departed, k.events}, args...).Slice()
+	if err != nil {
+		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, err)
+	}
+	if len(res) >= 1 && asInt(res[0]) < 0 {
+		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
+	}
+	if len(res) < 4 {
+		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
+	}
+	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3]))}
+	for _, v := range res[4:] {
+		a.Visitors = append(a.Visitors, asString(v))
+	}
+	return a, nil
+}
+
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case string:
+		n, _ := strconv.ParseInt(x, 10, 64)
+		return n
+	}
+	return 0
+}
+
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return ""
+}

@@ -1,0 +1,426 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/token"
+	"waitingroom/server/visitor"
+)
+
+// newRoom returns an engine and a fresh room with settings s on real Redis.
+func newRoom(t *testing.T, s room.Settings) (*Engine, string, redis.UniversalClient) {
+	t.Helper()
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	e := New(rdb)
+	if err := e.SaveRoom(context.Background(), name, s); err != nil {
+		t.Fatal(err)
+	}
+	// The first tick of a new room starts its rate clock with no credit.
+	if a, err := e.Admit(context.Background(), name, time.Second, nil); err != nil || len(a.Visitors) != 0 {
+		t.Fatalf("priming tick: %+v %v", a, err)
+	}
+	return e, name, rdb
+}
+
+func settings(mut func(*room.Settings)) room.Settings {
+	s := room.Defaults("test")
+	if mut != nil {
+		mut(&s)
+	}
+	return s
+}
+
+func visitors(t *testing.T, n int) []string {
+	t.Helper()
+	out := make([]string, n)
+	for i := range out {
+		id, err := visitor.NewID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = id
+	}
+	return out
+}
+
+func tokens(t *testing.T, n int) []string {
+	t.Helper()
+	toks, err := token.NewBatch(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toks
+}
+
+// admitAfter lets credit accrue for d, then runs one tick of length tick.
+func admitAfter(t *testing.T, e *Engine, name string, d, tick time.Duration, ntok int) Admission {
+	t.Helper()
+	time.Sleep(d)
+	a, err := e.Admit(context.Background(), name, tick, tokens(t, ntok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestEnterFirstAndRepeated(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(nil))
+	vs := visitors(t, 3)
+	steps := []struct {
+		visitor    string
+		wantRank   int64
+		wantTicket int64
+		wantTotal  int64
+	}{
+		{vs[0], 0, 1, 1}, // the seed: first enter is rank 0 of 1
+		{vs[0], 0, 1, 1}, // a repeated enter keeps its place
+		{vs[1], 1, 2, 2},
+		{vs[0], 0, 1, 2},
+		{vs[2], 2, 3, 3},
+		{vs[1], 1, 2, 3},
+	}
+	for i, st := range steps {
+		p, err := e.Enter(ctx, name, st.visitor)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Status != StatusWaiting || p.Rank != st.wantRank || p.Ticket != st.wantTicket || p.Waiting != st.wantTotal {
+			t.Fatalf("step %d: got %+v, want WAITING rank %d ticket %d total %d", i, p, st.wantRank, st.wantTicket, st.wantTotal)
+		}
+		if p.EntryToken != nil {
+			t.Fatalf("step %d: a waiting visitor got a token", i)
+		}
+	}
+}
+
+func TestUnknownRoom(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	e := New(rdb)
+	name := servicetest.RoomName(t, rdb) // never saved
+	ctx := context.Background()
+	checks := []struct {
+		name string
+		err  error
+	}{
+		{"enter", func() error { _, err := e.Enter(ctx, name, "AAAAAAAAAAAAAAAAAAAAAA"); return err }()},
+		{"position", func() error { _, err := e.Position(ctx, name, "AAAAAAAAAAAAAAAAAAAAAA"); return err }()},
+		{"admit", func() error { _, err := e.Admit(ctx, name, time.Second, nil); return err }()},
+		{"room", func() error { _, err := e.Room(ctx, name); return err }()},
+	}
+	for _, c := range checks {
+		if !errors.Is(c.err, room.ErrNotFound) {
+			t.Errorf("%s: error %v, want room.ErrNotFound", c.name, c.err)
+		}
+	}
+	if n, _ := rdb.Exists(ctx, roomKeys(name).seq, roomKeys(name).queue).Result(); n != 0 {
+		t.Fatalf("entering an unknown room wrote %d keys", n)
+	}
+}
+
+func TestConcurrentDistinctVisitorsGetUniqueRanks(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(nil))
+	const n = 200
+	vs := visitors(t, n)
+	ranks := make([]int64, n)
+	tickets := make([]int64, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range vs {
+		wg.Go(func() {
+			p, err := e.Enter(ctx, name, vs[i])
+			if err != nil {
+				errs <- err
+				return
+			}
+			ranks[i], tickets[i] = p.Rank, p.Ticket
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	seenRank := make(map[int64]bool)
+	seenTicket := make(map[int64]bool)
+	for i := range vs {
+		if ranks[i] < 0 || ranks[i] >= n || seenRank[ranks[i]] {
+			t.Fatalf("rank %d is out of range or repeated", ranks[i])
+		}
+		if tickets[i] != ranks[i]+1 || seenTicket[tickets[i]] {
+			t.Fatalf("ticket %d does not follow rank %d densely", tickets[i], ranks[i])
+		}
+		seenRank[ranks[i]], seenTicket[tickets[i]] = true, true
+	}
+}
+
+func TestConcurrentFirstEntersOfOneVisitorGiveOneTicket(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(nil))
+	v := visitors(t, 1)[0]
+	const n = 50
+	got := make(chan int64, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range n {
+		wg.Go(func() {
+			<-start
+			p, err := e.Enter(ctx, name, v)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got <- p.Ticket
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(got)
+	for ticket := range got {
+		if ticket != 1 {
+			t.Fatalf("a concurrent enter got ticket %d, want 1", ticket)
+		}
+	}
+	if seq, _ := rdb.Get(ctx, roomKeys(name).seq).Int64(); seq != 1 {
+		t.Fatalf("50 enters by one visitor drew %d tickets, want 1", seq)
+	}
+	if w, _ := rdb.ZCard(ctx, roomKeys(name).queue).Result(); w != 1 {
+		t.Fatalf("line length %d, want 1", w)
+	}
+}
+
+func TestStatuses(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000 }))
+	vs := visitors(t, 3)
+	for _, v := range vs[:2] {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Rate 1000 with a 1 ms tick admits exactly one visitor per tick.
+	a := admitAfter(t, e, name, 20*time.Millisecond, time.Millisecond, 5)
+	if len(a.Visitors) != 1 || a.Visitors[0] != vs[0] {
+		t.Fatalf("admitted %v, want only the first visitor", a.Visitors)
+	}
+	tests := []struct {
+		name       string
+		visitor    string
+		wantStatus Status
+		wantRank   int64
+		wantToken  bool
+	}{
+		{"admitted", vs[0], StatusReady, 0, true},
+		{"waiting", vs[1], StatusWaiting, 0, false},
+		{"never entered", vs[2], StatusNotEntered, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := e.Position(ctx, name, tt.visitor)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Status != tt.wantStatus || p.Rank != tt.wantRank || (p.EntryToken != nil) != tt.wantToken {
+				t.Fatalf("got %+v, want %s rank %d token %v", p, tt.wantStatus, tt.wantRank, tt.wantToken)
+			}
+			if tt.wantToken && !token.Valid(*p.EntryToken) {
+				t.Fatalf("READY token %q is malformed", *p.EntryToken)
+			}
+		})
+	}
+	// An admitted visitor who enters again keeps their token and no ticket.
+	p, err := e.Enter(ctx, name, vs[0])
+	if err != nil || p.Status != StatusReady {
+		t.Fatalf("re-enter of an admitted visitor: %+v %v", p, err)
+	}
+}
+
+func TestTokenTTL(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.TokenTTLSeconds = 42 }))
+	v := visitors(t, 1)[0]
+	if _, err := e.Enter(ctx, name, v); err != nil {
+		t.Fatal(err)
+	}
+	admitAfter(t, e, name, 30*time.Millisecond, time.Second, 5)
+	k := roomKeys(name).token(v)
+	ttl, err := rdb.PTTL(ctx, k).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ttl <= 40*time.Second || ttl > 42*time.Second {
+		t.Fatalf("token TTL %v, want the room's 42 s", ttl)
+	}
+	// Move both clocks 42 s on: Redis expires the token for real, and the
+	// slot's expiry score passes.
+	rdb.PExpire(ctx, k, 30*time.Millisecond)
+	rdb.ZAdd(ctx, roomKeys(name).active, redis.Z{Score: float64(time.Now().Add(-time.Second).UnixMilli()), Member: v})
+	time.Sleep(80 * time.Millisecond)
+	p, err := e.Position(ctx, name, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != StatusNotEntered {
+		t.Fatalf("after the TTL the visitor is %s, want NOT_ENTERED", p.Status)
+	}
+	st, _ := e.Stats(ctx, name)
+	if st.Active != 0 {
+		t.Fatalf("an expired token still holds a slot: active %d", st.Active)
+	}
+}
+
+func TestOnlyTheBatchIsAdmittedPerTick(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 5 }))
+	for _, v := range visitors(t, 20) {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Even after a long pause, one tick admits at most its batch.
+	a := admitAfter(t, e, name, 1500*time.Millisecond, time.Second, 50)
+	if len(a.Visitors) != 5 || a.Waiting != 15 || a.Burst != 5 {
+		t.Fatalf("admitted %d leaving %d (burst %d), want 5 leaving 15 (burst 5)", len(a.Visitors), a.Waiting, a.Burst)
+	}
+}
+
+func TestAdmissionOrderIsEnterOrder(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 500 }))
+	vs := visitors(t, 60)
+	for _, v := range vs {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	var lastHead int64
+	for deadline := time.Now().Add(10 * time.Second); len(got) < len(vs) && time.Now().Before(deadline); {
+		a := admitAfter(t, e, name, 20*time.Millisecond, 20*time.Millisecond, 10)
+		if a.Head < lastHead {
+			t.Fatalf("head went back from %d to %d", lastHead, a.Head)
+		}
+		lastHead = a.Head
+		got = append(got, a.Visitors...)
+	}
+	if len(got) != len(vs) {
+		t.Fatalf("admitted %d of %d", len(got), len(vs))
+	}
+	for i := range vs {
+		if got[i] != vs[i] {
+			t.Fatalf("admission %d was %s, want %s (enter order)", i, got[i], vs[i])
+		}
+	}
+	if h, _ := rdb.Get(ctx, roomKeys(name).head).Int64(); h != int64(len(vs)) {
+		t.Fatalf("head %d, want %d", h, len(vs))
+	}
+}
+
+func TestPausedRoomAdmitsNobody(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.Paused = true }))
+	for _, v := range visitors(t, 5) {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a := admitAfter(t, e, name, 50*time.Millisecond, time.Second, 5); len(a.Visitors) != 0 || a.Waiting != 5 {
+		t.Fatalf("a paused room admitted %d", len(a.Visitors))
+	}
+}
+
+func TestMaxActiveHolds(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.MaxActive = 3 }))
+	vs := visitors(t, 10)
+	for _, v := range vs {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := admitAfter(t, e, name, 50*time.Millisecond, time.Second, 10)
+	a2 := admitAfter(t, e, name, 50*time.Millisecond, time.Second, 10)
+	if n := len(a.Visitors) + len(a2.Visitors); n != 3 {
+		t.Fatalf("admitted %d with maxActive 3", n)
+	}
+	st, _ := e.Stats(ctx, name)
+	if st.Active != 3 {
+		t.Fatalf("active %d, want 3", st.Active)
+	}
+	// Finishing an order frees a slot for exactly one more.
+	p, _ := e.Position(ctx, name, vs[0])
+	if p.EntryToken == nil {
+		t.Fatalf("first visitor has no token: %+v", p)
+	}
+	if err := e.Consume(ctx, name, vs[0], *p.EntryToken); err != nil {
+		t.Fatal(err)
+	}
+	if a := admitAfter(t, e, name, 50*time.Millisecond, time.Second, 10); len(a.Visitors) != 1 || a.Visitors[0] != vs[3] {
+		t.Fatalf("after one consume admitted %v, want only the 4th visitor", a.Visitors)
+	}
+	// Leaving with an unused token frees a slot too.
+	if ok, err := e.Leave(ctx, name, vs[1]); err != nil || !ok {
+		t.Fatalf("leave with a READY token: %v %v", ok, err)
+	}
+	if a := admitAfter(t, e, name, 50*time.Millisecond, time.Second, 10); len(a.Visitors) != 1 || a.Visitors[0] != vs[4] {
+		t.Fatalf("after one leave admitted %v, want only the 5th visitor", a.Visitors)
+	}
+}
+
+func TestLeave(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(nil))
+	vs := visitors(t, 3)
+	for _, v := range vs {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		visitor string
+		want    bool
+	}{{vs[1], true}, {vs[1], false}, {visitors(t, 1)[0], false}}
+	for i, tt := range tests {
+		if ok, err := e.Leave(ctx, name, tt.visitor); err != nil || ok != tt.want {
+			t.Fatalf("leave %d: %v %v, want %v", i, ok, err, tt.want)
+		}
+	}
+	p, _ := e.Position(ctx, name, vs[2])
+	if p.Rank != 1 || p.Waiting != 2 {
+		t.Fatalf("after a leave the last visitor is rank %d of %d, want 1 of 2", p.Rank, p.Waiting)
+	}
+	if p, _ := e.Position(ctx, name, vs[1]); p.Status != StatusNotEntered {
+		t.Fatalf("a visitor who left is %s", p.Status)
+	}
+	// The departure reaches the next tick's event, so that instances can
+	// lower the ranks behind it without asking Redis.
+	sub := rdb.Subscribe(ctx, EventsChannel(name))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.Admit(ctx, name, time.Second, nil)
+	msg, err := sub.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"d":[2]`; !strings.Contains(msg.Payload, want) {
+		t.Fatalf("event %s lacks the departure %s", msg.Payload, want)
+	}
+	// A visitor who comes back joins at the end of the line.
+	p, _ = e.Enter(ctx, name, vs[1])
+	if p.Ticket != 4 || p.Rank != 2 {
+		t.Fatalf("returning visitor got ticket %d rank %d, want 4 and 2", p.Ticket, p.Rank)
+	}
+}

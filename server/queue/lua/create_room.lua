@@ -1,0 +1,7 @@
+-- create_room.lua: create a room's settings unless they exist.
+-- KEYS: 1 cfg
+-- ARGV: field, value, ...
+-- Reply: 1 created, 0 already there
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1

@@ -1,0 +1,58 @@
+package queue
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// Status is a visitor's state in a room.
+type Status string
+
+// The three statuses of the seed's model.
+const (
+	StatusWaiting    Status = "WAITING"
+	StatusReady      Status = "READY"
+	StatusNotEntered Status = "NOT_ENTERED"
+)
+
+// Position is what a visitor is told about their place. The JSON names are
+// the HTTP contract's (they keep the seed's names).
+type Position struct {
+	Status                 Status  `json:"status"`
+	Rank                   int64   `json:"rank"`
+	Ticket                 int64   `json:"ticket"`
+	Waiting                int64   `json:"currentTotalWaitingCount"`
+	EstimatedWaitSeconds   int64   `json:"estimatedWaitSeconds"`
+	PollingIntervalSeconds int     `json:"pollingIntervalSeconds"`
+	EntryToken             *string `json:"entryToken"`
+}
+
+// PollingTier returns the seed's polling interval for a rank, in seconds:
+// 1 s under 100 ahead, 3 s under 1,000, otherwise 5 s.
+func PollingTier(rank int64) int {
+	switch {
+	case rank < 100:
+		return 1
+	case rank < 1000:
+		return 3
+	default:
+		return 5
+	}
+}
+
+// PollingInterval returns PollingTier plus up to half of it in whole-second
+// jitter, so that a crowd at the same tier does not poll in lockstep.
+func PollingInterval(rank int64) int {
+	base := PollingTier(rank)
+	return base + rand.IntN(base/2+1)
+}
+
+// EstimatedWait returns the seconds until a visitor with rank people ahead is
+// admitted at perSecond admissions per second, rounded up. It returns 0 when
+// the rate is unknown or not positive.
+func EstimatedWait(rank int64, perSecond float64) int64 {
+	if perSecond <= 0 || math.IsNaN(perSecond) || math.IsInf(perSecond, 0) {
+		return 0
+	}
+	return int64(math.Ceil(float64(rank+1)/perSecond - 1e-9))
+}

@@ -1,0 +1,142 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
+)
+
+// settingsFields flattens s into the cfg hash's field/value pairs.
+func settingsFields(s room.Settings) []any {
+	paused := "0"
+	if s.Paused {
+		paused = "1"
+	}
+	return []any{
+		"title", s.Title,
+		"rate", strconv.FormatFloat(s.Rate, 'f', -1, 64),
+		"maxActive", strconv.Itoa(s.MaxActive),
+		"tokenTTLSeconds", strconv.Itoa(s.TokenTTLSeconds),
+		"orderRate", strconv.FormatFloat(s.OrderRate, 'f', -1, 64),
+		"orderBurst", strconv.Itoa(s.OrderBurst),
+		"paused", paused,
+	}
+}
+
+// SaveRoom creates or replaces the settings of room. The admission script
+// reads them on every tick, so a change takes effect on all instances at
+// the next tick. It returns an error when s is invalid.
+func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) error {
+	if !room.ValidName(name) {
+		return fmt.Errorf("queue: save room: invalid name %q", name)
+	}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("queue: save room %s: %w", name, err)
+	}
+	if err := e.rdb.HSet(ctx, roomKeys(name).cfg, settingsFields(s)...).Err(); err != nil {
+		return fmt.Errorf("queue: save room %s: %w", name, err)
+	}
+	if err := e.rdb.SAdd(ctx, roomsKey, name).Err(); err != nil {
+		return fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	return nil
+}
+
+// CreateRoom creates room with s unless it already exists, and reports
+// whether it did. Existing settings are never overwritten, so that a
+// restart keeps an operator's changes.
+func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (bool, error) {
+	if !room.ValidName(name) {
+		return false, fmt.Errorf("queue: create room: invalid name %q", name)
+	}
+	if err := s.Validate(); err != nil {
+		return false, fmt.Errorf("queue: create room %s: %w", name, err)
+	}
+	n, err := e.s.createRoom.Run(ctx, e.rdb, []string{roomKeys(name).cfg}, settingsFields(s)...).Int64()
+	if err != nil {
+		return false, fmt.Errorf("queue: create room %s: %w", name, err)
+	}
+	if err := e.rdb.SAdd(ctx, roomsKey, name).Err(); err != nil {
+		return false, fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	return n == 1, nil
+}
+
+// Room returns room's settings. It returns room.ErrNotFound for an unknown
+// room.
+func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
+	m, err := e.rdb.HGetAll(ctx, roomKeys(name).cfg).Result()
+	if err != nil {
+		return room.Settings{}, fmt.Errorf("queue: load room %s: %w", name, err)
+	}
+	if len(m) == 0 {
+		return room.Settings{}, fmt.Errorf("queue: load room %s: %w", name, room.ErrNotFound)
+	}
+	var s room.Settings
+	var errs []error
+	s.Title = m["title"]
+	s.Rate, err = strconv.ParseFloat(m["rate"], 64)
+	errs = append(errs, err)
+	s.MaxActive, err = strconv.Atoi(m["maxActive"])
+	errs = append(errs, err)
+	s.TokenTTLSeconds, err = strconv.Atoi(m["tokenTTLSeconds"])
+	errs = append(errs, err)
+	s.OrderRate, err = strconv.ParseFloat(m["orderRate"], 64)
+	errs = append(errs, err)
+	s.OrderBurst, err = strconv.Atoi(m["orderBurst"])
+	errs = append(errs, err)
+	s.Paused = m["paused"] == "1"
+	if err := errors.Join(errs...); err != nil {
+		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// Rooms returns the names of all rooms, sorted.
+func (e *Engine) Rooms(ctx context.Context) ([]string, error) {
+	names, err := e.rdb.SMembers(ctx, roomsKey).Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("queue: list rooms: %w", err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Stats are a room's live counters. Every ticket ever issued is exactly one
+// of waiting, admitted or left: Issued == Waiting + Admitted + Left. Of the
+// admitted, Consumed placed an order and Forfeited gave their token up.
+type Stats struct {
+	Issued    int64   `json:"issued"`
+	Head      int64   `json:"head"`
+	Waiting   int64   `json:"waiting"`
+	Active    int64   `json:"active"`
+	Admitted  int64   `json:"admitted"`
+	Left      int64   `json:"left"`
+	Consumed  int64   `json:"consumed"`
+	Forfeited int64   `json:"forfeited"`
+	RateEWMA  float64 `json:"admitRateEWMA"`
+}
+
+// Stats returns room's live counters in one round trip.
+func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
+	k := roomKeys(name)
+	res, err := e.s.stats.Run(ctx, e.rdb,
+		[]string{k.seq, k.head, k.queue, k.active, k.admitted, k.left, k.rate, k.consumed, k.forfeit}).Slice()
+	if err != nil {
+		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
+	}
+	if len(res) != 9 {
+		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
+	}
+	ewma, _ := strconv.ParseFloat(asString(res[6]), 64)
+	return Stats{
+		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
+		Admitted: asInt(res[4]), Left: asInt(res[5]), RateEWMA: ewma, Consumed: asInt(res[7]), Forfeited: asInt(res[8]),
+	}, nil
+}

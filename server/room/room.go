@@ -1,0 +1,124 @@
+// Package room holds a waiting room's settings and the rules for its name.
+package room
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"unicode/utf8"
+)
+
+// Demo is the name of the room that exists at startup.
+const Demo = "demo"
+
+// MaxNameLen is the longest room name.
+const MaxNameLen = 64
+
+// ErrNotFound reports that a room does not exist.
+var ErrNotFound = errors.New("room not found")
+
+// ValidName reports whether name matches [a-z0-9-]{1,64}.
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > MaxNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Settings are a room's operator-controlled knobs. The JSON names are the
+// admin API's contract.
+type Settings struct {
+	// Title is shown on the room's page.
+	Title string `json:"title"`
+	// Rate is the global number of admissions per second.
+	Rate float64 `json:"rate"`
+	// MaxActive caps admitted sessions that hold a slot; 0 means no cap.
+	MaxActive int `json:"maxActive"`
+	// TokenTTLSeconds is how long an entry token stays usable.
+	TokenTTLSeconds int `json:"tokenTTLSeconds"`
+	// OrderRate is the refill rate of the order endpoint's token bucket.
+	OrderRate float64 `json:"orderRate"`
+	// OrderBurst is the capacity of the order endpoint's token bucket.
+	OrderBurst int `json:"orderBurst"`
+	// Paused stops admissions; the line keeps forming.
+	Paused bool `json:"paused"`
+}
+
+// Limits on settings, so that one typo cannot take the order path down.
+const (
+	MaxTitleLen     = 200
+	MaxRate         = 100000
+	MaxActiveLimit  = 10000000
+	MinTokenTTL     = 10
+	MaxTokenTTL     = 86400
+	MaxOrderBurst   = 1000000
+	DefaultTokenTTL = 300
+)
+
+// Defaults returns the settings of a new room: the seeds' 50 admissions per
+// second, 300 s tokens and a 50/s order bucket of capacity 50.
+func Defaults(name string) Settings {
+	return Settings{
+		Title:           name,
+		Rate:            50,
+		TokenTTLSeconds: DefaultTokenTTL,
+		OrderRate:       50,
+		OrderBurst:      50,
+	}
+}
+
+// Validate returns an error that names the first invalid field.
+func (s Settings) Validate() error {
+	switch {
+	case !utf8.ValidString(s.Title) || utf8.RuneCountInString(s.Title) > MaxTitleLen:
+		return fmt.Errorf("title must be valid UTF-8 of at most %d characters", MaxTitleLen)
+	case !finite(s.Rate) || s.Rate <= 0 || s.Rate > MaxRate:
+		return fmt.Errorf("rate must be above 0 and at most %d per second", MaxRate)
+	case s.MaxActive < 0 || s.MaxActive > MaxActiveLimit:
+		return fmt.Errorf("maxActive must be between 0 (no cap) and %d", MaxActiveLimit)
+	case s.TokenTTLSeconds < MinTokenTTL || s.TokenTTLSeconds > MaxTokenTTL:
+		return fmt.Errorf("tokenTTLSeconds must be between %d and %d", MinTokenTTL, MaxTokenTTL)
+	case !finite(s.OrderRate) || s.OrderRate <= 0 || s.OrderRate > MaxRate:
+		return fmt.Errorf("orderRate must be above 0 and at most %d per second", MaxRate)
+	case s.OrderBurst < 1 || s.OrderBurst > MaxOrderBurst:
+		return fmt.Errorf("orderBurst must be between 1 and %d", MaxOrderBurst)
+	}
+	return nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// Patch is a partial update of Settings: nil fields keep their value.
+type Patch struct {
+	Title           *string  `json:"title"`
+	Rate            *float64 `json:"rate"`
+	MaxActive       *int     `json:"maxActive"`
+	TokenTTLSeconds *int     `json:"tokenTTLSeconds"`
+	OrderRate       *float64 `json:"orderRate"`
+	OrderBurst      *int     `json:"orderBurst"`
+	Paused          *bool    `json:"paused"`
+}
+
+// Apply returns s with the patch's non-nil fields set. It does not validate.
+func (p Patch) Apply(s Settings) Settings {
+	set(&s.Title, p.Title)
+	set(&s.Rate, p.Rate)
+	set(&s.MaxActive, p.MaxActive)
+	set(&s.TokenTTLSeconds, p.TokenTTLSeconds)
+	set(&s.OrderRate, p.OrderRate)
+	set(&s.OrderBurst, p.OrderBurst)
+	set(&s.Paused, p.Paused)
+	return s
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}

@@ -1,0 +1,77 @@
+package room
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestValidName(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"demo", true},
+		{"a", true},
+		{"sale-2026-11", true},
+		{strings.Repeat("a", 64), true},
+		{strings.Repeat("a", 65), false},
+		{"", false},
+		{"Demo", false},
+		{"a_b", false},
+		{"a b", false},
+		{"a/b", false},
+		{"{demo}", false},
+		{"데모", false},
+	}
+	for _, tt := range tests {
+		if got := ValidName(tt.in); got != tt.want {
+			t.Errorf("ValidName(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Defaults("x")
+	tests := []struct {
+		name    string
+		mut     func(*Settings)
+		wantErr string
+	}{
+		{"defaults", func(*Settings) {}, ""},
+		{"fractional rate", func(s *Settings) { s.Rate = 0.5 }, ""},
+		{"zero rate", func(s *Settings) { s.Rate = 0 }, "rate"},
+		{"NaN rate", func(s *Settings) { s.Rate = math.NaN() }, "rate"},
+		{"huge rate", func(s *Settings) { s.Rate = 1e9 }, "rate"},
+		{"negative maxActive", func(s *Settings) { s.MaxActive = -1 }, "maxActive"},
+		{"short ttl", func(s *Settings) { s.TokenTTLSeconds = 1 }, "tokenTTLSeconds"},
+		{"zero order rate", func(s *Settings) { s.OrderRate = 0 }, "orderRate"},
+		{"zero burst", func(s *Settings) { s.OrderBurst = 0 }, "orderBurst"},
+		{"long title", func(s *Settings) { s.Title = strings.Repeat("가", 201) }, "title"},
+		{"bad utf8 title", func(s *Settings) { s.Title = "\xff" }, "title"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := ok
+			tt.mut(&s)
+			err := s.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error %v, want one naming %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestPatchApply(t *testing.T) {
+	rate := 7.5
+	paused := true
+	got := Patch{Rate: &rate, Paused: &paused}.Apply(Defaults("r"))
+	want := Defaults("r")
+	want.Rate, want.Paused = 7.5, true
+	if got != want {
+		t.Fatalf("Apply = %+v, want %+v", got, want)
+	}
+}

@@ -1,0 +1,94 @@
+// Package servicetest connects tests to the real services they need: Redis
+// and, later, PostgreSQL. A missing service skips the test with a clear
+// message on a developer's machine and fails it in CI (CI=true).
+package servicetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// DefaultRedisURL is the Redis that tests use unless REDIS_TEST_URL is set.
+const DefaultRedisURL = "redis://127.0.0.1:6379/0"
+
+// InCI reports whether the tests run in CI, where a missing service is a
+// failure rather than a reason to skip.
+func InCI() bool {
+	ci, _ := strconv.ParseBool(os.Getenv("CI"))
+	return ci
+}
+
+// Missing skips t, or fails it in CI, because a service is unavailable.
+func Missing(t testing.TB, service string, err error) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("%s is required in CI but unavailable: %v", service, err)
+	}
+	t.Skipf("skipping: %s unavailable (%v); start it or set CI=true to make this a failure", service, err)
+}
+
+// RedisURL returns the URL of the test Redis.
+func RedisURL() string {
+	if u := os.Getenv("REDIS_TEST_URL"); u != "" {
+		return u
+	}
+	return DefaultRedisURL
+}
+
+// Redis returns a client of the real test Redis, closed when t ends.
+func Redis(t testing.TB) redis.UniversalClient {
+	t.Helper()
+	opt, err := redis.ParseURL(RedisURL())
+	if err != nil {
+		t.Fatalf("REDIS_TEST_URL: %v", err)
+	}
+	opt.PoolSize = 64
+	c := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		Missing(t, "Redis at "+RedisURL(), err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// RoomName returns a room name unique to this test run, and removes every
+// key of that room when t ends, so that tests can share one Redis database.
+func RoomName(t testing.TB, rdb redis.UniversalClient) string {
+	t.Helper()
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := "t-" + hex.EncodeToString(b[:])
+	t.Cleanup(func() { DropRoom(rdb, name) })
+	return name
+}
+
+// DropRoom deletes every key of room name.
+func DropRoom(rdb redis.UniversalClient, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	iter := rdb.Scan(ctx, 0, "wr:{"+name+"}:*", 1000).Iterator()
+	var batch []string
+	for iter.Next(ctx) {
+		batch = append(batch, iter.Val())
+		if len(batch) == 500 {
+			rdb.Del(ctx, batch...)
+			batch = batch[:0]
+		}
+	}
+	if len(batch) > 0 {
+		rdb.Del(ctx, batch...)
+	}
+	rdb.SRem(ctx, "wr:rooms", name)
+}
