@@ -125,6 +125,8 @@ type Admission struct {
 	Head int64
 	// Waiting is the length of the line after the tick.
 	Waiting int64
+	// Active is the number of admitted sessions holding a slot.
+	Active int64
 	// Burst is the most one tick may admit at the room's rate; an issuer
 	// should pass at least this many tokens.
 	Burst int
@@ -149,11 +151,11 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 4 {
+	if len(res) < 5 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
-	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3]))}
-	for _, v := range res[4:] {
+	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])), Active: asInt(res[4])}
+	for _, v := range res[5:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil

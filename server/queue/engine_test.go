@@ -53,7 +53,7 @@ func visitors(t *testing.T, n int) []string {
 	return out
 }
 
-func tokens(t *testing.T, n int) []string {
+func tokens(t testing.TB, n int) []string {
 	t.Helper()
 	toks, err := token.NewBatch(n)
 	if err != nil {

@@ -6,7 +6,7 @@
 -- happen before or after all of it.
 -- KEYS: 1 cfg, 2 queue, 3 head, 4 rate, 5 active, 6 admitted, 7 departed, 8 events
 -- ARGV: 1 key prefix ("wr:{room}:"), 2 tick seconds, 3.. tokens
--- Reply: {count, head, waiting, burst, visitor...} or {-1} for an unknown room
+-- Reply: {count, head, waiting, burst, active, visitor...} or {-1} for an unknown room
 local function I(x) return string.format('%.0f', x) end
 local cfg = redis.call('HMGET', KEYS[1], 'rate', 'maxActive', 'tokenTTLSeconds', 'paused')
 if not cfg[1] then return {-1} end
@@ -62,6 +62,7 @@ if n > 0 then
   end
 end
 local waiting = redis.call('ZCARD', KEYS[2])
+local active = redis.call('ZCARD', KEYS[5])
 
 -- Measured admission rate: an EWMA over 1 s windows in which the line never
 -- ran dry, so that an idle room does not drag the estimate to zero.
@@ -93,6 +94,6 @@ if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
 redis.call('PUBLISH', KEYS[8], '{"h":' .. I(head) .. ',"t":' .. I(nowMs) .. ',"w":' .. I(waiting) ..
   ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
 
-local reply = {#admitted, head, waiting, burst}
+local reply = {#admitted, head, waiting, burst, active}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply

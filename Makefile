@@ -1,0 +1,28 @@
+# waitingroom: the two commands are `make run` and `make test`.
+GO ?= go
+PKGS := ./...
+
+.PHONY: run test generate lint bench
+
+## run: serve the demo room at http://127.0.0.1:8080/r/demo (embedded Redis unless REDIS_URL is set)
+run:
+	$(GO) run .
+
+## test: every test, with the race detector, against real Redis (and later PostgreSQL and Chromium)
+test:
+	$(GO) test -race -count=1 -timeout 9m $(PKGS)
+
+## generate: regenerate the templ components
+generate:
+	$(GO) generate ./...
+
+## lint: gofmt, go vet, and a clean `templ generate`
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) tool templ generate >/dev/null 2>&1
+	@if [ -n "$$(git status --porcelain -- '*_templ.go')" ]; then echo "templ generate changed files; commit them"; git status --porcelain -- '*_templ.go'; exit 1; fi
+
+## bench: Go benchmarks and loopback loads (see BENCHMARKS.md); not part of `make test`
+bench:
+	bash k6/bench.sh

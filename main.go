@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, log); err != nil {
+		log.Error("waitingroom: fatal", "err", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: waitingroom [command] [flags]
+
+commands:
+  serve      serve the waiting room (the default)
+  loadtest   drive an HTTP load at a running server (see: waitingroom loadtest -h)
+
+Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
+`
+
+// run dispatches a subcommand. It returns when the command is done or ctx
+// is cancelled (SIGTERM), after a graceful shutdown.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, log *slog.Logger) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serveCommand(ctx, args, getenv, stdout, log)
+	case "loadtest":
+		return loadtestCommand(ctx, args, stdout)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stdout, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"waitingroom/server/config"
+)
+
+// TestMain lets a test re-execute this binary as the real server.
+func TestMain(m *testing.M) {
+	if os.Getenv("WR_RUN_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitHealthy(t *testing.T, base string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never became healthy", base)
+}
+
+type position struct {
+	Status     string  `json:"status"`
+	Rank       int64   `json:"rank"`
+	EntryToken *string `json:"entryToken"`
+}
+
+func getPosition(t *testing.T, c *http.Client, method, url string) position {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var p position
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("%s %s: %d %s", method, url, resp.StatusCode, b)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestEmbeddedDemo is `make run` on a machine with only Go: no REDIS_URL,
+// so the server runs on the embedded Redis, serves the demo room, admits
+// its visitor and shuts down cleanly when its context ends (SIGTERM).
+func TestEmbeddedDemo(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]string{"-tick", "50ms", "-admin-token", "embedded-admin"}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(&logs, nil))) }()
+	base := "http://" + ln.Addr().String()
+	waitHealthy(t, base)
+	if !strings.Contains(logs.String(), "EMBEDDED") {
+		t.Fatalf("the embedded Redis was not logged loudly:\n%s", logs.String())
+	}
+
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 5 * time.Second}
+	p := getPosition(t, c, "POST", base+"/api/rooms/demo/queue")
+	if p.Status != "WAITING" && p.Status != "READY" {
+		t.Fatalf("enter the demo room: %+v", p)
+	}
+	// The issuer runs on the embedded Redis too: the visitor gets in.
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Status != "READY" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		p = getPosition(t, c, "GET", base+"/api/rooms/demo/queue/position")
+	}
+	if p.Status != "READY" || p.EntryToken == nil {
+		t.Fatalf("never admitted on the embedded Redis: %+v", p)
+	}
+
+	req, _ := http.NewRequest("GET", base+"/api/admin/rooms/demo", nil)
+	req.Header.Set("Authorization", "Bearer embedded-admin")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"admitted":1`) {
+		t.Fatalf("admin view of the demo room: %d %s", resp.StatusCode, body)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("graceful shutdown returned %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server did not shut down")
+	}
+}
+
+// TestSIGTERM runs the real binary and stops it with SIGTERM.
+func TestSIGTERM(t *testing.T) {
+	addr := freeAddr(t)
+	cmd := exec.Command(os.Args[0]) // TestMain runs main() instead of the tests
+	cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+addr, "REDIS_URL=", "TICK=100ms")
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitHealthy(t, "http://"+addr)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, out.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatalf("no exit within 15 s of SIGTERM\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "shutting down") {
+		t.Fatalf("no graceful shutdown logged:\n%s", out.String())
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"unknown command", []string{"frobnicate"}, nil, "unknown command"},
+		{"bad flag", []string{"serve", "-tick", "nope"}, nil, "tick"},
+		{"bad env", nil, map[string]string{"TICK": "nope"}, "TICK"},
+		{"unreachable redis", []string{"-listen", "127.0.0.1:0"}, map[string]string{"REDIS_URL": "redis://127.0.0.1:1/0"}, "ping"},
+		{"malformed redis url", []string{"-listen", "127.0.0.1:0"}, map[string]string{"REDIS_URL": "mysql://x"}, "REDIS_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(context.Background(), tt.args, func(k string) string { return tt.env[k] }, io.Discard,
+				slog.New(slog.NewTextHandler(io.Discard, nil)))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("run error %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

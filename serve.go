@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"waitingroom/server/config"
+	"waitingroom/server/issuer"
+	"waitingroom/server/queue"
+	"waitingroom/server/redisconn"
+	"waitingroom/server/room"
+	"waitingroom/server/visitor"
+	"waitingroom/web"
+)
+
+func serveCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, log *slog.Logger) error {
+	cfg, err := config.Parse(args, getenv, stdout)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.ListenAddr, err)
+	}
+	return serve(ctx, cfg, ln, log)
+}
+
+// serve runs the server on ln until ctx is done, then shuts down
+// gracefully: it stops accepting, lets requests finish within
+// cfg.ShutdownTimeout, stops the issuer and closes Redis.
+func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Logger) error {
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("embedded static: %w", err)
+	}
+	conn, err := redisconn.Open(ctx, cfg.RedisURL, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer conn.Close()
+
+	secret := []byte(cfg.SecretKey)
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		rand.Read(secret)
+		log.Warn("SECRET_KEY is empty: using a random key, so visitor cookies do not survive a restart " +
+			"and are not shared between instances. Set SECRET_KEY in production.")
+	}
+	signer, err := visitor.NewSigner(secret)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if cfg.AdminToken == "" {
+		log.Warn("ADMIN_TOKEN is empty: the admin API is disabled")
+	}
+
+	eng := queue.New(conn.Client)
+	if created, err := eng.CreateRoom(ctx, room.Demo, room.Defaults(room.Demo)); err != nil {
+		ln.Close()
+		return fmt.Errorf("create demo room: %w", err)
+	} else if created {
+		log.Info("created the demo room", "room", room.Demo)
+	}
+
+	metrics := web.NewMetrics()
+	srv := &http.Server{
+		Handler: web.New(web.Options{
+			Queue:      eng,
+			Rooms:      eng,
+			Health:     func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
+			Signer:     signer,
+			AdminToken: cfg.AdminToken,
+			Static:     static,
+			Metrics:    metrics,
+			Log:        log,
+		}).Handler(),
+		// No WriteTimeout: it would cut every SSE stream.
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("waitingroom listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/r/"+room.Demo, "tick", cfg.Tick)
+
+	select {
+	case err = <-serveErr:
+	case <-ctx.Done():
+		log.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+	}
+	stopLoop()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

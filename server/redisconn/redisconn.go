@@ -1,0 +1,79 @@
+// Package redisconn opens the Redis deployment named by REDIS_URL, or an
+// embedded in-process Redis when none is given.
+package redisconn
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// Conn is an open Redis client and what closes it.
+type Conn struct {
+	Client redis.UniversalClient
+	// Embedded reports that Client talks to an in-process miniredis.
+	Embedded bool
+	close    func() error
+}
+
+// Close closes the client and stops the embedded server, if any.
+func (c *Conn) Close() error { return c.close() }
+
+// Open connects to rawURL and pings it. A URL with addr= query parameters
+// opens a Cluster client (go-redis's cluster URL form); any other opens a
+// single-node client. An empty rawURL starts an embedded miniredis, which
+// keeps nothing across restarts and is for demos only. It returns an error
+// when the URL is malformed or the server does not answer.
+func Open(ctx context.Context, rawURL string, log *slog.Logger) (*Conn, error) {
+	if rawURL == "" {
+		return openEmbedded(log)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("redisconn: parse REDIS_URL: %w", err)
+	}
+	var c redis.UniversalClient
+	if u.Query().Has("addr") {
+		opt, err := redis.ParseClusterURL(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("redisconn: parse cluster REDIS_URL: %w", err)
+		}
+		c = redis.NewClusterClient(opt)
+	} else {
+		opt, err := redis.ParseURL(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("redisconn: parse REDIS_URL: %w", err)
+		}
+		c = redis.NewClient(opt)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := c.Ping(pctx).Err(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("redisconn: ping %s: %w", u.Redacted(), err)
+	}
+	log.Info("redis connected", "url", u.Redacted())
+	return &Conn{Client: c, close: c.Close}, nil
+}
+
+func openEmbedded(log *slog.Logger) (*Conn, error) {
+	m := miniredis.NewMiniRedis()
+	m.ClockTTL(true) // tokens and slots expire on the wall clock
+	if err := m.StartAddr("127.0.0.1:0"); err != nil {
+		return nil, fmt.Errorf("redisconn: start embedded redis: %w", err)
+	}
+	log.Warn("REDIS_URL is empty: running on an EMBEDDED in-process Redis (miniredis). " +
+		"The line is lost on restart and cannot be shared by several instances. " +
+		"Set REDIS_URL for anything but a demo.")
+	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	return &Conn{Client: c, Embedded: true, close: func() error {
+		err := c.Close()
+		m.Close()
+		return err
+	}}, nil
+}

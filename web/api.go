@@ -1,0 +1,48 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"waitingroom/server/room"
+)
+
+// maxBody caps every request body; larger ones get 413.
+const maxBody = 4 << 10
+
+// api wraps a JSON endpoint: it validates the room name, caps the body and
+// bounds the request's Redis work.
+func (s *Server) api(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if !room.ValidName(r.PathValue("room")) {
+			writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
+			return
+		}
+		if r.ContentLength > maxBody {
+			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		defer cancel()
+		next(w, r.WithContext(ctx))
+	})
+}
+
+// drainBody reads and discards a body the endpoint does not use, so that an
+// oversized one is still refused. It reports false after answering 413.
+func drainBody(w http.ResponseWriter, r *http.Request) bool {
+	if _, err := io.Copy(io.Discard, r.Body); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+		} else {
+			writeError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
+		}
+		return false
+	}
+	return true
+}

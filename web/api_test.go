@@ -1,0 +1,360 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/visitor"
+)
+
+const testAdminToken = "test-admin-token"
+
+type harness struct {
+	srv  *httptest.Server
+	eng  *queue.Engine
+	room string
+	rdb  redis.UniversalClient
+}
+
+func newHarness(t *testing.T, mut func(*Options)) *harness {
+	t.Helper()
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	name := servicetest.RoomName(t, rdb)
+	s := room.Defaults(name)
+	s.Rate = 1000
+	if err := eng.SaveRoom(context.Background(), name, s); err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := visitor.NewSigner([]byte("test-secret-key-0123456789"))
+	o := Options{
+		Queue: eng, Rooms: eng, Signer: signer, AdminToken: testAdminToken,
+		Health:  func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Static:  fstest.MapFS{"robots.txt": {Data: []byte("User-agent: *\n")}},
+		Metrics: NewMetrics(),
+		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if mut != nil {
+		mut(&o)
+	}
+	srv := httptest.NewServer(New(o).Handler())
+	t.Cleanup(srv.Close)
+	return &harness{srv: srv, eng: eng, room: name, rdb: rdb}
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func (r reply) json(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(r.body), v); err != nil {
+		t.Fatalf("body %q is not JSON: %v", r.body, err)
+	}
+}
+
+func (r reply) cookie() *http.Cookie {
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == CookieName {
+			return c
+		}
+	}
+	return nil
+}
+
+func (h *harness) do(t *testing.T, method, path, body string, hdr map[string]string, cookie *http.Cookie) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return reply{status: resp.StatusCode, header: resp.Header, body: string(b)}
+}
+
+func TestEnterPositionLeave(t *testing.T) {
+	h := newHarness(t, nil)
+	q := "/api/rooms/" + h.room + "/queue"
+
+	first := h.do(t, "POST", q, "", nil, nil)
+	if first.status != 200 {
+		t.Fatalf("enter: %d %s", first.status, first.body)
+	}
+	c := first.cookie()
+	if c == nil || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Path != "/" {
+		t.Fatalf("enter set cookie %+v, want an HttpOnly SameSite=Lax wr_vid", c)
+	}
+	var p queue.Position
+	first.json(t, &p)
+	if p.Status != queue.StatusWaiting || p.Rank != 0 || p.Waiting != 1 || p.Ticket != 1 {
+		t.Fatalf("first enter: %+v", p)
+	}
+	if !strings.Contains(first.body, `"entryToken":null`) || !strings.Contains(first.body, `"currentTotalWaitingCount":1`) {
+		t.Fatalf("position JSON lacks the contract's names: %s", first.body)
+	}
+
+	second := h.do(t, "POST", q, "", nil, nil) // another visitor
+	tampered := &http.Cookie{Name: CookieName, Value: "x" + c.Value[1:]}
+	steps := []struct {
+		name       string
+		method     string
+		path       string
+		cookie     *http.Cookie
+		wantStatus queue.Status
+		wantRank   int64
+		wantTicket int64
+		wantCookie bool
+	}{
+		{"repeat enter keeps the ticket", "POST", q, c, queue.StatusWaiting, 0, 1, false},
+		{"position", "GET", q + "/position", c, queue.StatusWaiting, 0, 1, false},
+		{"position without cookie", "GET", q + "/position", nil, queue.StatusNotEntered, 0, 0, false},
+		{"tampered cookie is a new visitor", "POST", q, tampered, queue.StatusWaiting, 2, 3, true},
+		{"leave", "DELETE", q, c, queue.StatusNotEntered, 0, 0, false},
+		{"position after leave", "GET", q + "/position", c, queue.StatusNotEntered, 0, 0, false},
+		{"the second visitor moved up", "GET", q + "/position", second.cookie(), queue.StatusWaiting, 0, 2, false},
+		{"re-enter joins at the end", "POST", q, c, queue.StatusWaiting, 2, 4, false},
+	}
+	for _, st := range steps {
+		r := h.do(t, st.method, st.path, "", nil, st.cookie)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", st.name, r.status, r.body)
+		}
+		var p queue.Position
+		r.json(t, &p)
+		if p.Status != st.wantStatus || p.Rank != st.wantRank || p.Ticket != st.wantTicket {
+			t.Fatalf("%s: got %+v, want %s rank %d ticket %d", st.name, p, st.wantStatus, st.wantRank, st.wantTicket)
+		}
+		if (r.cookie() != nil) != st.wantCookie {
+			t.Fatalf("%s: Set-Cookie present = %v, want %v", st.name, r.cookie() != nil, st.wantCookie)
+		}
+		if r.header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("%s: Cache-Control %q, want no-store", st.name, r.header.Get("Cache-Control"))
+		}
+	}
+
+	// Once admitted, the position carries the token (to this visitor only).
+	h.eng.Admit(context.Background(), h.room, time.Second, nil)
+	time.Sleep(20 * time.Millisecond)
+	if a, err := h.eng.Admit(context.Background(), h.room, time.Second, []string{strings.Repeat("A", 43), strings.Repeat("B", 42) + "A"}); err != nil || len(a.Visitors) != 2 {
+		t.Fatalf("admit: %+v %v", a, err)
+	}
+	r := h.do(t, "GET", q+"/position", "", nil, second.cookie())
+	r.json(t, &p)
+	if p.Status != queue.StatusReady || p.EntryToken == nil || *p.EntryToken != strings.Repeat("A", 43) {
+		t.Fatalf("admitted visitor sees %+v", p)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	h := newHarness(t, nil)
+	big := strings.Repeat("x", maxBody+1)
+	tests := []struct {
+		name, method, path, body string
+		hdr                      map[string]string
+		wantStatus               int
+		wantCode                 string
+	}{
+		{"bad room name", "POST", "/api/rooms/Bad_Room/queue", "", nil, 400, "bad_room"},
+		{"too long room name", "POST", "/api/rooms/" + strings.Repeat("a", 65) + "/queue", "", nil, 400, "bad_room"},
+		{"unknown room", "POST", "/api/rooms/no-such-room-x/queue", "", nil, 404, "room_not_found"},
+		{"unknown room position", "GET", "/api/rooms/no-such-room-x/queue/position", "", nil, 404, "room_not_found"},
+		{"oversized enter body", "POST", "/api/rooms/" + h.room + "/queue", big, nil, 413, "body_too_large"},
+		{"oversized admin body", "PUT", "/api/admin/rooms/" + h.room, `{"title":"` + big + `"}`, map[string]string{"Authorization": "Bearer " + testAdminToken}, 413, "body_too_large"},
+		{"unknown path", "GET", "/api/nope", "", nil, 404, "not_found"},
+		{"wrong method", "PATCH", "/api/rooms/" + h.room + "/queue", "", nil, 405, "method_not_allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do(t, tt.method, tt.path, tt.body, tt.hdr, nil)
+			var e apiError
+			r.json(t, &e)
+			if r.status != tt.wantStatus || e.Code != tt.wantCode || e.Message == "" {
+				t.Fatalf("got %d %s, want %d with code %s", r.status, r.body, tt.wantStatus, tt.wantCode)
+			}
+			if r.cookie() != nil {
+				t.Fatalf("an error answer set a cookie")
+			}
+		})
+	}
+}
+
+func TestChunkedOversizedBodyIsRefused(t *testing.T) {
+	h := newHarness(t, nil)
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte(strings.Repeat("x", 3*maxBody)))
+		pw.Close()
+	}()
+	req, _ := http.NewRequest("POST", h.srv.URL+"/api/rooms/"+h.room+"/queue", pr) // no Content-Length
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("chunked oversized body: %d, want 413", resp.StatusCode)
+	}
+}
+
+func TestAdminAPI(t *testing.T) {
+	h := newHarness(t, nil)
+	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
+	fresh := servicetest.RoomName(t, h.rdb)
+	tests := []struct {
+		name, method, path, body string
+		hdr                      map[string]string
+		wantStatus               int
+		check                    func(t *testing.T, r reply)
+	}{
+		{"no token", "GET", "/api/admin/rooms/" + h.room, "", nil, 401, nil},
+		{"wrong token", "GET", "/api/admin/rooms/" + h.room, "", map[string]string{"Authorization": "Bearer nope"}, 401, nil},
+		{"unknown room", "GET", "/api/admin/rooms/" + fresh, "", auth, 404, nil},
+		{"create", "PUT", "/api/admin/rooms/" + fresh, `{"title":"Black Friday","rate":40}`, auth, 201, func(t *testing.T, r reply) {
+			var v roomView
+			r.json(t, &v)
+			want := room.Defaults(fresh)
+			want.Title, want.Rate = "Black Friday", 40
+			if v.Name != fresh || v.Settings != want {
+				t.Fatalf("created %+v, want %+v", v.Settings, want)
+			}
+		}},
+		{"partial update keeps the rest", "PUT", "/api/admin/rooms/" + fresh, `{"paused":true,"maxActive":100}`, auth, 200, func(t *testing.T, r reply) {
+			var v roomView
+			r.json(t, &v)
+			if v.Settings.Title != "Black Friday" || v.Settings.Rate != 40 || !v.Settings.Paused || v.Settings.MaxActive != 100 {
+				t.Fatalf("after a partial update: %+v", v.Settings)
+			}
+		}},
+		{"invalid setting", "PUT", "/api/admin/rooms/" + fresh, `{"rate":-1}`, auth, 400, nil},
+		{"unknown field", "PUT", "/api/admin/rooms/" + fresh, `{"rat":5}`, auth, 400, nil},
+		{"not JSON", "PUT", "/api/admin/rooms/" + fresh, `rate=5`, auth, 400, nil},
+		{"two objects", "PUT", "/api/admin/rooms/" + fresh, `{} {}`, auth, 400, nil},
+		{"get with live counters", "GET", "/api/admin/rooms/" + h.room, "", auth, 200, func(t *testing.T, r reply) {
+			var v roomView
+			r.json(t, &v)
+			if v.Settings.Rate != 1000 || v.Live.Waiting != 1 || v.Live.Issued != 1 {
+				t.Fatalf("admin view %+v", v)
+			}
+		}},
+	}
+	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := h.do(t, tt.method, tt.path, tt.body, tt.hdr, nil)
+			if r.status != tt.wantStatus {
+				t.Fatalf("got %d %s, want %d", r.status, r.body, tt.wantStatus)
+			}
+			if r.status >= 400 {
+				var e apiError
+				r.json(t, &e)
+				if e.Code == "" || e.Message == "" {
+					t.Fatalf("error without code or message: %s", r.body)
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, r)
+			}
+		})
+	}
+	// A saved setting takes effect: the paused room admits nobody.
+	id, _ := visitor.NewID()
+	h.eng.Enter(context.Background(), fresh, id)
+	h.eng.Admit(context.Background(), fresh, time.Second, nil)
+	time.Sleep(50 * time.Millisecond)
+	if a, _ := h.eng.Admit(context.Background(), fresh, time.Second, []string{strings.Repeat("A", 43)}); len(a.Visitors) != 0 {
+		t.Fatalf("a room paused through the admin API admitted %v", a.Visitors)
+	}
+}
+
+func TestAdminDisabledWithoutToken(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.AdminToken = "" })
+	r := h.do(t, "GET", "/api/admin/rooms/"+h.room, "", map[string]string{"Authorization": "Bearer "}, nil)
+	if r.status != 403 || !strings.Contains(r.body, "admin_disabled") {
+		t.Fatalf("admin without ADMIN_TOKEN: %d %s", r.status, r.body)
+	}
+}
+
+func TestRedisDownFailsClosed(t *testing.T) {
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { dead.Close() })
+	h := newHarness(t, func(o *Options) {
+		eng := queue.New(dead)
+		o.Queue, o.Rooms = eng, eng
+		o.Health = func(ctx context.Context) error { return dead.Ping(ctx).Err() }
+	})
+	for _, path := range []string{"/api/rooms/" + h.room + "/queue", "/healthz"} {
+		method := "POST"
+		if path == "/healthz" {
+			method = "GET"
+		}
+		r := h.do(t, method, path, "", nil, nil)
+		var e apiError
+		r.json(t, &e)
+		if r.status != 503 || e.Code != "unavailable" || r.header.Get("Retry-After") == "" {
+			t.Fatalf("%s with Redis down: %d %s", path, r.status, r.body)
+		}
+		if strings.Contains(r.body, "127.0.0.1:1") || strings.Contains(r.body, "dial") {
+			t.Fatalf("%s leaks the internal error: %s", path, r.body)
+		}
+	}
+}
+
+type panicky struct{ Queue }
+
+func (panicky) Enter(context.Context, string, string) (queue.Position, error) {
+	panic(errors.New("boom"))
+}
+
+func TestPanicIsAJSONError(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Queue = panicky{o.Queue} })
+	r := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	if r.status != 500 || !strings.Contains(r.body, `"error":"internal"`) || strings.Contains(r.body, "goroutine") {
+		t.Fatalf("panic answered %d %s", r.status, r.body)
+	}
+}
+
+func TestHealthMetricsRobots(t *testing.T) {
+	h := newHarness(t, nil)
+	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	tests := []struct {
+		path, want string
+	}{
+		{"/healthz", `"status":"ok"`},
+		{"/metrics", "waitingroom_enter_duration_seconds_count 1"},
+		{"/metrics", "process_resident_memory_bytes"},
+		{"/robots.txt", "User-agent"},
+	}
+	for _, tt := range tests {
+		r := h.do(t, "GET", tt.path, "", nil, nil)
+		if r.status != 200 || !strings.Contains(r.body, tt.want) {
+			t.Errorf("%s: %d, body lacks %q", tt.path, r.status, tt.want)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"waitingroom/server/room"
+)
+
+// apiError is the one error shape of the API: a stable code and a human
+// message.
+type apiError struct {
+	Code    string `json:"error"`
+	Message string `json:"message"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(2))
+	}
+	writeJSON(w, status, apiError{Code: code, Message: msg})
+}
+
+// fail maps an engine error onto the HTTP contract. Anything unexpected is
+// an unavailable dependency: the client gets 503, never the error's text.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, room.ErrNotFound):
+		writeError(w, http.StatusNotFound, "room_not_found", "There is no room named "+strconv.Quote(r.PathValue("room"))+".")
+	default:
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "The waiting room is briefly unavailable. Please retry in a moment.")
+	}
+}
+
+// statusCatcher turns the mux's plain-text 404 and 405 answers into JSON.
+type statusCatcher struct {
+	http.ResponseWriter
+	caught bool
+}
+
+func (c *statusCatcher) WriteHeader(code int) {
+	switch code {
+	case http.StatusNotFound:
+		c.caught = true
+		writeError(c.ResponseWriter, code, "not_found", "No such endpoint.")
+	case http.StatusMethodNotAllowed:
+		c.caught = true
+		writeError(c.ResponseWriter, code, "method_not_allowed", "This endpoint does not take that method.")
+	default:
+		c.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (c *statusCatcher) Write(b []byte) (int, error) {
+	if c.caught {
+		return len(b), nil
+	}
+	return c.ResponseWriter.Write(b)
+}
+
+func jsonFallbacks(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern == "" {
+			h.ServeHTTP(&statusCatcher{ResponseWriter: w}, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// recoverPanics answers 500 with a JSON error instead of a stack trace.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v)
+				writeError(w, http.StatusInternalServerError, "internal", "Something went wrong on our side.")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,65 @@
+package web
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"waitingroom/server/queue"
+)
+
+// Metrics are the server's Prometheus collectors, on a registry of their
+// own. Metrics implements the issuer's Observer.
+type Metrics struct {
+	Registry      *prometheus.Registry
+	Waiting       *prometheus.GaugeVec
+	Active        *prometheus.GaugeVec
+	Admitted      *prometheus.CounterVec
+	EnterDuration prometheus.Histogram
+	TickDuration  prometheus.Histogram
+	TickErrors    prometheus.Counter
+}
+
+// NewMetrics returns the collectors, registered with the Go and process
+// collectors (which give RSS and open files) on a fresh registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		Waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "waitingroom_waiting", Help: "Visitors waiting in line, as of this instance's last tick.",
+		}, []string{"room"}),
+		Active: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "waitingroom_active_slots", Help: "Admitted sessions holding a slot, as of this instance's last tick.",
+		}, []string{"room"}),
+		Admitted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "waitingroom_admitted_total", Help: "Visitors admitted by this instance's issuer.",
+		}, []string{"room"}),
+		EnterDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "waitingroom_enter_duration_seconds", Help: "Latency of the enter script.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		TickDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "waitingroom_issuer_tick_duration_seconds", Help: "Duration of one room's admission tick.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		TickErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "waitingroom_issuer_tick_errors_total", Help: "Admission ticks that failed.",
+		}),
+	}
+	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Ticked records one admission tick.
+func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err error) {
+	m.TickDuration.Observe(took.Seconds())
+	if err != nil {
+		m.TickErrors.Inc()
+		return
+	}
+	m.Waiting.WithLabelValues(room).Set(float64(a.Waiting))
+	m.Active.WithLabelValues(room).Set(float64(a.Active))
+	m.Admitted.WithLabelValues(room).Add(float64(len(a.Visitors)))
+}

@@ -1,0 +1,77 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"waitingroom/server/visitor"
+)
+
+// enter puts the visitor in the line (idempotently) and answers their
+// position. The first enter issues the wr_vid cookie.
+func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
+	if !drainBody(w, r) {
+		return
+	}
+	name := r.PathValue("room")
+	id, known := s.visitorID(r)
+	if !known {
+		var err error
+		if id, err = visitor.NewID(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	start := time.Now()
+	p, err := s.q.Enter(r.Context(), name, id)
+	s.metrics.EnterDuration.Observe(time.Since(start).Seconds())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !known {
+		s.setVisitorCookie(w, r, id)
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+// position answers the visitor's position without entering: the polling
+// API. A visitor without a valid cookie is NOT_ENTERED.
+func (s *Server) position(w http.ResponseWriter, r *http.Request) {
+	id, known := s.visitorID(r)
+	if !known {
+		id = anonymous
+	}
+	p, err := s.q.Position(r.Context(), r.PathValue("room"), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+// leave takes the visitor out of the line, or gives up their unused token,
+// and answers their (now NOT_ENTERED) position.
+func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
+	if !drainBody(w, r) {
+		return
+	}
+	name := r.PathValue("room")
+	id, known := s.visitorID(r)
+	if !known {
+		id = anonymous
+	} else if _, err := s.q.Leave(r.Context(), name, id); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := s.q.Position(r.Context(), name, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+// anonymous stands for a visitor without a cookie: a well-formed id that no
+// cookie can carry, since the signer never signs it for a client.
+const anonymous = "AAAAAAAAAAAAAAAAAAAAAA"

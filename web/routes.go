@@ -1,0 +1,26 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+type route struct {
+	pattern string
+	handler http.Handler
+}
+
+// routes is the one list of everything the server answers.
+func (s *Server) routes() []route {
+	return []route{
+		{"POST /api/rooms/{room}/queue", s.api(s.enter)},
+		{"GET /api/rooms/{room}/queue/position", s.api(s.position)},
+		{"DELETE /api/rooms/{room}/queue", s.api(s.leave)},
+		{"PUT /api/admin/rooms/{room}", s.api(s.adminOnly(s.putRoom))},
+		{"GET /api/admin/rooms/{room}", s.api(s.adminOnly(s.getRoom))},
+		{"GET /healthz", http.HandlerFunc(s.healthz)},
+		{"GET /robots.txt", http.FileServerFS(s.static)},
+		{"GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{})},
+	}
+}
