@@ -55,13 +55,13 @@ func BenchmarkAdmit(b *testing.B) {
 		pipe := rdb.Pipeline()
 		for i := start; i < min(start+10000, need); i++ {
 			id, _ := visitor.NewID()
-			pipe.ZAdd(ctx, k.queue, redis.Z{Score: float64(i + 1), Member: id})
+			pipe.ZAdd(ctx, k.key("queue"), redis.Z{Score: float64(i + 1), Member: id})
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
-	rdb.Set(ctx, k.seq, strconv.Itoa(need), 0)
+	rdb.Set(ctx, k.key("seq"), strconv.Itoa(need), 0)
 	toks := tokens(b, batch)
 	e.Admit(ctx, name, time.Second, nil)
 	time.Sleep(10 * time.Millisecond)

@@ -82,7 +82,7 @@ func TestConservationUnderCancelledTicks(t *testing.T) {
 	var inQueue, withToken, gone int64
 	k := roomKeys(name)
 	for _, v := range vs {
-		_, zerr := rdb.ZScore(ctx, k.queue, v).Result()
+		_, zerr := rdb.ZScore(ctx, k.key("queue"), v).Result()
 		n, _ := rdb.Exists(ctx, k.token(v)).Result()
 		switch {
 		case zerr == nil && n == 1:

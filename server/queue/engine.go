@@ -62,24 +62,23 @@ func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Positi
 }
 
 func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool) (Position, error) {
-	k := roomKeys(roomName)
 	flag := "0"
 	if enter {
 		flag = "1"
 	}
-	res, err := e.s.position.Run(ctx, e.rdb,
-		[]string{k.cfg, k.queue, k.seq, k.token(visitor), k.rate}, visitor, flag).Slice()
+	res, err := e.run(ctx, e.s.position, roomName, visitor, flag).Slice()
 	if err != nil {
 		return Position{}, err
 	}
-	if len(res) != 7 {
+	if len(res) != 9 {
 		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
 	}
 	code := asInt(res[0])
 	if code < 0 {
 		return Position{}, room.ErrNotFound
 	}
-	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3])}
+	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
+		Head: asInt(res[7]), Tick: asInt(res[8])}
 	switch code {
 	case 2:
 		tok := asString(res[4])
@@ -108,9 +107,7 @@ func admitRate(ewma, configured any) float64 {
 // Leave takes visitor out of room's line, or gives up their unused entry
 // token. It reports whether there was anything to leave.
 func (e *Engine) Leave(ctx context.Context, roomName, visitor string) (bool, error) {
-	k := roomKeys(roomName)
-	n, err := e.s.leave.Run(ctx, e.rdb,
-		[]string{k.queue, k.left, k.departed, k.token(visitor), k.active, k.forfeit}, visitor).Int64()
+	n, err := e.run(ctx, e.s.leave, roomName, visitor).Int64()
 	if err != nil {
 		return false, fmt.Errorf("queue: leave %s: %w", roomName, err)
 	}
@@ -127,6 +124,8 @@ type Admission struct {
 	Waiting int64
 	// Active is the number of admitted sessions holding a slot.
 	Active int64
+	// Tick is the room's tick sequence number after this tick.
+	Tick int64
 	// Burst is the most one tick may admit at the room's rate; an issuer
 	// should pass at least this many tokens.
 	Burst int
@@ -137,25 +136,24 @@ type Admission struct {
 // may be admitted, so Admit admits at most len(tokens). It returns
 // room.ErrNotFound for an unknown room.
 func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration, tokens []string) (Admission, error) {
-	k := roomKeys(roomName)
-	args := make([]any, 0, len(tokens)+2)
-	args = append(args, k.prefix, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64))
+	args := make([]any, 0, len(tokens)+1)
+	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64))
 	for _, t := range tokens {
 		args = append(args, t)
 	}
-	res, err := e.s.admit.Run(ctx, e.rdb,
-		[]string{k.cfg, k.queue, k.head, k.rate, k.active, k.admitted, k.departed, k.events}, args...).Slice()
+	res, err := e.run(ctx, e.s.admit, roomName, args...).Slice()
 	if err != nil {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, err)
 	}
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 5 {
+	if len(res) < 6 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
-	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])), Active: asInt(res[4])}
-	for _, v := range res[5:] {
+	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])),
+		Active: asInt(res[4]), Tick: asInt(res[5])}
+	for _, v := range res[6:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil
@@ -180,4 +178,52 @@ func asString(v any) string {
 		return strconv.FormatInt(x, 10)
 	}
 	return ""
+}
+
+// MarkSeen records that the visitors holding tickets are connected, so that
+// they are not taken for abandoned. It is one round trip whatever their
+// number.
+func (e *Engine) MarkSeen(ctx context.Context, roomName string, tickets []int64) error {
+	if len(tickets) == 0 {
+		return nil
+	}
+	args := make([]any, len(tickets))
+	for i, t := range tickets {
+		args[i] = t
+	}
+	if err := e.run(ctx, e.s.seen, roomName, args...).Err(); err != nil {
+		return fmt.Errorf("queue: mark seen in %s: %w", roomName, err)
+	}
+	return nil
+}
+
+// Snapshot is what an instance needs to compute ranks in-process: the
+// room's tick, head and the departed tickets above the head, sorted.
+type Snapshot struct {
+	Tick     int64
+	Head     int64
+	Waiting  int64
+	Rate     float64
+	Departed []int64
+}
+
+// Snapshot reads room's rank state in one round trip. It returns
+// room.ErrNotFound for an unknown room.
+func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error) {
+	res, err := e.run(ctx, e.s.snapshot, roomName).Slice()
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, err)
+	}
+	if len(res) >= 1 && asInt(res[0]) < 0 {
+		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, room.ErrNotFound)
+	}
+	if len(res) < 4 {
+		return Snapshot{}, fmt.Errorf("queue: snapshot %s: unexpected reply %v", roomName, res)
+	}
+	rate, _ := strconv.ParseFloat(asString(res[3]), 64)
+	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate}
+	for _, d := range res[4:] {
+		s.Departed = append(s.Departed, asInt(d))
+	}
+	return s, nil
 }

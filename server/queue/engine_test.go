@@ -123,7 +123,7 @@ func TestUnknownRoom(t *testing.T) {
 			t.Errorf("%s: error %v, want room.ErrNotFound", c.name, c.err)
 		}
 	}
-	if n, _ := rdb.Exists(ctx, roomKeys(name).seq, roomKeys(name).queue).Result(); n != 0 {
+	if n, _ := rdb.Exists(ctx, roomKeys(name).key("seq"), roomKeys(name).key("queue")).Result(); n != 0 {
 		t.Fatalf("entering an unknown room wrote %d keys", n)
 	}
 }
@@ -192,10 +192,10 @@ func TestConcurrentFirstEntersOfOneVisitorGiveOneTicket(t *testing.T) {
 			t.Fatalf("a concurrent enter got ticket %d, want 1", ticket)
 		}
 	}
-	if seq, _ := rdb.Get(ctx, roomKeys(name).seq).Int64(); seq != 1 {
+	if seq, _ := rdb.Get(ctx, roomKeys(name).key("seq")).Int64(); seq != 1 {
 		t.Fatalf("50 enters by one visitor drew %d tickets, want 1", seq)
 	}
-	if w, _ := rdb.ZCard(ctx, roomKeys(name).queue).Result(); w != 1 {
+	if w, _ := rdb.ZCard(ctx, roomKeys(name).key("queue")).Result(); w != 1 {
 		t.Fatalf("line length %d, want 1", w)
 	}
 }
@@ -265,7 +265,7 @@ func TestTokenTTL(t *testing.T) {
 	// Move both clocks 42 s on: Redis expires the token for real, and the
 	// slot's expiry score passes.
 	rdb.PExpire(ctx, k, 30*time.Millisecond)
-	rdb.ZAdd(ctx, roomKeys(name).active, redis.Z{Score: float64(time.Now().Add(-time.Second).UnixMilli()), Member: v})
+	rdb.ZAdd(ctx, roomKeys(name).key("active"), redis.Z{Score: float64(time.Now().Add(-time.Second).UnixMilli()), Member: v})
 	time.Sleep(80 * time.Millisecond)
 	p, err := e.Position(ctx, name, v)
 	if err != nil {
@@ -322,7 +322,7 @@ func TestAdmissionOrderIsEnterOrder(t *testing.T) {
 			t.Fatalf("admission %d was %s, want %s (enter order)", i, got[i], vs[i])
 		}
 	}
-	if h, _ := rdb.Get(ctx, roomKeys(name).head).Int64(); h != int64(len(vs)) {
+	if h, _ := rdb.Get(ctx, roomKeys(name).key("head")).Int64(); h != int64(len(vs)) {
 		t.Fatalf("head %d, want %d", h, len(vs))
 	}
 }

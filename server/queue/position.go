@@ -25,6 +25,11 @@ type Position struct {
 	EstimatedWaitSeconds   int64   `json:"estimatedWaitSeconds"`
 	PollingIntervalSeconds int     `json:"pollingIntervalSeconds"`
 	EntryToken             *string `json:"entryToken"`
+
+	// Head is the highest ticket admitted when the position was read.
+	Head int64 `json:"-"`
+	// Tick is the room's tick sequence number when the position was read.
+	Tick int64 `json:"-"`
 }
 
 // PollingTier returns the seed's polling interval for a rank, in seconds:

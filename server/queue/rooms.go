@@ -26,6 +26,7 @@ func settingsFields(s room.Settings) []any {
 		"orderRate", strconv.FormatFloat(s.OrderRate, 'f', -1, 64),
 		"orderBurst", strconv.Itoa(s.OrderBurst),
 		"paused", paused,
+		"abandonAfterSeconds", strconv.Itoa(s.AbandonAfterSeconds),
 	}
 }
 
@@ -58,7 +59,7 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	if err := s.Validate(); err != nil {
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
 	}
-	n, err := e.s.createRoom.Run(ctx, e.rdb, []string{roomKeys(name).cfg}, settingsFields(s)...).Int64()
+	n, err := e.run(ctx, e.s.createRoom, name, settingsFields(s)...).Int64()
 	if err != nil {
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
 	}
@@ -92,6 +93,8 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	s.OrderBurst, err = strconv.Atoi(m["orderBurst"])
 	errs = append(errs, err)
 	s.Paused = m["paused"] == "1"
+	s.AbandonAfterSeconds, err = strconv.Atoi(m["abandonAfterSeconds"])
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}
@@ -121,22 +124,21 @@ type Stats struct {
 	Consumed  int64   `json:"consumed"`
 	Forfeited int64   `json:"forfeited"`
 	RateEWMA  float64 `json:"admitRateEWMA"`
+	Tick      int64   `json:"tick"`
 }
 
 // Stats returns room's live counters in one round trip.
 func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
-	k := roomKeys(name)
-	res, err := e.s.stats.Run(ctx, e.rdb,
-		[]string{k.seq, k.head, k.queue, k.active, k.admitted, k.left, k.rate, k.consumed, k.forfeit}).Slice()
+	res, err := e.run(ctx, e.s.stats, name).Slice()
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 9 {
+	if len(res) != 10 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[6]), 64)
 	return Stats{
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
-		Admitted: asInt(res[4]), Left: asInt(res[5]), RateEWMA: ewma, Consumed: asInt(res[7]), Forfeited: asInt(res[8]),
+		Admitted: asInt(res[4]), Left: asInt(res[5]), RateEWMA: ewma, Consumed: asInt(res[7]), Forfeited: asInt(res[8]), Tick: asInt(res[9]),
 	}, nil
 }

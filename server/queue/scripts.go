@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"embed"
 
 	"github.com/redis/go-redis/v9"
@@ -10,19 +11,16 @@ import (
 var luaFS embed.FS
 
 // scripts are loaded once per server by EVALSHA, falling back to EVAL when
-// the server does not know the digest (redis.Script.Run does both).
+// the server does not know the digest (redis.Script.Run does both). Each is
+// lib.lua followed by the script's own body.
 type scripts struct {
-	position, admit, leave, claim, release, consume, stats, createRoom *redis.Script
+	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *redis.Script
 }
 
 func loadScripts() scripts {
+	lib := mustRead("lib")
 	load := func(name string) *redis.Script {
-		src, err := luaFS.ReadFile("lua/" + name + ".lua")
-		if err != nil {
-			// The files are embedded at build time; a miss is a build defect.
-			panic("queue: missing embedded script " + name)
-		}
-		return redis.NewScript(string(src))
+		return redis.NewScript(lib + "\n" + mustRead(name))
 	}
 	return scripts{
 		position:   load("position"),
@@ -33,5 +31,22 @@ func loadScripts() scripts {
 		consume:    load("consume"),
 		stats:      load("stats"),
 		createRoom: load("create_room"),
+		seen:       load("seen"),
+		snapshot:   load("snapshot"),
 	}
+}
+
+func mustRead(name string) string {
+	src, err := luaFS.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		// The files are embedded at build time; a miss is a build defect.
+		panic("queue: missing embedded script " + name)
+	}
+	return string(src)
+}
+
+// run runs script s for room with ARGV[1] = the room's prefix, then args.
+func (e *Engine) run(ctx context.Context, s *redis.Script, room string, args ...any) *redis.Cmd {
+	keys, argv := roomKeys(room).run(args...)
+	return s.Run(ctx, e.rdb, keys, argv...)
 }

@@ -23,9 +23,7 @@ func (e *Engine) Claim(ctx context.Context, roomName, visitor, tok string, ttl t
 	if ttl <= 0 {
 		ttl = DefaultClaimTTL
 	}
-	k := roomKeys(roomName)
-	n, err := e.s.claim.Run(ctx, e.rdb, []string{k.token(visitor), k.active},
-		tok, ttl.Milliseconds(), visitor).Int64()
+	n, err := e.run(ctx, e.s.claim, roomName, visitor, tok, ttl.Milliseconds()).Int64()
 	if err != nil {
 		return fmt.Errorf("queue: claim token in %s: %w", roomName, err)
 	}
@@ -46,8 +44,7 @@ func (e *Engine) Release(ctx context.Context, roomName, visitor, tok string) err
 	if !token.Valid(tok) {
 		return ErrTokenInvalid
 	}
-	k := roomKeys(roomName)
-	n, err := e.s.release.Run(ctx, e.rdb, []string{k.token(visitor)}, tok).Int64()
+	n, err := e.run(ctx, e.s.release, roomName, visitor, tok).Int64()
 	if err != nil {
 		return fmt.Errorf("queue: release token in %s: %w", roomName, err)
 	}
@@ -68,9 +65,7 @@ func (e *Engine) Consume(ctx context.Context, roomName, visitor, tok string) err
 	if !token.Valid(tok) {
 		return ErrTokenInvalid
 	}
-	k := roomKeys(roomName)
-	n, err := e.s.consume.Run(ctx, e.rdb, []string{k.token(visitor), k.active, k.consumed},
-		tok, visitor).Int64()
+	n, err := e.run(ctx, e.s.consume, roomName, visitor, tok).Int64()
 	if err != nil {
 		return fmt.Errorf("queue: consume token in %s: %w", roomName, err)
 	}

@@ -48,6 +48,9 @@ type Settings struct {
 	OrderBurst int `json:"orderBurst"`
 	// Paused stops admissions; the line keeps forming.
 	Paused bool `json:"paused"`
+	// AbandonAfterSeconds is how long a waiting visitor may go without an
+	// SSE connection or a poll before leaving the line; 0 means never.
+	AbandonAfterSeconds int `json:"abandonAfterSeconds"`
 }
 
 // Limits on settings, so that one typo cannot take the order path down.
@@ -59,6 +62,9 @@ const (
 	MaxTokenTTL     = 86400
 	MaxOrderBurst   = 1000000
 	DefaultTokenTTL = 300
+	DefaultAbandon  = 120
+	MinAbandon      = 60
+	MaxAbandon      = 3600
 )
 
 // Defaults returns the settings of a new room: the seeds' 50 admissions per
@@ -70,6 +76,8 @@ func Defaults(name string) Settings {
 		TokenTTLSeconds: DefaultTokenTTL,
 		OrderRate:       50,
 		OrderBurst:      50,
+		// 120 s without an SSE connection or a poll: the visitor has left.
+		AbandonAfterSeconds: DefaultAbandon,
 	}
 }
 
@@ -88,6 +96,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("orderRate must be above 0 and at most %d per second", MaxRate)
 	case s.OrderBurst < 1 || s.OrderBurst > MaxOrderBurst:
 		return fmt.Errorf("orderBurst must be between 1 and %d", MaxOrderBurst)
+	case s.AbandonAfterSeconds != 0 && (s.AbandonAfterSeconds < MinAbandon || s.AbandonAfterSeconds > MaxAbandon):
+		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
 	}
 	return nil
 }
@@ -103,6 +113,8 @@ type Patch struct {
 	OrderRate       *float64 `json:"orderRate"`
 	OrderBurst      *int     `json:"orderBurst"`
 	Paused          *bool    `json:"paused"`
+	// AbandonAfterSeconds, when set, replaces Settings.AbandonAfterSeconds.
+	AbandonAfterSeconds *int `json:"abandonAfterSeconds"`
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -114,6 +126,7 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.OrderRate, p.OrderRate)
 	set(&s.OrderBurst, p.OrderBurst)
 	set(&s.Paused, p.Paused)
+	set(&s.AbandonAfterSeconds, p.AbandonAfterSeconds)
 	return s
 }
 

@@ -49,6 +49,9 @@ func TestValidate(t *testing.T) {
 		{"zero burst", func(s *Settings) { s.OrderBurst = 0 }, "orderBurst"},
 		{"long title", func(s *Settings) { s.Title = strings.Repeat("가", 201) }, "title"},
 		{"bad utf8 title", func(s *Settings) { s.Title = "\xff" }, "title"},
+		{"never abandon", func(s *Settings) { s.AbandonAfterSeconds = 0 }, ""},
+		{"abandon too soon", func(s *Settings) { s.AbandonAfterSeconds = 5 }, "abandonAfterSeconds"},
+		{"abandon too late", func(s *Settings) { s.AbandonAfterSeconds = 7200 }, "abandonAfterSeconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

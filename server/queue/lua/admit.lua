@@ -1,68 +1,102 @@
 -- admit.lua: one admission tick for one room, atomically. It accrues the
--- room's global credit from Redis TIME, pops up to that many visitors in
--- ticket order (bounded by the free active slots and by the tokens given),
--- stores each visitor's token with its TTL, takes a slot for each, moves the
--- head, drains the departures and publishes one event. A crash can only
--- happen before or after all of it.
--- KEYS: 1 cfg, 2 queue, 3 head, 4 rate, 5 active, 6 admitted, 7 departed, 8 events
--- ARGV: 1 key prefix ("wr:{room}:"), 2 tick seconds, 3.. tokens
--- Reply: {count, head, waiting, burst, active, visitor...} or {-1} for an unknown room
-local function I(x) return string.format('%.0f', x) end
-local cfg = redis.call('HMGET', KEYS[1], 'rate', 'maxActive', 'tokenTTLSeconds', 'paused')
+-- room's global credit from Redis TIME, pops up to that many live visitors
+-- in ticket order (bounded by the free active slots and by the tokens
+-- given), stores each one's token with its TTL, takes a slot for each, moves
+-- the head, sweeps part of the line for abandoned visitors and publishes one
+-- event. A crash can only happen before or after all of it.
+-- ARGV: 2 tick seconds, 3.. tokens
+-- Reply: {count, head, waiting, burst, active, tick, visitor...}, or {-1}
+local cfg = redis.call('HMGET', KEYS[1], 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
 local ttl = tonumber(cfg[3]) or 300
 local paused = cfg[4] == '1'
-local burst = math.ceil(rate * tonumber(ARGV[2]) - 1e-9)
+local abandon = (tonumber(cfg[5]) or 0) * 1000000
+local tickSec = tonumber(ARGV[2])
+local burst = math.ceil(rate * tickSec - 1e-9)
 if burst < 1 then burst = 1 end
-
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now = nowUs()
 local nowMs = math.floor(now / 1000)
+local Q, ACTIVE = P .. 'queue', P .. 'active'
 
-local st = redis.call('HMGET', KEYS[4], 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat')
+-- Credit: rate × elapsed since the last tick of any instance. Idle credit is
+-- capped at one batch plus one, so the fraction carried between ticks is
+-- never lost; a tick still admits at most one batch.
+local st = redis.call('HMGET', P .. 'rate', 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat')
 local ts = tonumber(st[1]) or now
 local credit = tonumber(st[2]) or 0
 local elapsed = now - ts
 if elapsed < 0 then elapsed = 0 end
 credit = credit + elapsed * rate / 1000000
--- Idle credit is capped at one tick's batch, plus one so that the fraction
--- carried between ticks is never lost; a tick still pops at most a batch.
 if credit > burst + 1 then credit = burst + 1 end
 
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', nowMs)
+redis.call('ZREMRANGEBYSCORE', ACTIVE, '-inf', nowMs)
 local n = math.floor(credit + 1e-9)
 if n > burst then n = burst end
 if paused then n = 0 end
 if n > #ARGV - 2 then n = #ARGV - 2 end
 if maxActive > 0 then
-  local free = maxActive - redis.call('ZCARD', KEYS[5])
+  local free = maxActive - redis.call('ZCARD', ACTIVE)
   if n > free then n = free end
 end
 
-local head = tonumber(redis.call('GET', KEYS[3])) or 0
+local head = tonumber(redis.call('GET', P .. 'head')) or 0
 local admitted = {}
-if n > 0 then
-  local popped = redis.call('ZPOPMIN', KEYS[2], n)
+local abandoned = 0
+-- Abandoned visitors found at the front depart instead of taking an
+-- admission; a few more rounds fill their places.
+for _ = 1, 8 do
+  local want = n - #admitted
+  if want <= 0 then break end
+  local popped = redis.call('ZPOPMIN', Q, want)
+  if #popped == 0 then break end
   for i = 1, #popped, 2 do
     local v = popped[i]
     local ticket = tonumber(popped[i + 1])
-    local k = ARGV[1] .. 'tok:' .. v
-    redis.call('HSET', k, 't', ARGV[2 + (i + 1) / 2], 's', 'READY', 'n', I(ticket))
-    redis.call('EXPIRE', k, ttl)
-    redis.call('ZADD', KEYS[5], I(nowMs + ttl * 1000), v)
     if ticket > head then head = ticket end
-    admitted[#admitted + 1] = v
-  end
-  if #admitted > 0 then
-    credit = credit - #admitted
-    redis.call('SET', KEYS[3], I(head))
-    redis.call('INCRBY', KEYS[6], #admitted)
+    if alive(ticket, now, abandon) then
+      local k = P .. 'tok:' .. v
+      admitted[#admitted + 1] = v
+      redis.call('HSET', k, 't', ARGV[2 + #admitted], 's', 'READY', 'n', I(ticket))
+      redis.call('EXPIRE', k, ttl)
+      redis.call('ZADD', ACTIVE, I(nowMs + ttl * 1000), v)
+    else
+      redis.call('ZADD', Q, I(ticket), v) -- depart() records it properly
+      depart(v, ticket)
+      abandoned = abandoned + 1
+    end
   end
 end
-local waiting = redis.call('ZCARD', KEYS[2])
-local active = redis.call('ZCARD', KEYS[5])
+if #admitted > 0 then
+  credit = credit - #admitted
+  redis.call('INCRBY', P .. 'admitted', #admitted)
+end
+redis.call('SET', P .. 'head', I(head))
+
+-- Sweep part of the line for abandoned visitors, from a cursor that wraps,
+-- so that everyone's rank drops as soon as someone ahead has gone.
+local waiting = redis.call('ZCARD', Q)
+if abandon > 0 and waiting > 0 then
+  local k = math.ceil(waiting * tickSec * 4000000 / abandon)
+  if k < 200 then k = 200 end
+  if k > 5000 then k = 5000 end
+  local cursor = tonumber(redis.call('GET', P .. 'sweep')) or 0
+  local batch = redis.call('ZRANGEBYSCORE', Q, '(' .. I(cursor), '+inf', 'WITHSCORES', 'LIMIT', 0, k)
+  for i = 1, #batch, 2 do
+    local ticket = tonumber(batch[i + 1])
+    if not alive(ticket, now, abandon) then
+      depart(batch[i], ticket)
+      abandoned = abandoned + 1
+    end
+    cursor = ticket
+  end
+  if #batch < 2 * k then cursor = 0 end
+  redis.call('SET', P .. 'sweep', I(cursor))
+  waiting = redis.call('ZCARD', Q)
+end
+redis.call('ZREMRANGEBYSCORE', P .. 'departed', '-inf', I(head))
+local active = redis.call('ZCARD', ACTIVE)
 
 -- Measured admission rate: an EWMA over 1 s windows in which the line never
 -- ran dry, so that an idle room does not drag the estimate to zero.
@@ -85,15 +119,19 @@ if ewma then
   fields[#fields + 1] = 'ewma'
   fields[#fields + 1] = string.format('%.4f', ewma)
 end
-redis.call('HSET', KEYS[4], unpack(fields))
+redis.call('HSET', P .. 'rate', unpack(fields))
 
-local dep = redis.call('LRANGE', KEYS[7], 0, -1)
-if #dep > 0 then redis.call('DEL', KEYS[7]) end
+-- One event per tick. Visitor ids are base64url, tickets integers: the JSON
+-- needs no escaping. Tokens never go on the channel.
+local tick = redis.call('INCR', P .. 'tick')
+local dep = redis.call('LRANGE', P .. 'departed:new', 0, -1)
+if #dep > 0 then redis.call('DEL', P .. 'departed:new') end
 local a = '[]'
 if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
-redis.call('PUBLISH', KEYS[8], '{"h":' .. I(head) .. ',"t":' .. I(nowMs) .. ',"w":' .. I(waiting) ..
-  ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
+local r = ewma or rate
+redis.call('PUBLISH', P .. 'events', '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
+  ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
 
-local reply = {#admitted, head, waiting, burst, active}
+local reply = {#admitted, head, waiting, burst, active, tick}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply

@@ -1,11 +1,11 @@
 -- consume.lua: the order committed; the token is gone and its slot is free.
--- KEYS: 1 tok:<visitor>, 2 active, 3 consumed
--- ARGV: 1 token, 2 visitor
+-- ARGV: 2 visitor, 3 token
 -- Reply: 1 consumed, 0 no such token, -1 wrong token
-local h = redis.call('HGET', KEYS[1], 't')
+local k = P .. 'tok:' .. ARGV[2]
+local h = redis.call('HGET', k, 't')
 if not h then return 0 end
-if redis.sha1hex(h) ~= redis.sha1hex(ARGV[1]) then return -1 end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[2])
-redis.call('INCR', KEYS[3])
+if redis.sha1hex(h) ~= redis.sha1hex(ARGV[3]) then return -1 end
+redis.call('DEL', k)
+redis.call('ZREM', P .. 'active', ARGV[2])
+redis.call('INCR', P .. 'consumed')
 return 1

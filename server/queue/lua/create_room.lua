@@ -1,7 +1,6 @@
 -- create_room.lua: create a room's settings unless they exist.
--- KEYS: 1 cfg
--- ARGV: field, value, ...
+-- ARGV: 2.. field, value, ...
 -- Reply: 1 created, 0 already there
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 return 1

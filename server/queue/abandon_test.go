@@ -1,0 +1,136 @@
+package queue
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
+)
+
+// lastSeen rewrites when the holder of ticket was last seen, as lib.lua
+// stores it, so that tests need not wait out abandonAfterSeconds.
+func lastSeen(t *testing.T, rdb redis.UniversalClient, name string, ticket int64, ago time.Duration) {
+	t.Helper()
+	v := (time.Now().Add(-ago).UnixMicro()/2000000)%65535 + 1
+	if err := rdb.SetRange(context.Background(), roomKeys(name).key("seen"), 2*ticket, string([]byte{byte(v >> 8), byte(v)})).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAbandonment(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
+	vs := visitors(t, 6)
+	for _, v := range vs {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Tickets 1..6. The first and the fifth have been gone 90 s; the
+	// fourth 50 s (still within 60 s); the sixth was gone but came back.
+	lastSeen(t, rdb, name, 1, 90*time.Second)
+	lastSeen(t, rdb, name, 5, 90*time.Second)
+	lastSeen(t, rdb, name, 4, 50*time.Second)
+	lastSeen(t, rdb, name, 6, 90*time.Second)
+	if err := e.MarkSeen(ctx, name, []int64{6}); err != nil {
+		t.Fatal(err)
+	}
+
+	sub := rdb.Subscribe(ctx, EventsChannel(name))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A tick of one admission: the abandoned first visitor departs instead
+	// of taking it, the second is admitted, and the sweep finds the fifth.
+	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Visitors) != 1 || a.Visitors[0] != vs[1] {
+		t.Fatalf("admitted %v, want only the second visitor", a.Visitors)
+	}
+	if a.Waiting != 3 {
+		t.Fatalf("waiting %d after the tick, want 3 (tickets 3, 4, 6)", a.Waiting)
+	}
+	msg, err := sub.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := ParseEvent([]byte(msg.Payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ev.Departed, []int64{1, 5}) || ev.Head != 2 || ev.Waiting != 3 {
+		t.Fatalf("event %+v, want departures [1 5], head 2, 3 waiting", ev)
+	}
+	st, _ := e.Stats(ctx, name)
+	if st.Left != 2 || st.Admitted != 1 || st.Waiting+st.Admitted+st.Left != st.Issued {
+		t.Fatalf("stats %+v: want 2 left, 1 admitted, all accounted", st)
+	}
+	p, _ := e.Position(ctx, name, vs[5])
+	if p.Rank != 2 {
+		t.Fatalf("the sixth visitor is rank %d, want 2 (behind tickets 3 and 4)", p.Rank)
+	}
+
+	// The snapshot gives a fresh instance the departure above the head.
+	snap, err := e.Snapshot(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Head != 2 || !slices.Equal(snap.Departed, []int64{5}) || snap.Tick != a.Tick || snap.Waiting != 3 {
+		t.Fatalf("snapshot %+v, want head 2, departed [5], tick %d", snap, a.Tick)
+	}
+
+	// A stale visitor who polls has left; one who enters joins at the end.
+	lastSeen(t, rdb, name, 3, 90*time.Second)
+	if p, _ := e.Position(ctx, name, vs[2]); p.Status != StatusNotEntered {
+		t.Fatalf("a poll by an abandoned visitor says %s, want NOT_ENTERED", p.Status)
+	}
+	lastSeen(t, rdb, name, 4, 90*time.Second)
+	p, _ = e.Enter(ctx, name, vs[3])
+	if p.Ticket != 7 || p.Rank != 1 {
+		t.Fatalf("an abandoned visitor re-entered with ticket %d rank %d, want 7 and 1", p.Ticket, p.Rank)
+	}
+}
+
+func TestAbandonmentDisabled(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 0 }))
+	v := visitors(t, 1)[0]
+	e.Enter(ctx, name, v)
+	lastSeen(t, rdb, name, 1, time.Hour)
+	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
+	if err != nil || len(a.Visitors) != 1 {
+		t.Fatalf("with abandonment off the visitor must be admitted: %+v %v", a, err)
+	}
+}
+
+func TestParseEvent(t *testing.T) {
+	tests := []struct {
+		in   string
+		ok   bool
+		want Event
+	}{
+		{`{"n":3,"h":10,"t":1700000000000001,"w":5,"r":49.5,"a":["AAAAAAAAAAAAAAAAAAAAAA"],"d":[12,15]}`, true,
+			Event{Tick: 3, Head: 10, TimeMicros: 1700000000000001, Waiting: 5, Rate: 49.5, Admitted: []string{"AAAAAAAAAAAAAAAAAAAAAA"}, Departed: []int64{12, 15}}},
+		{`{"n":1,"h":0,"t":1,"w":0,"r":50,"a":[],"d":[]}`, true, Event{Tick: 1, TimeMicros: 1, Rate: 50, Admitted: []string{}, Departed: []int64{}}},
+		{`not json`, false, Event{}},
+		{`{"n":-1,"h":0}`, false, Event{}},
+	}
+	for _, tt := range tests {
+		got, err := ParseEvent([]byte(tt.in))
+		if (err == nil) != tt.ok {
+			t.Fatalf("ParseEvent(%s) error %v, want ok %v", tt.in, err, tt.ok)
+		}
+		if tt.ok && (got.Tick != tt.want.Tick || got.Head != tt.want.Head || got.TimeMicros != tt.want.TimeMicros ||
+			got.Waiting != tt.want.Waiting || got.Rate != tt.want.Rate || !slices.Equal(got.Admitted, tt.want.Admitted) ||
+			!slices.Equal(got.Departed, tt.want.Departed)) {
+			t.Fatalf("ParseEvent(%s) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
