@@ -15,6 +15,7 @@ import (
 
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
+	"waitingroom/server/push"
 	"waitingroom/server/queue"
 	"waitingroom/server/redisconn"
 	"waitingroom/server/room"
@@ -75,17 +76,27 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	}
 
 	metrics := web.NewMetrics()
+	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP}, metrics, log)
+	handler, err := web.New(web.Options{
+		Queue:           eng,
+		Rooms:           eng,
+		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
+		Signer:          signer,
+		AdminToken:      cfg.AdminToken,
+		Static:          static,
+		Hub:             hub,
+		EnterRatePerIP:  cfg.EnterRatePerIP,
+		EnterBurstPerIP: int(3 * cfg.EnterRatePerIP),
+		TrustedProxies:  cfg.TrustedProxies,
+		Metrics:         metrics,
+		Log:             log,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{
-		Handler: web.New(web.Options{
-			Queue:      eng,
-			Rooms:      eng,
-			Health:     func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
-			Signer:     signer,
-			AdminToken: cfg.AdminToken,
-			Static:     static,
-			Metrics:    metrics,
-			Log:        log,
-		}).Handler(),
+		Handler: handler.Handler(),
 		// No WriteTimeout: it would cut every SSE stream.
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -97,6 +108,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
+	wg.Go(func() { push.Listen(loopCtx, conn.Client, hub, log) })
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -110,6 +122,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		err = srv.Shutdown(sctx)
 		cancel()
 	}
+	hub.Close() // SSE connections are hijacked: Shutdown does not see them
 	stopLoop()
 	wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {

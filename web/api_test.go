@@ -35,25 +35,45 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb)
 	name := servicetest.RoomName(t, rdb)
-	s := room.Defaults(name)
-	s.Rate = 1000
-	if err := eng.SaveRoom(context.Background(), name, s); err != nil {
+	set := room.Defaults(name)
+	set.Rate = 1000
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
 		t.Fatal(err)
 	}
-	signer, _ := visitor.NewSigner([]byte("test-secret-key-0123456789"))
+	signer := testSigner(t)
+	metrics := NewMetrics()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	hub := NewHub(eng, HubOptions{}, metrics, log)
+	t.Cleanup(hub.Close)
 	o := Options{
 		Queue: eng, Rooms: eng, Signer: signer, AdminToken: testAdminToken,
 		Health:  func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Static:  fstest.MapFS{"robots.txt": {Data: []byte("User-agent: *\n")}},
-		Metrics: NewMetrics(),
-		Log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Metrics: metrics,
+		Log:     log,
+		Hub:     hub,
+		// Generous caps: tests enter many visitors from one address.
+		EnterRatePerIP: 10000, EnterBurstPerIP: 10000,
 	}
 	if mut != nil {
 		mut(&o)
 	}
-	srv := httptest.NewServer(New(o).Handler())
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &harness{srv: srv, eng: eng, room: name, rdb: rdb}
+}
+
+func testSigner(t *testing.T) *visitor.Signer {
+	t.Helper()
+	s, err := visitor.NewSigner([]byte("test-secret-key-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 type reply struct {

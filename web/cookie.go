@@ -23,7 +23,11 @@ func (s *Server) visitorID(r *http.Request) (string, bool) {
 
 // setVisitorCookie issues the signed wr_vid cookie for id.
 func (s *Server) setVisitorCookie(w http.ResponseWriter, r *http.Request, id string) {
-	http.SetCookie(w, &http.Cookie{
+	http.SetCookie(w, s.visitorCookie(r, id))
+}
+
+func (s *Server) visitorCookie(r *http.Request, id string) *http.Cookie {
+	return &http.Cookie{
 		Name:     CookieName,
 		Value:    s.signer.Sign(id),
 		Path:     "/",
@@ -31,5 +35,5 @@ func (s *Server) setVisitorCookie(w http.ResponseWriter, r *http.Request, id str
 		HttpOnly: true,
 		SameSite: http.SameSiteLaxMode,
 		Secure:   r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https",
-	})
+	}
 }

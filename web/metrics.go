@@ -19,6 +19,12 @@ type Metrics struct {
 	EnterDuration prometheus.Histogram
 	TickDuration  prometheus.Histogram
 	TickErrors    prometheus.Counter
+
+	SSEConnections prometheus.Gauge
+	SSEEvents      prometheus.Counter
+	SSESlowDrops   prometheus.Counter
+	FanoutDuration prometheus.Histogram
+	Rejected       *prometheus.CounterVec
 }
 
 // NewMetrics returns the collectors, registered with the Go and process
@@ -46,8 +52,25 @@ func NewMetrics() *Metrics {
 		TickErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "waitingroom_issuer_tick_errors_total", Help: "Admission ticks that failed.",
 		}),
+		SSEConnections: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "waitingroom_sse_connections", Help: "Open SSE connections on this instance.",
+		}),
+		SSEEvents: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "waitingroom_sse_events_total", Help: "SSE events written (position and ready).",
+		}),
+		SSESlowDrops: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "waitingroom_sse_slow_drops_total", Help: "SSE clients dropped because their socket could not take an event at once.",
+		}),
+		FanoutDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "waitingroom_sse_fanout_duration_seconds", Help: "Time to push one tick to every local connection of a room.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "waitingroom_rejected_total", Help: "Requests refused by a per-IP cap.",
+		}, []string{"cap"}),
 	}
 	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
+		m.SSEConnections, m.SSEEvents, m.SSESlowDrops, m.FanoutDuration, m.Rejected,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

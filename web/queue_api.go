@@ -14,6 +14,12 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
+	if !s.enters.allow(clientIP(r, s.trusted)) {
+		s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many attempts from your network. Please wait a moment.")
+		return
+	}
 	id, known := s.visitorID(r)
 	if !known {
 		var err error

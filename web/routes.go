@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -20,7 +21,12 @@ func (s *Server) routes() []route {
 		{"PUT /api/admin/rooms/{room}", s.api(s.adminOnly(s.putRoom))},
 		{"GET /api/admin/rooms/{room}", s.api(s.adminOnly(s.getRoom))},
 		{"GET /healthz", http.HandlerFunc(s.healthz)},
-		{"GET /robots.txt", http.FileServerFS(s.static)},
+		{"GET /robots.txt", s.assets.servePlain("robots.txt", time.Hour)},
+		{"GET /static/", http.HandlerFunc(s.assets.serveHashed)},
+		{"GET /r/{room}", http.HandlerFunc(s.roomPage)},
+		{"POST /r/{room}/join", http.HandlerFunc(s.join)},
+		{"GET /r/{room}/status", http.HandlerFunc(s.status)},
+		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
 		{"GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{})},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"waitingroom/server/queue"
@@ -39,9 +40,17 @@ type Options struct {
 	// AdminToken guards the admin API; empty disables it.
 	AdminToken string
 	// Static holds the embedded assets (static/ at its root).
-	Static  fs.FS
-	Metrics *Metrics
-	Log     *slog.Logger
+	Static fs.FS
+	// Hub pushes positions over SSE.
+	Hub *Hub
+	// EnterRatePerIP and EnterBurstPerIP bound enters per client IP
+	// (defaults 10/s and 30).
+	EnterRatePerIP  float64
+	EnterBurstPerIP int
+	// TrustedProxies may set X-Forwarded-For.
+	TrustedProxies []netip.Prefix
+	Metrics        *Metrics
+	Log            *slog.Logger
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -51,19 +60,37 @@ type Server struct {
 	health  func(ctx context.Context) error
 	signer  *visitor.Signer
 	admin   []byte // SHA-256 of the admin token, nil when disabled
-	static  fs.FS
+	assets  *assets
+	hub     *Hub
+	enters  *ipLimiter
+	trusted []netip.Prefix
+	pages   pageCache
 	metrics *Metrics
 	log     *slog.Logger
 }
 
-// New returns a Server. Every field of o is required but AdminToken.
-func New(o Options) *Server {
+// New returns a Server. Every field of o is required but AdminToken and
+// the tuning fields. It returns an error when the static assets cannot be
+// loaded.
+func New(o Options) (*Server, error) {
+	a, err := loadAssets(o.Static)
+	if err != nil {
+		return nil, err
+	}
+	if o.EnterRatePerIP <= 0 {
+		o.EnterRatePerIP = 10
+	}
+	if o.EnterBurstPerIP <= 0 {
+		o.EnterBurstPerIP = 30
+	}
 	s := &Server{q: o.Queue, rooms: o.Rooms, health: o.Health, signer: o.Signer,
-		metrics: o.Metrics, log: o.Log, static: o.Static}
+		metrics: o.Metrics, log: o.Log, assets: a, hub: o.Hub, trusted: o.TrustedProxies,
+		enters: newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
+		pages:  pageCache{pages: map[string]*renderedPage{}}}
 	if o.AdminToken != "" {
 		s.admin = digest(o.AdminToken)
 	}
-	return s
+	return s, nil
 }
 
 // requestTimeout bounds the Redis work of one API request.

@@ -7,6 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,6 +28,15 @@ type Config struct {
 	Tick time.Duration
 	// ShutdownTimeout bounds the graceful shutdown (SHUTDOWN_TIMEOUT).
 	ShutdownTimeout time.Duration
+	// TrustedProxies may set X-Forwarded-For (TRUSTED_PROXIES, a comma
+	// separated list of CIDRs or addresses).
+	TrustedProxies []netip.Prefix
+	// SSEMaxPerIP caps concurrent SSE connections per client IP
+	// (SSE_MAX_PER_IP).
+	SSEMaxPerIP int
+	// EnterRatePerIP caps enters per second per client IP
+	// (ENTER_RATE_PER_IP); the burst is three times as many.
+	EnterRatePerIP float64
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -32,6 +44,8 @@ const (
 	DefaultListenAddr      = "127.0.0.1:8080"
 	DefaultTick            = time.Second
 	DefaultShutdownTimeout = 10 * time.Second
+	DefaultSSEMaxPerIP     = 50
+	DefaultEnterRatePerIP  = 10
 )
 
 // Parse reads the configuration from getenv, then from args, which override
@@ -63,6 +77,10 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		}
 		fs.DurationVar(p, name, v, help+" ($"+env+")")
 	}
+	var proxies, maxPerIP, ratePerIP string
+	str(&proxies, "trusted-proxies", "TRUSTED_PROXIES", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed")
+	str(&maxPerIP, "sse-max-per-ip", "SSE_MAX_PER_IP", strconv.Itoa(DefaultSSEMaxPerIP), "concurrent SSE connections per client IP")
+	str(&ratePerIP, "enter-rate-per-ip", "ENTER_RATE_PER_IP", strconv.Itoa(DefaultEnterRatePerIP), "enters per second per client IP (burst: three times)")
 	dur(&c.Tick, "tick", "TICK", DefaultTick, "admission period")
 	dur(&c.ShutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, "graceful shutdown bound")
 	if err := errors.Join(errs...); err != nil {
@@ -74,7 +92,38 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	var err error
+	if c.TrustedProxies, err = parsePrefixes(proxies); err != nil {
+		return Config{}, fmt.Errorf("TRUSTED_PROXIES: %w", err)
+	}
+	if c.SSEMaxPerIP, err = strconv.Atoi(maxPerIP); err != nil || c.SSEMaxPerIP < 1 {
+		return Config{}, fmt.Errorf("SSE_MAX_PER_IP %q must be a positive integer", maxPerIP)
+	}
+	if c.EnterRatePerIP, err = strconv.ParseFloat(ratePerIP, 64); err != nil || !(c.EnterRatePerIP > 0 && c.EnterRatePerIP <= 1e6) {
+		return Config{}, fmt.Errorf("ENTER_RATE_PER_IP %q must be a number above 0", ratePerIP)
+	}
 	return c, c.validate()
+}
+
+// parsePrefixes reads a comma-separated list of CIDRs or single addresses.
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(part); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither a CIDR nor an address", part)
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
 }
 
 func (c Config) validate() error {

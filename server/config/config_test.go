@@ -27,6 +27,13 @@ func TestParse(t *testing.T) {
 		{"short secret", map[string]string{"SECRET_KEY": "abc"}, nil, nil, "SECRET_KEY"},
 		{"short admin token", map[string]string{"ADMIN_TOKEN": "abc"}, nil, nil, "ADMIN_TOKEN"},
 		{"stray argument", nil, []string{"extra"}, nil, "unexpected"},
+		{"proxies and caps", map[string]string{"TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8", "SSE_MAX_PER_IP": "7", "ENTER_RATE_PER_IP": "2.5"}, nil, func(c Config) bool {
+			return len(c.TrustedProxies) == 2 && c.TrustedProxies[0].String() == "127.0.0.1/32" &&
+				c.TrustedProxies[1].String() == "10.0.0.0/8" && c.SSEMaxPerIP == 7 && c.EnterRatePerIP == 2.5
+		}, ""},
+		{"bad proxy", map[string]string{"TRUSTED_PROXIES": "nginx"}, nil, nil, "TRUSTED_PROXIES"},
+		{"bad sse cap", nil, []string{"-sse-max-per-ip", "0"}, nil, "SSE_MAX_PER_IP"},
+		{"bad enter rate", map[string]string{"ENTER_RATE_PER_IP": "fast"}, nil, nil, "ENTER_RATE_PER_IP"},
 		{"unknown flag", nil, []string{"-nope"}, nil, "nope"},
 	}
 	for _, tt := range tests {

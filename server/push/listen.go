@@ -1,0 +1,70 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/queue"
+)
+
+// Handler receives what the subscription delivers. Its methods run on the
+// subscription's goroutine and must not block.
+type Handler interface {
+	// Event is one room's admission tick.
+	Event(room string, e queue.Event)
+	// Subscribed is called each time the subscription is (re)established;
+	// events may have been lost before it.
+	Subscribed()
+}
+
+// Listen holds this process's one Redis subscription, to every room's
+// events channel, until ctx is done. go-redis reconnects a dropped
+// subscription by itself; Listen tells h each time it is back.
+func Listen(ctx context.Context, rdb redis.UniversalClient, h Handler, log *slog.Logger) error {
+	ps := rdb.PSubscribe(ctx, queue.EventsPattern)
+	defer ps.Close()
+	// A blocked Receive does not watch ctx: closing the subscription ends it.
+	stop := context.AfterFunc(ctx, func() { ps.Close() })
+	defer stop()
+	backoff := 50 * time.Millisecond
+	for {
+		msg, err := ps.Receive(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if !errors.Is(err, redis.ErrClosed) {
+				log.Warn("push: subscription", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 2*time.Second)
+			continue
+		}
+		backoff = 50 * time.Millisecond
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "psubscribe" {
+				h.Subscribed()
+			}
+		case *redis.Message:
+			room, ok := queue.RoomOfChannel(m.Channel)
+			if !ok {
+				continue
+			}
+			e, err := queue.ParseEvent([]byte(m.Payload))
+			if err != nil {
+				log.Warn("push: bad event", "room", room, "err", err)
+				continue
+			}
+			h.Event(room, e)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+// Package push keeps each room's rank state in process, fed by the room's
+// admission events over one Redis subscription per process, so that the
+// position of every connected visitor is computed without asking Redis.
+//
+// For a waiting ticket t: rank = t − head − 1 − |departed ∩ (head, t)|.
+// Every ticket at or below the head was admitted or has departed, and every
+// ticket above it that is not waiting has departed. The head only grows and
+// the departed set only gains members above it, so ranks never go up.
+package push
+
+import (
+	"slices"
+
+	"waitingroom/server/queue"
+)
+
+// State is one room's rank state. It is not safe for concurrent use.
+type State struct {
+	Tick       int64
+	Head       int64
+	Waiting    int64
+	Rate       float64
+	TimeMicros int64
+	departed   []int64 // sorted, all above Head
+	synced     bool
+}
+
+// Reset replaces the state with a snapshot read from Redis. Events already
+// applied that are newer than the snapshot keep their effect: the head is
+// a maximum and departures are a union.
+func (s *State) Reset(snap queue.Snapshot) {
+	s.synced = true
+	if snap.Tick >= s.Tick {
+		s.Tick, s.Waiting, s.Rate = snap.Tick, snap.Waiting, snap.Rate
+	}
+	s.addDepartures(snap.Departed)
+	s.advance(snap.Head)
+}
+
+// Synced reports whether the state has been reset from a snapshot since it
+// was created or since a gap was detected.
+func (s *State) Synced() bool { return s.synced }
+
+// Apply folds one event into the state. It reports false when ticks were
+// missed (the subscription dropped them), in which case the caller should
+// Reset from a fresh snapshot; the event is applied all the same.
+func (s *State) Apply(e queue.Event) bool {
+	complete := s.Tick == 0 || e.Tick <= s.Tick+1
+	if e.Tick > s.Tick {
+		s.Tick, s.Waiting, s.Rate, s.TimeMicros = e.Tick, e.Waiting, e.Rate, e.TimeMicros
+	}
+	s.addDepartures(e.Departed)
+	s.advance(e.Head)
+	if !complete {
+		s.synced = false
+	}
+	return complete
+}
+
+func (s *State) addDepartures(ts []int64) {
+	for _, t := range ts {
+		if t <= s.Head {
+			continue
+		}
+		if i, found := slices.BinarySearch(s.departed, t); !found {
+			s.departed = slices.Insert(s.departed, i, t)
+		}
+	}
+}
+
+func (s *State) advance(head int64) {
+	if head <= s.Head {
+		return
+	}
+	s.Head = head
+	i, found := slices.BinarySearch(s.departed, head)
+	if found {
+		i++
+	}
+	s.departed = slices.Delete(s.departed, 0, i)
+}
+
+// Rank returns the number of people ahead of ticket. passed is true when
+// the head has reached the ticket: its visitor was admitted or departed, and
+// only Redis knows which.
+func (s *State) Rank(ticket int64) (rank int64, passed bool) {
+	if ticket <= s.Head {
+		return 0, true
+	}
+	below, _ := slices.BinarySearch(s.departed, ticket)
+	return ticket - s.Head - 1 - int64(below), false
+}
+
+// Departed returns how many departed tickets above the head the state
+// holds.
+func (s *State) Departed() int { return len(s.departed) }
+
+// Clone returns a copy that shares nothing with s.
+func (s *State) Clone() State {
+	c := *s
+	c.departed = slices.Clone(s.departed)
+	return c
+}

@@ -1,0 +1,126 @@
+package push
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"waitingroom/server/queue"
+)
+
+func TestRankWithDepartures(t *testing.T) {
+	var s State
+	s.Reset(queue.Snapshot{Tick: 1, Head: 10, Departed: []int64{12, 15}})
+	steps := []struct {
+		name   string
+		event  *queue.Event
+		ticket int64
+		rank   int64
+		passed bool
+	}{
+		{"right behind the head", nil, 11, 0, false},
+		{"behind one departure", nil, 13, 1, false},
+		{"behind two departures", nil, 16, 3, false},
+		{"a departed ticket itself", nil, 12, 1, false},
+		{"admitted", nil, 10, 0, true},
+		{"new departure below", &queue.Event{Tick: 2, Head: 10, Departed: []int64{14}}, 16, 2, false},
+		{"departure at or below the head is ignored", &queue.Event{Tick: 3, Head: 10, Departed: []int64{9, 10}}, 16, 2, false},
+		{"duplicate departure counts once", &queue.Event{Tick: 4, Head: 10, Departed: []int64{14}}, 16, 2, false},
+		{"head passes departures", &queue.Event{Tick: 5, Head: 14}, 16, 0, false},
+		{"head passes the ticket", &queue.Event{Tick: 6, Head: 16}, 16, 0, true},
+		{"far behind", nil, 1000, 983, false},
+	}
+	for _, st := range steps {
+		if st.event != nil {
+			if !s.Apply(*st.event) {
+				t.Fatalf("%s: in-order event reported as a gap", st.name)
+			}
+		}
+		rank, passed := s.Rank(st.ticket)
+		if rank != st.rank || passed != st.passed {
+			t.Fatalf("%s: Rank(%d) = %d, %v; want %d, %v", st.name, st.ticket, rank, passed, st.rank, st.passed)
+		}
+	}
+	if s.Departed() != 0 {
+		t.Fatalf("departures below the head were kept: %d", s.Departed())
+	}
+}
+
+func TestGapDetection(t *testing.T) {
+	var s State
+	tests := []struct {
+		tick     int64
+		complete bool
+	}{{5, true}, {6, true}, {6, true}, {9, false}, {10, true}, {4, true}}
+	for _, tt := range tests {
+		if got := s.Apply(queue.Event{Tick: tt.tick}); got != tt.complete {
+			t.Fatalf("Apply(tick %d) = %v, want %v", tt.tick, got, tt.complete)
+		}
+	}
+	if s.Tick != 10 {
+		t.Fatalf("an old event moved the tick back to %d", s.Tick)
+	}
+	if s.Synced() {
+		t.Fatal("a gap left the state marked as synced")
+	}
+	s.Reset(queue.Snapshot{Tick: 10})
+	if !s.Synced() {
+		t.Fatal("Reset did not mark the state synced")
+	}
+}
+
+// TestRanksNeverIncrease replays random admissions and departures in random
+// order (as events and snapshots can interleave) and checks that no
+// waiting ticket's rank ever goes up, and that the final ranks are exact.
+func TestRanksNeverIncrease(t *testing.T) {
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, seed))
+		const n = 300
+		waiting := make(map[int64]bool, n)
+		for i := int64(1); i <= n; i++ {
+			waiting[i] = true
+		}
+		var s State
+		last := make(map[int64]int64, n)
+		var head int64
+		var pending []int64
+		for tick := int64(1); head < n; tick++ {
+			e := queue.Event{Tick: tick}
+			for range r.IntN(4) { // departures anywhere in the line
+				if tk := head + 1 + r.Int64N(n-head); waiting[tk] {
+					waiting[tk] = false
+					pending = append(pending, tk)
+				}
+			}
+			e.Departed, pending = pending, nil
+			for range r.IntN(6) { // admissions from the front
+				for head < n && !waiting[head+1] {
+					head++
+				}
+				if head < n {
+					head++
+					waiting[head] = false
+				}
+			}
+			e.Head = head
+			s.Apply(e)
+			var ahead int64
+			for tk := int64(1); tk <= n; tk++ {
+				if !waiting[tk] {
+					continue
+				}
+				rank, passed := s.Rank(tk)
+				if passed {
+					t.Fatalf("seed %d: waiting ticket %d reported passed", seed, tk)
+				}
+				if rank != ahead {
+					t.Fatalf("seed %d tick %d: rank of %d is %d, want %d", seed, tick, tk, rank, ahead)
+				}
+				if prev, ok := last[tk]; ok && rank > prev {
+					t.Fatalf("seed %d: rank of %d went up from %d to %d", seed, tk, prev, rank)
+				}
+				last[tk] = rank
+				ahead++
+			}
+		}
+	}
+}

@@ -1,0 +1,43 @@
+package views
+
+import "testing"
+
+func TestNegotiate(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "en"},
+		{"ko", "ko"},
+		{"ko-KR,ko;q=0.9,en-US;q=0.8", "ko"},
+		{"en-US,en;q=0.9,ko;q=0.8", "en"},
+		{"fr-FR,ko;q=0.5", "ko"},
+		{"de", "en"},
+		{"ko;q=0.1,en;q=0.2", "en"},
+		{"ko;q=abc", "en"},
+		{"ko;q=2", "en"},
+		{"KO-kr", "ko"},
+	}
+	for _, tt := range tests {
+		if got := Negotiate(tt.in); got != tt.want {
+			t.Errorf("Negotiate(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	tests := []struct {
+		lang string
+		in   int64
+		want string
+	}{
+		{"en", 0, "0 s"},
+		{"en", 59, "59 s"},
+		{"en", 60, "1 min"},
+		{"en", 125, "2 min 5 s"},
+		{"ko", 125, "2분 5초"},
+		{"en", -3, "0 s"},
+	}
+	for _, tt := range tests {
+		if got := For(tt.lang).Duration(tt.in); got != tt.want {
+			t.Errorf("Duration(%s, %d) = %q, want %q", tt.lang, tt.in, got, tt.want)
+		}
+	}
+}

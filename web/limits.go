@@ -1,0 +1,51 @@
+package web
+
+import (
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// ipLimiter is a token bucket per client IP, for enters. Buckets idle for a
+// minute are forgotten, so the map stays as small as the live crowd.
+type ipLimiter struct {
+	perSecond rate.Limit
+	burst     int
+
+	mu      sync.Mutex
+	buckets map[string]*ipBucket
+	swept   time.Time
+}
+
+type ipBucket struct {
+	lim  *rate.Limiter
+	used time.Time
+}
+
+func newIPLimiter(perSecond float64, burst int) *ipLimiter {
+	return &ipLimiter{perSecond: rate.Limit(perSecond), burst: burst, buckets: map[string]*ipBucket{}, swept: time.Now()}
+}
+
+// allow takes one token from ip's bucket; false means the caller should
+// answer 429.
+func (l *ipLimiter) allow(ip string) bool {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute {
+		for k, b := range l.buckets {
+			if now.Sub(b.used) > time.Minute {
+				delete(l.buckets, k)
+			}
+		}
+		l.swept = now
+	}
+	b := l.buckets[ip]
+	if b == nil {
+		b = &ipBucket{lim: rate.NewLimiter(l.perSecond, l.burst)}
+		l.buckets[ip] = b
+	}
+	b.used = now
+	return b.lim.AllowN(now, 1)
+}

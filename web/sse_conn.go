@@ -1,0 +1,162 @@
+package web
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"waitingroom/server/queue"
+)
+
+// errSlow reports a client whose socket cannot take the next event at once:
+// it is dropped, never waited for.
+var errSlow = errors.New("sse: client cannot keep up")
+
+// fallbackWriteTimeout bounds a write on a connection that offers no raw
+// file descriptor (not the case for TCP on Linux).
+const fallbackWriteTimeout = 200 * time.Millisecond
+
+// sseConn is one hijacked SSE connection. The hub owns it: nothing reads
+// from it and every write is non-blocking, so it costs no goroutine and no
+// buffer while idle.
+type sseConn struct {
+	nc      net.Conn
+	raw     syscall.RawConn // nil when nc offers no file descriptor
+	room    *hubRoom
+	visitor string
+	ip      string
+	ticket  atomic.Int64
+
+	mu     sync.Mutex // serialises writes
+	closed bool
+
+	// Owned by the room's fan-out, which runs one at a time per room.
+	lastRank int64
+	nextSeen time.Time
+	index    int // position in room.conns; guarded by room.mu
+
+	resolving atomic.Bool // a token fetch is under way
+	done      atomic.Bool // ready or gone: no more position events
+}
+
+func newSSEConn(nc net.Conn) *sseConn {
+	c := &sseConn{nc: nc}
+	if sc, ok := nc.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = raw
+		}
+	}
+	return c
+}
+
+// write sends one chunk holding payload. It never blocks: a socket that
+// cannot take the whole chunk at once fails with errSlow.
+func (c *sseConn) write(payload []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return net.ErrClosed
+	}
+	return c.writeLocked(chunk(payload))
+}
+
+func (c *sseConn) writeLocked(b []byte) error {
+	if c.raw == nil {
+		c.nc.SetWriteDeadline(time.Now().Add(fallbackWriteTimeout))
+		_, err := c.nc.Write(b)
+		return err
+	}
+	var n int
+	var werr error
+	err := c.raw.Write(func(fd uintptr) bool {
+		n, werr = syscall.Write(int(fd), b)
+		return true // never wait for the socket to drain
+	})
+	switch {
+	case err != nil:
+		return err
+	case errors.Is(werr, syscall.EAGAIN):
+		return errSlow
+	case werr != nil:
+		return werr
+	case n != len(b):
+		return errSlow
+	}
+	return nil
+}
+
+// close closes the connection once and reports whether this call did.
+func (c *sseConn) close() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.closed = true
+	c.nc.Close()
+	return true
+}
+
+// chunk frames payload for HTTP/1.1 chunked transfer encoding.
+func chunk(payload []byte) []byte {
+	b := make([]byte, 0, len(payload)+12)
+	b = strconv.AppendInt(b, int64(len(payload)), 16)
+	b = append(b, '\r', '\n')
+	b = append(b, payload...)
+	return append(b, '\r', '\n')
+}
+
+// heartbeatFrame is a comment line: it keeps proxies from timing out and
+// finds dead peers.
+var heartbeatFrame = []byte(": hb\n\n")
+
+// appendEvent appends one SSE event: an id when id > 0, the event name and
+// the position JSON. The token is written only when the caller passes it,
+// which is only for its own visitor.
+func appendEvent(b []byte, id int64, name string, p queue.Position, tickMicros int64) []byte {
+	if id > 0 {
+		b = append(b, "id: "...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, '\n')
+	}
+	b = append(b, "event: "...)
+	b = append(b, name...)
+	b = append(b, "\ndata: "...)
+	b = appendPositionJSON(b, p, tickMicros)
+	return append(b, '\n', '\n')
+}
+
+// appendPositionJSON writes the Position JSON of the HTTP contract, plus
+// "t", the tick's server time in microseconds, by hand: it runs for every
+// connection on every tick.
+func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
+	b = append(b, `{"status":"`...)
+	b = append(b, p.Status...)
+	b = append(b, `","rank":`...)
+	b = strconv.AppendInt(b, p.Rank, 10)
+	b = append(b, `,"ticket":`...)
+	b = strconv.AppendInt(b, p.Ticket, 10)
+	b = append(b, `,"currentTotalWaitingCount":`...)
+	b = strconv.AppendInt(b, p.Waiting, 10)
+	b = append(b, `,"estimatedWaitSeconds":`...)
+	b = strconv.AppendInt(b, p.EstimatedWaitSeconds, 10)
+	b = append(b, `,"pollingIntervalSeconds":`...)
+	b = strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
+	b = append(b, `,"entryToken":`...)
+	if p.EntryToken == nil {
+		b = append(b, "null"...)
+	} else {
+		// Tokens are URL-safe base64 (checked by token.Valid upstream):
+		// nothing to escape.
+		b = append(b, '"')
+		b = append(b, *p.EntryToken...)
+		b = append(b, '"')
+	}
+	b = append(b, `,"t":`...)
+	b = strconv.AppendInt(b, tickMicros, 10)
+	return append(b, '}')
+}

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/visitor"
+)
+
+// handshakeTimeout bounds the blocking write of the SSE response headers
+// and first event; every later write is non-blocking.
+const handshakeTimeout = 5 * time.Second
+
+// events serves GET /r/{room}/events. It enters the visitor if they have no
+// ticket yet (idempotently), answers their current position at once (so a
+// reconnect to any instance is up to date), then hands the connection to
+// the hub, which pushes every tick's position and the ready event.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("room")
+	if !room.ValidName(name) {
+		writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
+		return
+	}
+	ip := clientIP(r, s.trusted)
+	if !s.hub.acquireIP(ip) {
+		s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
+		return
+	}
+	attached := false
+	defer func() {
+		if !attached {
+			s.hub.releaseIP(ip)
+		}
+	}()
+	if !s.enters.allow(ip) {
+		s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many attempts from your network. Please wait a moment.")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	id, known := s.visitorID(r)
+	if !known {
+		var err error
+		if id, err = visitor.NewID(); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	hr, err := s.hub.room(ctx, name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	p, err := s.q.Enter(ctx, name, id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if r.Method == http.MethodHead {
+		w.Header().Set("Content-Type", "text/event-stream")
+		return
+	}
+
+	nc, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		s.log.Error("sse: hijack", "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", "Streaming is not supported on this connection.")
+		return
+	}
+	c := newSSEConn(nc)
+	c.visitor, c.ip = id, ip
+
+	var b []byte
+	b = append(b, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"+
+		"X-Accel-Buffering: no\r\nX-Content-Type-Options: nosniff\r\nTransfer-Encoding: chunked\r\n"...)
+	if !known {
+		b = append(b, "Set-Cookie: "...)
+		b = append(b, s.visitorCookie(r, id).String()...)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	// A jittered retry spreads reconnects after a restart.
+	first := []byte("retry: " + strconv.Itoa(2000+rand.IntN(3000)) + "\n\n")
+	eventID := p.Tick
+	if last := parseLastEventID(r.Header.Get("Last-Event-ID")); last >= eventID {
+		eventID = 0 // the client has seen this tick: a snapshot, not a repeat
+	}
+	name2 := "position"
+	if p.Status == queue.StatusReady {
+		name2, eventID = "ready", 0
+	}
+	first = appendEvent(first, eventID, name2, p, time.Now().UnixMicro())
+	b = append(b, chunk(first)...)
+	nc.SetWriteDeadline(time.Now().Add(handshakeTimeout))
+	if _, err := nc.Write(b); err != nil {
+		nc.Close()
+		return
+	}
+	nc.SetWriteDeadline(time.Time{})
+	s.metrics.SSEEvents.Inc()
+	if !s.hub.attach(hr, c, p) {
+		nc.Close()
+		return
+	}
+	attached = true
+}

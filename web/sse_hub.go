@@ -1,0 +1,449 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"waitingroom/server/push"
+	"waitingroom/server/queue"
+)
+
+// PushSource is what the hub asks Redis: a room's rank snapshot when it
+// (re)syncs, one visitor's position when the head passes them, and, once per
+// room per tick, which connected visitors are still there.
+type PushSource interface {
+	Snapshot(ctx context.Context, room string) (queue.Snapshot, error)
+	Position(ctx context.Context, room, visitor string) (queue.Position, error)
+	MarkSeen(ctx context.Context, room string, tickets []int64) error
+}
+
+// HubOptions tune the hub; zero values take the defaults.
+type HubOptions struct {
+	// Heartbeat is the period of the comment heartbeat (default 15 s).
+	Heartbeat time.Duration
+	// SeenEvery is how often a connected visitor is marked as seen
+	// (default 30 s; it must stay well under abandonAfterSeconds).
+	SeenEvery time.Duration
+	// MaxPerIP caps concurrent SSE connections per client IP (default 50).
+	MaxPerIP int
+}
+
+// Hub fans each room's admission events out to this process's SSE
+// connections. It never blocks the subscription: a room whose previous
+// fan-out is still running coalesces to the newest state, and a client
+// whose socket cannot take an event at once is dropped.
+type Hub struct {
+	src     PushSource
+	log     *slog.Logger
+	metrics *Metrics
+	opt     HubOptions
+
+	mu     sync.Mutex
+	rooms  map[string]*hubRoom
+	perIP  map[string]int
+	closed bool
+
+	resolveSem chan struct{}
+	stop       chan struct{}
+	wg         sync.WaitGroup
+}
+
+type hubRoom struct {
+	name   string
+	loaded chan struct{} // closed once the first snapshot is in
+	err    error         // the first snapshot's error, if any
+
+	mu      sync.Mutex
+	state   push.State
+	conns   []*sseConn
+	running bool // a fan-out is under way
+	pending bool // another event arrived during it
+	syncing bool // a resync snapshot is under way
+}
+
+// NewHub returns a hub; Close stops it.
+func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) *Hub {
+	if opt.Heartbeat <= 0 {
+		opt.Heartbeat = 15 * time.Second
+	}
+	if opt.SeenEvery <= 0 {
+		opt.SeenEvery = 30 * time.Second
+	}
+	if opt.MaxPerIP <= 0 {
+		opt.MaxPerIP = 50
+	}
+	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,
+		rooms: map[string]*hubRoom{}, perIP: map[string]int{},
+		resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
+	h.wg.Go(h.heartbeats)
+	return h
+}
+
+// Close drops every connection (clients reconnect elsewhere, with the
+// jittered retry they were given) and stops the heartbeat.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	rooms := make([]*hubRoom, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		rooms = append(rooms, r)
+	}
+	h.mu.Unlock()
+	close(h.stop)
+	for _, r := range rooms {
+		for _, c := range r.snapshotConns() {
+			h.drop(c, nil)
+		}
+	}
+	h.wg.Wait()
+}
+
+// Event implements push.Handler: it folds the event into the room's state
+// and schedules a fan-out. It never blocks on clients.
+func (h *Hub) Event(room string, e queue.Event) {
+	h.mu.Lock()
+	r := h.rooms[room]
+	h.mu.Unlock()
+	if r == nil {
+		return // no connection here has asked for this room
+	}
+	select {
+	case <-r.loaded:
+	default:
+		return // the snapshot being loaded will include it
+	}
+	r.mu.Lock()
+	if !r.state.Apply(e) {
+		h.resyncLocked(r)
+	}
+	h.scheduleLocked(r)
+	r.mu.Unlock()
+}
+
+// Subscribed implements push.Handler: events may have been lost while the
+// subscription was down, so every room resyncs.
+func (h *Hub) Subscribed() {
+	h.mu.Lock()
+	rooms := make([]*hubRoom, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		rooms = append(rooms, r)
+	}
+	h.mu.Unlock()
+	for _, r := range rooms {
+		select {
+		case <-r.loaded:
+		default:
+			continue
+		}
+		r.mu.Lock()
+		h.resyncLocked(r)
+		r.mu.Unlock()
+	}
+}
+
+// room returns the room's hub state, loading its snapshot on first use.
+func (h *Hub) room(ctx context.Context, name string) (*hubRoom, error) {
+	h.mu.Lock()
+	r, ok := h.rooms[name]
+	if !ok {
+		r = &hubRoom{name: name, loaded: make(chan struct{})}
+		h.rooms[name] = r
+		h.mu.Unlock()
+		snap, err := h.src.Snapshot(ctx, name)
+		r.mu.Lock()
+		if err == nil {
+			r.state.Reset(snap)
+		}
+		r.mu.Unlock()
+		if err != nil {
+			h.mu.Lock()
+			delete(h.rooms, name) // let the next connection try again
+			h.mu.Unlock()
+			r.err = err
+		}
+		close(r.loaded)
+		return r, err
+	}
+	h.mu.Unlock()
+	select {
+	case <-r.loaded:
+		return r, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (h *Hub) resyncLocked(r *hubRoom) {
+	if r.syncing {
+		return
+	}
+	r.syncing = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		snap, err := h.src.Snapshot(ctx, r.name)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.syncing = false
+		if err != nil {
+			h.log.Warn("sse: resync", "room", r.name, "err", err)
+			return
+		}
+		r.state.Reset(snap)
+		h.scheduleLocked(r)
+	}()
+}
+
+func (h *Hub) scheduleLocked(r *hubRoom) {
+	if r.running {
+		r.pending = true
+		return
+	}
+	r.running = true
+	go h.fanOut(r)
+}
+
+// fanOut pushes the room's newest state to every connection, again and
+// again while events keep arriving during a pass.
+func (h *Hub) fanOut(r *hubRoom) {
+	for {
+		r.mu.Lock()
+		st := r.state.Clone()
+		conns := append([]*sseConn(nil), r.conns...)
+		r.pending = false
+		r.mu.Unlock()
+
+		start := time.Now()
+		seen := h.push(r, st, conns)
+		h.metrics.FanoutDuration.Observe(time.Since(start).Seconds())
+		if len(seen) > 0 {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := h.src.MarkSeen(ctx, r.name, seen); err != nil {
+					h.log.Warn("sse: mark seen", "room", r.name, "err", err)
+				}
+			}()
+		}
+
+		r.mu.Lock()
+		if !r.pending {
+			r.running = false
+			r.mu.Unlock()
+			return
+		}
+		r.mu.Unlock()
+	}
+}
+
+// push writes st to conns over a few workers, and returns the tickets of
+// the visitors due to be marked as seen.
+func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
+	if len(conns) == 0 {
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0)*2, (len(conns)+255)/256)
+	per := (len(conns) + workers - 1) / workers
+	seen := make([][]int64, workers)
+	now := time.Now()
+	var wg sync.WaitGroup
+	for w := range workers {
+		part := conns[min(w*per, len(conns)):min((w+1)*per, len(conns))]
+		wg.Go(func() {
+			buf := make([]byte, 0, 512)
+			for _, c := range part {
+				if c.done.Load() {
+					continue
+				}
+				ticket := c.ticket.Load()
+				rank, passed := st.Rank(ticket)
+				if passed {
+					h.resolve(r, c)
+					continue
+				}
+				rank = min(rank, c.lastRank)
+				c.lastRank = rank
+				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: ticket, Waiting: st.Waiting,
+					EstimatedWaitSeconds:   queue.EstimatedWait(rank, st.Rate),
+					PollingIntervalSeconds: queue.PollingInterval(rank)}
+				buf = appendEvent(buf[:0], st.Tick, "position", p, st.TimeMicros)
+				if err := c.write(buf); err != nil {
+					h.drop(c, err)
+					continue
+				}
+				h.metrics.SSEEvents.Inc()
+				if !now.Before(c.nextSeen) {
+					c.nextSeen = now.Add(h.opt.SeenEvery)
+					seen[w] = append(seen[w], ticket)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var all []int64
+	for _, s := range seen {
+		all = append(all, s...)
+	}
+	return all
+}
+
+// resolve asks Redis what became of a visitor the head has passed: an
+// admission (the ready event, with the token, to this connection alone) or
+// a departure. It costs one round trip per admitted local visitor, not per
+// connection.
+func (h *Hub) resolve(r *hubRoom, c *sseConn) {
+	if !c.resolving.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer c.resolving.Store(false)
+		h.resolveSem <- struct{}{}
+		defer func() { <-h.resolveSem }()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		p, err := h.src.Position(ctx, r.name, c.visitor)
+		if err != nil {
+			h.log.Warn("sse: resolve", "room", r.name, "err", err)
+			return // the next tick tries again
+		}
+		h.sendResolved(c, p, 0)
+	}()
+}
+
+// sendResolved sends a settled position: READY with its token, or
+// NOT_ENTERED. A WAITING answer (the visitor came back with a new ticket)
+// rebinds the connection to that ticket.
+func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
+	var buf []byte
+	switch p.Status {
+	case queue.StatusWaiting:
+		c.ticket.Store(p.Ticket)
+		return
+	case queue.StatusReady:
+		buf = appendEvent(nil, 0, "ready", p, tickMicros)
+	default:
+		buf = appendEvent(nil, 0, "position", p, tickMicros)
+	}
+	c.done.Store(true)
+	if err := c.write(buf); err != nil {
+		h.drop(c, err)
+		return
+	}
+	h.metrics.SSEEvents.Inc()
+}
+
+// attach registers a handshaken connection with its room and brings it up
+// to the room's newest state if a tick went by since its position was read.
+func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return false
+	}
+	h.mu.Unlock()
+	c.room = r
+	c.ticket.Store(p.Ticket)
+	c.lastRank = p.Rank
+	c.nextSeen = time.Now().Add(rand.N(h.opt.SeenEvery) + time.Second)
+	if p.Status != queue.StatusWaiting {
+		c.done.Store(true)
+	}
+	r.mu.Lock()
+	c.index = len(r.conns)
+	r.conns = append(r.conns, c)
+	behind := r.state.Tick > p.Tick && !c.done.Load()
+	r.mu.Unlock()
+	h.metrics.SSEConnections.Inc()
+	if behind {
+		r.mu.Lock()
+		h.scheduleLocked(r)
+		r.mu.Unlock()
+	}
+	return true
+}
+
+// acquireIP counts a connection against its IP's cap.
+func (h *Hub) acquireIP(ip string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.perIP[ip] >= h.opt.MaxPerIP {
+		return false
+	}
+	h.perIP[ip]++
+	return true
+}
+
+func (h *Hub) releaseIP(ip string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.perIP[ip] <= 1 {
+		delete(h.perIP, ip)
+	} else {
+		h.perIP[ip]--
+	}
+}
+
+// drop closes c and forgets it. err is why (nil on shutdown).
+func (h *Hub) drop(c *sseConn, err error) {
+	if !c.close() {
+		return
+	}
+	if errors.Is(err, errSlow) {
+		h.metrics.SSESlowDrops.Inc()
+	}
+	h.releaseIP(c.ip)
+	if r := c.room; r != nil {
+		r.mu.Lock()
+		if i := c.index; i < len(r.conns) && r.conns[i] == c {
+			last := len(r.conns) - 1
+			r.conns[i] = r.conns[last]
+			r.conns[i].index = i
+			r.conns[last] = nil
+			r.conns = r.conns[:last]
+		}
+		r.mu.Unlock()
+		h.metrics.SSEConnections.Dec()
+	}
+}
+
+func (r *hubRoom) snapshotConns() []*sseConn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*sseConn(nil), r.conns...)
+}
+
+// heartbeats sends a comment to every connection each period; a write that
+// fails finds a peer that has gone.
+func (h *Hub) heartbeats() {
+	t := time.NewTicker(h.opt.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+		}
+		h.mu.Lock()
+		rooms := make([]*hubRoom, 0, len(h.rooms))
+		for _, r := range h.rooms {
+			rooms = append(rooms, r)
+		}
+		h.mu.Unlock()
+		for _, r := range rooms {
+			for _, c := range r.snapshotConns() {
+				if err := c.write(heartbeatFrame); err != nil {
+					h.drop(c, err)
+				}
+			}
+		}
+	}
+}

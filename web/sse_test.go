@@ -1,0 +1,463 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/r3labs/sse/v2"
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/issuer"
+	"waitingroom/server/push"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// fakeSource answers the hub without Redis.
+type fakeSource struct {
+	snap queue.Snapshot
+	pos  func(visitor string) queue.Position
+	seen atomic.Int64
+}
+
+func (f *fakeSource) Snapshot(context.Context, string) (queue.Snapshot, error) { return f.snap, nil }
+func (f *fakeSource) Position(_ context.Context, _, v string) (queue.Position, error) {
+	return f.pos(v), nil
+}
+func (f *fakeSource) MarkSeen(_ context.Context, _ string, t []int64) error {
+	f.seen.Add(int64(len(t)))
+	return nil
+}
+
+// tcpPair returns both ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (server, client net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server = <-accepted
+	t.Cleanup(func() { server.Close(); client.Close() })
+	return server, client
+}
+
+// TestFanOutNeverBlocksOnAStuckClient attaches one client that never reads
+// (with tiny socket buffers) beside healthy ones, then drives hundreds of
+// ticks. The stuck client must be dropped, every event must reach the
+// healthy clients, and Event must never wait.
+func TestFanOutNeverBlocksOnAStuckClient(t *testing.T) {
+	src := &fakeSource{snap: queue.Snapshot{Tick: 1, Head: 0, Waiting: 1000, Rate: 50}}
+	metrics := NewMetrics()
+	hub := NewHub(src, HubOptions{MaxPerIP: 100, SeenEvery: time.Hour}, metrics, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer hub.Close()
+	r, err := hub.room(context.Background(), "stuck")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	srv, stuck := tcpPair(t)
+	srv.(*net.TCPConn).SetWriteBuffer(4096)
+	stuck.(*net.TCPConn).SetReadBuffer(4096)
+	sc := newSSEConn(srv)
+	sc.ip = "stuck"
+	hub.acquireIP("stuck")
+	hub.attach(r, sc, queue.Position{Status: queue.StatusWaiting, Ticket: 1000, Rank: 999, Tick: 1})
+
+	const healthy, ticks = 5, 400
+	var got [healthy]atomic.Int64
+	var readers sync.WaitGroup
+	for i := range healthy {
+		srv, cli := tcpPair(t)
+		c := newSSEConn(srv)
+		c.ip = "ok"
+		hub.acquireIP("ok")
+		hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: int64(2000 + i), Rank: 1999, Tick: 1})
+		readers.Go(func() {
+			sc := bufio.NewScanner(cli)
+			for sc.Scan() {
+				if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+					n, _ := strconv.ParseInt(id, 10, 64)
+					got[i].Store(n)
+				}
+			}
+		})
+	}
+
+	var slowest time.Duration
+	for tick := int64(2); tick <= ticks; tick++ {
+		start := time.Now()
+		hub.Event("stuck", queue.Event{Tick: tick, Head: 0, Waiting: 1000, Rate: 50})
+		slowest = max(slowest, time.Since(start))
+		time.Sleep(200 * time.Microsecond)
+	}
+	if slowest > 50*time.Millisecond {
+		t.Fatalf("Event blocked for %v", slowest)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for i := range healthy {
+		for got[i].Load() != ticks && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got[i].Load() != ticks {
+			t.Fatalf("healthy client %d saw up to tick %d of %d", i, got[i].Load(), ticks)
+		}
+	}
+	if n := testutil.ToFloat64(metrics.SSESlowDrops); n != 1 {
+		t.Fatalf("%v slow clients dropped, want exactly the stuck one", n)
+	}
+	if n := testutil.ToFloat64(metrics.SSEConnections); n != healthy {
+		t.Fatalf("%v connections left, want %d", n, healthy)
+	}
+}
+
+func TestParseLastEventID(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+	}{
+		{"", 0}, {"0", 0}, {"17", 17}, {"000123", 123}, {"999999999999999999", 999999999999999999},
+		{"1234567890123456789", 0}, {"-5", 0}, {"+5", 0}, {"5 ", 0}, {"1e3", 0}, {"١٢", 0},
+	}
+	for _, tt := range tests {
+		if got := parseLastEventID(tt.in); got != tt.want {
+			t.Errorf("parseLastEventID(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzParseLastEventID(f *testing.F) {
+	for _, s := range []string{"", "1", "42", "18446744073709551616", "-1", "abc", "9999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := parseLastEventID(s)
+		if got < 0 {
+			t.Fatalf("negative id %d from %q", got, s)
+		}
+		if want, err := strconv.ParseInt(s, 10, 64); err == nil && len(s) <= 18 && s[0] != '+' && s[0] != '-' && got != want {
+			t.Fatalf("parseLastEventID(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+// instance is one full server (HTTP, hub, subscription and optionally an
+// issuer) on real Redis, as a process would run it.
+type instance struct {
+	url string
+	hub *Hub
+}
+
+func startInstance(t *testing.T, rdb redis.UniversalClient, eng *queue.Engine, roomName string, tick time.Duration, withIssuer bool, hubOpt HubOptions) *instance {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	metrics := NewMetrics()
+	hub := NewHub(eng, hubOpt, metrics, log)
+	signer := testSigner(t)
+	s, err := New(Options{Queue: eng, Rooms: eng, Signer: signer, Hub: hub, Metrics: metrics, Log: log,
+		Health:         func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Static:         fstest.MapFS{"app.js": {Data: []byte("//")}, "app.css": {Data: []byte("/**/")}},
+		EnterRatePerIP: 10000, EnterBurstPerIP: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	subscribed := make(chan struct{})
+	wg.Go(func() { push.Listen(ctx, rdb, notify{hub, subscribed}, log) })
+	select {
+	case <-subscribed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("subscription not established")
+	}
+	if withIssuer {
+		l := issuer.New(oneRoom{eng, roomName}, tick, log, metrics)
+		wg.Go(func() { l.Run(ctx) })
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+		hub.Close()
+		wg.Wait()
+	})
+	return &instance{url: srv.URL, hub: hub}
+}
+
+type notify struct {
+	*Hub
+	ch chan struct{}
+}
+
+func (n notify) Subscribed() {
+	n.Hub.Subscribed()
+	select {
+	case <-n.ch:
+	default:
+		close(n.ch)
+	}
+}
+
+type oneRoom struct {
+	*queue.Engine
+	name string
+}
+
+func (o oneRoom) Rooms(context.Context) ([]string, error) { return []string{o.name}, nil }
+
+// sseClient follows one visitor's stream with the r3labs client.
+type sseClient struct {
+	events chan *sse.Event
+	cancel context.CancelFunc
+	client *sse.Client
+}
+
+func follow(t *testing.T, url string, jar http.CookieJar, lastID string) *sseClient {
+	t.Helper()
+	c := sse.NewClient(url)
+	c.Connection = &http.Client{Jar: jar}
+	if lastID != "" {
+		c.LastEventID.Store([]byte(lastID))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan *sse.Event, 256)
+	go c.SubscribeRawWithContext(ctx, func(e *sse.Event) {
+		cp := &sse.Event{ID: append([]byte(nil), e.ID...), Event: append([]byte(nil), e.Event...), Data: append([]byte(nil), e.Data...)}
+		select {
+		case ch <- cp:
+		default:
+		}
+	})
+	t.Cleanup(cancel)
+	return &sseClient{events: ch, cancel: cancel, client: c}
+}
+
+// next returns the next event that carries data (a block holding only
+// "retry:" carries none).
+func (s *sseClient) next(t *testing.T, within time.Duration) *sse.Event {
+	t.Helper()
+	timeout := time.After(within)
+	for {
+		select {
+		case e := <-s.events:
+			if len(e.Data) > 0 {
+				return e
+			}
+		case <-timeout:
+			t.Fatalf("no SSE event within %v", within)
+			return nil
+		}
+	}
+}
+
+func field(t *testing.T, e *sse.Event, name string) string {
+	t.Helper()
+	s := string(e.Data)
+	i := strings.Index(s, `"`+name+`":`)
+	if i < 0 {
+		t.Fatalf("event %s has no %q", s, name)
+	}
+	v := s[i+len(name)+3:]
+	end := strings.IndexAny(v, ",}")
+	return strings.Trim(v[:end], `"`)
+}
+
+// TestReadyReachesAnotherInstanceWithinATick connects a visitor to instance
+// A, which runs no issuer, and lets instance B admit them. The ready event,
+// with the token, must arrive on A within one tick of B's admission.
+func TestReadyReachesAnotherInstanceWithinATick(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = 1
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	const tick = 500 * time.Millisecond
+	a := startInstance(t, rdb, eng, name, tick, false, HubOptions{})
+
+	jar, _ := cookiejar.New(nil)
+	others, _ := cookiejar.New(nil)
+	// Someone is ahead, so the visitor watches a position change first.
+	if resp, err := (&http.Client{Jar: others}).Post(a.url+"/api/rooms/"+name+"/queue", "", nil); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	c := follow(t, a.url+"/r/"+name+"/events", jar, "")
+	first := c.next(t, 5*time.Second)
+	if string(first.Event) != "position" || field(t, first, "rank") != "1" {
+		t.Fatalf("first event %s %s, want position rank 1", first.Event, first.Data)
+	}
+	sub := rdb.Subscribe(context.Background(), queue.EventsChannel(name))
+	defer sub.Close()
+	sub.Receive(context.Background())
+	startInstance(t, rdb, eng, name, tick, true, HubOptions{}) // B: the issuer
+
+	var admittedAt atomic.Int64 // unix nanoseconds
+	me := visitorOf(t, jar, a.url)
+	go func() {
+		for m := range sub.Channel() {
+			if e, err := queue.ParseEvent([]byte(m.Payload)); err == nil && len(e.Admitted) > 0 && strings.Contains(m.Payload, me) {
+				admittedAt.Store(time.Now().UnixNano())
+				return
+			}
+		}
+	}()
+	sawRank0 := false
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		e := c.next(t, 5*time.Second)
+		switch string(e.Event) {
+		case "position":
+			if field(t, e, "rank") == "0" {
+				sawRank0 = true
+			}
+			if field(t, e, "entryToken") != "null" {
+				t.Fatalf("a position event carried a token: %s", e.Data)
+			}
+		case "ready":
+			got := time.Now()
+			tok := field(t, e, "entryToken")
+			if len(tok) != 43 {
+				t.Fatalf("ready without a token: %s", e.Data)
+			}
+			if !sawRank0 {
+				t.Fatal("the rank never reached 0 before ready")
+			}
+			time.Sleep(50 * time.Millisecond)
+			if admittedAt.Load() == 0 {
+				t.Fatal("the admission tick was not seen on the channel")
+			}
+			if lag := got.Sub(time.Unix(0, admittedAt.Load())); lag > tick {
+				t.Fatalf("ready arrived %v after the admitting tick, want within one tick (%v)", lag, tick)
+			}
+			return
+		}
+	}
+	t.Fatal("no ready event within 10 s")
+}
+
+func visitorOf(t *testing.T, jar http.CookieJar, base string) string {
+	t.Helper()
+	u, _ := http.NewRequest("GET", base, nil)
+	for _, c := range jar.Cookies(u.URL) {
+		if c.Name == CookieName {
+			id, _, _ := strings.Cut(c.Value, ".")
+			return id
+		}
+	}
+	t.Fatal("no visitor cookie")
+	return ""
+}
+
+// TestReconnectGetsCurrentPositionAtOnce drops a stream, lets the line move,
+// and reconnects (with Last-Event-ID, as EventSource does): the first event
+// is the current, lower position, without waiting for a tick.
+func TestReconnectGetsCurrentPositionAtOnce(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = 1000
+	set.Paused = true
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	a := startInstance(t, rdb, eng, name, time.Hour, false, HubOptions{})
+	b := startInstance(t, rdb, eng, name, time.Hour, false, HubOptions{})
+	ahead, _ := cookiejar.New(nil)
+	for range 3 {
+		jar, _ := cookiejar.New(nil)
+		resp, err := (&http.Client{Jar: jar}).Post(a.url+"/api/rooms/"+name+"/queue", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		ahead = jar
+	}
+	_ = ahead
+	jar, _ := cookiejar.New(nil)
+	c := follow(t, a.url+"/r/"+name+"/events", jar, "")
+	e := c.next(t, 5*time.Second)
+	if field(t, e, "rank") != "3" {
+		t.Fatalf("first rank %s, want 3", field(t, e, "rank"))
+	}
+	c.cancel()
+
+	// Two people ahead are admitted while the visitor is away.
+	set.Paused = false
+	eng.SaveRoom(context.Background(), name, set)
+	eng.Admit(context.Background(), name, time.Second, nil)
+	time.Sleep(10 * time.Millisecond)
+	eng.Admit(context.Background(), name, time.Millisecond, []string{strings.Repeat("A", 43)})
+	eng.Admit(context.Background(), name, time.Millisecond, []string{strings.Repeat("B", 42) + "A"})
+
+	start := time.Now()
+	c2 := follow(t, b.url+"/r/"+name+"/events", jar, string(e.ID)) // to the other instance
+	e2 := c2.next(t, 2*time.Second)
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the reconnect waited %v for its first event", took)
+	}
+	if string(e2.Event) != "position" || field(t, e2, "rank") != "1" {
+		t.Fatalf("after reconnect: %s %s, want position rank 1", e2.Event, e2.Data)
+	}
+}
+
+func TestPerIPCaps(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	name := servicetest.RoomName(t, rdb)
+	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
+		t.Fatal(err)
+	}
+	inst := startInstance(t, rdb, eng, name, time.Hour, false, HubOptions{MaxPerIP: 2})
+	var streams []*http.Response
+	defer func() {
+		for _, r := range streams {
+			r.Body.Close()
+		}
+	}()
+	for i := range 3 {
+		resp, err := http.Get(inst.url + "/r/" + name + "/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || resp.Header.Get("X-Accel-Buffering") != "no" {
+				t.Fatalf("stream %d: %d %v", i, resp.StatusCode, resp.Header)
+			}
+			streams = append(streams, resp)
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "too_many_connections") {
+			t.Fatalf("third stream from one IP: %d %s", resp.StatusCode, body)
+		}
+	}
+}
