@@ -58,7 +58,9 @@
     if (es) es.close();
     if (pollTimer) clearTimeout(pollTimer);
     conn("");
-    rankEl.textContent = order.querySelector("h2").textContent;
+    var h2 = order.querySelector("h2");
+    rankEl.textContent = h2.textContent; // announced through the live region
+    h2.hidden = true;
     etaEl.textContent = ""; inlineEl.textContent = "";
     bar.hidden = false; bar.value = 100;
     $("wr-token").value = p.entryToken;

@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -48,7 +48,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	o := Options{
 		Queue: eng, Rooms: eng, Signer: signer, AdminToken: testAdminToken,
 		Health:  func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
-		Static:  fstest.MapFS{"robots.txt": {Data: []byte("User-agent: *\n")}},
+		Static:  os.DirFS("../static"), // the real assets
 		Metrics: metrics,
 		Log:     log,
 		Hub:     hub,

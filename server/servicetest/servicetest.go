@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +92,49 @@ func DropRoom(rdb redis.UniversalClient, name string) {
 		rdb.Del(ctx, batch...)
 	}
 	rdb.SRem(ctx, "wr:rooms", name)
+}
+
+// Chromium returns the path of Debian's chromium (or $CHROME_PATH), for
+// browser tests; it skips, or fails in CI, when there is none.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("CHROME_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	Missing(t, "Chromium (apt-get install chromium)", os.ErrNotExist)
+	return ""
+}
+
+// ArtifactDir returns a folder for test artifacts such as screenshots:
+// $ARTIFACTS_DIR, or artifacts/ at the module root.
+func ArtifactDir(t testing.TB, name string) string {
+	t.Helper()
+	base := os.Getenv("ARTIFACTS_DIR")
+	if base == "" {
+		dir, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := os.Stat(dir + "/go.mod"); err == nil {
+				break
+			}
+			parent := dir[:max(strings.LastIndex(dir, "/"), 0)]
+			if parent == "" || parent == dir {
+				break
+			}
+			dir = parent
+		}
+		base = dir + "/artifacts"
+	}
+	out := base + "/" + name
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

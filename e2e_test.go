@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"waitingroom/server/config"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// browser starts headless Chromium as this machine allows it (no sandbox as
+// root, none of the background traffic a closed network refuses) and
+// returns its first tab; tabs made from it WithNewBrowserContext have
+// cookie jars of their own.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(servicetest.Chromium(t)),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(420, 760),
+	)
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	root, cancelRoot := chromedp.NewContext(alloc)
+	t.Cleanup(cancelRoot)
+	if err := chromedp.Do(root); err != nil { // starts the browser
+		t.Fatalf("start chromium: %v", err)
+	}
+	return root
+}
+
+// waitText waits until the rank line reads want.
+func waitText(want string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.getElementById("wr-rank").textContent === %q`, want),
+		chromedp.WithPollingTimeout(15*time.Second))
+}
+
+// startServer runs the real server (serve) on the test Redis.
+func startServer(t *testing.T, tick time.Duration) (string, *queue.Engine) {
+	t.Helper()
+	rdb := servicetest.Redis(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]string{"-tick", tick.String(), "-redis-url", servicetest.RedisURL()},
+		func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	base := "http://" + ln.Addr().String()
+	waitHealthy(t, base)
+	return base, queue.New(rdb)
+}
+
+// TestBrowserWaitsAndGetsIn opens a room as three visitors (separate
+// browser profiles) at one admission per second, watches the last one's
+// rank fall without a reload, and sees every visitor reach READY with the
+// order form carrying a token. Screenshots land in artifacts/e2e.
+func TestBrowserWaitsAndGetsIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng := startServer(t, 250*time.Millisecond)
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Title = "Black Friday"
+	set.Rate = 1
+	set.Paused = true // the line forms first
+	ctx := context.Background()
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	shots := servicetest.ArtifactDir(t, "e2e")
+	shot := func(tab context.Context, file string) {
+		png, err := chromedp.Run(tab, chromedp.FullScreenshot(100)) // 100 gives a PNG
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", file, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, file), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var tabs []context.Context
+	for i := range 3 {
+		tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+		t.Cleanup(cancel)
+		tctx, tcancel := context.WithTimeout(tab, 60*time.Second)
+		t.Cleanup(tcancel)
+		want := []string{"You are next", "1 person ahead of you", "2 people ahead of you"}[i]
+		err := chromedp.Do(tctx,
+			chromedp.Navigate(base+"/r/"+name+"?utm_source=e2e"),
+			chromedp.WaitVisible(chromedp.ID("wr-progress")),
+			waitText(want),
+			// A marker that a reload would wipe out.
+			chromedp.Evaluate[chromedp.Void](`window.__noReload = 42`),
+		)
+		if err != nil {
+			text, _ := chromedp.Run(tctx, chromedp.Text(chromedp.ID("wr-rank")))
+			t.Fatalf("visitor %d: %v (rank text %q)", i+1, err, text)
+		}
+		tabs = append(tabs, tctx)
+	}
+	shot(tabs[2], "1-waiting-third.png")
+
+	set.Paused = false
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	// The third visitor watches the line move, live.
+	if err := chromedp.Do(tabs[2], waitText("1 person ahead of you")); err != nil {
+		t.Fatalf("the rank did not move without a reload: %v", err)
+	}
+	shot(tabs[2], "2-moving-third.png")
+
+	for i, tab := range tabs {
+		if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
+			t.Fatalf("visitor %d never saw the order form: %v", i+1, err)
+		}
+		token, err := chromedp.Run(tab, chromedp.Value(chromedp.ID("wr-token")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		utm, err := chromedp.Run(tab, chromedp.Evaluate[string](`(document.querySelector('#wr-order input[name="utm_source"]')||{}).value || ""`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		marker, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.__noReload || 0`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(token) != 43 {
+			t.Fatalf("visitor %d: order form token %q", i+1, token)
+		}
+		if marker != 42 {
+			t.Fatalf("visitor %d: the page reloaded", i+1)
+		}
+		if utm != "e2e" {
+			t.Fatalf("visitor %d: utm_source %q not carried to the order form", i+1, utm)
+		}
+		shot(tab, fmt.Sprintf("3-ready-visitor-%d.png", i+1))
+	}
+	st, _ := eng.Stats(ctx, name)
+	if st.Admitted != 3 || st.Issued != 3 {
+		t.Fatalf("room stats %+v: want 3 tickets, 3 admitted", st)
+	}
+	entries, _ := os.ReadDir(shots)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	t.Logf("screenshots in %s: %s", shots, strings.Join(names, ", "))
+}
