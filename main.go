@@ -25,6 +25,7 @@ const usage = `usage: waitingroom [command] [flags]
 commands:
   serve      serve the waiting room (the default)
   loadtest   drive an HTTP load at a running server (see: waitingroom loadtest -h)
+  soak       hold N waiting visitors over SSE (or polling) and measure the cost
 
 Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
 `
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return serveCommand(ctx, args, getenv, stdout, log)
 	case "loadtest":
 		return loadtestCommand(ctx, args, stdout)
+	case "soak":
+		return soakCommand(ctx, args, stdout)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

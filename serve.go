@@ -76,6 +76,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	}
 
 	metrics := web.NewMetrics()
+	metrics.CountRedisCommands(conn.Commands)
 	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP}, metrics, log)
 	handler, err := web.New(web.Options{
 		Queue:           eng,
@@ -109,6 +110,13 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	var wg sync.WaitGroup
 	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, hub, log) })
+	if cfg.DebugAddr != "" {
+		wg.Go(func() {
+			if err := serveDebug(loopCtx, cfg.DebugAddr, log); err != nil {
+				log.Error("debug listener", "err", err)
+			}
+		})
+	}
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -75,6 +75,14 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// CountRedisCommands exports a running count of the commands this process
+// has sent to Redis.
+func (m *Metrics) CountRedisCommands(sent func() int64) {
+	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "waitingroom_redis_commands_total", Help: "Commands this process has sent to Redis (a script call counts as one).",
+	}, func() float64 { return float64(sent()) }))
+}
+
 // Ticked records one admission tick.
 func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err error) {
 	m.TickDuration.Observe(took.Seconds())

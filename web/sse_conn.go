@@ -36,6 +36,7 @@ type sseConn struct {
 
 	// Owned by the room's fan-out, which runs one at a time per room.
 	lastRank int64
+	lastTick int64 // the newest tick this connection was sent
 	nextSeen time.Time
 	index    int // position in room.conns; guarded by room.mu
 
@@ -56,12 +57,17 @@ func newSSEConn(nc net.Conn) *sseConn {
 // write sends one chunk holding payload. It never blocks: a socket that
 // cannot take the whole chunk at once fails with errSlow.
 func (c *sseConn) write(payload []byte) error {
+	return c.writeFramed(chunk(payload))
+}
+
+// writeFramed sends bytes already framed as a chunk (see appendChunk).
+func (c *sseConn) writeFramed(b []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return net.ErrClosed
 	}
-	return c.writeLocked(chunk(payload))
+	return c.writeLocked(b)
 }
 
 func (c *sseConn) writeLocked(b []byte) error {
@@ -107,6 +113,27 @@ func chunk(payload []byte) []byte {
 	b = strconv.AppendInt(b, int64(len(payload)), 16)
 	b = append(b, '\r', '\n')
 	b = append(b, payload...)
+	return append(b, '\r', '\n')
+}
+
+// appendChunk appends one chunk whose payload body writes, without copying
+// the payload: the size line is reserved first and filled in after.
+func appendChunk(b []byte, body func([]byte) []byte) []byte {
+	const sizeLen = 4 // hex digits reserved; an event is far below 64 KiB
+	start := len(b)
+	b = append(b, "0000\r\n"...)
+	b = body(b)
+	n := len(b) - start - sizeLen - 2
+	if n >= 1<<16 {
+		// Too big for the reserved digits: frame it the slow way.
+		payload := append([]byte(nil), b[start+sizeLen+2:]...)
+		return append(b[:start], chunk(payload)...)
+	}
+	const hex = "0123456789abcdef"
+	for i := sizeLen - 1; i >= 0; i-- {
+		b[start+i] = hex[n&0xf]
+		n >>= 4
+	}
 	return append(b, '\r', '\n')
 }
 

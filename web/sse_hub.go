@@ -264,6 +264,9 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				if c.done.Load() {
 					continue
 				}
+				if st.Tick <= c.lastTick {
+					continue // already sent; this pass catches up someone else
+				}
 				ticket := c.ticket.Load()
 				rank, passed := st.Rank(ticket)
 				if passed {
@@ -271,12 +274,12 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					continue
 				}
 				rank = min(rank, c.lastRank)
-				c.lastRank = rank
+				c.lastRank, c.lastTick = rank, st.Tick
 				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: ticket, Waiting: st.Waiting,
 					EstimatedWaitSeconds:   queue.EstimatedWait(rank, st.Rate),
 					PollingIntervalSeconds: queue.PollingInterval(rank)}
-				buf = appendEvent(buf[:0], st.Tick, "position", p, st.TimeMicros)
-				if err := c.write(buf); err != nil {
+				buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "position", p, st.TimeMicros) })
+				if err := c.writeFramed(buf); err != nil {
 					h.drop(c, err)
 					continue
 				}
@@ -352,7 +355,7 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 	h.mu.Unlock()
 	c.room = r
 	c.ticket.Store(p.Ticket)
-	c.lastRank = p.Rank
+	c.lastRank, c.lastTick = p.Rank, p.Tick
 	c.nextSeen = time.Now().Add(rand.N(h.opt.SeenEvery) + time.Second)
 	if p.Status != queue.StatusWaiting {
 		c.done.Store(true)

@@ -461,3 +461,22 @@ func TestPerIPCaps(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendChunk(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		want    string
+	}{
+		{"empty", "", "0000\r\n\r\n"},
+		{"short", "data: x\n\n", "0009\r\ndata: x\n\n\r\n"},
+		{"255", strings.Repeat("a", 255), "00ff\r\n" + strings.Repeat("a", 255) + "\r\n"},
+		{"too big for 4 digits", strings.Repeat("b", 1<<16), "10000\r\n" + strings.Repeat("b", 1<<16) + "\r\n"},
+	}
+	for _, tt := range tests {
+		got := string(appendChunk([]byte("prefix"), func(b []byte) []byte { return append(b, tt.payload...) }))
+		if got != "prefix"+tt.want {
+			t.Errorf("%s: got %q", tt.name, got[:min(len(got), 40)])
+		}
+	}
+}

@@ -37,6 +37,9 @@ type Config struct {
 	// EnterRatePerIP caps enters per second per client IP
 	// (ENTER_RATE_PER_IP); the burst is three times as many.
 	EnterRatePerIP float64
+	// DebugAddr, when set, serves Go's pprof profiles on this loopback
+	// address (DEBUG_ADDR).
+	DebugAddr string
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -77,6 +80,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		}
 		fs.DurationVar(p, name, v, help+" ($"+env+")")
 	}
+	str(&c.DebugAddr, "debug-addr", "DEBUG_ADDR", "", "loopback address for Go's pprof profiles; empty disables them")
 	var proxies, maxPerIP, ratePerIP string
 	str(&proxies, "trusted-proxies", "TRUSTED_PROXIES", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed")
 	str(&maxPerIP, "sse-max-per-ip", "SSE_MAX_PER_IP", strconv.Itoa(DefaultSSEMaxPerIP), "concurrent SSE connections per client IP")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -19,6 +20,36 @@ type Conn struct {
 	// Embedded reports that Client talks to an in-process miniredis.
 	Embedded bool
 	close    func() error
+	sent     *atomic.Int64
+}
+
+// Commands returns how many commands this process has sent to Redis (a
+// script call counts as one), for the push-cost measurements.
+func (c *Conn) Commands() int64 { return c.sent.Load() }
+
+// counter is a go-redis hook that counts the commands a process sends.
+type counter struct{ n *atomic.Int64 }
+
+func (counter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+func newConn(c redis.UniversalClient, embedded bool, closeFn func() error) *Conn {
+	n := new(atomic.Int64)
+	c.AddHook(counter{n})
+	return &Conn{Client: c, Embedded: embedded, close: closeFn, sent: n}
 }
 
 // Close closes the client and stops the embedded server, if any.
@@ -58,7 +89,7 @@ func Open(ctx context.Context, rawURL string, log *slog.Logger) (*Conn, error) {
 		return nil, fmt.Errorf("redisconn: ping %s: %w", u.Redacted(), err)
 	}
 	log.Info("redis connected", "url", u.Redacted())
-	return &Conn{Client: c, close: c.Close}, nil
+	return newConn(c, false, c.Close), nil
 }
 
 func openEmbedded(log *slog.Logger) (*Conn, error) {
@@ -71,9 +102,9 @@ func openEmbedded(log *slog.Logger) (*Conn, error) {
 		"The line is lost on restart and cannot be shared by several instances. " +
 		"Set REDIS_URL for anything but a demo.")
 	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
-	return &Conn{Client: c, Embedded: true, close: func() error {
+	return newConn(c, true, func() error {
 		err := c.Close()
 		m.Close()
 		return err
-	}}, nil
+	}), nil
 }

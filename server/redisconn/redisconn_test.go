@@ -56,6 +56,9 @@ func TestOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Client.Del(context.Background(), "wr:{redisconn-test}:k")
+			if c.Commands() < 2 {
+				t.Fatalf("counted %d commands, want at least the SET and the DEL", c.Commands())
+			}
 		})
 	}
 }

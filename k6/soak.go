@@ -1,0 +1,415 @@
+package k6
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/r3labs/sse/v2"
+	"gopkg.in/cenkalti/backoff.v1"
+)
+
+// Soak holds N waiting visitors on a room for a while, over SSE or, in
+// polling mode, as the seed's clients did, and measures what it costs.
+type Soak struct {
+	// BaseURL is the server, for example http://127.0.0.1:8080.
+	BaseURL string
+	Room    string
+	N       int
+	// Ramp is the number of new connections per second.
+	Ramp float64
+	// Hold is how long all connections are held once they are up.
+	Hold time.Duration
+	// SourceIPs spreads connections over 127.0.0.1..127.0.0.SourceIPs.
+	SourceIPs int
+	// Poll selects the seed's polling pattern instead of SSE.
+	Poll bool
+	// Settle is how long to wait after the ramp before measuring.
+	Settle time.Duration
+	// R3labs follows the streams with the r3labs/sse client instead of the
+	// lean raw client.
+	R3labs bool
+	// RedisCalls, when set, reads the Redis server's total command calls
+	// (INFO commandstats, including commands run inside scripts), at the
+	// start and the end of the hold.
+	RedisCalls func(ctx context.Context) (int64, error)
+}
+
+// Report is what a soak measured.
+type Report struct {
+	Mode           string
+	Connected      int64
+	Failed         int64
+	Reconnects     int64
+	ConnectSeconds float64
+	HeadersP50     time.Duration
+	HeadersP99     time.Duration
+	Events         int64
+	Lost           int64
+	Duplicates     int64
+	LatencyP50     time.Duration
+	LatencyP99     time.Duration
+	LatencyMax     time.Duration
+	WorstTickP99   time.Duration
+	Ticks          int
+	RSSBefore      float64
+	RSSAfter       float64
+	RSSPerConn     float64
+	ServerConns    float64
+	CommandsPerSec float64
+	HoldSeconds    float64
+	Polls          int64
+	PollsPerSecond float64
+	// RedisSidePerSec is the Redis server's command calls per second over
+	// the hold, scripts' inner commands included (when RedisCalls is set).
+	RedisSidePerSec float64
+}
+
+// Validate returns an error for a soak that is unbounded or aims anywhere
+// but loopback.
+func (s Soak) Validate() error {
+	if err := (Load{URL: s.BaseURL, Concurrency: 1, Duration: time.Second}).Validate(); err != nil {
+		return err
+	}
+	switch {
+	case s.N < 1 || s.N > 19000:
+		return fmt.Errorf("soak: n %d out of 1..19000 (one process's open files)", s.N)
+	case s.Ramp <= 0:
+		return errors.New("soak: ramp must be positive")
+	case s.Hold <= 0 || s.Hold > 30*time.Minute:
+		return fmt.Errorf("soak: hold %v out of (0, 30m]", s.Hold)
+	case s.SourceIPs < 1 || s.SourceIPs > 250:
+		return fmt.Errorf("soak: source IPs %d out of 1..250", s.SourceIPs)
+	}
+	return nil
+}
+
+// tracker counts one stream's events: lost and duplicate ticks by id, and
+// the latency from each tick's server time to its receipt.
+type tracker struct {
+	lastID    int64
+	seen      bool
+	sh        *shard
+	events    *atomic.Int64
+	lost      *atomic.Int64
+	dups      *atomic.Int64
+	measuring *atomic.Bool
+}
+
+func (t *tracker) event(id int64, data []byte) {
+	now := time.Now()
+	t.events.Add(1)
+	if !t.seen { // the snapshot on connect, not a tick
+		t.seen, t.lastID = true, id
+		return
+	}
+	if id == 0 {
+		return // ready, or a snapshot after a reconnect
+	}
+	switch {
+	case id <= t.lastID:
+		t.dups.Add(1)
+	case id > t.lastID+1 && t.lastID > 0:
+		t.lost.Add(id - t.lastID - 1)
+	}
+	t.lastID = max(t.lastID, id)
+	if !t.measuring.Load() {
+		return
+	}
+	if ts := jsonInt(data, `"t":`); ts > 0 {
+		lat := now.Sub(time.UnixMicro(ts))
+		t.sh.mu.Lock()
+		t.sh.byTick[id] = append(t.sh.byTick[id], lat)
+		t.sh.mu.Unlock()
+	}
+}
+
+// shard collects latencies with little contention.
+type shard struct {
+	mu     sync.Mutex
+	byTick map[int64][]time.Duration
+}
+
+// Run performs the soak. It returns when the hold is over or ctx ends.
+func (s Soak) Run(ctx context.Context) (Report, error) {
+	if err := s.Validate(); err != nil {
+		return Report{}, err
+	}
+	rep := Report{Mode: "sse"}
+	if s.Poll {
+		rep.Mode = "poll"
+	}
+	metricsURL := strings.TrimRight(s.BaseURL, "/") + "/metrics"
+	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
+	before, err := Scrape(ctx, metricsURL, series...)
+	if err != nil {
+		return rep, err
+	}
+	rep.RSSBefore = before["process_resident_memory_bytes"]
+
+	clients := make([]*http.Client, s.SourceIPs)
+	for i := range clients {
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i))}
+		d := &net.Dialer{LocalAddr: local, Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		clients[i] = &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 2000, DisableCompression: true}}
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var connected, failed, reconnects, events, lost, dups, polls atomic.Int64
+	var hdrMu sync.Mutex
+	var headers []time.Duration
+	shards := make([]shard, 64)
+	for i := range shards {
+		shards[i].byTick = map[int64][]time.Duration{}
+	}
+	var measuring atomic.Bool
+	var wg sync.WaitGroup
+	start := time.Now()
+	interval := time.Duration(float64(time.Second) / s.Ramp)
+	for i := 0; i < s.N && runCtx.Err() == nil; i++ {
+		jar, _ := cookiejar.New(nil)
+		hc := *clients[i%len(clients)]
+		hc.Jar = jar
+		sh := &shards[i%len(shards)]
+		switch {
+		case s.Poll:
+			wg.Go(func() { s.poller(runCtx, &hc, &connected, &failed, &polls, &measuring) })
+		case !s.R3labs:
+			rs, err := newRawStream(s.BaseURL, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%s.SourceIPs))})
+			if err != nil {
+				return rep, err
+			}
+			wg.Go(func() {
+				tr := tracker{sh: sh, events: &events, lost: &lost, dups: &dups, measuring: &measuring}
+				rs.run(runCtx, func(first bool, took time.Duration, err error) {
+					switch {
+					case err != nil:
+						failed.Add(1)
+					case first:
+						connected.Add(1)
+						hdrMu.Lock()
+						headers = append(headers, took)
+						hdrMu.Unlock()
+					default:
+						reconnects.Add(1)
+					}
+				}, func(id int64, _, data []byte) { tr.event(id, data) })
+			})
+		default:
+			wg.Go(func() {
+				s.follower(runCtx, &hc, sh, &connected, &failed, &reconnects, &events, &lost, &dups, &measuring, &hdrMu, &headers)
+			})
+		}
+		if d := time.Until(start.Add(time.Duration(i+1) * interval)); d > 0 {
+			select {
+			case <-runCtx.Done():
+			case <-time.After(d):
+			}
+		}
+	}
+	for connected.Load()+failed.Load() < int64(s.N) && runCtx.Err() == nil && time.Since(start) < time.Duration(float64(s.N)/s.Ramp*float64(time.Second))+30*time.Second {
+		time.Sleep(50 * time.Millisecond)
+	}
+	rep.ConnectSeconds = time.Since(start).Seconds()
+	select {
+	case <-runCtx.Done():
+	case <-time.After(s.Settle):
+	}
+
+	// Measure over the hold.
+	mid, err := Scrape(ctx, metricsURL, series...)
+	if err != nil {
+		return rep, err
+	}
+	var callsBefore int64
+	if s.RedisCalls != nil {
+		if callsBefore, err = s.RedisCalls(ctx); err != nil {
+			return rep, err
+		}
+	}
+	measuring.Store(true)
+	holdStart := time.Now()
+	select {
+	case <-runCtx.Done():
+	case <-time.After(s.Hold):
+	}
+	measuring.Store(false)
+	rep.HoldSeconds = time.Since(holdStart).Seconds()
+	if s.RedisCalls != nil {
+		callsAfter, err := s.RedisCalls(ctx)
+		if err != nil {
+			return rep, err
+		}
+		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / rep.HoldSeconds
+	}
+	after, err := Scrape(ctx, metricsURL, series...)
+	if err != nil {
+		return rep, err
+	}
+	cancel()
+	wg.Wait()
+
+	rep.Connected, rep.Failed, rep.Reconnects = connected.Load(), failed.Load(), reconnects.Load()
+	rep.Events, rep.Lost, rep.Duplicates, rep.Polls = events.Load(), lost.Load(), dups.Load(), polls.Load()
+	rep.PollsPerSecond = float64(rep.Polls) / rep.HoldSeconds
+	rep.RSSAfter = after["process_resident_memory_bytes"]
+	rep.ServerConns = mid["waitingroom_sse_connections"]
+	if rep.Connected > 0 {
+		rep.RSSPerConn = (rep.RSSAfter - rep.RSSBefore) / float64(rep.Connected)
+	}
+	rep.CommandsPerSec = (after["waitingroom_redis_commands_total"] - mid["waitingroom_redis_commands_total"]) / rep.HoldSeconds
+	slices.Sort(headers)
+	rep.HeadersP50, rep.HeadersP99 = Percentile(headers, 50), Percentile(headers, 99)
+
+	merged := map[int64][]time.Duration{}
+	for i := range shards {
+		for tick, ls := range shards[i].byTick {
+			merged[tick] = append(merged[tick], ls...)
+		}
+	}
+	var all []time.Duration
+	for _, ls := range merged {
+		all = append(all, ls...)
+		slices.Sort(ls)
+		rep.WorstTickP99 = max(rep.WorstTickP99, Percentile(ls, 99))
+	}
+	rep.Ticks = len(merged)
+	slices.Sort(all)
+	rep.LatencyP50, rep.LatencyP99 = Percentile(all, 50), Percentile(all, 99)
+	if len(all) > 0 {
+		rep.LatencyMax = all[len(all)-1]
+	}
+	return rep, nil
+}
+
+func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, connected, failed, reconnects, events, lost, dups *atomic.Int64,
+	measuring *atomic.Bool, hdrMu *sync.Mutex, headers *[]time.Duration) {
+	u := strings.TrimRight(s.BaseURL, "/") + "/r/" + url.PathEscape(s.Room) + "/events"
+	c := sse.NewClient(u, sse.ClientMaxBufferSize(8<<10))
+	c.Connection = hc
+	c.ReconnectStrategy = backoff.WithContext(backoff.NewConstantBackOff(time.Second+rand.N(time.Second)), ctx)
+	began := time.Now()
+	first := true
+	c.ResponseValidator = func(_ *sse.Client, resp *http.Response) error {
+		if resp.StatusCode != http.StatusOK {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		if first {
+			first = false
+			connected.Add(1)
+			hdrMu.Lock()
+			*headers = append(*headers, time.Since(began))
+			hdrMu.Unlock()
+		} else {
+			reconnects.Add(1)
+		}
+		return nil
+	}
+	tr := tracker{sh: sh, events: events, lost: lost, dups: dups, measuring: measuring}
+	err := c.SubscribeRawWithContext(ctx, func(e *sse.Event) {
+		if len(e.Data) == 0 {
+			return
+		}
+		id, _ := strconv.ParseInt(string(e.ID), 10, 64)
+		tr.event(id, e.Data)
+	})
+	if first && err != nil && ctx.Err() == nil {
+		failed.Add(1)
+	}
+}
+
+// poller is one client of the seed's design: enter, then poll the position
+// at the interval the server asks for.
+func (s Soak) poller(ctx context.Context, hc *http.Client, connected, failed, polls *atomic.Int64, measuring *atomic.Bool) {
+	api := strings.TrimRight(s.BaseURL, "/") + "/api/rooms/" + url.PathEscape(s.Room) + "/queue"
+	call := func(method, u string) (int64, error) {
+		req, err := http.NewRequestWithContext(ctx, method, u, nil)
+		if err != nil {
+			return 0, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if err != nil || resp.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("%s %s: %d %v", method, u, resp.StatusCode, err)
+		}
+		return jsonInt(body, `"pollingIntervalSeconds":`), nil
+	}
+	every, err := call(http.MethodPost, api)
+	if err != nil {
+		if ctx.Err() == nil {
+			failed.Add(1)
+		}
+		return
+	}
+	connected.Add(1)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Duration(max(every, 1))*time.Second + rand.N(500*time.Millisecond)):
+		}
+		n, err := call(http.MethodGet, api+"/position")
+		if err == nil {
+			every = n
+			if measuring.Load() {
+				polls.Add(1)
+			}
+		}
+	}
+}
+
+// jsonInt reads the integer after key in a flat JSON object.
+func jsonInt(b []byte, key string) int64 {
+	s := string(b)
+	i := strings.Index(s, key)
+	if i < 0 {
+		return 0
+	}
+	s = s[i+len(key):]
+	end := strings.IndexAny(s, ",}")
+	if end < 0 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(s[:end]), 10, 64)
+	return n
+}
+
+// String formats the report as the tables in BENCHMARKS.md quote it.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "mode %s: %d connected, %d failed, %d reconnects in %.1f s (time to headers p50 %v, p99 %v)\n",
+		r.Mode, r.Connected, r.Failed, r.Reconnects, r.ConnectSeconds, r.HeadersP50.Round(time.Microsecond), r.HeadersP99.Round(time.Microsecond))
+	if r.Mode == "sse" {
+		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d\n", r.Events, r.Ticks, r.Lost, r.Duplicates)
+		fmt.Fprintf(&b, "broadcast latency, tick -> client: p50 %v, p99 %v, max %v; worst tick p99 %v\n",
+			r.LatencyP50.Round(time.Microsecond), r.LatencyP99.Round(time.Microsecond), r.LatencyMax.Round(time.Microsecond), r.WorstTickP99.Round(time.Microsecond))
+	} else {
+		fmt.Fprintf(&b, "polls %.0f/s over the hold\n", r.PollsPerSecond)
+	}
+	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %.2f KiB per connection (%.0f SSE connections on the server)\n",
+		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), r.RSSPerConn/1024, r.ServerConns)
+	fmt.Fprintf(&b, "Redis commands sent by the server: %.1f/s over %.1f s\n", r.CommandsPerSec, r.HoldSeconds)
+	if r.RedisSidePerSec > 0 {
+		fmt.Fprintf(&b, "Redis-side calls (INFO commandstats, scripts' inner commands included): %.1f/s over the hold\n", r.RedisSidePerSec)
+	}
+	return b.String()
+}
