@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/config"
 	"waitingroom/server/queue"
@@ -55,15 +56,17 @@ func waitText(want string) chromedp.Action[chromedp.Void] {
 		chromedp.WithPollingTimeout(15*time.Second))
 }
 
-// startServer runs the real server (serve) on the test Redis.
-func startServer(t *testing.T, tick time.Duration) (string, *queue.Engine) {
+// startServer runs the real server (serve) on the test Redis, in the
+// database kept for whole servers, and returns a client of that database.
+func startServer(t *testing.T, tick time.Duration) (string, *queue.Engine, redis.UniversalClient) {
 	t.Helper()
-	rdb := servicetest.Redis(t)
+	url := servicetest.RedisURLDB(t, servicetest.ServerDB)
+	rdb := servicetest.RedisAt(t, url)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse([]string{"-tick", tick.String(), "-redis-url", servicetest.RedisURL()},
+	cfg, err := config.Parse([]string{"-tick", tick.String(), "-redis-url", url},
 		func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +80,7 @@ func startServer(t *testing.T, tick time.Duration) (string, *queue.Engine) {
 	})
 	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
-	return base, queue.New(rdb)
+	return base, queue.New(rdb), rdb
 }
 
 // TestBrowserWaitsAndGetsIn opens a room as three visitors (separate
@@ -89,8 +92,7 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 		t.Skip("browser test")
 	}
 	alloc := browser(t)
-	base, eng := startServer(t, 250*time.Millisecond)
-	rdb := servicetest.Redis(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Title = "Black Friday"

@@ -13,8 +13,7 @@ import (
 // TestSoakSmoke runs the soak tool briefly, in both modes, against a real
 // server on loopback: tiny N, a couple of seconds.
 func TestSoakSmoke(t *testing.T) {
-	base, eng := startServer(t, 200*time.Millisecond)
-	rdb := servicetest.Redis(t)
+	base, eng, rdb := startServer(t, 200*time.Millisecond)
 	tests := []struct {
 		name string
 		poll bool

@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"time"
+
+	"waitingroom/server/visitor"
 )
 
 // CookieName is the visitor cookie's name.
@@ -19,6 +21,26 @@ func (s *Server) visitorID(r *http.Request) (string, bool) {
 		return "", false
 	}
 	return s.signer.Verify(c.Value)
+}
+
+// visitorOrNew returns the visitor of a validly signed cookie, or a fresh
+// id (isNew) that the caller sets as the cookie once the enter succeeded.
+func (s *Server) visitorOrNew(r *http.Request) (id string, isNew bool, err error) {
+	if id, ok := s.visitorID(r); ok {
+		return id, false, nil
+	}
+	id, err = visitor.NewID()
+	return id, true, err
+}
+
+// enterAllowed takes one enter from the client IP's bucket, and counts a
+// refusal; the caller answers 429.
+func (s *Server) enterAllowed(r *http.Request) bool {
+	if s.enters.allow(clientIP(r, s.trusted)) {
+		return true
+	}
+	s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
+	return false
 }
 
 // setVisitorCookie issues the signed wr_vid cookie for id.

@@ -30,6 +30,12 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, apiError{Code: code, Message: msg})
 }
 
+// writeRateLimited answers a refused enter.
+func writeRateLimited(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", "2")
+	writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many attempts from your network. Please wait a moment.")
+}
+
 // fail maps an engine error onto the HTTP contract. Anything unexpected is
 // an unavailable dependency: the client gets 503, never the error's text.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {

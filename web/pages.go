@@ -13,7 +13,6 @@ import (
 	"github.com/a-h/templ"
 
 	"waitingroom/server/room"
-	"waitingroom/server/visitor"
 	"waitingroom/views"
 )
 
@@ -118,27 +117,23 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlError(w, r, http.StatusRequestEntityTooLarge, "The form is too large.", name, false)
 		return
 	}
-	if !s.enters.allow(clientIP(r, s.trusted)) {
-		s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
+	if !s.enterAllowed(r) {
 		w.Header().Set("Retry-After", "2")
 		s.htmlError(w, r, http.StatusTooManyRequests, "Too many attempts from your network. Please wait a moment and retry.", name, true)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	id, known := s.visitorID(r)
-	if !known {
-		var err error
-		if id, err = visitor.NewID(); err != nil {
-			s.htmlFail(w, r, err, name)
-			return
-		}
+	id, isNew, err := s.visitorOrNew(r)
+	if err != nil {
+		s.htmlFail(w, r, err, name)
+		return
 	}
 	if _, err := s.q.Enter(ctx, name, id); err != nil {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	if !known {
+	if isNew {
 		s.setVisitorCookie(w, r, id)
 	}
 	w.Header().Set("Cache-Control", "no-store")

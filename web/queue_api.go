@@ -3,8 +3,6 @@ package web
 import (
 	"net/http"
 	"time"
-
-	"waitingroom/server/visitor"
 )
 
 // enter puts the visitor in the line (idempotently) and answers their
@@ -14,19 +12,14 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	if !s.enters.allow(clientIP(r, s.trusted)) {
-		s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
-		w.Header().Set("Retry-After", "2")
-		writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many attempts from your network. Please wait a moment.")
+	if !s.enterAllowed(r) {
+		writeRateLimited(w)
 		return
 	}
-	id, known := s.visitorID(r)
-	if !known {
-		var err error
-		if id, err = visitor.NewID(); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	id, isNew, err := s.visitorOrNew(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	start := time.Now()
 	p, err := s.q.Enter(r.Context(), name, id)
@@ -35,7 +28,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	if !known {
+	if isNew {
 		s.setVisitorCookie(w, r, id)
 	}
 	writeJSON(w, http.StatusOK, p)

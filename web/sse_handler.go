@@ -9,7 +9,6 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
-	"waitingroom/server/visitor"
 )
 
 // handshakeTimeout bounds the blocking write of the SSE response headers
@@ -39,21 +38,16 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			s.hub.releaseIP(ip)
 		}
 	}()
-	if !s.enters.allow(ip) {
-		s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
-		w.Header().Set("Retry-After", "2")
-		writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many attempts from your network. Please wait a moment.")
+	if !s.enterAllowed(r) {
+		writeRateLimited(w)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	id, known := s.visitorID(r)
-	if !known {
-		var err error
-		if id, err = visitor.NewID(); err != nil {
-			s.fail(w, r, err)
-			return
-		}
+	id, isNew, err := s.visitorOrNew(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	hr, err := s.hub.room(ctx, name)
 	if err != nil {
@@ -82,7 +76,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	var b []byte
 	b = append(b, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"+
 		"X-Accel-Buffering: no\r\nX-Content-Type-Options: nosniff\r\nTransfer-Encoding: chunked\r\n"...)
-	if !known {
+	if isNew {
 		b = append(b, "Set-Cookie: "...)
 		b = append(b, s.visitorCookie(r, id).String()...)
 		b = append(b, "\r\n"...)

@@ -93,11 +93,8 @@ func (h *Hub) Close() {
 		return
 	}
 	h.closed = true
-	rooms := make([]*hubRoom, 0, len(h.rooms))
-	for _, r := range h.rooms {
-		rooms = append(rooms, r)
-	}
 	h.mu.Unlock()
+	rooms := h.roomList()
 	close(h.stop)
 	for _, r := range rooms {
 		for _, c := range r.snapshotConns() {
@@ -132,12 +129,7 @@ func (h *Hub) Event(room string, e queue.Event) {
 // Subscribed implements push.Handler: events may have been lost while the
 // subscription was down, so every room resyncs.
 func (h *Hub) Subscribed() {
-	h.mu.Lock()
-	rooms := make([]*hubRoom, 0, len(h.rooms))
-	for _, r := range h.rooms {
-		rooms = append(rooms, r)
-	}
-	h.mu.Unlock()
+	rooms := h.roomList()
 	for _, r := range rooms {
 		select {
 		case <-r.loaded:
@@ -418,6 +410,17 @@ func (h *Hub) drop(c *sseConn, err error) {
 	}
 }
 
+// roomList returns the rooms the hub knows, for a pass over all of them.
+func (h *Hub) roomList() []*hubRoom {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rooms := make([]*hubRoom, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		rooms = append(rooms, r)
+	}
+	return rooms
+}
+
 func (r *hubRoom) snapshotConns() []*sseConn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -435,12 +438,7 @@ func (h *Hub) heartbeats() {
 			return
 		case <-t.C:
 		}
-		h.mu.Lock()
-		rooms := make([]*hubRoom, 0, len(h.rooms))
-		for _, r := range h.rooms {
-			rooms = append(rooms, r)
-		}
-		h.mu.Unlock()
+		rooms := h.roomList()
 		for _, r := range rooms {
 			for _, c := range r.snapshotConns() {
 				if err := c.write(heartbeatFrame); err != nil {

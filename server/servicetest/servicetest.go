@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -43,10 +44,31 @@ func RedisURL() string {
 	return DefaultRedisURL
 }
 
+// ServerDB is the Redis database of tests that run whole servers: their
+// issuers tick every room of their database, so they must not share one
+// with tests that count admissions.
+const ServerDB = 1
+
+// RedisURLDB returns the test Redis URL with database db.
+func RedisURLDB(t testing.TB, db int) string {
+	t.Helper()
+	opt, err := redis.ParseURL(RedisURL())
+	if err != nil {
+		t.Fatalf("REDIS_TEST_URL: %v", err)
+	}
+	return fmt.Sprintf("redis://%s/%d", opt.Addr, db)
+}
+
 // Redis returns a client of the real test Redis, closed when t ends.
 func Redis(t testing.TB) redis.UniversalClient {
 	t.Helper()
-	opt, err := redis.ParseURL(RedisURL())
+	return RedisAt(t, RedisURL())
+}
+
+// RedisAt returns a client of the Redis at url, closed when t ends.
+func RedisAt(t testing.TB, url string) redis.UniversalClient {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
 	if err != nil {
 		t.Fatalf("REDIS_TEST_URL: %v", err)
 	}
@@ -56,7 +78,7 @@ func Redis(t testing.TB) redis.UniversalClient {
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
-		Missing(t, "Redis at "+RedisURL(), err)
+		Missing(t, "Redis at "+url, err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
