@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,7 +59,7 @@ func waitText(want string) chromedp.Action[chromedp.Void] {
 
 // startServer runs the real server (serve) on the test Redis, in the
 // database kept for whole servers, and returns a client of that database.
-func startServer(t *testing.T, tick time.Duration) (string, *queue.Engine, redis.UniversalClient) {
+func startServer(t *testing.T, tick time.Duration, args ...string) (string, *queue.Engine, redis.UniversalClient) {
 	t.Helper()
 	url := servicetest.RedisURLDB(t, servicetest.ServerDB)
 	rdb := servicetest.RedisAt(t, url)
@@ -66,7 +67,7 @@ func startServer(t *testing.T, tick time.Duration) (string, *queue.Engine, redis
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse([]string{"-tick", tick.String(), "-redis-url", url},
+	cfg, err := config.Parse(append([]string{"-tick", tick.String(), "-redis-url", url}, args...),
 		func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -182,4 +183,58 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	t.Logf("screenshots in %s: %s", shots, strings.Join(names, ", "))
+}
+
+// TestBrowserFallsBackToPolling refuses the browser's SSE stream (the
+// per-IP cap is 1 and another client holds the slot): the page must poll
+// the JSON API instead and still reach READY.
+func TestBrowserFallsBackToPolling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "1")
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = 1
+	set.Paused = true
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	// Another client from this address holds the one SSE slot.
+	resp, err := http.Get(base + "/r/" + name + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("holding stream: %d", resp.StatusCode)
+	}
+	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	defer cancel()
+	tab, cancelT := context.WithTimeout(tab, 60*time.Second)
+	defer cancelT()
+	if err := chromedp.Do(tab,
+		chromedp.Navigate(base+"/r/"+name),
+		waitText("1 person ahead of you"),
+		chromedp.Poll[chromedp.Void](`document.getElementById("wr-conn").textContent.indexOf("checking every few seconds") >= 0`,
+			chromedp.WithPollingTimeout(15*time.Second)),
+	); err != nil {
+		t.Fatalf("the page did not fall back to polling: %v", err)
+	}
+	set.Paused = false
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
+		t.Fatalf("polling never reached READY: %v", err)
+	}
+	token, err := chromedp.Run(tab, chromedp.Value(chromedp.ID("wr-token")))
+	if err != nil || len(token) != 43 {
+		t.Fatalf("token %q, %v", token, err)
+	}
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err == nil {
+		os.WriteFile(filepath.Join(servicetest.ArtifactDir(t, "e2e"), "4-ready-by-polling.png"), png, 0o644)
+	}
 }

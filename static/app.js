@@ -92,11 +92,20 @@
     var onEvent = function (e) { conn(""); try { render(JSON.parse(e.data)); } catch (x) {} };
     es.addEventListener("position", onEvent);
     es.addEventListener("ready", onEvent);
-    es.onopen = function () { conn(""); };
+    var failures = 0;
+    es.onopen = function () { failures = 0; conn(""); };
     es.onerror = function () {
       if (done) return;
-      if (es.readyState === EventSource.CLOSED) { conn(d.tPolling); poll(); } // refused: poll instead
-      else conn(d.tReconnecting); // the browser reconnects by itself
+      failures++;
+      // Refused (CLOSED), or unable to connect again and again: poll the
+      // JSON API instead. A single drop is left to the browser's reconnect.
+      if (es.readyState === EventSource.CLOSED || failures >= 3) {
+        es.close();
+        conn(d.tPolling);
+        poll();
+      } else {
+        conn(d.tReconnecting);
+      }
     };
   }
 

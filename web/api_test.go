@@ -313,6 +313,19 @@ func TestAdminAPI(t *testing.T) {
 	}
 }
 
+func TestEnterRatePerIP(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0.01, 2 })
+	for i, want := range []int{200, 200, 429} {
+		r := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+		if r.status != want {
+			t.Fatalf("enter %d: %d, want %d", i+1, r.status, want)
+		}
+		if want == 429 && (r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "rate_limited")) {
+			t.Fatalf("refused enter: %v %s", r.header, r.body)
+		}
+	}
+}
+
 func TestAdminDisabledWithoutToken(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.AdminToken = "" })
 	r := h.do(t, "GET", "/api/admin/rooms/"+h.room, "", map[string]string{"Authorization": "Bearer "}, nil)
