@@ -183,6 +183,11 @@ func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 		b = append(b, *p.EntryToken...)
 		b = append(b, '"')
 	}
+	if p.SoldOut {
+		b = append(b, `,"soldOut":true`...)
+	} else {
+		b = append(b, `,"soldOut":false`...)
+	}
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, tickMicros, 10)
 	return append(b, '}')

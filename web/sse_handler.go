@@ -89,8 +89,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		eventID = 0 // the client has seen this tick: a snapshot, not a repeat
 	}
 	name2 := "position"
-	if p.Status == queue.StatusReady {
+	switch {
+	case p.Status == queue.StatusReady:
 		name2, eventID = "ready", 0
+	case p.SoldOut:
+		name2 = "soldout"
 	}
 	first = appendEvent(first, eventID, name2, p, time.Now().UnixMicro())
 	b = append(b, chunk(first)...)

@@ -259,6 +259,17 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				if st.Tick <= c.lastTick {
 					continue // already sent; this pass catches up someone else
 				}
+				if st.SoldOut {
+					// Nothing left to sell: every waiting page is told once.
+					c.done.Store(true)
+					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.ticket.Load(), SoldOut: true,
+						PollingIntervalSeconds: queue.PollingTier(0)}
+					buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
+					if err := c.writeFramed(buf); err != nil {
+						h.drop(c, err)
+					}
+					continue
+				}
 				ticket := c.ticket.Load()
 				rank, passed := st.Rank(ticket)
 				if passed {

@@ -16,6 +16,7 @@ import (
 
 // State is one room's rank state. It is not safe for concurrent use.
 type State struct {
+	SoldOut    bool
 	Tick       int64
 	Head       int64
 	Waiting    int64
@@ -31,7 +32,7 @@ type State struct {
 func (s *State) Reset(snap queue.Snapshot) {
 	s.synced = true
 	if snap.Tick >= s.Tick {
-		s.Tick, s.Waiting, s.Rate = snap.Tick, snap.Waiting, snap.Rate
+		s.Tick, s.Waiting, s.Rate, s.SoldOut = snap.Tick, snap.Waiting, snap.Rate, snap.SoldOut
 	}
 	s.addDepartures(snap.Departed)
 	s.advance(snap.Head)
@@ -47,7 +48,7 @@ func (s *State) Synced() bool { return s.synced }
 func (s *State) Apply(e queue.Event) bool {
 	complete := s.Tick == 0 || e.Tick <= s.Tick+1
 	if e.Tick > s.Tick {
-		s.Tick, s.Waiting, s.Rate, s.TimeMicros = e.Tick, e.Waiting, e.Rate, e.TimeMicros
+		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
 	}
 	s.addDepartures(e.Departed)
 	s.advance(e.Head)

@@ -70,7 +70,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	if err != nil {
 		return Position{}, err
 	}
-	if len(res) != 9 {
+	if len(res) != 10 {
 		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
 	}
 	code := asInt(res[0])
@@ -78,7 +78,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 		return Position{}, room.ErrNotFound
 	}
 	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
-		Head: asInt(res[7]), Tick: asInt(res[8])}
+		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1}
 	switch code {
 	case 2:
 		tok := asString(res[4])
@@ -200,6 +200,7 @@ func (e *Engine) MarkSeen(ctx context.Context, roomName string, tickets []int64)
 // Snapshot is what an instance needs to compute ranks in-process: the
 // room's tick, head and the departed tickets above the head, sorted.
 type Snapshot struct {
+	SoldOut  bool
 	Tick     int64
 	Head     int64
 	Waiting  int64
@@ -217,12 +218,12 @@ func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 4 {
+	if len(res) < 5 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[3]), 64)
-	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate}
-	for _, d := range res[4:] {
+	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate, SoldOut: asInt(res[4]) == 1}
+	for _, d := range res[5:] {
 		s.Departed = append(s.Departed, asInt(d))
 	}
 	return s, nil

@@ -19,10 +19,29 @@ type Event struct {
 	Waiting int64 `json:"w"`
 	// Rate is the measured admission rate (or the configured one).
 	Rate float64 `json:"r"`
+	// SoldOut reports that the room is sold out (JSON 1 or 0).
+	SoldOut Flag `json:"s"`
 	// Admitted are the visitors admitted by this tick.
 	Admitted []string `json:"a"`
 	// Departed are the tickets that left the line since the last tick.
 	Departed []int64 `json:"d"`
+}
+
+// Flag is a JSON 0 or 1.
+type Flag bool
+
+// UnmarshalJSON reads 0 or 1 (or a boolean). It returns an error for
+// anything else.
+func (f *Flag) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "1", "true":
+		*f = true
+	case "0", "false", "null":
+		*f = false
+	default:
+		return fmt.Errorf("flag: %s is not 0 or 1", b)
+	}
+	return nil
 }
 
 // ParseEvent decodes an event published by the admission script. It

@@ -25,6 +25,9 @@ type Position struct {
 	EstimatedWaitSeconds   int64   `json:"estimatedWaitSeconds"`
 	PollingIntervalSeconds int     `json:"pollingIntervalSeconds"`
 	EntryToken             *string `json:"entryToken"`
+	// SoldOut reports that the room has nothing left to sell: nobody is
+	// admitted or enters any more.
+	SoldOut bool `json:"soldOut"`
 
 	// Head is the highest ticket admitted when the position was read.
 	Head int64 `json:"-"`

@@ -125,6 +125,7 @@ type Stats struct {
 	Forfeited int64   `json:"forfeited"`
 	RateEWMA  float64 `json:"admitRateEWMA"`
 	Tick      int64   `json:"tick"`
+	SoldOut   bool    `json:"soldOut"`
 }
 
 // Stats returns room's live counters in one round trip.
@@ -133,12 +134,12 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 10 {
+	if len(res) != 11 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[6]), 64)
 	return Stats{
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
-		Admitted: asInt(res[4]), Left: asInt(res[5]), RateEWMA: ewma, Consumed: asInt(res[7]), Forfeited: asInt(res[8]), Tick: asInt(res[9]),
+		Admitted: asInt(res[4]), Left: asInt(res[5]), RateEWMA: ewma, Consumed: asInt(res[7]), Forfeited: asInt(res[8]), Tick: asInt(res[9]), SoldOut: asInt(res[10]) == 1,
 	}, nil
 }

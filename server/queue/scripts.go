@@ -15,6 +15,7 @@ var luaFS embed.FS
 // lib.lua followed by the script's own body.
 type scripts struct {
 	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *redis.Script
+	orderBucket, soldOut                                                               *redis.Script
 }
 
 func loadScripts() scripts {
@@ -23,16 +24,18 @@ func loadScripts() scripts {
 		return redis.NewScript(lib + "\n" + mustRead(name))
 	}
 	return scripts{
-		position:   load("position"),
-		admit:      load("admit"),
-		leave:      load("leave"),
-		claim:      load("claim"),
-		release:    load("release"),
-		consume:    load("consume"),
-		stats:      load("stats"),
-		createRoom: load("create_room"),
-		seen:       load("seen"),
-		snapshot:   load("snapshot"),
+		position:    load("position"),
+		admit:       load("admit"),
+		leave:       load("leave"),
+		claim:       load("claim"),
+		release:     load("release"),
+		consume:     load("consume"),
+		stats:       load("stats"),
+		createRoom:  load("create_room"),
+		seen:        load("seen"),
+		snapshot:    load("snapshot"),
+		orderBucket: load("order_bucket"),
+		soldOut:     load("sold_out"),
 	}
 }
 

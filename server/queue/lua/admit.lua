@@ -12,6 +12,7 @@ local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
 local ttl = tonumber(cfg[3]) or 300
 local paused = cfg[4] == '1'
+local soldout = redis.call('EXISTS', P .. 'soldout') == 1
 local abandon = (tonumber(cfg[5]) or 0) * 1000000
 local tickSec = tonumber(ARGV[2])
 local burst = math.ceil(rate * tickSec - 1e-9)
@@ -34,7 +35,7 @@ if credit > burst + 1 then credit = burst + 1 end
 redis.call('ZREMRANGEBYSCORE', ACTIVE, '-inf', nowMs)
 local n = math.floor(credit + 1e-9)
 if n > burst then n = burst end
-if paused then n = 0 end
+if paused or soldout then n = 0 end
 if n > #ARGV - 2 then n = #ARGV - 2 end
 if maxActive > 0 then
   local free = maxActive - redis.call('ZCARD', ACTIVE)
@@ -130,7 +131,8 @@ local a = '[]'
 if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
 local r = ewma or rate
 redis.call('PUBLISH', P .. 'events', '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
-  ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
+  ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) ..
+  ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
 
 local reply = {#admitted, head, waiting, burst, active, tick}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end

@@ -1,0 +1,10 @@
+-- sold_out.lua: marks a room sold out (ARGV[2] == "1") or open again. A
+-- sold-out room admits nobody and enters nobody; the next tick's event
+-- tells every waiting page.
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if ARGV[2] == '1' then
+  redis.call('SET', P .. 'soldout', '1')
+else
+  redis.call('DEL', P .. 'soldout')
+end
+return 1

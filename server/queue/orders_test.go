@@ -1,0 +1,76 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/room"
+)
+
+func TestOrderBucket(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.OrderRate = 2; s.OrderBurst = 3 }))
+	for i := range 3 {
+		if _, err := e.TakeOrderSlot(ctx, name); err != nil {
+			t.Fatalf("take %d of a full bucket of 3: %v", i+1, err)
+		}
+	}
+	wait, err := e.TakeOrderSlot(ctx, name)
+	if !errors.Is(err, ErrRateLimited) || wait <= 0 || wait > 500*time.Millisecond {
+		t.Fatalf("empty bucket: %v, retry after %v; want ErrRateLimited within 500 ms at 2/s", err, wait)
+	}
+	time.Sleep(wait + 20*time.Millisecond)
+	if _, err := e.TakeOrderSlot(ctx, name); err != nil {
+		t.Fatalf("after the refill: %v", err)
+	}
+	if _, err := e.TakeOrderSlot(ctx, "no-such-room-bucket"); !errors.Is(err, room.ErrNotFound) {
+		t.Fatalf("unknown room: %v", err)
+	}
+}
+
+func TestSoldOut(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000 }))
+	vs := visitors(t, 2)
+	if _, err := e.Enter(ctx, name, vs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetSoldOut(ctx, name, true); err != nil {
+		t.Fatal(err)
+	}
+	p, err := e.Enter(ctx, name, vs[1])
+	if err != nil || p.Status != StatusNotEntered || !p.SoldOut {
+		t.Fatalf("enter into a sold-out room: %+v %v; want NOT_ENTERED and soldOut", p, err)
+	}
+	sub := rdb.Subscribe(ctx, EventsChannel(name))
+	defer sub.Close()
+	sub.Receive(ctx)
+	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 5); len(a.Visitors) != 0 {
+		t.Fatalf("a sold-out room admitted %v", a.Visitors)
+	}
+	msg, err := sub.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := ParseEvent([]byte(msg.Payload))
+	if err != nil || !bool(ev.SoldOut) || !strings.Contains(msg.Payload, `"s":1`) {
+		t.Fatalf("tick event %s does not say sold out (%v)", msg.Payload, err)
+	}
+	snap, _ := e.Snapshot(ctx, name)
+	st, _ := e.Stats(ctx, name)
+	if !snap.SoldOut || !st.SoldOut {
+		t.Fatalf("snapshot %+v / stats %+v do not say sold out", snap, st)
+	}
+	if err := e.SetSoldOut(ctx, name, false); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := e.Enter(ctx, name, vs[1]); p.Status != StatusWaiting || p.SoldOut {
+		t.Fatalf("after reopening: %+v", p)
+	}
+	if err := e.SetSoldOut(ctx, "no-such-room-soldout", true); !errors.Is(err, room.ErrNotFound) {
+		t.Fatalf("unknown room: %v", err)
+	}
+}
