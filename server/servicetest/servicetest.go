@@ -6,6 +6,7 @@ package servicetest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/lib/pq" // PostgreSQL, for PostgresURL
 	"github.com/redis/go-redis/v9"
 )
 
@@ -159,4 +161,45 @@ func ArtifactDir(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// DefaultPostgresURL is the PostgreSQL that tests use unless
+// POSTGRES_TEST_URL is set.
+const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+// PostgresURL returns a URL of the test PostgreSQL whose search_path is a
+// fresh schema of its own, dropped when t ends, so that tests can share
+// one database.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv("POSTGRES_TEST_URL")
+	if base == "" {
+		base = DefaultPostgresURL
+	}
+	db, err := sql.Open("postgres", base)
+	if err != nil {
+		t.Fatalf("POSTGRES_TEST_URL: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		Missing(t, "PostgreSQL at "+base, err)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		db.Close()
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		db.Exec("DROP SCHEMA " + schema + " CASCADE")
+		db.Close()
+	})
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema
 }

@@ -1,0 +1,77 @@
+// Package order places orders behind the entry token: a single-use claim in
+// Redis, the room's global order bucket, and one transaction in the order
+// database. It fails closed: when Redis cannot vouch for a token, nothing
+// reaches the database.
+package order
+
+import (
+	"errors"
+	"time"
+)
+
+// Errors of Place. Each maps to one HTTP answer.
+var (
+	// ErrTokenMissing: no entry token was sent (401).
+	ErrTokenMissing = errors.New("entry token missing")
+	// ErrTokenInvalid: malformed, unknown, expired or not this visitor's (401).
+	ErrTokenInvalid = errors.New("entry token invalid or expired")
+	// ErrTokenInUse: another attempt with this token is running (409).
+	ErrTokenInUse = errors.New("entry token in use")
+	// ErrTokenUsed: the token already placed an order (409).
+	ErrTokenUsed = errors.New("entry token already used")
+	// ErrSoldOut: not enough stock; the token stays usable (409).
+	ErrSoldOut = errors.New("sold out")
+	// ErrProductRequired: the room has several products and none was named (400).
+	ErrProductRequired = errors.New("productId is required: the room has several products")
+	// ErrProductNotFound: no such product in the room (400).
+	ErrProductNotFound = errors.New("no such product in this room")
+	// ErrBadQuantity: quantity out of 1..MaxQuantity (400).
+	ErrBadQuantity = errors.New("quantity out of range")
+	// ErrUnavailable: Redis or the database failed; the token stays usable (503).
+	ErrUnavailable = errors.New("order path unavailable")
+)
+
+// RateLimitedError reports an empty order bucket (429); the token stays
+// usable and the buyer may retry after RetryAfter.
+type RateLimitedError struct{ RetryAfter time.Duration }
+
+func (e *RateLimitedError) Error() string { return "order rate limit reached" }
+
+// MaxQuantity bounds one order.
+const MaxQuantity = 10
+
+// Product is one thing a room sells. Price is in the smallest currency
+// unit.
+type Product struct {
+	ID    int64  `json:"id" db:"id"`
+	Name  string `json:"name" db:"name"`
+	Price int64  `json:"price" db:"price"`
+	Stock int64  `json:"stock" db:"stock"`
+}
+
+// UTM is the marketing attribution carried from the room's link.
+type UTM struct {
+	Source, Medium, Campaign, Term, Content string
+}
+
+// Request is one order attempt.
+type Request struct {
+	Room    string
+	Visitor string
+	Token   string
+	// ProductID may be 0 when the room has exactly one product.
+	ProductID      int64
+	Quantity       int
+	IdempotencyKey string
+	UTM            UTM
+}
+
+// Order is a placed order.
+type Order struct {
+	ID        int64     `json:"orderId" db:"id"`
+	Room      string    `json:"-" db:"room"`
+	ProductID int64     `json:"productId" db:"product_id"`
+	Visitor   string    `json:"-" db:"visitor"`
+	Quantity  int       `json:"quantity" db:"quantity"`
+	CreatedAt time.Time `json:"-" db:"created_at"`
+}

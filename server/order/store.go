@@ -1,0 +1,155 @@
+package order
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Store is the order database's SQL, the same for PostgreSQL and the
+// embedded SQLite (queries are written with ? and rebound).
+type Store struct {
+	db *sqlx.DB
+}
+
+// NewStore returns a Store over db.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// errNoStock and errDuplicate are the store's own outcomes, mapped by the
+// service.
+var (
+	errNoStock   = errors.New("not enough stock")
+	errDuplicate = errors.New("token already ordered")
+	errIdemTaken = errors.New("idempotency key already used")
+)
+
+// Products returns room's products, cheapest first.
+func (s *Store) Products(ctx context.Context, room string) ([]Product, error) {
+	var ps []Product
+	err := s.db.SelectContext(ctx, &ps, s.db.Rebind(`SELECT id, name, price, stock FROM products WHERE room = ? ORDER BY price, id`), room)
+	if err != nil {
+		return nil, fmt.Errorf("order: list products of %s: %w", room, err)
+	}
+	return ps, nil
+}
+
+// TokenHash is what the orders table keeps of an entry token.
+func TokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// place runs the order's one transaction: take the stock under
+// stock >= quantity, then insert the order. It returns errNoStock,
+// errDuplicate (the token already ordered), errIdemTaken, or a database
+// error; on any error nothing is written.
+func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return Order{}, fmt.Errorf("order: begin: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE products SET stock = stock - ? WHERE id = ? AND room = ? AND stock >= ?`),
+		r.Quantity, productID, r.Room, r.Quantity)
+	if err != nil {
+		return Order{}, fmt.Errorf("order: take stock: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Order{}, fmt.Errorf("order: take stock: %w", err)
+	} else if n == 0 {
+		return Order{}, errNoStock
+	}
+	var idem any
+	if r.IdempotencyKey != "" {
+		idem = r.IdempotencyKey
+	}
+	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity}
+	err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO orders
+		(room, product_id, visitor, quantity, entry_token_hash, idempotency_key,
+		 utm_source, utm_medium, utm_campaign, utm_term, utm_content)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		r.Room, productID, r.Visitor, r.Quantity, TokenHash(r.Token), idem,
+		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content)).Scan(&o.ID)
+	if err != nil {
+		switch uniqueViolation(err) {
+		case "token":
+			return Order{}, errDuplicate
+		case "idempotency":
+			return Order{}, errIdemTaken
+		}
+		return Order{}, fmt.Errorf("order: insert: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Order{}, fmt.Errorf("order: commit: %w", err)
+	}
+	o.CreatedAt = time.Now()
+	return o, nil
+}
+
+func null(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// uniqueViolation names the unique constraint err broke: "token",
+// "idempotency", or "" for any other error.
+func uniqueViolation(err error) string {
+	var pe *pq.Error
+	if errors.As(err, &pe) {
+		if pe.Code != "23505" {
+			return ""
+		}
+		switch pe.Constraint {
+		case "orders_entry_token_hash_key":
+			return "token"
+		case "orders_idempotency_key":
+			return "idempotency"
+		}
+		return ""
+	}
+	msg := err.Error() // SQLite: "UNIQUE constraint failed: orders.entry_token_hash"
+	switch {
+	case strings.Contains(msg, "UNIQUE constraint failed: orders.entry_token_hash"):
+		return "token"
+	case strings.Contains(msg, "UNIQUE constraint failed: orders.room, orders.visitor, orders.idempotency_key"):
+		return "idempotency"
+	}
+	return ""
+}
+
+// byIdempotencyKey returns the visitor's order placed with key, or
+// sql.ErrNoRows.
+func (s *Store) byIdempotencyKey(ctx context.Context, room, visitor, key string) (Order, error) {
+	var o Order
+	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT id, room, product_id, visitor, quantity, created_at FROM orders
+		WHERE room = ? AND visitor = ? AND idempotency_key = ?`), room, visitor, key)
+	return o, err
+}
+
+// Get returns order id of room if it belongs to visitor. It returns
+// sql.ErrNoRows otherwise, so that nobody learns of another's order.
+func (s *Store) Get(ctx context.Context, room, visitor string, id int64) (Order, error) {
+	var o Order
+	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT id, room, product_id, visitor, quantity, created_at FROM orders
+		WHERE id = ? AND room = ? AND visitor = ?`), id, room, visitor)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return Order{}, fmt.Errorf("order: get %d: %w", id, err)
+	}
+	return o, err
+}
+
+// stockLeft returns the room's total stock.
+func (s *Store) stockLeft(ctx context.Context, room string) (int64, error) {
+	var n sql.NullInt64
+	err := s.db.GetContext(ctx, &n, s.db.Rebind(`SELECT SUM(stock) FROM products WHERE room = ?`), room)
+	return n.Int64, err
+}
