@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/config"
@@ -67,7 +68,8 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse(append([]string{"-tick", tick.String(), "-redis-url", url}, args...),
+	dbURL := servicetest.PostgresURL(t)
+	cfg, err := config.Parse(append([]string{"-tick", tick.String(), "-redis-url", url, "-database-url", dbURL}, args...),
 		func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +83,34 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	})
 	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
+	dbs = append(dbs[:0], dbURL)
 	return base, queue.New(rdb), rdb
+}
+
+// dbs remembers the order database of the last server startServer ran.
+var dbs []string
+
+// addProduct puts a product in room once the server's migrations have run.
+func addProduct(t *testing.T, room, name string, price, stock int64) int64 {
+	t.Helper()
+	db, err := sqlx.Open("postgres", dbs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var id int64
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err = db.QueryRowx(`INSERT INTO products (room, name, price, stock) VALUES ($1, $2, $3, $4) RETURNING id`, room, name, price, stock).Scan(&id)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // migrations still running
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }
 
 // TestBrowserWaitsAndGetsIn opens a room as three visitors (separate
@@ -103,6 +132,7 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
 	}
+	addProduct(t, name, "Limited sneakers", 129000, 2)
 	shots := servicetest.ArtifactDir(t, "e2e")
 	shot := func(tab context.Context, file string) {
 		png, err := chromedp.Run(tab, chromedp.FullScreenshot(100)) // 100 gives a PNG
@@ -176,6 +206,39 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 	st, _ := eng.Stats(ctx, name)
 	if st.Admitted != 3 || st.Issued != 3 {
 		t.Fatalf("room stats %+v: want 3 tickets, 3 admitted", st)
+	}
+
+	// The first visitor orders: the confirmation page shows the order.
+	if err := chromedp.Do(tabs[0],
+		chromedp.Click(chromedp.CSS("#wr-order button")),
+		chromedp.WaitVisible(chromedp.CSS(".order-id")),
+	); err != nil {
+		t.Fatalf("placing the order: %v", err)
+	}
+	confirmation, err := chromedp.Run(tabs[0], chromedp.Text(chromedp.CSS("main")))
+	if err != nil || !strings.Contains(confirmation, "Your order is placed") || !strings.Contains(confirmation, "Limited sneakers") {
+		t.Fatalf("confirmation page: %q %v", confirmation, err)
+	}
+	shot(tabs[0], "5-order-confirmed.png")
+	// The second takes the last pair: the room is sold out.
+	if err := chromedp.Do(tabs[1],
+		chromedp.Click(chromedp.CSS("#wr-order button")),
+		chromedp.WaitVisible(chromedp.CSS(".order-id")),
+	); err != nil {
+		t.Fatalf("second order: %v", err)
+	}
+	// The third is told it is sold out, clearly, on an error page.
+	if err := chromedp.Do(tabs[2], chromedp.Click(chromedp.CSS("#wr-order button")),
+		chromedp.WaitVisible(chromedp.CSS(".code"))); err != nil {
+		t.Fatalf("third order: %v", err)
+	}
+	msg, _ := chromedp.Run(tabs[2], chromedp.Text(chromedp.CSS("main")))
+	if !strings.Contains(msg, "sold out") {
+		t.Fatalf("the third buyer was not told it is sold out: %q", msg)
+	}
+	shot(tabs[2], "6-sold-out.png")
+	if st, _ := eng.Stats(ctx, name); !st.SoldOut || st.Consumed != 2 {
+		t.Fatalf("after the sale: %+v", st)
 	}
 	entries, _ := os.ReadDir(shots)
 	var names []string

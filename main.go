@@ -24,6 +24,7 @@ const usage = `usage: waitingroom [command] [flags]
 
 commands:
   serve      serve the waiting room (the default)
+  migrate    apply the SQL migrations to DATABASE_URL
   loadtest   drive an HTTP load at a running server (see: waitingroom loadtest -h)
   soak       hold N waiting visitors over SSE (or polling) and measure the cost
 
@@ -42,6 +43,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return serveCommand(ctx, args, getenv, stdout, log)
 	case "loadtest":
 		return loadtestCommand(ctx, args, stdout)
+	case "migrate":
+		return migrateCommand(ctx, args, getenv, stdout, log)
 	case "soak":
 		return soakCommand(ctx, args, stdout)
 	case "help":

@@ -130,6 +130,24 @@ func TestEmbeddedDemo(t *testing.T) {
 		t.Fatalf("admin view of the demo room: %d %s", resp.StatusCode, body)
 	}
 
+	// The embedded SQL store takes the demo order (the demo product is
+	// seeded by the migrations).
+	var placed *http.Response
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		req, _ = http.NewRequest("POST", base+"/api/rooms/demo/orders", strings.NewReader(`{"quantity":1}`))
+		req.Header.Set("X-Entry-Token", *p.EntryToken)
+		if placed, err = c.Do(req); err != nil {
+			t.Fatal(err)
+		}
+		placed.Body.Close()
+		if placed.StatusCode != http.StatusServiceUnavailable { // migrations still running
+			break
+		}
+	}
+	if placed.StatusCode != http.StatusCreated {
+		t.Fatalf("demo order on the embedded store: %d", placed.StatusCode)
+	}
+
 	cancel()
 	select {
 	case err := <-done:

@@ -15,10 +15,12 @@ import (
 
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
+	"waitingroom/server/order"
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
 	"waitingroom/server/redisconn"
 	"waitingroom/server/room"
+	"waitingroom/server/store"
 	"waitingroom/server/visitor"
 	"waitingroom/web"
 )
@@ -67,6 +69,13 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		log.Warn("ADMIN_TOKEN is empty: the admin API is disabled")
 	}
 
+	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer db.Close()
+
 	eng := queue.New(conn.Client)
 	if created, err := eng.CreateRoom(ctx, room.Demo, room.Defaults(room.Demo)); err != nil {
 		ln.Close()
@@ -78,9 +87,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	metrics := web.NewMetrics()
 	metrics.CountRedisCommands(conn.Commands)
 	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP}, metrics, log)
+	orders := order.NewService(order.NewStore(db.DB), eng, 0, log)
 	handler, err := web.New(web.Options{
 		Queue:           eng,
 		Rooms:           eng,
+		Orders:          orders,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:          signer,
 		AdminToken:      cfg.AdminToken,
@@ -110,6 +121,9 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	var wg sync.WaitGroup
 	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, hub, log) })
+	// The waiting room runs without its database: migrations are retried
+	// until they apply, and orders answer 503 meanwhile.
+	wg.Go(func() { migrateUntilDone(loopCtx, db, log) })
 	if cfg.DebugAddr != "" {
 		wg.Go(func() {
 			if err := serveDebug(loopCtx, cfg.DebugAddr, log); err != nil {

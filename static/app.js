@@ -34,6 +34,7 @@
   function render(p) {
     if (!p || done) return;
     if (p.status === "READY") return ready(p);
+    if (p.soldOut) return soldOut();
     if (p.status === "NOT_ENTERED") {
       rankEl.textContent = d.tNotinline;
       etaEl.textContent = ""; inlineEl.textContent = "";
@@ -74,6 +75,17 @@
     if (b) b.focus();
   }
 
+  function soldOut() {
+    done = true;
+    if (es) es.close();
+    if (pollTimer) clearTimeout(pollTimer);
+    conn("");
+    rankEl.textContent = d.tSoldout;
+    etaEl.textContent = ""; inlineEl.textContent = "";
+    bar.hidden = true;
+    join.classList.remove("show");
+  }
+
   function poll() {
     if (done) return;
     fetch(api + "/position", { credentials: "same-origin", cache: "no-store" })
@@ -92,6 +104,7 @@
     var onEvent = function (e) { conn(""); try { render(JSON.parse(e.data)); } catch (x) {} };
     es.addEventListener("position", onEvent);
     es.addEventListener("ready", onEvent);
+    es.addEventListener("soldout", onEvent);
     var failures = 0;
     es.onopen = function () { failures = 0; conn(""); };
     es.onerror = function () {

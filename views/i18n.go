@@ -37,6 +37,20 @@ type Messages struct {
 	Retry         string
 	BackToRoom    string
 	ProgressLabel string
+
+	SoldOut        string
+	Product        string
+	Price          string
+	OrderPlaced    string
+	OrderNumber    string // {id}
+	OrderSummary   string // {n}, {name}
+	ErrTokenGone   string
+	ErrTokenUsed   string
+	ErrTokenInUse  string
+	ErrSoldOut     string
+	ErrRateLimited string // {s}
+	ErrUnavailable string
+	ErrBadOrder    string
 }
 
 var english = Messages{
@@ -67,6 +81,20 @@ var english = Messages{
 	Retry:         "Try again",
 	BackToRoom:    "Back to the waiting room",
 	ProgressLabel: "Progress through the line",
+
+	SoldOut:        "Sold out: everything has been sold. Thank you for waiting.",
+	Product:        "Product",
+	Price:          "Price",
+	OrderPlaced:    "Your order is placed",
+	OrderNumber:    "Order number {id}",
+	OrderSummary:   "{n} × {name}",
+	ErrTokenGone:   "Your entry pass is not valid, or it has expired. Please join the line again.",
+	ErrTokenUsed:   "This entry pass has already been used for an order.",
+	ErrTokenInUse:  "Your order is already being processed. Wait a moment, then retry.",
+	ErrSoldOut:     "Sorry, that is sold out. Your entry pass is still valid: you can choose something else.",
+	ErrRateLimited: "Many orders are arriving right now. Please retry in {s} seconds; your entry pass is still valid.",
+	ErrUnavailable: "We could not take your order right now. Your entry pass is still valid: please retry in a moment.",
+	ErrBadOrder:    "The order form was not valid. Please check the product and the quantity.",
 }
 
 var korean = Messages{
@@ -97,6 +125,20 @@ var korean = Messages{
 	Retry:         "다시 시도",
 	BackToRoom:    "대기실로 돌아가기",
 	ProgressLabel: "대기열 진행률",
+
+	SoldOut:        "품절되었습니다. 기다려 주셔서 감사합니다.",
+	Product:        "상품",
+	Price:          "가격",
+	OrderPlaced:    "주문이 완료되었습니다",
+	OrderNumber:    "주문 번호 {id}",
+	OrderSummary:   "{name} × {n}",
+	ErrTokenGone:   "입장권이 유효하지 않거나 만료되었습니다. 다시 줄을 서 주세요.",
+	ErrTokenUsed:   "이 입장권으로 이미 주문하셨습니다.",
+	ErrTokenInUse:  "주문을 처리하고 있습니다. 잠시 후 다시 시도해 주세요.",
+	ErrSoldOut:     "죄송합니다. 해당 상품이 품절되었습니다. 입장권은 아직 유효하니 다른 상품을 선택하실 수 있습니다.",
+	ErrRateLimited: "지금 주문이 몰리고 있습니다. {s}초 후 다시 시도해 주세요. 입장권은 아직 유효합니다.",
+	ErrUnavailable: "지금은 주문을 받을 수 없습니다. 입장권은 아직 유효하니 잠시 후 다시 시도해 주세요.",
+	ErrBadOrder:    "주문 양식이 올바르지 않습니다. 상품과 수량을 확인해 주세요.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

@@ -15,9 +15,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/order"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/server/store"
 	"waitingroom/server/visitor"
 )
 
@@ -46,6 +48,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	hub := NewHub(eng, HubOptions{}, metrics, log)
 	t.Cleanup(hub.Close)
 	o := Options{
+		Orders: embeddedOrders(t, eng, log),
 		Queue: eng, Rooms: eng, Signer: signer, AdminToken: testAdminToken,
 		Health:  func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Static:  os.DirFS("../static"), // the real assets
@@ -65,6 +68,20 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &harness{srv: srv, eng: eng, room: name, rdb: rdb}
+}
+
+// embeddedOrders is an order service on the embedded SQL store, for tests
+// that do not bring PostgreSQL.
+func embeddedOrders(t *testing.T, gate order.Gate, log *slog.Logger) *order.Service {
+	t.Helper()
+	db, err := store.Open(context.Background(), "", 1, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Migrate(context.Background(), os.DirFS("../migrations")); err != nil {
+		t.Fatal(err)
+	}
+	return order.NewService(order.NewStore(db.DB), gate, 0, log)
 }
 
 func testSigner(t *testing.T) *visitor.Signer {

@@ -77,7 +77,8 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := views.Room(views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets()}).Render(ctx, &buf); err != nil {
+		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(), Products: s.viewProducts(r.WithContext(ctx), name)}
+		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
 			return
 		}
@@ -166,9 +167,10 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	}
 	page := views.StatusPage{Room: name, Title: set.Title, T: messages(r), Assets: s.pageAssets(),
 		Status: string(p.Status), Rank: p.Rank, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
-		Refresh: p.PollingIntervalSeconds}
+		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut}
 	if p.EntryToken != nil {
 		page.Token = *p.EntryToken
+		page.Products = s.viewProducts(r.WithContext(ctx), name)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, http.StatusOK, views.Status(page))

@@ -17,6 +17,8 @@ func (s *Server) routes() []route {
 	return []route{
 		{"POST /api/rooms/{room}/queue", s.api(s.enter)},
 		{"GET /api/rooms/{room}/queue/position", s.api(s.position)},
+		{"POST /api/rooms/{room}/orders", s.api(s.placeOrderJSON)},
+		{"GET /api/rooms/{room}/products", s.api(s.products)},
 		{"DELETE /api/rooms/{room}/queue", s.api(s.leave)},
 		{"PUT /api/admin/rooms/{room}", s.api(s.adminOnly(s.putRoom))},
 		{"GET /api/admin/rooms/{room}", s.api(s.adminOnly(s.getRoom))},
@@ -27,6 +29,8 @@ func (s *Server) routes() []route {
 		{"POST /r/{room}/join", http.HandlerFunc(s.join)},
 		{"GET /r/{room}/status", http.HandlerFunc(s.status)},
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
+		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},
+		{"GET /r/{room}/orders/{id}", http.HandlerFunc(s.confirmation)},
 		{"GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{})},
 	}
 }

@@ -4,12 +4,14 @@ package web
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"time"
 
+	"waitingroom/server/order"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/visitor"
@@ -29,10 +31,18 @@ type Rooms interface {
 	Stats(ctx context.Context, name string) (queue.Stats, error)
 }
 
+// Orders places orders and lists products.
+type Orders interface {
+	Place(ctx context.Context, r order.Request) (order.Order, error)
+	Products(ctx context.Context, room string) ([]order.Product, error)
+	Get(ctx context.Context, room, visitor string, id int64) (order.Order, error)
+}
+
 // Options are a Server's dependencies.
 type Options struct {
-	Queue Queue
-	Rooms Rooms
+	Queue  Queue
+	Rooms  Rooms
+	Orders Orders
 	// Health reports whether the server's dependencies answer.
 	Health func(ctx context.Context) error
 	// Signer signs the wr_vid cookie.
@@ -57,6 +67,7 @@ type Options struct {
 type Server struct {
 	q       Queue
 	rooms   Rooms
+	orders  Orders
 	health  func(ctx context.Context) error
 	signer  *visitor.Signer
 	admin   []byte // SHA-256 of the admin token, nil when disabled
@@ -73,6 +84,10 @@ type Server struct {
 // the tuning fields. It returns an error when the static assets cannot be
 // loaded.
 func New(o Options) (*Server, error) {
+	if o.Queue == nil || o.Rooms == nil || o.Orders == nil || o.Signer == nil || o.Hub == nil ||
+		o.Metrics == nil || o.Log == nil || o.Health == nil {
+		return nil, errors.New("web: Queue, Rooms, Orders, Signer, Hub, Metrics, Log and Health are required")
+	}
 	a, err := loadAssets(o.Static)
 	if err != nil {
 		return nil, err
@@ -83,7 +98,7 @@ func New(o Options) (*Server, error) {
 	if o.EnterBurstPerIP <= 0 {
 		o.EnterBurstPerIP = 30
 	}
-	s := &Server{q: o.Queue, rooms: o.Rooms, health: o.Health, signer: o.Signer,
+	s := &Server{q: o.Queue, rooms: o.Rooms, orders: o.Orders, health: o.Health, signer: o.Signer,
 		metrics: o.Metrics, log: o.Log, assets: a, hub: o.Hub, trusted: o.TrustedProxies,
 		enters: newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
 		pages:  pageCache{pages: map[string]*renderedPage{}}}

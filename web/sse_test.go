@@ -178,7 +178,7 @@ func startInstance(t *testing.T, rdb redis.UniversalClient, eng *queue.Engine, r
 	metrics := NewMetrics()
 	hub := NewHub(eng, hubOpt, metrics, log)
 	signer := testSigner(t)
-	s, err := New(Options{Queue: eng, Rooms: eng, Signer: signer, Hub: hub, Metrics: metrics, Log: log,
+	s, err := New(Options{Queue: eng, Rooms: eng, Orders: embeddedOrders(t, eng, log), Signer: signer, Hub: hub, Metrics: metrics, Log: log,
 		Health:         func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Static:         fstest.MapFS{"app.js": {Data: []byte("//")}, "app.css": {Data: []byte("/**/")}},
 		EnterRatePerIP: 10000, EnterBurstPerIP: 10000})
@@ -478,5 +478,42 @@ func TestAppendChunk(t *testing.T) {
 		if got != "prefix"+tt.want {
 			t.Errorf("%s: got %q", tt.name, got[:min(len(got), 40)])
 		}
+	}
+}
+
+// TestSoldOutReachesWaitingVisitors flags a room sold out: a visitor
+// waiting on the stream gets a soldout event at the next tick, and a new
+// connection gets it at once.
+func TestSoldOutReachesWaitingVisitors(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Paused = true
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	a := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, HubOptions{})
+	jar, _ := cookiejar.New(nil)
+	c := follow(t, a.url+"/r/"+name+"/events", jar, "")
+	if e := c.next(t, 5*time.Second); string(e.Event) != "position" {
+		t.Fatalf("first event %s", e.Event)
+	}
+	if err := eng.SetSoldOut(context.Background(), name, true); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		e := c.next(t, time.Until(deadline))
+		if string(e.Event) == "soldout" {
+			if field(t, e, "soldOut") != "true" || field(t, e, "status") != "NOT_ENTERED" {
+				t.Fatalf("soldout event %s", e.Data)
+			}
+			break
+		}
+	}
+	jar2, _ := cookiejar.New(nil)
+	c2 := follow(t, a.url+"/r/"+name+"/events", jar2, "")
+	if e := c2.next(t, 5*time.Second); string(e.Event) != "soldout" {
+		t.Fatalf("a new connection to a sold-out room got %s %s", e.Event, e.Data)
 	}
 }

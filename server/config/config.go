@@ -19,6 +19,11 @@ type Config struct {
 	ListenAddr string
 	// RedisURL selects Redis (REDIS_URL); empty runs an embedded miniredis.
 	RedisURL string
+	// DatabaseURL selects the order database (DATABASE_URL); empty runs an
+	// embedded SQL store.
+	DatabaseURL string
+	// DBMaxConns is the order database's pool size (DB_MAX_CONNS).
+	DBMaxConns int
 	// SecretKey signs visitor cookies (SECRET_KEY); empty means a random key
 	// per process.
 	SecretKey string
@@ -49,6 +54,7 @@ const (
 	DefaultShutdownTimeout = 10 * time.Second
 	DefaultSSEMaxPerIP     = 50
 	DefaultEnterRatePerIP  = 10
+	DefaultDBMaxConns      = 40
 )
 
 // Parse reads the configuration from getenv, then from args, which override
@@ -66,6 +72,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	}
 	str(&c.ListenAddr, "listen", "LISTEN_ADDR", DefaultListenAddr, "HTTP listen address")
 	str(&c.RedisURL, "redis-url", "REDIS_URL", "", "Redis URL; empty runs an embedded in-process Redis")
+	str(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL of the order database; empty runs an embedded SQL store")
 	str(&c.SecretKey, "secret-key", "SECRET_KEY", "", "key that signs visitor cookies (at least 16 bytes); empty is random per process")
 	str(&c.AdminToken, "admin-token", "ADMIN_TOKEN", "", "bearer token of the admin API; empty disables it")
 	var errs []error
@@ -81,7 +88,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		fs.DurationVar(p, name, v, help+" ($"+env+")")
 	}
 	str(&c.DebugAddr, "debug-addr", "DEBUG_ADDR", "", "loopback address for Go's pprof profiles; empty disables them")
-	var proxies, maxPerIP, ratePerIP string
+	var proxies, maxPerIP, ratePerIP, dbConns string
+	str(&dbConns, "db-max-conns", "DB_MAX_CONNS", strconv.Itoa(DefaultDBMaxConns), "order database connection pool size")
 	str(&proxies, "trusted-proxies", "TRUSTED_PROXIES", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed")
 	str(&maxPerIP, "sse-max-per-ip", "SSE_MAX_PER_IP", strconv.Itoa(DefaultSSEMaxPerIP), "concurrent SSE connections per client IP")
 	str(&ratePerIP, "enter-rate-per-ip", "ENTER_RATE_PER_IP", strconv.Itoa(DefaultEnterRatePerIP), "enters per second per client IP (burst: three times)")
@@ -97,6 +105,9 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
+	if c.DBMaxConns, err = strconv.Atoi(dbConns); err != nil || c.DBMaxConns < 1 || c.DBMaxConns > 10000 {
+		return Config{}, fmt.Errorf("DB_MAX_CONNS %q must be between 1 and 10000", dbConns)
+	}
 	if c.TrustedProxies, err = parsePrefixes(proxies); err != nil {
 		return Config{}, fmt.Errorf("TRUSTED_PROXIES: %w", err)
 	}

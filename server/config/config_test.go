@@ -33,6 +33,11 @@ func TestParse(t *testing.T) {
 		}, ""},
 		{"bad proxy", map[string]string{"TRUSTED_PROXIES": "nginx"}, nil, nil, "TRUSTED_PROXIES"},
 		{"bad sse cap", nil, []string{"-sse-max-per-ip", "0"}, nil, "SSE_MAX_PER_IP"},
+		{"database", map[string]string{"DATABASE_URL": "postgres://x/y", "DB_MAX_CONNS": "12"}, nil, func(c Config) bool {
+			return c.DatabaseURL == "postgres://x/y" && c.DBMaxConns == 12
+		}, ""},
+		{"default pool", nil, nil, func(c Config) bool { return c.DBMaxConns == 40 }, ""},
+		{"bad pool", map[string]string{"DB_MAX_CONNS": "0"}, nil, nil, "DB_MAX_CONNS"},
 		{"bad enter rate", map[string]string{"ENTER_RATE_PER_IP": "fast"}, nil, nil, "ENTER_RATE_PER_IP"},
 		{"unknown flag", nil, []string{"-nope"}, nil, "nope"},
 	}

@@ -1,0 +1,279 @@
+package web
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"waitingroom/server/order"
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 128
+
+// orderJSON is the JSON order body.
+type orderJSON struct {
+	ProductID int64 `json:"productId"`
+	Quantity  *int  `json:"quantity"`
+	UTM       *struct {
+		Source   string `json:"source"`
+		Medium   string `json:"medium"`
+		Campaign string `json:"campaign"`
+		Term     string `json:"term"`
+		Content  string `json:"content"`
+	} `json:"utm"`
+}
+
+// placeOrderJSON serves POST /api/rooms/{room}/orders: the token in
+// X-Entry-Token, the visitor in wr_vid.
+func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
+	var body orderJSON
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+			return
+		}
+		writeError(w, http.StatusBadRequest, "bad_json", `The body must be {"productId":1,"quantity":1}.`)
+		return
+	}
+	req := order.Request{Room: r.PathValue("room"), Token: r.Header.Get("X-Entry-Token"), ProductID: body.ProductID, Quantity: 1,
+		IdempotencyKey: r.Header.Get("Idempotency-Key")}
+	if body.Quantity != nil {
+		req.Quantity = *body.Quantity
+	}
+	if body.UTM != nil {
+		req.UTM = order.UTM{Source: body.UTM.Source, Medium: body.UTM.Medium, Campaign: body.UTM.Campaign, Term: body.UTM.Term, Content: body.UTM.Content}
+	}
+	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !printable(req.IdempotencyKey) {
+		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 characters and the Idempotency-Key at most 128 printable ones.")
+		return
+	}
+	id, ok := s.visitorID(r)
+	if !ok {
+		if req.Token == "" {
+			writeError(w, http.StatusUnauthorized, "token_missing", "An X-Entry-Token header is required.")
+		} else {
+			writeError(w, http.StatusUnauthorized, "token_invalid", "The entry token is not valid for this visitor (the wr_vid cookie is missing).")
+		}
+		return
+	}
+	req.Visitor = id
+	o, err := s.orders.Place(r.Context(), req)
+	if err != nil {
+		s.orderFailJSON(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, o)
+}
+
+func (s *Server) orderFailJSON(w http.ResponseWriter, r *http.Request, err error) {
+	var rl *order.RateLimitedError
+	switch {
+	case errors.As(err, &rl):
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(rl.RetryAfter)))
+		writeError(w, http.StatusTooManyRequests, "rate_limited", "Many orders are arriving; retry shortly. The entry token stays valid.")
+	case errors.Is(err, order.ErrTokenMissing):
+		writeError(w, http.StatusUnauthorized, "token_missing", "An X-Entry-Token header is required.")
+	case errors.Is(err, order.ErrTokenInvalid):
+		writeError(w, http.StatusUnauthorized, "token_invalid", "The entry token is invalid, expired or not this visitor's.")
+	case errors.Is(err, order.ErrTokenInUse):
+		writeError(w, http.StatusConflict, "token_in_use", "An order with this entry token is being processed.")
+	case errors.Is(err, order.ErrTokenUsed):
+		writeError(w, http.StatusConflict, "token_used", "This entry token has already placed an order.")
+	case errors.Is(err, order.ErrSoldOut):
+		writeError(w, http.StatusConflict, "sold_out", "Not enough stock. The entry token stays valid.")
+	case errors.Is(err, order.ErrProductRequired):
+		writeError(w, http.StatusBadRequest, "product_required", "This room sells several products: name one with productId.")
+	case errors.Is(err, order.ErrProductNotFound):
+		writeError(w, http.StatusBadRequest, "product_not_found", "There is no such product in this room.")
+	case errors.Is(err, order.ErrBadQuantity):
+		writeError(w, http.StatusBadRequest, "bad_quantity", "quantity must be between 1 and "+strconv.Itoa(order.MaxQuantity)+".")
+	default:
+		s.log.Warn("order failed", "room", r.PathValue("room"), "err", err)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "Orders are briefly unavailable. The entry token stays valid; retry in a moment.")
+	}
+}
+
+func retrySeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
+}
+
+func validUTM(u order.UTM) bool {
+	for _, v := range []string{u.Source, u.Medium, u.Campaign, u.Term, u.Content} {
+		if len(v) > 200 || !printable(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func printable(s string) bool {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// utmFields are the form fields that carry attribution.
+var utmFields = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
+
+// placeOrderForm serves POST /r/{room}/order, the page's order form: on
+// success it redirects to the confirmation; on failure it shows a clear
+// page, with a retry button where a retry can succeed.
+func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("room")
+	if !room.ValidName(name) {
+		s.htmlError(w, r, http.StatusBadRequest, "Room names are 1 to 64 characters of a-z, 0-9 and '-'.", "", false)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	t := messages(r)
+	if err := r.ParseForm(); err != nil {
+		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.ErrBadOrder, name, false)
+		return
+	}
+	f := r.PostForm
+	req := order.Request{Room: name, Token: f.Get("entry_token"), Quantity: 1}
+	var bad bool
+	if v := f.Get("quantity"); v != "" {
+		n, err := strconv.Atoi(v)
+		req.Quantity, bad = n, err != nil
+	}
+	if v := f.Get("product_id"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		req.ProductID, bad = n, bad || err != nil || n <= 0
+	}
+	req.UTM = order.UTM{Source: f.Get("utm_source"), Medium: f.Get("utm_medium"), Campaign: f.Get("utm_campaign"),
+		Term: f.Get("utm_term"), Content: f.Get("utm_content")}
+	retry := &views.Retry{Token: req.Token, ProductID: req.ProductID, Quantity: req.Quantity, UTM: map[string]string{}}
+	for _, k := range utmFields {
+		if v := f.Get(k); v != "" {
+			retry.UTM[k] = v
+		}
+	}
+	if bad || !validUTM(req.UTM) {
+		s.htmlError(w, r, http.StatusBadRequest, t.ErrBadOrder, name, false)
+		return
+	}
+	if id, ok := s.visitorID(r); ok {
+		req.Visitor = id
+	} else {
+		req.Token = "" // no visitor to bind it to
+	}
+	o, err := s.orders.Place(r.Context(), req)
+	if err == nil {
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, "/r/"+name+"/orders/"+strconv.FormatInt(o.ID, 10), http.StatusSeeOther)
+		return
+	}
+	var rl *order.RateLimitedError
+	switch {
+	case errors.As(err, &rl):
+		secs := retrySeconds(rl.RetryAfter)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.orderError(w, r, http.StatusTooManyRequests, views.Fill(t.ErrRateLimited, "s", strconv.Itoa(secs)), retry)
+	case errors.Is(err, order.ErrTokenMissing), errors.Is(err, order.ErrTokenInvalid):
+		s.orderError(w, r, http.StatusUnauthorized, t.ErrTokenGone, nil)
+	case errors.Is(err, order.ErrTokenUsed):
+		s.orderError(w, r, http.StatusConflict, t.ErrTokenUsed, nil)
+	case errors.Is(err, order.ErrTokenInUse):
+		s.orderError(w, r, http.StatusConflict, t.ErrTokenInUse, retry)
+	case errors.Is(err, order.ErrSoldOut):
+		s.orderError(w, r, http.StatusConflict, t.ErrSoldOut, nil)
+	case errors.Is(err, order.ErrProductRequired), errors.Is(err, order.ErrProductNotFound), errors.Is(err, order.ErrBadQuantity):
+		s.orderError(w, r, http.StatusBadRequest, t.ErrBadOrder, nil)
+	default:
+		s.log.Warn("order failed", "room", name, "err", err)
+		s.orderError(w, r, http.StatusServiceUnavailable, t.ErrUnavailable, retry)
+	}
+}
+
+func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, msg string, retry *views.Retry) {
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "2")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, status, views.Error(views.ErrorPage{Status: status, Message: msg, Room: r.PathValue("room"),
+		RetryOrder: retry, T: messages(r), Assets: s.pageAssets()}))
+}
+
+// confirmation serves GET /r/{room}/orders/{id}, to the visitor who placed
+// the order only.
+func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("room")
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	visitor, ok := s.visitorID(r)
+	if !room.ValidName(name) || err != nil || id <= 0 || !ok {
+		s.htmlError(w, r, http.StatusNotFound, "There is no such order.", "", false)
+		return
+	}
+	o, err := s.orders.Get(r.Context(), name, visitor, id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		s.htmlError(w, r, http.StatusNotFound, "There is no such order.", "", false)
+		return
+	case err != nil:
+		s.htmlError(w, r, http.StatusServiceUnavailable, messages(r).ErrUnavailable, name, true)
+		return
+	}
+	set, err := s.rooms.Room(r.Context(), name)
+	title := name
+	if err == nil {
+		title = set.Title
+	}
+	product := "#" + strconv.FormatInt(o.ProductID, 10)
+	if ps, err := s.orders.Products(r.Context(), name); err == nil {
+		for _, p := range ps {
+			if p.ID == o.ProductID {
+				product = p.Name
+			}
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, http.StatusOK, views.Confirm(views.ConfirmPage{Room: name, Title: title, T: messages(r), Assets: s.pageAssets(),
+		OrderID: o.ID, Product: product, Quantity: o.Quantity}))
+}
+
+// products serves GET /api/rooms/{room}/products.
+func (s *Server) products(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("room")
+	if _, err := s.rooms.Room(r.Context(), name); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ps, err := s.orders.Products(r.Context(), name)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "The product list is briefly unavailable.")
+		return
+	}
+	if ps == nil {
+		ps = []order.Product{}
+	}
+	writeJSON(w, http.StatusOK, ps)
+}
+
+// viewProducts lists room's products for a page; the page still renders,
+// without them, when the database is down.
+func (s *Server) viewProducts(r *http.Request, name string) []views.Product {
+	ps, err := s.orders.Products(r.Context(), name)
+	if err != nil {
+		return nil
+	}
+	out := make([]views.Product, len(ps))
+	for i, p := range ps {
+		out[i] = views.Product{ID: p.ID, Name: p.Name, Price: p.Price}
+	}
+	return out
+}
+

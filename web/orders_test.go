@@ -1,0 +1,261 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/order"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/store"
+)
+
+// orderHarness is a server with a real order database (a fresh PostgreSQL
+// schema) and one product of the given stock in its room.
+type orderHarness struct {
+	*harness
+	db      *store.DB
+	product int64
+}
+
+func newOrderHarness(t *testing.T, stock int64, set func(*room.Settings)) *orderHarness {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	db, err := store.Open(context.Background(), servicetest.PostgresURL(t), 4, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(context.Background(), os.DirFS("../migrations")); err != nil {
+		t.Fatal(err)
+	}
+	var svc *order.Service
+	h := newHarness(t, func(o *Options) {
+		svc = order.NewService(order.NewStore(db.DB), o.Queue.(order.Gate), 0, quiet)
+		o.Orders = svc
+	})
+	if set != nil {
+		s, _ := h.eng.Room(context.Background(), h.room)
+		set(&s)
+		h.eng.SaveRoom(context.Background(), h.room, s)
+	}
+	oh := &orderHarness{harness: h, db: db}
+	if err := db.QueryRowx(`INSERT INTO products (room, name, price, stock) VALUES ($1, 'Sneakers', 129000, $2) RETURNING id`, h.room, stock).Scan(&oh.product); err != nil {
+		t.Fatal(err)
+	}
+	return oh
+}
+
+// admitted returns the cookie and token of a freshly admitted visitor.
+func (h *orderHarness) admitted(t *testing.T) (*http.Cookie, string) {
+	t.Helper()
+	c := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil).cookie()
+	h.eng.Admit(context.Background(), h.room, time.Second, nil)
+	time.Sleep(5 * time.Millisecond)
+	h.eng.Admit(context.Background(), h.room, time.Second, []string{freshToken(t)})
+	var p struct {
+		Status     string  `json:"status"`
+		EntryToken *string `json:"entryToken"`
+	}
+	h.do(t, "GET", "/api/rooms/"+h.room+"/queue/position", "", nil, c).json(t, &p)
+	if p.EntryToken == nil {
+		t.Fatalf("visitor not admitted: %+v", p)
+	}
+	return c, *p.EntryToken
+}
+
+func freshToken(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 43)
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	for i := range b {
+		b[i] = alphabet[(time.Now().UnixNano()+int64(i*7919))%64]
+	}
+	b[42] = 'A'
+	return string(b)
+}
+
+func TestOrderAPI(t *testing.T) {
+	h := newOrderHarness(t, 3, nil)
+	path := "/api/rooms/" + h.room + "/orders"
+	c, tok := h.admitted(t)
+	other, otherTok := h.admitted(t)
+	steps := []struct {
+		name   string
+		body   string
+		hdr    map[string]string
+		cookie *http.Cookie
+		status int
+		code   string
+	}{
+		{"no token", `{"quantity":1}`, nil, c, 401, "token_missing"},
+		{"no cookie", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, nil, 401, "token_invalid"},
+		{"forged token", `{"quantity":1}`, map[string]string{"X-Entry-Token": strings.Repeat("x", 43)}, c, 401, "token_invalid"},
+		{"someone else's token", `{"quantity":1}`, map[string]string{"X-Entry-Token": otherTok}, c, 401, "token_invalid"},
+		{"bad JSON", `{"quantity":"one"}`, map[string]string{"X-Entry-Token": tok}, c, 400, "bad_json"},
+		{"unknown field", `{"qty":1}`, map[string]string{"X-Entry-Token": tok}, c, 400, "bad_json"},
+		{"bad quantity", `{"quantity":11}`, map[string]string{"X-Entry-Token": tok}, c, 400, "bad_quantity"},
+		{"unknown product", `{"productId":999999}`, map[string]string{"X-Entry-Token": tok}, c, 400, "product_not_found"},
+		{"more than the stock", `{"quantity":4}`, map[string]string{"X-Entry-Token": tok}, c, 409, "sold_out"},
+		{"placed (productId may be left out)", `{"quantity":2,"utm":{"source":"mail"}}`, map[string]string{"X-Entry-Token": tok}, c, 201, ""},
+		{"replay", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c, 401, "token_invalid"},
+		{"second buyer takes the last", `{"quantity":1}`, map[string]string{"X-Entry-Token": otherTok}, other, 201, ""},
+	}
+	for _, st := range steps {
+		r := h.do(t, "POST", path, st.body, st.hdr, st.cookie)
+		if r.status != st.status {
+			t.Fatalf("%s: %d %s, want %d", st.name, r.status, r.body, st.status)
+		}
+		if st.code != "" {
+			var e apiError
+			r.json(t, &e)
+			if e.Code != st.code || e.Message == "" {
+				t.Fatalf("%s: %s, want code %s", st.name, r.body, st.code)
+			}
+			continue
+		}
+		var o struct{ OrderID, ProductID, Quantity int64 }
+		r.json(t, &o)
+		if o.OrderID == 0 || o.ProductID != h.product {
+			t.Fatalf("%s: %s", st.name, r.body)
+		}
+	}
+	var stock int64
+	h.db.Get(&stock, `SELECT stock FROM products WHERE id = $1`, h.product)
+	if stock != 0 {
+		t.Fatalf("stock %d after 3 sold", stock)
+	}
+	if st, _ := h.eng.Stats(context.Background(), h.room); !st.SoldOut {
+		t.Fatal("room not flagged sold out")
+	}
+	var ps []order.Product
+	r := h.do(t, "GET", "/api/rooms/"+h.room+"/products", "", nil, nil)
+	r.json(t, &ps)
+	if r.status != 200 || len(ps) != 1 || ps[0].Name != "Sneakers" || ps[0].Price != 129000 || ps[0].Stock != 0 {
+		t.Fatalf("products: %d %s", r.status, r.body)
+	}
+	if !strings.Contains(r.body, `"id":`) || !strings.Contains(r.body, `"stock":0`) {
+		t.Fatalf("products JSON names: %s", r.body)
+	}
+}
+
+func TestOrderRateLimitedAnswers429(t *testing.T) {
+	h := newOrderHarness(t, 10, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 0.01, 1 })
+	path := "/api/rooms/" + h.room + "/orders"
+	c1, t1 := h.admitted(t)
+	c2, t2 := h.admitted(t)
+	if r := h.do(t, "POST", path, `{}`, map[string]string{"X-Entry-Token": t1}, c1); r.status != 201 {
+		t.Fatalf("first: %d %s", r.status, r.body)
+	}
+	r := h.do(t, "POST", path, `{}`, map[string]string{"X-Entry-Token": t2}, c2)
+	if r.status != 429 || !strings.Contains(r.body, "rate_limited") {
+		t.Fatalf("second: %d %s", r.status, r.body)
+	}
+	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 1 {
+		t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+}
+
+// TestOrderFormFlow posts the page's order form: the confirmation page on
+// success, and clear HTML errors (with a retry form where a retry can
+// succeed) on failure.
+func TestOrderFormFlow(t *testing.T) {
+	h := newOrderHarness(t, 1, nil)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	post := func(c *http.Cookie, form url.Values) *http.Response {
+		req, _ := http.NewRequest("POST", h.srv.URL+"/r/"+h.room+"/order", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if c != nil {
+			req.AddCookie(c)
+		}
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	c, tok := h.admitted(t)
+	c2, tok2 := h.admitted(t)
+	resp := post(c, url.Values{"entry_token": {tok}, "quantity": {"1"}, "utm_source": {"insta"}})
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/r/"+h.room+"/orders/") {
+		t.Fatalf("order form: %d to %q", resp.StatusCode, loc)
+	}
+	conf := h.do(t, "GET", loc, "", nil, c)
+	if conf.status != 200 || !strings.Contains(conf.body, "Your order is placed") || !strings.Contains(conf.body, "Sneakers") ||
+		conf.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("confirmation: %d %s", conf.status, conf.body)
+	}
+	if other := h.do(t, "GET", loc, "", nil, c2); other.status != 404 {
+		t.Fatalf("another visitor read the confirmation: %d", other.status)
+	}
+	var src string
+	h.db.Get(&src, `SELECT utm_source FROM orders WHERE room = $1`, h.room)
+	if src != "insta" {
+		t.Fatalf("utm_source %q", src)
+	}
+
+	tests := []struct {
+		name      string
+		cookie    *http.Cookie
+		form      url.Values
+		status    int
+		text      string
+		wantRetry bool
+	}{
+		{"replayed token", c, url.Values{"entry_token": {tok}}, 401, "not valid, or it has expired", false},
+		{"sold out", c2, url.Values{"entry_token": {tok2}}, 409, "sold out", false},
+		{"no cookie", nil, url.Values{"entry_token": {tok2}}, 401, "not valid", false},
+		{"bad quantity", c2, url.Values{"entry_token": {tok2}, "quantity": {"abc"}}, 400, "not valid", false},
+	}
+	for _, tt := range tests {
+		resp := post(tt.cookie, tt.form)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || !strings.Contains(string(body), tt.text) || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("%s: %d, want %d with %q:\n%s", tt.name, resp.StatusCode, tt.status, tt.text, body)
+		}
+		if hasRetry := strings.Contains(string(body), `name="entry_token"`); hasRetry != tt.wantRetry {
+			t.Fatalf("%s: retry form present = %v", tt.name, hasRetry)
+		}
+	}
+}
+
+func TestOrderWhenDatabaseDown(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	down, err := store.Open(context.Background(), "postgres://postgres@127.0.0.1:1/test?sslmode=disable&connect_timeout=1", 2, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	h := &orderHarness{harness: newHarness(t, func(o *Options) {
+		o.Orders = order.NewService(order.NewStore(down.DB), o.Queue.(order.Gate), 0, quiet)
+	})}
+	c, tok := h.admitted(t)
+	r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{}`, map[string]string{"X-Entry-Token": tok}, c)
+	if r.status != 503 || !strings.Contains(r.body, "unavailable") {
+		t.Fatalf("database down: %d %s", r.status, r.body)
+	}
+	// The waiting room goes on: enters and the page still work.
+	if e := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil); e.status != 200 {
+		t.Fatalf("enter with the database down: %d", e.status)
+	}
+	if p := h.do(t, "GET", "/r/"+h.room, "", nil, nil); p.status != 200 {
+		t.Fatalf("page with the database down: %d", p.status)
+	}
+	var raw map[string]any
+	pr := h.do(t, "GET", "/api/rooms/"+h.room+"/products", "", nil, nil)
+	if pr.status != 503 || json.Unmarshal([]byte(pr.body), &raw) != nil {
+		t.Fatalf("products with the database down: %d %s", pr.status, pr.body)
+	}
+}
