@@ -49,7 +49,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	t.Cleanup(hub.Close)
 	o := Options{
 		Orders: embeddedOrders(t, eng, log),
-		Queue: eng, Rooms: eng, Signer: signer, AdminToken: testAdminToken,
+		Queue:  eng, Rooms: eng, Signer: signer, AdminToken: testAdminToken,
 		Health:  func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Static:  os.DirFS("../static"), // the real assets
 		Metrics: metrics,

@@ -276,4 +276,3 @@ func (s *Server) viewProducts(r *http.Request, name string) []views.Product {
 	}
 	return out
 }
-
