@@ -126,8 +126,8 @@ type Admission struct {
 	Active int64
 	// Tick is the room's tick sequence number after this tick.
 	Tick int64
-	// Burst is the most one tick may admit at the room's rate; an issuer
-	// should pass at least this many tokens.
+	// Burst is the most one tick may admit at the room's rate (two batches,
+	// when catching up a late tick); an issuer should pass this many tokens.
 	Burst int
 }
 

@@ -282,16 +282,26 @@ func TestTokenTTL(t *testing.T) {
 
 func TestOnlyTheBatchIsAdmittedPerTick(t *testing.T) {
 	ctx := context.Background()
-	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 5 }))
-	for _, v := range visitors(t, 20) {
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 50 }))
+	for _, v := range visitors(t, 300) {
 		if _, err := e.Enter(ctx, name, v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Even after a long pause, one tick admits at most its batch.
-	a := admitAfter(t, e, name, 1500*time.Millisecond, time.Second, 50)
-	if len(a.Visitors) != 5 || a.Waiting != 15 || a.Burst != 5 {
-		t.Fatalf("admitted %d leaving %d (burst %d), want 5 leaving 15 (burst 5)", len(a.Visitors), a.Waiting, a.Burst)
+	// The room was idle at its last tick: however long the pause, one tick
+	// admits at most its batch (50 at 50/s and a 1 s tick).
+	a := admitAfter(t, e, name, 1500*time.Millisecond, time.Second, 200)
+	if len(a.Visitors) != 50 || a.Waiting != 250 {
+		t.Fatalf("after idle: admitted %d leaving %d, want 50 leaving 250", len(a.Visitors), a.Waiting)
+	}
+	// On time, a tick admits its batch.
+	if a := admitAfter(t, e, name, time.Second, time.Second, 200); len(a.Visitors) < 49 || len(a.Visitors) > 51 {
+		t.Fatalf("a tick on time admitted %d, want its batch of 50", len(a.Visitors))
+	}
+	// A tick 2 s late, with the line backlogged, catches up one batch at
+	// most: two batches, never the whole 2.5 s of credit.
+	if a := admitAfter(t, e, name, 2500*time.Millisecond, time.Second, 200); len(a.Visitors) != 100 || a.Burst != 100 {
+		t.Fatalf("a late tick admitted %d (burst %d), want exactly two batches (100)", len(a.Visitors), a.Burst)
 	}
 }
 

@@ -21,20 +21,27 @@ local now = nowUs()
 local nowMs = math.floor(now / 1000)
 local Q, ACTIVE = P .. 'queue', P .. 'active'
 
--- Credit: rate × elapsed since the last tick of any instance. Idle credit is
--- capped at one batch plus one, so the fraction carried between ticks is
--- never lost; a tick still admits at most one batch.
-local st = redis.call('HMGET', P .. 'rate', 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat')
+-- Credit: rate × elapsed since the last tick of any instance, so N
+-- instances admit what one would. After an idle spell (the line was empty
+-- at the last tick) credit is capped at one batch plus one: the first tick
+-- admits at most one batch. While the line is backlogged the cap is two
+-- batches plus one, so a tick that runs up to one tick late (a busy
+-- instance, a GC pause) catches up instead of losing admissions. The
+-- fraction carried between ticks is never lost.
+local st = redis.call('HMGET', P .. 'rate', 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog')
 local ts = tonumber(st[1]) or now
 local credit = tonumber(st[2]) or 0
+local backlog = st[7] == '1'
 local elapsed = now - ts
 if elapsed < 0 then elapsed = 0 end
 credit = credit + elapsed * rate / 1000000
-if credit > burst + 1 then credit = burst + 1 end
+local most = burst
+if backlog then most = 2 * burst end
+if credit > most + 1 then credit = most + 1 end
 
 redis.call('ZREMRANGEBYSCORE', ACTIVE, '-inf', nowMs)
 local n = math.floor(credit + 1e-9)
-if n > burst then n = burst end
+if n > most then n = most end
 if paused or soldout then n = 0 end
 if n > #ARGV - 2 then n = #ARGV - 2 end
 if maxActive > 0 then
@@ -115,7 +122,8 @@ if now - wts >= 1000000 then
   wn = 0
   wsat = true
 end
-local fields = {'ts', I(now), 'credit', string.format('%.6f', credit), 'wts', I(wts), 'wn', I(wn), 'wsat', wsat and '1' or '0'}
+local fields = {'ts', I(now), 'credit', string.format('%.6f', credit), 'wts', I(wts), 'wn', I(wn), 'wsat', wsat and '1' or '0',
+  'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0'}
 if ewma then
   fields[#fields + 1] = 'ewma'
   fields[#fields + 1] = string.format('%.4f', ewma)
@@ -134,6 +142,6 @@ redis.call('PUBLISH', P .. 'events', '{"n":' .. I(tick) .. ',"h":' .. I(head) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
 
-local reply = {#admitted, head, waiting, burst, active, tick}
+local reply = {#admitted, head, waiting, 2 * burst, active, tick}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply
