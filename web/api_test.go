@@ -81,7 +81,7 @@ func embeddedOrders(t *testing.T, gate order.Gate, log *slog.Logger) *order.Serv
 	if err := db.Migrate(context.Background(), os.DirFS("../migrations")); err != nil {
 		t.Fatal(err)
 	}
-	return order.NewService(order.NewStore(db.DB), gate, 0, log)
+	return order.NewService(order.NewStore(db.DB, 0), gate, 0, log)
 }
 
 func testSigner(t *testing.T) *visitor.Signer {

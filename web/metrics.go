@@ -1,6 +1,7 @@
 package web
 
 import (
+	"database/sql"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -81,6 +82,21 @@ func (m *Metrics) CountRedisCommands(sent func() int64) {
 	m.Registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 		Name: "waitingroom_redis_commands_total", Help: "Commands this process has sent to Redis (a script call counts as one).",
 	}, func() float64 { return float64(sent()) }))
+}
+
+// CountDB exports the order database pool's state.
+func (m *Metrics) CountDB(stats func() sql.DBStats) {
+	m.Registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "waitingroom_db_connections_in_use", Help: "Order database connections in use.",
+		}, func() float64 { return float64(stats().InUse) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "waitingroom_db_connections_open", Help: "Order database connections open.",
+		}, func() float64 { return float64(stats().OpenConnections) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "waitingroom_db_wait_total", Help: "Order database connection requests that had to wait.",
+		}, func() float64 { return float64(stats().WaitCount) }),
+	)
 }
 
 // Ticked records one admission tick.

@@ -40,7 +40,7 @@ func newOrderHarness(t *testing.T, stock int64, set func(*room.Settings)) *order
 	}
 	var svc *order.Service
 	h := newHarness(t, func(o *Options) {
-		svc = order.NewService(order.NewStore(db.DB), o.Queue.(order.Gate), 0, quiet)
+		svc = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
 		o.Orders = svc
 	})
 	if set != nil {
@@ -239,7 +239,7 @@ func TestOrderWhenDatabaseDown(t *testing.T) {
 	}
 	defer down.Close()
 	h := &orderHarness{harness: newHarness(t, func(o *Options) {
-		o.Orders = order.NewService(order.NewStore(down.DB), o.Queue.(order.Gate), 0, quiet)
+		o.Orders = order.NewService(order.NewStore(down.DB, 0), o.Queue.(order.Gate), 0, quiet)
 	})}
 	c, tok := h.admitted(t)
 	r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{}`, map[string]string{"X-Entry-Token": tok}, c)

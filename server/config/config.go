@@ -24,6 +24,9 @@ type Config struct {
 	DatabaseURL string
 	// DBMaxConns is the order database's pool size (DB_MAX_CONNS).
 	DBMaxConns int
+	// OrderWork is simulated extra work per order transaction (ORDER_WORK),
+	// for calibration demos of a slower downstream; 0 in production.
+	OrderWork time.Duration
 	// SecretKey signs visitor cookies (SECRET_KEY); empty means a random key
 	// per process.
 	SecretKey string
@@ -95,6 +98,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&ratePerIP, "enter-rate-per-ip", "ENTER_RATE_PER_IP", strconv.Itoa(DefaultEnterRatePerIP), "enters per second per client IP (burst: three times)")
 	dur(&c.Tick, "tick", "TICK", DefaultTick, "admission period")
 	dur(&c.ShutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, "graceful shutdown bound")
+	dur(&c.OrderWork, "order-work", "ORDER_WORK", 0, "simulated extra work per order transaction (calibration demos only)")
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
@@ -153,6 +157,8 @@ func (c Config) validate() error {
 		return errors.New("ADMIN_TOKEN must be at least 8 bytes")
 	case c.ShutdownTimeout <= 0:
 		return errors.New("SHUTDOWN_TIMEOUT must be positive")
+	case c.OrderWork < 0 || c.OrderWork > 10*time.Second:
+		return errors.New("ORDER_WORK must be between 0 and 10s")
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func newEnv(t *testing.T, dialect string, set func(*room.Settings), stocks ...in
 	}
 	eng.Admit(context.Background(), name, time.Second, nil) // start the rate clock
 	db := openDB(t, dialect)
-	e := &env{svc: NewService(NewStore(db.DB), eng, 0, quiet), eng: eng, db: db, rdb: rdb, room: name}
+	e := &env{svc: NewService(NewStore(db.DB, 0), eng, 0, quiet), eng: eng, db: db, rdb: rdb, room: name}
 	for i, stock := range stocks {
 		var id int64
 		err := db.QueryRowx(db.Rebind(`INSERT INTO products (room, name, price, stock) VALUES (?, ?, ?, ?) RETURNING id`),
@@ -284,7 +284,7 @@ func (failingConsume) Consume(context.Context, string, string, string) error {
 
 func TestConsumeFailsAfterCommit(t *testing.T) {
 	e := newEnv(t, store.Postgres, nil, 10)
-	svc := NewService(NewStore(e.db.DB), failingConsume{e.eng}, 100*time.Millisecond, quiet)
+	svc := NewService(NewStore(e.db.DB, 0), failingConsume{e.eng}, 100*time.Millisecond, quiet)
 	vs, toks := e.buyers(t, 1)
 	ctx := context.Background()
 	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}
@@ -339,7 +339,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 	e := newEnv(t, store.Postgres, nil, 10)
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer dead.Close()
-	svc := NewService(NewStore(e.db.DB), queue.New(dead), 0, quiet)
+	svc := NewService(NewStore(e.db.DB, 0), queue.New(dead), 0, quiet)
 	vs, toks := e.buyers(t, 1)
 	if _, err := svc.Place(context.Background(), Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Redis down: %v, want ErrUnavailable", err)
@@ -356,7 +356,7 @@ func TestDatabaseDownKeepsTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer down.Close()
-	svc := NewService(NewStore(down.DB), e.eng, 0, quiet)
+	svc := NewService(NewStore(down.DB, 0), e.eng, 0, quiet)
 	vs, toks := e.buyers(t, 1)
 	ctx := context.Background()
 	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}

@@ -16,11 +16,14 @@ import (
 // Store is the order database's SQL, the same for PostgreSQL and the
 // embedded SQLite (queries are written with ? and rebound).
 type Store struct {
-	db *sqlx.DB
+	db   *sqlx.DB
+	work time.Duration
 }
 
-// NewStore returns a Store over db.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+// NewStore returns a Store over db. work is extra time each order
+// transaction holds its connection, to simulate a heavier downstream in
+// calibration runs (ORDER_WORK); it is 0 in production.
+func NewStore(db *sqlx.DB, work time.Duration) *Store { return &Store{db: db, work: work} }
 
 // errNoStock and errDuplicate are the store's own outcomes, mapped by the
 // service.
@@ -65,6 +68,16 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 		return Order{}, fmt.Errorf("order: take stock: %w", err)
 	} else if n == 0 {
 		return Order{}, errNoStock
+	}
+	if s.work > 0 {
+		if s.db.DriverName() == "postgres" {
+			_, err = tx.ExecContext(ctx, `SELECT pg_sleep($1)`, s.work.Seconds())
+		} else {
+			time.Sleep(s.work)
+		}
+		if err != nil {
+			return Order{}, fmt.Errorf("order: simulated work: %w", err)
+		}
 	}
 	var idem any
 	if r.IdempotencyKey != "" {

@@ -74,3 +74,29 @@ func TestSoldOut(t *testing.T) {
 		t.Fatalf("unknown room: %v", err)
 	}
 }
+
+// TestPassthrough is the no-room baseline: everyone waiting is admitted at
+// the next tick, whatever the rate, and the order bucket lets all through.
+func TestPassthrough(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) {
+		s.Rate, s.OrderRate, s.OrderBurst, s.Mode = 1, 0.01, 1, room.ModePassthrough
+	}))
+	for _, v := range visitors(t, 300) {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := e.Admit(ctx, name, time.Second, tokens(t, 50))
+	if err != nil || len(a.Visitors) != 50 || a.Burst < 250+100 {
+		t.Fatalf("first tick: %d admitted, asks for %d tokens (%v); want 50 and room for the rest", len(a.Visitors), a.Burst, err)
+	}
+	if a, _ := e.Admit(ctx, name, time.Second, tokens(t, a.Burst)); len(a.Visitors) != 250 || a.Waiting != 0 {
+		t.Fatalf("second tick: %d admitted, %d waiting; want all 250", len(a.Visitors), a.Waiting)
+	}
+	for i := range 5 {
+		if _, err := e.TakeOrderSlot(ctx, name); err != nil {
+			t.Fatalf("order %d in passthrough: %v", i, err)
+		}
+	}
+}

@@ -27,6 +27,7 @@ func settingsFields(s room.Settings) []any {
 		"orderBurst", strconv.Itoa(s.OrderBurst),
 		"paused", paused,
 		"abandonAfterSeconds", strconv.Itoa(s.AbandonAfterSeconds),
+		"mode", s.Mode,
 	}
 }
 
@@ -95,6 +96,10 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	s.Paused = m["paused"] == "1"
 	s.AbandonAfterSeconds, err = strconv.Atoi(m["abandonAfterSeconds"])
 	errs = append(errs, err)
+	s.Mode = m["mode"]
+	if s.Mode == "" {
+		s.Mode = room.ModeQueue
+	}
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}

@@ -51,7 +51,17 @@ type Settings struct {
 	// AbandonAfterSeconds is how long a waiting visitor may go without an
 	// SSE connection or a poll before leaving the line; 0 means never.
 	AbandonAfterSeconds int `json:"abandonAfterSeconds"`
+	// Mode is "queue" (the waiting room) or "passthrough", which admits
+	// everyone at the next tick and skips the order bucket: the no-room
+	// baseline that load tests compare with.
+	Mode string `json:"mode"`
 }
+
+// The room modes.
+const (
+	ModeQueue       = "queue"
+	ModePassthrough = "passthrough"
+)
 
 // Limits on settings, so that one typo cannot take the order path down.
 const (
@@ -78,6 +88,7 @@ func Defaults(name string) Settings {
 		OrderBurst:      50,
 		// 120 s without an SSE connection or a poll: the visitor has left.
 		AbandonAfterSeconds: DefaultAbandon,
+		Mode:                ModeQueue,
 	}
 }
 
@@ -98,6 +109,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("orderBurst must be between 1 and %d", MaxOrderBurst)
 	case s.AbandonAfterSeconds != 0 && (s.AbandonAfterSeconds < MinAbandon || s.AbandonAfterSeconds > MaxAbandon):
 		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
+	case s.Mode != ModeQueue && s.Mode != ModePassthrough:
+		return fmt.Errorf("mode must be %q or %q", ModeQueue, ModePassthrough)
 	}
 	return nil
 }
@@ -115,6 +128,8 @@ type Patch struct {
 	Paused          *bool    `json:"paused"`
 	// AbandonAfterSeconds, when set, replaces Settings.AbandonAfterSeconds.
 	AbandonAfterSeconds *int `json:"abandonAfterSeconds"`
+	// Mode, when set, replaces Settings.Mode.
+	Mode *string `json:"mode"`
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -127,6 +142,7 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.OrderBurst, p.OrderBurst)
 	set(&s.Paused, p.Paused)
 	set(&s.AbandonAfterSeconds, p.AbandonAfterSeconds)
+	set(&s.Mode, p.Mode)
 	return s
 }
 

@@ -52,6 +52,8 @@ func TestValidate(t *testing.T) {
 		{"never abandon", func(s *Settings) { s.AbandonAfterSeconds = 0 }, ""},
 		{"abandon too soon", func(s *Settings) { s.AbandonAfterSeconds = 5 }, "abandonAfterSeconds"},
 		{"abandon too late", func(s *Settings) { s.AbandonAfterSeconds = 7200 }, "abandonAfterSeconds"},
+		{"passthrough", func(s *Settings) { s.Mode = ModePassthrough }, ""},
+		{"unknown mode", func(s *Settings) { s.Mode = "fast" }, "mode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,7 +6,7 @@
 -- event. A crash can only happen before or after all of it.
 -- ARGV: 2 tick seconds, 3.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, visitor...}, or {-1}
-local cfg = redis.call('HMGET', KEYS[1], 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds')
+local cfg = redis.call('HMGET', KEYS[1], 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
@@ -14,6 +14,9 @@ local ttl = tonumber(cfg[3]) or 300
 local paused = cfg[4] == '1'
 local soldout = redis.call('EXISTS', P .. 'soldout') == 1
 local abandon = (tonumber(cfg[5]) or 0) * 1000000
+-- Passthrough, the no-room baseline: everyone waiting is admitted at the
+-- next tick, up to the tokens given.
+local passthrough = cfg[6] == 'passthrough'
 local tickSec = tonumber(ARGV[2])
 local burst = math.ceil(rate * tickSec - 1e-9)
 if burst < 1 then burst = 1 end
@@ -42,9 +45,10 @@ if credit > most + 1 then credit = most + 1 end
 redis.call('ZREMRANGEBYSCORE', ACTIVE, '-inf', nowMs)
 local n = math.floor(credit + 1e-9)
 if n > most then n = most end
+if passthrough then n = #ARGV - 2 end
 if paused or soldout then n = 0 end
 if n > #ARGV - 2 then n = #ARGV - 2 end
-if maxActive > 0 then
+if maxActive > 0 and not passthrough then
   local free = maxActive - redis.call('ZCARD', ACTIVE)
   if n > free then n = free end
 end
@@ -142,6 +146,8 @@ redis.call('PUBLISH', P .. 'events', '{"n":' .. I(tick) .. ',"h":' .. I(head) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
 
-local reply = {#admitted, head, waiting, 2 * burst, active, tick}
+local want = 2 * burst
+if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
+local reply = {#admitted, head, waiting, want, active, tick}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply

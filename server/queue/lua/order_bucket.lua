@@ -2,8 +2,9 @@
 -- on Redis TIME, shared by every instance: capacity orderBurst, refilled at
 -- orderRate per second.
 -- Reply: {1, 0} taken, {0, retryAfterMs} empty, {-1, 0} unknown room
-local cfg = redis.call('HMGET', KEYS[1], 'orderRate', 'orderBurst')
+local cfg = redis.call('HMGET', KEYS[1], 'orderRate', 'orderBurst', 'mode')
 if not cfg[1] then return {-1, 0} end
+if cfg[3] == 'passthrough' then return {1, 0} end -- the no-room baseline
 local rate = tonumber(cfg[1])
 local cap = tonumber(cfg[2])
 local now = nowUs() / 1000
