@@ -27,6 +27,7 @@ commands:
   migrate    apply the SQL migrations to DATABASE_URL
   loadtest   drive an HTTP load at a running server (see: waitingroom loadtest -h)
   soak       hold N waiting visitors over SSE (or polling) and measure the cost
+  burst      a flash sale: N buyers enter, wait, are let in and order
 
 Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
 `
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return loadtestCommand(ctx, args, stdout)
 	case "migrate":
 		return migrateCommand(ctx, args, getenv, stdout, log)
+	case "burst":
+		return burstCommand(ctx, args, stdout)
 	case "soak":
 		return soakCommand(ctx, args, stdout)
 	case "help":

@@ -87,7 +87,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	metrics := web.NewMetrics()
 	metrics.CountRedisCommands(conn.Commands)
 	metrics.CountDB(db.Stats)
-	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP}, metrics, log)
+	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, ReadySpread: cfg.Tick * 8 / 10}, metrics, log)
 	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), eng, 0, log)
 	handler, err := web.New(web.Options{
 		Queue:           eng,

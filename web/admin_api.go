@@ -47,7 +47,11 @@ type roomView struct {
 // keep their current value (or the default, for a new room).
 func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	var p room.Patch
+	var p struct {
+		room.Patch
+		// SoldOut false reopens a room that sold out (after a restock).
+		SoldOut *bool `json:"soldOut"`
+	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
@@ -72,7 +76,7 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	next := p.Apply(cur)
+	next := p.Patch.Apply(cur)
 	if err := next.Validate(); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_settings", err.Error())
 		return
@@ -80,6 +84,12 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 	if err := s.rooms.SaveRoom(r.Context(), name, next); err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	if p.SoldOut != nil {
+		if err := s.rooms.SetSoldOut(r.Context(), name, *p.SoldOut); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 	}
 	s.log.Info("room saved", "room", name, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused)
 	status := http.StatusOK

@@ -290,6 +290,21 @@ func TestAdminAPI(t *testing.T) {
 			}
 		}},
 		{"invalid setting", "PUT", "/api/admin/rooms/" + fresh, `{"rate":-1}`, auth, 400, nil},
+		{"mark sold out, then reopen", "PUT", "/api/admin/rooms/" + fresh, `{"soldOut":true}`, auth, 200, func(t *testing.T, r reply) {
+			var v roomView
+			r.json(t, &v)
+			if !v.Live.SoldOut {
+				t.Fatalf("not sold out: %s", r.body)
+			}
+		}},
+		{"reopen", "PUT", "/api/admin/rooms/" + fresh, `{"soldOut":false,"mode":"passthrough"}`, auth, 200, func(t *testing.T, r reply) {
+			var v roomView
+			r.json(t, &v)
+			if v.Live.SoldOut || v.Settings.Mode != "passthrough" {
+				t.Fatalf("not reopened in passthrough: %s", r.body)
+			}
+		}},
+		{"back to queue", "PUT", "/api/admin/rooms/" + fresh, `{"mode":"queue"}`, auth, 200, nil},
 		{"unknown field", "PUT", "/api/admin/rooms/" + fresh, `{"rat":5}`, auth, 400, nil},
 		{"not JSON", "PUT", "/api/admin/rooms/" + fresh, `rate=5`, auth, 400, nil},
 		{"two objects", "PUT", "/api/admin/rooms/" + fresh, `{} {}`, auth, 400, nil},

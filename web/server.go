@@ -29,6 +29,7 @@ type Rooms interface {
 	Room(ctx context.Context, name string) (room.Settings, error)
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
 	Stats(ctx context.Context, name string) (queue.Stats, error)
+	SetSoldOut(ctx context.Context, name string, soldOut bool) error
 }
 
 // Orders places orders and lists products.

@@ -31,6 +31,10 @@ type HubOptions struct {
 	SeenEvery time.Duration
 	// MaxPerIP caps concurrent SSE connections per client IP (default 50).
 	MaxPerIP int
+	// ReadySpread spreads the ready events of one tick's batch uniformly
+	// over this long, so that a batch does not reach the order database in
+	// the same millisecond (0: no spread). Serve sets it to 80% of TICK.
+	ReadySpread time.Duration
 }
 
 // Hub fans each room's admission events out to this process's SSE
@@ -312,6 +316,13 @@ func (h *Hub) resolve(r *hubRoom, c *sseConn) {
 	}
 	go func() {
 		defer c.resolving.Store(false)
+		if h.opt.ReadySpread > 0 {
+			select {
+			case <-h.stop:
+				return
+			case <-time.After(rand.N(h.opt.ReadySpread)):
+			}
+		}
 		h.resolveSem <- struct{}{}
 		defer func() { <-h.resolveSem }()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

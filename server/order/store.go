@@ -59,16 +59,9 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 		return Order{}, fmt.Errorf("order: begin: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE products SET stock = stock - ? WHERE id = ? AND room = ? AND stock >= ?`),
-		r.Quantity, productID, r.Room, r.Quantity)
-	if err != nil {
-		return Order{}, fmt.Errorf("order: take stock: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return Order{}, fmt.Errorf("order: take stock: %w", err)
-	} else if n == 0 {
-		return Order{}, errNoStock
-	}
+	// The simulated downstream work holds the connection, not the hot
+	// product row: the stock update below keeps its row lock for
+	// microseconds.
 	if s.work > 0 {
 		if s.db.DriverName() == "postgres" {
 			_, err = tx.ExecContext(ctx, `SELECT pg_sleep($1)`, s.work.Seconds())
@@ -78,6 +71,16 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 		if err != nil {
 			return Order{}, fmt.Errorf("order: simulated work: %w", err)
 		}
+	}
+	res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE products SET stock = stock - ? WHERE id = ? AND room = ? AND stock >= ?`),
+		r.Quantity, productID, r.Room, r.Quantity)
+	if err != nil {
+		return Order{}, fmt.Errorf("order: take stock: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Order{}, fmt.Errorf("order: take stock: %w", err)
+	} else if n == 0 {
+		return Order{}, errNoStock
 	}
 	var idem any
 	if r.IdempotencyKey != "" {

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"waitingroom/k6"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// TestBurstSmoke runs a tiny flash sale with the burst tool against a real
+// server: 12 buyers for 10 items, in both modes.
+func TestBurstSmoke(t *testing.T) {
+	base, eng, rdb := startServer(t, 200*time.Millisecond)
+	for _, mode := range []string{room.ModeQueue, room.ModePassthrough} {
+		t.Run(mode, func(t *testing.T) {
+			name := servicetest.RoomName(t, rdb)
+			set := room.Defaults(name)
+			set.Rate, set.Mode = 20, mode
+			if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+				t.Fatal(err)
+			}
+			addProduct(t, name, "smoke", 1000, 10)
+			rep, err := k6.Burst{URLs: []string{base}, Room: name, N: 12, Within: 300 * time.Millisecond,
+				Timeout: 30 * time.Second, SourceIPs: 4}.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := k6.Summarise(rep)
+			t.Log(s.String())
+			soldOut := s.Status[http.StatusConflict] + s.Status[http.StatusGone]
+			if s.Buyers != 12 || s.Ordered != 10 || soldOut != 2 || s.OrderP95 <= 0 {
+				t.Fatalf("summary %+v: want 10 orders and 2 sold out", s)
+			}
+			if mode == room.ModeQueue && s.AdmissionMax < 300*time.Millisecond {
+				t.Fatalf("at 20/s, 12 buyers cannot all be in within %v", s.AdmissionMax)
+			}
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package k6
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+)
+
+// RunChildren runs this binary once per argument list, in parallel, and
+// decodes the JSON each child prints as its last line of output. It spreads
+// a load over processes when one process's open files would not be enough.
+func RunChildren[T any](ctx context.Context, argLists [][]string) ([]T, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("children: %w", err)
+	}
+	out := make([]T, len(argLists))
+	errs := make([]error, len(argLists))
+	var wg sync.WaitGroup
+	for i, args := range argLists {
+		wg.Go(func() {
+			cmd := exec.CommandContext(ctx, exe, args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				errs[i] = fmt.Errorf("child %d: %w: %s", i, err, lastLine(stderr.Bytes()))
+				return
+			}
+			if err := json.Unmarshal(lastLine(stdout.Bytes()), &out[i]); err != nil {
+				errs[i] = fmt.Errorf("child %d: report: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func lastLine(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return b[i+1:]
+	}
+	return b
+}
