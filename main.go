@@ -28,6 +28,7 @@ commands:
   loadtest   drive an HTTP load at a running server (see: waitingroom loadtest -h)
   soak       hold N waiting visitors over SSE (or polling) and measure the cost
   burst      a flash sale: N buyers enter, wait, are let in and order
+  calibrate  step the order rate, find the knee, recommend (and -apply) a rate
 
 Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
 `
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return loadtestCommand(ctx, args, stdout)
 	case "migrate":
 		return migrateCommand(ctx, args, getenv, stdout, log)
+	case "calibrate":
+		return calibrateCommand(ctx, args, stdout)
 	case "burst":
 		return burstCommand(ctx, args, stdout)
 	case "soak":

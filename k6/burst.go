@@ -205,9 +205,9 @@ func jsonString(b []byte, key string) string {
 type BurstSummary struct {
 	Buyers, Admitted, Ordered, NeverAdmitted int
 	AdmissionP50, AdmissionP95, AdmissionMax time.Duration
-	OrderP50, OrderP95, OrderP99            time.Duration
-	Status                                  map[int]int
-	Elapsed                                 float64
+	OrderP50, OrderP95, OrderP99             time.Duration
+	Status                                   map[int]int
+	Elapsed                                  float64
 }
 
 // Summarise merges reports (from several processes) into one summary.
