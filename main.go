@@ -29,6 +29,7 @@ commands:
   soak       hold N waiting visitors over SSE (or polling) and measure the cost
   burst      a flash sale: N buyers enter, wait, are let in and order
   calibrate  step the order rate, find the knee, recommend (and -apply) a rate
+  plot       draw burst runs (-json files) into a PNG
 
 Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
 `
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return loadtestCommand(ctx, args, stdout)
 	case "migrate":
 		return migrateCommand(ctx, args, getenv, stdout, log)
+	case "plot":
+		return plotCommand(ctx, args, stdout)
 	case "calibrate":
 		return calibrateCommand(ctx, args, stdout)
 	case "burst":
