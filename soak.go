@@ -31,6 +31,9 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.BoolVar(&s.Poll, "poll", false, "poll the position API like the seed's clients instead of SSE")
 	client := fs.String("client", "raw", "SSE client: raw (lean, one goroutine per stream) or r3labs")
 	redisURL := fs.String("redis-url", "", "also report Redis-side INFO commandstats deltas of this Redis")
+	procs := fs.Int("procs", 1, "child processes to spread the visitors over (one process holds at most 19,000)")
+	child := fs.Bool("child", false, "run as a child process: print the raw report as JSON")
+	fs.IntVar(&s.FirstIP, "first-ip", 0, "offset of the first source address")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,7 +53,20 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		defer rdb.Close()
 		s.RedisCalls = func(ctx context.Context) (int64, error) { return totalCalls(ctx, rdb) }
 	}
-	rep, err := s.Run(ctx)
+	if *child {
+		rep, err := s.Run(ctx)
+		if err != nil {
+			return err
+		}
+		return k6.EncodeReport(stdout, rep)
+	}
+	var rep k6.Report
+	var err error
+	if *procs > 1 {
+		rep, err = soakChildren(ctx, s, *procs, *client, stdout)
+	} else {
+		rep, err = s.Run(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -59,6 +75,68 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		return errors.New("soak: no visitor connected")
 	}
 	return nil
+}
+
+// soakChildren spreads a soak over procs child processes. The parent
+// measures the server side (RSS, commands) over the children's hold; the
+// children's client-side figures are merged exactly.
+func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout io.Writer) (k6.Report, error) {
+	metricsURL := strings.TrimRight(s.BaseURL, "/") + "/metrics"
+	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
+	before, err := k6.Scrape(ctx, metricsURL, series...)
+	if err != nil {
+		return k6.Report{}, err
+	}
+	per := (s.N + procs - 1) / procs
+	ips := max(1, s.SourceIPs/procs)
+	var lists [][]string
+	for p := range procs {
+		args := []string{"soak", "-child", "-url", s.BaseURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
+			"-ramp", strconv.FormatFloat(s.Ramp/float64(procs), 'f', -1, 64), "-hold", s.Hold.String(), "-settle", s.Settle.String(),
+			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-client", client}
+		if s.Poll {
+			args = append(args, "-poll")
+		}
+		lists = append(lists, args)
+	}
+	type scrape struct {
+		m     map[string]float64
+		calls int64
+		at    time.Time
+	}
+	read := func() (scrape, error) {
+		m, err := k6.Scrape(ctx, metricsURL, series...)
+		sc := scrape{m: m, at: time.Now()}
+		if err == nil && s.RedisCalls != nil {
+			sc.calls, err = s.RedisCalls(ctx)
+		}
+		return sc, err
+	}
+	var mid, after scrape
+	var midErr, afterErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ramp := time.Duration(float64(s.N) / s.Ramp * float64(time.Second))
+		time.Sleep(ramp + s.Settle + time.Second)
+		mid, midErr = read()
+		time.Sleep(s.Hold - 2*time.Second)
+		after, afterErr = read()
+	}()
+	fmt.Fprintf(stdout, "spreading %d visitors over %d processes\n", s.N, procs)
+	children, err := k6.RunChildren[k6.Report](ctx, lists)
+	<-done
+	if err = errors.Join(err, midErr, afterErr); err != nil {
+		return k6.Report{}, err
+	}
+	secs := after.at.Sub(mid.at).Seconds()
+	server := k6.Report{RSSBefore: before["process_resident_memory_bytes"], RSSAfter: after.m["process_resident_memory_bytes"],
+		ServerConns: mid.m["waitingroom_sse_connections"], HoldSeconds: secs,
+		CommandsPerSec: (after.m["waitingroom_redis_commands_total"] - mid.m["waitingroom_redis_commands_total"]) / secs}
+	if s.RedisCalls != nil {
+		server.RedisSidePerSec = float64(after.calls-mid.calls) / secs
+	}
+	return k6.MergeReports(server, children), nil
 }
 
 // totalCalls sums the calls of every command in INFO commandstats.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +11,32 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 )
+
+// TestSoakAcrossProcesses runs the soak tool's parent over two child
+// processes (this test binary, re-executed as the real command) and checks
+// the merged report.
+func TestSoakAcrossProcesses(t *testing.T) {
+	base, eng, rdb := startServer(t, 200*time.Millisecond)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = 1
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WR_RUN_MAIN", "1") // children run main(), not the tests
+	var out bytes.Buffer
+	err := soakCommand(context.Background(), []string{"-url", base, "-room", name, "-n", "20", "-ramp", "100",
+		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2"}, &out)
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"over 2 processes", "20 connected, 0 failed", "lost 0, duplicates 0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("report lacks %q", want)
+		}
+	}
+}
 
 // TestSoakSmoke runs the soak tool briefly, in both modes, against a real
 // server on loopback: tiny N, a couple of seconds.

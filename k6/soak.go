@@ -32,8 +32,10 @@ type Soak struct {
 	Ramp float64
 	// Hold is how long all connections are held once they are up.
 	Hold time.Duration
-	// SourceIPs spreads connections over 127.0.0.1..127.0.0.SourceIPs.
+	// SourceIPs spreads connections over 127.0.0.(FirstIP+1) onwards.
 	SourceIPs int
+	// FirstIP offsets the source addresses (for child processes).
+	FirstIP int
 	// Poll selects the seed's polling pattern instead of SSE.
 	Poll bool
 	// Settle is how long to wait after the ramp before measuring.
@@ -75,6 +77,11 @@ type Report struct {
 	// RedisSidePerSec is the Redis server's command calls per second over
 	// the hold, scripts' inner commands included (when RedisCalls is set).
 	RedisSidePerSec float64
+	// Lat holds the raw latencies (µs) by tick, so that reports of several
+	// processes merge into exact percentiles.
+	Lat map[int64][]int32 `json:"lat,omitempty"`
+	// Headers holds the raw times to headers (µs).
+	Headers []int32 `json:"headers,omitempty"`
 }
 
 // Validate returns an error for a soak that is unbounded or aims anywhere
@@ -90,7 +97,7 @@ func (s Soak) Validate() error {
 		return errors.New("soak: ramp must be positive")
 	case s.Hold <= 0 || s.Hold > 30*time.Minute:
 		return fmt.Errorf("soak: hold %v out of (0, 30m]", s.Hold)
-	case s.SourceIPs < 1 || s.SourceIPs > 250:
+	case s.SourceIPs < 1 || s.FirstIP+s.SourceIPs > 250:
 		return fmt.Errorf("soak: source IPs %d out of 1..250", s.SourceIPs)
 	}
 	return nil
@@ -161,7 +168,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 
 	clients := make([]*http.Client, s.SourceIPs)
 	for i := range clients {
-		local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i))}
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+s.FirstIP+i))}
 		d := &net.Dialer{LocalAddr: local, Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 		clients[i] = &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 2000, DisableCompression: true}}
 	}
@@ -188,7 +195,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		case s.Poll:
 			wg.Go(func() { s.poller(runCtx, &hc, &connected, &failed, &polls, &measuring) })
 		case !s.R3labs:
-			rs, err := newRawStream(s.BaseURL, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%s.SourceIPs))})
+			rs, err := newRawStream(s.BaseURL, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+s.FirstIP+i%s.SourceIPs))})
 			if err != nil {
 				return rep, err
 			}
@@ -271,28 +278,79 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		rep.RSSPerConn = (rep.RSSAfter - rep.RSSBefore) / float64(rep.Connected)
 	}
 	rep.CommandsPerSec = (after["waitingroom_redis_commands_total"] - mid["waitingroom_redis_commands_total"]) / rep.HoldSeconds
-	slices.Sort(headers)
-	rep.HeadersP50, rep.HeadersP99 = Percentile(headers, 50), Percentile(headers, 99)
 
-	merged := map[int64][]time.Duration{}
+	rep.Lat = map[int64][]int32{}
 	for i := range shards {
 		for tick, ls := range shards[i].byTick {
-			merged[tick] = append(merged[tick], ls...)
+			for _, l := range ls {
+				rep.Lat[tick] = append(rep.Lat[tick], int32(min(l.Microseconds(), 1<<31-1)))
+			}
 		}
 	}
-	var all []time.Duration
-	for _, ls := range merged {
-		all = append(all, ls...)
-		slices.Sort(ls)
-		rep.WorstTickP99 = max(rep.WorstTickP99, Percentile(ls, 99))
+	for _, h := range headers {
+		rep.Headers = append(rep.Headers, int32(min(h.Microseconds(), 1<<31-1)))
 	}
-	rep.Ticks = len(merged)
-	slices.Sort(all)
-	rep.LatencyP50, rep.LatencyP99 = Percentile(all, 50), Percentile(all, 99)
-	if len(all) > 0 {
-		rep.LatencyMax = all[len(all)-1]
-	}
+	rep.latencyStats()
 	return rep, nil
+}
+
+// latencyStats computes the latency percentiles from the raw samples.
+func (r *Report) latencyStats() {
+	var all []time.Duration
+	r.WorstTickP99 = 0
+	for _, ls := range r.Lat {
+		tick := make([]time.Duration, len(ls))
+		for i, l := range ls {
+			tick[i] = time.Duration(l) * time.Microsecond
+		}
+		all = append(all, tick...)
+		slices.Sort(tick)
+		r.WorstTickP99 = max(r.WorstTickP99, Percentile(tick, 99))
+	}
+	r.Ticks = len(r.Lat)
+	slices.Sort(all)
+	r.LatencyP50, r.LatencyP99 = Percentile(all, 50), Percentile(all, 99)
+	if len(all) > 0 {
+		r.LatencyMax = all[len(all)-1]
+	}
+	hs := make([]time.Duration, len(r.Headers))
+	for i, h := range r.Headers {
+		hs[i] = time.Duration(h) * time.Microsecond
+	}
+	slices.Sort(hs)
+	r.HeadersP50, r.HeadersP99 = Percentile(hs, 50), Percentile(hs, 99)
+}
+
+// MergeReports folds the client-side figures of child processes into
+// server, whose server-side figures (RSS, commands) the parent measured
+// itself.
+func MergeReports(server Report, children []Report) Report {
+	out := server
+	out.Lat = map[int64][]int32{}
+	out.Headers = nil
+	out.Connected, out.Failed, out.Reconnects, out.Events, out.Lost, out.Duplicates, out.Polls = 0, 0, 0, 0, 0, 0, 0
+	out.PollsPerSecond = 0
+	for _, c := range children {
+		out.Connected += c.Connected
+		out.Failed += c.Failed
+		out.Reconnects += c.Reconnects
+		out.Events += c.Events
+		out.Lost += c.Lost
+		out.Duplicates += c.Duplicates
+		out.Polls += c.Polls
+		out.PollsPerSecond += c.PollsPerSecond
+		out.ConnectSeconds = max(out.ConnectSeconds, c.ConnectSeconds)
+		out.Mode = c.Mode
+		for t, ls := range c.Lat {
+			out.Lat[t] = append(out.Lat[t], ls...)
+		}
+		out.Headers = append(out.Headers, c.Headers...)
+	}
+	if out.Connected > 0 {
+		out.RSSPerConn = (out.RSSAfter - out.RSSBefore) / float64(out.Connected)
+	}
+	out.latencyStats()
+	return out
 }
 
 func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, connected, failed, reconnects, events, lost, dups *atomic.Int64,

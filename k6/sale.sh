@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# sale.sh: the order-path measurements of BRIEF §5, as BENCHMARKS.md quotes
+# them. Against the local Redis (database 12) and PostgreSQL (schema
+# wrbench of database test, recreated), with a downstream whose knee is the
+# seed's 50 TPS (ORDER_WORK=800ms on a 40-connection pool):
+#   1. calibrate: 20→80 orders/s by 10, 30 s each; applies the rate to "sale";
+#   2. a 20,000-buyer burst with the room, then the same crowd in passthrough
+#      (no room), and the plot of both;
+#   3. admitted/s with 3 instances on one Redis at rate 50.
+# Every load is on loopback and bounded in time. Outputs land in
+# ${OUT:-artifacts/sale}.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-artifacts/sale}
+N=${SALE_N:-20000}
+mkdir -p "$OUT" bin
+go build -o bin/waitingroom .
+DB="postgres://postgres@127.0.0.1:5432/test?sslmode=disable&search_path=wrbench"
+ADMIN=sale-admin-token
+psql -h 127.0.0.1 -U postgres -d test -qc "DROP SCHEMA IF EXISTS wrbench CASCADE" 2>/dev/null
+psql -h 127.0.0.1 -U postgres -d test -qc "CREATE SCHEMA wrbench"
+redis-cli -n 12 FLUSHDB >/dev/null
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+
+start() { # start PORT [extra env...]
+  local port=$1; shift
+  env REDIS_URL=redis://127.0.0.1:6379/12 DATABASE_URL="$DB" DB_MAX_CONNS=40 ORDER_WORK=${ORDER_WORK:-800ms} \
+    LISTEN_ADDR=127.0.0.1:$port ADMIN_TOKEN=$ADMIN SECRET_KEY=sale-secret-key-0123456789 \
+    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 "$@" bin/waitingroom serve 2>>"$OUT/server-$port.log" &
+  pids+=($!)
+  for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+}
+
+echo "== $(date -u +%FT%TZ), $(nproc) cores, downstream knee: 40 connections x ${ORDER_WORK:-800ms} per order"
+start 18600
+sleep 2 # migrations
+echo "== calibrate"
+bin/waitingroom calibrate -url http://127.0.0.1:18600 -admin-token $ADMIN -database-url "$DB" -room sale -apply | tee "$OUT/calibrate.txt"
+
+echo "== burst with the room: $N buyers within 10 s"
+bin/waitingroom burst -url http://127.0.0.1:18600 -room sale -n "$N" -within 10s -procs 2 -timeout 25m \
+  -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-room.json" | tee "$OUT/burst-room.txt"
+echo "== the same crowd in passthrough (no room)"
+bin/waitingroom burst -url http://127.0.0.1:18600 -room sale -n "$N" -within 10s -procs 2 -timeout 25m -passthrough \
+  -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-passthrough.json" | tee "$OUT/burst-passthrough.txt"
+bin/waitingroom plot -in "$OUT/burst-room.json,$OUT/burst-passthrough.json" -out "$OUT/burst.png"
+
+echo "== 3 instances, rate 50/s"
+kill "${pids[@]}"; wait 2>/dev/null || true; pids=()
+ORDER_WORK=0 start 18601; ORDER_WORK=0 start 18602; ORDER_WORK=0 start 18603
+bin/waitingroom burst -url http://127.0.0.1:18601,http://127.0.0.1:18602,http://127.0.0.1:18603 -room three -n 4000 \
+  -within 5s -rate 50 -admin-token $ADMIN -database-url "$DB" -idle 0 -timeout 5m -json "$OUT/three.json" | tee "$OUT/three.txt"
