@@ -29,6 +29,7 @@ type burstRun struct {
 	Timeline       []k6.Second     `json:"timeline"`
 	DBInUseMax     float64         `json:"dbInUseMax"`
 	RedisCmdPerSec float64         `json:"redisCommandsPerSecond"`
+	AdmittedPerSec float64         `json:"admittedPerSecond"`
 	StockBefore    int64           `json:"stockBefore"`
 	StockAfter     int64           `json:"stockAfter"`
 }
@@ -170,6 +171,7 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(cmds) > 1 {
 		run.RedisCmdPerSec = (cmds[len(cmds)-1] - cmds[0]) / float64(len(cmds)-1)
 	}
+	run.AdmittedPerSec = steadyRate(run.Timeline)
 	if *dbURL != "" {
 		run.StockAfter, _ = roomStock(ctx, *dbURL, b.Room)
 	}
@@ -177,6 +179,7 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "idle order p95 %v; burst order p95 %v (%.1f× idle)\n", run.IdleOrderP95.Round(time.Millisecond),
 		run.Summary.OrderP95.Round(time.Millisecond), float64(run.Summary.OrderP95)/float64(max(run.IdleOrderP95, 1)))
 	fmt.Fprintf(stdout, "DB connections in use: max %.0f; Redis commands sent by the servers: %.1f/s\n", run.DBInUseMax, run.RedisCmdPerSec)
+	fmt.Fprintf(stdout, "admitted/s, server side, over the admission period (its first and last second left out): %.2f\n", run.AdmittedPerSec)
 	if *dbURL != "" {
 		fmt.Fprintf(stdout, "stock %d -> %d: %d sold, %d orders answered 201\n", run.StockBefore, run.StockAfter,
 			run.StockBefore-run.StockAfter, run.Summary.Ordered)
@@ -188,6 +191,28 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// steadyRate is the mean admissions per second between the first and the
+// last second that admitted anyone, both left out (they are partial).
+func steadyRate(tl []k6.Second) float64 {
+	first, last := -1, -1
+	for i, s := range tl {
+		if s.Admitted > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if last-first < 3 {
+		return 0
+	}
+	var sum float64
+	for _, s := range tl[first+1 : last] {
+		sum += s.Admitted
+	}
+	return sum / float64(last-first-1)
 }
 
 func samplesOf(lat []time.Duration) []k6.Sample {
