@@ -30,6 +30,8 @@ commands:
   burst      a flash sale: N buyers enter, wait, are let in and order
   calibrate  step the order rate, find the knee, recommend (and -apply) a rate
   plot       draw burst runs (-json files) into a PNG
+  redis-memory   Redis bytes per waiting visitor, beside a bare ZSET entry
+  sse-reference  r3labs/sse with its defaults, the soak's reference server
 
 Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
 `
@@ -48,6 +50,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return loadtestCommand(ctx, args, stdout)
 	case "migrate":
 		return migrateCommand(ctx, args, getenv, stdout, log)
+	case "redis-memory":
+		return memoryCommand(ctx, args, stdout)
+	case "sse-reference":
+		return referenceCommand(ctx, args, stdout)
 	case "plot":
 		return plotCommand(ctx, args, stdout)
 	case "calibrate":

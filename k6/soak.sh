@@ -4,6 +4,8 @@
 # 13, flushed), then holds N waiting visitors:
 #   1. over SSE (the product), and
 #   2. by polling the position API as the seed's clients did,
+#   3. against r3labs/sse with its defaults (waitingroom sse-reference), the
+#      BRIEF's reference for memory and broadcast latency,
 # and prints server RSS per connection, broadcast latency, and Redis
 # commands per second (sent by the server, and Redis-side with scripts'
 # inner commands). Every load is on loopback and bounded in time.
@@ -34,3 +36,9 @@ run_mode() {
 trap 'kill $(jobs -p) 2>/dev/null || true; redis-cli -n "$DB" FLUSHDB >/dev/null 2>&1 || true' EXIT
 run_mode "push (SSE, lean client)"
 run_mode "seed polling pattern" -poll
+echo "== reference: r3labs/sse defaults, one event per second to every subscriber, N=$N, hold $HOLD"
+bin/waitingroom sse-reference -listen 127.0.0.1:18450 >/dev/null &
+ref=$!
+sleep 1
+bin/waitingroom soak -url http://127.0.0.1:18450 -room soak -n "$N" -ramp 3000 -hold "$HOLD" || true
+kill "$ref"; wait "$ref" 2>/dev/null || true
