@@ -41,3 +41,27 @@ func TestBurstSmoke(t *testing.T) {
 		})
 	}
 }
+
+func TestSteadyRate(t *testing.T) {
+	sec := func(adm ...float64) []k6.Second {
+		out := make([]k6.Second, len(adm))
+		for i, a := range adm {
+			out[i] = k6.Second{T: i, Admitted: a}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		tl   []k6.Second
+		want float64
+	}{
+		{"partial edges left out", sec(0, 12, 50, 49, 51, 50, 7, 0), 50},
+		{"too short to tell", sec(0, 50, 50, 0), 0},
+		{"nothing admitted", sec(0, 0, 0), 0},
+	}
+	for _, tt := range tests {
+		if got := steadyRate(tt.tl); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
