@@ -46,7 +46,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		ln.Close()
 		return fmt.Errorf("embedded static: %w", err)
 	}
-	conn, err := redisconn.Open(ctx, cfg.RedisURL, log)
+	conn, err := redisconn.Open(ctx, cfg.RedisURL, redisconn.Sentinel{Master: cfg.SentinelMaster, Addrs: cfg.SentinelAddrs}, log)
 	if err != nil {
 		ln.Close()
 		return err

@@ -19,6 +19,10 @@ type Config struct {
 	ListenAddr string
 	// RedisURL selects Redis (REDIS_URL); empty runs an embedded miniredis.
 	RedisURL string
+	// Sentinel, when set, reaches Redis through Sentinel
+	// (REDIS_SENTINEL_MASTER and REDIS_SENTINEL_ADDRS, comma-separated).
+	SentinelMaster string
+	SentinelAddrs  []string
 	// DatabaseURL selects the order database (DATABASE_URL); empty runs an
 	// embedded SQL store.
 	DatabaseURL string
@@ -91,7 +95,9 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		fs.DurationVar(p, name, v, help+" ($"+env+")")
 	}
 	str(&c.DebugAddr, "debug-addr", "DEBUG_ADDR", "", "loopback address for Go's pprof profiles; empty disables them")
-	var proxies, maxPerIP, ratePerIP, dbConns string
+	var proxies, maxPerIP, ratePerIP, dbConns, sentinels string
+	str(&c.SentinelMaster, "redis-sentinel-master", "REDIS_SENTINEL_MASTER", "", "Sentinel master name (with -redis-sentinel-addrs)")
+	str(&sentinels, "redis-sentinel-addrs", "REDIS_SENTINEL_ADDRS", "", "comma-separated Sentinel addresses")
 	str(&dbConns, "db-max-conns", "DB_MAX_CONNS", strconv.Itoa(DefaultDBMaxConns), "order database connection pool size")
 	str(&proxies, "trusted-proxies", "TRUSTED_PROXIES", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed")
 	str(&maxPerIP, "sse-max-per-ip", "SSE_MAX_PER_IP", strconv.Itoa(DefaultSSEMaxPerIP), "concurrent SSE connections per client IP")
@@ -107,6 +113,11 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, a := range strings.Split(sentinels, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			c.SentinelAddrs = append(c.SentinelAddrs, a)
+		}
 	}
 	var err error
 	if c.DBMaxConns, err = strconv.Atoi(dbConns); err != nil || c.DBMaxConns < 1 || c.DBMaxConns > 10000 {

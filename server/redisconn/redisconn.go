@@ -55,12 +55,24 @@ func newConn(c redis.UniversalClient, embedded bool, closeFn func() error) *Conn
 // Close closes the client and stops the embedded server, if any.
 func (c *Conn) Close() error { return c.close() }
 
-// Open connects to rawURL and pings it. A URL with addr= query parameters
-// opens a Cluster client (go-redis's cluster URL form); any other opens a
-// single-node client. An empty rawURL starts an embedded miniredis, which
-// keeps nothing across restarts and is for demos only. It returns an error
-// when the URL is malformed or the server does not answer.
-func Open(ctx context.Context, rawURL string, log *slog.Logger) (*Conn, error) {
+// Sentinel names a Sentinel-managed deployment: the master's name and the
+// sentinels' addresses (REDIS_SENTINEL_MASTER, REDIS_SENTINEL_ADDRS).
+type Sentinel struct {
+	Master string
+	Addrs  []string
+}
+
+// Open connects to Redis and pings it. With a Sentinel, it opens a failover
+// client (REDIS_URL, if set, gives the password and database). Otherwise a
+// URL with addr= query parameters opens a Cluster client (go-redis's
+// cluster URL form), and any other URL a single-node client. An empty URL
+// without a Sentinel starts an embedded miniredis, which keeps nothing
+// across restarts and is for demos only. It returns an error when the
+// settings are malformed or the server does not answer.
+func Open(ctx context.Context, rawURL string, sentinel Sentinel, log *slog.Logger) (*Conn, error) {
+	if sentinel.Master != "" || len(sentinel.Addrs) > 0 {
+		return openSentinel(ctx, rawURL, sentinel, log)
+	}
 	if rawURL == "" {
 		return openEmbedded(log)
 	}
@@ -82,13 +94,41 @@ func Open(ctx context.Context, rawURL string, log *slog.Logger) (*Conn, error) {
 		}
 		c = redis.NewClient(opt)
 	}
+	if err := ping(ctx, c, u.Redacted()); err != nil {
+		return nil, err
+	}
+	log.Info("redis connected", "url", u.Redacted())
+	return newConn(c, false, c.Close), nil
+}
+
+func ping(ctx context.Context, c redis.UniversalClient, what string) error {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := c.Ping(pctx).Err(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("redisconn: ping %s: %w", u.Redacted(), err)
+		return fmt.Errorf("redisconn: ping %s: %w", what, err)
 	}
-	log.Info("redis connected", "url", u.Redacted())
+	return nil
+}
+
+func openSentinel(ctx context.Context, rawURL string, s Sentinel, log *slog.Logger) (*Conn, error) {
+	if s.Master == "" || len(s.Addrs) == 0 {
+		return nil, fmt.Errorf("redisconn: REDIS_SENTINEL_MASTER and REDIS_SENTINEL_ADDRS go together")
+	}
+	opt := &redis.FailoverOptions{MasterName: s.Master, SentinelAddrs: s.Addrs}
+	if rawURL != "" {
+		base, err := redis.ParseURL(rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("redisconn: parse REDIS_URL: %w", err)
+		}
+		opt.Username, opt.Password, opt.DB = base.Username, base.Password, base.DB
+	}
+	c := redis.NewFailoverClient(opt)
+	what := "sentinel master " + s.Master
+	if err := ping(ctx, c, what); err != nil {
+		return nil, err
+	}
+	log.Info("redis connected", "via", what, "sentinels", s.Addrs)
 	return newConn(c, false, c.Close), nil
 }
 

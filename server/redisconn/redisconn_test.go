@@ -16,20 +16,23 @@ func TestOpen(t *testing.T) {
 	tests := []struct {
 		name         string
 		url          string
+		sentinel     Sentinel
 		wantEmbedded bool
 		wantCluster  bool
 		wantErr      string
 	}{
-		{"embedded", "", true, false, ""},
-		{"single node", servicetest.RedisURL(), false, false, ""},
-		{"malformed", "mysql://x", false, false, "REDIS_URL"},
-		{"unreachable", "redis://127.0.0.1:1/0", false, false, "ping"},
-		{"cluster form", "redis://127.0.0.1:1?addr=127.0.0.1:2", false, true, "ping"},
+		{"embedded", "", Sentinel{}, true, false, ""},
+		{"single node", servicetest.RedisURL(), Sentinel{}, false, false, ""},
+		{"malformed", "mysql://x", Sentinel{}, false, false, "REDIS_URL"},
+		{"unreachable", "redis://127.0.0.1:1/0", Sentinel{}, false, false, "ping"},
+		{"cluster form", "redis://127.0.0.1:1?addr=127.0.0.1:2", Sentinel{}, false, true, "ping"},
+		{"sentinel without addresses", "", Sentinel{Master: "m"}, false, false, "go together"},
+		{"sentinel unreachable", "", Sentinel{Master: "m", Addrs: []string{"127.0.0.1:1"}}, false, false, "sentinel master m"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs strings.Builder
-			c, err := Open(context.Background(), tt.url, slog.New(slog.NewTextHandler(&logs, nil)))
+			c, err := Open(context.Background(), tt.url, tt.sentinel, slog.New(slog.NewTextHandler(&logs, nil)))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one mentioning %q", err, tt.wantErr)
