@@ -26,6 +26,7 @@ type Metrics struct {
 	SSESlowDrops   prometheus.Counter
 	FanoutDuration prometheus.Histogram
 	Rejected       *prometheus.CounterVec
+	PageRequests   prometheus.Counter
 }
 
 // NewMetrics returns the collectors, registered with the Go and process
@@ -66,12 +67,15 @@ func NewMetrics() *Metrics {
 			Name: "waitingroom_sse_fanout_duration_seconds", Help: "Time to push one tick to every local connection of a room.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
 		}),
+		PageRequests: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "waitingroom_page_requests_total", Help: "Room page requests that reached this instance (an edge cache absorbs the rest).",
+		}),
 		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "waitingroom_rejected_total", Help: "Requests refused by a per-IP cap.",
 		}, []string{"cap"}),
 	}
 	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
-		m.SSEConnections, m.SSEEvents, m.SSESlowDrops, m.FanoutDuration, m.Rejected,
+		m.SSEConnections, m.SSEEvents, m.SSESlowDrops, m.FanoutDuration, m.Rejected, m.PageRequests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -57,6 +57,7 @@ const pageCacheTTL = time.Second
 // roomPage serves GET /r/{room}: the same bytes for every visitor, no
 // cookie, no ticket, cacheable by a CDN.
 func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
+	s.metrics.PageRequests.Inc()
 	name := r.PathValue("room")
 	if !room.ValidName(name) {
 		s.htmlError(w, r, http.StatusBadRequest, "Room names are 1 to 64 characters of a-z, 0-9 and '-'.", "", false)
