@@ -176,8 +176,10 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		run.StockAfter, _ = roomStock(ctx, *dbURL, b.Room)
 	}
 	fmt.Fprintf(stdout, "mode %s\n%s", mode, run.Summary)
-	fmt.Fprintf(stdout, "idle order p95 %v; burst order p95 %v (%.1f× idle)\n", run.IdleOrderP95.Round(time.Millisecond),
-		run.Summary.OrderP95.Round(time.Millisecond), float64(run.Summary.OrderP95)/float64(max(run.IdleOrderP95, 1)))
+	if run.IdleOrderP95 > 0 {
+		fmt.Fprintf(stdout, "idle order p95 %v; burst order p95 %v (%.1f× idle)\n", run.IdleOrderP95.Round(time.Millisecond),
+			run.Summary.OrderP95.Round(time.Millisecond), float64(run.Summary.OrderP95)/float64(run.IdleOrderP95))
+	}
 	fmt.Fprintf(stdout, "DB connections in use: max %.0f; Redis commands sent by the servers: %.1f/s\n", run.DBInUseMax, run.RedisCmdPerSec)
 	fmt.Fprintf(stdout, "admitted/s, server side, over the admission period (its first and last second left out): %.2f\n", run.AdmittedPerSec)
 	if *dbURL != "" {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -75,13 +76,21 @@ func (d *drillEnv) startInstance(extraEnv ...string) *instance {
 		d.t.Fatal(err)
 	}
 	d.t.Cleanup(func() {
+		if in.cmd.ProcessState != nil {
+			return // killed by a drill
+		}
+		start := time.Now()
 		in.cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { in.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
+			if took := time.Since(start); took > 5*time.Second {
+				d.t.Errorf("instance %s took %v to shut down gracefully:\n%s", in.addr, took, in.logs.String())
+			}
 		case <-time.After(15 * time.Second):
 			in.cmd.Process.Kill()
+			d.t.Errorf("instance %s did not shut down within 15 s of SIGTERM:\n%s", in.addr, in.logs.String())
 		}
 	})
 	waitHealthy(d.t, "http://"+in.addr)
@@ -107,7 +116,7 @@ func (d *drillEnv) startNginx() {
 	}
 	conf := strings.NewReplacer("@@LISTEN@@", listen, "@@UPSTREAMS@@", strings.Join(ups, "\n        "),
 		"@@CACHE_DIR@@", filepath.Join(temp, "cache"), "@@TEMP_DIR@@", temp).Replace(string(tmpl))
-	if strings.Contains(conf, "@@") {
+	if regexp.MustCompile(`@@[A-Z_]+@@`).MatchString(conf) {
 		d.t.Fatal("docs/nginx.conf has a placeholder the drill does not fill")
 	}
 	path := filepath.Join(d.dir, "nginx.conf")

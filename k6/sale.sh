@@ -4,8 +4,9 @@
 # wrbench of database test, recreated), with a downstream whose knee is the
 # seed's 50 TPS (ORDER_WORK=800ms on a 40-connection pool):
 #   1. calibrate: 20→80 orders/s by 10, 30 s each; applies the rate to "sale";
-#   2. a 20,000-buyer burst with the room, then the same crowd in passthrough
-#      (no room), and the plot of both;
+#   2. a 20,000-buyer burst (enters within 30 s) on two instances (one holds
+#      at most ~19,000 streams under the 20,000-file cap) with the room, then
+#      the same crowd in passthrough (no room), and the plot of both;
 #   3. admitted/s with 3 instances on one Redis at rate 50.
 # Every load is on loopback and bounded in time. Outputs land in
 # ${OUT:-artifacts/sale}.
@@ -35,14 +36,21 @@ start() { # start PORT [extra env...]
 echo "== $(date -u +%FT%TZ), $(nproc) cores, downstream knee: 40 connections x ${ORDER_WORK:-800ms} per order"
 start 18600
 sleep 2 # migrations
-echo "== calibrate"
-bin/waitingroom calibrate -url http://127.0.0.1:18600 -admin-token $ADMIN -database-url "$DB" -room sale -apply | tee "$OUT/calibrate.txt"
+RATE=${SALE_RATE:-}
+if [ -z "${SKIP_CALIBRATE:-}" ]; then
+  echo "== calibrate"
+  bin/waitingroom calibrate -url http://127.0.0.1:18600 -admin-token $ADMIN -database-url "$DB" -room sale -apply | tee "$OUT/calibrate.txt"
+  RATE=$(sed -n 's/^recommended rate: \([0-9]*\).*/\1/p' "$OUT/calibrate.txt")
+fi
+RATE=${RATE:-40}
+start 18604 # the second instance: ~19,000 streams per instance at most
+URLS=http://127.0.0.1:18600,http://127.0.0.1:18604
 
-echo "== burst with the room: $N buyers within 10 s"
-bin/waitingroom burst -url http://127.0.0.1:18600 -room sale -n "$N" -within 10s -procs 2 -timeout 25m \
+echo "== burst with the room at $RATE/s: $N buyers within 30 s"
+bin/waitingroom burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -rate "$RATE" \
   -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-room.json" | tee "$OUT/burst-room.txt"
 echo "== the same crowd in passthrough (no room)"
-bin/waitingroom burst -url http://127.0.0.1:18600 -room sale -n "$N" -within 10s -procs 2 -timeout 25m -passthrough \
+bin/waitingroom burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -passthrough \
   -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-passthrough.json" | tee "$OUT/burst-passthrough.txt"
 bin/waitingroom plot -in "$OUT/burst-room.json,$OUT/burst-passthrough.json" -out "$OUT/burst.png"
 
