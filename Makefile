@@ -2,7 +2,7 @@
 GO ?= go
 PKGS := ./...
 
-.PHONY: run test generate lint bench
+.PHONY: run test generate lint bench drill
 
 ## run: serve the demo room at http://127.0.0.1:8080/r/demo (embedded Redis unless REDIS_URL is set)
 run:
@@ -26,3 +26,7 @@ lint:
 ## bench: Go benchmarks and loopback loads (see BENCHMARKS.md); not part of `make test`
 bench:
 	bash k6/bench.sh
+
+## drill: the full failure drills (minutes); `make test` runs them as short smokes
+drill:
+	$(GO) test -count=1 -timeout 30m -run 'TestDrill' -v . -args -drill.full
