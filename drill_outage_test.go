@@ -156,8 +156,18 @@ func TestDrillRedisRestart(t *testing.T) {
 
 	back := time.Now() // counted from before the restart: Redis' own start is included
 	r.start()
-	// Unpause so that ticks (and pushes) move the line.
-	d.room(name, map[string]any{"paused": false})
+	// Unpause so that ticks (and pushes) move the line; the first requests
+	// may still meet a connection that Redis' restart broke, as an
+	// operator's would, so retry for a few seconds.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		err := putRoom(context.Background(), d.url, name, drillAdmin, map[string]any{"paused": false})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the admin API still fails 5 s after Redis is back: %v", err)
+		}
+	}
 	resumed := time.Duration(0)
 	for deadline := back.Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		all := true
