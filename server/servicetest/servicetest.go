@@ -67,15 +67,26 @@ func Redis(t testing.TB) redis.UniversalClient {
 	return RedisAt(t, RedisURL())
 }
 
-// RedisAt returns a client of the Redis at url, closed when t ends.
+// RedisAt returns a client of the Redis at url, closed when t ends; a URL
+// with addr= parameters is a Redis Cluster.
 func RedisAt(t testing.TB, url string) redis.UniversalClient {
 	t.Helper()
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("REDIS_TEST_URL: %v", err)
+	var c redis.UniversalClient
+	if strings.Contains(url, "addr=") {
+		opt, err := redis.ParseClusterURL(url)
+		if err != nil {
+			t.Fatalf("cluster URL: %v", err)
+		}
+		opt.PoolSize = 64
+		c = redis.NewClusterClient(opt)
+	} else {
+		opt, err := redis.ParseURL(url)
+		if err != nil {
+			t.Fatalf("REDIS_TEST_URL: %v", err)
+		}
+		opt.PoolSize = 64
+		c = redis.NewClient(opt)
 	}
-	opt.PoolSize = 64
-	c := redis.NewClient(opt)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
