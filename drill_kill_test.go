@@ -32,6 +32,7 @@ type follower struct {
 	reconnects []time.Duration
 	rankWentUp bool
 	readies    int
+	outages    int
 	tokens     map[string]bool
 	connected  atomic.Bool
 	eventsSeen atomic.Int64
@@ -123,6 +124,8 @@ func (f *follower) event(name, id, data string) {
 		if strings.Contains(data, `"WAITING"`) {
 			f.lastRank = rank
 		}
+	case "outage":
+		f.outages++
 	case "ready":
 		f.readies++
 		if i := strings.Index(data, `"entryToken":"`); i >= 0 {

@@ -150,8 +150,17 @@ func TestDrillRedisRestart(t *testing.T) {
 		}
 	}
 	seen := make([]int64, n)
+	told := 0
 	for i, f := range fs {
 		seen[i] = f.eventsSeen.Load()
+		f.mu.Lock()
+		if f.outages > 0 {
+			told++
+		}
+		f.mu.Unlock()
+	}
+	if told != n {
+		t.Fatalf("%d of %d pages were told of the outage (they show Reconnecting…)", told, n)
 	}
 
 	back := time.Now() // counted from before the restart: Redis' own start is included

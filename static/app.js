@@ -105,6 +105,8 @@
     es.addEventListener("position", onEvent);
     es.addEventListener("ready", onEvent);
     es.addEventListener("soldout", onEvent);
+    // The server lost Redis: the position is on hold until the next one.
+    es.addEventListener("outage", function () { conn(d.tReconnecting); });
     var failures = 0;
     es.onopen = function () { failures = 0; conn(""); };
     es.onerror = function () {

@@ -146,6 +146,23 @@ func (h *Hub) Subscribed() {
 	}
 }
 
+// Lost implements push.Handler: Redis is gone, so every waiting page is
+// told that its position is on hold (it shows "Reconnecting…") until the
+// next position arrives.
+func (h *Hub) Lost() {
+	frame := chunk([]byte("event: outage\ndata: {\"reconnecting\":true}\n\n"))
+	for _, r := range h.roomList() {
+		for _, c := range r.snapshotConns() {
+			if c.done.Load() {
+				continue
+			}
+			if err := c.writeFramed(frame); err != nil {
+				h.drop(c, err)
+			}
+		}
+	}
+}
+
 // room returns the room's hub state, loading its snapshot on first use.
 func (h *Hub) room(ctx context.Context, name string) (*hubRoom, error) {
 	h.mu.Lock()

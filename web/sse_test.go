@@ -213,6 +213,8 @@ type notify struct {
 	ch chan struct{}
 }
 
+func (n notify) Lost() { n.Hub.Lost() }
+
 func (n notify) Subscribed() {
 	n.Hub.Subscribed()
 	select {
@@ -515,5 +517,37 @@ func TestSoldOutReachesWaitingVisitors(t *testing.T) {
 	c2 := follow(t, a.url+"/r/"+name+"/events", jar2, "")
 	if e := c2.next(t, 5*time.Second); string(e.Event) != "soldout" {
 		t.Fatalf("a new connection to a sold-out room got %s %s", e.Event, e.Data)
+	}
+}
+
+// TestOutageIsToldToWaitingPages: when the subscription breaks, every
+// waiting page gets an outage event (it shows "Reconnecting…").
+func TestOutageIsToldToWaitingPages(t *testing.T) {
+	src := &fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 2, Rate: 1}}
+	hub := NewHub(src, HubOptions{}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer hub.Close()
+	r, _ := hub.room(context.Background(), "outage")
+	var clients []net.Conn
+	for i := range 3 {
+		srv, cli := tcpPair(t)
+		c := newSSEConn(srv)
+		hub.acquireIP("x")
+		c.ip = "x"
+		p := queue.Position{Status: queue.StatusWaiting, Ticket: int64(i + 5), Rank: int64(i), Tick: 1}
+		if i == 2 {
+			p.Status = queue.StatusReady // a page already let in is not bothered
+		}
+		hub.attach(r, c, p)
+		clients = append(clients, cli)
+	}
+	hub.Lost()
+	for i, cli := range clients {
+		cli.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		b := make([]byte, 256)
+		n, _ := cli.Read(b)
+		got := strings.Contains(string(b[:n]), "event: outage")
+		if got != (i < 2) {
+			t.Fatalf("client %d: outage event %v, want %v (%q)", i, got, i < 2, b[:n])
+		}
 	}
 }

@@ -19,6 +19,9 @@ type Handler interface {
 	// Subscribed is called each time the subscription is (re)established;
 	// events may have been lost before it.
 	Subscribed()
+	// Lost is called once when the subscription breaks (Redis is gone);
+	// Subscribed follows when it is back.
+	Lost()
 }
 
 // Listen holds this process's one Redis subscription, to every room's
@@ -31,11 +34,16 @@ func Listen(ctx context.Context, rdb redis.UniversalClient, h Handler, log *slog
 	stop := context.AfterFunc(ctx, func() { ps.Close() })
 	defer stop()
 	backoff := 50 * time.Millisecond
+	healthy := false
 	for {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if healthy {
+				healthy = false
+				h.Lost()
 			}
 			if !errors.Is(err, redis.ErrClosed) {
 				log.Warn("push: subscription", "err", err)
@@ -52,6 +60,7 @@ func Listen(ctx context.Context, rdb redis.UniversalClient, h Handler, log *slog
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			if m.Kind == "psubscribe" {
+				healthy = true
 				h.Subscribed()
 			}
 		case *redis.Message:
