@@ -149,22 +149,7 @@ func TestDrillInstanceKill(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	fs := make([]*follower, n)
-	var wg sync.WaitGroup
-	for i := range fs {
-		fs[i] = newFollower(d.url + "/r/" + name + "/events")
-		wg.Go(func() { fs[i].run(ctx) })
-		if i%100 == 99 {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for countConnected(fs) < n && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if c := countConnected(fs); c < n {
-		t.Fatalf("only %d of %d streams up", c, n)
-	}
+	fs, wg := startFollowers(ctx, t, d.url+"/r/"+name+"/events", n)
 	time.Sleep(2 * time.Second)
 
 	victim := d.instances[1]
@@ -230,6 +215,28 @@ func TestDrillInstanceKill(t *testing.T) {
 		}
 	}
 	d.audit(name)
+}
+
+// startFollowers opens n buyers' streams (100 at a time) and waits until
+// every one has had its first event.
+func startFollowers(ctx context.Context, t *testing.T, url string, n int) ([]*follower, *sync.WaitGroup) {
+	t.Helper()
+	fs := make([]*follower, n)
+	wg := &sync.WaitGroup{}
+	for i := range fs {
+		fs[i] = newFollower(url)
+		wg.Go(func() { fs[i].run(ctx) })
+		if i%100 == 99 {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for deadline := time.Now().Add(60 * time.Second); countConnected(fs) < n && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if c := countConnected(fs); c < n {
+		t.Fatalf("only %d of %d streams up", c, n)
+	}
+	return fs, wg
 }
 
 func countConnected(fs []*follower) int {

@@ -101,15 +101,7 @@ func TestDrillRedisRestart(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	fs := make([]*follower, n)
-	var wg sync.WaitGroup
-	for i := range fs {
-		fs[i] = newFollower(d.url + "/r/" + name + "/events")
-		wg.Go(func() { fs[i].run(ctx) })
-	}
-	for deadline := time.Now().Add(30 * time.Second); countConnected(fs) < n && time.Now().Before(deadline); {
-		time.Sleep(100 * time.Millisecond)
-	}
+	fs, wg := startFollowers(ctx, t, d.url+"/r/"+name+"/events", n)
 	// A buyer with a cookie, to order during the outage.
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
