@@ -41,6 +41,7 @@ type sseConn struct {
 	index    int // position in room.conns; guarded by room.mu
 
 	resolving atomic.Bool // a token fetch is under way
+	rebound   atomic.Bool // a new ticket: the rank floor no longer applies
 	done      atomic.Bool // ready or gone: no more position events
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -291,6 +292,9 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					}
 					continue
 				}
+				if c.rebound.Swap(false) {
+					c.lastRank = math.MaxInt64 // re-entered: a new place in line
+				}
 				ticket := c.ticket.Load()
 				rank, passed := st.Rank(ticket)
 				if passed {
@@ -361,6 +365,7 @@ func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
 	switch p.Status {
 	case queue.StatusWaiting:
 		c.ticket.Store(p.Ticket)
+		c.rebound.Store(true)
 		return
 	case queue.StatusReady:
 		buf = appendEvent(nil, 0, "ready", p, tickMicros)
@@ -378,12 +383,13 @@ func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
 // attach registers a handshaken connection with its room and brings it up
 // to the room's newest state if a tick went by since its position was read.
 func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
+	// Hold the hub's lock until the connection is listed, so that Close
+	// cannot run in between and miss it.
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.closed {
-		h.mu.Unlock()
 		return false
 	}
-	h.mu.Unlock()
 	c.room = r
 	c.ticket.Store(p.Ticket)
 	c.lastRank, c.lastTick = p.Rank, p.Tick

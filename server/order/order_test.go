@@ -315,6 +315,34 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 }
 
+// TestReplayOfALostConsume: the order committed, its consumption was lost,
+// and the stock is now gone. A replay is "already used", not "sold out",
+// and a retry with the same idempotency key gets its order back.
+func TestReplayOfALostConsume(t *testing.T) {
+	e := newEnv(t, store.Postgres, nil, 1)
+	svc := NewService(NewStore(e.db.DB, 0), failingConsume{e.eng}, 100*time.Millisecond, quiet)
+	vs, toks := e.buyers(t, 1)
+	ctx := context.Background()
+	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1, IdempotencyKey: "once"}
+	first, err := svc.Place(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond) // the claim expired
+	again, err := svc.Place(ctx, req)
+	if err != nil || again.ID != first.ID {
+		t.Fatalf("retry with the same key: %+v %v; want order %d", again, err, first.ID)
+	}
+	time.Sleep(150 * time.Millisecond)
+	req.IdempotencyKey = ""
+	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
+		t.Fatalf("replay once sold out: %v, want ErrTokenUsed", err)
+	}
+	if e.orders(t) != 1 {
+		t.Fatalf("%d orders", e.orders(t))
+	}
+}
+
 func TestEmptyBucketReleasesTheClaim(t *testing.T) {
 	e := newEnv(t, store.Postgres, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 0.01, 1 }, 10)
 	vs, toks := e.buyers(t, 2)

@@ -73,6 +73,10 @@ func (s *Service) Get(ctx context.Context, roomName, visitor string, id int64) (
 //
 // Redis down means ErrUnavailable before any database work (fail closed).
 func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
+	// An attempt must not outlive its claim: past the claim's TTL another
+	// attempt may take the token, and this one's release would undo it.
+	ctx, cancel := context.WithTimeout(ctx, s.claimTTL/2)
+	defer cancel()
 	switch {
 	case r.Token == "":
 		return Order{}, ErrTokenMissing
@@ -131,7 +135,13 @@ func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
 		return Order{}, ErrSoldOut
 	case errors.Is(err, errDuplicate):
 		// Committed before, never consumed (a crash in between): finish it.
+		// A retry of that very request gets its order.
 		s.consume(ctx, r)
+		if r.IdempotencyKey != "" {
+			if o, err := s.store.byIdempotencyKey(ctx, r.Room, r.Visitor, r.IdempotencyKey); err == nil {
+				return o, nil
+			}
+		}
 		return Order{}, ErrTokenUsed
 	case errors.Is(err, errIdemTaken):
 		release("idempotency race")

@@ -80,6 +80,12 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 	if n, err := res.RowsAffected(); err != nil {
 		return Order{}, fmt.Errorf("order: take stock: %w", err)
 	} else if n == 0 {
+		// A token that already ordered is "used", not "sold out", even once
+		// the stock is gone: the caller consumes it rather than releasing it.
+		var used bool
+		if err := tx.GetContext(ctx, &used, tx.Rebind(`SELECT EXISTS (SELECT 1 FROM orders WHERE entry_token_hash = ?)`), TokenHash(r.Token)); err == nil && used {
+			return Order{}, errDuplicate
+		}
 		return Order{}, errNoStock
 	}
 	var idem any
