@@ -108,7 +108,9 @@ func (l *Log) Run(ctx context.Context, every time.Duration) {
 				}
 				continue
 			}
-			l.summarize(prev, cur, now.Sub(last))
+			if prev != nil { // without a baseline, this read becomes it
+				l.summarize(prev, cur, now.Sub(last))
+			}
 			prev, last = cur, now
 		}
 	}
