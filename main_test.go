@@ -130,8 +130,8 @@ func TestEmbeddedDemo(t *testing.T) {
 		t.Fatalf("admin view of the demo room: %d %s", resp.StatusCode, body)
 	}
 
-	// The embedded SQL store takes the demo order (the demo product is
-	// seeded by the migrations).
+	// The embedded SQL store takes the demo order (demo mode seeds the
+	// demo product once the migrations are applied).
 	var placed *http.Response
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		req, _ = http.NewRequest("POST", base+"/api/rooms/demo/orders", strings.NewReader(`{"quantity":1}`))

@@ -20,6 +20,8 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/redisconn"
 	"waitingroom/server/room"
+	"waitingroom/server/roomsync"
+	"waitingroom/server/salelog"
 	"waitingroom/server/store"
 	"waitingroom/server/visitor"
 	"waitingroom/web"
@@ -77,22 +79,26 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	defer db.Close()
 
 	eng := queue.New(conn.Client)
-	if created, err := eng.CreateRoom(ctx, room.Demo, room.Defaults(room.Demo)); err != nil {
+	sale := salelog.New(eng, log)
+	rooms := roomsync.New(eng, db, log)
+	if err := startMode(ctx, cfg, eng, rooms, sale, log); err != nil {
 		ln.Close()
-		return fmt.Errorf("create demo room: %w", err)
-	} else if created {
-		log.Info("created the demo room", "room", room.Demo)
+		return err
 	}
 
 	metrics := web.NewMetrics()
 	metrics.CountRedisCommands(conn.Commands)
 	metrics.CountDB(db.Stats)
 	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, ReadySpread: cfg.Tick * 8 / 10}, metrics, log)
-	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), eng, 0, log)
+	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), sale.WatchGate(eng), 0, log)
 	handler, err := web.New(web.Options{
 		Queue:           eng,
 		Rooms:           eng,
-		Orders:          orders,
+		Orders:          sale.CountOrders(orders),
+		Catalog:         orders,
+		Records:         rooms,
+		Ready:           rooms,
+		Sale:            sale,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:          signer,
 		AdminToken:      cfg.AdminToken,
@@ -124,7 +130,15 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, hub, log) })
 	// The waiting room runs without its database: migrations are retried
 	// until they apply, and orders answer 503 meanwhile.
-	wg.Go(func() { migrateUntilDone(loopCtx, db, log) })
+	wg.Go(func() {
+		migrateUntilDone(loopCtx, db, log)
+		if cfg.DemoMode() {
+			seedDemo(loopCtx, orders, log)
+		}
+		rooms.Check(loopCtx) // restore the rooms now rather than at the next round
+	})
+	wg.Go(func() { rooms.Run(loopCtx, roomCheckEvery) })
+	wg.Go(func() { sale.Run(loopCtx, saleSummaryEvery) })
 	if cfg.DebugAddr != "" {
 		wg.Go(func() {
 			if err := serveDebug(loopCtx, cfg.DebugAddr, log); err != nil {
@@ -135,7 +149,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("waitingroom listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/r/"+room.Demo, "tick", cfg.Tick)
+	if cfg.DemoMode() {
+		log.Info("waitingroom listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/r/"+room.Demo, "tick", cfg.Tick)
+	} else {
+		log.Info("waitingroom listening", "addr", ln.Addr().String(), "tick", cfg.Tick)
+	}
 
 	select {
 	case err = <-serveErr:

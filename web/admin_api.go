@@ -3,13 +3,13 @@ package web
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/server/salelog"
 )
 
 func digest(s string) []byte {
@@ -44,7 +44,8 @@ type roomView struct {
 }
 
 // putRoom creates a room or updates some of its settings: fields left out
-// keep their current value (or the default, for a new room).
+// keep their current value (or the default, for a new room). The settings
+// are live in Redis at once and recorded in the database.
 func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
 	var p struct {
@@ -52,19 +53,7 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		// SoldOut false reopens a room that sold out (after a restock).
 		SoldOut *bool `json:"soldOut"`
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
-			return
-		}
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must be a JSON object of room settings: "+err.Error())
-		return
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must hold exactly one JSON object.")
+	if !decodeStrict(w, r, &p, "a JSON object of room settings") {
 		return
 	}
 	cur, err := s.rooms.Room(r.Context(), name)
@@ -81,6 +70,15 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_settings", err.Error())
 		return
 	}
+	var wasSoldOut bool
+	if p.SoldOut != nil && !created {
+		st, err := s.rooms.Stats(r.Context(), name)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		wasSoldOut = st.SoldOut
+	}
 	if err := s.rooms.SaveRoom(r.Context(), name, next); err != nil {
 		s.fail(w, r, err)
 		return
@@ -91,12 +89,55 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if s.records != nil {
+		s.records.Record(r.Context(), name, next) // a failure is logged and retried
+	}
 	s.log.Info("room saved", "room", name, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused)
+	s.roomEvents(name, created, cur, next, wasSoldOut, p.SoldOut)
 	status := http.StatusOK
 	if created {
 		status = http.StatusCreated
 	}
 	s.writeRoom(w, r, status, name, next)
+}
+
+// roomEvents tells the sale log what an admin write changed.
+func (s *Server) roomEvents(name string, created bool, cur, next room.Settings, wasSoldOut bool, soldOut *bool) {
+	switch {
+	case created:
+		s.sale.Event(name, salelog.Opened, "by", "admin", "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
+	case !cur.Paused && next.Paused:
+		s.sale.Event(name, salelog.Paused, "by", "admin")
+	case cur.Paused && !next.Paused:
+		s.sale.Event(name, salelog.Resumed, "by", "admin")
+	}
+	switch {
+	case soldOut == nil || *soldOut == wasSoldOut:
+	case *soldOut:
+		s.sale.Event(name, salelog.SoldOut, "by", "admin")
+	default:
+		s.sale.Event(name, salelog.Reopened, "by", "admin")
+	}
+}
+
+// deleteRoom removes a room, its line and all its Redis keys, and its
+// record; its products and orders stay in the database.
+func (s *Server) deleteRoom(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("room")
+	d, err := s.rooms.DeleteRoom(r.Context(), name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if s.records != nil {
+		s.records.Forget(r.Context(), name) // a failure is logged and retried
+	}
+	if !d.Existed {
+		s.fail(w, r, room.ErrNotFound)
+		return
+	}
+	s.sale.Event(name, salelog.Deleted, "by", "admin", "redisKeys", d.Keys)
+	writeJSON(w, http.StatusOK, map[string]any{"room": name, "deleted": true, "redisKeys": d.Keys})
 }
 
 func (s *Server) getRoom(w http.ResponseWriter, r *http.Request) {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 
@@ -36,12 +35,7 @@ func (s *Server) api(next http.HandlerFunc) http.Handler {
 // oversized one is still refused. It reports false after answering 413.
 func drainBody(w http.ResponseWriter, r *http.Request) bool {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
-		} else {
-			writeError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
-		}
+		writeBodyError(w, err)
 		return false
 	}
 	return true

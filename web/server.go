@@ -30,6 +30,7 @@ type Rooms interface {
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
 	Stats(ctx context.Context, name string) (queue.Stats, error)
 	SetSoldOut(ctx context.Context, name string, soldOut bool) error
+	DeleteRoom(ctx context.Context, name string) (queue.Deletion, error)
 }
 
 // Orders places orders and lists products.
@@ -62,6 +63,14 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	Metrics        *Metrics
 	Log            *slog.Logger
+	// Catalog is the product admin; nil uses Orders when it is one.
+	Catalog Catalog
+	// Records keeps the database's record of the rooms; nil keeps none.
+	Records RoomRecords
+	// Ready is the readiness check of /readyz; nil uses Health.
+	Ready Readiness
+	// Sale is told of a sale's events; nil logs them nowhere.
+	Sale SaleLog
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -79,6 +88,10 @@ type Server struct {
 	pages   pageCache
 	metrics *Metrics
 	log     *slog.Logger
+	catalog Catalog
+	records RoomRecords
+	ready   Readiness
+	sale    SaleLog
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
@@ -106,6 +119,7 @@ func New(o Options) (*Server, error) {
 	if o.AdminToken != "" {
 		s.admin = digest(o.AdminToken)
 	}
+	s.operations(o)
 	return s, nil
 }
 

@@ -30,9 +30,6 @@ CREATE TABLE orders (
 );
 CREATE INDEX orders_room_idx ON orders (room);
 
--- The demo room's product, so that `make run` sells something.
-INSERT INTO products (room, name, price, stock) VALUES ('demo', 'Demo sneakers', 129000, 1000);
-
 -- +goose Down
 DROP TABLE orders;
 DROP TABLE products;

@@ -28,8 +28,6 @@ CREATE TABLE orders (
 );
 CREATE INDEX orders_room_idx ON orders (room);
 
-INSERT INTO products (room, name, price, stock) VALUES ('demo', 'Demo sneakers', 129000, 1000);
-
 -- +goose Down
 DROP TABLE orders;
 DROP TABLE products;

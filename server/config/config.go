@@ -52,6 +52,8 @@ type Config struct {
 	// DebugAddr, when set, serves Go's pprof profiles on this loopback
 	// address (DEBUG_ADDR).
 	DebugAddr string
+	// Demo creates the demo room and its product (DEMO=1); see DemoMode.
+	Demo bool
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -102,6 +104,11 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&proxies, "trusted-proxies", "TRUSTED_PROXIES", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed")
 	str(&maxPerIP, "sse-max-per-ip", "SSE_MAX_PER_IP", strconv.Itoa(DefaultSSEMaxPerIP), "concurrent SSE connections per client IP")
 	str(&ratePerIP, "enter-rate-per-ip", "ENTER_RATE_PER_IP", strconv.Itoa(DefaultEnterRatePerIP), "enters per second per client IP (burst: three times)")
+	demo, demoErr := parseBool(getenv("DEMO"))
+	if demoErr != nil {
+		errs = append(errs, fmt.Errorf("DEMO: %w", demoErr))
+	}
+	fs.BoolVar(&c.Demo, "demo", demo, "create the demo room and its product even with external stores ($DEMO)")
 	dur(&c.Tick, "tick", "TICK", DefaultTick, "admission period")
 	dur(&c.ShutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, "graceful shutdown bound")
 	dur(&c.OrderWork, "order-work", "ORDER_WORK", 0, "simulated extra work per order transaction (calibration demos only)")

@@ -40,6 +40,18 @@ func TestParse(t *testing.T) {
 		{"bad pool", map[string]string{"DB_MAX_CONNS": "0"}, nil, nil, "DB_MAX_CONNS"},
 		{"bad enter rate", map[string]string{"ENTER_RATE_PER_IP": "fast"}, nil, nil, "ENTER_RATE_PER_IP"},
 		{"unknown flag", nil, []string{"-nope"}, nil, "nope"},
+		{"embedded stores are a demo", nil, nil, func(c Config) bool { return !c.Demo && c.DemoMode() }, ""},
+		{"production has no demo", map[string]string{"REDIS_URL": "redis://x:1/0", "DATABASE_URL": "postgres://x/y"}, nil,
+			func(c Config) bool { return !c.DemoMode() }, ""},
+		{"one external store is production", map[string]string{"DATABASE_URL": "postgres://x/y"}, nil,
+			func(c Config) bool { return !c.DemoMode() }, ""},
+		{"sentinel is external", map[string]string{"REDIS_SENTINEL_MASTER": "m", "REDIS_SENTINEL_ADDRS": "a:1"}, nil,
+			func(c Config) bool { return !c.DemoMode() }, ""},
+		{"DEMO=1 in production", map[string]string{"REDIS_URL": "redis://x:1/0", "DATABASE_URL": "postgres://x/y", "DEMO": "1"}, nil,
+			func(c Config) bool { return c.Demo && c.DemoMode() }, ""},
+		{"-demo flag", map[string]string{"REDIS_URL": "redis://x:1/0", "DATABASE_URL": "postgres://x/y"}, []string{"-demo"},
+			func(c Config) bool { return c.DemoMode() }, ""},
+		{"bad DEMO", map[string]string{"DEMO": "maybe"}, nil, nil, "DEMO"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,13 +40,14 @@ func (e *RateLimitedError) Error() string { return "order rate limit reached" }
 // MaxQuantity bounds one order.
 const MaxQuantity = 10
 
-// Product is one thing a room sells. Price is in the smallest currency
-// unit.
+// Product is one thing a room sells. Price is in the smallest unit of
+// Currency, an ISO 4217 code.
 type Product struct {
-	ID    int64  `json:"id" db:"id"`
-	Name  string `json:"name" db:"name"`
-	Price int64  `json:"price" db:"price"`
-	Stock int64  `json:"stock" db:"stock"`
+	ID       int64  `json:"id" db:"id"`
+	Name     string `json:"name" db:"name"`
+	Price    int64  `json:"price" db:"price"`
+	Currency string `json:"currency" db:"currency"`
+	Stock    int64  `json:"stock" db:"stock"`
 }
 
 // UTM is the marketing attribution carried from the room's link.

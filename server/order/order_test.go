@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
 	"waitingroom/server/visitor"
 )
 
@@ -34,25 +34,7 @@ type env struct {
 
 func openDB(t *testing.T, dialect string) *store.DB {
 	t.Helper()
-	url := ""
-	if dialect == store.Postgres {
-		url = servicetest.PostgresURL(t)
-	}
-	db, err := store.Open(context.Background(), url, 4, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if dialect == store.SQLite {
-		// One shared in-memory database per process: start clean.
-		db.Exec("DROP TABLE IF EXISTS orders")
-		db.Exec("DROP TABLE IF EXISTS products")
-		db.Exec("DROP TABLE IF EXISTS goose_db_version")
-	}
-	if err := db.Migrate(context.Background(), os.DirFS("../../migrations")); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return storetest.Migrated(t, dialect)
 }
 
 func newEnv(t *testing.T, dialect string, set func(*room.Settings), stocks ...int64) *env {

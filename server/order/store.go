@@ -36,7 +36,7 @@ var (
 // Products returns room's products, cheapest first.
 func (s *Store) Products(ctx context.Context, room string) ([]Product, error) {
 	var ps []Product
-	err := s.db.SelectContext(ctx, &ps, s.db.Rebind(`SELECT id, name, price, stock FROM products WHERE room = ? ORDER BY price, id`), room)
+	err := s.db.SelectContext(ctx, &ps, s.db.Rebind(`SELECT `+productColumns+` FROM products WHERE room = ? ORDER BY price, id`), room)
 	if err != nil {
 		return nil, fmt.Errorf("order: list products of %s: %w", room, err)
 	}

@@ -48,13 +48,24 @@ func TestOpenAndMigrate(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// Production mode: the migrations seed no product.
 			var n int
-			if err := db.Get(&n, db.Rebind(`SELECT COUNT(*) FROM products WHERE room = ?`), "demo"); err != nil || n < 1 {
-				t.Fatalf("demo product: %d %v", n, err)
+			if err := db.Get(&n, `SELECT COUNT(*) FROM products`); err != nil || n != 0 {
+				t.Fatalf("the migrations seeded %d products (%v); want none", n, err)
 			}
-			// The schema refuses negative stock.
-			if _, err := db.Exec(db.Rebind(`UPDATE products SET stock = -1 WHERE room = ?`), "demo"); err == nil {
-				t.Fatal("the schema accepted a negative stock")
+			var id int64
+			if err := db.QueryRowx(db.Rebind(`INSERT INTO products (room, name, price, stock) VALUES (?, 'x', 1, 1) RETURNING id`), "r").Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			var currency string
+			if err := db.Get(&currency, db.Rebind(`SELECT currency FROM products WHERE id = ?`), id); err != nil || currency != "KRW" {
+				t.Fatalf("default currency %q (%v), want KRW", currency, err)
+			}
+			// The schema refuses a negative stock and a malformed currency.
+			for _, q := range []string{`UPDATE products SET stock = -1 WHERE id = ?`, `UPDATE products SET currency = 'krw' WHERE id = ?`, `UPDATE products SET currency = 'EURO' WHERE id = ?`} {
+				if _, err := db.Exec(db.Rebind(q), id); err == nil {
+					t.Fatalf("the schema accepted %s", q)
+				}
 			}
 		})
 	}

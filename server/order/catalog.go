@@ -1,0 +1,117 @@
+package order
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on a product, so that one typo cannot corrupt a sale.
+const (
+	MaxProductName  = 200
+	MaxPrice        = 1_000_000_000_000 // in the currency's smallest unit
+	MaxStock        = 1_000_000_000
+	DefaultCurrency = "KRW"
+)
+
+// ErrProductHasOrders refuses to delete a product that orders refer to:
+// orders are records. Set its stock to 0 to stop selling it (409).
+var ErrProductHasOrders = errors.New("the product has orders; set its stock to 0 instead")
+
+// InvalidProductError names the product field that is invalid (400).
+type InvalidProductError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InvalidProductError) Error() string { return e.Field + " " + e.Reason }
+
+// ProductPatch is the admin API's product body: on create, name and price
+// are required (currency defaults to KRW, stock to 0); on update, fields
+// left out keep their value.
+type ProductPatch struct {
+	Name     *string `json:"name"`
+	Price    *int64  `json:"price"`
+	Currency *string `json:"currency"`
+	Stock    *int64  `json:"stock"`
+}
+
+// Apply returns p with the patch's non-nil fields set. It does not
+// validate.
+func (pp ProductPatch) Apply(p Product) Product {
+	if pp.Name != nil {
+		p.Name = *pp.Name
+	}
+	if pp.Price != nil {
+		p.Price = *pp.Price
+	}
+	if pp.Currency != nil {
+		p.Currency = *pp.Currency
+	}
+	if pp.Stock != nil {
+		p.Stock = *pp.Stock
+	}
+	return p
+}
+
+// newProduct returns the product that the patch creates, or an
+// InvalidProductError.
+func (pp ProductPatch) newProduct() (Product, error) {
+	switch {
+	case pp.Name == nil:
+		return Product{}, &InvalidProductError{"name", "is required"}
+	case pp.Price == nil:
+		return Product{}, &InvalidProductError{"price", "is required"}
+	}
+	p := pp.Apply(Product{Currency: DefaultCurrency})
+	return p, p.Validate()
+}
+
+// Validate returns an InvalidProductError naming the first invalid field.
+func (p Product) Validate() error {
+	if err := validName(p.Name); err != nil {
+		return err
+	}
+	switch {
+	case p.Price < 0 || p.Price > MaxPrice:
+		return &InvalidProductError{"price", fmt.Sprintf("must be between 0 and %d (in the currency's smallest unit)", int64(MaxPrice))}
+	case !validCurrency(p.Currency):
+		return &InvalidProductError{"currency", "must be an ISO 4217 code of three capital letters, such as KRW or EUR"}
+	case p.Stock < 0 || p.Stock > MaxStock:
+		return &InvalidProductError{"stock", fmt.Sprintf("must be between 0 and %d", MaxStock)}
+	}
+	return nil
+}
+
+func validName(s string) error {
+	bad := &InvalidProductError{"name", fmt.Sprintf("must be 1 to %d characters of valid UTF-8, without control or bidi-override characters", MaxProductName)}
+	if !utf8.ValidString(s) || strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > MaxProductName {
+		return bad
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || bidiControl(r) || r == utf8.RuneError {
+			return bad
+		}
+	}
+	return nil
+}
+
+// bidiControl reports the embedding, override and isolate characters that
+// can make a name display as something else.
+func bidiControl(r rune) bool {
+	return r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
+}
+
+func validCurrency(c string) bool {
+	if len(c) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		if c[i] < 'A' || c[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,122 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// roomKeyCount counts the keys under name's prefix.
+func roomKeyCount(t *testing.T, rdb redis.UniversalClient, name string) int {
+	t.Helper()
+	keys, err := rdb.Keys(context.Background(), globEscape(roomKeys(name).prefix)+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
+}
+
+func TestDeleteRoom(t *testing.T) {
+	real := servicetest.Redis(t)
+	mini := miniredis.RunT(t)
+	for _, tc := range []struct {
+		name string
+		rdb  redis.UniversalClient
+	}{{"redis", real}, {"embedded", redis.NewClient(&redis.Options{Addr: mini.Addr()})}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := New(tc.rdb)
+			gone, kept := servicetest.RoomName(t, tc.rdb), servicetest.RoomName(t, tc.rdb)
+			for _, name := range []string{gone, kept} {
+				if err := e.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
+					t.Fatal(err)
+				}
+				e.Admit(ctx, name, time.Second, nil)
+				for _, v := range visitors(t, 30) {
+					if _, err := e.Enter(ctx, name, v); err != nil {
+						t.Fatal(err)
+					}
+				}
+				time.Sleep(20 * time.Millisecond)
+				if _, err := e.Admit(ctx, name, time.Second, tokens(t, 5)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			keptBefore := roomKeyCount(t, tc.rdb, kept)
+			if n := roomKeyCount(t, tc.rdb, gone); n < 5 {
+				t.Fatalf("the room has only %d keys before its deletion", n)
+			}
+
+			d, err := e.DeleteRoom(ctx, gone)
+			if err != nil || !d.Existed || d.Keys < 5 {
+				t.Fatalf("delete: %+v %v", d, err)
+			}
+			if n := roomKeyCount(t, tc.rdb, gone); n != 0 {
+				t.Fatalf("%d keys of the deleted room remain", n)
+			}
+			if rooms, _ := e.Rooms(ctx); slices.Contains(rooms, gone) || !slices.Contains(rooms, kept) {
+				t.Fatalf("rooms set after delete: %v", rooms)
+			}
+			if _, err := e.Room(ctx, gone); !errors.Is(err, room.ErrNotFound) {
+				t.Fatalf("settings of a deleted room: %v", err)
+			}
+			if _, err := e.Enter(ctx, gone, visitors(t, 1)[0]); !errors.Is(err, room.ErrNotFound) {
+				t.Fatalf("enter into a deleted room: %v", err)
+			}
+			// The other room is untouched.
+			if n := roomKeyCount(t, tc.rdb, kept); n != keptBefore {
+				t.Fatalf("the other room went from %d keys to %d", keptBefore, n)
+			}
+			if st, err := e.Stats(ctx, kept); err != nil || st.Issued != 30 || st.Waiting+st.Admitted != 30 {
+				t.Fatalf("the other room: %+v %v", st, err)
+			}
+			if d, err := e.DeleteRoom(ctx, gone); err != nil || d.Existed || d.Keys != 0 {
+				t.Fatalf("second delete: %+v %v", d, err)
+			}
+		})
+	}
+}
+
+func TestGlobEscape(t *testing.T) {
+	for in, want := range map[string]string{"wr:{a-1}:": "wr:{a-1}:", `n*s?[x]\`: `n\*s\?\[x\]\\`} {
+		if got := globEscape(in); got != want {
+			t.Errorf("globEscape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMarker(t *testing.T) {
+	// A database of its own: the marker is one key per deployment.
+	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, 14))
+	e := New(rdb)
+	ctx := context.Background()
+	rdb.Del(ctx, markerKey())
+	t.Cleanup(func() { rdb.Del(context.Background(), markerKey()) })
+	if ok, err := e.HasMarker(ctx); ok || err != nil {
+		t.Fatalf("marker before it was set: %v %v", ok, err)
+	}
+	if err := e.SetMarker(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.HasMarker(ctx); !ok || err != nil {
+		t.Fatalf("marker after it was set: %v %v", ok, err)
+	}
+	if ttl := rdb.TTL(ctx, markerKey()).Val(); ttl != -1 {
+		t.Fatalf("the marker expires (TTL %v)", ttl)
+	}
+	rdb.FlushDB(ctx) // Redis lost its data
+	if ok, err := e.HasMarker(ctx); ok || err != nil {
+		t.Fatalf("marker after a flush: %v %v", ok, err)
+	}
+	if err := e.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,85 @@
+package salelog
+
+import (
+	"context"
+	"errors"
+
+	"waitingroom/server/order"
+)
+
+// Orders is an order service whose failed attempts are counted, by
+// reason, for the summary.
+type Orders struct {
+	*order.Service
+	log *Log
+}
+
+// CountOrders wraps svc so that the summary knows why orders fail.
+func (l *Log) CountOrders(svc *order.Service) *Orders { return &Orders{Service: svc, log: l} }
+
+// Place places the order and counts its failure, if any.
+func (o *Orders) Place(ctx context.Context, r order.Request) (order.Order, error) {
+	placed, err := o.Service.Place(ctx, r)
+	if err != nil {
+		o.log.Failed(r.Room, Reason(err))
+	}
+	return placed, err
+}
+
+// Reason names why an order failed, with the API's error codes.
+func Reason(err error) string {
+	var rl *order.RateLimitedError
+	switch {
+	case errors.As(err, &rl):
+		return "rate_limited"
+	case errors.Is(err, order.ErrSoldOut):
+		return "sold_out"
+	case errors.Is(err, order.ErrTokenMissing):
+		return "token_missing"
+	case errors.Is(err, order.ErrTokenInvalid):
+		return "token_invalid"
+	case errors.Is(err, order.ErrTokenInUse):
+		return "token_in_use"
+	case errors.Is(err, order.ErrTokenUsed):
+		return "token_used"
+	case errors.Is(err, order.ErrProductRequired), errors.Is(err, order.ErrProductNotFound), errors.Is(err, order.ErrBadQuantity):
+		return "bad_order"
+	case errors.Is(err, order.ErrUnavailable):
+		return "unavailable"
+	}
+	return "other"
+}
+
+// Gate is the order path's side of Redis, with the room's sell-out and
+// reopening logged once per change this instance sees.
+type Gate struct {
+	order.Gate
+	log *Log
+}
+
+// WatchGate wraps g so that the order path's sell-outs (and a restock's
+// reopening) are logged.
+func (l *Log) WatchGate(g order.Gate) *Gate { return &Gate{Gate: g, log: l} }
+
+// SetSoldOut sets the room's flag and logs the change. The order path
+// calls it after every sold-out attempt: once this instance has seen the
+// room sold out, further calls cost no extra read.
+func (g *Gate) SetSoldOut(ctx context.Context, room string, soldOut bool) error {
+	was, known := g.log.knownSoldOut(room)
+	if !known || was != soldOut {
+		if st, err := g.log.counters.Stats(ctx, room); err == nil {
+			was, known = st.SoldOut, true
+		}
+	}
+	if err := g.Gate.SetSoldOut(ctx, room, soldOut); err != nil {
+		return err
+	}
+	switch {
+	case known && was == soldOut:
+	case soldOut:
+		g.log.Event(room, SoldOut, "why", "no stock left")
+	default:
+		g.log.Event(room, Reopened, "why", "restocked")
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+// Package salelog tells the story of a sale in the server's log: one
+// structured line when a room opens, pauses, resumes, sells out, is
+// reopened or deleted, and a summary per room every interval while it has
+// a line: waiting, admitted/s, orders/s and failed orders by reason.
+//
+// The rates are global (from the room's counters in Redis, the same on
+// every instance); the failures are this instance's. Nothing secret is
+// logged: no tokens, no visitor ids.
+package salelog
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"waitingroom/server/queue"
+)
+
+// Event is what happened to a room.
+type Event string
+
+// The events of a sale.
+const (
+	Opened   Event = "opened" // the room was created
+	Paused   Event = "paused"
+	Resumed  Event = "resumed"
+	SoldOut  Event = "sold out"
+	Reopened Event = "reopened" // open again after selling out
+	Deleted  Event = "deleted"
+)
+
+// Counters are the rooms' live counters, in Redis.
+type Counters interface {
+	Rooms(ctx context.Context) ([]string, error)
+	Stats(ctx context.Context, room string) (queue.Stats, error)
+}
+
+// Log writes the sale's events and summaries.
+type Log struct {
+	counters Counters
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	failures map[string]map[string]int64 // room -> reason -> count, since the last summary
+	soldOut  map[string]bool             // the last sold-out state seen per room
+}
+
+// New returns a Log that reads counters and writes to log.
+func New(counters Counters, log *slog.Logger) *Log {
+	return &Log{counters: counters, log: log, failures: map[string]map[string]int64{}, soldOut: map[string]bool{}}
+}
+
+// Event logs one event of room, with attrs (key, value pairs) after it.
+func (l *Log) Event(room string, ev Event, attrs ...any) {
+	switch ev {
+	case SoldOut, Reopened:
+		l.mu.Lock()
+		l.soldOut[room] = ev == SoldOut
+		l.mu.Unlock()
+	case Deleted:
+		l.mu.Lock()
+		delete(l.soldOut, room)
+		delete(l.failures, room)
+		l.mu.Unlock()
+	}
+	l.log.Info("sale event", append([]any{"room", room, "event", string(ev)}, attrs...)...)
+}
+
+// Failed counts one failed order attempt in room, for the next summary.
+func (l *Log) Failed(room, reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.failures[room]
+	if m == nil {
+		m = map[string]int64{}
+		l.failures[room] = m
+	}
+	m[reason]++
+}
+
+// knownSoldOut reports the last sold-out state this instance saw of room.
+func (l *Log) knownSoldOut(room string) (soldOut, known bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	soldOut, known = l.soldOut[room]
+	return soldOut, known
+}
+
+// Run writes a summary every interval until ctx is done.
+func (l *Log) Run(ctx context.Context, every time.Duration) {
+	prev, _ := l.snapshot(ctx)
+	last := time.Now()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			cur, err := l.snapshot(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					l.log.Warn("sale summary: read counters", "err", err)
+				}
+				continue
+			}
+			if prev != nil { // without a baseline, this read becomes it
+				l.summarize(prev, cur, now.Sub(last))
+			}
+			prev, last = cur, now
+		}
+	}
+}
+
+// snapshot reads every room's counters.
+func (l *Log) snapshot(ctx context.Context) (map[string]queue.Stats, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	names, err := l.counters.Rooms(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]queue.Stats, len(names))
+	for _, name := range names {
+		st, err := l.counters.Stats(ctx, name)
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		out[name] = st
+	}
+	return out, nil
+}
+
+// summarize logs one line per room that has a line, or had activity, over
+// the interval from prev to cur.
+func (l *Log) summarize(prev, cur map[string]queue.Stats, over time.Duration) {
+	l.mu.Lock()
+	failures := l.failures
+	l.failures = map[string]map[string]int64{}
+	for name, st := range cur {
+		l.soldOut[name] = st.SoldOut
+	}
+	l.mu.Unlock()
+	secs := max(over.Seconds(), 1e-3)
+	for _, name := range slices.Sorted(maps.Keys(cur)) {
+		st, before := cur[name], prev[name] // a new room counts from zero
+		admitted := max(st.Admitted-before.Admitted, 0)
+		orders := max(st.Consumed-before.Consumed, 0)
+		var failed int64
+		var reasons []any
+		for _, reason := range slices.Sorted(maps.Keys(failures[name])) {
+			n := failures[name][reason]
+			failed += n
+			reasons = append(reasons, slog.Int64(reason, n))
+		}
+		if st.Waiting == 0 && admitted == 0 && orders == 0 && failed == 0 {
+			continue
+		}
+		l.log.Info("sale summary", "room", name, "waiting", st.Waiting, "active", st.Active,
+			"admittedPerSec", perSec(admitted, secs), "ordersPerSec", perSec(orders, secs),
+			"failedOrders", failed, slog.Group("failures", reasons...),
+			"soldOut", st.SoldOut, "interval", over.Round(time.Millisecond).String())
+	}
+}
+
+func perSec(n int64, secs float64) float64 {
+	return math.Round(float64(n)/secs*100) / 100
+}

@@ -1,0 +1,224 @@
+package salelog
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/order"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/token"
+	"waitingroom/server/visitor"
+)
+
+// captured is a JSON slog sink whose lines tests can read.
+type captured struct{ servicetest.LogBuffer }
+
+// lines returns the logged records with message msg about room.
+func (c *captured) lines(t *testing.T, msg, room string) []map[string]any {
+	t.Helper()
+	text := c.String()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		if rec["msg"] == msg && rec["room"] == room {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func newLog(counters Counters) (*Log, *captured) {
+	var c captured
+	return New(counters, slog.New(slog.NewJSONHandler(&c, nil))), &c
+}
+
+// newRoom is a room on the real Redis with n visitors waiting and admit of
+// them admitted.
+func newRoom(t *testing.T, eng *queue.Engine, name string, n, admit int) {
+	t.Helper()
+	ctx := context.Background()
+	s := room.Defaults(name)
+	s.Rate = 100000
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	eng.Admit(ctx, name, time.Second, nil) // start the rate clock
+	for range n {
+		v, _ := visitor.NewID()
+		if _, err := eng.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if admit > 0 {
+		time.Sleep(20 * time.Millisecond)
+		toks, _ := token.NewBatch(admit)
+		if a, err := eng.Admit(ctx, name, time.Second, toks); err != nil || len(a.Visitors) != admit {
+			t.Fatalf("admit %d: %+v %v", admit, a, err)
+		}
+	}
+}
+
+// TestSummaryEveryInterval runs the summary with a short interval over a
+// real room: waiting, admitted/s and this instance's failures by reason.
+func TestSummaryEveryInterval(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	busy, quiet := servicetest.RoomName(t, rdb), servicetest.RoomName(t, rdb)
+	newRoom(t, eng, quiet, 0, 0)
+	l, logs := newLog(eng)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx, 300*time.Millisecond); close(done) }()
+	defer func() { cancel(); <-done }()
+	time.Sleep(50 * time.Millisecond) // the baseline is taken
+	newRoom(t, eng, busy, 10, 4)
+	l.Failed(busy, "sold_out")
+	l.Failed(busy, "sold_out")
+	l.Failed(busy, "rate_limited")
+
+	var got []map[string]any
+	for deadline := time.Now().Add(3 * time.Second); len(got) < 2 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		got = logs.lines(t, "sale summary", busy)
+	}
+	if len(got) < 2 {
+		t.Fatalf("%d summaries of the busy room in 3 s, want at least 2", len(got))
+	}
+	first, second := got[0], got[1]
+	failures, _ := first["failures"].(map[string]any)
+	if first["waiting"] != 6.0 || first["admittedPerSec"].(float64) <= 0 || first["ordersPerSec"] != 0.0 ||
+		first["failedOrders"] != 3.0 || failures["sold_out"] != 2.0 || failures["rate_limited"] != 1.0 {
+		t.Fatalf("first summary %v", first)
+	}
+	// The next interval admitted nobody and counted no failure; the line
+	// still exists, so it is summarised.
+	if second["waiting"] != 6.0 || second["admittedPerSec"] != 0.0 || second["failedOrders"] != 0.0 {
+		t.Fatalf("second summary %v", second)
+	}
+	if q := logs.lines(t, "sale summary", quiet); len(q) != 0 {
+		t.Fatalf("a room without a line was summarised: %v", q)
+	}
+}
+
+// fakeCounters lets a test set the counters between summaries.
+type fakeCounters map[string]queue.Stats
+
+func (f fakeCounters) Rooms(context.Context) ([]string, error) {
+	var out []string
+	for k := range f {
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+func (f fakeCounters) Stats(_ context.Context, room string) (queue.Stats, error) {
+	st, ok := f[room]
+	if !ok {
+		return st, errNoRoom
+	}
+	return st, nil
+}
+
+var errNoRoom = fmt.Errorf("room not found")
+
+func TestSummaryRates(t *testing.T) {
+	l, logs := newLog(fakeCounters{})
+	prev := map[string]queue.Stats{
+		"sale":   {Waiting: 900, Admitted: 1000, Consumed: 400},
+		"wiped":  {Waiting: 5, Admitted: 5000, Consumed: 4000},
+		"silent": {Admitted: 7, Consumed: 7},
+	}
+	cur := map[string]queue.Stats{
+		"sale":   {Waiting: 300, Admitted: 4000, Consumed: 2200, SoldOut: true},
+		"wiped":  {Waiting: 3, Admitted: 2}, // Redis lost its data: no negative rates
+		"silent": {Admitted: 7, Consumed: 7},
+		"new":    {Waiting: 10, Admitted: 60},
+	}
+	l.summarize(prev, cur, time.Minute)
+	for _, tt := range []struct {
+		room                   string
+		waiting, admit, orders float64
+	}{{"sale", 300, 50, 30}, {"wiped", 3, 0, 0}, {"new", 10, 1, 0}} {
+		got := logs.lines(t, "sale summary", tt.room)
+		if len(got) != 1 || got[0]["waiting"] != tt.waiting || got[0]["admittedPerSec"] != tt.admit || got[0]["ordersPerSec"] != tt.orders {
+			t.Errorf("%s: %v, want waiting %v, %v admitted/s, %v orders/s", tt.room, got, tt.waiting, tt.admit, tt.orders)
+		}
+	}
+	if got := logs.lines(t, "sale summary", "silent"); len(got) != 0 {
+		t.Errorf("a room with no line and no activity was summarised: %v", got)
+	}
+	if was, known := l.knownSoldOut("sale"); !was || !known {
+		t.Error("the summary did not refresh the sold-out state")
+	}
+}
+
+// TestGateLogsSellOutOnce: the order path marks the room sold out after
+// every sold-out attempt; the log says it once, and once more when a
+// restock reopens it.
+func TestGateLogsSellOutOnce(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb)
+	name := servicetest.RoomName(t, rdb)
+	newRoom(t, eng, name, 0, 0)
+	l, logs := newLog(eng)
+	g := l.WatchGate(eng)
+	ctx := context.Background()
+	events := func() []string {
+		var out []string
+		for _, rec := range logs.lines(t, "sale event", name) {
+			out = append(out, rec["event"].(string))
+		}
+		return out
+	}
+	for range 3 {
+		if err := g.SetSoldOut(ctx, name, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, _ := eng.Stats(ctx, name); !st.SoldOut {
+		t.Fatal("the gate did not pass the flag on")
+	}
+	g.SetSoldOut(ctx, name, false)
+	g.SetSoldOut(ctx, name, false)
+	// Another instance (or the admin API) sells it out; this one's next
+	// call finds it already sold out.
+	eng.SetSoldOut(ctx, name, true)
+	l.Event(name, SoldOut, "by", "admin")
+	g.SetSoldOut(ctx, name, true)
+	if got, want := strings.Join(events(), ","), "sold out,reopened,sold out"; got != want {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+	if err := g.SetSoldOut(ctx, "no-such-room-"+name, true); err == nil {
+		t.Fatal("an unknown room was marked")
+	}
+}
+
+func TestReason(t *testing.T) {
+	for err, want := range map[error]string{
+		&order.RateLimitedError{RetryAfter: time.Second}: "rate_limited",
+		fmt.Errorf("x: %w", order.ErrSoldOut):            "sold_out",
+		order.ErrTokenInvalid:                            "token_invalid",
+		order.ErrTokenInUse:                              "token_in_use",
+		order.ErrTokenUsed:                               "token_used",
+		order.ErrTokenMissing:                            "token_missing",
+		order.ErrProductNotFound:                         "bad_order",
+		order.ErrBadQuantity:                             "bad_order",
+		order.ErrUnavailable:                             "unavailable",
+		fmt.Errorf("surprise"):                           "other",
+	} {
+		if got := Reason(err); got != want {
+			t.Errorf("Reason(%v) = %q, want %q", err, got, want)
+		}
+	}
+}

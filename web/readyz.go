@@ -1,0 +1,46 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"waitingroom/server/roomsync"
+)
+
+// readyz answers 200 when this instance can serve a sale: Redis and the
+// database answer, and Redis still holds its data (its marker key). When
+// Redis lost its data, the check restores the rooms from the database
+// first. Otherwise it answers 503 naming the failing parts. /healthz stays
+// the liveness probe.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	var rep roomsync.Report
+	if s.ready != nil {
+		rep = s.ready.Check(ctx)
+	} else {
+		rep = roomsync.Report{Ready: true, Checks: map[string]string{roomsync.CheckRedis: roomsync.OK}}
+		if err := s.health(ctx); err != nil {
+			rep.Ready, rep.Checks[roomsync.CheckRedis] = false, roomsync.Unreachable
+		}
+	}
+	if rep.Ready {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": rep.Checks})
+		return
+	}
+	failing := rep.Failing()
+	parts := make([]string, len(failing))
+	for i, f := range failing {
+		parts[i] = f + " " + rep.Checks[f]
+	}
+	w.Header().Set("Retry-After", "2")
+	writeJSON(w, http.StatusServiceUnavailable, map[string]any{
+		"error":   "not_ready",
+		"message": "Not ready: " + strings.Join(parts, ", ") + ".",
+		"failing": failing,
+		"checks":  rep.Checks,
+	})
+}
