@@ -3,10 +3,11 @@ package web
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -17,17 +18,34 @@ func digest(s string) []byte {
 	return d[:]
 }
 
+// Failed admin authentication is throttled per client network: at most
+// adminFailures failures in any adminFailWindow, then 429 until the oldest
+// one ages out.
+const (
+	adminFailures   = 10
+	adminFailWindow = time.Minute
+)
+
 // adminOnly lets through requests bearing ADMIN_TOKEN. The token is
 // compared in constant time through its digest, so neither its content nor
-// its length leaks.
+// its length leaks. A client that failed too often is refused before its
+// token is even looked at.
 func (s *Server) adminOnly(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.admin == nil {
 			writeError(w, http.StatusForbidden, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN to enable it.")
 			return
 		}
+		client := s.clientKey(r)
+		if wait := s.adminFails.blocked(client, time.Now()); wait > 0 {
+			s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
+			w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+			writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many failed admin authentications from your network. Retry later.")
+			return
+		}
 		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare(digest(given), s.admin) != 1 {
+			s.adminFails.fail(client, time.Now())
 			w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-admin"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "A valid admin bearer token is required.")
 			return
@@ -52,19 +70,16 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		// SoldOut false reopens a room that sold out (after a restock).
 		SoldOut *bool `json:"soldOut"`
 	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
+	if err := decodeJSON(r.Body, &p); err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
-			return
+		case errors.Is(err, errTrailing):
+			writeError(w, http.StatusBadRequest, "bad_json", "The body must hold exactly one JSON object.")
+		default:
+			writeError(w, http.StatusBadRequest, "bad_json", "The body must be a JSON object of room settings: "+err.Error())
 		}
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must be a JSON object of room settings: "+err.Error())
-		return
-	}
-	if dec.More() {
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must hold exactly one JSON object.")
 		return
 	}
 	cur, err := s.rooms.Room(r.Context(), name)

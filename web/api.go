@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -26,6 +27,9 @@ func (s *Server) api(next http.HandlerFunc) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if !jsonBody(w, r) {
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
 		next(w, r.WithContext(ctx))
@@ -36,13 +40,42 @@ func (s *Server) api(next http.HandlerFunc) http.Handler {
 // oversized one is still refused. It reports false after answering 413.
 func drainBody(w http.ResponseWriter, r *http.Request) bool {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
-		} else {
-			writeError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
-		}
-		return false
+		return bodyError(w, err)
 	}
 	return true
+}
+
+// bodyError answers a body that could not be read: 413 when it was too
+// large, 400 otherwise. It returns false, for the callers' convenience.
+func bodyError(w http.ResponseWriter, err error) bool {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+	} else {
+		writeError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
+	}
+	return false
+}
+
+// errTrailing reports bytes after the one JSON value of a body.
+var errTrailing = errors.New("the body must hold exactly one JSON value")
+
+// decodeJSON decodes exactly one JSON value of body into v. It refuses
+// unknown fields and anything but white space after the value
+// (errTrailing); a body over the cap yields the *http.MaxBytesError.
+func decodeJSON(body io.Reader, v any) error {
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	_, err := dec.Token()
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == io.EOF:
+		return nil
+	case errors.As(err, &tooBig):
+		return err
+	}
+	return errTrailing
 }
