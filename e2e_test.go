@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,7 +70,8 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 		t.Fatal(err)
 	}
 	dbURL := servicetest.PostgresURL(t)
-	cfg, err := config.Parse(append([]string{"-tick", tick.String(), "-redis-url", url, "-database-url", dbURL}, args...),
+	metrics := freeAddr(t)
+	cfg, err := config.Parse(append([]string{"-tick", tick.String(), "-redis-url", url, "-database-url", dbURL, "-metrics-addr", metrics}, args...),
 		func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +86,23 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
 	dbs = append(dbs[:0], dbURL)
+	metricsURLs.Store(base, "http://"+metrics+"/metrics")
 	return base, queue.New(rdb), rdb
 }
 
 // dbs remembers the order database of the last server startServer ran.
 var dbs []string
+
+// metricsURLs maps the base URL of each server startServer ran to its
+// private metrics URL.
+var metricsURLs sync.Map
+
+// metricsURL returns the metrics URL of the server startServer ran at base.
+func metricsURL(base string) string {
+	u, _ := metricsURLs.Load(base)
+	s, _ := u.(string)
+	return s
+}
 
 // addProduct puts a product in room once the server's migrations have run.
 func addProduct(t *testing.T, room, name string, price, stock int64) int64 {
@@ -301,3 +315,4 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 		os.WriteFile(filepath.Join(servicetest.ArtifactDir(t, "e2e"), "4-ready-by-polling.png"), png, 0o644)
 	}
 }
+
