@@ -40,6 +40,7 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(stdout)
 	var b k6.Burst
 	urls := fs.String("url", "http://127.0.0.1:8080", "server base URLs, comma-separated (loopback only)")
+	metricsURLs := fs.String("metrics-url", "http://127.0.0.1:9090/metrics", "the servers' private metrics URLs (their METRICS_ADDR), comma-separated")
 	fs.StringVar(&b.Room, "room", "demo", "room of the sale")
 	fs.IntVar(&b.N, "n", 100, "buyers")
 	fs.DurationVar(&b.Within, "within", 10*time.Second, "the buyers enter within this long")
@@ -120,8 +121,8 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		defer t.Stop()
 		for {
 			var a, d, c float64
-			for _, u := range b.URLs {
-				m, err := k6.Scrape(sampleCtx, strings.TrimRight(u, "/")+"/metrics",
+			for _, u := range strings.Split(*metricsURLs, ",") {
+				m, err := k6.Scrape(sampleCtx, u,
 					"waitingroom_admitted_total", "waitingroom_db_connections_in_use", "waitingroom_redis_commands_total")
 				if err == nil {
 					a, d, c = a+m["waitingroom_admitted_total"], d+m["waitingroom_db_connections_in_use"], c+m["waitingroom_redis_commands_total"]
@@ -233,6 +234,7 @@ func putRoom(ctx context.Context, base, room, token string, body map[string]any)
 		return err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("admin: %w", err)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,7 +27,7 @@ import (
 // run as short smokes inside make test.
 var drillFull = flag.Bool("drill.full", false, "run the full failure drills (minutes each)")
 
-const drillAdmin = "drill-admin-token"
+const drillAdmin = "drill-admin-token-0123456789abcdef"
 
 // instance is one waitingroom server process, started from this test
 // binary (TestMain runs main() when WR_RUN_MAIN=1).
@@ -34,6 +35,8 @@ type instance struct {
 	addr string
 	cmd  *exec.Cmd
 	logs *syncBuffer
+
+	metrics string // its private METRICS_ADDR
 }
 
 // drillEnv is several instances on one Redis and one PostgreSQL, behind
@@ -65,9 +68,9 @@ func newDrill(t *testing.T, n int, redisURL string, extraEnv ...string) *drillEn
 
 func (d *drillEnv) startInstance(extraEnv ...string) *instance {
 	d.t.Helper()
-	in := &instance{addr: freeAddr(d.t), logs: &syncBuffer{}}
+	in := &instance{addr: freeAddr(d.t), metrics: freeAddr(d.t), logs: &syncBuffer{}}
 	in.cmd = exec.Command(os.Args[0])
-	in.cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+in.addr, "REDIS_URL="+d.redisURL,
+	in.cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+in.addr, "METRICS_ADDR="+in.metrics, "REDIS_URL="+d.redisURL,
 		"DATABASE_URL="+d.dbURL, "SECRET_KEY=drill-secret-key-0123456789", "ADMIN_TOKEN="+drillAdmin,
 		"TRUSTED_PROXIES=127.0.0.1", "SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "TICK=1s")
 	in.cmd.Env = append(in.cmd.Env, extraEnv...)
@@ -321,7 +324,7 @@ func TestDrillEdgeCache(t *testing.T) {
 func (d *drillEnv) pageRenders() int {
 	total := 0
 	for _, in := range d.instances {
-		resp, err := http.Get("http://" + in.addr + "/metrics")
+		resp, err := http.Get("http://" + in.metrics + "/metrics")
 		if err != nil {
 			continue
 		}
@@ -336,4 +339,43 @@ func (d *drillEnv) pageRenders() int {
 		resp.Body.Close()
 	}
 	return total
+}
+
+// TestDrillAdminIsPrivate: docs/nginx.conf lets only its allow-list
+// (loopback, 127.0.0.1) reach the admin API and /metrics; a buyer's address
+// (127.0.0.2 here) gets 403 there, and is served everywhere else.
+func TestDrillAdminIsPrivate(t *testing.T) {
+	d := newDrill(t, 1, servicetest.RedisURLDB(t, servicetest.ServerDB))
+	rdb := servicetest.RedisAt(t, d.redisURL)
+	name := servicetest.RoomName(t, rdb)
+	d.room(name, map[string]any{"title": "Private"})
+	from := func(ip string) *http.Client {
+		dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		return &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}, Timeout: 5 * time.Second}
+	}
+	tests := []struct {
+		ip, method, path string
+		status           int
+	}{
+		{"127.0.0.1", "GET", "/api/admin/rooms/" + name, 200},
+		{"127.0.0.2", "GET", "/api/admin/rooms/" + name, 403},
+		{"127.0.0.2", "PUT", "/api/admin/rooms/" + name, 403},
+		{"127.0.0.2", "GET", "/metrics", 403},
+		{"127.0.0.1", "GET", "/metrics", 404}, // allowed through, and not served on the public port
+		{"127.0.0.2", "POST", "/api/rooms/" + name + "/queue", 200},
+		{"127.0.0.2", "GET", "/r/" + name, 200},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(tt.method, d.url+tt.path, nil)
+		req.Header.Set("Authorization", "Bearer "+drillAdmin)
+		resp, err := from(tt.ip).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s %s from %s: %d, want %d", tt.method, tt.path, tt.ip, resp.StatusCode, tt.status)
+		}
+	}
 }

@@ -2,17 +2,22 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
@@ -69,7 +74,8 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 		t.Fatal(err)
 	}
 	dbURL := servicetest.PostgresURL(t)
-	cfg, err := config.Parse(append([]string{"-tick", tick.String(), "-redis-url", url, "-database-url", dbURL}, args...),
+	metrics := freeAddr(t)
+	cfg, err := config.Parse(append([]string{"-tick", tick.String(), "-redis-url", url, "-database-url", dbURL, "-metrics-addr", metrics}, args...),
 		func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +90,23 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
 	dbs = append(dbs[:0], dbURL)
+	metricsURLs.Store(base, "http://"+metrics+"/metrics")
 	return base, queue.New(rdb), rdb
 }
 
 // dbs remembers the order database of the last server startServer ran.
 var dbs []string
+
+// metricsURLs maps the base URL of each server startServer ran to its
+// private metrics URL.
+var metricsURLs sync.Map
+
+// metricsURL returns the metrics URL of the server startServer ran at base.
+func metricsURL(base string) string {
+	u, _ := metricsURLs.Load(base)
+	s, _ := u.(string)
+	return s
+}
 
 // addProduct puts a product in room once the server's migrations have run.
 func addProduct(t *testing.T, room, name string, price, stock int64) int64 {
@@ -299,5 +317,117 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 	if err == nil {
 		os.WriteFile(filepath.Join(servicetest.ArtifactDir(t, "e2e"), "4-ready-by-polling.png"), png, 0o644)
+	}
+}
+
+// TestBrowserCrossSiteFormsChangeNothing plays another site against an
+// admitted buyer in real Chromium (BRIEF invariant 8). A page on localhost
+// (another site than the room's 127.0.0.1) auto-submits the join form, the
+// JSON enter as a urlencoded form and as enctype=text/plain, and the order
+// form with a guessed pass. Each is refused with 403, the buyer's wr_vid
+// cookie is untouched, and the buyer then orders with the pass they held.
+func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Title = "Cross-site"
+	ctx := context.Background()
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	addProduct(t, name, "Limited sneakers", 129000, 1)
+
+	// The other site's pages: each posts one form to the room at once.
+	autoSubmit := func(action, enctype, field, value string) string {
+		return `<!DOCTYPE html><html><body><form id="f" method="post" enctype="` + enctype + `" action="` + base + action + `">` +
+			`<input type="hidden" name='` + field + `' value='` + value + `'></form>` +
+			`<script>document.getElementById("f").submit()</script></body></html>`
+	}
+	attacks := map[string]string{
+		"/join":       autoSubmit("/r/"+name+"/join", "application/x-www-form-urlencoded", "x", "1"),
+		"/enter":      autoSubmit("/api/rooms/"+name+"/queue", "application/x-www-form-urlencoded", "x", "1"),
+		"/enter-text": autoSubmit("/api/rooms/"+name+"/queue", "text/plain", `{"x":"`, `"}`),
+		"/order":      autoSubmit("/r/"+name+"/order", "application/x-www-form-urlencoded", "entry_token", strings.Repeat("A", 43)),
+	}
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, attacks[r.URL.Path])
+	}))
+	t.Cleanup(evil.Close)
+	evilURL := strings.Replace(evil.URL, "127.0.0.1", "localhost", 1)
+
+	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	tab, cancelT := context.WithTimeout(tab, 90*time.Second)
+	t.Cleanup(cancelT)
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name), chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
+		t.Fatalf("the buyer was not admitted: %v", err)
+	}
+	token, err := chromedp.Run(tab, chromedp.Value(chromedp.ID("wr-token")))
+	if err != nil || len(token) != 43 {
+		t.Fatalf("token %q, %v", token, err)
+	}
+	cookie := func() string {
+		res, err := chromedp.Call(tab, network.GetCookies, network.GetCookiesParams{URLs: []string{base}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range res.Cookies {
+			if c.Name == "wr_vid" {
+				return c.Value
+			}
+		}
+		return ""
+	}
+	before := cookie()
+	if before == "" {
+		t.Fatal("the buyer has no wr_vid cookie")
+	}
+
+	// The refusal: the JSON error, or the HTML error page's 403.
+	refused := `location.origin !== ` + strconv.Quote(evilURL) + ` && document.readyState === "complete" && ` +
+		`(document.body.innerText.indexOf("cross_site") >= 0 || (document.querySelector(".code") || {}).textContent === "403")`
+	for _, path := range []string{"/join", "/enter", "/enter-text", "/order"} {
+		err := chromedp.Do(tab, chromedp.Navigate(evilURL+path))
+		// The page navigates on by itself: evaluate until it has landed.
+		for deadline := time.Now().Add(10 * time.Second); err == nil; time.Sleep(50 * time.Millisecond) {
+			if ok, evalErr := chromedp.Run(tab, chromedp.Evaluate[bool](refused)); evalErr == nil && ok {
+				break
+			}
+			if time.Now().After(deadline) {
+				err = errors.New("no refusal within 10 s")
+			}
+		}
+		if err != nil {
+			text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`location.href + " " + document.body.innerText`))
+			t.Fatalf("the other site's %s was not refused with 403: %v (page: %q)", path, err, text)
+		}
+		if path == "/join" {
+			png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+			if err == nil {
+				os.WriteFile(filepath.Join(servicetest.ArtifactDir(t, "e2e"), "7-cross-site-join-refused.png"), png, 0o644)
+			}
+		}
+		if after := cookie(); after != before {
+			t.Fatalf("the other site's %s replaced the buyer's cookie", path)
+		}
+	}
+	if st, _ := eng.Stats(ctx, name); st.Issued != 1 || st.Admitted != 1 || st.Consumed != 0 {
+		t.Fatalf("the refused posts changed the line: %+v", st)
+	}
+
+	// Back on the room, the buyer holds the same pass, and orders with it.
+	if err := chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name), chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
+		t.Fatalf("the buyer lost their turn: %v", err)
+	}
+	if again, _ := chromedp.Run(tab, chromedp.Value(chromedp.ID("wr-token"))); again != token {
+		t.Fatalf("the buyer's pass changed from %q to %q", token, again)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button")), chromedp.WaitVisible(chromedp.CSS(".order-id"))); err != nil {
+		t.Fatalf("the buyer's order: %v", err)
 	}
 }

@@ -88,7 +88,8 @@ func TestEmbeddedDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse([]string{"-tick", "50ms", "-admin-token", "embedded-admin"}, func(string) string { return "" }, io.Discard)
+	const admin = "embedded-admin-token-0123456789abc"
+	cfg, err := config.Parse([]string{"-tick", "50ms", "-admin-token", admin, "-metrics-addr", "127.0.0.1:0"}, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestEmbeddedDemo(t *testing.T) {
 	}
 
 	req, _ := http.NewRequest("GET", base+"/api/admin/rooms/demo", nil)
-	req.Header.Set("Authorization", "Bearer embedded-admin")
+	req.Header.Set("Authorization", "Bearer "+admin)
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +136,7 @@ func TestEmbeddedDemo(t *testing.T) {
 	var placed *http.Response
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		req, _ = http.NewRequest("POST", base+"/api/rooms/demo/orders", strings.NewReader(`{"quantity":1}`))
+		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("X-Entry-Token", *p.EntryToken)
 		if placed, err = c.Do(req); err != nil {
 			t.Fatal(err)
@@ -163,7 +165,7 @@ func TestEmbeddedDemo(t *testing.T) {
 func TestSIGTERM(t *testing.T) {
 	addr := freeAddr(t)
 	cmd := exec.Command(os.Args[0]) // TestMain runs main() instead of the tests
-	cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+addr, "REDIS_URL=", "TICK=100ms")
+	cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+addr, "REDIS_URL=", "TICK=100ms", "METRICS_ADDR=127.0.0.1:0")
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -204,7 +206,13 @@ func TestRunRejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(context.Background(), tt.args, func(k string) string { return tt.env[k] }, io.Discard,
+			getenv := func(k string) string {
+				if k == "METRICS_ADDR" && tt.env[k] == "" {
+					return "127.0.0.1:0" // not the default port, which another server may hold
+				}
+				return tt.env[k]
+			}
+			err := run(context.Background(), tt.args, getenv, io.Discard,
 				slog.New(slog.NewTextHandler(io.Discard, nil)))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("run error %v, want one mentioning %q", err, tt.want)

@@ -43,6 +43,13 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 // gracefully: it stops accepting, lets requests finish within
 // cfg.ShutdownTimeout, stops the issuer and closes Redis.
 func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Logger) error {
+	// The metrics listen privately, never on the public port.
+	mln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
+	}
+	defer mln.Close()
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		ln.Close()
@@ -107,6 +114,9 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		EnterRatePerIP:  cfg.EnterRatePerIP,
 		EnterBurstPerIP: int(3 * cfg.EnterRatePerIP),
 		TrustedProxies:  cfg.TrustedProxies,
+		AllowedOrigins:  cfg.AllowedOrigins,
+		IPv6Prefix:      cfg.IPv6Prefix,
+		IdleConnsPerIP:  cfg.IdleConnsPerIP,
 		Metrics:         metrics,
 		Log:             log,
 	})
@@ -114,15 +124,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		ln.Close()
 		return err
 	}
-	srv := &http.Server{
-		Handler: handler.Handler(),
-		// No WriteTimeout: it would cut every SSE stream.
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := publicServer(cfg, handler, log)
+	metricsMux := http.NewServeMux()
+	metricsMux.Handle("GET /metrics", metrics.Handler())
+	metricsSrv := &http.Server{Handler: metricsMux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
@@ -149,11 +155,13 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
+	go metricsSrv.Serve(mln)
 	if cfg.DemoMode() {
 		log.Info("waitingroom listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/r/"+room.Demo, "tick", cfg.Tick)
 	} else {
 		log.Info("waitingroom listening", "addr", ln.Addr().String(), "tick", cfg.Tick)
 	}
+	log.Info("metrics listening", "addr", mln.Addr().String(), "url", "http://"+mln.Addr().String()+"/metrics")
 
 	select {
 	case err = <-serveErr:
@@ -164,10 +172,32 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		cancel()
 	}
 	hub.Close() // SSE connections are hijacked: Shutdown does not see them
+	metricsSrv.Close()
 	stopLoop()
 	wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
+}
+
+// publicServer is the public HTTP server. Every answer but an SSE stream
+// must be written within WRITE_TIMEOUT, so that a client that pipelines
+// requests and never reads cannot pin a connection: SSE streams are
+// hijacked and set deadlines of their own (web/sse_handler.go). Request
+// headers must arrive within ReadHeaderTimeout (a slow client gets no
+// answer, only a closed connection), bodies within ReadTimeout, and larger
+// headers than MaxHeaderBytes get 431 from net/http itself. ConnState caps
+// each client's idle keep-alive connections (IDLE_CONNS_PER_IP).
+func publicServer(cfg config.Config, h *web.Server, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h.Handler(),
+		ConnState:         h.ConnState,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }

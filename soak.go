@@ -22,6 +22,7 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.SetOutput(stdout)
 	var s k6.Soak
 	fs.StringVar(&s.BaseURL, "url", "http://127.0.0.1:8080", "server base URL (loopback only)")
+	fs.StringVar(&s.MetricsURL, "metrics-url", "http://127.0.0.1:9090/metrics", "the server's private metrics URL (its METRICS_ADDR)")
 	fs.StringVar(&s.Room, "room", "demo", "room to wait in")
 	fs.IntVar(&s.N, "n", 100, "visitors (at most 19000 per process)")
 	fs.Float64Var(&s.Ramp, "ramp", 1000, "new visitors per second")
@@ -81,7 +82,7 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 // measures the server side (RSS, commands) over the children's hold; the
 // children's client-side figures are merged exactly.
 func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout io.Writer) (k6.Report, error) {
-	metricsURL := strings.TrimRight(s.BaseURL, "/") + "/metrics"
+	metricsURL := s.MetricsURL
 	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
 	before, err := k6.Scrape(ctx, metricsURL, series...)
 	if err != nil {
@@ -91,7 +92,7 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 	ips := max(1, s.SourceIPs/procs)
 	var lists [][]string
 	for p := range procs {
-		args := []string{"soak", "-child", "-url", s.BaseURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
+		args := []string{"soak", "-child", "-url", s.BaseURL, "-metrics-url", s.MetricsURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
 			"-ramp", strconv.FormatFloat(s.Ramp/float64(procs), 'f', -1, 64), "-hold", s.Hold.String(), "-settle", s.Settle.String(),
 			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-client", client}
 		if s.Poll {

@@ -25,7 +25,7 @@ func TestSoakAcrossProcesses(t *testing.T) {
 	}
 	t.Setenv("WR_RUN_MAIN", "1") // children run main(), not the tests
 	var out bytes.Buffer
-	err := soakCommand(context.Background(), []string{"-url", base, "-room", name, "-n", "20", "-ramp", "100",
+	err := soakCommand(context.Background(), []string{"-url", base, "-metrics-url", metricsURL(base), "-room", name, "-n", "20", "-ramp", "100",
 		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2"}, &out)
 	t.Log(out.String())
 	if err != nil {
@@ -54,7 +54,7 @@ func TestSoakSmoke(t *testing.T) {
 			if err := eng.SaveRoom(context.Background(), name, set); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := k6.Soak{BaseURL: base, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
+			rep, err := k6.Soak{BaseURL: base, MetricsURL: metricsURL(base), Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
 				Settle: 300 * time.Millisecond, SourceIPs: 4, Poll: tt.poll}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)

@@ -54,7 +54,7 @@ func TestAuxiliaryTools(t *testing.T) {
 			done <- referenceCommand(ctx, []string{"-listen", addr, "-tick", "200ms"}, &bytes.Buffer{})
 		}()
 		time.Sleep(200 * time.Millisecond)
-		rep, err := k6.Soak{BaseURL: "http://" + addr, Room: "r", N: 10, Ramp: 100, Hold: 1500 * time.Millisecond,
+		rep, err := k6.Soak{BaseURL: "http://" + addr, MetricsURL: "http://" + addr + "/metrics", Room: "r", N: 10, Ramp: 100, Hold: 1500 * time.Millisecond,
 			Settle: 200 * time.Millisecond, SourceIPs: 2}.Run(context.Background())
 		cancel()
 		if err != nil {

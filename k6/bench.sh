@@ -13,7 +13,7 @@ DUR=${BENCH_DURATION:-10s}
 CONC=${BENCH_CONCURRENCY:-64}
 WR_ADDR=127.0.0.1:18181
 HELLO_ADDR=127.0.0.1:18182
-ADMIN=bench-admin-token
+ADMIN=bench-admin-token-0123456789abcdef
 
 echo "== $(date -u +%FT%TZ) on $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "== go benchmarks (real Redis at 127.0.0.1:6379)"
@@ -31,7 +31,7 @@ pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; redis-cli -n "$DB" FLUSHDB >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 REDIS_URL="redis://127.0.0.1:6379/$DB" LISTEN_ADDR=$WR_ADDR ADMIN_TOKEN=$ADMIN SECRET_KEY=bench-secret-key-0123456789 \
-  bin/waitingroom serve 2>/tmp/waitingroom-bench.log &
+  IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>/tmp/waitingroom-bench.log &
 pids+=($!)
 bin/waitingroom loadtest -serve-hello $HELLO_ADDR &
 pids+=($!)

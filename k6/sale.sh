@@ -17,18 +17,18 @@ N=${SALE_N:-20000}
 mkdir -p "$OUT" bin
 go build -o bin/waitingroom .
 DB="postgres://postgres@127.0.0.1:5432/test?sslmode=disable&search_path=wrbench"
-ADMIN=sale-admin-token
+ADMIN=sale-admin-token-0123456789abcdef
 psql -h 127.0.0.1 -U postgres -d test -qc "DROP SCHEMA IF EXISTS wrbench CASCADE" 2>/dev/null
 psql -h 127.0.0.1 -U postgres -d test -qc "CREATE SCHEMA wrbench"
 redis-cli -n 12 FLUSHDB >/dev/null
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 
-start() { # start PORT [extra env...]
+start() { # start PORT [extra env...]; its metrics listen on PORT+1000
   local port=$1; shift
   env REDIS_URL=redis://127.0.0.1:6379/12 DATABASE_URL="$DB" DB_MAX_CONNS=40 ORDER_WORK=${ORDER_WORK:-800ms} \
-    LISTEN_ADDR=127.0.0.1:$port ADMIN_TOKEN=$ADMIN SECRET_KEY=sale-secret-key-0123456789 \
-    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 "$@" bin/waitingroom serve 2>>"$OUT/server-$port.log" &
+    LISTEN_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:$((port + 1000)) ADMIN_TOKEN=$ADMIN SECRET_KEY=sale-secret-key-0123456789 \
+    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 "$@" bin/waitingroom serve 2>>"$OUT/server-$port.log" &
   pids+=($!)
   for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 }
@@ -45,17 +45,19 @@ fi
 RATE=${RATE:-40}
 start 18604 # the second instance: ~19,000 streams per instance at most
 URLS=http://127.0.0.1:18600,http://127.0.0.1:18604
+METRICS=http://127.0.0.1:19600/metrics,http://127.0.0.1:19604/metrics
 
 echo "== burst with the room at $RATE/s: $N buyers within 30 s"
-bin/waitingroom burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -rate "$RATE" \
+bin/waitingroom burst -url $URLS -metrics-url $METRICS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -rate "$RATE" \
   -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-room.json" | tee "$OUT/burst-room.txt"
 echo "== the same crowd in passthrough (no room)"
-bin/waitingroom burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -passthrough \
+bin/waitingroom burst -url $URLS -metrics-url $METRICS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -passthrough \
   -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-passthrough.json" | tee "$OUT/burst-passthrough.txt"
 bin/waitingroom plot -in "$OUT/burst-room.json,$OUT/burst-passthrough.json" -out "$OUT/burst.png"
 
 echo "== 3 instances, rate 50/s"
 kill "${pids[@]}"; wait 2>/dev/null || true; pids=()
 ORDER_WORK=0 start 18601; ORDER_WORK=0 start 18602; ORDER_WORK=0 start 18603
-bin/waitingroom burst -url http://127.0.0.1:18601,http://127.0.0.1:18602,http://127.0.0.1:18603 -room three -n 4000 \
+bin/waitingroom burst -url http://127.0.0.1:18601,http://127.0.0.1:18602,http://127.0.0.1:18603 \
+  -metrics-url http://127.0.0.1:19601/metrics,http://127.0.0.1:19602/metrics,http://127.0.0.1:19603/metrics -room three -n 4000 \
   -within 5s -rate 50 -admin-token $ADMIN -database-url "$DB" -idle 0 -timeout 5m -json "$OUT/three.json" | tee "$OUT/three.txt"

@@ -47,6 +47,10 @@ type Soak struct {
 	// (INFO commandstats, including commands run inside scripts), at the
 	// start and the end of the hold.
 	RedisCalls func(ctx context.Context) (int64, error)
+
+	// MetricsURL is the server's private metrics endpoint (its
+	// METRICS_ADDR), for example http://127.0.0.1:9090/metrics.
+	MetricsURL string
 }
 
 // Report is what a soak measured.
@@ -87,8 +91,10 @@ type Report struct {
 // Validate returns an error for a soak that is unbounded or aims anywhere
 // but loopback.
 func (s Soak) Validate() error {
-	if err := (Load{URL: s.BaseURL, Concurrency: 1, Duration: time.Second}).Validate(); err != nil {
-		return err
+	for _, u := range []string{s.BaseURL, s.MetricsURL} {
+		if err := (Load{URL: u, Concurrency: 1, Duration: time.Second}).Validate(); err != nil {
+			return err
+		}
 	}
 	switch {
 	case s.N < 1 || s.N > 19000:
@@ -158,7 +164,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	if s.Poll {
 		rep.Mode = "poll"
 	}
-	metricsURL := strings.TrimRight(s.BaseURL, "/") + "/metrics"
+	metricsURL := s.MetricsURL
 	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
 	before, err := Scrape(ctx, metricsURL, series...)
 	if err != nil {

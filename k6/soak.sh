@@ -16,20 +16,21 @@ HOLD=${SOAK_HOLD:-30s}
 RATE=${SOAK_RATE:-5}
 DB=${SOAK_REDIS_DB:-13}
 ADDR=127.0.0.1:18400
-ADMIN=soak-admin-token
+METRICS=127.0.0.1:18401
+ADMIN=soak-admin-token-0123456789abcdef
 mkdir -p bin
 go build -o bin/waitingroom .
 
 run_mode() {
   local mode=$1; shift
   redis-cli -n "$DB" FLUSHDB >/dev/null
-  REDIS_URL="redis://127.0.0.1:6379/$DB" LISTEN_ADDR=$ADDR ADMIN_TOKEN=$ADMIN \
-    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 bin/waitingroom serve 2>/tmp/waitingroom-soak.log &
+  REDIS_URL="redis://127.0.0.1:6379/$DB" LISTEN_ADDR=$ADDR METRICS_ADDR=$METRICS ADMIN_TOKEN=$ADMIN \
+    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>/tmp/waitingroom-soak.log &
   local pid=$!
   for _ in $(seq 100); do curl -fs "http://$ADDR/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   curl -fs -X PUT -H "Authorization: Bearer $ADMIN" -d "{\"title\":\"soak\",\"rate\":$RATE}" "http://$ADDR/api/admin/rooms/soak" >/dev/null
   echo "== $mode: N=$N, hold $HOLD, room rate $RATE/s, $(date -u +%FT%TZ), $(nproc) cores"
-  bin/waitingroom soak -url "http://$ADDR" -room soak -n "$N" -ramp 3000 -hold "$HOLD" \
+  bin/waitingroom soak -url "http://$ADDR" -metrics-url "http://$METRICS/metrics" -room soak -n "$N" -ramp 3000 -hold "$HOLD" \
     -redis-url "redis://127.0.0.1:6379/$DB" "$@" || true
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
@@ -40,5 +41,5 @@ echo "== reference: r3labs/sse defaults, one event per second to every subscribe
 bin/waitingroom sse-reference -listen 127.0.0.1:18450 >/dev/null &
 ref=$!
 sleep 1
-bin/waitingroom soak -url http://127.0.0.1:18450 -room soak -n "$N" -ramp 3000 -hold "$HOLD" || true
+bin/waitingroom soak -url http://127.0.0.1:18450 -metrics-url http://127.0.0.1:18450/metrics -room soak -n "$N" -ramp 3000 -hold "$HOLD" || true
 kill "$ref"; wait "$ref" 2>/dev/null || true

@@ -51,6 +51,8 @@ type Messages struct {
 	ErrRateLimited string // {s}
 	ErrUnavailable string
 	ErrBadOrder    string
+	// ErrCrossSite refuses a form that another site posted.
+	ErrCrossSite string
 }
 
 var english = Messages{
@@ -95,6 +97,7 @@ var english = Messages{
 	ErrRateLimited: "Many orders are arriving right now. Please retry in {s} seconds; your entry pass is still valid.",
 	ErrUnavailable: "We could not take your order right now. Your entry pass is still valid: please retry in a moment.",
 	ErrBadOrder:    "The order form was not valid. Please check the product and the quantity.",
+	ErrCrossSite:   "This form was sent from another website, so it was refused. Your place in line and your entry pass are unchanged: open the waiting room itself to continue.",
 }
 
 var korean = Messages{
@@ -139,6 +142,7 @@ var korean = Messages{
 	ErrRateLimited: "지금 주문이 몰리고 있습니다. {s}초 후 다시 시도해 주세요. 입장권은 아직 유효합니다.",
 	ErrUnavailable: "지금은 주문을 받을 수 없습니다. 입장권은 아직 유효하니 잠시 후 다시 시도해 주세요.",
 	ErrBadOrder:    "주문 양식이 올바르지 않습니다. 상품과 수량을 확인해 주세요.",
+	ErrCrossSite:   "다른 웹사이트에서 보낸 양식이라 거부되었습니다. 대기 순서와 입장권은 그대로입니다. 대기실에서 직접 계속해 주세요.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

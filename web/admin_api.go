@@ -5,7 +5,9 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -17,17 +19,34 @@ func digest(s string) []byte {
 	return d[:]
 }
 
+// Failed admin authentication is throttled per client network: at most
+// adminFailures failures in any adminFailWindow, then 429 until the oldest
+// one ages out.
+const (
+	adminFailures   = 10
+	adminFailWindow = time.Minute
+)
+
 // adminOnly lets through requests bearing ADMIN_TOKEN. The token is
 // compared in constant time through its digest, so neither its content nor
-// its length leaks.
+// its length leaks. A client that failed too often is refused before its
+// token is even looked at.
 func (s *Server) adminOnly(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.admin == nil {
 			writeError(w, http.StatusForbidden, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN to enable it.")
 			return
 		}
+		client := s.clientKey(r)
+		if wait := s.adminFails.blocked(client, time.Now()); wait > 0 {
+			s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
+			w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+			writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many failed admin authentications from your network. Retry later.")
+			return
+		}
 		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare(digest(given), s.admin) != 1 {
+			s.adminFails.fail(client, time.Now())
 			w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-admin"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "A valid admin bearer token is required.")
 			return

@@ -25,6 +25,9 @@ func (s *Server) api(next http.HandlerFunc) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if !jsonBody(w, r) {
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		defer cancel()
 		next(w, r.WithContext(ctx))
@@ -35,8 +38,7 @@ func (s *Server) api(next http.HandlerFunc) http.Handler {
 // oversized one is still refused. It reports false after answering 413.
 func drainBody(w http.ResponseWriter, r *http.Request) bool {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		writeBodyError(w, err)
-		return false
+		return bodyError(w, err)
 	}
 	return true
 }

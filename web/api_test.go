@@ -23,9 +23,10 @@ import (
 	"waitingroom/server/visitor"
 )
 
-const testAdminToken = "test-admin-token"
+const testAdminToken = "test-admin-token-0123456789abcdef"
 
 type harness struct {
+	web  *Server
 	srv  *httptest.Server
 	eng  *queue.Engine
 	room string
@@ -67,7 +68,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &harness{srv: srv, eng: eng, room: name, rdb: rdb}
+	return &harness{web: s, srv: srv, eng: eng, room: name, rdb: rdb}
 }
 
 // embeddedOrders is an order service on the embedded SQL store, for tests
@@ -121,7 +122,14 @@ func (h *harness) do(t *testing.T, method, path, body string, hdr map[string]str
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json") // as a client of the JSON API sends it
+	}
 	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	if cookie != nil {
@@ -406,20 +414,32 @@ func TestPanicIsAJSONError(t *testing.T) {
 }
 
 func TestHealthMetricsRobots(t *testing.T) {
-	h := newHarness(t, nil)
+	var metrics *Metrics
+	h := newHarness(t, func(o *Options) { metrics = o.Metrics })
 	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	private := httptest.NewServer(metrics.Handler())
+	t.Cleanup(private.Close)
 	tests := []struct {
-		path, want string
+		base, path string
+		status     int
+		want       string
 	}{
-		{"/healthz", `"status":"ok"`},
-		{"/metrics", "waitingroom_enter_duration_seconds_count 1"},
-		{"/metrics", "process_resident_memory_bytes"},
-		{"/robots.txt", "User-agent"},
+		{h.srv.URL, "/healthz", 200, `"status":"ok"`},
+		{h.srv.URL, "/robots.txt", 200, "User-agent"},
+		// The metrics are private: not on the public routes.
+		{h.srv.URL, "/metrics", 404, `"error":"not_found"`},
+		{private.URL, "/metrics", 200, "waitingroom_enter_duration_seconds_count 1"},
+		{private.URL, "/metrics", 200, "process_resident_memory_bytes"},
 	}
 	for _, tt := range tests {
-		r := h.do(t, "GET", tt.path, "", nil, nil)
-		if r.status != 200 || !strings.Contains(r.body, tt.want) {
-			t.Errorf("%s: %d, body lacks %q", tt.path, r.status, tt.want)
+		resp, err := http.Get(tt.base + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || !strings.Contains(string(body), tt.want) {
+			t.Errorf("%s%s: %d, want %d with %q", tt.base, tt.path, resp.StatusCode, tt.status, tt.want)
 		}
 	}
 }

@@ -42,3 +42,29 @@ func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
 	}
 	return false
 }
+
+// clientKey returns the client network of a request, which every per-client
+// cap counts as one client.
+func (s *Server) clientKey(r *http.Request) string {
+	return clientNet(clientIP(r, s.trusted), s.v6Prefix)
+}
+
+// clientNet returns the network that per-client caps count as one client:
+// an IPv4 address itself, or the /v6Prefix network of an IPv6 address (a
+// subscriber is given a whole /64, so a cap per IPv6 address caps nothing).
+// A host that is no address is returned as it is.
+func clientNet(host string, v6Prefix int) string {
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	a = a.WithZone("").Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, err := a.Prefix(v6Prefix)
+	if err != nil {
+		return a.String()
+	}
+	return p.String()
+}

@@ -33,10 +33,10 @@ func (s *Server) visitorOrNew(r *http.Request) (id string, isNew bool, err error
 	return id, true, err
 }
 
-// enterAllowed takes one enter from the client IP's bucket, and counts a
+// enterAllowed takes one enter from the client network's bucket, and counts a
 // refusal; the caller answers 429.
 func (s *Server) enterAllowed(r *http.Request) bool {
-	if s.enters.allow(clientIP(r, s.trusted)) {
+	if s.enters.allow(s.clientKey(r)) {
 		return true
 	}
 	s.metrics.Rejected.WithLabelValues("enter_rate").Inc()

@@ -23,8 +23,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// writeError answers the API's error shape. A 503 or 429 says when to
+// retry: the Retry-After the caller computed, or 2 seconds.
 func writeError(w http.ResponseWriter, status int, code, msg string) {
-	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+	if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", strconv.Itoa(2))
 	}
 	writeJSON(w, status, apiError{Code: code, Message: msg})

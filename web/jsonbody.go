@@ -16,33 +16,54 @@ import (
 func decodeStrict(w http.ResponseWriter, r *http.Request, v any, shape string) bool {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeBodyError(w, err)
-		return false
+		return bodyError(w, err)
 	}
 	if !utf8.Valid(b) {
 		writeError(w, http.StatusBadRequest, "bad_json", "The body must be valid UTF-8.")
 		return false
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must be "+shape+": "+err.Error())
-		return false
-	}
-	if err := dec.Decode(&json.RawMessage{}); !errors.Is(err, io.EOF) {
+	switch err := decodeJSON(bytes.NewReader(b), v); {
+	case errors.Is(err, errTrailing):
 		writeError(w, http.StatusBadRequest, "bad_json", "The body must hold exactly one JSON object, and nothing after it.")
+		return false
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "bad_json", "The body must be "+shape+": "+err.Error())
 		return false
 	}
 	return true
 }
 
-// writeBodyError answers a body that could not be read: 413 when it is
-// too large, 400 otherwise.
-func writeBodyError(w http.ResponseWriter, err error) {
+// bodyError answers a body that could not be read: 413 when it was too
+// large, 400 otherwise. It returns false, for the callers' convenience.
+func bodyError(w http.ResponseWriter, err error) bool {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
-		return
+	} else {
+		writeError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
 	}
-	writeError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
+	return false
+}
+
+// errTrailing reports bytes after the one JSON value of a body.
+var errTrailing = errors.New("the body must hold exactly one JSON value")
+
+// decodeJSON decodes exactly one JSON value of body into v. It refuses
+// unknown fields and anything but white space after the value
+// (errTrailing); a body over the cap yields the *http.MaxBytesError.
+func decodeJSON(body io.Reader, v any) error {
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	_, err := dec.Token()
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == io.EOF:
+		return nil
+	case errors.As(err, &tooBig):
+		return err
+	}
+	return errTrailing
 }

@@ -2,10 +2,12 @@ package web
 
 import (
 	"database/sql"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"waitingroom/server/queue"
 )
@@ -71,13 +73,19 @@ func NewMetrics() *Metrics {
 			Name: "waitingroom_page_requests_total", Help: "Room page requests that reached this instance (an edge cache absorbs the rest).",
 		}),
 		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "waitingroom_rejected_total", Help: "Requests refused by a per-IP cap.",
+			Name: "waitingroom_rejected_total", Help: "Requests refused (or idle connections closed) by a per-client cap or the cross-site guard.",
 		}, []string{"cap"}),
 	}
 	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
 		m.SSEConnections, m.SSEEvents, m.SSESlowDrops, m.FanoutDuration, m.Rejected, m.PageRequests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// Handler serves the metrics in the Prometheus text format. It belongs on a
+// private listener (METRICS_ADDR), never on the public routes.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})
 }
 
 // CountRedisCommands exports a running count of the commands this process

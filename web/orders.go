@@ -2,12 +2,13 @@ package web
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"waitingroom/server/order"
 	"waitingroom/server/room"
@@ -34,9 +35,7 @@ type orderJSON struct {
 // X-Entry-Token, the visitor in wr_vid.
 func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	var body orderJSON
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
+	if err := decodeJSON(r.Body, &body); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
@@ -53,8 +52,8 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	if body.UTM != nil {
 		req.UTM = order.UTM{Source: body.UTM.Source, Medium: body.UTM.Medium, Campaign: body.UTM.Campaign, Term: body.UTM.Term, Content: body.UTM.Content}
 	}
-	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !printable(req.IdempotencyKey) {
-		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 characters and the Idempotency-Key at most 128 printable ones.")
+	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plainText(req.IdempotencyKey) {
+		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes and the Idempotency-Key at most 128, of valid UTF-8 without control or bidirectional formatting characters.")
 		return
 	}
 	id, ok := s.visitorID(r)
@@ -107,18 +106,30 @@ func retrySeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
 
+// maxUTM bounds each UTM value, in bytes.
+const maxUTM = 200
+
 func validUTM(u order.UTM) bool {
 	for _, v := range []string{u.Source, u.Medium, u.Campaign, u.Term, u.Content} {
-		if len(v) > 200 || !printable(v) {
+		if len(v) > maxUTM || !plainText(v) {
 			return false
 		}
 	}
 	return true
 }
 
-func printable(s string) bool {
+// plainText reports whether s is text that stores cleanly and reads as it
+// displays: valid UTF-8 (and no U+FFFD, which the JSON decoder puts in place
+// of invalid bytes), without control characters (C0, DEL, C1), bidirectional
+// formatting characters (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) or
+// line and paragraph separators.
+func plainText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
 	for _, c := range s {
-		if c < 0x20 || c == 0x7f {
+		if c == utf8.RuneError || unicode.IsControl(c) || unicode.Is(unicode.Bidi_Control, c) ||
+			unicode.In(c, unicode.Zl, unicode.Zp) {
 			return false
 		}
 	}

@@ -17,14 +17,16 @@ import (
 )
 
 // contentSecurityPolicy allows no inline script: a nonce would make the
-// shared page differ per visitor and break the edge cache.
+// shared page differ per visitor and break the edge cache. No page may be
+// framed (frame-ancestors), so that no other site can overlay it.
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; form-action 'self'; base-uri 'none'"
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 func htmlHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Frame-Options", "DENY") // for browsers without frame-ancestors
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
 }

@@ -3,8 +3,6 @@ package web
 import (
 	"net/http"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 type route struct {
@@ -37,6 +35,5 @@ func (s *Server) routes() []route {
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
 		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},
 		{"GET /r/{room}/orders/{id}", http.HandlerFunc(s.confirmation)},
-		{"GET /metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{})},
 	}
 }

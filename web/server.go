@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"time"
@@ -61,6 +62,16 @@ type Options struct {
 	EnterBurstPerIP int
 	// TrustedProxies may set X-Forwarded-For.
 	TrustedProxies []netip.Prefix
+	// AllowedOrigins are other origins whose cross-origin POST, PUT and
+	// DELETE are accepted (scheme://host[:port]); the server's own host
+	// always is.
+	AllowedOrigins []string
+	// IPv6Prefix is the prefix length of the IPv6 network that per-client
+	// caps count as one client (default 64).
+	IPv6Prefix int
+	// IdleConnsPerIP caps the idle keep-alive connections of one client
+	// network (default 64); see ConnState.
+	IdleConnsPerIP int
 	Metrics        *Metrics
 	Log            *slog.Logger
 	// Catalog is the product admin; nil uses Orders when it is one.
@@ -85,13 +96,18 @@ type Server struct {
 	hub     *Hub
 	enters  *ipLimiter
 	trusted []netip.Prefix
-	pages   pageCache
-	metrics *Metrics
-	log     *slog.Logger
-	catalog Catalog
-	records RoomRecords
-	ready   Readiness
-	sale    SaleLog
+	// v6Prefix makes one client network of IPv6 addresses.
+	v6Prefix   int
+	adminFails *failures
+	origins    *http.CrossOriginProtection
+	idle       *idleConns
+	pages      pageCache
+	metrics    *Metrics
+	log        *slog.Logger
+	catalog    Catalog
+	records    RoomRecords
+	ready      Readiness
+	sale       SaleLog
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
@@ -112,10 +128,22 @@ func New(o Options) (*Server, error) {
 	if o.EnterBurstPerIP <= 0 {
 		o.EnterBurstPerIP = 30
 	}
+	if o.IPv6Prefix <= 0 {
+		o.IPv6Prefix = 64
+	}
+	if o.IdleConnsPerIP <= 0 {
+		o.IdleConnsPerIP = 64
+	}
 	s := &Server{q: o.Queue, rooms: o.Rooms, orders: o.Orders, health: o.Health, signer: o.Signer,
 		metrics: o.Metrics, log: o.Log, assets: a, hub: o.Hub, trusted: o.TrustedProxies,
-		enters: newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
-		pages:  pageCache{pages: map[string]*renderedPage{}}}
+		enters:     newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
+		v6Prefix:   o.IPv6Prefix,
+		adminFails: newFailures(adminFailures, adminFailWindow),
+		pages:      pageCache{pages: map[string]*renderedPage{}}}
+	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
+	if s.origins, err = newCrossOrigin(o.AllowedOrigins, http.HandlerFunc(s.refuseCrossSite)); err != nil {
+		return nil, err
+	}
 	if o.AdminToken != "" {
 		s.admin = digest(o.AdminToken)
 	}
@@ -132,5 +160,11 @@ func (s *Server) Handler() http.Handler {
 	for _, rt := range s.routes() {
 		mux.Handle(rt.pattern, rt.handler)
 	}
-	return s.recoverPanics(jsonFallbacks(mux))
+	return s.recoverPanics(s.origins.Handler(jsonFallbacks(mux)))
+}
+
+// ConnState is the http.Server's ConnState hook: it caps the idle
+// keep-alive connections per client network (Options.IdleConnsPerIP).
+func (s *Server) ConnState(c net.Conn, st http.ConnState) {
+	s.idle.connState(c, st)
 }

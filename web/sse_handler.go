@@ -25,7 +25,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 		return
 	}
-	ip := clientIP(r, s.trusted)
+	if r.Method == http.MethodHead {
+		s.headEvents(w, r, name)
+		return
+	}
+	ip := s.clientKey(r)
 	if !s.hub.acquireIP(ip) {
 		s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
 		w.Header().Set("Retry-After", "10")
@@ -57,10 +61,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	p, err := s.q.Enter(ctx, name, id)
 	if err != nil {
 		s.fail(w, r, err)
-		return
-	}
-	if r.Method == http.MethodHead {
-		w.Header().Set("Content-Type", "text/event-stream")
 		return
 	}
 
@@ -109,4 +109,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attached = true
+}
+
+// headEvents answers HEAD /r/{room}/events (a link checker, a monitor):
+// whether the stream exists, without entering anyone or holding a slot.
+func (s *Server) headEvents(w http.ResponseWriter, r *http.Request, name string) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	if _, err := s.rooms.Room(ctx, name); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,23 @@ type Config struct {
 	DebugAddr string
 	// Demo creates the demo room and its product (DEMO=1); see DemoMode.
 	Demo bool
+	// MetricsAddr is the private listen address of /metrics (METRICS_ADDR),
+	// never the public port.
+	MetricsAddr string
+	// AllowedOrigins are other origins (scheme://host[:port]) whose
+	// cross-origin POST, PUT and DELETE requests are accepted
+	// (ALLOWED_ORIGINS, comma-separated); the server's own host always is.
+	AllowedOrigins []string
+	// IPv6Prefix is the prefix length that makes one client network of IPv6
+	// addresses for every per-client cap (IPV6_PREFIX); an IPv4 client is
+	// its address.
+	IPv6Prefix int
+	// IdleConnsPerIP caps the idle keep-alive connections of one client
+	// network (IDLE_CONNS_PER_IP); beyond it the oldest idle one is closed.
+	IdleConnsPerIP int
+	// WriteTimeout bounds the writing of every response but the SSE
+	// streams, which set their own deadlines (WRITE_TIMEOUT).
+	WriteTimeout time.Duration
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -64,6 +82,12 @@ const (
 	DefaultSSEMaxPerIP     = 50
 	DefaultEnterRatePerIP  = 10
 	DefaultDBMaxConns      = 40
+	DefaultMetricsAddr     = "127.0.0.1:9090"
+	DefaultIPv6Prefix      = 64
+	DefaultIdleConnsPerIP  = 64
+	DefaultWriteTimeout    = 30 * time.Second
+	// MinAdminToken is the shortest ADMIN_TOKEN accepted, in bytes.
+	MinAdminToken = 32
 )
 
 // Parse reads the configuration from getenv, then from args, which override
@@ -83,7 +107,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&c.RedisURL, "redis-url", "REDIS_URL", "", "Redis URL; empty runs an embedded in-process Redis")
 	str(&c.DatabaseURL, "database-url", "DATABASE_URL", "", "PostgreSQL URL of the order database; empty runs an embedded SQL store")
 	str(&c.SecretKey, "secret-key", "SECRET_KEY", "", "key that signs visitor cookies (at least 16 bytes); empty is random per process")
-	str(&c.AdminToken, "admin-token", "ADMIN_TOKEN", "", "bearer token of the admin API; empty disables it")
+	str(&c.AdminToken, "admin-token", "ADMIN_TOKEN", "", "bearer token of the admin API (at least 32 bytes); empty disables it")
+	str(&c.MetricsAddr, "metrics-addr", "METRICS_ADDR", DefaultMetricsAddr, "private listen address of /metrics")
 	var errs []error
 	dur := func(p *time.Duration, name, env string, def time.Duration, help string) {
 		v := def
@@ -97,7 +122,10 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		fs.DurationVar(p, name, v, help+" ($"+env+")")
 	}
 	str(&c.DebugAddr, "debug-addr", "DEBUG_ADDR", "", "loopback address for Go's pprof profiles; empty disables them")
-	var proxies, maxPerIP, ratePerIP, dbConns, sentinels string
+	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns string
+	str(&origins, "allowed-origins", "ALLOWED_ORIGINS", "", "comma-separated origins (https://shop.example) whose cross-origin POST, PUT and DELETE are accepted")
+	str(&v6Prefix, "ipv6-prefix", "IPV6_PREFIX", strconv.Itoa(DefaultIPv6Prefix), "IPv6 prefix length that per-client caps count as one client")
+	str(&idleConns, "idle-conns-per-ip", "IDLE_CONNS_PER_IP", strconv.Itoa(DefaultIdleConnsPerIP), "idle keep-alive connections kept per client network")
 	str(&c.SentinelMaster, "redis-sentinel-master", "REDIS_SENTINEL_MASTER", "", "Sentinel master name (with -redis-sentinel-addrs)")
 	str(&sentinels, "redis-sentinel-addrs", "REDIS_SENTINEL_ADDRS", "", "comma-separated Sentinel addresses")
 	str(&dbConns, "db-max-conns", "DB_MAX_CONNS", strconv.Itoa(DefaultDBMaxConns), "order database connection pool size")
@@ -112,6 +140,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	dur(&c.Tick, "tick", "TICK", DefaultTick, "admission period")
 	dur(&c.ShutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, "graceful shutdown bound")
 	dur(&c.OrderWork, "order-work", "ORDER_WORK", 0, "simulated extra work per order transaction (calibration demos only)")
+	dur(&c.WriteTimeout, "write-timeout", "WRITE_TIMEOUT", DefaultWriteTimeout, "bound on writing a response (SSE streams excepted)")
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
 	}
@@ -139,7 +168,35 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if c.EnterRatePerIP, err = strconv.ParseFloat(ratePerIP, 64); err != nil || !(c.EnterRatePerIP > 0 && c.EnterRatePerIP <= 1e6) {
 		return Config{}, fmt.Errorf("ENTER_RATE_PER_IP %q must be a number above 0", ratePerIP)
 	}
+	if c.AllowedOrigins, err = parseOrigins(origins); err != nil {
+		return Config{}, fmt.Errorf("ALLOWED_ORIGINS: %w", err)
+	}
+	if c.IPv6Prefix, err = strconv.Atoi(v6Prefix); err != nil || c.IPv6Prefix < 16 || c.IPv6Prefix > 128 {
+		return Config{}, fmt.Errorf("IPV6_PREFIX %q must be between 16 and 128", v6Prefix)
+	}
+	if c.IdleConnsPerIP, err = strconv.Atoi(idleConns); err != nil || c.IdleConnsPerIP < 1 {
+		return Config{}, fmt.Errorf("IDLE_CONNS_PER_IP %q must be a positive integer", idleConns)
+	}
 	return c, c.validate()
+}
+
+// parseOrigins reads a comma-separated list of origins: a scheme (http or
+// https) and a host, with neither path, query nor credentials.
+func parseOrigins(s string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		u, err := url.Parse(part)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+			u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("%q is not an origin such as https://shop.example", part)
+		}
+		out = append(out, u.Scheme+"://"+u.Host)
+	}
+	return out, nil
 }
 
 // parsePrefixes reads a comma-separated list of CIDRs or single addresses.
@@ -171,8 +228,12 @@ func (c Config) validate() error {
 		return fmt.Errorf("TICK %v must be between 10ms and 1m", c.Tick)
 	case c.SecretKey != "" && len(c.SecretKey) < 16:
 		return errors.New("SECRET_KEY must be at least 16 bytes")
-	case c.AdminToken != "" && len(c.AdminToken) < 8:
-		return errors.New("ADMIN_TOKEN must be at least 8 bytes")
+	case c.AdminToken != "" && len(c.AdminToken) < MinAdminToken:
+		return fmt.Errorf("ADMIN_TOKEN must be at least %d bytes (try: openssl rand -hex 32)", MinAdminToken)
+	case c.MetricsAddr == "":
+		return errors.New("METRICS_ADDR must not be empty")
+	case c.WriteTimeout < time.Second || c.WriteTimeout > 10*time.Minute:
+		return fmt.Errorf("WRITE_TIMEOUT %v must be between 1s and 10m", c.WriteTimeout)
 	case c.ShutdownTimeout <= 0:
 		return errors.New("SHUTDOWN_TIMEOUT must be positive")
 	case c.OrderWork < 0 || c.OrderWork > 10*time.Second:

@@ -52,6 +52,22 @@ func TestParse(t *testing.T) {
 		{"-demo flag", map[string]string{"REDIS_URL": "redis://x:1/0", "DATABASE_URL": "postgres://x/y"}, []string{"-demo"},
 			func(c Config) bool { return c.DemoMode() }, ""},
 		{"bad DEMO", map[string]string{"DEMO": "maybe"}, nil, nil, "DEMO"},
+		{"admin token of 31 bytes", map[string]string{"ADMIN_TOKEN": strings.Repeat("a", 31)}, nil, nil, "ADMIN_TOKEN"},
+		{"admin token of 32 bytes", map[string]string{"ADMIN_TOKEN": strings.Repeat("a", 32)}, nil, func(c Config) bool { return len(c.AdminToken) == 32 }, ""},
+		{"web defaults", nil, nil, func(c Config) bool {
+			return c.MetricsAddr == "127.0.0.1:9090" && c.IPv6Prefix == 64 && c.IdleConnsPerIP == 64 &&
+				c.WriteTimeout == 30*time.Second && len(c.AllowedOrigins) == 0
+		}, ""},
+		{"web settings", map[string]string{"METRICS_ADDR": "127.0.0.1:0", "IPV6_PREFIX": "56", "IDLE_CONNS_PER_IP": "8",
+			"WRITE_TIMEOUT": "5s", "ALLOWED_ORIGINS": "https://shop.example, http://127.0.0.1:3000/"}, nil, func(c Config) bool {
+			return c.MetricsAddr == "127.0.0.1:0" && c.IPv6Prefix == 56 && c.IdleConnsPerIP == 8 && c.WriteTimeout == 5*time.Second &&
+				len(c.AllowedOrigins) == 2 && c.AllowedOrigins[0] == "https://shop.example" && c.AllowedOrigins[1] == "http://127.0.0.1:3000"
+		}, ""},
+		{"origin with a path", map[string]string{"ALLOWED_ORIGINS": "https://shop.example/buy"}, nil, nil, "ALLOWED_ORIGINS"},
+		{"origin without a scheme", map[string]string{"ALLOWED_ORIGINS": "shop.example"}, nil, nil, "ALLOWED_ORIGINS"},
+		{"bad ipv6 prefix", map[string]string{"IPV6_PREFIX": "129"}, nil, nil, "IPV6_PREFIX"},
+		{"bad idle cap", map[string]string{"IDLE_CONNS_PER_IP": "0"}, nil, nil, "IDLE_CONNS_PER_IP"},
+		{"write timeout too short", map[string]string{"WRITE_TIMEOUT": "10ms"}, nil, nil, "WRITE_TIMEOUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

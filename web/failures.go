@@ -1,0 +1,65 @@
+package web
+
+import (
+	"sync"
+	"time"
+)
+
+// failures counts each client's failed attempts over a sliding window: a
+// client may fail at most max times in any window of length per. Clients
+// quiet for a window are forgotten, so the map stays as small as the set
+// of recent offenders.
+type failures struct {
+	max int
+	per time.Duration
+
+	mu    sync.Mutex
+	byKey map[string][]time.Time // oldest first, at most max
+	swept time.Time
+}
+
+func newFailures(max int, per time.Duration) *failures {
+	return &failures{max: max, per: per, byKey: map[string][]time.Time{}, swept: time.Now()}
+}
+
+// blocked reports how long key must wait before its next attempt: 0 when
+// it may try now.
+func (f *failures) blocked(key string, now time.Time) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ts := f.recentLocked(key, now)
+	if len(ts) < f.max {
+		return 0
+	}
+	return ts[0].Add(f.per).Sub(now)
+}
+
+// fail records one failed attempt by key.
+func (f *failures) fail(key string, now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ts := f.recentLocked(key, now)
+	if len(ts) == f.max {
+		ts = ts[1:]
+	}
+	f.byKey[key] = append(ts, now)
+}
+
+// recentLocked returns key's failures within the window, dropping older
+// ones, and forgets every quiet client once a window.
+func (f *failures) recentLocked(key string, now time.Time) []time.Time {
+	if now.Sub(f.swept) > f.per {
+		for k, ts := range f.byKey {
+			if now.Sub(ts[len(ts)-1]) > f.per {
+				delete(f.byKey, k)
+			}
+		}
+		f.swept = now
+	}
+	ts := f.byKey[key]
+	i := 0
+	for i < len(ts) && now.Sub(ts[i]) >= f.per {
+		i++
+	}
+	return ts[i:]
+}
