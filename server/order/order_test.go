@@ -61,7 +61,7 @@ func newEnv(t *testing.T, dialect string, set func(*room.Settings), stocks ...in
 	eng := queue.New(rdb)
 	name := servicetest.RoomName(t, rdb)
 	s := room.Defaults(name)
-	s.Rate, s.OrderRate, s.OrderBurst = 100000, 100000, 100000
+	s.Rate, s.OrderRate, s.OrderBurst = room.MaxRate, room.MaxRate, 100000
 	if set != nil {
 		set(&s)
 	}
