@@ -71,7 +71,7 @@ func startCluster(t *testing.T) string {
 func TestDrillRedisCluster(t *testing.T) {
 	url := startCluster(t)
 	rdb := servicetest.RedisAt(t, url)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
 
 	// Rooms whose names hash to different slots.
@@ -109,10 +109,11 @@ func TestDrillRedisCluster(t *testing.T) {
 		if p.EntryToken == nil {
 			t.Fatal("no token on the cluster")
 		}
-		if err := eng.Claim(ctx, name, a.Visitors[0], *p.EntryToken, time.Second); err != nil {
+		c, err := eng.Claim(ctx, name, a.Visitors[0], *p.EntryToken, time.Second)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := eng.Consume(ctx, name, a.Visitors[0], *p.EntryToken); err != nil {
+		if err := eng.Consume(ctx, name, a.Visitors[0], c.Holder); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := eng.TakeOrderSlot(ctx, name); err != nil {
@@ -126,7 +127,7 @@ func TestDrillRedisCluster(t *testing.T) {
 			t.Fatalf("snapshot on the cluster: %+v %v", snap, err)
 		}
 		st, _ := eng.Stats(ctx, name)
-		if st.Waiting+st.Admitted+st.Left != st.Issued || st.Consumed != 1 || st.Left != 1 {
+		if st.Waiting+st.Admitted+st.Left != st.Issued || st.Consumed != 1 || st.Leaves != 1 || st.Left != 1 {
 			t.Fatalf("stats on the cluster: %+v", st)
 		}
 	}

@@ -76,7 +76,12 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	}
 	defer db.Close()
 
-	eng := queue.New(conn.Client)
+	ns := cfg.RedisNamespace
+	if ns == "" {
+		ns = queue.DefaultNamespace(conn.Client)
+	}
+	eng := queue.New(conn.Client, ns)
+	log.Info("redis namespace", "namespace", ns)
 	if created, err := eng.CreateRoom(ctx, room.Demo, room.Defaults(room.Demo)); err != nil {
 		ln.Close()
 		return fmt.Errorf("create demo room: %w", err)
@@ -121,7 +126,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
-	wg.Go(func() { push.Listen(loopCtx, conn.Client, hub, log) })
+	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried
 	// until they apply, and orders answer 503 meanwhile.
 	wg.Go(func() { migrateUntilDone(loopCtx, db, log) })

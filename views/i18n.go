@@ -49,6 +49,7 @@ type Messages struct {
 	ErrTokenInUse  string
 	ErrSoldOut     string
 	ErrRateLimited string // {s}
+	ErrTokenPaused string // {s}
 	ErrUnavailable string
 	ErrBadOrder    string
 }
@@ -93,6 +94,7 @@ var english = Messages{
 	ErrTokenInUse:  "Your order is already being processed. Wait a moment, then retry.",
 	ErrSoldOut:     "Sorry, that is sold out. Your entry pass is still valid: you can choose something else.",
 	ErrRateLimited: "Many orders are arriving right now. Please retry in {s} seconds; your entry pass is still valid.",
+	ErrTokenPaused: "Too many order attempts with this entry pass failed. Please check the product and the quantity, and retry in {s} seconds; your entry pass is still valid.",
 	ErrUnavailable: "We could not take your order right now. Your entry pass is still valid: please retry in a moment.",
 	ErrBadOrder:    "The order form was not valid. Please check the product and the quantity.",
 }
@@ -137,6 +139,7 @@ var korean = Messages{
 	ErrTokenInUse:  "주문을 처리하고 있습니다. 잠시 후 다시 시도해 주세요.",
 	ErrSoldOut:     "죄송합니다. 해당 상품이 품절되었습니다. 입장권은 아직 유효하니 다른 상품을 선택하실 수 있습니다.",
 	ErrRateLimited: "지금 주문이 몰리고 있습니다. {s}초 후 다시 시도해 주세요. 입장권은 아직 유효합니다.",
+	ErrTokenPaused: "이 입장권으로 실패한 주문 시도가 너무 많습니다. 상품과 수량을 확인하고 {s}초 후 다시 시도해 주세요. 입장권은 아직 유효합니다.",
 	ErrUnavailable: "지금은 주문을 받을 수 없습니다. 입장권은 아직 유효하니 잠시 후 다시 시도해 주세요.",
 	ErrBadOrder:    "주문 양식이 올바르지 않습니다. 상품과 수량을 확인해 주세요.",
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"waitingroom/server/queue"
 )
 
 // Config is the server's configuration.
@@ -52,6 +54,10 @@ type Config struct {
 	// DebugAddr, when set, serves Go's pprof profiles on this loopback
 	// address (DEBUG_ADDR).
 	DebugAddr string
+	// RedisNamespace prefixes every Redis key and channel of this
+	// deployment (REDIS_NAMESPACE); empty means "wr:db<N>", N the Redis
+	// database number (see queue.DefaultNamespace).
+	RedisNamespace string
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -95,6 +101,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		fs.DurationVar(p, name, v, help+" ($"+env+")")
 	}
 	str(&c.DebugAddr, "debug-addr", "DEBUG_ADDR", "", "loopback address for Go's pprof profiles; empty disables them")
+	str(&c.RedisNamespace, "redis-namespace", "REDIS_NAMESPACE", "", "prefix of every Redis key and channel of this deployment ([A-Za-z0-9:_-], at most 64); empty is wr:db<N>, N the Redis database")
 	var proxies, maxPerIP, ratePerIP, dbConns, sentinels string
 	str(&c.SentinelMaster, "redis-sentinel-master", "REDIS_SENTINEL_MASTER", "", "Sentinel master name (with -redis-sentinel-addrs)")
 	str(&sentinels, "redis-sentinel-addrs", "REDIS_SENTINEL_ADDRS", "", "comma-separated Sentinel addresses")
@@ -170,6 +177,8 @@ func (c Config) validate() error {
 		return errors.New("SHUTDOWN_TIMEOUT must be positive")
 	case c.OrderWork < 0 || c.OrderWork > 10*time.Second:
 		return errors.New("ORDER_WORK must be between 0 and 10s")
+	case c.RedisNamespace != "" && !queue.ValidNamespace(c.RedisNamespace):
+		return fmt.Errorf("REDIS_NAMESPACE %q must be 1 to %d characters of A-Z, a-z, 0-9, ':', '_' and '-'", c.RedisNamespace, queue.MaxNamespaceLen)
 	}
 	return nil
 }

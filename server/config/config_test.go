@@ -39,6 +39,12 @@ func TestParse(t *testing.T) {
 		{"default pool", nil, nil, func(c Config) bool { return c.DBMaxConns == 40 }, ""},
 		{"bad pool", map[string]string{"DB_MAX_CONNS": "0"}, nil, nil, "DB_MAX_CONNS"},
 		{"bad enter rate", map[string]string{"ENTER_RATE_PER_IP": "fast"}, nil, nil, "ENTER_RATE_PER_IP"},
+		{"namespace", map[string]string{"REDIS_NAMESPACE": "shop-eu:prod_2"}, nil, func(c Config) bool { return c.RedisNamespace == "shop-eu:prod_2" }, ""},
+		{"namespace flag", nil, []string{"-redis-namespace", "staging"}, func(c Config) bool { return c.RedisNamespace == "staging" }, ""},
+		{"default namespace is left to the connection", nil, nil, func(c Config) bool { return c.RedisNamespace == "" }, ""},
+		{"namespace with a hash tag", map[string]string{"REDIS_NAMESPACE": "wr:{x}"}, nil, nil, "REDIS_NAMESPACE"},
+		{"namespace with a glob", map[string]string{"REDIS_NAMESPACE": "wr*"}, nil, nil, "REDIS_NAMESPACE"},
+		{"namespace too long", map[string]string{"REDIS_NAMESPACE": strings.Repeat("n", 65)}, nil, nil, "REDIS_NAMESPACE"},
 		{"unknown flag", nil, []string{"-nope"}, nil, "nope"},
 	}
 	for _, tt := range tests {

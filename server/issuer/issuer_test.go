@@ -46,7 +46,7 @@ func TestGlobalRateIsExactAcrossInstances(t *testing.T) {
 		t.Skip("10 s run")
 	}
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
 	const rate, run = 50.0, 10 * time.Second
 	const tick = time.Second
@@ -144,7 +144,7 @@ func TestGlobalRateIsExactAcrossInstances(t *testing.T) {
 // settings is skipped without stopping the others.
 func TestTickSkipsUnknownRooms(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
 	good := servicetest.RoomName(t, rdb)
 	ghost := servicetest.RoomName(t, rdb)
@@ -206,7 +206,7 @@ func (r *recordTokens) Admit(ctx context.Context, name string, tick time.Duratio
 // accepted; now it passes what the ceiling needs.
 func TestIssuerKeepsUpWithTheCeilingRate(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
 	name := servicetest.RoomName(t, rdb)
 	s := room.Defaults(name)
