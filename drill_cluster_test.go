@@ -2,14 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"waitingroom/k6"
 	"waitingroom/server/queue"
@@ -71,7 +78,7 @@ func startCluster(t *testing.T) string {
 func TestDrillRedisCluster(t *testing.T) {
 	url := startCluster(t)
 	rdb := servicetest.RedisAt(t, url)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
 
 	// Rooms whose names hash to different slots.
@@ -109,10 +116,11 @@ func TestDrillRedisCluster(t *testing.T) {
 		if p.EntryToken == nil {
 			t.Fatal("no token on the cluster")
 		}
-		if err := eng.Claim(ctx, name, a.Visitors[0], *p.EntryToken, time.Second); err != nil {
+		c, err := eng.Claim(ctx, name, a.Visitors[0], *p.EntryToken, time.Second)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := eng.Consume(ctx, name, a.Visitors[0], *p.EntryToken); err != nil {
+		if err := eng.Consume(ctx, name, a.Visitors[0], c.Holder); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := eng.TakeOrderSlot(ctx, name); err != nil {
@@ -126,7 +134,7 @@ func TestDrillRedisCluster(t *testing.T) {
 			t.Fatalf("snapshot on the cluster: %+v %v", snap, err)
 		}
 		st, _ := eng.Stats(ctx, name)
-		if st.Waiting+st.Admitted+st.Left != st.Issued || st.Consumed != 1 || st.Left != 1 {
+		if st.Waiting+st.Admitted+st.Left != st.Issued || st.Consumed != 1 || st.Leaves != 1 || st.Left != 1 {
 			t.Fatalf("stats on the cluster: %+v", st)
 		}
 	}
@@ -150,19 +158,169 @@ func TestDrillRedisCluster(t *testing.T) {
 	}
 
 	// A small sale through nginx: pushes (pattern subscription) and orders.
+	// Meanwhile the room's slot migrates to another master and back, in
+	// small batches of keys, so that the room is half moved for a while:
+	// every script declares all its keys, so Redis refuses (TRYAGAIN) what
+	// it would otherwise run against half a room, and the engine retries.
+	const sale = "cluster-sale"
 	d := newDrill(t, 2, url)
-	d.room("cluster-sale", map[string]any{"rate": 20})
+	d.room(sale, map[string]any{"rate": 10})
 	time.Sleep(1500 * time.Millisecond) // migrations
-	addProductAt(t, d.dbURL, "cluster-sale", 30)
-	rep, err := k6.Burst{URLs: []string{d.url}, Room: "cluster-sale", N: 40, Within: time.Second,
+	addProductAt(t, d.dbURL, sale, 30)
+	stop := make(chan struct{})
+	var polls, failed atomic.Int64
+	var pollers sync.WaitGroup
+	for range 4 {
+		pollers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp, err := http.Get(d.url + "/api/rooms/" + sale + "/queue/position")
+				polls.Add(1)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					if failed.Add(1) <= 5 {
+						t.Logf("a poll during the migrations: %d %s", resp.StatusCode, body)
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+	moves := make(chan string, 1)
+	go func() {
+		time.Sleep(800 * time.Millisecond) // the sale is under way
+		there := migrateSlot(t, url, "{"+sale+"}", "")
+		time.Sleep(800 * time.Millisecond)
+		back := migrateSlot(t, url, "{"+sale+"}", there.from)
+		moves <- there.String() + "; " + back.String()
+	}()
+	rep, err := k6.Burst{URLs: []string{d.url}, Room: sale, N: 60, Within: time.Second,
 		Timeout: time.Minute, SourceIPs: 4}.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	moved := <-moves
+	close(stop)
+	pollers.Wait()
 	s := k6.Summarise(rep)
 	t.Logf("on a 3-master Redis Cluster: %s", strings.ReplaceAll(s.String(), "\n", "; "))
+	t.Logf("slot migrations during the sale: %s; %d of %d position polls failed", moved, failed.Load(), polls.Load())
 	if s.Ordered != 30 || s.Admitted < 30 {
 		t.Fatalf("sale on the cluster: %+v; want 30 orders for 30 items", s)
 	}
-	d.audit("cluster-sale")
+	if bad := s.Status[http.StatusServiceUnavailable] + s.Status[599]; bad > 0 {
+		t.Fatalf("%d buyers ended on an error during the migrations: %v", bad, s.Status)
+	}
+	if failed.Load() > polls.Load()/100 {
+		for _, in := range d.instances {
+			for _, line := range strings.Split(in.logs.String(), "\n") {
+				if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+					t.Logf("instance %s: %s", in.addr, line)
+				}
+			}
+		}
+		t.Fatalf("%d of %d position polls failed during the migrations: a 503 storm", failed.Load(), polls.Load())
+	}
+	st := d.audit(sale)
+	if st.Consumed != 30 || st.Issued > int64(s.Buyers) {
+		t.Fatalf("after the migrations: %+v; want 30 consumed passes and a ticket per buyer at most", st)
+	}
+}
+
+// migration is one slot move.
+type migration struct {
+	slot     int64
+	from, to string
+	keys     int
+	took     time.Duration
+}
+
+func (m migration) String() string {
+	return fmt.Sprintf("slot %d moved %s -> %s (%d keys, %v)", m.slot, m.from, m.to, m.keys, m.took.Round(time.Millisecond))
+}
+
+// migrateSlot moves the slot of hashTag to the master at to (any other
+// master when empty), the way redis-cli --cluster reshard does: SETSLOT
+// IMPORTING and MIGRATING, MIGRATE of the keys in batches, SETSLOT NODE.
+// Batches of 3 keys with a pause between them leave the room half moved
+// for a while, as a reshard of a busy slot does.
+func migrateSlot(t *testing.T, clusterURL, hashTag, to string) migration {
+	ctx := context.Background()
+	opt, err := redis.ParseClusterURL(clusterURL)
+	if err != nil {
+		t.Error(err)
+		return migration{}
+	}
+	nodes := map[string]*redis.Client{}
+	ids := map[string]string{}
+	for _, a := range opt.Addrs {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		defer c.Close()
+		nodes[a] = c
+		ids[a], _ = c.Do(ctx, "CLUSTER", "MYID").Text()
+	}
+	first := nodes[opt.Addrs[0]]
+	slot, err := first.ClusterKeySlot(ctx, hashTag).Result()
+	if err != nil {
+		t.Error(err)
+		return migration{}
+	}
+	slots, _ := first.ClusterSlots(ctx).Result()
+	m := migration{slot: slot}
+	for _, s := range slots {
+		if int64(s.Start) <= slot && slot <= int64(s.End) {
+			m.from = s.Nodes[0].Addr
+		}
+	}
+	for _, a := range opt.Addrs {
+		if m.to == "" && a != m.from && (to == "" || a == to) {
+			m.to = a
+		}
+	}
+	src, dst := nodes[m.from], nodes[m.to]
+	if src == nil || dst == nil {
+		t.Errorf("slot %d: no source (%q) or target (%q)", slot, m.from, m.to)
+		return m
+	}
+	start := time.Now()
+	steps := []error{
+		dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", ids[m.from]).Err(),
+		src.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", ids[m.to]).Err(),
+	}
+	host, port, _ := net.SplitHostPort(m.to)
+	for {
+		keys, err := src.ClusterGetKeysInSlot(ctx, int(slot), 3).Result()
+		if err != nil || len(keys) == 0 {
+			steps = append(steps, err)
+			break
+		}
+		args := []any{"MIGRATE", host, port, "", 0, 5000, "KEYS"}
+		for _, k := range keys {
+			args = append(args, k)
+		}
+		steps = append(steps, src.Do(ctx, args...).Err())
+		m.keys += len(keys)
+		time.Sleep(30 * time.Millisecond)
+	}
+	steps = append(steps, dst.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", ids[m.to]).Err(),
+		src.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", ids[m.to]).Err())
+	for a, c := range nodes {
+		if a != m.from && a != m.to {
+			steps = append(steps, c.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", ids[m.to]).Err())
+		}
+	}
+	m.took = time.Since(start)
+	if err := errors.Join(steps...); err != nil {
+		t.Errorf("migrating slot %d: %v", slot, err)
+	}
+	return m
 }

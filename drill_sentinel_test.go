@@ -83,7 +83,7 @@ func TestDrillSentinel(t *testing.T) {
 		"REDIS_URL=", "REDIS_SENTINEL_MASTER=wr", "REDIS_SENTINEL_ADDRS=127.0.0.1:"+sport)
 	fc := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "wr", SentinelAddrs: []string{"127.0.0.1:" + sport}})
 	defer fc.Close()
-	d.eng = queue.New(fc)
+	d.eng = queue.New(fc, queue.DefaultNamespace(fc))
 	name := "sentinel"
 	d.room(name, map[string]any{"rate": 1, "paused": true})
 	if err := enterMany(context.Background(), d.url, name, 30); err != nil {

@@ -58,7 +58,7 @@ func newDrill(t *testing.T, n int, redisURL string, extraEnv ...string) *drillEn
 		servicetest.Missing(t, "nginx (apt-get install nginx)", err)
 	}
 	rdb := servicetest.RedisAt(t, redisURL)
-	d := &drillEnv{t: t, redisURL: redisURL, dbURL: servicetest.PostgresURL(t), dir: t.TempDir(), eng: queue.New(rdb)}
+	d := &drillEnv{t: t, redisURL: redisURL, dbURL: servicetest.PostgresURL(t), dir: t.TempDir(), eng: queue.New(rdb, queue.DefaultNamespace(rdb))}
 	for range n {
 		d.startInstance(extraEnv...)
 	}
@@ -158,15 +158,21 @@ func (d *drillEnv) room(name string, settings map[string]any) {
 }
 
 // audit checks conservation: every ticket ever issued is waiting, admitted
-// or departed, exactly once, and no token placed two orders.
+// or departed for a counted reason, exactly once; every pass is held,
+// consumed, given up or expired; and no token placed two orders.
 func (d *drillEnv) audit(room string) queue.Stats {
 	d.t.Helper()
 	st, err := d.eng.Stats(context.Background(), room)
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	if st.Waiting+st.Admitted+st.Left != st.Issued {
-		d.t.Fatalf("conservation broken in %s: waiting %d + admitted %d + left %d != issued %d", room, st.Waiting, st.Admitted, st.Left, st.Issued)
+	if st.Waiting+st.Admitted+st.Leaves+st.Abandoned != st.Issued {
+		d.t.Fatalf("conservation broken in %s: waiting %d + admitted %d + leaves %d + abandoned %d != issued %d",
+			room, st.Waiting, st.Admitted, st.Leaves, st.Abandoned, st.Issued)
+	}
+	if st.Active+st.Consumed+st.Forfeited+st.Expired != st.Admitted {
+		d.t.Fatalf("passes lost in %s: active %d + consumed %d + forfeited %d + expired %d != admitted %d",
+			room, st.Active, st.Consumed, st.Forfeited, st.Expired, st.Admitted)
 	}
 	if st.Head > st.Issued {
 		d.t.Fatalf("head %d beyond the %d tickets issued", st.Head, st.Issued)

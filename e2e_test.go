@@ -91,7 +91,7 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	waitHealthy(t, base)
 	dbs = append(dbs[:0], dbURL)
 	metricsURLs.Store(base, "http://"+metrics+"/metrics")
-	return base, queue.New(rdb), rdb
+	return base, queue.New(rdb, queue.DefaultNamespace(rdb)), rdb
 }
 
 // dbs remembers the order database of the last server startServer ran.

@@ -40,7 +40,7 @@ func memoryCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if err := rdb.FlushDB(ctx).Err(); err != nil {
 		return err
 	}
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	if err := eng.SaveRoom(ctx, "memory", room.Defaults("memory")); err != nil {
 		return err
 	}

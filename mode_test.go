@@ -81,7 +81,7 @@ func TestProductionModeHasNoDemo(t *testing.T) {
 	rdb := servicetest.RedisAt(t, redisURL)
 	servicetest.DropRoom(rdb, room.Demo)
 	t.Cleanup(func() { servicetest.DropRoom(rdb, room.Demo) })
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	dbURL := servicetest.PostgresURL(t)
 	ctx := context.Background()
 	db, err := store.Open(ctx, dbURL, 1, slog.New(slog.NewTextHandler(io.Discard, nil)))

@@ -85,7 +85,12 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	}
 	defer db.Close()
 
-	eng := queue.New(conn.Client)
+	ns := cfg.RedisNamespace
+	if ns == "" {
+		ns = queue.DefaultNamespace(conn.Client)
+	}
+	eng := queue.New(conn.Client, ns)
+	log.Info("redis namespace", "namespace", ns)
 	sale := salelog.New(eng, log)
 	rooms := roomsync.New(eng, db, log)
 	if err := startMode(ctx, cfg, eng, rooms, sale, log); err != nil {
@@ -133,7 +138,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
-	wg.Go(func() { push.Listen(loopCtx, conn.Client, hub, log) })
+	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried
 	// until they apply, and orders answer 503 meanwhile.
 	wg.Go(func() {

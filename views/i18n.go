@@ -49,6 +49,7 @@ type Messages struct {
 	ErrTokenInUse  string
 	ErrSoldOut     string
 	ErrRateLimited string // {s}
+	ErrTokenPaused string // {s}
 	ErrUnavailable string
 	ErrBadOrder    string
 	// ErrCrossSite refuses a form that another site posted.
@@ -95,6 +96,7 @@ var english = Messages{
 	ErrTokenInUse:  "Your order is already being processed. Wait a moment, then retry.",
 	ErrSoldOut:     "Sorry, that is sold out. Your entry pass is still valid: you can choose something else.",
 	ErrRateLimited: "Many orders are arriving right now. Please retry in {s} seconds; your entry pass is still valid.",
+	ErrTokenPaused: "Too many order attempts with this entry pass failed. Please check the product and the quantity, and retry in {s} seconds; your entry pass is still valid.",
 	ErrUnavailable: "We could not take your order right now. Your entry pass is still valid: please retry in a moment.",
 	ErrBadOrder:    "The order form was not valid. Please check the product and the quantity.",
 	ErrCrossSite:   "This form was sent from another website, so it was refused. Your place in line and your entry pass are unchanged: open the waiting room itself to continue.",
@@ -140,6 +142,7 @@ var korean = Messages{
 	ErrTokenInUse:  "주문을 처리하고 있습니다. 잠시 후 다시 시도해 주세요.",
 	ErrSoldOut:     "죄송합니다. 해당 상품이 품절되었습니다. 입장권은 아직 유효하니 다른 상품을 선택하실 수 있습니다.",
 	ErrRateLimited: "지금 주문이 몰리고 있습니다. {s}초 후 다시 시도해 주세요. 입장권은 아직 유효합니다.",
+	ErrTokenPaused: "이 입장권으로 실패한 주문 시도가 너무 많습니다. 상품과 수량을 확인하고 {s}초 후 다시 시도해 주세요. 입장권은 아직 유효합니다.",
 	ErrUnavailable: "지금은 주문을 받을 수 없습니다. 입장권은 아직 유효하니 잠시 후 다시 시도해 주세요.",
 	ErrBadOrder:    "주문 양식이 올바르지 않습니다. 상품과 수량을 확인해 주세요.",
 	ErrCrossSite:   "다른 웹사이트에서 보낸 양식이라 거부되었습니다. 대기 순서와 입장권은 그대로입니다. 대기실에서 직접 계속해 주세요.",

@@ -36,7 +36,7 @@ type harness struct {
 func newHarness(t *testing.T, mut func(*Options)) *harness {
 	t.Helper()
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Rate = 1000
@@ -298,6 +298,9 @@ func TestAdminAPI(t *testing.T) {
 			}
 		}},
 		{"invalid setting", "PUT", "/api/admin/rooms/" + fresh, `{"rate":-1}`, auth, 400, nil},
+		{"rate above the ceiling", "PUT", "/api/admin/rooms/" + fresh, `{"rate":100000}`, auth, 400, nil},
+		{"rate below the floor", "PUT", "/api/admin/rooms/" + fresh, `{"rate":0.001}`, auth, 400, nil},
+		{"order rate above the ceiling", "PUT", "/api/admin/rooms/" + fresh, `{"orderRate":10001}`, auth, 400, nil},
 		{"mark sold out, then reopen", "PUT", "/api/admin/rooms/" + fresh, `{"soldOut":true}`, auth, 200, func(t *testing.T, r reply) {
 			var v roomView
 			r.json(t, &v)
@@ -321,6 +324,11 @@ func TestAdminAPI(t *testing.T) {
 			r.json(t, &v)
 			if v.Settings.Rate != 1000 || v.Live.Waiting != 1 || v.Live.Issued != 1 {
 				t.Fatalf("admin view %+v", v)
+			}
+			for _, why := range []string{`"leaves":0`, `"abandoned":0`, `"expired":0`, `"left":0`} {
+				if !strings.Contains(r.body, why) {
+					t.Fatalf("live counters lack %s: %s", why, r.body)
+				}
 			}
 		}},
 	}
@@ -378,7 +386,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
 	h := newHarness(t, func(o *Options) {
-		eng := queue.New(dead)
+		eng := queue.New(dead, queue.DefaultNamespace(dead))
 		o.Queue, o.Rooms = eng, eng
 		o.Health = func(ctx context.Context) error { return dead.Ping(ctx).Err() }
 	})

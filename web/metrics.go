@@ -29,6 +29,8 @@ type Metrics struct {
 	FanoutDuration prometheus.Histogram
 	Rejected       *prometheus.CounterVec
 	PageRequests   prometheus.Counter
+	// Departures are each room's totals of why people left, from Redis.
+	Departures *prometheus.GaugeVec
 }
 
 // NewMetrics returns the collectors, registered with the Go and process
@@ -79,6 +81,11 @@ func NewMetrics() *Metrics {
 	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
 		m.SSEConnections, m.SSEEvents, m.SSESlowDrops, m.FanoutDuration, m.Rejected, m.PageRequests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.Departures = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "waitingroom_departures",
+		Help: "Room-wide totals as of this instance's last tick: visitors who left the line (reason leave or abandoned) and passes that expired unused (expired).",
+	}, []string{"room", "reason"})
+	m.Registry.MustRegister(m.Departures)
 	return m
 }
 
@@ -121,4 +128,7 @@ func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err
 	m.Waiting.WithLabelValues(room).Set(float64(a.Waiting))
 	m.Active.WithLabelValues(room).Set(float64(a.Active))
 	m.Admitted.WithLabelValues(room).Add(float64(len(a.Visitors)))
+	m.Departures.WithLabelValues(room, "leave").Set(float64(a.Departures.Leaves))
+	m.Departures.WithLabelValues(room, "abandoned").Set(float64(a.Departures.Abandoned))
+	m.Departures.WithLabelValues(room, "expired").Set(float64(a.Departures.Expired))
 }

@@ -158,7 +158,7 @@ func TestReadyz(t *testing.T) {
 	ctx := context.Background()
 	own.FlushDB(ctx)
 	t.Cleanup(func() { own.FlushDB(context.Background()) })
-	eng := queue.New(own)
+	eng := queue.New(own, queue.DefaultNamespace(own))
 	name := servicetest.RoomName(t, own)
 	set := room.Defaults(name)
 	set.Rate = 12

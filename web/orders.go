@@ -76,10 +76,15 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) orderFailJSON(w http.ResponseWriter, r *http.Request, err error) {
 	var rl *order.RateLimitedError
+	var wait *order.WaitError
 	switch {
 	case errors.As(err, &rl):
-		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(rl.RetryAfter)))
-		writeError(w, http.StatusTooManyRequests, "rate_limited", "Many orders are arriving; retry shortly. The entry token stays valid.")
+		writeErrorRetry(w, http.StatusTooManyRequests, rl.RetryAfter, "rate_limited", "Many orders are arriving; retry shortly. The entry token stays valid.")
+	case errors.As(err, &wait) && errors.Is(err, order.ErrTokenPaused):
+		writeErrorRetry(w, http.StatusTooManyRequests, wait.RetryAfter, "token_paused",
+			"Too many order attempts with this entry token failed; retry after the pause. The entry token stays valid.")
+	case errors.As(err, &wait):
+		writeErrorRetry(w, http.StatusConflict, wait.RetryAfter, "token_in_use", "An order with this entry token is being processed.")
 	case errors.Is(err, order.ErrTokenMissing):
 		writeError(w, http.StatusUnauthorized, "token_missing", "An X-Entry-Token header is required.")
 	case errors.Is(err, order.ErrTokenInvalid):
@@ -108,6 +113,13 @@ func retrySeconds(d time.Duration) int {
 
 // maxUTM bounds each UTM value, in bytes.
 const maxUTM = 200
+
+// writeErrorRetry answers an error with Retry-After set to after, rounded
+// up to whole seconds (writeError would set its own).
+func writeErrorRetry(w http.ResponseWriter, status int, after time.Duration, code, msg string) {
+	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(after)))
+	writeJSON(w, status, apiError{Code: code, Message: msg})
+}
 
 func validUTM(u order.UTM) bool {
 	for _, v := range []string{u.Source, u.Medium, u.Campaign, u.Term, u.Content} {
@@ -189,15 +201,23 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var rl *order.RateLimitedError
+	var wait *order.WaitError
 	switch {
 	case errors.As(err, &rl):
 		secs := retrySeconds(rl.RetryAfter)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		s.orderError(w, r, http.StatusTooManyRequests, views.Fill(t.ErrRateLimited, "s", strconv.Itoa(secs)), retry)
+	case errors.As(err, &wait) && errors.Is(err, order.ErrTokenPaused):
+		secs := retrySeconds(wait.RetryAfter)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.orderError(w, r, http.StatusTooManyRequests, views.Fill(t.ErrTokenPaused, "s", strconv.Itoa(secs)), retry)
 	case errors.Is(err, order.ErrTokenMissing), errors.Is(err, order.ErrTokenInvalid):
 		s.orderError(w, r, http.StatusUnauthorized, t.ErrTokenGone, nil)
 	case errors.Is(err, order.ErrTokenUsed):
 		s.orderError(w, r, http.StatusConflict, t.ErrTokenUsed, nil)
+	case errors.As(err, &wait):
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait.RetryAfter)))
+		s.orderError(w, r, http.StatusConflict, t.ErrTokenInUse, retry)
 	case errors.Is(err, order.ErrTokenInUse):
 		s.orderError(w, r, http.StatusConflict, t.ErrTokenInUse, retry)
 	case errors.Is(err, order.ErrSoldOut):

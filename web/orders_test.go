@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,7 +109,7 @@ func TestOrderAPI(t *testing.T) {
 		{"unknown product", `{"productId":999999}`, map[string]string{"X-Entry-Token": tok}, c, 400, "product_not_found"},
 		{"more than the stock", `{"quantity":4}`, map[string]string{"X-Entry-Token": tok}, c, 409, "sold_out"},
 		{"placed (productId may be left out)", `{"quantity":2,"utm":{"source":"mail"}}`, map[string]string{"X-Entry-Token": tok}, c, 201, ""},
-		{"replay", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c, 401, "token_invalid"},
+		{"replay", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c, 409, "token_used"},
 		{"second buyer takes the last", `{"quantity":1}`, map[string]string{"X-Entry-Token": otherTok}, other, 201, ""},
 	}
 	for _, st := range steps {
@@ -160,9 +162,10 @@ func TestOrderRateLimitedAnswers429(t *testing.T) {
 	if r.status != 429 || !strings.Contains(r.body, "rate_limited") {
 		t.Fatalf("second: %d %s", r.status, r.body)
 	}
-	// The bucket's own wait (100 s at 0.01 orders/s), not a fixed 2 s.
-	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 50 {
-		t.Fatalf("Retry-After %q, want the bucket's wait, about 100 s", r.header.Get("Retry-After"))
+	// The bucket refills at 0.01/s: the next slot is 100 s away, and the
+	// answer says so (it used to say 2).
+	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 90 || s > 100 {
+		t.Fatalf("Retry-After %q, want the bucket's 100 s", r.header.Get("Retry-After"))
 	}
 }
 
@@ -214,7 +217,7 @@ func TestOrderFormFlow(t *testing.T) {
 		text      string
 		wantRetry bool
 	}{
-		{"replayed token", c, url.Values{"entry_token": {tok}}, 401, "not valid, or it has expired", false},
+		{"replayed token", c, url.Values{"entry_token": {tok}}, 409, "already been used", false},
 		{"sold out", c2, url.Values{"entry_token": {tok2}}, 409, "sold out", false},
 		{"no cookie", nil, url.Values{"entry_token": {tok2}}, 401, "not valid", false},
 		{"bad quantity", c2, url.Values{"entry_token": {tok2}, "quantity": {"abc"}}, 400, "not valid", false},
@@ -258,5 +261,83 @@ func TestOrderWhenDatabaseDown(t *testing.T) {
 	pr := h.do(t, "GET", "/api/rooms/"+h.room+"/products", "", nil, nil)
 	if pr.status != 503 || json.Unmarshal([]byte(pr.body), &raw) != nil {
 		t.Fatalf("products with the database down: %d %s", pr.status, pr.body)
+	}
+}
+
+// TestTokenInUseSaysWhenToRetry: a 409 token_in_use carries Retry-After,
+// the claim's remaining time, in JSON and on the order form's page.
+func TestTokenInUseSaysWhenToRetry(t *testing.T) {
+	h := newOrderHarness(t, 10, nil)
+	c, tok := h.admitted(t)
+	vid, _, _ := strings.Cut(c.Value, ".")
+	if _, err := h.eng.Claim(context.Background(), h.room, vid, tok, 20*time.Second); err != nil { // an order in flight
+		t.Fatal(err)
+	}
+	r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{}`, map[string]string{"X-Entry-Token": tok}, c)
+	if s, err := strconv.Atoi(r.header.Get("Retry-After")); r.status != 409 || !strings.Contains(r.body, "token_in_use") || err != nil || s < 19 || s > 20 {
+		t.Fatalf("JSON: %d %s, Retry-After %q; want 409 token_in_use, 20", r.status, r.body, r.header.Get("Retry-After"))
+	}
+	form := url.Values{"entry_token": {tok}}
+	req, _ := http.NewRequest("POST", h.srv.URL+"/r/"+h.room+"/order", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(c)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != 409 || err != nil || s < 19 || s > 20 {
+		t.Fatalf("form: %d, Retry-After %q; want 409, 20", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
+
+// TestLoopingBotsCannotStarveABuyer is the issue's attack over HTTP: five
+// admitted bots loop on {"productId":999999}, each with its own token,
+// against an order bucket of 2 refilled at 1/s. A real buyer orders on the
+// first or second try, and the bots end up paused (429 token_paused with
+// a Retry-After of the pause).
+func TestLoopingBotsCannotStarveABuyer(t *testing.T) {
+	h := newOrderHarness(t, 10, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 1, 2 })
+	path := "/api/rooms/" + h.room + "/orders"
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var paused atomic.Int64
+	var pausedFor atomic.Value
+	for range 5 {
+		c, tok := h.admitted(t)
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r := h.do(t, "POST", path, `{"productId":999999}`, map[string]string{"X-Entry-Token": tok}, c)
+				if r.status == 429 && strings.Contains(r.body, "token_paused") {
+					paused.Add(1)
+					pausedFor.Store(r.header.Get("Retry-After"))
+				}
+			}
+		})
+	}
+	c, tok := h.admitted(t)
+	time.Sleep(1500 * time.Millisecond)
+	var r reply
+	for try := 1; try <= 2; try++ {
+		r = h.do(t, "POST", path, `{}`, map[string]string{"X-Entry-Token": tok}, c)
+		if r.status == 201 {
+			break
+		}
+		if s, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil {
+			time.Sleep(time.Duration(s) * time.Second)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if r.status != 201 {
+		t.Fatalf("the buyer, after two tries: %d %s", r.status, r.body)
+	}
+	if s, _ := pausedFor.Load().(string); paused.Load() == 0 || (s != "9" && s != "10") {
+		t.Fatalf("bots paused %d times, Retry-After %v; want 429 token_paused with the 10 s pause's remaining time", paused.Load(), pausedFor.Load())
 	}
 }

@@ -188,7 +188,7 @@ func startInstance(t *testing.T, rdb redis.UniversalClient, eng *queue.Engine, r
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	subscribed := make(chan struct{})
-	wg.Go(func() { push.Listen(ctx, rdb, notify{hub, subscribed}, log) })
+	wg.Go(func() { push.Listen(ctx, rdb, eng.Namespace(), notify{hub, subscribed}, log) })
 	select {
 	case <-subscribed:
 	case <-time.After(5 * time.Second):
@@ -293,7 +293,7 @@ func field(t *testing.T, e *sse.Event, name string) string {
 // with the token, must arrive on A within one tick of B's admission.
 func TestReadyReachesAnotherInstanceWithinATick(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Rate = 1
@@ -316,7 +316,7 @@ func TestReadyReachesAnotherInstanceWithinATick(t *testing.T) {
 	if string(first.Event) != "position" || field(t, first, "rank") != "1" {
 		t.Fatalf("first event %s %s, want position rank 1", first.Event, first.Data)
 	}
-	sub := rdb.Subscribe(context.Background(), queue.EventsChannel(name))
+	sub := rdb.Subscribe(context.Background(), queue.EventsChannel(eng.Namespace(), name))
 	defer sub.Close()
 	sub.Receive(context.Background())
 	startInstance(t, rdb, eng, name, tick, true, HubOptions{}) // B: the issuer
@@ -382,7 +382,7 @@ func visitorOf(t *testing.T, jar http.CookieJar, base string) string {
 // is the current, lower position, without waiting for a tick.
 func TestReconnectGetsCurrentPositionAtOnce(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Rate = 1000
@@ -432,7 +432,7 @@ func TestReconnectGetsCurrentPositionAtOnce(t *testing.T) {
 
 func TestPerIPCaps(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
 	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
 		t.Fatal(err)
@@ -488,7 +488,7 @@ func TestAppendChunk(t *testing.T) {
 // connection gets it at once.
 func TestSoldOutReachesWaitingVisitors(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Paused = true

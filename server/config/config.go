@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"waitingroom/server/queue"
 )
 
 // Config is the server's configuration.
@@ -72,6 +74,10 @@ type Config struct {
 	// WriteTimeout bounds the writing of every response but the SSE
 	// streams, which set their own deadlines (WRITE_TIMEOUT).
 	WriteTimeout time.Duration
+	// RedisNamespace prefixes every Redis key and channel of this
+	// deployment (REDIS_NAMESPACE); empty means "wr:db<N>", N the Redis
+	// database number (see queue.DefaultNamespace).
+	RedisNamespace string
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -122,6 +128,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		fs.DurationVar(p, name, v, help+" ($"+env+")")
 	}
 	str(&c.DebugAddr, "debug-addr", "DEBUG_ADDR", "", "loopback address for Go's pprof profiles; empty disables them")
+	str(&c.RedisNamespace, "redis-namespace", "REDIS_NAMESPACE", "", "prefix of every Redis key and channel of this deployment ([A-Za-z0-9:_-], at most 64); empty is wr:db<N>, N the Redis database")
 	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns string
 	str(&origins, "allowed-origins", "ALLOWED_ORIGINS", "", "comma-separated origins (https://shop.example) whose cross-origin POST, PUT and DELETE are accepted")
 	str(&v6Prefix, "ipv6-prefix", "IPV6_PREFIX", strconv.Itoa(DefaultIPv6Prefix), "IPv6 prefix length that per-client caps count as one client")
@@ -238,6 +245,8 @@ func (c Config) validate() error {
 		return errors.New("SHUTDOWN_TIMEOUT must be positive")
 	case c.OrderWork < 0 || c.OrderWork > 10*time.Second:
 		return errors.New("ORDER_WORK must be between 0 and 10s")
+	case c.RedisNamespace != "" && !queue.ValidNamespace(c.RedisNamespace):
+		return fmt.Errorf("REDIS_NAMESPACE %q must be 1 to %d characters of A-Z, a-z, 0-9, ':', '_' and '-'", c.RedisNamespace, queue.MaxNamespaceLen)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -40,8 +41,12 @@ type Loop struct {
 	want map[string]int // tokens to mint per room: the room's last burst
 }
 
-// maxTokensPerTick bounds one tick's argument list.
-const maxTokensPerTick = 20000
+// MaxTokensPerTick bounds one tick's tokens: two batches (a late tick
+// catches up) at room.MaxRate, the ceiling of a room's rate, so that the
+// issuer can always pass what the settings accept.
+func MaxTokensPerTick(tick time.Duration) int {
+	return 2 * max(1, int(math.Ceil(room.MaxRate*tick.Seconds()-1e-9)))
+}
 
 // New returns a Loop that ticks every tick. obs may be nil.
 func New(eng Admitter, tick time.Duration, log *slog.Logger, obs Observer) *Loop {
@@ -97,7 +102,7 @@ func (l *Loop) admit(ctx context.Context, name string) {
 	switch {
 	case err == nil:
 		l.mu.Lock()
-		l.want[name] = min(max(a.Burst, 1), maxTokensPerTick)
+		l.want[name] = min(max(a.Burst, 1), MaxTokensPerTick(l.tick))
 		l.mu.Unlock()
 	case errors.Is(err, room.ErrNotFound):
 		l.mu.Lock()

@@ -46,7 +46,7 @@ func TestGlobalRateIsExactAcrossInstances(t *testing.T) {
 		t.Skip("10 s run")
 	}
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
 	const rate, run = 50.0, 10 * time.Second
 	const tick = time.Second
@@ -144,7 +144,7 @@ func TestGlobalRateIsExactAcrossInstances(t *testing.T) {
 // settings is skipped without stopping the others.
 func TestTickSkipsUnknownRooms(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
 	good := servicetest.RoomName(t, rdb)
 	ghost := servicetest.RoomName(t, rdb)
@@ -185,3 +185,45 @@ type twoRooms struct {
 }
 
 func (r twoRooms) Rooms(context.Context) ([]string, error) { return r.names, nil }
+
+// recordTokens counts the tokens each tick passes.
+type recordTokens struct {
+	oneRoom
+	mu     sync.Mutex
+	passed []int
+}
+
+func (r *recordTokens) Admit(ctx context.Context, name string, tick time.Duration, tokens []string) (queue.Admission, error) {
+	r.mu.Lock()
+	r.passed = append(r.passed, len(tokens))
+	r.mu.Unlock()
+	return r.oneRoom.Admit(ctx, name, tick, tokens)
+}
+
+// TestIssuerKeepsUpWithTheCeilingRate: a room at room.MaxRate on a 2 s
+// tick asks for two batches of 20,000 tokens (a late tick catches up). The
+// issuer used to cut every tick to 20,000 tokens whatever the settings
+// accepted; now it passes what the ceiling needs.
+func TestIssuerKeepsUpWithTheCeilingRate(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	ctx := context.Background()
+	name := servicetest.RoomName(t, rdb)
+	s := room.Defaults(name)
+	s.Rate = room.MaxRate
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	const tick = 2 * time.Second
+	rec := &recordTokens{oneRoom: oneRoom{eng, name}}
+	l := New(rec, tick, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	l.Tick(ctx)
+	l.Tick(ctx)
+	want := 2 * int(room.MaxRate*tick.Seconds())
+	if len(rec.passed) != 2 || rec.passed[1] != want {
+		t.Fatalf("tokens passed per tick %v, want %d at the second tick", rec.passed, want)
+	}
+	if got := MaxTokensPerTick(tick); got != want {
+		t.Fatalf("MaxTokensPerTick(%v) = %d, want %d", tick, got, want)
+	}
+}

@@ -35,6 +35,7 @@ func (s *Service) CreateProduct(ctx context.Context, roomName string, patch Prod
 		s.log.Warn("order: create product", "room", roomName, "err", err)
 		return Product{}, ErrUnavailable
 	}
+	s.ForgetProducts(roomName)
 	if p.Stock > 0 {
 		s.reopen(ctx, roomName)
 	}
@@ -55,6 +56,7 @@ func (s *Service) UpdateProduct(ctx context.Context, roomName string, id int64, 
 		s.log.Warn("order: update product", "room", roomName, "product", id, "err", err)
 		return Product{}, ErrUnavailable
 	}
+	s.ForgetProducts(roomName)
 	switch {
 	case after.Stock > before.Stock:
 		s.reopen(ctx, roomName)
@@ -68,6 +70,9 @@ func (s *Service) UpdateProduct(ctx context.Context, roomName string, id int64, 
 // ErrProductNotFound, ErrProductHasOrders or ErrUnavailable.
 func (s *Service) DeleteProduct(ctx context.Context, roomName string, id int64) error {
 	err := s.store.deleteProduct(ctx, roomName, id)
+	if err == nil {
+		s.ForgetProducts(roomName)
+	}
 	switch {
 	case err == nil, errors.Is(err, ErrProductNotFound), errors.Is(err, ErrProductHasOrders):
 		return err
@@ -82,7 +87,11 @@ func (s *Service) SeedProduct(ctx context.Context, roomName string, p Product) (
 	if err := p.Validate(); err != nil {
 		return false, err
 	}
-	return s.store.seedProduct(ctx, roomName, p)
+	seeded, err := s.store.seedProduct(ctx, roomName, p)
+	if seeded {
+		s.ForgetProducts(roomName)
+	}
+	return seeded, err
 }
 
 // reopen clears the room's sold-out flag after its stock went up, so that

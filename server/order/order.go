@@ -15,8 +15,12 @@ var (
 	ErrTokenMissing = errors.New("entry token missing")
 	// ErrTokenInvalid: malformed, unknown, expired or not this visitor's (401).
 	ErrTokenInvalid = errors.New("entry token invalid or expired")
-	// ErrTokenInUse: another attempt with this token is running (409).
+	// ErrTokenInUse: another attempt with this token is running (409, in a
+	// *WaitError that says for how long).
 	ErrTokenInUse = errors.New("entry token in use")
+	// ErrTokenPaused: the token had too many failed attempts and rests for
+	// a while (429, in a *WaitError that says for how long).
+	ErrTokenPaused = errors.New("entry token paused after too many failed attempts")
 	// ErrTokenUsed: the token already placed an order (409).
 	ErrTokenUsed = errors.New("entry token already used")
 	// ErrSoldOut: not enough stock; the token stays usable (409).
@@ -36,6 +40,18 @@ var (
 type RateLimitedError struct{ RetryAfter time.Duration }
 
 func (e *RateLimitedError) Error() string { return "order rate limit reached" }
+
+// WaitError wraps ErrTokenInUse or ErrTokenPaused with the time after which
+// a retry with the same token can succeed.
+type WaitError struct {
+	Err        error
+	RetryAfter time.Duration
+}
+
+func (e *WaitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns ErrTokenInUse or ErrTokenPaused.
+func (e *WaitError) Unwrap() error { return e.Err }
 
 // MaxQuantity bounds one order.
 const MaxQuantity = 10

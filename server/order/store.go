@@ -82,8 +82,7 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 	} else if n == 0 {
 		// A token that already ordered is "used", not "sold out", even once
 		// the stock is gone: the caller consumes it rather than releasing it.
-		var used bool
-		if err := tx.GetContext(ctx, &used, tx.Rebind(`SELECT EXISTS (SELECT 1 FROM orders WHERE entry_token_hash = ?)`), TokenHash(r.Token)); err == nil && used {
+		if used, err := tokenOrdered(ctx, tx, r.Token); err == nil && used {
 			return Order{}, errDuplicate
 		}
 		return Order{}, errNoStock
@@ -113,6 +112,25 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 	}
 	o.CreatedAt = time.Now()
 	return o, nil
+}
+
+// tokenOrdered reports whether token has placed an order (false when the
+// database does not answer).
+func (s *Store) tokenOrdered(ctx context.Context, token string) bool {
+	used, err := tokenOrdered(ctx, s.db, token)
+	return err == nil && used
+}
+
+// rebinder is a *sqlx.DB or a *sqlx.Tx.
+type rebinder interface {
+	sqlx.QueryerContext
+	Rebind(query string) string
+}
+
+func tokenOrdered(ctx context.Context, q rebinder, token string) (bool, error) {
+	var used bool
+	err := sqlx.GetContext(ctx, q, &used, q.Rebind(`SELECT EXISTS (SELECT 1 FROM orders WHERE entry_token_hash = ?)`), TokenHash(token))
+	return used, err
 }
 
 func null(s string) any {

@@ -24,11 +24,14 @@ type Handler interface {
 	Lost()
 }
 
-// Listen holds this process's one Redis subscription, to every room's
-// events channel, until ctx is done. go-redis reconnects a dropped
-// subscription by itself; Listen tells h each time it is back.
-func Listen(ctx context.Context, rdb redis.UniversalClient, h Handler, log *slog.Logger) error {
-	ps := rdb.PSubscribe(ctx, queue.EventsPattern)
+// Listen holds this process's one Redis subscription, to the events
+// channel of every room of namespace ns, until ctx is done. Pub/sub
+// ignores the database number, so an event of another deployment on the
+// same Redis server may still arrive: any message whose channel is not of
+// ns is dropped. go-redis reconnects a dropped subscription by itself;
+// Listen tells h each time it is back.
+func Listen(ctx context.Context, rdb redis.UniversalClient, ns string, h Handler, log *slog.Logger) error {
+	ps := rdb.PSubscribe(ctx, queue.EventsPattern(ns))
 	defer ps.Close()
 	// A blocked Receive does not watch ctx: closing the subscription ends it.
 	stop := context.AfterFunc(ctx, func() { ps.Close() })
@@ -64,7 +67,7 @@ func Listen(ctx context.Context, rdb redis.UniversalClient, h Handler, log *slog
 				h.Subscribed()
 			}
 		case *redis.Message:
-			room, ok := queue.RoomOfChannel(m.Channel)
+			room, ok := queue.RoomOfChannel(ns, m.Channel)
 			if !ok {
 				continue
 			}

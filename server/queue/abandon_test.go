@@ -16,7 +16,9 @@ import (
 func lastSeen(t *testing.T, rdb redis.UniversalClient, name string, ticket int64, ago time.Duration) {
 	t.Helper()
 	v := (time.Now().Add(-ago).UnixMicro()/2000000)%65535 + 1
-	if err := rdb.SetRange(context.Background(), roomKeys(name).key("seen"), 2*ticket, string([]byte{byte(v >> 8), byte(v)})).Err(); err != nil {
+	k := testKeys(rdb, name)
+	base, _ := rdb.Get(context.Background(), k.key("seenbase")).Int64()
+	if err := rdb.SetRange(context.Background(), k.key("seen"), 2*(ticket-base), string([]byte{byte(v >> 8), byte(v)})).Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -40,7 +42,7 @@ func TestAbandonment(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sub := rdb.Subscribe(ctx, EventsChannel(name))
+	sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {
 		t.Fatal(err)
@@ -132,5 +134,48 @@ func TestParseEvent(t *testing.T) {
 			!slices.Equal(got.Departed, tt.want.Departed)) {
 			t.Fatalf("ParseEvent(%s) = %+v, want %+v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestSeenStaysBounded: the liveness string used to hold 2 bytes for every
+// ticket ever issued (at ticket 2^28 every enter failed). After a million
+// tickets admitted, the cells behind the head are dropped, and abandonment
+// still works on the ones kept.
+func TestSeenStaysBounded(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
+	k := testKeys(rdb, name)
+	const issued = 1000000 // tickets already issued and admitted
+	rdb.Set(ctx, k.key("seq"), issued, 0)
+	rdb.Set(ctx, k.key("head"), issued, 0)
+	vs := visitors(t, 3)
+	for _, v := range vs {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lastSeen(t, rdb, name, issued+1, 90*time.Second) // the first has gone
+	time.Sleep(20 * time.Millisecond)
+	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Visitors) != 1 || a.Visitors[0] != vs[1] || a.Departures.Abandoned != 1 {
+		t.Fatalf("admitted %v with %d abandoned, want the second visitor and the first abandoned", a.Visitors, a.Departures.Abandoned)
+	}
+	n, err := rdb.StrLen(ctx, k.key("seen")).Result()
+	if err != nil || n > 64 {
+		t.Fatalf("the liveness string is %d bytes after %d tickets (%v), want it bounded by the line", n, issued+3, err)
+	}
+	// The third is still waiting, alive, and can still be found abandoned.
+	if p, _ := e.Position(ctx, name, vs[2]); p.Status != StatusWaiting || p.Rank != 0 {
+		t.Fatalf("the third visitor after the trim: %+v", p)
+	}
+	lastSeen(t, rdb, name, issued+3, 90*time.Second)
+	if p, _ := e.Position(ctx, name, vs[2]); p.Status != StatusNotEntered {
+		t.Fatalf("an abandoned visitor after the trim is %s", p.Status)
+	}
+	if st, _ := e.Stats(ctx, name); st.Abandoned != 2 {
+		t.Fatalf("abandoned %d, want 2", st.Abandoned)
 	}
 }

@@ -18,7 +18,7 @@ import (
 func BenchmarkEnter(b *testing.B) {
 	rdb := servicetest.Redis(b)
 	name := servicetest.RoomName(b, rdb)
-	e := New(rdb)
+	e := New(rdb, DefaultNamespace(rdb))
 	if err := e.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func BenchmarkEnter(b *testing.B) {
 func BenchmarkAdmit(b *testing.B) {
 	rdb := servicetest.Redis(b)
 	name := servicetest.RoomName(b, rdb)
-	e := New(rdb)
+	e := New(rdb, DefaultNamespace(rdb))
 	s := room.Defaults(name)
 	s.Rate = room.MaxRate
 	if err := e.SaveRoom(context.Background(), name, s); err != nil {
@@ -49,7 +49,7 @@ func BenchmarkAdmit(b *testing.B) {
 	}
 	ctx := context.Background()
 	const batch = 50
-	k := roomKeys(name)
+	k := testKeys(rdb, name)
 	need := b.N*batch + batch
 	for start := 0; start < need; start += 10000 {
 		pipe := rdb.Pipeline()

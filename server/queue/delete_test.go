@@ -17,7 +17,7 @@ import (
 // roomKeyCount counts the keys under name's prefix.
 func roomKeyCount(t *testing.T, rdb redis.UniversalClient, name string) int {
 	t.Helper()
-	keys, err := rdb.Keys(context.Background(), globEscape(roomKeys(name).prefix)+"*").Result()
+	keys, err := rdb.Keys(context.Background(), testKeys(rdb, name).prefix+"*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestDeleteRoom(t *testing.T) {
 	}{{"redis", real}, {"embedded", redis.NewClient(&redis.Options{Addr: mini.Addr()})}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			e := New(tc.rdb)
+			e := New(tc.rdb, DefaultNamespace(tc.rdb))
 			gone, kept := servicetest.RoomName(t, tc.rdb), servicetest.RoomName(t, tc.rdb)
 			for _, name := range []string{gone, kept} {
 				if err := e.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
@@ -85,21 +85,13 @@ func TestDeleteRoom(t *testing.T) {
 	}
 }
 
-func TestGlobEscape(t *testing.T) {
-	for in, want := range map[string]string{"wr:{a-1}:": "wr:{a-1}:", `n*s?[x]\`: `n\*s\?\[x\]\\`} {
-		if got := globEscape(in); got != want {
-			t.Errorf("globEscape(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestMarker(t *testing.T) {
-	// A database of its own: the marker is one key per deployment.
-	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, 14))
-	e := New(rdb)
+	// A namespace of its own: the marker is one key per deployment.
+	rdb := servicetest.Redis(t)
+	ns := "t-marker-" + servicetest.RoomName(t, rdb)
+	e := New(rdb, ns)
 	ctx := context.Background()
-	rdb.Del(ctx, markerKey())
-	t.Cleanup(func() { rdb.Del(context.Background(), markerKey()) })
+	t.Cleanup(func() { rdb.Del(context.Background(), markerKey(ns)) })
 	if ok, err := e.HasMarker(ctx); ok || err != nil {
 		t.Fatalf("marker before it was set: %v %v", ok, err)
 	}
@@ -109,12 +101,17 @@ func TestMarker(t *testing.T) {
 	if ok, err := e.HasMarker(ctx); !ok || err != nil {
 		t.Fatalf("marker after it was set: %v %v", ok, err)
 	}
-	if ttl := rdb.TTL(ctx, markerKey()).Val(); ttl != -1 {
+	if ttl := rdb.TTL(ctx, markerKey(ns)).Val(); ttl != -1 {
 		t.Fatalf("the marker expires (TTL %v)", ttl)
 	}
-	rdb.FlushDB(ctx) // Redis lost its data
+	if other := New(rdb, ns+"-other"); other != nil {
+		if ok, err := other.HasMarker(ctx); ok || err != nil {
+			t.Fatalf("another namespace sees the marker: %v %v", ok, err)
+		}
+	}
+	rdb.Del(ctx, markerKey(ns)) // Redis lost its data
 	if ok, err := e.HasMarker(ctx); ok || err != nil {
-		t.Fatalf("marker after a flush: %v %v", ok, err)
+		t.Fatalf("marker after it was lost: %v %v", ok, err)
 	}
 	if err := e.Ping(ctx); err != nil {
 		t.Fatal(err)

@@ -22,23 +22,53 @@ var (
 	// ErrTokenInvalid reports a token that does not exist, has expired, or
 	// is not the one issued to this visitor.
 	ErrTokenInvalid = errors.New("entry token invalid or expired")
-	// ErrTokenInUse reports a token already claimed by a running order.
+	// ErrTokenInUse reports a token already claimed by a running order
+	// (wrapped in a *WaitError).
 	ErrTokenInUse = errors.New("entry token in use")
-	// ErrTokenNotClaimed reports a release of a token that is not claimed.
-	ErrTokenNotClaimed = errors.New("entry token not claimed")
+	// ErrTokenPaused reports a token resting after too many failed order
+	// attempts (wrapped in a *WaitError).
+	ErrTokenPaused = errors.New("entry token paused after too many failed attempts")
+	// ErrTokenUsed reports a token that already placed its order.
+	ErrTokenUsed = errors.New("entry token already used")
+	// ErrTokenNotClaimed reports a release or consume by someone who does
+	// not hold the token's claim: it is not claimed, or a newer claim took
+	// it over.
+	ErrTokenNotClaimed = errors.New("entry token not claimed by this holder")
 )
+
+// WaitError reports a token that cannot be claimed yet; Err is
+// ErrTokenInUse or ErrTokenPaused and RetryAfter is how long until it can.
+type WaitError struct {
+	Err        error
+	RetryAfter time.Duration
+}
+
+func (e *WaitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns ErrTokenInUse or ErrTokenPaused.
+func (e *WaitError) Unwrap() error { return e.Err }
 
 // Engine runs the queue scripts against one Redis deployment.
 type Engine struct {
 	rdb redis.UniversalClient
+	ns  string
 	s   scripts
 }
 
 // New returns an Engine that uses rdb, which may be a single node, a
-// Sentinel-backed or a Cluster client.
-func New(rdb redis.UniversalClient) *Engine {
-	return &Engine{rdb: rdb, s: loadScripts()}
+// Sentinel-backed or a Cluster client, and prefixes every key and channel
+// with the deployment namespace ns (see DefaultNamespace). It panics when
+// ns is not ValidNamespace: configuration checks it first.
+func New(rdb redis.UniversalClient, ns string) *Engine {
+	if !ValidNamespace(ns) {
+		panic(fmt.Sprintf("queue: invalid namespace %q", ns))
+	}
+	return &Engine{rdb: rdb, ns: ns, s: loadScripts()}
 }
+
+// Namespace returns the deployment namespace of the engine's keys and
+// channels.
+func (e *Engine) Namespace() string { return e.ns }
 
 // Enter puts visitor in room's line unless they already wait or hold a
 // token, and returns their position. Repeated or concurrent calls keep one
@@ -129,6 +159,18 @@ type Admission struct {
 	// Burst is the most one tick may admit at the room's rate (two batches,
 	// when catching up a late tick); an issuer should pass this many tokens.
 	Burst int
+	// Departures are the room's running totals of why people left, as of
+	// this tick.
+	Departures Departures
+}
+
+// Departures count, for one room since it was created, the visitors who
+// left the line (Leaves: they said so; Abandoned: not seen for the room's
+// abandonAfterSeconds) and the passes that ran out unused (Expired).
+type Departures struct {
+	Leaves    int64 `json:"leaves"`
+	Abandoned int64 `json:"abandoned"`
+	Expired   int64 `json:"expired"`
 }
 
 // Admit runs one admission tick for room. tick is the caller's tick length
@@ -148,12 +190,13 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 6 {
+	if len(res) < 9 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
 	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])),
-		Active: asInt(res[4]), Tick: asInt(res[5])}
-	for _, v := range res[6:] {
+		Active: asInt(res[4]), Tick: asInt(res[5]),
+		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])}}
+	for _, v := range res[9:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil

@@ -21,7 +21,7 @@ func newRoom(t *testing.T, s room.Settings) (*Engine, string, redis.UniversalCli
 	t.Helper()
 	rdb := servicetest.Redis(t)
 	name := servicetest.RoomName(t, rdb)
-	e := New(rdb)
+	e := New(rdb, DefaultNamespace(rdb))
 	if err := e.SaveRoom(context.Background(), name, s); err != nil {
 		t.Fatal(err)
 	}
@@ -30,6 +30,11 @@ func newRoom(t *testing.T, s room.Settings) (*Engine, string, redis.UniversalCli
 		t.Fatalf("priming tick: %+v %v", a, err)
 	}
 	return e, name, rdb
+}
+
+// testKeys names room's keys in the namespace that newRoom's engine uses.
+func testKeys(rdb redis.UniversalClient, name string) keys {
+	return roomKeys(DefaultNamespace(rdb), name)
 }
 
 func settings(mut func(*room.Settings)) room.Settings {
@@ -106,7 +111,7 @@ func TestEnterFirstAndRepeated(t *testing.T) {
 
 func TestUnknownRoom(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	e := New(rdb)
+	e := New(rdb, DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb) // never saved
 	ctx := context.Background()
 	checks := []struct {
@@ -123,7 +128,7 @@ func TestUnknownRoom(t *testing.T) {
 			t.Errorf("%s: error %v, want room.ErrNotFound", c.name, c.err)
 		}
 	}
-	if n, _ := rdb.Exists(ctx, roomKeys(name).key("seq"), roomKeys(name).key("queue")).Result(); n != 0 {
+	if n, _ := rdb.Exists(ctx, testKeys(rdb, name).key("seq"), testKeys(rdb, name).key("queue")).Result(); n != 0 {
 		t.Fatalf("entering an unknown room wrote %d keys", n)
 	}
 }
@@ -192,10 +197,10 @@ func TestConcurrentFirstEntersOfOneVisitorGiveOneTicket(t *testing.T) {
 			t.Fatalf("a concurrent enter got ticket %d, want 1", ticket)
 		}
 	}
-	if seq, _ := rdb.Get(ctx, roomKeys(name).key("seq")).Int64(); seq != 1 {
+	if seq, _ := rdb.Get(ctx, testKeys(rdb, name).key("seq")).Int64(); seq != 1 {
 		t.Fatalf("50 enters by one visitor drew %d tickets, want 1", seq)
 	}
-	if w, _ := rdb.ZCard(ctx, roomKeys(name).key("queue")).Result(); w != 1 {
+	if w, _ := rdb.ZCard(ctx, testKeys(rdb, name).key("queue")).Result(); w != 1 {
 		t.Fatalf("line length %d, want 1", w)
 	}
 }
@@ -254,19 +259,15 @@ func TestTokenTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	admitAfter(t, e, name, 30*time.Millisecond, time.Second, 5)
-	k := roomKeys(name).token(v)
-	ttl, err := rdb.PTTL(ctx, k).Result()
-	if err != nil {
-		t.Fatal(err)
+	left := time.Until(time.UnixMilli(readPass(t, rdb, name, v).expiry))
+	if left <= 40*time.Second || left > 42*time.Second {
+		t.Fatalf("pass expires in %v, want the room's 42 s", left)
 	}
-	if ttl <= 40*time.Second || ttl > 42*time.Second {
-		t.Fatalf("token TTL %v, want the room's 42 s", ttl)
+	if s, _ := rdb.ZScore(ctx, testKeys(rdb, name).key("active"), v).Result(); int64(s) != readPass(t, rdb, name, v).expiry {
+		t.Fatalf("slot expiry %v differs from the pass's", s)
 	}
-	// Move both clocks 42 s on: Redis expires the token for real, and the
-	// slot's expiry score passes.
-	rdb.PExpire(ctx, k, 30*time.Millisecond)
-	rdb.ZAdd(ctx, roomKeys(name).key("active"), redis.Z{Score: float64(time.Now().Add(-time.Second).UnixMilli()), Member: v})
-	time.Sleep(80 * time.Millisecond)
+	// Move the clock 42 s on.
+	agePass(t, rdb, name, v, 42*time.Second)
 	p, err := e.Position(ctx, name, v)
 	if err != nil {
 		t.Fatal(err)
@@ -275,8 +276,16 @@ func TestTokenTTL(t *testing.T) {
 		t.Fatalf("after the TTL the visitor is %s, want NOT_ENTERED", p.Status)
 	}
 	st, _ := e.Stats(ctx, name)
-	if st.Active != 0 {
-		t.Fatalf("an expired token still holds a slot: active %d", st.Active)
+	if st.Active != 0 || st.Expired != 1 {
+		t.Fatalf("an expired token still holds a slot: active %d, expired %d", st.Active, st.Expired)
+	}
+	// The next tick sweeps it, and counts it once.
+	e.Admit(ctx, name, time.Second, nil)
+	if n, _ := rdb.HLen(ctx, testKeys(rdb, name).key("tokens")).Result(); n != 0 {
+		t.Fatalf("%d passes left after the sweep", n)
+	}
+	if st, _ := e.Stats(ctx, name); st.Expired != 1 || st.Active != 0 {
+		t.Fatalf("after the sweep: expired %d, active %d; want 1 and 0", st.Expired, st.Active)
 	}
 }
 
@@ -332,7 +341,7 @@ func TestAdmissionOrderIsEnterOrder(t *testing.T) {
 			t.Fatalf("admission %d was %s, want %s (enter order)", i, got[i], vs[i])
 		}
 	}
-	if h, _ := rdb.Get(ctx, roomKeys(name).key("head")).Int64(); h != int64(len(vs)) {
+	if h, _ := rdb.Get(ctx, testKeys(rdb, name).key("head")).Int64(); h != int64(len(vs)) {
 		t.Fatalf("head %d, want %d", h, len(vs))
 	}
 }
@@ -373,7 +382,11 @@ func TestMaxActiveHolds(t *testing.T) {
 	if p.EntryToken == nil {
 		t.Fatalf("first visitor has no token: %+v", p)
 	}
-	if err := e.Consume(ctx, name, vs[0], *p.EntryToken); err != nil {
+	c, err := e.Claim(ctx, name, vs[0], *p.EntryToken, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Consume(ctx, name, vs[0], c.Holder); err != nil {
 		t.Fatal(err)
 	}
 	if a := admitAfter(t, e, name, 50*time.Millisecond, time.Second, 10); len(a.Visitors) != 1 || a.Visitors[0] != vs[3] {
@@ -415,7 +428,7 @@ func TestLeave(t *testing.T) {
 	}
 	// The departure reaches the next tick's event, so that instances can
 	// lower the ranks behind it without asking Redis.
-	sub := rdb.Subscribe(ctx, EventsChannel(name))
+	sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {
 		t.Fatal(err)

@@ -1,41 +1,111 @@
 package queue
 
-// keys names the Redis keys of one room that Go touches directly; the
-// scripts derive the rest from the prefix. All of them share the hash tag
-// {room}, so every script runs on Redis Cluster.
+import (
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
+)
+
+// MaxNamespaceLen bounds a deployment namespace.
+const MaxNamespaceLen = 64
+
+// ValidNamespace reports whether ns can prefix this deployment's keys and
+// channels: 1 to 64 characters of A-Z, a-z, 0-9, ':', '_' and '-'. Braces
+// are refused, so that a room's {name} stays the first hash tag of its keys,
+// and so are glob characters, so that the events pattern matches this
+// namespace only.
+func ValidNamespace(ns string) bool {
+	if len(ns) == 0 || len(ns) > MaxNamespaceLen {
+		return false
+	}
+	for i := 0; i < len(ns); i++ {
+		c := ns[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultNamespace returns the namespace of a deployment that sets none:
+// "wr:db" and the Redis database number of rdb (0 on a Cluster). Pub/sub
+// ignores the database number, so two deployments on databases 5 and 6 of
+// one server get "wr:db5" and "wr:db6" and never hear each other.
+func DefaultNamespace(rdb redis.UniversalClient) string {
+	db := 0
+	if c, ok := rdb.(*redis.Client); ok {
+		db = c.Options().DB
+	}
+	return NamespaceForDB(db)
+}
+
+// NamespaceForDB returns the default namespace of Redis database db.
+func NamespaceForDB(db int) string { return "wr:db" + strconv.Itoa(db) }
+
+// keyNames are the keys of one room; a script declares the ones it touches
+// in its "-- KEYS:" header, and Go passes exactly those in KEYS.
+var keyNames = map[string]bool{
+	"cfg":       true, // hash: the room's settings
+	"seq":       true, // string: the ticket counter
+	"queue":     true, // zset visitor → ticket: the line
+	"head":      true, // string: the highest ticket popped
+	"tokens":    true, // hash visitor → packed pass (see lib.lua)
+	"active":    true, // zset visitor → pass expiry ms: passes holding a slot
+	"done":      true, // zset visitor → expiry ms: consumed passes kept as tombstones
+	"rate":      true, // hash: the issuer's credit and measured rate
+	"tick":      true, // string: the tick sequence number
+	"soldout":   true, // string: present when sold out
+	"counts":    true, // hash: admitted, leaves, abandoned, expired, consumed, forfeited
+	"departed":  true, // zset ticket → ticket: departures above the head
+	"departing": true, // list: departures since the last tick's event
+	"sweep":     true, // string: the abandonment sweep's cursor
+	"seen":      true, // string: 2-byte liveness cells, one per ticket above seenbase
+	"seenbase":  true, // string: the ticket that offset 0 of seen stands for
+	"bucket":    true, // hash: the order endpoint's token bucket
+}
+
+// keys names one room's Redis keys and channel. All keys share the hash
+// tag {room}, so every script runs on one Redis Cluster node.
 type keys struct {
-	prefix string // wr:{room}:
-	cfg    string
+	prefix string // <ns>:{room}:
 	events string
 }
 
-// roomsKey is the set of room names that the issuer loops walk.
-const roomsKey = "wr:rooms"
-
-func roomKeys(room string) keys {
-	p := "wr:{" + room + "}:"
-	return keys{prefix: p, cfg: p + "cfg", events: p + "events"}
+func roomKeys(ns, name string) keys {
+	p := ns + ":{" + name + "}:"
+	return keys{prefix: p, events: p + "events"}
 }
 
-func (k keys) key(name string) string      { return k.prefix + name }
-func (k keys) token(visitor string) string { return k.prefix + "tok:" + visitor }
-func (k keys) run(args ...any) ([]string, []any) {
-	return []string{k.cfg}, append([]any{k.prefix}, args...)
+func (k keys) key(name string) string {
+	if !keyNames[name] {
+		panic("queue: unknown room key " + name)
+	}
+	return k.prefix + name
 }
 
-// EventsChannel returns the pub/sub channel on which a room's admission
-// ticks are published.
-func EventsChannel(room string) string { return roomKeys(room).events }
+func roomsKey(ns string) string { return ns + ":rooms" }
 
-// EventsPattern matches every room's events channel.
-const EventsPattern = "wr:{*}:events"
+// EventsChannel returns the pub/sub channel on which room's admission
+// ticks are published in namespace ns.
+func EventsChannel(ns, name string) string { return roomKeys(ns, name).events }
 
-// RoomOfChannel returns the room whose events channel is ch, and false for
-// any other channel.
-func RoomOfChannel(ch string) (string, bool) {
-	const pre, suf = "wr:{", "}:events"
-	if len(ch) <= len(pre)+len(suf) || ch[:len(pre)] != pre || ch[len(ch)-len(suf):] != suf {
+// EventsPattern matches the events channel of every room of namespace ns,
+// and of no other namespace.
+func EventsPattern(ns string) string { return ns + ":{*}:events" }
+
+// RoomOfChannel returns the room whose events channel in namespace ns is
+// ch, and false for any other channel, another namespace's included.
+func RoomOfChannel(ns, ch string) (string, bool) {
+	rest, ok := strings.CutPrefix(ch, ns+":{")
+	if !ok {
 		return "", false
 	}
-	return ch[len(pre) : len(ch)-len(suf)], true
+	name, ok := strings.CutSuffix(rest, "}:events")
+	if !ok || !room.ValidName(name) {
+		return "", false
+	}
+	return name, true
 }

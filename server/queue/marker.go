@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -11,11 +10,11 @@ import (
 // Redis, never expiring, so that its absence means Redis lost its data
 // (a restart without persistence, a flush, a failover to an empty
 // replica). It lives in the deployment's namespace, beside the rooms set.
-func markerKey() string { return strings.TrimSuffix(roomsKey, "rooms") + "marker" }
+func markerKey(ns string) string { return ns + ":marker" }
 
 // SetMarker records that Redis holds the deployment's rooms.
 func (e *Engine) SetMarker(ctx context.Context) error {
-	if err := e.rdb.Set(ctx, markerKey(), time.Now().UTC().Format(time.RFC3339), 0).Err(); err != nil {
+	if err := e.rdb.Set(ctx, markerKey(e.ns), time.Now().UTC().Format(time.RFC3339), 0).Err(); err != nil {
 		return fmt.Errorf("queue: set data marker: %w", err)
 	}
 	return nil
@@ -23,7 +22,7 @@ func (e *Engine) SetMarker(ctx context.Context) error {
 
 // HasMarker reports whether the data marker is still there.
 func (e *Engine) HasMarker(ctx context.Context) (bool, error) {
-	n, err := e.rdb.Exists(ctx, markerKey()).Result()
+	n, err := e.rdb.Exists(ctx, markerKey(e.ns)).Result()
 	if err != nil {
 		return false, fmt.Errorf("queue: read data marker: %w", err)
 	}

@@ -33,6 +33,16 @@ func (e *Engine) TakeOrderSlot(ctx context.Context, roomName string) (time.Durat
 	return 0, fmt.Errorf("queue: order bucket of %s: %w", roomName, room.ErrNotFound)
 }
 
+// RefundOrderSlot gives back a slot taken by TakeOrderSlot for an attempt
+// that ended in a 4xx (sold out, already used), so that refused orders do
+// not drain the bucket. The bucket never exceeds its capacity.
+func (e *Engine) RefundOrderSlot(ctx context.Context, roomName string) error {
+	if err := e.run(ctx, e.s.orderRefund, roomName).Err(); err != nil {
+		return fmt.Errorf("queue: refund order slot of %s: %w", roomName, err)
+	}
+	return nil
+}
+
 // SetSoldOut marks room sold out, or open again. A sold-out room admits
 // and enters nobody, and its next tick tells every waiting page. It
 // returns room.ErrNotFound for an unknown room.

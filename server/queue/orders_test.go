@@ -45,7 +45,7 @@ func TestSoldOut(t *testing.T) {
 	if err != nil || p.Status != StatusNotEntered || !p.SoldOut {
 		t.Fatalf("enter into a sold-out room: %+v %v; want NOT_ENTERED and soldOut", p, err)
 	}
-	sub := rdb.Subscribe(ctx, EventsChannel(name))
+	sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
 	defer sub.Close()
 	sub.Receive(ctx)
 	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 5); len(a.Visitors) != 0 {

@@ -55,12 +55,21 @@ func PollingInterval(rank int64) int {
 	return base + rand.IntN(base/2+1)
 }
 
+// MaxEstimatedWait is the longest wait EstimatedWait reports, in seconds
+// (about 68 years): a deep line at the floor rate says "very long", never
+// a number that overflowed.
+const MaxEstimatedWait = math.MaxInt32
+
 // EstimatedWait returns the seconds until a visitor with rank people ahead is
-// admitted at perSecond admissions per second, rounded up. It returns 0 when
-// the rate is unknown or not positive.
+// admitted at perSecond admissions per second, rounded up and at most
+// MaxEstimatedWait. It returns 0 when the rate is unknown or not positive.
 func EstimatedWait(rank int64, perSecond float64) int64 {
 	if perSecond <= 0 || math.IsNaN(perSecond) || math.IsInf(perSecond, 0) {
 		return 0
 	}
-	return int64(math.Ceil(float64(rank+1)/perSecond - 1e-9))
+	w := math.Ceil((float64(max(rank, 0))+1)/perSecond - 1e-9)
+	if !(w < MaxEstimatedWait) {
+		return MaxEstimatedWait
+	}
+	return int64(w)
 }

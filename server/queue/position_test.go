@@ -1,6 +1,11 @@
 package queue
 
-import "testing"
+import (
+	"math"
+	"testing"
+
+	"waitingroom/server/room"
+)
 
 func TestPollingInterval(t *testing.T) {
 	tests := []struct {
@@ -46,6 +51,12 @@ func TestEstimatedWait(t *testing.T) {
 		{9, 0.5, 20},
 		{5, 0, 0},
 		{5, -1, 0},
+		// A deep line at the floor rate: clamped, never an overflow.
+		{1 << 62, room.MinRate, MaxEstimatedWait},
+		{math.MaxInt64, room.MinRate, MaxEstimatedWait},
+		{1 << 40, room.MinRate, MaxEstimatedWait},
+		{1000000, room.MinRate, 100000100},
+		{-5, 50, 1},
 	}
 	for _, tt := range tests {
 		if got := EstimatedWait(tt.rank, tt.rate); got != tt.want {

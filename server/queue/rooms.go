@@ -41,10 +41,10 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
 	}
-	if err := e.rdb.HSet(ctx, roomKeys(name).cfg, settingsFields(s)...).Err(); err != nil {
+	if err := e.rdb.HSet(ctx, roomKeys(e.ns, name).key("cfg"), settingsFields(s)...).Err(); err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
 	}
-	if err := e.rdb.SAdd(ctx, roomsKey, name).Err(); err != nil {
+	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return fmt.Errorf("queue: register room %s: %w", name, err)
 	}
 	return nil
@@ -64,7 +64,7 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	if err != nil {
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
 	}
-	if err := e.rdb.SAdd(ctx, roomsKey, name).Err(); err != nil {
+	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return false, fmt.Errorf("queue: register room %s: %w", name, err)
 	}
 	return n == 1, nil
@@ -73,7 +73,7 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 // Room returns room's settings. It returns room.ErrNotFound for an unknown
 // room.
 func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
-	m, err := e.rdb.HGetAll(ctx, roomKeys(name).cfg).Result()
+	m, err := e.rdb.HGetAll(ctx, roomKeys(e.ns, name).key("cfg")).Result()
 	if err != nil {
 		return room.Settings{}, fmt.Errorf("queue: load room %s: %w", name, err)
 	}
@@ -108,7 +108,7 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 
 // Rooms returns the names of all rooms, sorted.
 func (e *Engine) Rooms(ctx context.Context) ([]string, error) {
-	names, err := e.rdb.SMembers(ctx, roomsKey).Result()
+	names, err := e.rdb.SMembers(ctx, roomsKey(e.ns)).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("queue: list rooms: %w", err)
 	}
@@ -116,16 +116,51 @@ func (e *Engine) Rooms(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// Deletion is what DeleteRoom removed.
+type Deletion struct {
+	// Existed reports that the room had settings.
+	Existed bool
+	// Keys is the number of the room's keys deleted, its settings included.
+	Keys int64
+}
+
+// DeleteRoom removes room, its line, its passes and its counters in one
+// script that declares every key (so it is safe on a Cluster, mid-reshard),
+// then takes it out of the rooms set. Deleting an unknown room is not an
+// error: Existed is false.
+func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) {
+	if !room.ValidName(name) {
+		return Deletion{}, fmt.Errorf("queue: delete room: invalid name %q", name)
+	}
+	res, err := e.run(ctx, e.s.deleteRoom, name).Int64Slice()
+	if err != nil {
+		return Deletion{}, fmt.Errorf("queue: delete room %s: %w", name, err)
+	}
+	if len(res) != 2 {
+		return Deletion{}, fmt.Errorf("queue: delete room %s: unexpected reply %v", name, res)
+	}
+	if err := e.rdb.SRem(ctx, roomsKey(e.ns), name).Err(); err != nil {
+		return Deletion{}, fmt.Errorf("queue: unregister room %s: %w", name, err)
+	}
+	return Deletion{Existed: res[0] == 1, Keys: res[1]}, nil
+}
+
 // Stats are a room's live counters. Every ticket ever issued is exactly one
-// of waiting, admitted or left: Issued == Waiting + Admitted + Left. Of the
-// admitted, Consumed placed an order and Forfeited gave their token up.
+// of waiting, admitted or left, and every visitor who left did so for one
+// reason: Issued == Waiting + Admitted + Left, Left == Leaves + Abandoned.
+// Every pass admitted is held, consumed (an order), forfeited (given up
+// with a leave) or expired: Admitted == Active + Consumed + Forfeited +
+// Expired.
 type Stats struct {
-	Issued    int64   `json:"issued"`
-	Head      int64   `json:"head"`
-	Waiting   int64   `json:"waiting"`
-	Active    int64   `json:"active"`
-	Admitted  int64   `json:"admitted"`
-	Left      int64   `json:"left"`
+	Issued  int64 `json:"issued"`
+	Head    int64 `json:"head"`
+	Waiting int64 `json:"waiting"`
+	Active  int64 `json:"active"`
+	// Admitted counts passes issued.
+	Admitted int64 `json:"admitted"`
+	// Left is Leaves + Abandoned: tickets that left the line.
+	Left int64 `json:"left"`
+	Departures
 	Consumed  int64   `json:"consumed"`
 	Forfeited int64   `json:"forfeited"`
 	RateEWMA  float64 `json:"admitRateEWMA"`
@@ -139,12 +174,14 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 11 {
+	if len(res) != 13 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
-	ewma, _ := strconv.ParseFloat(asString(res[6]), 64)
+	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
+	d := Departures{Leaves: asInt(res[5]), Abandoned: asInt(res[6]), Expired: asInt(res[7])}
 	return Stats{
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
-		Admitted: asInt(res[4]), Left: asInt(res[5]), RateEWMA: ewma, Consumed: asInt(res[7]), Forfeited: asInt(res[8]), Tick: asInt(res[9]), SoldOut: asInt(res[10]) == 1,
+		Admitted: asInt(res[4]), Left: d.Leaves + d.Abandoned, Departures: d, Consumed: asInt(res[8]), Forfeited: asInt(res[9]),
+		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1,
 	}, nil
 }

@@ -3,6 +3,9 @@ package queue
 import (
 	"context"
 	"embed"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -10,18 +13,26 @@ import (
 //go:embed lua/*.lua
 var luaFS embed.FS
 
+// script is one Lua script and the room keys it declares. Every script
+// passes every key it touches in KEYS, so that Redis Cluster routes it and
+// refuses it (ASK, TRYAGAIN) while its room's slot migrates, instead of
+// letting it read or write a key that has moved.
+type script struct {
+	keys []string
+	*redis.Script
+}
+
 // scripts are loaded once per server by EVALSHA, falling back to EVAL when
-// the server does not know the digest (redis.Script.Run does both). Each is
-// lib.lua followed by the script's own body.
+// the server does not know the digest (redis.Script.Run does both).
 type scripts struct {
-	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *redis.Script
-	orderBucket, soldOut                                                               *redis.Script
+	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *script
+	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
 }
 
 func loadScripts() scripts {
 	lib := mustRead("lib")
-	load := func(name string) *redis.Script {
-		return redis.NewScript(lib + "\n" + mustRead(name))
+	load := func(name string) *script {
+		return parseScript(name, lib, mustRead(name))
 	}
 	return scripts{
 		position:    load("position"),
@@ -35,8 +46,36 @@ func loadScripts() scripts {
 		seen:        load("seen"),
 		snapshot:    load("snapshot"),
 		orderBucket: load("order_bucket"),
+		orderRefund: load("order_refund"),
 		soldOut:     load("sold_out"),
+		deleteRoom:  load("delete_room"),
 	}
+}
+
+// parseScript reads the "-- KEYS: name ..." header that starts body and
+// returns the script: a prelude that binds K.<name> to KEYS[i] (reading an
+// undeclared name is an error), lib, then body.
+func parseScript(name, lib, body string) *script {
+	first, _, _ := strings.Cut(body, "\n")
+	decl, ok := strings.CutPrefix(first, "-- KEYS:")
+	if !ok {
+		panic("queue: script " + name + " does not start with a -- KEYS: header")
+	}
+	s := &script{keys: strings.Fields(decl)}
+	var b strings.Builder
+	b.WriteString("local K = setmetatable({")
+	for i, k := range s.keys {
+		if !keyNames[k] {
+			panic("queue: script " + name + " declares unknown key " + k)
+		}
+		fmt.Fprintf(&b, "%s = KEYS[%d], ", k, i+1)
+	}
+	fmt.Fprintf(&b, "}, {__index = function(_, k) error('%s.lua does not declare key ' .. tostring(k)) end})\n", name)
+	b.WriteString(lib)
+	b.WriteString("\n")
+	b.WriteString(body)
+	s.Script = redis.NewScript(b.String())
+	return s
 }
 
 func mustRead(name string) string {
@@ -48,8 +87,49 @@ func mustRead(name string) string {
 	return string(src)
 }
 
-// run runs script s for room with ARGV[1] = the room's prefix, then args.
-func (e *Engine) run(ctx context.Context, s *redis.Script, room string, args ...any) *redis.Cmd {
-	keys, argv := roomKeys(room).run(args...)
-	return s.Run(ctx, e.rdb, keys, argv...)
+// tryAgainWithin bounds how long run keeps retrying a script that Redis
+// Cluster refused while its slot moved.
+const tryAgainWithin = 2 * time.Second
+
+// moving reports a refusal of Redis Cluster while a slot moves: TRYAGAIN
+// (the keys are split between two nodes), or an ASK or MOVED redirection
+// that go-redis had no redirections left to follow. Redis ran nothing, so
+// the script may be sent again.
+func moving(err error) bool {
+	if redis.IsTryAgainError(err) {
+		return true
+	}
+	_, ask := redis.IsAskError(err)
+	_, moved := redis.IsMovedError(err)
+	return ask || moved
+}
+
+// run runs script s for room with its declared keys, ARGV[1] = the room's
+// events channel, then args.
+//
+// While a room's slot migrates between Cluster nodes, Redis refuses a
+// script whose keys are not all on one side (TRYAGAIN) rather than run it
+// on half a room, and redirects it (ASK, then MOVED); the window lasts as
+// long as the migration, usually milliseconds. go-redis follows a few
+// redirections; run starts over, with backoff, for up to tryAgainWithin,
+// so that a migration does not turn into a burst of 503s.
+func (e *Engine) run(ctx context.Context, s *script, room string, args ...any) *redis.Cmd {
+	k := roomKeys(e.ns, room)
+	ks := make([]string, len(s.keys))
+	for i, name := range s.keys {
+		ks[i] = k.key(name)
+	}
+	argv := append([]any{k.events}, args...)
+	deadline := time.Now().Add(tryAgainWithin)
+	for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, 200*time.Millisecond) {
+		cmd := s.Run(ctx, e.rdb, ks, argv...)
+		if !moving(cmd.Err()) || time.Now().Add(backoff).After(deadline) {
+			return cmd
+		}
+		select {
+		case <-ctx.Done():
+			return cmd
+		case <-time.After(backoff):
+		}
+	}
 }

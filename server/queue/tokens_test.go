@@ -41,7 +41,7 @@ func TestConcurrentClaimsGiveOneSuccess(t *testing.T) {
 	for range 100 {
 		wg.Go(func() {
 			<-start
-			switch err := e.Claim(ctx, name, v, tok, time.Minute); {
+			switch _, err := e.Claim(ctx, name, v, tok, time.Minute); {
 			case err == nil:
 				ok.Add(1)
 			case errors.Is(err, ErrTokenInUse):
@@ -66,23 +66,36 @@ func TestTokenLifecycle(t *testing.T) {
 	if forged == tok {
 		forged = "B" + tok[1:]
 	}
+	var c Claim
+	claim := func(visitor, tok string) func() error {
+		return func() error {
+			got, err := e.Claim(ctx, name, visitor, tok, time.Minute)
+			if err == nil {
+				c = got
+			}
+			return err
+		}
+	}
 	steps := []struct {
 		name string
 		do   func() error
 		want error
 	}{
-		{"release before claim", func() error { return e.Release(ctx, name, v, tok) }, ErrTokenNotClaimed},
-		{"claim by another visitor", func() error { return e.Claim(ctx, name, other, tok, 0) }, ErrTokenInvalid},
-		{"claim with a forged token", func() error { return e.Claim(ctx, name, v, forged, 0) }, ErrTokenInvalid},
-		{"claim with a malformed token", func() error { return e.Claim(ctx, name, v, "nope", 0) }, ErrTokenInvalid},
-		{"claim", func() error { return e.Claim(ctx, name, v, tok, time.Minute) }, nil},
-		{"second claim", func() error { return e.Claim(ctx, name, v, tok, time.Minute) }, ErrTokenInUse},
-		{"release (rollback)", func() error { return e.Release(ctx, name, v, tok) }, nil},
-		{"claim again (retry)", func() error { return e.Claim(ctx, name, v, tok, time.Minute) }, nil},
-		{"consume with a forged token", func() error { return e.Consume(ctx, name, v, forged) }, ErrTokenInvalid},
-		{"consume (commit)", func() error { return e.Consume(ctx, name, v, tok) }, nil},
-		{"claim after consume", func() error { return e.Claim(ctx, name, v, tok, time.Minute) }, ErrTokenInvalid},
-		{"consume twice", func() error { return e.Consume(ctx, name, v, tok) }, ErrTokenInvalid},
+		{"release before claim", func() error { return e.Release(ctx, name, v, "nobody", 0) }, ErrTokenNotClaimed},
+		{"claim by another visitor", claim(other, tok), ErrTokenInvalid},
+		{"claim with a forged token", claim(v, forged), ErrTokenInvalid},
+		{"claim with a malformed token", claim(v, "nope"), ErrTokenInvalid},
+		{"claim", claim(v, tok), nil},
+		{"second claim", claim(v, tok), ErrTokenInUse},
+		{"release by another holder", func() error { return e.Release(ctx, name, v, "someone-else", 0) }, ErrTokenNotClaimed},
+		{"release (rollback)", func() error { return e.Release(ctx, name, v, c.Holder, 0) }, nil},
+		{"release twice", func() error { return e.Release(ctx, name, v, c.Holder, 0) }, ErrTokenNotClaimed},
+		{"claim again (retry)", claim(v, tok), nil},
+		{"consume by another holder", func() error { return e.Consume(ctx, name, v, "someone-else") }, ErrTokenNotClaimed},
+		{"consume (commit)", func() error { return e.Consume(ctx, name, v, c.Holder) }, nil},
+		{"claim after consume", claim(v, tok), ErrTokenUsed},
+		{"claim after consume with a forged token", claim(v, forged), ErrTokenInvalid},
+		{"consume twice", func() error { return e.Consume(ctx, name, v, c.Holder) }, ErrTokenInvalid},
 	}
 	for _, st := range steps {
 		if err := st.do(); !errors.Is(err, st.want) {
@@ -102,14 +115,16 @@ func TestTokenLifecycle(t *testing.T) {
 func TestStaleClaimCanBeRetaken(t *testing.T) {
 	e, name, v, tok := admitted(t)
 	ctx := context.Background()
-	if err := e.Claim(ctx, name, v, tok, 40*time.Millisecond); err != nil {
+	if _, err := e.Claim(ctx, name, v, tok, 40*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Claim(ctx, name, v, tok, time.Minute); !errors.Is(err, ErrTokenInUse) {
-		t.Fatalf("live claim retaken: %v", err)
+	_, err := e.Claim(ctx, name, v, tok, time.Minute)
+	var wait *WaitError
+	if !errors.Is(err, ErrTokenInUse) || !errors.As(err, &wait) || wait.RetryAfter <= 0 || wait.RetryAfter > 40*time.Millisecond {
+		t.Fatalf("live claim retaken: %v, want ErrTokenInUse with the claim's remaining time", err)
 	}
 	time.Sleep(80 * time.Millisecond) // the first holder "crashed"
-	if err := e.Claim(ctx, name, v, tok, time.Minute); err != nil {
+	if _, err := e.Claim(ctx, name, v, tok, time.Minute); err != nil {
 		t.Fatalf("stale claim not retaken: %v", err)
 	}
 }
@@ -119,16 +134,16 @@ func TestMalformedTokenNeedsNoRedis(t *testing.T) {
 	// connection error rather than ErrTokenInvalid.
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer dead.Close()
-	e := New(dead)
+	e := New(dead, DefaultNamespace(dead))
 	ctx := context.Background()
 	for _, bad := range []string{"", "short", "0123456789012345678901234567890123456789012=", "../../../../etc/passwd"} {
-		if err := e.Claim(ctx, "demo", "AAAAAAAAAAAAAAAAAAAAAA", bad, 0); !errors.Is(err, ErrTokenInvalid) {
+		if _, err := e.Claim(ctx, "demo", "AAAAAAAAAAAAAAAAAAAAAA", bad, 0); !errors.Is(err, ErrTokenInvalid) {
 			t.Fatalf("claim %q: %v, want ErrTokenInvalid without a round trip", bad, err)
 		}
 	}
 	// A well-formed token does need Redis: the error is a connection error.
 	good := tokens(t, 1)[0]
-	if err := e.Claim(ctx, "demo", "AAAAAAAAAAAAAAAAAAAAAA", good, 0); err == nil || errors.Is(err, ErrTokenInvalid) {
+	if _, err := e.Claim(ctx, "demo", "AAAAAAAAAAAAAAAAAAAAAA", good, 0); err == nil || errors.Is(err, ErrTokenInvalid) {
 		t.Fatalf("claim with Redis down: %v, want a connection error (fail closed)", err)
 	}
 }

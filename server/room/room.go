@@ -65,8 +65,12 @@ const (
 
 // Limits on settings, so that one typo cannot take the order path down.
 const (
-	MaxTitleLen     = 200
-	MaxRate         = 100000
+	MaxTitleLen = 200
+	// MinRate and MaxRate bound rate and orderRate, per second. The issuer
+	// passes up to two batches of tokens per tick at MaxRate, so the
+	// ceiling is one it can keep.
+	MinRate         = 0.01
+	MaxRate         = 10000
 	MaxActiveLimit  = 10000000
 	MinTokenTTL     = 10
 	MaxTokenTTL     = 86400
@@ -97,14 +101,14 @@ func (s Settings) Validate() error {
 	switch {
 	case !utf8.ValidString(s.Title) || utf8.RuneCountInString(s.Title) > MaxTitleLen:
 		return fmt.Errorf("title must be valid UTF-8 of at most %d characters", MaxTitleLen)
-	case !finite(s.Rate) || s.Rate <= 0 || s.Rate > MaxRate:
-		return fmt.Errorf("rate must be above 0 and at most %d per second", MaxRate)
+	case !finite(s.Rate) || s.Rate < MinRate || s.Rate > MaxRate:
+		return fmt.Errorf("rate must be between %g and %d per second", MinRate, MaxRate)
 	case s.MaxActive < 0 || s.MaxActive > MaxActiveLimit:
 		return fmt.Errorf("maxActive must be between 0 (no cap) and %d", MaxActiveLimit)
 	case s.TokenTTLSeconds < MinTokenTTL || s.TokenTTLSeconds > MaxTokenTTL:
 		return fmt.Errorf("tokenTTLSeconds must be between %d and %d", MinTokenTTL, MaxTokenTTL)
-	case !finite(s.OrderRate) || s.OrderRate <= 0 || s.OrderRate > MaxRate:
-		return fmt.Errorf("orderRate must be above 0 and at most %d per second", MaxRate)
+	case !finite(s.OrderRate) || s.OrderRate < MinRate || s.OrderRate > MaxRate:
+		return fmt.Errorf("orderRate must be between %g and %d per second", MinRate, MaxRate)
 	case s.OrderBurst < 1 || s.OrderBurst > MaxOrderBurst:
 		return fmt.Errorf("orderBurst must be between 1 and %d", MaxOrderBurst)
 	case s.AbandonAfterSeconds != 0 && (s.AbandonAfterSeconds < MinAbandon || s.AbandonAfterSeconds > MaxAbandon):

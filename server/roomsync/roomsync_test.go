@@ -37,7 +37,7 @@ func TestRedisLostItsData(t *testing.T) {
 	for _, dialect := range []string{store.Postgres, store.SQLite} {
 		t.Run(dialect, func(t *testing.T) {
 			rdb := ownRedis(t)
-			eng := queue.New(rdb)
+			eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 			db := storetest.Migrated(t, dialect)
 			var logs servicetest.LogBuffer
 			s := New(eng, db, slog.New(slog.NewTextHandler(&logs, nil)))
@@ -143,12 +143,12 @@ func TestReadinessNamesTheFailingPart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := New(queue.New(tt.redis), tt.db, quiet)
+			s := New(queue.New(tt.redis, queue.DefaultNamespace(tt.redis)), tt.db, quiet)
 			s.Timeout = time.Second
 			if tt.flush {
 				rdb.FlushDB(ctx)
 			} else {
-				New(queue.New(rdb), db, quiet).Restore(ctx) // the marker is there
+				New(queue.New(rdb, queue.DefaultNamespace(rdb)), db, quiet).Restore(ctx) // the marker is there
 			}
 			r := s.Check(ctx)
 			if r.Ready != (tt.failing == nil) || !reflect.DeepEqual(r.Failing(), tt.failing) || !reflect.DeepEqual(r.Checks, tt.checks) {
@@ -191,7 +191,7 @@ func (f *flaky) Rooms(ctx context.Context) ([]store.RoomRecord, error) {
 // down are written once it is back, and a restore in between prefers them.
 func TestRecordsMissedDuringAnOutage(t *testing.T) {
 	rdb := ownRedis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	db := &flaky{DB: storetest.Migrated(t, store.Postgres)}
 	s := New(eng, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx := context.Background()
@@ -235,7 +235,7 @@ func TestRecordsMissedDuringAnOutage(t *testing.T) {
 // without a record.
 func TestKeptRoomsComeBack(t *testing.T) {
 	rdb := ownRedis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	s := New(eng, storetest.Migrated(t, store.SQLite), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	ctx := context.Background()
 	name := servicetest.RoomName(t, rdb)

@@ -50,7 +50,7 @@ func newRoom(t *testing.T, eng *queue.Engine, name string, n, admit int) {
 	t.Helper()
 	ctx := context.Background()
 	s := room.Defaults(name)
-	s.Rate = 100000
+	s.Rate = room.MaxRate
 	if err := eng.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func newRoom(t *testing.T, eng *queue.Engine, name string, n, admit int) {
 // real room: waiting, admitted/s and this instance's failures by reason.
 func TestSummaryEveryInterval(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	busy, quiet := servicetest.RoomName(t, rdb), servicetest.RoomName(t, rdb)
 	newRoom(t, eng, quiet, 0, 0)
 	l, logs := newLog(eng)
@@ -168,7 +168,7 @@ func TestSummaryRates(t *testing.T) {
 // restock reopens it.
 func TestGateLogsSellOutOnce(t *testing.T) {
 	rdb := servicetest.Redis(t)
-	eng := queue.New(rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
 	newRoom(t, eng, name, 0, 0)
 	l, logs := newLog(eng)

@@ -110,11 +110,16 @@ func RoomName(t testing.TB, rdb redis.UniversalClient) string {
 	return name
 }
 
-// DropRoom deletes every key of room name.
+// DropRoom deletes every key of room name, in whatever deployment
+// namespace, and takes it out of every namespace's room list.
 func DropRoom(rdb redis.UniversalClient, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	iter := rdb.Scan(ctx, 0, "wr:{"+name+"}:*", 1000).Iterator()
+	lists := rdb.ScanType(ctx, 0, "*:rooms", 1000, "set").Iterator()
+	for lists.Next(ctx) {
+		rdb.SRem(ctx, lists.Val(), name)
+	}
+	iter := rdb.Scan(ctx, 0, "*:{"+name+"}:*", 1000).Iterator()
 	var batch []string
 	for iter.Next(ctx) {
 		batch = append(batch, iter.Val())
@@ -126,7 +131,6 @@ func DropRoom(rdb redis.UniversalClient, name string) {
 	if len(batch) > 0 {
 		rdb.Del(ctx, batch...)
 	}
-	rdb.SRem(ctx, "wr:rooms", name)
 }
 
 // Chromium returns the path of Debian's chromium (or $CHROME_PATH), for

@@ -1,18 +1,21 @@
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick
 -- admit.lua: one admission tick for one room, atomically. It accrues the
--- room's global credit from Redis TIME, pops up to that many live visitors
--- in ticket order (bounded by the free active slots and by the tokens
--- given), stores each one's token with its TTL, takes a slot for each, moves
--- the head, sweeps part of the line for abandoned visitors and publishes one
+-- room's global credit from Redis TIME, sweeps expired passes, pops up to
+-- that many live visitors in ticket order (bounded by the free active slots
+-- and by the tokens given), stores each one's pass with its expiry, takes a
+-- slot for each, moves the head, sweeps part of the line for abandoned
+-- visitors, drops the liveness cells behind the head and publishes one
 -- event. A crash can only happen before or after all of it.
 -- ARGV: 2 tick seconds, 3.. tokens
--- Reply: {count, head, waiting, burst, active, tick, visitor...}, or {-1}
-local cfg = redis.call('HMGET', KEYS[1], 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
+-- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
+--   expired, visitor...}, or {-1}
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
 local ttl = tonumber(cfg[3]) or 300
 local paused = cfg[4] == '1'
-local soldout = redis.call('EXISTS', P .. 'soldout') == 1
+local soldout = redis.call('EXISTS', K.soldout) == 1
 local abandon = (tonumber(cfg[5]) or 0) * 1000000
 -- Passthrough, the no-room baseline: everyone waiting is admitted at the
 -- next tick, up to the tokens given.
@@ -22,7 +25,8 @@ local burst = math.ceil(rate * tickSec - 1e-9)
 if burst < 1 then burst = 1 end
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
-local Q, ACTIVE = P .. 'queue', P .. 'active'
+local Q, ACTIVE = K.queue, K.active
+local base = seenBase()
 
 -- Credit: rate × elapsed since the last tick of any instance, so N
 -- instances admit what one would. After an idle spell (the line was empty
@@ -31,7 +35,7 @@ local Q, ACTIVE = P .. 'queue', P .. 'active'
 -- batches plus one, so a tick that runs up to one tick late (a busy
 -- instance, a GC pause) catches up instead of losing admissions. The
 -- fraction carried between ticks is never lost.
-local st = redis.call('HMGET', P .. 'rate', 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog')
+local st = redis.call('HMGET', K.rate, 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog')
 local ts = tonumber(st[1]) or now
 local credit = tonumber(st[2]) or 0
 local backlog = st[7] == '1'
@@ -42,18 +46,35 @@ local most = burst
 if backlog then most = 2 * burst end
 if credit > most + 1 then credit = most + 1 end
 
-redis.call('ZREMRANGEBYSCORE', ACTIVE, '-inf', nowMs)
+-- Passes past their expiry leave the active set and count as expired; a
+-- bounded batch per tick (the slot count below ignores any left over).
+-- Consumed passes' tombstones go at their own expiry.
+local SWEEP = 1000
+local gone = redis.call('ZRANGEBYSCORE', ACTIVE, '-inf', nowMs, 'LIMIT', 0, SWEEP)
+if #gone > 0 then
+  redis.call('HDEL', K.tokens, unpack(gone))
+  redis.call('ZREM', ACTIVE, unpack(gone))
+  redis.call('HINCRBY', K.counts, 'expired', #gone)
+end
+local used = redis.call('ZRANGEBYSCORE', K.done, '-inf', nowMs, 'LIMIT', 0, SWEEP)
+if #used > 0 then
+  for i = 1, #used do
+    local e = getPass(used[i])
+    if e and e.s == 'U' then redis.call('HDEL', K.tokens, used[i]) end
+  end
+  redis.call('ZREM', K.done, unpack(used))
+end
 local n = math.floor(credit + 1e-9)
 if n > most then n = most end
 if passthrough then n = #ARGV - 2 end
 if paused or soldout then n = 0 end
 if n > #ARGV - 2 then n = #ARGV - 2 end
 if maxActive > 0 and not passthrough then
-  local free = maxActive - redis.call('ZCARD', ACTIVE)
+  local free = maxActive - redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
   if n > free then n = free end
 end
 
-local head = tonumber(redis.call('GET', P .. 'head')) or 0
+local head = tonumber(redis.call('GET', K.head)) or 0
 local admitted = {}
 local abandoned = 0
 -- Abandoned visitors found at the front depart instead of taking an
@@ -67,24 +88,27 @@ for _ = 1, 8 do
     local v = popped[i]
     local ticket = tonumber(popped[i + 1])
     if ticket > head then head = ticket end
-    if alive(ticket, now, abandon) then
-      local k = P .. 'tok:' .. v
+    if alive(ticket, now, abandon, base) then
       admitted[#admitted + 1] = v
-      redis.call('HSET', k, 't', ARGV[2 + #admitted], 's', 'READY', 'n', I(ticket))
-      redis.call('EXPIRE', k, ttl)
-      redis.call('ZADD', ACTIVE, I(nowMs + ttl * 1000), v)
+      -- An expired pass of this visitor that the sweep has not reached yet
+      -- ends here, counted once; a tombstone is replaced.
+      if redis.call('ZREM', ACTIVE, v) == 1 then redis.call('HINCRBY', K.counts, 'expired', 1) end
+      redis.call('ZREM', K.done, v)
+      local x = nowMs + ttl * 1000
+      putPass(v, {t = ARGV[2 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
+      redis.call('ZADD', ACTIVE, I(x), v)
     else
       redis.call('ZADD', Q, I(ticket), v) -- depart() records it properly
-      depart(v, ticket)
+      depart(v, ticket, 'abandoned')
       abandoned = abandoned + 1
     end
   end
 end
 if #admitted > 0 then
   credit = credit - #admitted
-  redis.call('INCRBY', P .. 'admitted', #admitted)
+  redis.call('HINCRBY', K.counts, 'admitted', #admitted)
 end
-redis.call('SET', P .. 'head', I(head))
+redis.call('SET', K.head, I(head))
 
 -- Sweep part of the line for abandoned visitors, from a cursor that wraps,
 -- so that everyone's rank drops as soon as someone ahead has gone.
@@ -93,22 +117,33 @@ if abandon > 0 and waiting > 0 then
   local k = math.ceil(waiting * tickSec * 4000000 / abandon)
   if k < 200 then k = 200 end
   if k > 5000 then k = 5000 end
-  local cursor = tonumber(redis.call('GET', P .. 'sweep')) or 0
+  local cursor = tonumber(redis.call('GET', K.sweep)) or 0
   local batch = redis.call('ZRANGEBYSCORE', Q, '(' .. I(cursor), '+inf', 'WITHSCORES', 'LIMIT', 0, k)
   for i = 1, #batch, 2 do
     local ticket = tonumber(batch[i + 1])
-    if not alive(ticket, now, abandon) then
-      depart(batch[i], ticket)
+    if not alive(ticket, now, abandon, base) then
+      depart(batch[i], ticket, 'abandoned')
       abandoned = abandoned + 1
     end
     cursor = ticket
   end
   if #batch < 2 * k then cursor = 0 end
-  redis.call('SET', P .. 'sweep', I(cursor))
+  redis.call('SET', K.sweep, I(cursor))
   waiting = redis.call('ZCARD', Q)
 end
-redis.call('ZREMRANGEBYSCORE', P .. 'departed', '-inf', I(head))
-local active = redis.call('ZCARD', ACTIVE)
+redis.call('ZREMRANGEBYSCORE', K.departed, '-inf', I(head))
+local active = redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
+
+-- The liveness cells behind the head are dead: once they are at least a
+-- chunk and at least as many as the live ones, drop them in one copy, so
+-- the string stays bounded by the line and the cost per ticket constant.
+local SEEN_CHUNK = 65536
+local dead = head - base
+if dead >= SEEN_CHUNK and dead >= (tonumber(redis.call('GET', K.seq)) or 0) - head then
+  local rest = redis.call('GETRANGE', K.seen, 2 * dead, -1)
+  if #rest > 0 then redis.call('SET', K.seen, rest) else redis.call('DEL', K.seen) end
+  redis.call('SET', K.seenbase, I(head))
+end
 
 -- Measured admission rate: an EWMA over 1 s windows in which the line never
 -- ran dry, so that an idle room does not drag the estimate to zero.
@@ -132,22 +167,23 @@ if ewma then
   fields[#fields + 1] = 'ewma'
   fields[#fields + 1] = string.format('%.4f', ewma)
 end
-redis.call('HSET', P .. 'rate', unpack(fields))
+redis.call('HSET', K.rate, unpack(fields))
 
 -- One event per tick. Visitor ids are base64url, tickets integers: the JSON
 -- needs no escaping. Tokens never go on the channel.
-local tick = redis.call('INCR', P .. 'tick')
-local dep = redis.call('LRANGE', P .. 'departed:new', 0, -1)
-if #dep > 0 then redis.call('DEL', P .. 'departed:new') end
+local tick = redis.call('INCR', K.tick)
+local dep = redis.call('LRANGE', K.departing, 0, -1)
+if #dep > 0 then redis.call('DEL', K.departing) end
 local a = '[]'
 if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
 local r = ewma or rate
-redis.call('PUBLISH', P .. 'events', '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
+redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
 
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
-local reply = {#admitted, head, waiting, want, active, tick}
+local c = redis.call('HMGET', K.counts, 'leaves', 'abandoned', 'expired')
+local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply

@@ -1,17 +1,18 @@
--- leave.lua: a visitor leaves the line, or gives up an unused entry token.
+-- KEYS: queue counts departed departing tokens active
+-- leave.lua: a visitor leaves the line, or gives up an unused pass.
 -- ARGV: 2 visitor
--- Reply: 1 left the line, 2 gave up a READY token, 0 nothing to leave
+-- Reply: 1 left the line, 2 gave up a READY pass, 0 nothing to leave
 local v = ARGV[2]
-local s = redis.call('ZSCORE', P .. 'queue', v)
+local s = redis.call('ZSCORE', K.queue, v)
 if s then
-  depart(v, tonumber(s))
+  depart(v, tonumber(s), 'leaves')
   return 1
 end
-local k = P .. 'tok:' .. v
-if redis.call('HGET', k, 's') == 'READY' then
-  redis.call('DEL', k)
-  redis.call('ZREM', P .. 'active', v)
-  redis.call('INCR', P .. 'forfeited')
+local e = livePass(v, math.floor(nowUs() / 1000))
+if e and e.s == 'R' then
+  redis.call('HDEL', K.tokens, v)
+  redis.call('ZREM', K.active, v)
+  redis.call('HINCRBY', K.counts, 'forfeited', 1)
   return 2
 end
 return 0

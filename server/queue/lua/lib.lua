@@ -1,39 +1,74 @@
--- lib.lua is prepended to every script. Every script gets KEYS[1] = the
--- room's cfg key (it routes the script on Redis Cluster) and ARGV[1] = the
--- room's key prefix "wr:{room}:". All of a room's keys share its hash tag.
-local P = ARGV[1]
+-- lib.lua is prepended to every script, after a prelude that binds K.<name>
+-- to the keys the script declares in its "-- KEYS:" header (reading an
+-- undeclared one is an error). ARGV[1] is the room's events channel. All of
+-- a room's keys share its hash tag.
+local CHANNEL = ARGV[1]
 local function I(x) return string.format('%.0f', x) end
 local function nowUs()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
--- Liveness: P..'seen' holds a 2-byte cell per ticket, at offset 2*ticket,
--- with the 2 s epoch in which its visitor was last seen (mod 65535, plus 1;
--- 0 means unknown). 2 bytes per ticket keeps a waiting visitor small.
+-- Liveness: K.seen holds a 2-byte cell per ticket above K.seenbase, at
+-- offset 2*(ticket - base), with the 2 s epoch in which its visitor was last
+-- seen (mod 65535, plus 1; 0 means unknown). 2 bytes per ticket keeps a
+-- waiting visitor small; admit.lua drops the cells behind the head, so the
+-- string stays as long as the line, not as the room's history.
 local EPOCH_US = 2000000
 local function seenValue(now) return math.floor(now / EPOCH_US) % 65535 + 1 end
-local function markSeen(ticket, now)
+local function seenBase() return tonumber(redis.call('GET', K.seenbase)) or 0 end
+local function markSeen(ticket, now, base)
+  if ticket <= base then return end
   local v = seenValue(now)
-  redis.call('SETRANGE', P .. 'seen', 2 * ticket, string.char(math.floor(v / 256), v % 256))
+  redis.call('SETRANGE', K.seen, 2 * (ticket - base), string.char(math.floor(v / 256), v % 256))
 end
-local function alive(ticket, now, abandonUs)
-  if abandonUs <= 0 then return true end
-  local b = redis.call('GETRANGE', P .. 'seen', 2 * ticket, 2 * ticket + 1)
+local function alive(ticket, now, abandonUs, base)
+  if abandonUs <= 0 or ticket <= base then return true end
+  local off = 2 * (ticket - base)
+  local b = redis.call('GETRANGE', K.seen, off, off + 1)
   if #b < 2 then return true end
   local v = string.byte(b, 1) * 256 + string.byte(b, 2)
   if v == 0 then return true end
   return ((seenValue(now) - v) % 65535) * EPOCH_US <= abandonUs
 end
 local function abandonUs()
-  return (tonumber(redis.call('HGET', P .. 'cfg', 'abandonAfterSeconds')) or 0) * 1000000
+  return (tonumber(redis.call('HGET', K.cfg, 'abandonAfterSeconds')) or 0) * 1000000
 end
 
 -- depart takes a waiting ticket out of the line and records it, so that
--- every instance can lower the ranks behind it at the next tick.
-local function depart(visitor, ticket)
-  redis.call('ZREM', P .. 'queue', visitor)
-  redis.call('INCR', P .. 'left')
-  redis.call('ZADD', P .. 'departed', I(ticket), I(ticket))
-  redis.call('RPUSH', P .. 'departed:new', I(ticket))
+-- every instance can lower the ranks behind it at the next tick. why is
+-- the counter it goes to: 'leaves' (the visitor left) or 'abandoned' (not
+-- seen for abandonAfterSeconds).
+local function depart(visitor, ticket, why)
+  redis.call('ZREM', K.queue, visitor)
+  redis.call('HINCRBY', K.counts, why, 1)
+  redis.call('ZADD', K.departed, I(ticket), I(ticket))
+  redis.call('RPUSH', K.departing, I(ticket))
 end
+
+-- Passes: K.tokens maps a visitor to "token state ticket expiryMs
+-- claimDeadlineMs holder fails pausedUntilMs". state is R (READY), C
+-- (CLAIMED by holder until claimDeadlineMs) or U (used: a tombstone, so
+-- that a replay is told the token placed its order). A pass is logically
+-- gone at expiryMs whatever Redis still holds; admit.lua sweeps it.
+local function getPass(v)
+  local raw = redis.call('HGET', K.tokens, v)
+  if not raw then return nil end
+  local t, s, n, x, c, h, f, p = string.match(raw, '^(%S+) (%S) (%d+) (%d+) (%d+) (%S+) (%d+) (%d+)$')
+  if not t then return nil end
+  return {t = t, s = s, n = tonumber(n), x = tonumber(x), c = tonumber(c), h = h, f = tonumber(f), p = tonumber(p)}
+end
+local function putPass(v, e)
+  redis.call('HSET', K.tokens, v, e.t .. ' ' .. e.s .. ' ' .. I(e.n) .. ' ' .. I(e.x) .. ' ' .. I(e.c) .. ' ' ..
+    e.h .. ' ' .. I(e.f) .. ' ' .. I(e.p))
+end
+-- livePass returns v's pass when it is usable (READY or CLAIMED, not
+-- expired), else nil.
+local function livePass(v, nowMs)
+  local e = getPass(v)
+  if not e or e.s == 'U' or e.x <= nowMs then return nil end
+  return e
+end
+-- sameToken compares through SHA-1 digests, so the comparison leaks
+-- nothing usable.
+local function sameToken(a, b) return redis.sha1hex(a) == redis.sha1hex(b) end

@@ -1,10 +1,11 @@
+-- KEYS: cfg soldout
 -- sold_out.lua: marks a room sold out (ARGV[2] == "1") or open again. A
 -- sold-out room admits nobody and enters nobody; the next tick's event
 -- tells every waiting page.
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('EXISTS', K.cfg) == 0 then return -1 end
 if ARGV[2] == '1' then
-  redis.call('SET', P .. 'soldout', '1')
+  redis.call('SET', K.soldout, '1')
 else
-  redis.call('DEL', P .. 'soldout')
+  redis.call('DEL', K.soldout)
 end
 return 1

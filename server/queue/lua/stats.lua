@@ -1,10 +1,15 @@
--- stats.lua: a room's live counters in one round trip.
--- Reply: {seq, head, waiting, active, admitted, left, ewma, consumed, forfeited, tick, soldout}
+-- KEYS: seq head queue active counts rate tick soldout
+-- stats.lua: a room's live counters in one round trip. Passes past their
+-- expiry that admit.lua has not swept yet count as expired already.
+-- Reply: {seq, head, waiting, active, admitted, leaves, abandoned, expired,
+--   consumed, forfeited, ewma, tick, soldout}
 local nowMs = math.floor(nowUs() / 1000)
-local function num(key) return tonumber(redis.call('GET', P .. key)) or 0 end
+local function num(key) return tonumber(redis.call('GET', key)) or 0 end
+local c = redis.call('HMGET', K.counts, 'admitted', 'leaves', 'abandoned', 'expired', 'consumed', 'forfeited')
+for i = 1, 6 do c[i] = tonumber(c[i]) or 0 end
 return {
-  num('seq'), num('head'), redis.call('ZCARD', P .. 'queue'),
-  redis.call('ZCOUNT', P .. 'active', '(' .. I(nowMs), '+inf'),
-  num('admitted'), num('left'), redis.call('HGET', P .. 'rate', 'ewma') or '',
-  num('consumed'), num('forfeited'), num('tick'), redis.call('EXISTS', P .. 'soldout'),
+  num(K.seq), num(K.head), redis.call('ZCARD', K.queue),
+  redis.call('ZCOUNT', K.active, '(' .. I(nowMs), '+inf'),
+  c[1], c[2], c[3], c[4] + redis.call('ZCOUNT', K.active, '-inf', I(nowMs)), c[5], c[6],
+  redis.call('HGET', K.rate, 'ewma') or '', num(K.tick), redis.call('EXISTS', K.soldout),
 }

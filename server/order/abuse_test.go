@@ -1,0 +1,234 @@
+package order
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/store"
+	"waitingroom/server/visitor"
+)
+
+// TestInvalidOrdersDoNotDrainTheBucket: five admitted bots loop on an
+// unknown product with their own tokens, against a bucket of 2 refilled at
+// 1/s. They used to take every slot, so a real buyer got 429 after 429; now
+// the product is checked before the bucket, and the buyer orders on the
+// first or second try.
+func TestInvalidOrdersDoNotDrainTheBucket(t *testing.T) {
+	e := newEnv(t, store.Postgres, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 1, 2 }, 100)
+	vs, toks := e.buyers(t, 6)
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var tries, paused atomic.Int64
+	for i := range 5 {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				_, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[i], Token: toks[i], ProductID: 999999, Quantity: 1})
+				tries.Add(1)
+				if errors.Is(err, ErrTokenPaused) {
+					paused.Add(1)
+				}
+			}
+		})
+	}
+	time.Sleep(1500 * time.Millisecond) // long enough to drain the bucket, and refill it, several times
+	buyer := Request{Room: e.room, Visitor: vs[5], Token: toks[5], Quantity: 1}
+	var err error
+	for try := 1; try <= 2; try++ {
+		if _, err = e.svc.Place(context.Background(), buyer); err == nil {
+			t.Logf("the buyer ordered on try %d, against %d bot attempts (%d refused as paused)", try, tries.Load(), paused.Load())
+			break
+		}
+		var rl *RateLimitedError
+		if errors.As(err, &rl) {
+			time.Sleep(rl.RetryAfter)
+		}
+	}
+	stop()
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("the real buyer could not order in two tries: %v", err)
+	}
+	if e.orders(t) != 1 {
+		t.Fatalf("%d orders", e.orders(t))
+	}
+	if paused.Load() == 0 {
+		t.Fatal("the bots' tokens were never paused after repeated failures")
+	}
+}
+
+// TestFailedAttemptsPauseTheToken: after queue.MaxFailedAttempts invalid
+// orders the token rests (429 with the time left), then works again.
+func TestFailedAttemptsPauseTheToken(t *testing.T) {
+	e := newEnv(t, store.Postgres, nil, 10)
+	e.svc.failPause = 400 * time.Millisecond
+	vs, toks := e.buyers(t, 1)
+	ctx := context.Background()
+	bad := Request{Room: e.room, Visitor: vs[0], Token: toks[0], ProductID: 999999, Quantity: 1}
+	for i := range queue.MaxFailedAttempts {
+		if _, err := e.svc.Place(ctx, bad); !errors.Is(err, ErrProductNotFound) {
+			t.Fatalf("failed attempt %d: %v, want ErrProductNotFound", i+1, err)
+		}
+	}
+	good := bad
+	good.ProductID = e.prods[0]
+	_, err := e.svc.Place(ctx, good)
+	var wait *WaitError
+	if !errors.Is(err, ErrTokenPaused) || !errors.As(err, &wait) || wait.RetryAfter <= 0 || wait.RetryAfter > 400*time.Millisecond {
+		t.Fatalf("after %d failures: %v, want ErrTokenPaused with the pause left", queue.MaxFailedAttempts, err)
+	}
+	time.Sleep(wait.RetryAfter + 20*time.Millisecond)
+	if _, err := e.svc.Place(ctx, good); err != nil {
+		t.Fatalf("after the pause: %v", err)
+	}
+}
+
+// TestRefusedOrdersRefundTheBucket: an order refused by the database (the
+// cached stock was stale: another instance sold the last item) gives its
+// bucket slot back, so the next buyer is not rate limited.
+func TestRefusedOrdersRefundTheBucket(t *testing.T) {
+	e := newEnv(t, store.Postgres, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 0.01, 1 }, 1, 5)
+	vs, toks := e.buyers(t, 2)
+	ctx := context.Background()
+	if _, err := e.svc.Products(ctx, e.room); err != nil { // this instance caches stock 1
+		t.Fatal(err)
+	}
+	if _, err := e.db.Exec(e.db.Rebind(`UPDATE products SET stock = 0 WHERE id = ?`), e.prods[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[0], Token: toks[0], ProductID: e.prods[0], Quantity: 1}); !errors.Is(err, ErrSoldOut) {
+		t.Fatalf("order of the item sold elsewhere: %v, want ErrSoldOut", err)
+	}
+	if _, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[1], Token: toks[1], ProductID: e.prods[1], Quantity: 1}); err != nil {
+		t.Fatalf("the next buyer: %v; the refused order kept the bucket's only slot", err)
+	}
+}
+
+// TestRetryAfterSuccessSaysUsed: a retry of an order that succeeded is
+// told the token was used (409 token_used), not that it is invalid.
+func TestRetryAfterSuccessSaysUsed(t *testing.T) {
+	e := newEnv(t, store.Postgres, nil, 10)
+	vs, toks := e.buyers(t, 1)
+	ctx := context.Background()
+	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}
+	if _, err := e.svc.Place(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
+		t.Fatalf("retry after success: %v, want ErrTokenUsed", err)
+	}
+}
+
+// TestBogusOrdersCannotKeepATokenAlive: with a 10 s pass, a bogus order
+// every 2 s used to raise the pass (and its maxActive slot) to 30 s at
+// every claim, holding the next visitor out. The pass must end at 10 s,
+// and the next visitor get the slot.
+func TestBogusOrdersCannotKeepATokenAlive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("11 s run")
+	}
+	t.Parallel()
+	e := newEnv(t, store.Postgres, func(s *room.Settings) { s.TokenTTLSeconds, s.MaxActive = room.MinTokenTTL, 1 }, 10)
+	vs, toks := e.buyers(t, 1)
+	ctx := context.Background()
+	next := e.enter(t)
+	start := time.Now()
+	bogus := Request{Room: e.room, Visitor: vs[0], Token: toks[0], ProductID: 999999, Quantity: 1}
+	for time.Since(start) < 9*time.Second {
+		e.svc.Place(ctx, bogus)
+		time.Sleep(2 * time.Second)
+	}
+	time.Sleep(time.Until(start.Add(10*time.Second + 300*time.Millisecond)))
+	bogus.ProductID = e.prods[0]
+	if _, err := e.svc.Place(ctx, bogus); !errors.Is(err, ErrTokenInvalid) {
+		t.Fatalf("the 10 s pass after %v: %v, want ErrTokenInvalid", time.Since(start).Round(time.Millisecond), err)
+	}
+	a, err := e.eng.Admit(ctx, e.room, time.Second, []string{tokenFor(t)})
+	if err != nil || len(a.Visitors) != 1 || a.Visitors[0] != next {
+		t.Fatalf("the next visitor was not admitted into the freed slot: %+v %v", a, err)
+	}
+	if st, _ := e.eng.Stats(ctx, e.room); st.Expired != 1 {
+		t.Fatalf("expired passes %d, want 1", st.Expired)
+	}
+}
+
+// blippingGate loses the first releases, as a Redis blip would.
+type blippingGate struct {
+	*queue.Engine
+	lost atomic.Int32
+}
+
+func (g *blippingGate) Release(ctx context.Context, room, visitor, holder string, pause time.Duration) error {
+	if g.lost.Add(-1) >= 0 {
+		return errors.New("simulated: connection reset by peer")
+	}
+	return g.Engine.Release(ctx, room, visitor, holder, pause)
+}
+
+// TestReleaseIsRetriedAfterABlip: a release that Redis did not answer is
+// retried, so the buyer's token is not locked for the claim's 30 s.
+func TestReleaseIsRetriedAfterABlip(t *testing.T) {
+	e := newEnv(t, store.Postgres, nil, 10)
+	g := &blippingGate{Engine: e.eng}
+	g.lost.Store(2)
+	svc := NewService(NewStore(e.db.DB, 0), g, 0, quiet)
+	vs, toks := e.buyers(t, 1)
+	ctx := context.Background()
+	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], ProductID: 999999, Quantity: 1}
+	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrProductNotFound) {
+		t.Fatalf("bogus order: %v", err)
+	}
+	req.ProductID = e.prods[0]
+	if _, err := svc.Place(ctx, req); err != nil {
+		t.Fatalf("retry right after the blip: %v; the claim was never released", err)
+	}
+}
+
+// TestProductListIsCached: a flood of product reads costs one query, and
+// the list is fresh after an order on this instance.
+func TestProductListIsCached(t *testing.T) {
+	e := newEnv(t, store.Postgres, nil, 10)
+	var queries atomic.Int64
+	load := e.svc.products.load
+	e.svc.products = newProductCache(func(ctx context.Context, room string) ([]Product, error) {
+		queries.Add(1)
+		time.Sleep(20 * time.Millisecond) // a slow database: the flood piles up behind one query
+		return load(ctx, room)
+	}, ProductsTTL)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 500 {
+		wg.Go(func() {
+			if ps, err := e.svc.Products(ctx, e.room); err != nil || len(ps) != 1 {
+				t.Errorf("products: %v %v", ps, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := queries.Load(); n != 1 {
+		t.Fatalf("500 concurrent product reads ran %d queries, want 1", n)
+	}
+	vs, toks := e.buyers(t, 1)
+	if _, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 4}); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := e.svc.Products(ctx, e.room)
+	if len(ps) != 1 || ps[0].Stock != 6 {
+		t.Fatalf("after an order: %+v, want stock 6 at once", ps)
+	}
+}
+
+// enter puts a new visitor in the line and returns their id.
+func (e *env) enter(t *testing.T) string {
+	t.Helper()
+	v, _ := visitor.NewID()
+	if _, err := e.eng.Enter(context.Background(), e.room, v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -1,0 +1,134 @@
+package push
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/visitor"
+)
+
+// recorder is a Handler that keeps what it hears.
+type recorder struct {
+	mu         sync.Mutex
+	events     []queue.Event
+	rooms      []string
+	subscribed chan struct{}
+	once       sync.Once
+}
+
+func (r *recorder) Event(room string, e queue.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rooms = append(r.rooms, room)
+	r.events = append(r.events, e)
+}
+func (r *recorder) Subscribed() { r.once.Do(func() { close(r.subscribed) }) }
+func (r *recorder) Lost()       {}
+
+func (r *recorder) heard() ([]string, []queue.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.rooms...), append([]queue.Event(nil), r.events...)
+}
+
+// deployment is one engine and its process's subscription.
+type deployment struct {
+	rdb redis.UniversalClient
+	eng *queue.Engine
+	rec *recorder
+}
+
+func deploy(t *testing.T, db int, name string) *deployment {
+	t.Helper()
+	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, db))
+	d := &deployment{rdb: rdb, eng: queue.New(rdb, queue.DefaultNamespace(rdb)), rec: &recorder{subscribed: make(chan struct{})}}
+	t.Cleanup(func() { servicetest.DropRoom(rdb, name) })
+	s := room.Defaults(name)
+	s.Rate = 1000
+	if err := d.eng.SaveRoom(context.Background(), name, s); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Listen(ctx, rdb, d.eng.Namespace(), d.rec, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-d.rec.subscribed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("subscription not established")
+	}
+	return d
+}
+
+// TestDeploymentsOnOneRedisDoNotHearEachOther runs two deployments on
+// databases 5 and 6 of one Redis server, with the same room name. Pub/sub
+// ignores the database number: without namespaces one deployment's
+// sold-out tick reached the other's buyers, and the other's ticks moved
+// its ranks. Each must hear its own events only.
+func TestDeploymentsOnOneRedisDoNotHearEachOther(t *testing.T) {
+	if strings.Contains(servicetest.RedisURL(), "addr=") {
+		t.Skip("a Redis Cluster has one database; namespaces on it are covered by the cluster drill")
+	}
+	ctx := context.Background()
+	name := "ns-" + strings.ToLower(strings.ReplaceAll(mustID(t)[:8], "_", "-"))
+	a, b := deploy(t, 5, name), deploy(t, 6, name)
+	if a.eng.Namespace() == b.eng.Namespace() {
+		t.Fatalf("both deployments use namespace %q", a.eng.Namespace())
+	}
+	// B has a line; A sells out.
+	for range 3 {
+		if _, err := b.eng.Enter(ctx, name, mustID(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.eng.SetSoldOut(ctx, name, true); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if _, err := a.eng.Admit(ctx, name, time.Second, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.eng.Admit(ctx, name, time.Second, []string{"0123456789012345678901234567890123456789012"}); err != nil {
+		t.Fatal(err)
+	}
+	// A forged channel inside B's pattern but naming no room of B.
+	b.rdb.Publish(ctx, b.eng.Namespace()+":{x}:y}:events", `{"n":9,"h":0,"t":1,"w":0,"r":1,"s":1,"a":[],"d":[]}`)
+	time.Sleep(300 * time.Millisecond)
+
+	for _, tt := range []struct {
+		who     string
+		d       *deployment
+		soldOut bool
+		waiting int64
+	}{{"A", a, true, 0}, {"B", b, false, 3}} {
+		rooms, events := tt.d.rec.heard()
+		if len(events) != 1 {
+			t.Fatalf("deployment %s heard %d events (%v), want only its own tick", tt.who, len(events), events)
+		}
+		if e := events[0]; rooms[0] != name || bool(e.SoldOut) != tt.soldOut || e.Waiting != tt.waiting {
+			t.Fatalf("deployment %s heard %+v in room %s, want its own tick (sold out %v, %d waiting)", tt.who, e, rooms[0], tt.soldOut, tt.waiting)
+		}
+	}
+}
+
+func mustID(t *testing.T) string {
+	t.Helper()
+	id, err := visitor.NewID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

@@ -1,0 +1,82 @@
+package queue
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"waitingroom/server/servicetest"
+)
+
+// TestScriptsDeclareEveryKey reads every script, with the lib.lua
+// functions it calls, and checks that each key it touches is declared in
+// its header: on Redis Cluster an undeclared key is read or written behind
+// the slot's back while the room's slot migrates. No script may build a
+// key name itself.
+func TestScriptsDeclareEveryKey(t *testing.T) {
+	comment := regexp.MustCompile(`--[^\n]*`)
+	lib := comment.ReplaceAllString(mustRead("lib"), "")
+	keyRef := regexp.MustCompile(`\bK\.(\w+)`)
+	funcDef := regexp.MustCompile(`(?m)^local function (\w+)\(`)
+	// Each lib function's body: from its definition to the next one.
+	bodies := map[string]string{}
+	defs := funcDef.FindAllStringSubmatchIndex(lib, -1)
+	for i, d := range defs {
+		end := len(lib)
+		if i+1 < len(defs) {
+			end = defs[i+1][0]
+		}
+		bodies[lib[d[2]:d[3]]] = lib[d[0]:end]
+	}
+	// uses returns the keys src touches, through the lib functions it calls.
+	var uses func(src string, seen map[string]bool) []string
+	uses = func(src string, seen map[string]bool) []string {
+		var out []string
+		for _, m := range keyRef.FindAllStringSubmatch(src, -1) {
+			out = append(out, m[1])
+		}
+		for name, body := range bodies {
+			if !seen[name] && regexp.MustCompile(`\b`+name+`\(`).MatchString(src) {
+				seen[name] = true
+				out = append(out, uses(body, seen)...)
+			}
+		}
+		return out
+	}
+	entries, err := luaFS.ReadDir("lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range entries {
+		name := strings.TrimSuffix(f.Name(), ".lua")
+		src := mustRead(name)
+		for _, bad := range []string{"KEYS[", "ARGV[1]"} {
+			if strings.Contains(src, bad) && !(name == "lib" && bad == "ARGV[1]") {
+				t.Errorf("%s.lua uses %s: keys come from its header only", name, bad)
+			}
+		}
+		if name == "lib" {
+			continue
+		}
+		declared := parseScript(name, lib, src).keys
+		for _, k := range uses(comment.ReplaceAllString(src, ""), map[string]bool{}) {
+			if !slices.Contains(declared, k) {
+				t.Errorf("%s.lua touches key %s without declaring it", name, k)
+			}
+		}
+	}
+}
+
+// TestUndeclaredKeyIsAnError: reading a key a script did not declare fails
+// the script, so a missing declaration shows up in any test that runs it.
+func TestUndeclaredKeyIsAnError(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	e := New(rdb, DefaultNamespace(rdb))
+	probe := parseScript("probe", mustRead("lib"), "-- KEYS: cfg\nreturn redis.call('GET', K.seq)")
+	err := e.run(context.Background(), probe, "probe").Err()
+	if err == nil || !strings.Contains(err.Error(), "probe.lua does not declare key seq") {
+		t.Fatalf("undeclared key: %v", err)
+	}
+}
