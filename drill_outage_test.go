@@ -74,6 +74,9 @@ func (r *redisProc) crash() {
 func status(t *testing.T, c *http.Client, method, url, body string, hdr map[string]string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json") // the API takes JSON bodies only
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}

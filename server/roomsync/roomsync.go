@@ -29,7 +29,8 @@ type Redis interface {
 
 // Records is the database's record of the rooms.
 type Records interface {
-	PingContext(ctx context.Context) error
+	// Ready reports whether the database answers with its tables migrated.
+	Ready(ctx context.Context) error
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
 	DeleteRoom(ctx context.Context, name string) error
 	Rooms(ctx context.Context) ([]store.RoomRecord, error)
@@ -241,7 +242,7 @@ func (s *Sync) check(ctx context.Context) Report {
 		defer cancel()
 		return f(ctx)
 	}
-	if err := step(s.db.PingContext); err != nil {
+	if err := step(s.db.Ready); err != nil {
 		r.Checks[CheckDatabase] = Unreachable
 	}
 	if err := step(s.redis.Ping); err != nil {

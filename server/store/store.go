@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -31,6 +32,24 @@ type DB struct {
 	Dialect string
 	// Embedded reports the in-process SQLite default.
 	Embedded bool
+
+	migrated atomic.Bool
+}
+
+// ErrNotMigrated reports a database whose migrations have not applied yet.
+var ErrNotMigrated = errors.New("store: migrations not applied yet")
+
+// Ready reports whether the database answers and its migrations have
+// applied: until then, orders and room records would fail on missing
+// tables, so the server is not ready.
+func (db *DB) Ready(ctx context.Context) error {
+	if !db.migrated.Load() {
+		return ErrNotMigrated
+	}
+	if err := db.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: ping: %w", err)
+	}
+	return nil
 }
 
 // DefaultMaxConns is the pool size, as in the seed (DB_MAX_CONNS).
@@ -92,5 +111,6 @@ func (db *DB) Migrate(ctx context.Context, migrations fs.FS) error {
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("store: migrate: %w", err)
 	}
+	db.migrated.Store(true)
 	return nil
 }
