@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/k6"
 	"waitingroom/server/servicetest"
 )
 
@@ -161,7 +162,7 @@ func TestDrillRedisRestart(t *testing.T) {
 	// may still meet a connection that Redis' restart broke, as an
 	// operator's would, so retry for a few seconds.
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		err := putRoom(context.Background(), d.url, name, drillAdmin, map[string]any{"paused": false})
+		err := k6.PutRoom(context.Background(), d.url, name, drillAdmin, map[string]any{"paused": false})
 		if err == nil {
 			break
 		}

@@ -25,7 +25,7 @@ redis-benchmark -h 127.0.0.1 -p 6379 -n 200000 -c 50 -q \
 redis-cli -h 127.0.0.1 -p 6379 DEL "wr:{bench}:ceiling" >/dev/null
 
 mkdir -p bin
-go build -o bin/waitingroom .
+go build -o bin/waitingroom . && go build -o bin/wrload ./k6/cmd/wrload
 redis-cli -h 127.0.0.1 -p 6379 -n "$DB" FLUSHDB >/dev/null
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; redis-cli -n "$DB" FLUSHDB >/dev/null 2>&1 || true; }
@@ -33,13 +33,13 @@ trap cleanup EXIT
 REDIS_URL="redis://127.0.0.1:6379/$DB" LISTEN_ADDR=$WR_ADDR ADMIN_TOKEN=$ADMIN SECRET_KEY=bench-secret-key-0123456789 \
   bin/waitingroom serve 2>/tmp/waitingroom-bench.log &
 pids+=($!)
-bin/waitingroom loadtest -serve-hello $HELLO_ADDR &
+bin/wrload loadtest -serve-hello $HELLO_ADDR &
 pids+=($!)
 for _ in $(seq 100); do curl -fs "http://$WR_ADDR/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 # A slow room, so that the line grows through the run as in a flash sale.
 curl -fs -X PUT -H "Authorization: Bearer $ADMIN" -d '{"title":"bench","rate":50}' "http://$WR_ADDR/api/admin/rooms/bench" >/dev/null
 
 echo "== HTTP ($CONC workers, $DUR each; every request a new visitor)"
-bin/waitingroom loadtest -label "hello-world ceiling  GET /" -method GET -c "$CONC" -d "$DUR" -url "http://$HELLO_ADDR/"
-bin/waitingroom loadtest -label "enter  POST /api/rooms/bench/queue" -method POST -c "$CONC" -d "$DUR" -url "http://$WR_ADDR/api/rooms/bench/queue"
+bin/wrload loadtest -label "hello-world ceiling  GET /" -method GET -c "$CONC" -d "$DUR" -url "http://$HELLO_ADDR/"
+bin/wrload loadtest -label "enter  POST /api/rooms/bench/queue" -method POST -c "$CONC" -d "$DUR" -url "http://$WR_ADDR/api/rooms/bench/queue"
 curl -fs -H "Authorization: Bearer $ADMIN" "http://$WR_ADDR/api/admin/rooms/bench"; echo

@@ -1,5 +1,5 @@
 // enter-poll.js: the seed's polling pattern, for users who have k6 (the Go
-// tool `waitingroom soak -poll` is the reference here).
+// tool `wrload soak -poll` is the reference here).
 //
 // Inputs (environment):
 //   BASE_URL   server, default http://127.0.0.1:8080

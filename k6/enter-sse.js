@@ -1,6 +1,6 @@
 // enter-sse.js: the push scenario, for users who have k6 with the xk6-sse
 // extension (k6 cannot be installed on the project's machines, so the Go
-// tool `waitingroom soak` is the reference; see BENCHMARKS.md).
+// tool `wrload soak` is the reference; see BENCHMARKS.md).
 //
 // Inputs (environment):
 //   BASE_URL   server, default http://127.0.0.1:8080

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-artifacts/sale}
 N=${SALE_N:-20000}
 mkdir -p "$OUT" bin
-go build -o bin/waitingroom .
+go build -o bin/waitingroom . && go build -o bin/wrload ./k6/cmd/wrload
 DB="postgres://postgres@127.0.0.1:5432/test?sslmode=disable&search_path=wrbench"
 ADMIN=sale-admin-token
 psql -h 127.0.0.1 -U postgres -d test -qc "DROP SCHEMA IF EXISTS wrbench CASCADE" 2>/dev/null
@@ -39,7 +39,7 @@ sleep 2 # migrations
 RATE=${SALE_RATE:-}
 if [ -z "${SKIP_CALIBRATE:-}" ]; then
   echo "== calibrate"
-  bin/waitingroom calibrate -url http://127.0.0.1:18600 -admin-token $ADMIN -database-url "$DB" -room sale -apply | tee "$OUT/calibrate.txt"
+  bin/wrload calibrate -url http://127.0.0.1:18600 -admin-token $ADMIN -database-url "$DB" -room sale -apply | tee "$OUT/calibrate.txt"
   RATE=$(sed -n 's/^recommended rate: \([0-9]*\).*/\1/p' "$OUT/calibrate.txt")
 fi
 RATE=${RATE:-40}
@@ -47,15 +47,15 @@ start 18604 # the second instance: ~19,000 streams per instance at most
 URLS=http://127.0.0.1:18600,http://127.0.0.1:18604
 
 echo "== burst with the room at $RATE/s: $N buyers within 30 s"
-bin/waitingroom burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -rate "$RATE" \
+bin/wrload burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -rate "$RATE" \
   -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-room.json" | tee "$OUT/burst-room.txt"
 echo "== the same crowd in passthrough (no room)"
-bin/waitingroom burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -passthrough \
+bin/wrload burst -url $URLS -room sale -n "$N" -within 30s -procs 2 -timeout 25m -passthrough \
   -admin-token $ADMIN -database-url "$DB" -idle 20 -json "$OUT/burst-passthrough.json" | tee "$OUT/burst-passthrough.txt"
-bin/waitingroom plot -in "$OUT/burst-room.json,$OUT/burst-passthrough.json" -out "$OUT/burst.png"
+bin/wrload plot -in "$OUT/burst-room.json,$OUT/burst-passthrough.json" -out "$OUT/burst.png"
 
 echo "== 3 instances, rate 50/s"
 kill "${pids[@]}"; wait 2>/dev/null || true; pids=()
 ORDER_WORK=0 start 18601; ORDER_WORK=0 start 18602; ORDER_WORK=0 start 18603
-bin/waitingroom burst -url http://127.0.0.1:18601,http://127.0.0.1:18602,http://127.0.0.1:18603 -room three -n 4000 \
+bin/wrload burst -url http://127.0.0.1:18601,http://127.0.0.1:18602,http://127.0.0.1:18603 -room three -n 4000 \
   -within 5s -rate 50 -admin-token $ADMIN -database-url "$DB" -idle 0 -timeout 5m -json "$OUT/three.json" | tee "$OUT/three.txt"

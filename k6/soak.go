@@ -26,8 +26,11 @@ import (
 type Soak struct {
 	// BaseURL is the server, for example http://127.0.0.1:8080.
 	BaseURL string
-	Room    string
-	N       int
+	// MetricsURL is the server's Prometheus endpoint (default: BaseURL's
+	// /metrics).
+	MetricsURL string
+	Room       string
+	N          int
 	// Ramp is the number of new connections per second.
 	Ramp float64
 	// Hold is how long all connections are held once they are up.
@@ -103,6 +106,14 @@ func (s Soak) Validate() error {
 	return nil
 }
 
+// MetricsEndpoint is MetricsURL, or the /metrics of BaseURL.
+func (s Soak) MetricsEndpoint() string {
+	if s.MetricsURL != "" {
+		return s.MetricsURL
+	}
+	return strings.TrimRight(s.BaseURL, "/") + "/metrics"
+}
+
 // tracker counts one stream's events: lost and duplicate ticks by id, and
 // the latency from each tick's server time to its receipt.
 type tracker struct {
@@ -158,7 +169,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	if s.Poll {
 		rep.Mode = "poll"
 	}
-	metricsURL := strings.TrimRight(s.BaseURL, "/") + "/metrics"
+	metricsURL := s.MetricsEndpoint()
 	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
 	before, err := Scrape(ctx, metricsURL, series...)
 	if err != nil {

@@ -4,7 +4,7 @@
 # 13, flushed), then holds N waiting visitors:
 #   1. over SSE (the product), and
 #   2. by polling the position API as the seed's clients did,
-#   3. against r3labs/sse with its defaults (waitingroom sse-reference), the
+#   3. against r3labs/sse with its defaults (wrload sse-reference), the
 #      BRIEF's reference for memory and broadcast latency,
 # and prints server RSS per connection, broadcast latency, and Redis
 # commands per second (sent by the server, and Redis-side with scripts'
@@ -18,7 +18,7 @@ DB=${SOAK_REDIS_DB:-13}
 ADDR=127.0.0.1:18400
 ADMIN=soak-admin-token
 mkdir -p bin
-go build -o bin/waitingroom .
+go build -o bin/waitingroom . && go build -o bin/wrload ./k6/cmd/wrload
 
 run_mode() {
   local mode=$1; shift
@@ -29,7 +29,7 @@ run_mode() {
   for _ in $(seq 100); do curl -fs "http://$ADDR/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   curl -fs -X PUT -H "Authorization: Bearer $ADMIN" -d "{\"title\":\"soak\",\"rate\":$RATE}" "http://$ADDR/api/admin/rooms/soak" >/dev/null
   echo "== $mode: N=$N, hold $HOLD, room rate $RATE/s, $(date -u +%FT%TZ), $(nproc) cores"
-  bin/waitingroom soak -url "http://$ADDR" -room soak -n "$N" -ramp 3000 -hold "$HOLD" \
+  bin/wrload soak -url "http://$ADDR" -room soak -n "$N" -ramp 3000 -hold "$HOLD" \
     -redis-url "redis://127.0.0.1:6379/$DB" "$@" || true
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
@@ -37,8 +37,8 @@ trap 'kill $(jobs -p) 2>/dev/null || true; redis-cli -n "$DB" FLUSHDB >/dev/null
 run_mode "push (SSE, lean client)"
 run_mode "seed polling pattern" -poll
 echo "== reference: r3labs/sse defaults, one event per second to every subscriber, N=$N, hold $HOLD"
-bin/waitingroom sse-reference -listen 127.0.0.1:18450 >/dev/null &
+bin/wrload sse-reference -listen 127.0.0.1:18450 >/dev/null &
 ref=$!
 sleep 1
-bin/waitingroom soak -url http://127.0.0.1:18450 -room soak -n "$N" -ramp 3000 -hold "$HOLD" || true
+bin/wrload soak -url http://127.0.0.1:18450 -room soak -n "$N" -ramp 3000 -hold "$HOLD" || true
 kill "$ref"; wait "$ref" 2>/dev/null || true

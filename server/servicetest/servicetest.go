@@ -51,6 +51,10 @@ func RedisURL() string {
 // with tests that count admissions.
 const ServerDB = 1
 
+// ToolsDB is the Redis database of the load tools' tests (k6/cmd/wrload):
+// they run whole servers too, at the same time as the root package's.
+const ToolsDB = 2
+
 // RedisURLDB returns the test Redis URL with database db.
 func RedisURLDB(t testing.TB, db int) string {
 	t.Helper()

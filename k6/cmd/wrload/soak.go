@@ -17,11 +17,11 @@ import (
 
 // soakCommand holds N visitors on a running server's room, over SSE or by
 // polling like the seed, and reports what it cost the server and Redis.
-func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var s k6.Soak
 	fs.StringVar(&s.BaseURL, "url", "http://127.0.0.1:8080", "server base URL (loopback only)")
+	fs.StringVar(&s.MetricsURL, "metrics-url", "", "the server's Prometheus metrics (default: -url's /metrics)")
 	fs.StringVar(&s.Room, "room", "demo", "room to wait in")
 	fs.IntVar(&s.N, "n", 100, "visitors (at most 19000 per process)")
 	fs.Float64Var(&s.Ramp, "ramp", 1000, "new visitors per second")
@@ -34,7 +34,7 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	procs := fs.Int("procs", 1, "child processes to spread the visitors over (one process holds at most 19,000)")
 	child := fs.Bool("child", false, "run as a child process: print the raw report as JSON")
 	fs.IntVar(&s.FirstIP, "first-ip", 0, "offset of the first source address")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	switch *client {
@@ -81,7 +81,7 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 // measures the server side (RSS, commands) over the children's hold; the
 // children's client-side figures are merged exactly.
 func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout io.Writer) (k6.Report, error) {
-	metricsURL := strings.TrimRight(s.BaseURL, "/") + "/metrics"
+	metricsURL := s.MetricsEndpoint()
 	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
 	before, err := k6.Scrape(ctx, metricsURL, series...)
 	if err != nil {
@@ -91,7 +91,7 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 	ips := max(1, s.SourceIPs/procs)
 	var lists [][]string
 	for p := range procs {
-		args := []string{"soak", "-child", "-url", s.BaseURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
+		args := []string{"soak", "-child", "-url", s.BaseURL, "-metrics-url", metricsURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
 			"-ramp", strconv.FormatFloat(s.Ramp/float64(procs), 'f', -1, 64), "-hold", s.Hold.String(), "-settle", s.Settle.String(),
 			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-client", client}
 		if s.Poll {

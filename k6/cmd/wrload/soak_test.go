@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"waitingroom/k6"
-	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 )
 
@@ -16,17 +15,12 @@ import (
 // processes (this test binary, re-executed as the real command) and checks
 // the merged report.
 func TestSoakAcrossProcesses(t *testing.T) {
-	base, eng, rdb := startServer(t, 200*time.Millisecond)
-	name := servicetest.RoomName(t, rdb)
-	set := room.Defaults(name)
-	set.Rate = 1
-	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
-		t.Fatal(err)
-	}
+	srv := startServer(t, 200*time.Millisecond)
+	name := testRoom(t, srv, 1)
 	t.Setenv("WR_RUN_MAIN", "1") // children run main(), not the tests
 	var out bytes.Buffer
-	err := soakCommand(context.Background(), []string{"-url", base, "-room", name, "-n", "20", "-ramp", "100",
-		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2"}, &out)
+	err := soakCommand(context.Background(), []string{"-url", srv.base, "-metrics-url", srv.metrics, "-room", name, "-n", "20", "-ramp", "100",
+		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2"}, &out, &out)
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -41,20 +35,15 @@ func TestSoakAcrossProcesses(t *testing.T) {
 // TestSoakSmoke runs the soak tool briefly, in both modes, against a real
 // server on loopback: tiny N, a couple of seconds.
 func TestSoakSmoke(t *testing.T) {
-	base, eng, rdb := startServer(t, 200*time.Millisecond)
+	srv := startServer(t, 200*time.Millisecond)
 	tests := []struct {
 		name string
 		poll bool
 	}{{"sse", false}, {"poll", true}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			name := servicetest.RoomName(t, rdb)
-			set := room.Defaults(name)
-			set.Rate = 2
-			if err := eng.SaveRoom(context.Background(), name, set); err != nil {
-				t.Fatal(err)
-			}
-			rep, err := k6.Soak{BaseURL: base, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
+			name := testRoom(t, srv, 2)
+			rep, err := k6.Soak{BaseURL: srv.base, MetricsURL: srv.metrics, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
 				Settle: 300 * time.Millisecond, SourceIPs: 4, Poll: tt.poll}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -77,4 +66,15 @@ func TestSoakSmoke(t *testing.T) {
 			}
 		})
 	}
+}
+
+// testRoom creates a room of its own on srv, admitting rate visitors a
+// second, and removes its keys when t ends.
+func testRoom(t *testing.T, srv server, rate float64) string {
+	t.Helper()
+	name := servicetest.RoomName(t, servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ToolsDB)))
+	if err := k6.PutRoom(context.Background(), srv.base, name, testAdmin, map[string]any{"title": name, "rate": rate}); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

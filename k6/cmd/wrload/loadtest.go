@@ -15,9 +15,8 @@ import (
 
 // loadtestCommand drives a closed-loop HTTP load at a loopback URL, or
 // serves the hello-world ceiling server that loads are compared with.
-func loadtestCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func loadtestCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var l k6.Load
 	fs.StringVar(&l.URL, "url", "", "target URL (loopback only)")
 	fs.StringVar(&l.Method, "method", "POST", "HTTP method")
@@ -26,7 +25,7 @@ func loadtestCommand(ctx context.Context, args []string, stdout io.Writer) error
 	fs.IntVar(&l.MaxRequests, "n", 0, "stop after this many requests (0: duration only)")
 	label := fs.String("label", "load", "name printed with the result")
 	hello := fs.String("serve-hello", "", "serve the hello-world ceiling on this loopback address instead of loading")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *hello != "" {

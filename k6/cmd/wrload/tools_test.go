@@ -25,7 +25,7 @@ func TestAuxiliaryTools(t *testing.T) {
 		os.WriteFile(in, b, 0o644)
 		out := filepath.Join(dir, "out.png")
 		var buf bytes.Buffer
-		if err := plotCommand(context.Background(), []string{"-in", in, "-out", out}, &buf); err != nil {
+		if err := plotCommand(context.Background(), []string{"-in", in, "-out", out}, &buf, &buf); err != nil {
 			t.Fatal(err)
 		}
 		f, err := os.Open(out)
@@ -41,7 +41,7 @@ func TestAuxiliaryTools(t *testing.T) {
 	t.Run("redis-memory", func(t *testing.T) {
 		servicetest.Redis(t)
 		var buf bytes.Buffer
-		err := memoryCommand(context.Background(), []string{"-redis-url", servicetest.RedisURLDB(t, 11), "-n", "2000"}, &buf)
+		err := memoryCommand(context.Background(), []string{"-redis-url", servicetest.RedisURLDB(t, 11), "-n", "2000"}, &buf, &buf)
 		if err != nil || !strings.Contains(buf.String(), "2000 waiting visitors") || !strings.Contains(buf.String(), "bare ZSET") {
 			t.Fatalf("%v: %s", err, buf.String())
 		}
@@ -51,7 +51,7 @@ func TestAuxiliaryTools(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
-			done <- referenceCommand(ctx, []string{"-listen", addr, "-tick", "200ms"}, &bytes.Buffer{})
+			done <- referenceCommand(ctx, []string{"-listen", addr, "-tick", "200ms"}, &bytes.Buffer{}, &bytes.Buffer{})
 		}()
 		time.Sleep(200 * time.Millisecond)
 		rep, err := k6.Soak{BaseURL: "http://" + addr, Room: "r", N: 10, Ramp: 100, Hold: 1500 * time.Millisecond,

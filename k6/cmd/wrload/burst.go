@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // the order database of -database-url
 
 	"waitingroom/k6"
 )
@@ -35,11 +35,11 @@ type burstRun struct {
 }
 
 // burstCommand simulates a flash sale against running servers.
-func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func burstCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("burst", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var b k6.Burst
 	urls := fs.String("url", "http://127.0.0.1:8080", "server base URLs, comma-separated (loopback only)")
+	metricsURLs := fs.String("metrics-url", "", "the servers' Prometheus metrics, comma-separated, one per -url (default: each -url's /metrics)")
 	fs.StringVar(&b.Room, "room", "demo", "room of the sale")
 	fs.IntVar(&b.N, "n", 100, "buyers")
 	fs.DurationVar(&b.Within, "within", 10*time.Second, "the buyers enter within this long")
@@ -55,10 +55,14 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	stock := fs.Int64("stock", 0, "stock of the room's product after the reset (0: the number of buyers)")
 	idle := fs.Int("idle", 20, "orders placed one by one before the burst, to measure the idle p95")
 	jsonOut := fs.String("json", "", "write the run (summary, timeline) as JSON to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	b.URLs = strings.Split(*urls, ",")
+	metrics, err := metricsEndpoints(b.URLs, *metricsURLs)
+	if err != nil {
+		return err
+	}
 	if *child {
 		rep, err := b.Run(ctx)
 		if err != nil {
@@ -79,7 +83,7 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		if *rate > 0 {
 			body["rate"] = *rate
 		}
-		if err := putRoom(ctx, b.URLs[0], b.Room, *admin, body); err != nil {
+		if err := k6.PutRoom(ctx, b.URLs[0], b.Room, *admin, body); err != nil {
 			return err
 		}
 	}
@@ -120,8 +124,8 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		defer t.Stop()
 		for {
 			var a, d, c float64
-			for _, u := range b.URLs {
-				m, err := k6.Scrape(sampleCtx, strings.TrimRight(u, "/")+"/metrics",
+			for _, u := range metrics {
+				m, err := k6.Scrape(sampleCtx, u,
 					"waitingroom_admitted_total", "waitingroom_db_connections_in_use", "waitingroom_redis_commands_total")
 				if err == nil {
 					a, d, c = a+m["waitingroom_admitted_total"], d+m["waitingroom_db_connections_in_use"], c+m["waitingroom_redis_commands_total"]
@@ -195,6 +199,23 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	return nil
 }
 
+// metricsEndpoints returns the metrics URL of each server: the list given
+// (one per server), or each server's /metrics.
+func metricsEndpoints(servers []string, list string) ([]string, error) {
+	if list != "" {
+		out := strings.Split(list, ",")
+		if len(out) != len(servers) {
+			return nil, fmt.Errorf("burst: %d -metrics-url for %d -url", len(out), len(servers))
+		}
+		return out, nil
+	}
+	out := make([]string, len(servers))
+	for i, u := range servers {
+		out[i] = strings.TrimRight(u, "/") + "/metrics"
+	}
+	return out, nil
+}
+
 // steadyRate is the mean admissions per second between the first and the
 // last second that admitted anyone, both left out (they are partial).
 func steadyRate(tl []k6.Second) float64 {
@@ -223,26 +244,6 @@ func samplesOf(lat []time.Duration) []k6.Sample {
 		out[i] = k6.Sample{Order: l, Status: http.StatusCreated}
 	}
 	return out
-}
-
-// putRoom updates a room's settings through the admin API.
-func putRoom(ctx context.Context, base, room, token string, body map[string]any) error {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimRight(base, "/")+"/api/admin/rooms/"+room, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("admin: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return fmt.Errorf("admin: %s: %s", resp.Status, msg)
-	}
-	return nil
 }
 
 // resetRoomStock gives room exactly one product with stock, and no orders.
