@@ -229,3 +229,16 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestHelpExitsZero: "waitingroom serve -h" prints the flags and exits 0,
+// without a fatal log line.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"serve", "-help"}, {"migrate", "-h"}} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "-listen") || strings.Contains(string(out), "fatal") {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+}
