@@ -50,6 +50,10 @@ type Soak struct {
 	// (INFO commandstats, including commands run inside scripts), at the
 	// start and the end of the hold.
 	RedisCalls func(ctx context.Context) (int64, error)
+	// Progress, when set, receives a progress line every ProgressEvery
+	// (DefaultProgressEvery when zero) while the soak runs.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // Report is what a soak measured.
@@ -196,6 +200,16 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	var measuring atomic.Bool
 	var wg sync.WaitGroup
 	start := time.Now()
+	var phase atomic.Pointer[string]
+	setPhase := func(p string) { phase.Store(&p) }
+	setPhase("ramping up")
+	if s.Progress != nil {
+		stop := every(s.ProgressEvery, func() {
+			fmt.Fprintf(s.Progress, "soak %s, %.0f s: %d of %d connected, %d failed, %d reconnects, %d events, %d polls\n",
+				*phase.Load(), time.Since(start).Seconds(), connected.Load(), s.N, failed.Load(), reconnects.Load(), events.Load(), polls.Load())
+		})
+		defer stop()
+	}
 	interval := time.Duration(float64(time.Second) / s.Ramp)
 	for i := 0; i < s.N && runCtx.Err() == nil; i++ {
 		jar, _ := cookiejar.New(nil)
@@ -242,6 +256,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	rep.ConnectSeconds = time.Since(start).Seconds()
+	setPhase("settling")
 	select {
 	case <-runCtx.Done():
 	case <-time.After(s.Settle):
@@ -259,6 +274,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		}
 	}
 	measuring.Store(true)
+	setPhase("holding")
 	holdStart := time.Now()
 	select {
 	case <-runCtx.Done():

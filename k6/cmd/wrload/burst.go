@@ -20,7 +20,7 @@ import (
 	"waitingroom/k6"
 )
 
-// burstRun is what `waitingroom burst -json` writes: the summary, the
+// burstRun is what `wrload burst -json` writes: the summary, the
 // timeline and the server-side figures, for BENCHMARKS.md and the plot.
 type burstRun struct {
 	Mode           string          `json:"mode"`
@@ -55,9 +55,14 @@ func burstCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	stock := fs.Int64("stock", 0, "stock of the room's product after the reset (0: the number of buyers)")
 	idle := fs.Int("idle", 20, "orders placed one by one before the burst, to measure the idle p95")
 	jsonOut := fs.String("json", "", "write the run (summary, timeline) as JSON to this file")
+	progress := progressFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkProgress("burst", *progress); err != nil {
+		return err
+	}
+	b.Progress, b.ProgressEvery = stderr, *progress
 	b.URLs = strings.Split(*urls, ",")
 	metrics, err := metricsEndpoints(b.URLs, *metricsURLs)
 	if err != nil {
@@ -99,7 +104,7 @@ func burstCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if *idle > 0 {
 		ib := b
-		ib.N, ib.Within = 1, time.Millisecond
+		ib.N, ib.Within, ib.Progress = 1, time.Millisecond, nil
 		var lat []time.Duration
 		for range *idle {
 			rep, err := ib.Run(ctx)
@@ -156,10 +161,10 @@ func burstCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			n := min(per, b.N-p*per)
 			lists = append(lists, []string{"burst", "-child", "-url", *urls, "-room", b.Room, "-n", strconv.Itoa(n),
 				"-within", b.Within.String(), "-timeout", b.Timeout.String(),
-				"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips)})
+				"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-progress", progress.String()})
 		}
 		var err error
-		if reports, err = k6.RunChildren[k6.BurstReport](ctx, lists); err != nil {
+		if reports, err = k6.RunChildren[k6.BurstReport](ctx, lists, stderr); err != nil {
 			stopSampling()
 			return err
 		}

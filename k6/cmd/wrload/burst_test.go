@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,10 +22,14 @@ func TestBurstSmoke(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv.addProduct(t, name, "smoke", 1000, 10)
+			var progress syncBuffer
 			rep, err := k6.Burst{URLs: []string{srv.base}, Room: name, N: 12, Within: 300 * time.Millisecond,
-				Timeout: 30 * time.Second, SourceIPs: 4}.Run(context.Background())
+				Timeout: 30 * time.Second, SourceIPs: 4, Progress: &progress, ProgressEvery: 50 * time.Millisecond}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
+			}
+			if n := strings.Count(progress.String(), "of 12 entered"); n < 3 {
+				t.Fatalf("%d progress lines, want 3 or more (one every 50 ms):\n%s", n, progress.String())
 			}
 			s := k6.Summarise(rep)
 			t.Log(s.String())

@@ -30,9 +30,14 @@ func calibrateCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 	apply := fs.Bool("apply", false, "set the recommended rate on -room through the admin API")
 	admin := fs.String("admin-token", "", "admin token (required: the scratch room is set to passthrough)")
 	dbURL := fs.String("database-url", "", "order database (required: orders and stock are reset between steps)")
+	progress := progressFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkProgress("calibrate", *progress); err != nil {
+		return err
+	}
+	c.Progress, c.ProgressEvery = stderr, *progress
 	if *admin == "" || *dbURL == "" {
 		return errors.New("calibrate: -admin-token and -database-url are required")
 	}
@@ -45,7 +50,7 @@ func calibrateCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		return resetRoomStock(ctx, *dbURL, c.Room, stock)
 	}
-	c.Progress = func(s k6.Step) {
+	c.StepDone = func(s k6.Step) {
 		fmt.Fprintf(stdout, "step %.0f/s: actual %.1f/s, p95 %v, failures %.2f%% (%d orders)\n",
 			s.Target, s.Actual, s.P95.Round(time.Millisecond), 100*s.FailRate, s.Orders)
 	}

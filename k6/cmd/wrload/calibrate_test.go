@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -17,10 +16,10 @@ func TestCalibrateSmoke(t *testing.T) {
 	calib := testRoom(t, srv, 50)
 	target := testRoom(t, srv, 50)
 	srv.addProduct(t, "warm-up-"+calib, "x", 1, 1) // waits for the migrations
-	var out bytes.Buffer
+	var out, progress syncBuffer
 	err := calibrateCommand(context.Background(), []string{"-url", srv.base, "-calib-room", calib, "-room", target,
 		"-from", "5", "-to", "15", "-by", "5", "-duration", "1500ms", "-warmup", "300ms", "-source-ips", "2",
-		"-admin-token", testAdmin, "-database-url", srv.dbURL, "-apply"}, &out, &out)
+		"-admin-token", testAdmin, "-database-url", srv.dbURL, "-apply", "-progress", "300ms"}, &out, &progress)
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +27,11 @@ func TestCalibrateSmoke(t *testing.T) {
 	for _, want := range []string{"| 5 |", "| 10 |", "| 15 |", "recommended rate: 12/s", "applied: room " + target} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("output lacks %q", want)
+		}
+	}
+	for _, want := range []string{"step 5/s", "step 15/s", "orders sent"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Fatalf("progress lacks %q:\n%s", want, progress.String())
 		}
 	}
 	if rate := roomRate(t, srv.base, target); rate != 12 {

@@ -17,6 +17,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
+
+	"waitingroom/k6"
 )
 
 // tool is one subcommand.
@@ -103,6 +106,19 @@ func exitCode(err error, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "wrload: FAILED: %v\n", err)
 	return 1
+}
+
+// progressFlag defines -progress, the interval of a long tool's progress
+// lines on stderr; checkProgress refuses one longer than five seconds.
+func progressFlag(fs *flag.FlagSet) *time.Duration {
+	return fs.Duration("progress", k6.DefaultProgressEvery, "print a progress line on stderr this often (at most 5s)")
+}
+
+func checkProgress(name string, every time.Duration) error {
+	if every <= 0 || every > k6.DefaultProgressEvery {
+		return fmt.Errorf("%s: -progress %v out of (0, %v]", name, every, k6.DefaultProgressEvery)
+	}
+	return nil
 }
 
 // parseFlags parses a tool's command line. Help (-h, -help) and a bad flag

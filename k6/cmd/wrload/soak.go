@@ -34,9 +34,14 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	procs := fs.Int("procs", 1, "child processes to spread the visitors over (one process holds at most 19,000)")
 	child := fs.Bool("child", false, "run as a child process: print the raw report as JSON")
 	fs.IntVar(&s.FirstIP, "first-ip", 0, "offset of the first source address")
+	progress := progressFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkProgress("soak", *progress); err != nil {
+		return err
+	}
+	s.Progress, s.ProgressEvery = stderr, *progress
 	switch *client {
 	case "raw":
 	case "r3labs":
@@ -63,7 +68,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var rep k6.Report
 	var err error
 	if *procs > 1 {
-		rep, err = soakChildren(ctx, s, *procs, *client, stdout)
+		rep, err = soakChildren(ctx, s, *procs, *client, stdout, stderr)
 	} else {
 		rep, err = s.Run(ctx)
 	}
@@ -80,7 +85,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // soakChildren spreads a soak over procs child processes. The parent
 // measures the server side (RSS, commands) over the children's hold; the
 // children's client-side figures are merged exactly.
-func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout io.Writer) (k6.Report, error) {
+func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout, stderr io.Writer) (k6.Report, error) {
 	metricsURL := s.MetricsEndpoint()
 	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
 	before, err := k6.Scrape(ctx, metricsURL, series...)
@@ -93,7 +98,8 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 	for p := range procs {
 		args := []string{"soak", "-child", "-url", s.BaseURL, "-metrics-url", metricsURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
 			"-ramp", strconv.FormatFloat(s.Ramp/float64(procs), 'f', -1, 64), "-hold", s.Hold.String(), "-settle", s.Settle.String(),
-			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-client", client}
+			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-client", client,
+			"-progress", s.ProgressEvery.String()}
 		if s.Poll {
 			args = append(args, "-poll")
 		}
@@ -124,7 +130,7 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 		after, afterErr = read()
 	}()
 	fmt.Fprintf(stdout, "spreading %d visitors over %d processes\n", s.N, procs)
-	children, err := k6.RunChildren[k6.Report](ctx, lists)
+	children, err := k6.RunChildren[k6.Report](ctx, lists, stderr)
 	<-done
 	if err = errors.Join(err, midErr, afterErr); err != nil {
 		return k6.Report{}, err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -18,9 +17,9 @@ func TestSoakAcrossProcesses(t *testing.T) {
 	srv := startServer(t, 200*time.Millisecond)
 	name := testRoom(t, srv, 1)
 	t.Setenv("WR_RUN_MAIN", "1") // children run main(), not the tests
-	var out bytes.Buffer
+	var out, progress syncBuffer
 	err := soakCommand(context.Background(), []string{"-url", srv.base, "-metrics-url", srv.metrics, "-room", name, "-n", "20", "-ramp", "100",
-		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2"}, &out, &out)
+		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2", "-progress", "250ms"}, &out, &progress)
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +27,12 @@ func TestSoakAcrossProcesses(t *testing.T) {
 	for _, want := range []string{"over 2 processes", "20 connected, 0 failed", "lost 0, duplicates 0"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("report lacks %q", want)
+		}
+	}
+	// The children's progress lines reach the parent's stderr as they come.
+	for _, want := range []string{"child 0: soak holding", "child 1: soak holding", "of 10 connected"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Fatalf("progress lacks %q:\n%s", want, progress.String())
 		}
 	}
 }
@@ -43,12 +48,21 @@ func TestSoakSmoke(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := testRoom(t, srv, 2)
+			var progress syncBuffer
 			rep, err := k6.Soak{BaseURL: srv.base, MetricsURL: srv.metrics, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
-				Settle: 300 * time.Millisecond, SourceIPs: 4, Poll: tt.poll}.Run(context.Background())
+				Settle: 300 * time.Millisecond, SourceIPs: 4, Poll: tt.poll,
+				Progress: &progress, ProgressEvery: 200 * time.Millisecond}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Log(rep.String())
+			// A progress line at least every 200 ms over the 2.3 s of settle and hold.
+			if n := strings.Count(progress.String(), "soak holding"); n < 8 {
+				t.Fatalf("%d progress lines while holding, want 8 or more:\n%s", n, progress.String())
+			}
+			if !strings.Contains(progress.String(), "20 of 20 connected") {
+				t.Fatalf("progress never counted every visitor:\n%s", progress.String())
+			}
 			if rep.Connected != 20 || rep.Failed != 0 {
 				t.Fatalf("connected %d, failed %d; want 20 and 0", rep.Connected, rep.Failed)
 			}
