@@ -73,11 +73,18 @@ type Report struct {
 	LatencyMax     time.Duration
 	WorstTickP99   time.Duration
 	Ticks          int
-	RSSBefore      float64
-	RSSAfter       float64
-	RSSPerConn     float64
-	ServerConns    float64
-	CommandsPerSec float64
+	// RSSBefore is the server's RSS just before the soak connected, and
+	// RSSAfter at the end of the hold; RSSPerConn is their difference over
+	// the soak's own connections (0 when the RSS fell).
+	RSSBefore  float64
+	RSSAfter   float64
+	RSSPerConn float64
+	// ServerConns is how many SSE connections the server gained between
+	// just before the soak connected and the start of the hold (never
+	// below 0); ServerConnsBefore is what it had before.
+	ServerConns       float64
+	ServerConnsBefore float64
+	CommandsPerSec    float64
 	HoldSeconds    float64
 	Polls          int64
 	PollsPerSecond float64
@@ -89,6 +96,69 @@ type Report struct {
 	Lat map[int64][]int32 `json:"lat,omitempty"`
 	// Headers holds the raw times to headers (µs).
 	Headers []int32 `json:"headers,omitempty"`
+	// Warnings say which server-side figures cannot be trusted, and why.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// The server's metrics a soak reads.
+const (
+	metricRSS      = "process_resident_memory_bytes"
+	metricCommands = "waitingroom_redis_commands_total"
+	metricSSE      = "waitingroom_sse_connections"
+)
+
+// ScrapeSoak reads the server figures a soak needs from a /metrics URL.
+func ScrapeSoak(ctx context.Context, url string) (map[string]float64, error) {
+	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE)
+}
+
+// ServerFigures sets the server-side figures from three scrapes: before,
+// taken just before the soak connects; mid, at the start of the hold; and
+// after, at its end.
+func (r *Report) ServerFigures(before, mid, after map[string]float64, holdSeconds float64) {
+	r.HoldSeconds = holdSeconds
+	r.RSSBefore, r.RSSAfter = before[metricRSS], after[metricRSS]
+	r.ServerConnsBefore = before[metricSSE]
+	r.ServerConns = max(0, mid[metricSSE]-before[metricSSE])
+	if holdSeconds > 0 {
+		r.CommandsPerSec = (after[metricCommands] - mid[metricCommands]) / holdSeconds
+	}
+}
+
+// roughBelow is the number of connections under which the server's RSS
+// delta is mostly its own noise (GC, heap growth), not the connections.
+const roughBelow = 1000
+
+// perConnection divides the server's RSS delta by the soak's own
+// connections, never by the server's count (which includes every other
+// client), and warns where the server's figures disagree with the soak's.
+func (r *Report) perConnection() {
+	r.RSSPerConn, r.Warnings = 0, nil
+	if r.Connected <= 0 {
+		return
+	}
+	own := float64(r.Connected)
+	delta := r.RSSAfter - r.RSSBefore
+	switch {
+	case delta <= 0:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the server's RSS fell during the soak (%.1f -> %.1f MiB): it returned more memory "+
+			"than %d connections cost, so there is no per-connection figure; measure with -n %d or more",
+			r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), r.Connected, roughBelow))
+	default:
+		r.RSSPerConn = delta / own
+		if r.Connected < roughBelow {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d connections move the server's RSS less than its own noise does: "+
+				"the per-connection figure is rough; measure with -n %d or more", r.Connected, roughBelow))
+		}
+	}
+	if r.Mode == "sse" {
+		if diff := r.ServerConns - own; diff > max(2, 0.02*own) || -diff > max(2, 0.02*own) {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the server's SSE connections went from %.0f to %.0f during the soak, "+
+				"but the soak opened %d: other clients came or went meanwhile, or some of the soak's were refused; "+
+				"the per-connection figures count the soak's own %d", r.ServerConnsBefore, r.ServerConnsBefore+r.ServerConns,
+				r.Connected, r.Connected))
+		}
+	}
 }
 
 // Validate returns an error for a soak that is unbounded or aims anywhere
@@ -174,12 +244,6 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		rep.Mode = "poll"
 	}
 	metricsURL := s.MetricsEndpoint()
-	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
-	before, err := Scrape(ctx, metricsURL, series...)
-	if err != nil {
-		return rep, err
-	}
-	rep.RSSBefore = before["process_resident_memory_bytes"]
 
 	clients := make([]*http.Client, s.SourceIPs)
 	for i := range clients {
@@ -199,6 +263,12 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	}
 	var measuring atomic.Bool
 	var wg sync.WaitGroup
+	// The baseline, just before connecting: what the server holds for
+	// others is not the soak's.
+	before, err := ScrapeSoak(ctx, metricsURL)
+	if err != nil {
+		return rep, err
+	}
 	start := time.Now()
 	var phase atomic.Pointer[string]
 	setPhase := func(p string) { phase.Store(&p) }
@@ -263,7 +333,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	}
 
 	// Measure over the hold.
-	mid, err := Scrape(ctx, metricsURL, series...)
+	mid, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return rep, err
 	}
@@ -281,15 +351,15 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	case <-time.After(s.Hold):
 	}
 	measuring.Store(false)
-	rep.HoldSeconds = time.Since(holdStart).Seconds()
+	held := time.Since(holdStart).Seconds()
 	if s.RedisCalls != nil {
 		callsAfter, err := s.RedisCalls(ctx)
 		if err != nil {
 			return rep, err
 		}
-		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / rep.HoldSeconds
+		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / held
 	}
-	after, err := Scrape(ctx, metricsURL, series...)
+	after, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return rep, err
 	}
@@ -298,13 +368,9 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 
 	rep.Connected, rep.Failed, rep.Reconnects = connected.Load(), failed.Load(), reconnects.Load()
 	rep.Events, rep.Lost, rep.Duplicates, rep.Polls = events.Load(), lost.Load(), dups.Load(), polls.Load()
+	rep.ServerFigures(before, mid, after, held)
 	rep.PollsPerSecond = float64(rep.Polls) / rep.HoldSeconds
-	rep.RSSAfter = after["process_resident_memory_bytes"]
-	rep.ServerConns = mid["waitingroom_sse_connections"]
-	if rep.Connected > 0 {
-		rep.RSSPerConn = (rep.RSSAfter - rep.RSSBefore) / float64(rep.Connected)
-	}
-	rep.CommandsPerSec = (after["waitingroom_redis_commands_total"] - mid["waitingroom_redis_commands_total"]) / rep.HoldSeconds
+	rep.perConnection()
 
 	rep.Lat = map[int64][]int32{}
 	for i := range shards {
@@ -373,9 +439,7 @@ func MergeReports(server Report, children []Report) Report {
 		}
 		out.Headers = append(out.Headers, c.Headers...)
 	}
-	if out.Connected > 0 {
-		out.RSSPerConn = (out.RSSAfter - out.RSSBefore) / float64(out.Connected)
-	}
+	out.perConnection()
 	out.latencyStats()
 	return out
 }
@@ -490,11 +554,21 @@ func (r Report) String() string {
 	} else {
 		fmt.Fprintf(&b, "polls %.0f/s over the hold\n", r.PollsPerSecond)
 	}
-	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %.2f KiB per connection (%.0f SSE connections on the server)\n",
-		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), r.RSSPerConn/1024, r.ServerConns)
+	perConn := "no per-connection figure"
+	if r.RSSPerConn > 0 {
+		perConn = fmt.Sprintf("%.2f KiB per connection", r.RSSPerConn/1024)
+	}
+	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %s, over the soak's own %d connections\n",
+		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), perConn, r.Connected)
+	if r.Mode == "sse" {
+		fmt.Fprintf(&b, "SSE connections the server gained during the soak: %.0f (it had %.0f before)\n", r.ServerConns, r.ServerConnsBefore)
+	}
 	fmt.Fprintf(&b, "Redis commands sent by the server: %.1f/s over %.1f s\n", r.CommandsPerSec, r.HoldSeconds)
 	if r.RedisSidePerSec > 0 {
 		fmt.Fprintf(&b, "Redis-side calls (INFO commandstats, scripts' inner commands included): %.1f/s over the hold\n", r.RedisSidePerSec)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
 	return b.String()
 }

@@ -87,8 +87,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // children's client-side figures are merged exactly.
 func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout, stderr io.Writer) (k6.Report, error) {
 	metricsURL := s.MetricsEndpoint()
-	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
-	before, err := k6.Scrape(ctx, metricsURL, series...)
+	before, err := k6.ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return k6.Report{}, err
 	}
@@ -111,7 +110,7 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 		at    time.Time
 	}
 	read := func() (scrape, error) {
-		m, err := k6.Scrape(ctx, metricsURL, series...)
+		m, err := k6.ScrapeSoak(ctx, metricsURL)
 		sc := scrape{m: m, at: time.Now()}
 		if err == nil && s.RedisCalls != nil {
 			sc.calls, err = s.RedisCalls(ctx)
@@ -136,9 +135,8 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 		return k6.Report{}, err
 	}
 	secs := after.at.Sub(mid.at).Seconds()
-	server := k6.Report{RSSBefore: before["process_resident_memory_bytes"], RSSAfter: after.m["process_resident_memory_bytes"],
-		ServerConns: mid.m["waitingroom_sse_connections"], HoldSeconds: secs,
-		CommandsPerSec: (after.m["waitingroom_redis_commands_total"] - mid.m["waitingroom_redis_commands_total"]) / secs}
+	var server k6.Report
+	server.ServerFigures(before, mid.m, after.m, secs)
 	if s.RedisCalls != nil {
 		server.RedisSidePerSec = float64(after.calls-mid.calls) / secs
 	}

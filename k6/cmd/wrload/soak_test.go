@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,9 @@ func TestSoakSmoke(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := testRoom(t, srv, 2)
+			if !tt.poll {
+				holdStreams(t, srv.base, name, 5) // another client's: not the soak's
+			}
 			var progress syncBuffer
 			rep, err := k6.Soak{BaseURL: srv.base, MetricsURL: srv.metrics, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
 				Settle: 300 * time.Millisecond, SourceIPs: 4, Poll: tt.poll,
@@ -75,6 +79,9 @@ func TestSoakSmoke(t *testing.T) {
 				}
 				return
 			}
+			if rep.ServerConns != 20 || strings.Contains(rep.String(), "other clients came or went") {
+				t.Fatalf("the server gained %v SSE connections during the soak, want the soak's own 20:\n%s", rep.ServerConns, rep.String())
+			}
 			if rep.Lost != 0 || rep.Duplicates != 0 || rep.Ticks < 5 || rep.LatencyP99 <= 0 {
 				t.Fatalf("stream figures: %d lost, %d duplicates, %d ticks, p99 %v", rep.Lost, rep.Duplicates, rep.Ticks, rep.LatencyP99)
 			}
@@ -91,4 +98,23 @@ func testRoom(t *testing.T, srv server, rate float64) string {
 		t.Fatal(err)
 	}
 	return name
+}
+
+// holdStreams opens n SSE streams on room, as other visitors would, and
+// holds them until t ends.
+func holdStreams(t *testing.T, base, room string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for range n {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/r/"+room+"/events", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream: %s", resp.Status)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+	}
 }
