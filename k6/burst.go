@@ -282,14 +282,9 @@ func (s BurstSummary) String() string {
 	sort.Ints(codes)
 	var mix []string
 	for _, c := range codes {
-		name := strconv.Itoa(c)
-		switch c {
-		case 0:
-			name = "never admitted"
-		case http.StatusGone:
+		name := statusName(c)
+		if c == http.StatusGone {
 			name = "sold out while waiting"
-		case 599:
-			name = "transport error"
 		}
 		mix = append(mix, fmt.Sprintf("%s: %d", name, s.Status[c]))
 	}
@@ -301,6 +296,13 @@ func (s BurstSummary) String() string {
 		s.AdmissionP50.Round(time.Millisecond), s.AdmissionP95.Round(time.Millisecond), s.AdmissionMax.Round(time.Millisecond),
 		s.OrderP50.Round(time.Millisecond), s.OrderP95.Round(time.Millisecond), s.OrderP99.Round(time.Millisecond),
 		strings.Join(mix, ", "))
+}
+
+// Check returns an error when more than max of the buyers' outcomes (the
+// order's status; 0 for a buyer never let in, 410 for one who saw the sale
+// sell out while waiting) are not one of expected.
+func (s BurstSummary) Check(expected []int, max float64) error {
+	return CheckStatus("burst", s.Status, 0, expected, max)
 }
 
 // Second is one second of a burst's timeline.

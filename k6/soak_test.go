@@ -33,6 +33,8 @@ func TestSoakCountsItsOwnConnections(t *testing.T) {
 		{"RSS fell: no figure, and a warning", scrape(40*mib, 0, 0), scrape(39*mib, 50, 100), scrape(39*mib, 50, 200),
 			50, "sse", 0, 50, []string{"no per-connection figure", "WARNING: the server's RSS fell during the soak (40.0 -> 39.0 MiB)"},
 			[]string{"KiB per connection"}},
+		{"a server without the SSE count: no SSE line", map[string]float64{metricRSS: 40 * mib}, map[string]float64{metricRSS: 50 * mib, metricCommands: 100},
+			map[string]float64{metricRSS: 60 * mib, metricCommands: 200}, 2048, "sse", 10, 0, []string{"10.00 KiB per connection"}, []string{"WARNING", "SSE connections"}},
 		{"polling: no SSE count", scrape(40*mib, 5, 0), scrape(50*mib, 5, 100), scrape(60*mib, 5, 200),
 			2048, "poll", 10, 0, []string{"10.00 KiB per connection"}, []string{"WARNING", "SSE connections"}},
 	}

@@ -56,8 +56,13 @@ func burstCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	idle := fs.Int("idle", 20, "orders placed one by one before the burst, to measure the idle p95")
 	jsonOut := fs.String("json", "", "write the run (summary, timeline) as JSON to this file")
 	progress := progressFlag(fs)
+	expect, maxUnexpected := checkFlags(fs, "201")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	expected, err := k6.ParseStatuses(*expect)
+	if err != nil {
+		return fmt.Errorf("burst: -expect: %w", err)
 	}
 	if err := checkProgress("burst", *progress); err != nil {
 		return err
@@ -201,7 +206,7 @@ func burstCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return err
 		}
 	}
-	return nil
+	return run.Summary.Check(expected, *maxUnexpected)
 }
 
 // metricsEndpoints returns the metrics URL of each server: the list given

@@ -9,6 +9,7 @@ import (
 
 	"waitingroom/k6"
 	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
 )
 
 // TestBurstSmoke runs a tiny flash sale with the burst tool against a real
@@ -22,7 +23,7 @@ func TestBurstSmoke(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv.addProduct(t, name, "smoke", 1000, 10)
-			var progress syncBuffer
+			var progress servicetest.SyncBuffer
 			rep, err := k6.Burst{URLs: []string{srv.base}, Room: name, N: 12, Within: 300 * time.Millisecond,
 				Timeout: 30 * time.Second, SourceIPs: 4, Progress: &progress, ProgressEvery: 50 * time.Millisecond}.Run(context.Background())
 			if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"waitingroom/server/servicetest"
 )
 
 // TestCalibrateSmoke runs the calibration tool briefly against a real
@@ -16,7 +18,7 @@ func TestCalibrateSmoke(t *testing.T) {
 	calib := testRoom(t, srv, 50)
 	target := testRoom(t, srv, 50)
 	srv.addProduct(t, "warm-up-"+calib, "x", 1, 1) // waits for the migrations
-	var out, progress syncBuffer
+	var out, progress servicetest.SyncBuffer
 	err := calibrateCommand(context.Background(), []string{"-url", srv.base, "-calib-room", calib, "-room", target,
 		"-from", "5", "-to", "15", "-by", "5", "-duration", "1500ms", "-warmup", "300ms", "-source-ips", "2",
 		"-admin-token", testAdmin, "-database-url", srv.dbURL, "-apply", "-progress", "300ms"}, &out, &progress)

@@ -25,8 +25,13 @@ func loadtestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.IntVar(&l.MaxRequests, "n", 0, "stop after this many requests (0: duration only)")
 	label := fs.String("label", "load", "name printed with the result")
 	hello := fs.String("serve-hello", "", "serve the hello-world ceiling on this loopback address instead of loading")
+	expect, maxUnexpected := checkFlags(fs, "200")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	expected, err := k6.ParseStatuses(*expect)
+	if err != nil {
+		return fmt.Errorf("loadtest: -expect: %w", err)
 	}
 	if *hello != "" {
 		return serveHello(ctx, *hello)
@@ -41,7 +46,7 @@ func loadtestCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	fmt.Fprintf(stdout, "%s: %d requests in %v = %.0f req/s, p50 %v, p99 %v, errors %d, status %v\n",
 		*label, res.Requests, res.Elapsed.Round(time.Millisecond), res.RPS(),
 		res.Percentile(50).Round(time.Microsecond), res.Percentile(99).Round(time.Microsecond), res.Errors, res.Status)
-	return nil
+	return k6.CheckStatus("loadtest "+*label, res.Status, res.Errors, expected, *maxUnexpected)
 }
 
 func serveHello(ctx context.Context, addr string) error {

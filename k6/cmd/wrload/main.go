@@ -121,6 +121,17 @@ func checkProgress(name string, every time.Duration) error {
 	return nil
 }
 
+// checkFlags defines -expect and -max-unexpected, the bound past which a
+// benchmark fails because its answers were not what it measures.
+func checkFlags(fs *flag.FlagSet, expect string) (statuses *string, maxUnexpected *float64) {
+	if expect != "" {
+		statuses = fs.String("expect", expect, "the HTTP statuses the run expects, comma-separated")
+	}
+	maxUnexpected = fs.Float64("max-unexpected", k6.MaxUnexpected,
+		"fail when more than this share of the answers are not expected (1: never fail)")
+	return statuses, maxUnexpected
+}
+
 // parseFlags parses a tool's command line. Help (-h, -help) and a bad flag
 // come back as a *usageError holding the tool's usage, so that main, not
 // the flag package, decides where it goes and how the process exits.

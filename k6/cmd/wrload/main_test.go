@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -74,12 +72,12 @@ func startServer(t *testing.T, tick time.Duration) server {
 	servicetest.RedisAt(t, redisURL)
 	s := server{dbURL: servicetest.PostgresURL(t)}
 	bin := serverBinary(t)
-	addr, metricsAddr := freeAddr(t), freeAddr(t)
+	addr, metricsAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "METRICS_ADDR="+metricsAddr, "REDIS_URL="+redisURL,
 		"DATABASE_URL="+s.dbURL, "SECRET_KEY=wrload-test-secret-key-0123456789", "ADMIN_TOKEN="+testAdmin,
 		"SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "TICK="+tick.String())
-	var logs syncBuffer
+	var logs servicetest.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -111,7 +109,7 @@ func startServer(t *testing.T, tick time.Duration) server {
 	return s
 }
 
-func waitOK(t *testing.T, url string, logs *syncBuffer) {
+func waitOK(t *testing.T, url string, logs *servicetest.SyncBuffer) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get(url); err == nil {
@@ -141,31 +139,4 @@ func (s server) addProduct(t *testing.T, room, name string, price, stock int64) 
 			t.Fatal(err) // the migrations never ran
 		}
 	}
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

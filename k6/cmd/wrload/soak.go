@@ -35,6 +35,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	child := fs.Bool("child", false, "run as a child process: print the raw report as JSON")
 	fs.IntVar(&s.FirstIP, "first-ip", 0, "offset of the first source address")
 	progress := progressFlag(fs)
+	_, maxUnexpected := checkFlags(fs, "")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -76,10 +77,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprint(stdout, rep.String())
-	if rep.Connected == 0 {
-		return errors.New("soak: no visitor connected")
-	}
-	return nil
+	return rep.Check(*maxUnexpected)
 }
 
 // soakChildren spreads a soak over procs child processes. The parent

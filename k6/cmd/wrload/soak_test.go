@@ -18,7 +18,7 @@ func TestSoakAcrossProcesses(t *testing.T) {
 	srv := startServer(t, 200*time.Millisecond)
 	name := testRoom(t, srv, 1)
 	t.Setenv("WR_RUN_MAIN", "1") // children run main(), not the tests
-	var out, progress syncBuffer
+	var out, progress servicetest.SyncBuffer
 	err := soakCommand(context.Background(), []string{"-url", srv.base, "-metrics-url", srv.metrics, "-room", name, "-n", "20", "-ramp", "100",
 		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2", "-progress", "250ms"}, &out, &progress)
 	t.Log(out.String())
@@ -52,7 +52,7 @@ func TestSoakSmoke(t *testing.T) {
 			if !tt.poll {
 				holdStreams(t, srv.base, name, 5) // another client's: not the soak's
 			}
-			var progress syncBuffer
+			var progress servicetest.SyncBuffer
 			rep, err := k6.Soak{BaseURL: srv.base, MetricsURL: srv.metrics, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
 				Settle: 300 * time.Millisecond, SourceIPs: 4, Poll: tt.poll,
 				Progress: &progress, ProgressEvery: 200 * time.Millisecond}.Run(context.Background())
