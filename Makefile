@@ -8,9 +8,10 @@ PKGS := ./...
 run:
 	$(GO) run .
 
-## test: every test, with the race detector, against real Redis (and later PostgreSQL and Chromium)
+## test: every test, with the race detector, against real Redis, PostgreSQL, Chromium and nginx;
+## it ends with the list of skipped tests and why (=== Skipped), then gotestsum's DONE line
 test:
-	$(GO) test -race -count=1 -timeout 9m $(PKGS)
+	$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -timeout 9m $(PKGS)
 
 ## generate: regenerate the templ components
 generate:

@@ -31,7 +31,7 @@ type redisProc struct {
 func startRedis(t *testing.T) *redisProc {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		servicetest.Missing(t, "redis-server", err)
+		servicetest.Missing(t, "redis-server (to get it: apt-get install redis-server)", err)
 	}
 	_, port, _ := net.SplitHostPort(freeAddr(t))
 	r := &redisProc{t: t, port: port, dir: t.TempDir()}

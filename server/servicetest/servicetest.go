@@ -38,7 +38,7 @@ func Missing(t testing.TB, service string, err error) {
 	if InCI() {
 		t.Fatalf("%s is required in CI but unavailable: %v", service, err)
 	}
-	t.Skipf("skipping: %s unavailable (%v); start it or set CI=true to make this a failure", service, err)
+	t.Skipf("skipping: %s is unavailable: %v (CI=true makes this a failure)", service, err)
 }
 
 // RedisURL returns the URL of the test Redis.
@@ -98,7 +98,7 @@ func RedisAt(t testing.TB, url string) redis.UniversalClient {
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
-		Missing(t, "Redis at "+url, err)
+		Missing(t, "Redis at "+url+" (to get it: apt-get install redis-server, then redis-server --daemonize yes; or set REDIS_TEST_URL)", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -148,7 +148,7 @@ func Chromium(t testing.TB) string {
 			return p
 		}
 	}
-	Missing(t, "Chromium (apt-get install chromium)", os.ErrNotExist)
+	Missing(t, "Chromium (to get it: apt-get install chromium fonts-noto-cjk; or set CHROME_PATH)", os.ErrNotExist)
 	return ""
 }
 
@@ -202,7 +202,8 @@ func PostgresURL(t testing.TB) string {
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		Missing(t, "PostgreSQL at "+base, err)
+		Missing(t, "PostgreSQL at "+base+" (to get it: apt-get install postgresql, then pg_ctlcluster <version> main start, "+
+			"with trust for postgres on 127.0.0.1 and a database test; or set POSTGRES_TEST_URL)", err)
 	}
 	var b [6]byte
 	rand.Read(b[:])
