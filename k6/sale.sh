@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # sale.sh: the order-path measurements of BRIEF §5, as BENCHMARKS.md quotes
-# them. Against the local Redis (database 12) and PostgreSQL (schema
-# wrbench of database test, recreated), with a downstream whose knee is the
-# seed's 50 TPS (ORDER_WORK=800ms on a 40-connection pool):
+# them. Against the local Redis (database 12, or SALE_REDIS_DB) and
+# PostgreSQL (schema wrbench of database test, recreated), with a downstream
+# whose knee is the seed's 50 TPS (ORDER_WORK=800ms on a 40-connection pool):
 #   1. calibrate: 20→80 orders/s by 10, 30 s each; applies the rate to "sale";
 #   2. a 20,000-buyer burst (enters within 30 s) on two instances (one holds
 #      at most ~19,000 streams under the 20,000-file cap) with the room, then
@@ -17,13 +17,14 @@ cd "$(dirname "$0")/.."
 source k6/common.sh
 OUT=${OUT:-artifacts/sale}
 N=${SALE_N:-20000}
+RDB=${SALE_REDIS_DB:-12}
 mkdir -p "$OUT"
 build_binaries
 DB="postgres://postgres@127.0.0.1:5432/test?sslmode=disable&search_path=wrbench"
 ADMIN=sale-admin-token-0123456789abcdef0123
 psql -h 127.0.0.1 -U postgres -d test -qc "DROP SCHEMA IF EXISTS wrbench CASCADE" 2>/dev/null
 psql -h 127.0.0.1 -U postgres -d test -qc "CREATE SCHEMA wrbench"
-redis-cli -n 12 FLUSHDB >/dev/null
+redis-cli -n "$RDB" FLUSHDB >/dev/null
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 
@@ -31,7 +32,7 @@ start() { # start PORT [extra env...]; its metrics listen on PORT+100
   local port=$1; shift
   # The crowd comes from a few loopback addresses: the per-IP caps are
   # raised so that the sale measures the order path, not the caps.
-  env REDIS_URL=redis://127.0.0.1:6379/12 DATABASE_URL="$DB" DB_MAX_CONNS=40 ORDER_WORK=${ORDER_WORK:-800ms} \
+  env REDIS_URL=redis://127.0.0.1:6379/$RDB DATABASE_URL="$DB" DB_MAX_CONNS=40 ORDER_WORK=${ORDER_WORK:-800ms} \
     LISTEN_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:$((port + 100)) ADMIN_TOKEN=$ADMIN SECRET_KEY=sale-secret-key-0123456789 \
     SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 "$@" bin/waitingroom serve 2>>"$OUT/server-$port.log" &
   pids+=($!)
