@@ -129,6 +129,7 @@ func (c Calibrate) step(ctx context.Context, sc *stepCounts) (Step, error) {
 			rctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			req, _ := http.NewRequestWithContext(rctx, http.MethodPost, api, strings.NewReader(`{"quantity":1}`))
+			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("X-Entry-Token", b.token)
 			t0 := time.Now()
 			resp, err := b.client.Do(req)

@@ -281,8 +281,22 @@ func resetRoomStock(ctx context.Context, dbURL, room string, stock int64) error 
 			return fmt.Errorf("reset: %w", err)
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	// The servers keep the product list for about a second: let it
+	// expire, so that the first orders see the new product.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(productListTTL):
+	}
+	return nil
 }
+
+// productListTTL is a little longer than the servers keep a room's
+// product list in memory.
+const productListTTL = 1500 * time.Millisecond
 
 func roomStock(ctx context.Context, dbURL, room string) (int64, error) {
 	db, err := sqlx.Open("postgres", dbURL)
