@@ -8,20 +8,23 @@ PKGS := ./...
 run:
 	$(GO) run .
 
-## test: every test, with the race detector, against real Redis (and later PostgreSQL and Chromium)
+## test: every test, with the race detector, against real Redis, PostgreSQL, Chromium and nginx;
+## it ends with the list of skipped tests and why (=== Skipped), then gotestsum's DONE line
 test:
-	$(GO) test -race -count=1 -timeout 9m $(PKGS)
+	$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -timeout 9m $(PKGS)
 
 ## generate: regenerate the templ components
 generate:
 	$(GO) generate ./...
 
-## lint: gofmt, go vet, and a clean `templ generate`
+## lint: gofmt, go vet, a clean `templ generate`, and govulncheck (a loud SKIPPED line where its
+## database cannot be reached; GOVULNDB=file:///path/to/vulndb for a local copy: see .ci/vulncheck)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(GO) tool templ generate >/dev/null 2>&1
 	@if [ -n "$$(git status --porcelain -- '*_templ.go')" ]; then echo "templ generate changed files; commit them"; git status --porcelain -- '*_templ.go'; exit 1; fi
+	bash .ci/vulncheck
 
 ## bench: Go benchmarks and loopback loads (see BENCHMARKS.md); not part of `make test`
 bench:

@@ -30,7 +30,7 @@ import (
 func startCluster(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("redis-cli"); err != nil {
-		servicetest.Missing(t, "redis-cli", err)
+		servicetest.Missing(t, "redis-cli (to get it: apt-get install redis-server)", err)
 	}
 	var addrs []string
 	for range 3 {

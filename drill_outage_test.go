@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/k6"
 	"waitingroom/server/servicetest"
 )
 
@@ -30,7 +31,7 @@ type redisProc struct {
 func startRedis(t *testing.T) *redisProc {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		servicetest.Missing(t, "redis-server", err)
+		servicetest.Missing(t, "redis-server (to get it: apt-get install redis-server)", err)
 	}
 	_, port, _ := net.SplitHostPort(freeAddr(t))
 	r := &redisProc{t: t, port: port, dir: t.TempDir()}
@@ -164,7 +165,7 @@ func TestDrillRedisRestart(t *testing.T) {
 	// may still meet a connection that Redis' restart broke, as an
 	// operator's would, so retry for a few seconds.
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		err := putRoom(context.Background(), d.url, name, drillAdmin, map[string]any{"paused": false})
+		err := k6.PutRoom(context.Background(), d.url, name, drillAdmin, map[string]any{"paused": false})
 		if err == nil {
 			break
 		}

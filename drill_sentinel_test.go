@@ -49,7 +49,7 @@ func waitPort(t *testing.T, addr string) {
 // line intact.
 func TestDrillSentinel(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
-		servicetest.Missing(t, "redis-server", err)
+		servicetest.Missing(t, "redis-server (to get it: apt-get install redis-server)", err)
 	}
 	master, masterCmd := redisNode(t, "--repl-diskless-sync-delay", "0")
 	replica, _ := redisNode(t, "--replicaof", "127.0.0.1", master)

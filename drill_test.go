@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/k6"
 	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
 )
@@ -152,7 +153,7 @@ func (d *drillEnv) startNginx() {
 // room creates a room through the admin API (via nginx) with settings.
 func (d *drillEnv) room(name string, settings map[string]any) {
 	d.t.Helper()
-	if err := putRoom(context.Background(), d.url, name, drillAdmin, settings); err != nil {
+	if err := k6.PutRoom(context.Background(), d.url, name, drillAdmin, settings); err != nil {
 		d.t.Fatal(err)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +16,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, log); err != nil {
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, log)
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp): // -h: the usage is printed
+	default:
 		log.Error("waitingroom: fatal", "err", err)
 		os.Exit(1)
 	}
@@ -25,15 +31,9 @@ const usage = `usage: waitingroom [command] [flags]
 commands:
   serve      serve the waiting room (the default)
   migrate    apply the SQL migrations to DATABASE_URL
-  loadtest   drive an HTTP load at a running server (see: waitingroom loadtest -h)
-  soak       hold N waiting visitors over SSE (or polling) and measure the cost
-  burst      a flash sale: N buyers enter, wait, are let in and order
-  calibrate  step the order rate, find the knee, recommend (and -apply) a rate
-  plot       draw burst runs (-json files) into a PNG
-  redis-memory   Redis bytes per waiting visitor, beside a bare ZSET entry
-  sse-reference  r3labs/sse with its defaults, the soak's reference server
 
 Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
+The load and measurement tools are a separate binary: go run ./k6/cmd/wrload -h
 `
 
 // run dispatches a subcommand. It returns when the command is done or ctx
@@ -46,22 +46,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	switch cmd {
 	case "serve":
 		return serveCommand(ctx, args, getenv, stdout, log)
-	case "loadtest":
-		return loadtestCommand(ctx, args, stdout)
 	case "migrate":
 		return migrateCommand(ctx, args, getenv, stdout, log)
-	case "redis-memory":
-		return memoryCommand(ctx, args, stdout)
-	case "sse-reference":
-		return referenceCommand(ctx, args, stdout)
-	case "plot":
-		return plotCommand(ctx, args, stdout)
-	case "calibrate":
-		return calibrateCommand(ctx, args, stdout)
-	case "burst":
-		return burstCommand(ctx, args, stdout)
-	case "soak":
-		return soakCommand(ctx, args, stdout)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,12 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"waitingroom/server/config"
+	"waitingroom/server/servicetest"
 )
 
 // TestMain lets a test re-execute this binary as the real server.
@@ -31,12 +30,7 @@ func TestMain(m *testing.M) {
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return servicetest.FreeAddr(t)
 }
 
 func waitHealthy(t *testing.T, base string) {
@@ -221,19 +215,18 @@ func TestRunRejectsBadInput(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// syncBuffer collects a server's logs from several goroutines.
+type syncBuffer = servicetest.SyncBuffer
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+// TestHelpExitsZero: "waitingroom serve -h" prints the flags and exits 0,
+// without a fatal log line.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"serve", "-help"}, {"migrate", "-h"}} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "-listen") || strings.Contains(string(out), "fatal") {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
 }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,15 @@ type Burst struct {
 	SourceIPs int
 	// FirstIP offsets the source addresses (for child processes).
 	FirstIP int
+	// Progress, when set, receives a progress line every ProgressEvery
+	// (DefaultProgressEvery when zero) while the burst runs.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+}
+
+// burstCounts are a running burst's figures, for its progress lines.
+type burstCounts struct {
+	entered, admitted, answered, created, soldOut atomic.Int64
 }
 
 // Sample is one buyer's outcome.
@@ -91,6 +101,15 @@ func (b Burst) Run(ctx context.Context) (BurstReport, error) {
 	}
 	samples := make([]Sample, b.N)
 	start := time.Now()
+	var counts burstCounts
+	if b.Progress != nil {
+		stop := every(b.ProgressEvery, func() {
+			fmt.Fprintf(b.Progress, "burst, %.0f s: %d of %d entered, %d admitted, %d sold out while waiting, %d orders answered (%d × 201)\n",
+				time.Since(start).Seconds(), counts.entered.Load(), b.N, counts.admitted.Load(), counts.soldOut.Load(),
+				counts.answered.Load(), counts.created.Load())
+		})
+		defer stop()
+	}
 	var wg sync.WaitGroup
 	for i := range b.N {
 		at := start.Add(time.Duration(rand.Int64N(int64(b.Within))))
@@ -103,7 +122,7 @@ func (b Burst) Run(ctx context.Context) (BurstReport, error) {
 			base := b.URLs[i%len(b.URLs)]
 			jar, _ := cookiejar.New(nil)
 			hc := &http.Client{Transport: transports[i%len(transports)], Jar: jar, Timeout: 2 * time.Minute}
-			samples[i] = b.buyer(ctx, hc, base, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+b.FirstIP+i%b.SourceIPs))})
+			samples[i] = b.buyer(ctx, hc, base, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+b.FirstIP+i%b.SourceIPs))}, &counts)
 		})
 	}
 	wg.Wait()
@@ -112,7 +131,7 @@ func (b Burst) Run(ctx context.Context) (BurstReport, error) {
 
 // buyer is one buyer: enter, wait for ready over SSE, order (retrying a
 // 429 or 503 as the page's retry button would, at most 5 times).
-func (b Burst) buyer(ctx context.Context, hc *http.Client, base string, local *net.TCPAddr) Sample {
+func (b Burst) buyer(ctx context.Context, hc *http.Client, base string, local *net.TCPAddr, counts *burstCounts) Sample {
 	entered := time.Now()
 	api := strings.TrimRight(base, "/") + "/api/rooms/" + url.PathEscape(b.Room)
 	resp, err := hc.Post(api+"/queue", "", nil)
@@ -124,6 +143,7 @@ func (b Burst) buyer(ctx context.Context, hc *http.Client, base string, local *n
 	if resp.StatusCode != http.StatusOK {
 		return Sample{}
 	}
+	counts.entered.Add(1)
 	u, _ := url.Parse(base)
 	var cookie string
 	for _, c := range hc.Jar.Cookies(u) {
@@ -152,11 +172,21 @@ func (b Burst) buyer(ctx context.Context, hc *http.Client, base string, local *n
 	stop()
 	if tok == "" {
 		if soldOut {
+			counts.soldOut.Add(1)
 			return Sample{Status: http.StatusGone}
 		}
 		return Sample{}
 	}
+	counts.admitted.Add(1)
 	s := Sample{Admitted: time.Since(entered)}
+	defer func() {
+		if s.Status != 0 {
+			counts.answered.Add(1)
+		}
+		if s.Status == http.StatusCreated {
+			counts.created.Add(1)
+		}
+	}()
 	for attempt := 0; attempt < 5 && ctx.Err() == nil; attempt++ {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, api+"/orders", bytes.NewReader([]byte(`{"quantity":1}`)))
 		req.Header.Set("X-Entry-Token", tok)
@@ -252,14 +282,9 @@ func (s BurstSummary) String() string {
 	sort.Ints(codes)
 	var mix []string
 	for _, c := range codes {
-		name := strconv.Itoa(c)
-		switch c {
-		case 0:
-			name = "never admitted"
-		case http.StatusGone:
+		name := statusName(c)
+		if c == http.StatusGone {
 			name = "sold out while waiting"
-		case 599:
-			name = "transport error"
 		}
 		mix = append(mix, fmt.Sprintf("%s: %d", name, s.Status[c]))
 	}
@@ -271,6 +296,13 @@ func (s BurstSummary) String() string {
 		s.AdmissionP50.Round(time.Millisecond), s.AdmissionP95.Round(time.Millisecond), s.AdmissionMax.Round(time.Millisecond),
 		s.OrderP50.Round(time.Millisecond), s.OrderP95.Round(time.Millisecond), s.OrderP99.Round(time.Millisecond),
 		strings.Join(mix, ", "))
+}
+
+// Check returns an error when more than max of the buyers' outcomes (the
+// order's status; 0 for a buyer never let in, 410 for one who saw the sale
+// sell out while waiting) are not one of expected.
+func (s BurstSummary) Check(expected []int, max float64) error {
+	return CheckStatus("burst", s.Status, 0, expected, max)
 }
 
 // Second is one second of a burst's timeline.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,8 +41,19 @@ type Calibrate struct {
 	// Prepare resets the room before each step: its orders gone, its
 	// stock plenty. It also puts the room in passthrough mode.
 	Prepare func(ctx context.Context, stock int64) error
-	// Progress, when set, is told of each finished step.
-	Progress func(Step)
+	// StepDone, when set, is told of each finished step.
+	StepDone func(Step)
+	// Progress, when set, receives a progress line every ProgressEvery
+	// (DefaultProgressEvery when zero) while the steps run.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+}
+
+// stepCounts are a running step's figures, for the progress lines.
+type stepCounts struct {
+	rate                     float64
+	n                        int
+	admitted, sent, answered atomic.Int64
 }
 
 // Run runs every step and returns them.
@@ -56,14 +68,27 @@ func (c Calibrate) Run(ctx context.Context) ([]Step, error) {
 		return nil, errors.New("calibrate: too many steps or orders for one run")
 	}
 	var steps []Step
+	var current atomic.Pointer[stepCounts]
+	if c.Progress != nil {
+		start := time.Now()
+		stop := every(c.ProgressEvery, func() {
+			if sc := current.Load(); sc != nil {
+				fmt.Fprintf(c.Progress, "calibrate, %.0f s: step %.0f/s, %d of %d buyers admitted, %d orders sent, %d finished\n",
+					time.Since(start).Seconds(), sc.rate, sc.admitted.Load(), sc.n, sc.sent.Load(), sc.answered.Load())
+			}
+		})
+		defer stop()
+	}
 	for r := c.From; r <= c.To+1e-9; r += c.By {
-		s, err := c.step(ctx, r)
+		sc := &stepCounts{rate: r, n: int(math.Ceil(r * (c.Warmup + c.Duration).Seconds()))}
+		current.Store(sc)
+		s, err := c.step(ctx, sc)
 		if err != nil {
 			return steps, fmt.Errorf("calibrate: step %.0f/s: %w", r, err)
 		}
 		steps = append(steps, s)
-		if c.Progress != nil {
-			c.Progress(s)
+		if c.StepDone != nil {
+			c.StepDone(s)
 		}
 	}
 	return steps, nil
@@ -74,12 +99,12 @@ type buyerToken struct {
 	token  string
 }
 
-func (c Calibrate) step(ctx context.Context, rate float64) (Step, error) {
-	n := int(math.Ceil(rate * (c.Warmup + c.Duration).Seconds()))
+func (c Calibrate) step(ctx context.Context, sc *stepCounts) (Step, error) {
+	rate, n := sc.rate, sc.n
 	if err := c.Prepare(ctx, int64(2*n+100)); err != nil {
 		return Step{}, err
 	}
-	buyers, err := c.admit(ctx, n)
+	buyers, err := c.admit(ctx, n, &sc.admitted)
 	if err != nil {
 		return Step{}, err
 	}
@@ -98,7 +123,9 @@ func (c Calibrate) step(ctx context.Context, rate float64) (Step, error) {
 		if ctx.Err() != nil {
 			break
 		}
+		sc.sent.Add(1)
 		wg.Go(func() {
+			defer sc.answered.Add(1)
 			rctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			req, _ := http.NewRequestWithContext(rctx, http.MethodPost, api, strings.NewReader(`{"quantity":1}`))
@@ -144,7 +171,7 @@ func (c Calibrate) step(ctx context.Context, rate float64) (Step, error) {
 
 // admit enters n buyers into the passthrough room and waits for their
 // tokens.
-func (c Calibrate) admit(ctx context.Context, n int) ([]buyerToken, error) {
+func (c Calibrate) admit(ctx context.Context, n int, admitted *atomic.Int64) ([]buyerToken, error) {
 	api := strings.TrimRight(c.BaseURL, "/") + "/api/rooms/" + c.Room + "/queue"
 	transports := make([]*http.Transport, max(1, c.SourceIPs))
 	for i := range transports {
@@ -174,6 +201,7 @@ func (c Calibrate) admit(ctx context.Context, n int) ([]buyerToken, error) {
 				}
 				if tok != "" {
 					buyers[i].token = tok
+					admitted.Add(1)
 					return
 				}
 				time.Sleep(200 * time.Millisecond)

@@ -1,7 +1,6 @@
 package k6
 
 import (
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -49,13 +48,11 @@ func TestKnee(t *testing.T) {
 }
 
 func TestTrackerCountsLostAndDuplicates(t *testing.T) {
-	var tr tracker
-	tr.sh = &shard{byTick: map[int64][]time.Duration{}}
-	tr.events, tr.lost, tr.dups, tr.measuring = new(atomic.Int64), new(atomic.Int64), new(atomic.Int64), new(atomic.Bool)
+	tr := tracker{sh: &shard{byTick: map[int64][]time.Duration{}}, c: &soakCounts{}}
 	for _, id := range []int64{5, 6, 7, 7, 10, 9, 11, 0, 12} {
 		tr.event(id, []byte(`{"t":1}`))
 	}
-	if tr.lost.Load() != 2 || tr.dups.Load() != 2 || tr.events.Load() != 9 {
-		t.Fatalf("lost %d, duplicates %d, events %d; want 2, 2, 9", tr.lost.Load(), tr.dups.Load(), tr.events.Load())
+	if c := tr.c; c.lost.Load() != 2 || c.dups.Load() != 2 || c.events.Load() != 9 {
+		t.Fatalf("lost %d, duplicates %d, events %d; want 2, 2, 9", c.lost.Load(), c.dups.Load(), c.events.Load())
 	}
 }

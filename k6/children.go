@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -13,7 +14,9 @@ import (
 // RunChildren runs this binary once per argument list, in parallel, and
 // decodes the JSON each child prints as its last line of output. It spreads
 // a load over processes when one process's open files would not be enough.
-func RunChildren[T any](ctx context.Context, argLists [][]string) ([]T, error) {
+// The children's standard error (their progress lines) goes on to
+// progress, each line behind "child N: ", as it comes.
+func RunChildren[T any](ctx context.Context, argLists [][]string, progress io.Writer) ([]T, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("children: %w", err)
@@ -21,11 +24,15 @@ func RunChildren[T any](ctx context.Context, argLists [][]string) ([]T, error) {
 	out := make([]T, len(argLists))
 	errs := make([]error, len(argLists))
 	var wg sync.WaitGroup
+	var progressMu sync.Mutex
 	for i, args := range argLists {
 		wg.Go(func() {
 			cmd := exec.CommandContext(ctx, exe, args...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if progress != nil {
+				cmd.Stderr = io.MultiWriter(&stderr, &prefixLines{mu: &progressMu, w: progress, prefix: fmt.Sprintf("child %d: ", i)})
+			}
 			if err := cmd.Run(); err != nil {
 				errs[i] = fmt.Errorf("child %d: %w: %s", i, err, lastLine(stderr.Bytes()))
 				return

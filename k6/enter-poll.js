@@ -1,5 +1,5 @@
 // enter-poll.js: the seed's polling pattern, for users who have k6 (the Go
-// tool `waitingroom soak -poll` is the reference here).
+// tool `wrload soak -poll` is the reference here).
 //
 // Inputs (environment):
 //   BASE_URL   server, default http://127.0.0.1:8080
@@ -25,6 +25,9 @@ export const options = {
       maxDuration: "30m",
     },
   },
+  // Fail the run (k6 exits non-zero) when more than 1% of the answers are
+  // not the expected 200: a run of 429s measures the limiter, not the room.
+  thresholds: { checks: ["rate>=0.99"] },
 };
 
 export default function () {

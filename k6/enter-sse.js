@@ -1,6 +1,6 @@
 // enter-sse.js: the push scenario, for users who have k6 with the xk6-sse
 // extension (k6 cannot be installed on the project's machines, so the Go
-// tool `waitingroom soak` is the reference; see BENCHMARKS.md).
+// tool `wrload soak` is the reference; see BENCHMARKS.md).
 //
 // Inputs (environment):
 //   BASE_URL   server, default http://127.0.0.1:8080
@@ -30,6 +30,9 @@ export const options = {
       maxDuration: "30m",
     },
   },
+  // Fail the run (k6 exits non-zero) when more than 1% of the answers are
+  // not the expected 200: a run of 429s measures the limiter, not the room.
+  thresholds: { checks: ["rate>=0.99"] },
 };
 
 export default function () {

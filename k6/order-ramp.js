@@ -1,5 +1,5 @@
 // order-ramp.js: the second seed's stepped order load, for users who have
-// k6 (the Go tool `waitingroom calibrate` is the reference: it also resets
+// k6 (the Go tool `wrload calibrate` is the reference: it also resets
 // the room between steps, finds the knee and recommends a rate).
 //
 // Inputs (environment):

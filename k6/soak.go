@@ -26,8 +26,11 @@ import (
 type Soak struct {
 	// BaseURL is the server, for example http://127.0.0.1:8080.
 	BaseURL string
-	Room    string
-	N       int
+	// MetricsURL is the server's Prometheus endpoint (default: BaseURL's
+	// /metrics).
+	MetricsURL string
+	Room       string
+	N          int
 	// Ramp is the number of new connections per second.
 	Ramp float64
 	// Hold is how long all connections are held once they are up.
@@ -47,15 +50,17 @@ type Soak struct {
 	// (INFO commandstats, including commands run inside scripts), at the
 	// start and the end of the hold.
 	RedisCalls func(ctx context.Context) (int64, error)
-
-	// MetricsURL is the server's private metrics endpoint (its
-	// METRICS_ADDR), for example http://127.0.0.1:9090/metrics.
-	MetricsURL string
+	// Progress, when set, receives a progress line every ProgressEvery
+	// (DefaultProgressEvery when zero) while the soak runs.
+	Progress      io.Writer
+	ProgressEvery time.Duration
 }
 
 // Report is what a soak measured.
 type Report struct {
-	Mode           string
+	Mode string
+	// Visitors is how many visitors the soak set out to hold.
+	Visitors       int64
 	Connected      int64
 	Failed         int64
 	Reconnects     int64
@@ -70,14 +75,27 @@ type Report struct {
 	LatencyMax     time.Duration
 	WorstTickP99   time.Duration
 	Ticks          int
-	RSSBefore      float64
-	RSSAfter       float64
-	RSSPerConn     float64
-	ServerConns    float64
-	CommandsPerSec float64
-	HoldSeconds    float64
-	Polls          int64
-	PollsPerSecond float64
+	// RSSBefore is the server's RSS just before the soak connected, and
+	// RSSAfter at the end of the hold; RSSPerConn is their difference over
+	// the soak's own connections (0 when the RSS fell).
+	RSSBefore  float64
+	RSSAfter   float64
+	RSSPerConn float64
+	// ServerConns is how many SSE connections the server gained between
+	// just before the soak connected and the start of the hold (never
+	// below 0); ServerConnsBefore is what it had before. ServerConnsKnown
+	// is false for a server that does not export the count (the r3labs
+	// reference).
+	ServerConns       float64
+	ServerConnsBefore float64
+	ServerConnsKnown  bool
+	CommandsPerSec    float64
+	HoldSeconds       float64
+	Polls             int64
+	PollsPerSecond    float64
+	// PollAnswers and PollErrors count every poll of the run, the ramp's
+	// included; an error is a transport error or a status other than 200.
+	PollAnswers, PollErrors int64
 	// RedisSidePerSec is the Redis server's command calls per second over
 	// the hold, scripts' inner commands included (when RedisCalls is set).
 	RedisSidePerSec float64
@@ -86,15 +104,77 @@ type Report struct {
 	Lat map[int64][]int32 `json:"lat,omitempty"`
 	// Headers holds the raw times to headers (µs).
 	Headers []int32 `json:"headers,omitempty"`
+	// Warnings say which server-side figures cannot be trusted, and why.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// The server's metrics a soak reads.
+const (
+	metricRSS      = "process_resident_memory_bytes"
+	metricCommands = "waitingroom_redis_commands_total"
+	metricSSE      = "waitingroom_sse_connections"
+)
+
+// ScrapeSoak reads the server figures a soak needs from a /metrics URL.
+func ScrapeSoak(ctx context.Context, url string) (map[string]float64, error) {
+	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE)
+}
+
+// ServerFigures sets the server-side figures from three scrapes: before,
+// taken just before the soak connects; mid, at the start of the hold; and
+// after, at its end.
+func (r *Report) ServerFigures(before, mid, after map[string]float64, holdSeconds float64) {
+	r.HoldSeconds = holdSeconds
+	r.RSSBefore, r.RSSAfter = before[metricRSS], after[metricRSS]
+	_, r.ServerConnsKnown = mid[metricSSE]
+	r.ServerConnsBefore = before[metricSSE]
+	r.ServerConns = max(0, mid[metricSSE]-before[metricSSE])
+	if holdSeconds > 0 {
+		r.CommandsPerSec = (after[metricCommands] - mid[metricCommands]) / holdSeconds
+	}
+}
+
+// roughBelow is the number of connections under which the server's RSS
+// delta is mostly its own noise (GC, heap growth), not the connections.
+const roughBelow = 1000
+
+// perConnection divides the server's RSS delta by the soak's own
+// connections, never by the server's count (which includes every other
+// client), and warns where the server's figures disagree with the soak's.
+func (r *Report) perConnection() {
+	r.RSSPerConn, r.Warnings = 0, nil
+	if r.Connected <= 0 {
+		return
+	}
+	own := float64(r.Connected)
+	delta := r.RSSAfter - r.RSSBefore
+	switch {
+	case delta <= 0:
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the server's RSS fell during the soak (%.1f -> %.1f MiB): it returned more memory "+
+			"than %d connections cost, so there is no per-connection figure; measure with -n %d or more",
+			r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), r.Connected, roughBelow))
+	default:
+		r.RSSPerConn = delta / own
+		if r.Connected < roughBelow {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%d connections move the server's RSS less than its own noise does: "+
+				"the per-connection figure is rough; measure with -n %d or more", r.Connected, roughBelow))
+		}
+	}
+	if r.Mode == "sse" && r.ServerConnsKnown {
+		if diff := r.ServerConns - own; diff > max(2, 0.02*own) || -diff > max(2, 0.02*own) {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the server's SSE connections went from %.0f to %.0f during the soak, "+
+				"but the soak opened %d: other clients came or went meanwhile, or some of the soak's were refused; "+
+				"the per-connection figures count the soak's own %d", r.ServerConnsBefore, r.ServerConnsBefore+r.ServerConns,
+				r.Connected, r.Connected))
+		}
+	}
 }
 
 // Validate returns an error for a soak that is unbounded or aims anywhere
 // but loopback.
 func (s Soak) Validate() error {
-	for _, u := range []string{s.BaseURL, s.MetricsURL} {
-		if err := (Load{URL: u, Concurrency: 1, Duration: time.Second}).Validate(); err != nil {
-			return err
-		}
+	if err := (Load{URL: s.BaseURL, Concurrency: 1, Duration: time.Second}).Validate(); err != nil {
+		return err
 	}
 	switch {
 	case s.N < 1 || s.N > 19000:
@@ -109,21 +189,50 @@ func (s Soak) Validate() error {
 	return nil
 }
 
+// DefaultMetricsURL is where a server with the default METRICS_ADDR serves
+// /metrics; the public port never does.
+const DefaultMetricsURL = "http://127.0.0.1:9090/metrics"
+
+// MetricsEndpoint is MetricsURL, or DefaultMetricsURL.
+func (s Soak) MetricsEndpoint() string {
+	if s.MetricsURL != "" {
+		return s.MetricsURL
+	}
+	return DefaultMetricsURL
+}
+
+// soakCounts are a running soak's counters, shared by its clients.
+type soakCounts struct {
+	connected, failed, reconnects, events, lost, dups atomic.Int64
+	// polls counts the polls of the hold; pollAnswers and pollErrors those
+	// of the whole run.
+	polls, pollAnswers, pollErrors atomic.Int64
+	measuring                      atomic.Bool
+
+	mu      sync.Mutex
+	headers []time.Duration
+}
+
+// connectedIn counts a stream that got its headers after took.
+func (c *soakCounts) connectedIn(took time.Duration) {
+	c.connected.Add(1)
+	c.mu.Lock()
+	c.headers = append(c.headers, took)
+	c.mu.Unlock()
+}
+
 // tracker counts one stream's events: lost and duplicate ticks by id, and
 // the latency from each tick's server time to its receipt.
 type tracker struct {
-	lastID    int64
-	seen      bool
-	sh        *shard
-	events    *atomic.Int64
-	lost      *atomic.Int64
-	dups      *atomic.Int64
-	measuring *atomic.Bool
+	lastID int64
+	seen   bool
+	sh     *shard
+	c      *soakCounts
 }
 
 func (t *tracker) event(id int64, data []byte) {
 	now := time.Now()
-	t.events.Add(1)
+	t.c.events.Add(1)
 	if !t.seen { // the snapshot on connect, not a tick
 		t.seen, t.lastID = true, id
 		return
@@ -133,12 +242,12 @@ func (t *tracker) event(id int64, data []byte) {
 	}
 	switch {
 	case id <= t.lastID:
-		t.dups.Add(1)
+		t.c.dups.Add(1)
 	case id > t.lastID+1 && t.lastID > 0:
-		t.lost.Add(id - t.lastID - 1)
+		t.c.lost.Add(id - t.lastID - 1)
 	}
 	t.lastID = max(t.lastID, id)
-	if !t.measuring.Load() {
+	if !t.c.measuring.Load() {
 		return
 	}
 	if ts := jsonInt(data, `"t":`); ts > 0 {
@@ -164,13 +273,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	if s.Poll {
 		rep.Mode = "poll"
 	}
-	metricsURL := s.MetricsURL
-	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
-	before, err := Scrape(ctx, metricsURL, series...)
-	if err != nil {
-		return rep, err
-	}
-	rep.RSSBefore = before["process_resident_memory_bytes"]
+	metricsURL := s.MetricsEndpoint()
 
 	clients := make([]*http.Client, s.SourceIPs)
 	for i := range clients {
@@ -181,16 +284,29 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	var connected, failed, reconnects, events, lost, dups, polls atomic.Int64
-	var hdrMu sync.Mutex
-	var headers []time.Duration
+	var c soakCounts
 	shards := make([]shard, 64)
 	for i := range shards {
 		shards[i].byTick = map[int64][]time.Duration{}
 	}
-	var measuring atomic.Bool
 	var wg sync.WaitGroup
+	// The baseline, just before connecting: what the server holds for
+	// others is not the soak's.
+	before, err := ScrapeSoak(ctx, metricsURL)
+	if err != nil {
+		return rep, err
+	}
 	start := time.Now()
+	var phase atomic.Pointer[string]
+	setPhase := func(p string) { phase.Store(&p) }
+	setPhase("ramping up")
+	if s.Progress != nil {
+		stop := every(s.ProgressEvery, func() {
+			fmt.Fprintf(s.Progress, "soak %s, %.0f s: %d of %d connected, %d failed, %d reconnects, %d events, %d polls\n",
+				*phase.Load(), time.Since(start).Seconds(), c.connected.Load(), s.N, c.failed.Load(), c.reconnects.Load(), c.events.Load(), c.pollAnswers.Load())
+		})
+		defer stop()
+	}
 	interval := time.Duration(float64(time.Second) / s.Ramp)
 	for i := 0; i < s.N && runCtx.Err() == nil; i++ {
 		jar, _ := cookiejar.New(nil)
@@ -199,31 +315,28 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		sh := &shards[i%len(shards)]
 		switch {
 		case s.Poll:
-			wg.Go(func() { s.poller(runCtx, &hc, &connected, &failed, &polls, &measuring) })
+			wg.Go(func() { s.poller(runCtx, &hc, &c) })
 		case !s.R3labs:
 			rs, err := newRawStream(s.BaseURL, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+s.FirstIP+i%s.SourceIPs))})
 			if err != nil {
 				return rep, err
 			}
 			wg.Go(func() {
-				tr := tracker{sh: sh, events: &events, lost: &lost, dups: &dups, measuring: &measuring}
+				tr := tracker{sh: sh, c: &c}
 				rs.run(runCtx, func(first bool, took time.Duration, err error) {
 					switch {
 					case err != nil:
-						failed.Add(1)
+						c.failed.Add(1)
 					case first:
-						connected.Add(1)
-						hdrMu.Lock()
-						headers = append(headers, took)
-						hdrMu.Unlock()
+						c.connectedIn(took)
 					default:
-						reconnects.Add(1)
+						c.reconnects.Add(1)
 					}
 				}, func(id int64, _, data []byte) { tr.event(id, data) })
 			})
 		default:
 			wg.Go(func() {
-				s.follower(runCtx, &hc, sh, &connected, &failed, &reconnects, &events, &lost, &dups, &measuring, &hdrMu, &headers)
+				s.follower(runCtx, &hc, sh, &c)
 			})
 		}
 		if d := time.Until(start.Add(time.Duration(i+1) * interval)); d > 0 {
@@ -233,17 +346,18 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			}
 		}
 	}
-	for connected.Load()+failed.Load() < int64(s.N) && runCtx.Err() == nil && time.Since(start) < time.Duration(float64(s.N)/s.Ramp*float64(time.Second))+30*time.Second {
+	for c.connected.Load()+c.failed.Load() < int64(s.N) && runCtx.Err() == nil && time.Since(start) < time.Duration(float64(s.N)/s.Ramp*float64(time.Second))+30*time.Second {
 		time.Sleep(50 * time.Millisecond)
 	}
 	rep.ConnectSeconds = time.Since(start).Seconds()
+	setPhase("settling")
 	select {
 	case <-runCtx.Done():
 	case <-time.After(s.Settle):
 	}
 
 	// Measure over the hold.
-	mid, err := Scrape(ctx, metricsURL, series...)
+	mid, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return rep, err
 	}
@@ -253,37 +367,36 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			return rep, err
 		}
 	}
-	measuring.Store(true)
+	c.measuring.Store(true)
+	setPhase("holding")
 	holdStart := time.Now()
 	select {
 	case <-runCtx.Done():
 	case <-time.After(s.Hold):
 	}
-	measuring.Store(false)
-	rep.HoldSeconds = time.Since(holdStart).Seconds()
+	c.measuring.Store(false)
+	held := time.Since(holdStart).Seconds()
 	if s.RedisCalls != nil {
 		callsAfter, err := s.RedisCalls(ctx)
 		if err != nil {
 			return rep, err
 		}
-		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / rep.HoldSeconds
+		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / held
 	}
-	after, err := Scrape(ctx, metricsURL, series...)
+	after, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return rep, err
 	}
 	cancel()
 	wg.Wait()
 
-	rep.Connected, rep.Failed, rep.Reconnects = connected.Load(), failed.Load(), reconnects.Load()
-	rep.Events, rep.Lost, rep.Duplicates, rep.Polls = events.Load(), lost.Load(), dups.Load(), polls.Load()
+	rep.Visitors = int64(s.N)
+	rep.Connected, rep.Failed, rep.Reconnects = c.connected.Load(), c.failed.Load(), c.reconnects.Load()
+	rep.Events, rep.Lost, rep.Duplicates, rep.Polls = c.events.Load(), c.lost.Load(), c.dups.Load(), c.polls.Load()
+	rep.PollAnswers, rep.PollErrors = c.pollAnswers.Load(), c.pollErrors.Load()
+	rep.ServerFigures(before, mid, after, held)
 	rep.PollsPerSecond = float64(rep.Polls) / rep.HoldSeconds
-	rep.RSSAfter = after["process_resident_memory_bytes"]
-	rep.ServerConns = mid["waitingroom_sse_connections"]
-	if rep.Connected > 0 {
-		rep.RSSPerConn = (rep.RSSAfter - rep.RSSBefore) / float64(rep.Connected)
-	}
-	rep.CommandsPerSec = (after["waitingroom_redis_commands_total"] - mid["waitingroom_redis_commands_total"]) / rep.HoldSeconds
+	rep.perConnection()
 
 	rep.Lat = map[int64][]int32{}
 	for i := range shards {
@@ -293,7 +406,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			}
 		}
 	}
-	for _, h := range headers {
+	for _, h := range c.headers {
 		rep.Headers = append(rep.Headers, int32(min(h.Microseconds(), 1<<31-1)))
 	}
 	rep.latencyStats()
@@ -335,8 +448,11 @@ func MergeReports(server Report, children []Report) Report {
 	out.Lat = map[int64][]int32{}
 	out.Headers = nil
 	out.Connected, out.Failed, out.Reconnects, out.Events, out.Lost, out.Duplicates, out.Polls = 0, 0, 0, 0, 0, 0, 0
-	out.PollsPerSecond = 0
+	out.Visitors, out.PollAnswers, out.PollErrors, out.PollsPerSecond = 0, 0, 0, 0
 	for _, c := range children {
+		out.Visitors += c.Visitors
+		out.PollAnswers += c.PollAnswers
+		out.PollErrors += c.PollErrors
 		out.Connected += c.Connected
 		out.Failed += c.Failed
 		out.Reconnects += c.Reconnects
@@ -352,15 +468,12 @@ func MergeReports(server Report, children []Report) Report {
 		}
 		out.Headers = append(out.Headers, c.Headers...)
 	}
-	if out.Connected > 0 {
-		out.RSSPerConn = (out.RSSAfter - out.RSSBefore) / float64(out.Connected)
-	}
+	out.perConnection()
 	out.latencyStats()
 	return out
 }
 
-func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, connected, failed, reconnects, events, lost, dups *atomic.Int64,
-	measuring *atomic.Bool, hdrMu *sync.Mutex, headers *[]time.Duration) {
+func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, counts *soakCounts) {
 	u := strings.TrimRight(s.BaseURL, "/") + "/r/" + url.PathEscape(s.Room) + "/events"
 	c := sse.NewClient(u, sse.ClientMaxBufferSize(8<<10))
 	c.Connection = hc
@@ -375,16 +488,13 @@ func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, connecte
 		}
 		if first {
 			first = false
-			connected.Add(1)
-			hdrMu.Lock()
-			*headers = append(*headers, time.Since(began))
-			hdrMu.Unlock()
+			counts.connectedIn(time.Since(began))
 		} else {
-			reconnects.Add(1)
+			counts.reconnects.Add(1)
 		}
 		return nil
 	}
-	tr := tracker{sh: sh, events: events, lost: lost, dups: dups, measuring: measuring}
+	tr := tracker{sh: sh, c: counts}
 	err := c.SubscribeRawWithContext(ctx, func(e *sse.Event) {
 		if len(e.Data) == 0 {
 			return
@@ -393,13 +503,13 @@ func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, connecte
 		tr.event(id, e.Data)
 	})
 	if first && err != nil && ctx.Err() == nil {
-		failed.Add(1)
+		counts.failed.Add(1)
 	}
 }
 
 // poller is one client of the seed's design: enter, then poll the position
 // at the interval the server asks for.
-func (s Soak) poller(ctx context.Context, hc *http.Client, connected, failed, polls *atomic.Int64, measuring *atomic.Bool) {
+func (s Soak) poller(ctx context.Context, hc *http.Client, counts *soakCounts) {
 	api := strings.TrimRight(s.BaseURL, "/") + "/api/rooms/" + url.PathEscape(s.Room) + "/queue"
 	call := func(method, u string) (int64, error) {
 		req, err := http.NewRequestWithContext(ctx, method, u, nil)
@@ -417,25 +527,31 @@ func (s Soak) poller(ctx context.Context, hc *http.Client, connected, failed, po
 		}
 		return jsonInt(body, `"pollingIntervalSeconds":`), nil
 	}
-	every, err := call(http.MethodPost, api)
+	interval, err := call(http.MethodPost, api)
 	if err != nil {
 		if ctx.Err() == nil {
-			failed.Add(1)
+			counts.failed.Add(1)
 		}
 		return
 	}
-	connected.Add(1)
+	counts.connected.Add(1)
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(time.Duration(max(every, 1))*time.Second + rand.N(500*time.Millisecond)):
+		case <-time.After(time.Duration(max(interval, 1))*time.Second + rand.N(500*time.Millisecond)):
 		}
 		n, err := call(http.MethodGet, api+"/position")
-		if err == nil {
-			every = n
-			if measuring.Load() {
-				polls.Add(1)
+		switch {
+		case ctx.Err() != nil:
+			return // the end of the run, not the server's answer
+		case err != nil:
+			counts.pollErrors.Add(1)
+		default:
+			interval = n
+			counts.pollAnswers.Add(1)
+			if counts.measuring.Load() {
+				counts.polls.Add(1)
 			}
 		}
 	}
@@ -457,6 +573,19 @@ func jsonInt(b []byte, key string) int64 {
 	return n
 }
 
+// Check returns an error when more than max of the soak's answers were
+// not a 200: visitors that never connected (refused, failed, or not
+// connected in time) and, when polling, polls that failed.
+func (r Report) Check(max float64) error {
+	unexpected := r.Visitors - r.Connected + r.PollErrors
+	total := r.Visitors + r.PollAnswers + r.PollErrors
+	detail := fmt.Sprintf("expected 200; %d of %d visitors never connected (%d refused or failed)", r.Visitors-r.Connected, r.Visitors, r.Failed)
+	if r.Mode == "poll" {
+		detail += fmt.Sprintf(", %d of %d polls failed", r.PollErrors, r.PollAnswers+r.PollErrors)
+	}
+	return CheckShare("soak", int(unexpected), int(total), max, detail)
+}
+
 // String formats the report as the tables in BENCHMARKS.md quote it.
 func (r Report) String() string {
 	var b strings.Builder
@@ -469,11 +598,21 @@ func (r Report) String() string {
 	} else {
 		fmt.Fprintf(&b, "polls %.0f/s over the hold\n", r.PollsPerSecond)
 	}
-	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %.2f KiB per connection (%.0f SSE connections on the server)\n",
-		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), r.RSSPerConn/1024, r.ServerConns)
+	perConn := "no per-connection figure"
+	if r.RSSPerConn > 0 {
+		perConn = fmt.Sprintf("%.2f KiB per connection", r.RSSPerConn/1024)
+	}
+	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %s, over the soak's own %d connections\n",
+		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), perConn, r.Connected)
+	if r.Mode == "sse" && r.ServerConnsKnown {
+		fmt.Fprintf(&b, "SSE connections the server gained during the soak: %.0f (it had %.0f before)\n", r.ServerConns, r.ServerConnsBefore)
+	}
 	fmt.Fprintf(&b, "Redis commands sent by the server: %.1f/s over %.1f s\n", r.CommandsPerSec, r.HoldSeconds)
 	if r.RedisSidePerSec > 0 {
 		fmt.Fprintf(&b, "Redis-side calls (INFO commandstats, scripts' inner commands included): %.1f/s over the hold\n", r.RedisSidePerSec)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}
 	return b.String()
 }

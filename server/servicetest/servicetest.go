@@ -4,14 +4,17 @@
 package servicetest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,7 +38,7 @@ func Missing(t testing.TB, service string, err error) {
 	if InCI() {
 		t.Fatalf("%s is required in CI but unavailable: %v", service, err)
 	}
-	t.Skipf("skipping: %s unavailable (%v); start it or set CI=true to make this a failure", service, err)
+	t.Skipf("skipping: %s is unavailable: %v (CI=true makes this a failure)", service, err)
 }
 
 // RedisURL returns the URL of the test Redis.
@@ -50,6 +53,10 @@ func RedisURL() string {
 // issuers tick every room of their database, so they must not share one
 // with tests that count admissions.
 const ServerDB = 1
+
+// ToolsDB is the Redis database of the load tools' tests (k6/cmd/wrload):
+// they run whole servers too, at the same time as the root package's.
+const ToolsDB = 2
 
 // RedisURLDB returns the test Redis URL with database db.
 func RedisURLDB(t testing.TB, db int) string {
@@ -91,7 +98,7 @@ func RedisAt(t testing.TB, url string) redis.UniversalClient {
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
-		Missing(t, "Redis at "+url, err)
+		Missing(t, "Redis at "+url+" (to get it: apt-get install redis-server, then redis-server --daemonize yes; or set REDIS_TEST_URL)", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -145,7 +152,7 @@ func Chromium(t testing.TB) string {
 			return p
 		}
 	}
-	Missing(t, "Chromium (apt-get install chromium)", os.ErrNotExist)
+	Missing(t, "Chromium (to get it: apt-get install chromium fonts-noto-cjk; or set CHROME_PATH)", os.ErrNotExist)
 	return ""
 }
 
@@ -199,7 +206,8 @@ func PostgresURL(t testing.TB) string {
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		Missing(t, "PostgreSQL at "+base, err)
+		Missing(t, "PostgreSQL at "+base+" (to get it: apt-get install postgresql, then pg_ctlcluster <version> main start, "+
+			"with trust for postgres on 127.0.0.1 and a database test; or set POSTGRES_TEST_URL)", err)
 	}
 	var b [6]byte
 	rand.Read(b[:])
@@ -217,4 +225,36 @@ func PostgresURL(t testing.TB) string {
 		sep = "&"
 	}
 	return base + sep + "search_path=" + schema
+}
+
+// FreeAddr returns a loopback address that was free a moment ago, for a
+// server that a test starts.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// SyncBuffer is a buffer that several goroutines may write at once, such
+// as a server process's stdout and stderr.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

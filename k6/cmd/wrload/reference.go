@@ -22,12 +22,11 @@ import (
 // subscriber, at the same path and with the same payload shape as the
 // waiting room's stream, so that `waitingroom soak` measures both alike.
 // It is a measuring stick, never a way to run a room.
-func referenceCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func referenceCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sse-reference", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	addr := fs.String("listen", "127.0.0.1:18450", "loopback address")
 	tick := fs.Duration("tick", time.Second, "event period")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)

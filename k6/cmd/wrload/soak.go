@@ -17,12 +17,11 @@ import (
 
 // soakCommand holds N visitors on a running server's room, over SSE or by
 // polling like the seed, and reports what it cost the server and Redis.
-func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var s k6.Soak
 	fs.StringVar(&s.BaseURL, "url", "http://127.0.0.1:8080", "server base URL (loopback only)")
-	fs.StringVar(&s.MetricsURL, "metrics-url", "http://127.0.0.1:9090/metrics", "the server's private metrics URL (its METRICS_ADDR)")
+	fs.StringVar(&s.MetricsURL, "metrics-url", "", "the server's private metrics URL (its METRICS_ADDR; default "+k6.DefaultMetricsURL+")")
 	fs.StringVar(&s.Room, "room", "demo", "room to wait in")
 	fs.IntVar(&s.N, "n", 100, "visitors (at most 19000 per process)")
 	fs.Float64Var(&s.Ramp, "ramp", 1000, "new visitors per second")
@@ -35,9 +34,15 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	procs := fs.Int("procs", 1, "child processes to spread the visitors over (one process holds at most 19,000)")
 	child := fs.Bool("child", false, "run as a child process: print the raw report as JSON")
 	fs.IntVar(&s.FirstIP, "first-ip", 0, "offset of the first source address")
-	if err := fs.Parse(args); err != nil {
+	progress := progressFlag(fs)
+	_, maxUnexpected := checkFlags(fs, "")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkProgress("soak", *progress); err != nil {
+		return err
+	}
+	s.Progress, s.ProgressEvery = stderr, *progress
 	switch *client {
 	case "raw":
 	case "r3labs":
@@ -64,7 +69,7 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	var rep k6.Report
 	var err error
 	if *procs > 1 {
-		rep, err = soakChildren(ctx, s, *procs, *client, stdout)
+		rep, err = soakChildren(ctx, s, *procs, *client, stdout, stderr)
 	} else {
 		rep, err = s.Run(ctx)
 	}
@@ -72,19 +77,15 @@ func soakCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, rep.String())
-	if rep.Connected == 0 {
-		return errors.New("soak: no visitor connected")
-	}
-	return nil
+	return rep.Check(*maxUnexpected)
 }
 
 // soakChildren spreads a soak over procs child processes. The parent
 // measures the server side (RSS, commands) over the children's hold; the
 // children's client-side figures are merged exactly.
-func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout io.Writer) (k6.Report, error) {
-	metricsURL := s.MetricsURL
-	series := []string{"process_resident_memory_bytes", "waitingroom_redis_commands_total", "waitingroom_sse_connections"}
-	before, err := k6.Scrape(ctx, metricsURL, series...)
+func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdout, stderr io.Writer) (k6.Report, error) {
+	metricsURL := s.MetricsEndpoint()
+	before, err := k6.ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return k6.Report{}, err
 	}
@@ -92,9 +93,10 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 	ips := max(1, s.SourceIPs/procs)
 	var lists [][]string
 	for p := range procs {
-		args := []string{"soak", "-child", "-url", s.BaseURL, "-metrics-url", s.MetricsURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
+		args := []string{"soak", "-child", "-url", s.BaseURL, "-metrics-url", metricsURL, "-room", s.Room, "-n", strconv.Itoa(min(per, s.N-p*per)),
 			"-ramp", strconv.FormatFloat(s.Ramp/float64(procs), 'f', -1, 64), "-hold", s.Hold.String(), "-settle", s.Settle.String(),
-			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-client", client}
+			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-client", client,
+			"-progress", s.ProgressEvery.String()}
 		if s.Poll {
 			args = append(args, "-poll")
 		}
@@ -106,7 +108,7 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 		at    time.Time
 	}
 	read := func() (scrape, error) {
-		m, err := k6.Scrape(ctx, metricsURL, series...)
+		m, err := k6.ScrapeSoak(ctx, metricsURL)
 		sc := scrape{m: m, at: time.Now()}
 		if err == nil && s.RedisCalls != nil {
 			sc.calls, err = s.RedisCalls(ctx)
@@ -125,15 +127,14 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 		after, afterErr = read()
 	}()
 	fmt.Fprintf(stdout, "spreading %d visitors over %d processes\n", s.N, procs)
-	children, err := k6.RunChildren[k6.Report](ctx, lists)
+	children, err := k6.RunChildren[k6.Report](ctx, lists, stderr)
 	<-done
 	if err = errors.Join(err, midErr, afterErr); err != nil {
 		return k6.Report{}, err
 	}
 	secs := after.at.Sub(mid.at).Seconds()
-	server := k6.Report{RSSBefore: before["process_resident_memory_bytes"], RSSAfter: after.m["process_resident_memory_bytes"],
-		ServerConns: mid.m["waitingroom_sse_connections"], HoldSeconds: secs,
-		CommandsPerSec: (after.m["waitingroom_redis_commands_total"] - mid.m["waitingroom_redis_commands_total"]) / secs}
+	var server k6.Report
+	server.ServerFigures(before, mid.m, after.m, secs)
 	if s.RedisCalls != nil {
 		server.RedisSidePerSec = float64(after.calls-mid.calls) / secs
 	}

@@ -15,12 +15,11 @@ import (
 
 // plotCommand draws burst runs (their -json files) into one PNG: order p95
 // and admitted/s over time, one line per run.
-func plotCommand(_ context.Context, args []string, stdout io.Writer) error {
+func plotCommand(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("plot", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	in := fs.String("in", "", "burst -json files, comma-separated")
 	out := fs.String("out", "burst.png", "PNG to write")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *in == "" {

@@ -15,9 +15,8 @@ import (
 
 // loadtestCommand drives a closed-loop HTTP load at a loopback URL, or
 // serves the hello-world ceiling server that loads are compared with.
-func loadtestCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func loadtestCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var l k6.Load
 	fs.StringVar(&l.URL, "url", "", "target URL (loopback only)")
 	fs.StringVar(&l.Method, "method", "POST", "HTTP method")
@@ -26,8 +25,13 @@ func loadtestCommand(ctx context.Context, args []string, stdout io.Writer) error
 	fs.IntVar(&l.MaxRequests, "n", 0, "stop after this many requests (0: duration only)")
 	label := fs.String("label", "load", "name printed with the result")
 	hello := fs.String("serve-hello", "", "serve the hello-world ceiling on this loopback address instead of loading")
-	if err := fs.Parse(args); err != nil {
+	expect, maxUnexpected := checkFlags(fs, "200")
+	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	expected, err := k6.ParseStatuses(*expect)
+	if err != nil {
+		return fmt.Errorf("loadtest: -expect: %w", err)
 	}
 	if *hello != "" {
 		return serveHello(ctx, *hello)
@@ -42,7 +46,7 @@ func loadtestCommand(ctx context.Context, args []string, stdout io.Writer) error
 	fmt.Fprintf(stdout, "%s: %d requests in %v = %.0f req/s, p50 %v, p99 %v, errors %d, status %v\n",
 		*label, res.Requests, res.Elapsed.Round(time.Millisecond), res.RPS(),
 		res.Percentile(50).Round(time.Microsecond), res.Percentile(99).Round(time.Microsecond), res.Errors, res.Status)
-	return nil
+	return k6.CheckStatus("loadtest "+*label, res.Status, res.Errors, expected, *maxUnexpected)
 }
 
 func serveHello(ctx context.Context, addr string) error {

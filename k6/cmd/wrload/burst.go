@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,11 +15,12 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // the order database of -database-url
 
 	"waitingroom/k6"
 )
 
-// burstRun is what `waitingroom burst -json` writes: the summary, the
+// burstRun is what `wrload burst -json` writes: the summary, the
 // timeline and the server-side figures, for BENCHMARKS.md and the plot.
 type burstRun struct {
 	Mode           string          `json:"mode"`
@@ -35,12 +35,11 @@ type burstRun struct {
 }
 
 // burstCommand simulates a flash sale against running servers.
-func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func burstCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("burst", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	var b k6.Burst
 	urls := fs.String("url", "http://127.0.0.1:8080", "server base URLs, comma-separated (loopback only)")
-	metricsURLs := fs.String("metrics-url", "http://127.0.0.1:9090/metrics", "the servers' private metrics URLs (their METRICS_ADDR), comma-separated")
+	metricsURLs := fs.String("metrics-url", "", "the servers' private metrics URLs (their METRICS_ADDR), comma-separated, one per -url (default, for one server: "+k6.DefaultMetricsURL+")")
 	fs.StringVar(&b.Room, "room", "demo", "room of the sale")
 	fs.IntVar(&b.N, "n", 100, "buyers")
 	fs.DurationVar(&b.Within, "within", 10*time.Second, "the buyers enter within this long")
@@ -56,10 +55,24 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	stock := fs.Int64("stock", 0, "stock of the room's product after the reset (0: the number of buyers)")
 	idle := fs.Int("idle", 20, "orders placed one by one before the burst, to measure the idle p95")
 	jsonOut := fs.String("json", "", "write the run (summary, timeline) as JSON to this file")
-	if err := fs.Parse(args); err != nil {
+	progress := progressFlag(fs)
+	expect, maxUnexpected := checkFlags(fs, "201")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	expected, err := k6.ParseStatuses(*expect)
+	if err != nil {
+		return fmt.Errorf("burst: -expect: %w", err)
+	}
+	if err := checkProgress("burst", *progress); err != nil {
+		return err
+	}
+	b.Progress, b.ProgressEvery = stderr, *progress
 	b.URLs = strings.Split(*urls, ",")
+	metrics, err := metricsEndpoints(b.URLs, *metricsURLs)
+	if err != nil {
+		return err
+	}
 	if *child {
 		rep, err := b.Run(ctx)
 		if err != nil {
@@ -80,7 +93,7 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		if *rate > 0 {
 			body["rate"] = *rate
 		}
-		if err := putRoom(ctx, b.URLs[0], b.Room, *admin, body); err != nil {
+		if err := k6.PutRoom(ctx, b.URLs[0], b.Room, *admin, body); err != nil {
 			return err
 		}
 	}
@@ -96,7 +109,7 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if *idle > 0 {
 		ib := b
-		ib.N, ib.Within = 1, time.Millisecond
+		ib.N, ib.Within, ib.Progress = 1, time.Millisecond, nil
 		var lat []time.Duration
 		for range *idle {
 			rep, err := ib.Run(ctx)
@@ -121,7 +134,7 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		defer t.Stop()
 		for {
 			var a, d, c float64
-			for _, u := range strings.Split(*metricsURLs, ",") {
+			for _, u := range metrics {
 				m, err := k6.Scrape(sampleCtx, u,
 					"waitingroom_admitted_total", "waitingroom_db_connections_in_use", "waitingroom_redis_commands_total")
 				if err == nil {
@@ -153,10 +166,10 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 			n := min(per, b.N-p*per)
 			lists = append(lists, []string{"burst", "-child", "-url", *urls, "-room", b.Room, "-n", strconv.Itoa(n),
 				"-within", b.Within.String(), "-timeout", b.Timeout.String(),
-				"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips)})
+				"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(p * ips), "-progress", progress.String()})
 		}
 		var err error
-		if reports, err = k6.RunChildren[k6.BurstReport](ctx, lists); err != nil {
+		if reports, err = k6.RunChildren[k6.BurstReport](ctx, lists, stderr); err != nil {
 			stopSampling()
 			return err
 		}
@@ -193,7 +206,26 @@ func burstCommand(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return run.Summary.Check(expected, *maxUnexpected)
+}
+
+// metricsEndpoints returns the metrics URL of each server: the list given
+// (one per server), or each server's /metrics.
+func metricsEndpoints(servers []string, list string) ([]string, error) {
+	if list != "" {
+		out := strings.Split(list, ",")
+		if len(out) != len(servers) {
+			return nil, fmt.Errorf("burst: %d -metrics-url for %d -url", len(out), len(servers))
+		}
+		return out, nil
+	}
+	// The servers serve /metrics on their private METRICS_ADDR, never on
+	// the public port: only one server on the default address can be
+	// guessed.
+	if len(servers) > 1 {
+		return nil, fmt.Errorf("burst: give -metrics-url, one per -url (each server's METRICS_ADDR)")
+	}
+	return []string{k6.DefaultMetricsURL}, nil
 }
 
 // steadyRate is the mean admissions per second between the first and the
@@ -226,27 +258,6 @@ func samplesOf(lat []time.Duration) []k6.Sample {
 	return out
 }
 
-// putRoom updates a room's settings through the admin API.
-func putRoom(ctx context.Context, base, room, token string, body map[string]any) error {
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimRight(base, "/")+"/api/admin/rooms/"+room, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("admin: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return fmt.Errorf("admin: %s: %s", resp.Status, msg)
-	}
-	return nil
-}
-
 // resetRoomStock gives room exactly one product with stock, and no orders.
 func resetRoomStock(ctx context.Context, dbURL, room string, stock int64) error {
 	db, err := sqlx.Open("postgres", dbURL)
@@ -272,8 +283,22 @@ func resetRoomStock(ctx context.Context, dbURL, room string, stock int64) error 
 			return fmt.Errorf("reset: %w", err)
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	// The servers keep the product list for about a second: let it
+	// expire, so that the first orders see the new product.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(productListTTL):
+	}
+	return nil
 }
+
+// productListTTL is a little longer than the servers keep a room's
+// product list in memory.
+const productListTTL = 1500 * time.Millisecond
 
 func roomStock(ctx context.Context, dbURL, room string) (int64, error) {
 	db, err := sqlx.Open("postgres", dbURL)

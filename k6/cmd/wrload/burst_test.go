@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,20 +15,22 @@ import (
 // TestBurstSmoke runs a tiny flash sale with the burst tool against a real
 // server: 12 buyers for 10 items, in both modes.
 func TestBurstSmoke(t *testing.T) {
-	base, eng, rdb := startServer(t, 200*time.Millisecond)
+	srv := startServer(t, 200*time.Millisecond)
 	for _, mode := range []string{room.ModeQueue, room.ModePassthrough} {
 		t.Run(mode, func(t *testing.T) {
-			name := servicetest.RoomName(t, rdb)
-			set := room.Defaults(name)
-			set.Rate, set.Mode = 20, mode
-			if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+			name := testRoom(t, srv, 20)
+			if err := k6.PutRoom(context.Background(), srv.base, name, testAdmin, map[string]any{"mode": mode}); err != nil {
 				t.Fatal(err)
 			}
-			addProduct(t, name, "smoke", 1000, 10)
-			rep, err := k6.Burst{URLs: []string{base}, Room: name, N: 12, Within: 300 * time.Millisecond,
-				Timeout: 30 * time.Second, SourceIPs: 4}.Run(context.Background())
+			srv.addProduct(t, name, "smoke", 1000, 10)
+			var progress servicetest.SyncBuffer
+			rep, err := k6.Burst{URLs: []string{srv.base}, Room: name, N: 12, Within: 300 * time.Millisecond,
+				Timeout: 30 * time.Second, SourceIPs: 4, Progress: &progress, ProgressEvery: 50 * time.Millisecond}.Run(context.Background())
 			if err != nil {
 				t.Fatal(err)
+			}
+			if n := strings.Count(progress.String(), "of 12 entered"); n < 3 {
+				t.Fatalf("%d progress lines, want 3 or more (one every 50 ms):\n%s", n, progress.String())
 			}
 			s := k6.Summarise(rep)
 			t.Log(s.String())

@@ -19,12 +19,11 @@ import (
 // memoryCommand measures Redis memory per waiting visitor, everything
 // included (the line, the ticket counter, the liveness cells, the room's
 // state), beside a bare ZSET of the same number of 22-character members.
-func memoryCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func memoryCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("redis-memory", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	url := fs.String("redis-url", "redis://127.0.0.1:6379/11", "a Redis database to fill and flush (it is FLUSHDB'd)")
 	n := fs.Int("n", 100000, "waiting visitors")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *n < 1000 || *n > 5000000 {

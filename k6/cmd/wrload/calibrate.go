@@ -14,9 +14,8 @@ import (
 // calibrateCommand steps the order rate (the second seed's method),
 // detects the knee, recommends an admission rate and, with -apply, sets
 // it on the room.
-func calibrateCommand(ctx context.Context, args []string, stdout io.Writer) error {
+func calibrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	c := k6.Calibrate{}
 	fs.StringVar(&c.BaseURL, "url", "http://127.0.0.1:8080", "server base URL (loopback only)")
 	fs.StringVar(&c.Room, "calib-room", "calibrate", "scratch room the steps run in (reset before each step)")
@@ -31,9 +30,14 @@ func calibrateCommand(ctx context.Context, args []string, stdout io.Writer) erro
 	apply := fs.Bool("apply", false, "set the recommended rate on -room through the admin API")
 	admin := fs.String("admin-token", "", "admin token (required: the scratch room is set to passthrough)")
 	dbURL := fs.String("database-url", "", "order database (required: orders and stock are reset between steps)")
-	if err := fs.Parse(args); err != nil {
+	progress := progressFlag(fs)
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkProgress("calibrate", *progress); err != nil {
+		return err
+	}
+	c.Progress, c.ProgressEvery = stderr, *progress
 	if *admin == "" || *dbURL == "" {
 		return errors.New("calibrate: -admin-token and -database-url are required")
 	}
@@ -41,12 +45,12 @@ func calibrateCommand(ctx context.Context, args []string, stdout io.Writer) erro
 		return errors.New("calibrate: -margin must be in [0, 1)")
 	}
 	c.Prepare = func(ctx context.Context, stock int64) error {
-		if err := putRoom(ctx, c.BaseURL, c.Room, *admin, map[string]any{"title": "calibration", "mode": "passthrough", "soldOut": false}); err != nil {
+		if err := k6.PutRoom(ctx, c.BaseURL, c.Room, *admin, map[string]any{"title": "calibration", "mode": "passthrough", "soldOut": false}); err != nil {
 			return err
 		}
 		return resetRoomStock(ctx, *dbURL, c.Room, stock)
 	}
-	c.Progress = func(s k6.Step) {
+	c.StepDone = func(s k6.Step) {
 		fmt.Fprintf(stdout, "step %.0f/s: actual %.1f/s, p95 %v, failures %.2f%% (%d orders)\n",
 			s.Target, s.Actual, s.P95.Round(time.Millisecond), 100*s.FailRate, s.Orders)
 	}
@@ -66,7 +70,7 @@ func calibrateCommand(ctx context.Context, args []string, stdout io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "recommended rate: %.0f/s (%.0f/s less a %.0f%% margin)\n", rate, lastGood, 100**margin)
 	if *apply {
-		if err := putRoom(ctx, c.BaseURL, *room, *admin, map[string]any{"rate": rate}); err != nil {
+		if err := k6.PutRoom(ctx, c.BaseURL, *room, *admin, map[string]any{"rate": rate}); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "applied: room %s admits %.0f/s\n", *room, rate)

@@ -1,0 +1,37 @@
+package k6
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// PutRoom updates a room's settings through the admin API of the server
+// at base: the fields of body, the others kept.
+func PutRoom(ctx context.Context, base, room, token string, body map[string]any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimRight(base, "/")+"/api/admin/rooms/"+url.PathEscape(room), bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return fmt.Errorf("admin: PUT room %s: %s: %s", room, resp.Status, msg)
+	}
+	return nil
+}

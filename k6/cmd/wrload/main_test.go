@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"waitingroom/server/servicetest"
+)
+
+// TestMain lets a test re-execute this binary as the real command (the
+// soak's and the burst's child processes).
+func TestMain(m *testing.M) {
+	if os.Getenv("WR_RUN_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// testAdmin is the admin token of the servers the tests start.
+const testAdmin = "wrload-test-admin-token-0123456789abcdef"
+
+// server is a waitingroom process started for a test.
+type server struct {
+	base    string // http://127.0.0.1:port
+	metrics string // its /metrics URL
+	dbURL   string // its order database
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// serverBinary builds the waitingroom server once per test run: the tools
+// are measured against the real binary, as the scripts run it.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wrload-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "waitingroom")
+		out, err := exec.Command("go", "build", "-o", binPath, "waitingroom").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build waitingroom: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// startServer runs the waitingroom server on the test Redis (the database
+// of the tools' tests) and a fresh PostgreSQL schema, with per-IP limits
+// high enough for a load from a few loopback addresses.
+func startServer(t *testing.T, tick time.Duration) server {
+	t.Helper()
+	redisURL := servicetest.RedisURLDB(t, servicetest.ToolsDB)
+	servicetest.RedisAt(t, redisURL)
+	s := server{dbURL: servicetest.PostgresURL(t)}
+	bin := serverBinary(t)
+	addr, metricsAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "METRICS_ADDR="+metricsAddr, "REDIS_URL="+redisURL,
+		"DATABASE_URL="+s.dbURL, "SECRET_KEY=wrload-test-secret-key-0123456789", "ADMIN_TOKEN="+testAdmin,
+		"SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "TICK="+tick.String())
+	var logs servicetest.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("server logs:\n%s", logs.String())
+		}
+	})
+	s.base = "http://" + addr
+	waitOK(t, s.base+"/healthz", &logs)
+	// The metrics have a listener of their own where the server has
+	// METRICS_ADDR, and are on the public port where it has not.
+	s.metrics = "http://" + metricsAddr + "/metrics"
+	if resp, err := http.Get(s.metrics); err == nil {
+		resp.Body.Close()
+	} else {
+		s.metrics = s.base + "/metrics"
+	}
+	return s
+}
+
+func waitOK(t *testing.T, url string, logs *servicetest.SyncBuffer) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+	}
+	t.Fatalf("%s never answered 200:\n%s", url, logs.String())
+}
+
+// addProduct puts a product in room once the server's migrations have run.
+func (s server) addProduct(t *testing.T, room, name string, price, stock int64) {
+	t.Helper()
+	db, err := sqlx.Open("postgres", s.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		_, err = db.Exec(`INSERT INTO products (room, name, price, stock) VALUES ($1, $2, $3, $4)`, room, name, price, stock)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err) // the migrations never ran
+		}
+	}
+}

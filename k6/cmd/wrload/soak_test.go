@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/k6"
+	"waitingroom/server/servicetest"
+)
+
+// TestSoakAcrossProcesses runs the soak tool's parent over two child
+// processes (this test binary, re-executed as the real command) and checks
+// the merged report.
+func TestSoakAcrossProcesses(t *testing.T) {
+	srv := startServer(t, 200*time.Millisecond)
+	name := testRoom(t, srv, 1)
+	t.Setenv("WR_RUN_MAIN", "1") // children run main(), not the tests
+	var out, progress servicetest.SyncBuffer
+	err := soakCommand(context.Background(), []string{"-url", srv.base, "-metrics-url", srv.metrics, "-room", name, "-n", "20", "-ramp", "100",
+		"-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2", "-progress", "250ms"}, &out, &progress)
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"over 2 processes", "20 connected, 0 failed", "lost 0, duplicates 0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("report lacks %q", want)
+		}
+	}
+	// The children's progress lines reach the parent's stderr as they come.
+	for _, want := range []string{"child 0: soak holding", "child 1: soak holding", "of 10 connected"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Fatalf("progress lacks %q:\n%s", want, progress.String())
+		}
+	}
+}
+
+// TestSoakSmoke runs the soak tool briefly, in both modes, against a real
+// server on loopback: tiny N, a couple of seconds.
+func TestSoakSmoke(t *testing.T) {
+	srv := startServer(t, 200*time.Millisecond)
+	tests := []struct {
+		name string
+		poll bool
+	}{{"sse", false}, {"poll", true}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := testRoom(t, srv, 2)
+			if !tt.poll {
+				holdStreams(t, srv.base, name, 5) // another client's: not the soak's
+			}
+			var progress servicetest.SyncBuffer
+			rep, err := k6.Soak{BaseURL: srv.base, MetricsURL: srv.metrics, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
+				Settle: 300 * time.Millisecond, SourceIPs: 4, Poll: tt.poll,
+				Progress: &progress, ProgressEvery: 200 * time.Millisecond}.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(rep.String())
+			// A progress line at least every 200 ms over the 2.3 s of settle and hold.
+			if n := strings.Count(progress.String(), "soak holding"); n < 8 {
+				t.Fatalf("%d progress lines while holding, want 8 or more:\n%s", n, progress.String())
+			}
+			if !strings.Contains(progress.String(), "20 of 20 connected") {
+				t.Fatalf("progress never counted every visitor:\n%s", progress.String())
+			}
+			if rep.Connected != 20 || rep.Failed != 0 {
+				t.Fatalf("connected %d, failed %d; want 20 and 0", rep.Connected, rep.Failed)
+			}
+			if rep.RSSBefore <= 0 || rep.CommandsPerSec <= 0 {
+				t.Fatalf("server figures missing: %+v", rep)
+			}
+			if tt.poll {
+				if rep.PollsPerSecond <= 0 {
+					t.Fatal("no polls measured")
+				}
+				return
+			}
+			if rep.ServerConns != 20 || strings.Contains(rep.String(), "other clients came or went") {
+				t.Fatalf("the server gained %v SSE connections during the soak, want the soak's own 20:\n%s", rep.ServerConns, rep.String())
+			}
+			if rep.Lost != 0 || rep.Duplicates != 0 || rep.Ticks < 5 || rep.LatencyP99 <= 0 {
+				t.Fatalf("stream figures: %d lost, %d duplicates, %d ticks, p99 %v", rep.Lost, rep.Duplicates, rep.Ticks, rep.LatencyP99)
+			}
+		})
+	}
+}
+
+// testRoom creates a room of its own on srv, admitting rate visitors a
+// second, and removes its keys when t ends.
+func testRoom(t *testing.T, srv server, rate float64) string {
+	t.Helper()
+	name := servicetest.RoomName(t, servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ToolsDB)))
+	if err := k6.PutRoom(context.Background(), srv.base, name, testAdmin, map[string]any{"title": name, "rate": rate}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// holdStreams opens n SSE streams on room, as other visitors would, and
+// holds them until t ends.
+func holdStreams(t *testing.T, base, room string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for range n {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/r/"+room+"/events", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream: %s", resp.Status)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+	}
+}
