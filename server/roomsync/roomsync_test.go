@@ -39,7 +39,7 @@ func TestRedisLostItsData(t *testing.T) {
 			rdb := ownRedis(t)
 			eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 			db := storetest.Migrated(t, dialect)
-			var logs servicetest.LogBuffer
+			var logs servicetest.SyncBuffer
 			s := New(eng, db, slog.New(slog.NewTextHandler(&logs, nil)))
 			s.CacheFor = 0
 			ctx := context.Background()

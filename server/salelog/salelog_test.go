@@ -19,7 +19,7 @@ import (
 )
 
 // captured is a JSON slog sink whose lines tests can read.
-type captured struct{ servicetest.LogBuffer }
+type captured struct{ servicetest.SyncBuffer }
 
 // lines returns the logged records with message msg about room.
 func (c *captured) lines(t *testing.T, msg, room string) []map[string]any {
