@@ -10,7 +10,7 @@
   var rankEl = $("wr-rank"), etaEl = $("wr-eta"), bar = $("wr-progress"), inlineEl = $("wr-inline"),
       connEl = $("wr-conn"), order = $("wr-order"), join = $("wr-join");
   var api = "/api/rooms/" + encodeURIComponent(room) + "/queue";
-  var es = null, pollTimer = null, firstRank = null, lastRank = null, done = false;
+  var es = null, pollTimer = null, firstRank = null, done = false;
 
   // utm_* parameters ride along to the order; the page's bytes never
   // depend on the query string.
@@ -43,13 +43,16 @@
       return;
     }
     join.classList.remove("show");
-    var rank = p.rank;
-    if (lastRank !== null && rank > lastRank) rank = lastRank; // never show a step back
-    lastRank = rank;
+    // The rank is shown as the server says; if it went up, the server says
+    // why (rankUpReason) and so does the page.
+    var rank = p.rank, why = "";
+    if (p.rankUpReason) why = d["tRankup" + p.rankUpReason.charAt(0).toUpperCase() + p.rankUpReason.slice(1)] || "";
     if (firstRank === null || rank > firstRank) firstRank = rank;
     rankEl.textContent = rank === 0 ? d.tNext : rank === 1 ? d.tAheadOne : fill(d.tAhead, "n", rank.toLocaleString());
-    etaEl.textContent = fill(d.tEta, "t", duration(p.estimatedWaitSeconds));
-    inlineEl.textContent = fill(d.tInline, "n", p.currentTotalWaitingCount.toLocaleString());
+    // No ETA while paused (estimatedWaitSeconds is null).
+    etaEl.textContent = p.estimatedWaitSeconds == null ? (p.paused ? d.tPaused : "") :
+      fill(d.tEta, "t", duration(p.estimatedWaitSeconds));
+    inlineEl.textContent = (why ? why + " " : "") + fill(d.tInline, "n", p.currentTotalWaitingCount.toLocaleString());
     bar.hidden = false;
     bar.value = firstRank > 0 ? Math.round(100 * (firstRank - rank) / firstRank) : 100;
   }
@@ -134,7 +137,7 @@
 
   join.addEventListener("submit", function (e) {
     e.preventDefault();
-    done = false; lastRank = null; firstRank = null;
+    done = false; firstRank = null;
     enter().then(function () { if (!es || es.readyState === EventSource.CLOSED) stream(); });
   });
   enter().then(stream);

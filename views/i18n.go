@@ -54,6 +54,11 @@ type Messages struct {
 	ErrBadOrder    string
 	// ErrCrossSite refuses a form that another site posted.
 	ErrCrossSite string
+
+	// ABSENCE (issue 10): paused, and why a rank went up (RankUp* reasons).
+	Paused         string
+	RankUpReturned string
+	RankUpRecount  string
 }
 
 var english = Messages{
@@ -100,6 +105,10 @@ var english = Messages{
 	ErrUnavailable: "We could not take your order right now. Your entry pass is still valid: please retry in a moment.",
 	ErrBadOrder:    "The order form was not valid. Please check the product and the quantity.",
 	ErrCrossSite:   "This form was sent from another website, so it was refused. Your place in line and your entry pass are unchanged: open the waiting room itself to continue.",
+
+	Paused:         "Admission is paused for now. You keep your place; the wait starts again when admission resumes.",
+	RankUpReturned: "You were away longer than your place is kept, so you joined the line again at the end.",
+	RankUpRecount:  "The line was recounted, and more people are ahead of you than shown before.",
 }
 
 var korean = Messages{
@@ -146,6 +155,10 @@ var korean = Messages{
 	ErrUnavailable: "지금은 주문을 받을 수 없습니다. 입장권은 아직 유효하니 잠시 후 다시 시도해 주세요.",
 	ErrBadOrder:    "주문 양식이 올바르지 않습니다. 상품과 수량을 확인해 주세요.",
 	ErrCrossSite:   "다른 웹사이트에서 보낸 양식이라 거부되었습니다. 대기 순서와 입장권은 그대로입니다. 대기실에서 직접 계속해 주세요.",
+
+	Paused:         "입장이 잠시 중단되었습니다. 순서는 그대로 유지되며, 입장이 다시 시작되면 대기가 이어집니다.",
+	RankUpReturned: "자리를 비운 시간이 순서 보관 시간보다 길어, 대기열 맨 뒤에 다시 줄을 섰습니다.",
+	RankUpRecount:  "대기열을 다시 집계한 결과, 앞선 인원이 이전 표시보다 많습니다.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

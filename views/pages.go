@@ -37,7 +37,8 @@ type StatusPage struct {
 	Status  string // WAITING, READY or NOT_ENTERED
 	Rank    int64
 	Waiting int64
-	ETA     int64
+	ETA     *int64 // nil: no honest estimate (paused)
+	Paused  bool   // ABSENCE
 	Refresh int
 	Token   string
 	SoldOut bool

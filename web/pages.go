@@ -169,7 +169,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := views.StatusPage{Room: name, Title: set.Title, T: messages(r), Assets: s.pageAssets(),
-		Status: string(p.Status), Rank: p.Rank, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
+		Status: string(p.Status), Rank: p.Rank, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds, Paused: p.Paused,
 		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut}
 	if p.EntryToken != nil {
 		page.Token = *p.EntryToken

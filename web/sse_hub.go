@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -292,19 +291,26 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					}
 					continue
 				}
-				if c.rebound.Swap(false) {
-					c.lastRank = math.MaxInt64 // re-entered: a new place in line
-				}
+				rebound := c.rebound.Swap(false)
 				ticket := c.ticket.Load()
 				rank, passed := st.Rank(ticket)
 				if passed {
 					h.resolve(r, c)
 					continue
 				}
-				rank = min(rank, c.lastRank)
+				// ABSENCE: a rank that goes up is shown as it is, with why.
+				reason := ""
+				if rank > c.lastRank {
+					reason = queue.RankUpRecount
+					if rebound {
+						reason = queue.RankUpReturned // re-entered: a new place in line
+					}
+				}
 				c.lastRank, c.lastTick = rank, st.Tick
 				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: ticket, Waiting: st.Waiting,
-					EstimatedWaitSeconds:   queue.EstimatedWait(rank, st.Rate),
+					EstimatedWaitSeconds:   queue.ETA(rank, st.Rate, st.Paused),
+					Paused:                 st.Paused,
+					RankUpReason:           reason,
 					PollingIntervalSeconds: queue.PollingInterval(rank)}
 				buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "position", p, st.TimeMicros) })
 				if err := c.writeFramed(buf); err != nil {

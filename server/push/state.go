@@ -17,6 +17,7 @@ import (
 // State is one room's rank state. It is not safe for concurrent use.
 type State struct {
 	SoldOut    bool
+	Paused     bool // ABSENCE: admissions stopped, no ETA
 	Tick       int64
 	Head       int64
 	Waiting    int64
@@ -33,6 +34,7 @@ func (s *State) Reset(snap queue.Snapshot) {
 	s.synced = true
 	if snap.Tick >= s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.SoldOut = snap.Tick, snap.Waiting, snap.Rate, snap.SoldOut
+		s.Paused = snap.Paused
 	}
 	s.addDepartures(snap.Departed)
 	s.advance(snap.Head)
@@ -49,6 +51,7 @@ func (s *State) Apply(e queue.Event) bool {
 	complete := s.Tick == 0 || e.Tick <= s.Tick+1
 	if e.Tick > s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
+		s.Paused = bool(e.Paused)
 	}
 	s.addDepartures(e.Departed)
 	s.advance(e.Head)

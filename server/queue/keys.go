@@ -65,6 +65,10 @@ var keyNames = map[string]bool{
 	"seen":      true, // string: 2-byte liveness cells, one per ticket above seenbase
 	"seenbase":  true, // string: the ticket that offset 0 of seen stands for
 	"bucket":    true, // hash: the order endpoint's token bucket
+	// ABSENCE (issue 10)
+	"away":   true, // zset visitor → ms their return window ends: passed over while away
+	"awaytk": true, // hash visitor → ticket of those in away
+	"back":   true, // zset visitor → ticket: passed over, came back, admitted first
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

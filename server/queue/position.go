@@ -22,17 +22,50 @@ type Position struct {
 	Rank                   int64   `json:"rank"`
 	Ticket                 int64   `json:"ticket"`
 	Waiting                int64   `json:"currentTotalWaitingCount"`
-	EstimatedWaitSeconds   int64   `json:"estimatedWaitSeconds"`
+	// EstimatedWaitSeconds is nil when no honest estimate exists (paused).
+	EstimatedWaitSeconds   *int64  `json:"estimatedWaitSeconds"`
 	PollingIntervalSeconds int     `json:"pollingIntervalSeconds"`
 	EntryToken             *string `json:"entryToken"`
 	// SoldOut reports that the room has nothing left to sell: nobody is
 	// admitted or enters any more.
 	SoldOut bool `json:"soldOut"`
 
+	// ABSENCE (issue 10) begin.
+
+	// Paused reports that admissions are stopped: no ETA is given.
+	Paused bool `json:"paused"`
+	// PassExpiresAt is when a READY pass stops being usable, in unix ms as
+	// Redis sees it; 0 (left out) otherwise.
+	PassExpiresAt int64 `json:"passExpiresAt,omitempty"`
+	// RankUpReason says why the rank went up, when it did (RankUp*).
+	RankUpReason string `json:"rankUpReason,omitempty"`
+
+	// ABSENCE end.
+
 	// Head is the highest ticket admitted when the position was read.
 	Head int64 `json:"-"`
 	// Tick is the room's tick sequence number when the position was read.
 	Tick int64 `json:"-"`
+}
+
+// Reasons a visitor's rank can go up (Position.RankUpReason).
+const (
+	// RankUpReturned: the visitor came back after their return window
+	// (returnWithinSeconds) and joined again at the end of the line.
+	RankUpReturned = "returned"
+	// RankUpRecount: the server recounted the line after losing track of
+	// it (a resync) and found fewer ahead had left than it had shown.
+	RankUpRecount = "recount"
+)
+
+// ETA returns EstimatedWait as the Position field: nil while paused, when
+// no estimate is honest.
+func ETA(rank int64, perSecond float64, paused bool) *int64 {
+	if paused {
+		return nil
+	}
+	w := EstimatedWait(rank, perSecond)
+	return &w
 }
 
 // PollingTier returns the seed's polling interval for a rank, in seconds:

@@ -49,12 +49,24 @@ type Settings struct {
 	// Paused stops admissions; the line keeps forming.
 	Paused bool `json:"paused"`
 	// AbandonAfterSeconds is how long a waiting visitor may go without an
-	// SSE connection or a poll before leaving the line; 0 means never.
+	// SSE connection or a poll before counting as away: when their turn
+	// comes they are passed over (no admission goes to an empty page) and
+	// kept for ReturnWithinSeconds. 0 means never away, never abandoned.
 	AbandonAfterSeconds int `json:"abandonAfterSeconds"`
 	// Mode is "queue" (the waiting room) or "passthrough", which admits
 	// everyone at the next tick and skips the order bucket: the no-room
 	// baseline that load tests compare with.
 	Mode string `json:"mode"`
+
+	// ABSENCE (issue 10) begin.
+
+	// ReturnWithinSeconds is how long a waiting visitor who went away
+	// (unseen since) keeps their ticket: coming back in time, they keep
+	// their place, or, passed over meanwhile, are let in at the next tick.
+	// Unseen longer, they depart as abandoned. At least AbandonAfterSeconds.
+	ReturnWithinSeconds int `json:"returnWithinSeconds"`
+
+	// ABSENCE end.
 }
 
 // The room modes.
@@ -79,6 +91,10 @@ const (
 	DefaultAbandon  = 120
 	MinAbandon      = 60
 	MaxAbandon      = 3600
+	// DefaultReturnWithin and MaxReturnWithin bound ReturnWithinSeconds
+	// (the liveness cells wrap after 36 hours).
+	DefaultReturnWithin = 900
+	MaxReturnWithin     = 86400
 )
 
 // Defaults returns the settings of a new room: the seeds' 50 admissions per
@@ -93,6 +109,7 @@ func Defaults(name string) Settings {
 		// 120 s without an SSE connection or a poll: the visitor has left.
 		AbandonAfterSeconds: DefaultAbandon,
 		Mode:                ModeQueue,
+		ReturnWithinSeconds: DefaultReturnWithin,
 	}
 }
 
@@ -115,6 +132,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
 	case s.Mode != ModeQueue && s.Mode != ModePassthrough:
 		return fmt.Errorf("mode must be %q or %q", ModeQueue, ModePassthrough)
+	case s.ReturnWithinSeconds < max(MinAbandon, s.AbandonAfterSeconds) || s.ReturnWithinSeconds > MaxReturnWithin:
+		return fmt.Errorf("returnWithinSeconds must be between abandonAfterSeconds (at least %d) and %d", MinAbandon, MaxReturnWithin)
 	}
 	return nil
 }
@@ -134,6 +153,8 @@ type Patch struct {
 	AbandonAfterSeconds *int `json:"abandonAfterSeconds"`
 	// Mode, when set, replaces Settings.Mode.
 	Mode *string `json:"mode"`
+	// ReturnWithinSeconds, when set, replaces Settings.ReturnWithinSeconds.
+	ReturnWithinSeconds *int `json:"returnWithinSeconds"` // ABSENCE
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -147,6 +168,7 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.Paused, p.Paused)
 	set(&s.AbandonAfterSeconds, p.AbandonAfterSeconds)
 	set(&s.Mode, p.Mode)
+	set(&s.ReturnWithinSeconds, p.ReturnWithinSeconds) // ABSENCE
 	return s
 }
 

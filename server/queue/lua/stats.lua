@@ -1,8 +1,9 @@
--- KEYS: seq head queue active counts rate tick soldout
+-- KEYS: seq head queue active counts rate tick soldout away back
 -- stats.lua: a room's live counters in one round trip. Passes past their
 -- expiry that admit.lua has not swept yet count as expired already.
 -- Reply: {seq, head, waiting, active, admitted, leaves, abandoned, expired,
---   consumed, forfeited, ewma, tick, soldout}
+--   consumed, forfeited, ewma, tick, soldout, away, back, passedOver,
+--   returned}
 local nowMs = math.floor(nowUs() / 1000)
 local function num(key) return tonumber(redis.call('GET', key)) or 0 end
 local c = redis.call('HMGET', K.counts, 'admitted', 'leaves', 'abandoned', 'expired', 'consumed', 'forfeited')
@@ -12,4 +13,7 @@ return {
   redis.call('ZCOUNT', K.active, '(' .. I(nowMs), '+inf'),
   c[1], c[2], c[3], c[4] + redis.call('ZCOUNT', K.active, '-inf', I(nowMs)), c[5], c[6],
   redis.call('HGET', K.rate, 'ewma') or '', num(K.tick), redis.call('EXISTS', K.soldout),
+  -- ABSENCE
+  redis.call('ZCARD', K.away), redis.call('ZCARD', K.back),
+  tonumber(redis.call('HGET', K.counts, 'passedOver')) or 0, tonumber(redis.call('HGET', K.counts, 'returned')) or 0,
 }
