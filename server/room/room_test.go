@@ -62,6 +62,12 @@ func TestValidate(t *testing.T) {
 		{"abandon too late", func(s *Settings) { s.AbandonAfterSeconds = 7200 }, "abandonAfterSeconds"},
 		{"passthrough", func(s *Settings) { s.Mode = ModePassthrough }, ""},
 		{"unknown mode", func(s *Settings) { s.Mode = "fast" }, "mode"},
+		// ABSENCE
+		{"default return window", func(s *Settings) {}, ""},
+		{"return window of a day", func(s *Settings) { s.ReturnWithinSeconds = MaxReturnWithin }, ""},
+		{"return window too long", func(s *Settings) { s.ReturnWithinSeconds = MaxReturnWithin + 1 }, "returnWithinSeconds"},
+		{"no return window", func(s *Settings) { s.ReturnWithinSeconds = 0 }, "returnWithinSeconds"},
+		{"return window shorter than away", func(s *Settings) { s.AbandonAfterSeconds = 600; s.ReturnWithinSeconds = 300 }, "returnWithinSeconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
