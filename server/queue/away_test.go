@@ -38,6 +38,20 @@ func neverUp(t *testing.T, step string, before, after []int64) {
 	}
 }
 
+// awayLine returns a room where visitors unseen for 60 s are away (the
+// return window is the default 900 s) and n visitors entered, tickets 1..n.
+func awayLine(t *testing.T, n int) (*Engine, string, redis.UniversalClient, []string) {
+	t.Helper()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
+	vs := visitors(t, n)
+	for _, v := range vs {
+		if _, err := e.Enter(context.Background(), name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e, name, rdb, vs
+}
+
 func balanced(t *testing.T, e *Engine, name string) Stats {
 	t.Helper()
 	st, err := e.Stats(context.Background(), name)
@@ -56,13 +70,7 @@ func balanced(t *testing.T, e *Engine, name string) Stats {
 // ahead of the line; nobody else's rank ever goes up.
 func TestAwayBuyerPassedOverThenLetIn(t *testing.T) {
 	ctx := context.Background()
-	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
-	vs := visitors(t, 5)
-	for _, v := range vs {
-		if _, err := e.Enter(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e, name, rdb, vs := awayLine(t, 5)
 	// Ticket 2's page went away 3 minutes ago: away (over 60 s), but well
 	// within the 900 s return window.
 	lastSeen(t, rdb, name, 2, 3*time.Minute)
@@ -130,13 +138,7 @@ func TestAwayBuyerPassedOverThenLetIn(t *testing.T) {
 // not yet at the front, they come back to the same ticket and rank.
 func TestAwayBuyerWhoseTurnHasNotCome(t *testing.T) {
 	ctx := context.Background()
-	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
-	vs := visitors(t, 3)
-	for _, v := range vs {
-		if _, err := e.Enter(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e, name, rdb, vs := awayLine(t, 3)
 	lastSeen(t, rdb, name, 3, 3*time.Minute)
 	admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 1) // the sweep runs too
 	p, err := e.Enter(ctx, name, vs[2])
@@ -153,13 +155,7 @@ func TestAwayBuyerWhoseTurnHasNotCome(t *testing.T) {
 // as abandoned, and a leave from the side list counts as a leave.
 func TestAwayBuyerLapses(t *testing.T) {
 	ctx := context.Background()
-	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
-	vs := visitors(t, 3)
-	for _, v := range vs {
-		if _, err := e.Enter(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e, name, rdb, vs := awayLine(t, 3)
 	lastSeen(t, rdb, name, 1, 3*time.Minute)
 	lastSeen(t, rdb, name, 2, 3*time.Minute)
 	a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 1)

@@ -18,10 +18,10 @@ const (
 // Position is what a visitor is told about their place. The JSON names are
 // the HTTP contract's (they keep the seed's names).
 type Position struct {
-	Status                 Status  `json:"status"`
-	Rank                   int64   `json:"rank"`
-	Ticket                 int64   `json:"ticket"`
-	Waiting                int64   `json:"currentTotalWaitingCount"`
+	Status  Status `json:"status"`
+	Rank    int64  `json:"rank"`
+	Ticket  int64  `json:"ticket"`
+	Waiting int64  `json:"currentTotalWaitingCount"`
 	// EstimatedWaitSeconds is nil when no honest estimate exists (paused).
 	EstimatedWaitSeconds   *int64  `json:"estimatedWaitSeconds"`
 	PollingIntervalSeconds int     `json:"pollingIntervalSeconds"`
