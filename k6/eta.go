@@ -237,12 +237,15 @@ type ETAError struct {
 }
 
 // Error returns the error of the ETAs shown from `from` to `to` (since the
-// scenario began); enterOnly keeps the ETAs of the enters' answers alone.
-func (res ETAResult) Error(from, to time.Duration, enterOnly bool) ETAError {
+// scenario began) to buyers let in by doneBy (0: whenever), so that a
+// window before a settings change counts no wait the change cut short;
+// enterOnly keeps the ETAs of the enters' answers alone.
+func (res ETAResult) Error(from, to, doneBy time.Duration, enterOnly bool) ETAError {
 	var e ETAError
 	var abs, real float64
 	for _, s := range res.Shown {
-		if s.At < from || s.At >= to || (enterOnly && !s.Enter) {
+		if s.At < from || s.At >= to || (enterOnly && !s.Enter) ||
+			(doneBy > 0 && s.At+time.Duration(s.Real*float64(time.Second)) > doneBy) {
 			continue
 		}
 		e.N++

@@ -308,7 +308,7 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				}
 				c.lastRank, c.lastTick = rank, st.Tick
 				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: ticket, Waiting: st.Waiting,
-					EstimatedWaitSeconds:   queue.ETA(rank, st.Rate, st.Paused),
+					EstimatedWaitSeconds:   queue.ETA(rank, st.Rate, st.Slots, st.Paused),
 					Paused:                 st.Paused,
 					RankUpReason:           reason,
 					PollingIntervalSeconds: queue.PollingInterval(rank)}

@@ -17,7 +17,8 @@ import (
 // State is one room's rank state. It is not safe for concurrent use.
 type State struct {
 	SoldOut    bool
-	Paused     bool // ABSENCE: admissions stopped, no ETA
+	Paused     bool         // ABSENCE: admissions stopped, no ETA
+	Slots      *queue.Slots // ABSENCE: when maxActive's slots free up (read only)
 	Tick       int64
 	Head       int64
 	Waiting    int64
@@ -34,7 +35,7 @@ func (s *State) Reset(snap queue.Snapshot) {
 	s.synced = true
 	if snap.Tick >= s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.SoldOut = snap.Tick, snap.Waiting, snap.Rate, snap.SoldOut
-		s.Paused = snap.Paused
+		s.Paused, s.Slots = snap.Paused, snap.Slots
 	}
 	s.addDepartures(snap.Departed)
 	s.advance(snap.Head)
@@ -51,7 +52,7 @@ func (s *State) Apply(e queue.Event) bool {
 	complete := s.Tick == 0 || e.Tick <= s.Tick+1
 	if e.Tick > s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
-		s.Paused = bool(e.Paused)
+		s.Paused, s.Slots = bool(e.Paused), e.Slots
 	}
 	s.addDepartures(e.Departed)
 	s.advance(e.Head)

@@ -100,7 +100,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	if err != nil {
 		return Position{}, err
 	}
-	if len(res) != 14 {
+	if len(res) != 15 {
 		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
 	}
 	code := asInt(res[0])
@@ -117,7 +117,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = ETA(p.Rank, admitRate(res[13], res[6]), p.Paused)
+		p.EstimatedWaitSeconds = ETA(p.Rank, admitRate(res[13], res[6]), parseSlots(res[14]), p.Paused)
 		if asInt(res[12]) == 1 {
 			p.RankUpReason = RankUpReturned
 		}
@@ -250,6 +250,7 @@ func (e *Engine) MarkSeen(ctx context.Context, roomName string, tickets []int64)
 type Snapshot struct {
 	SoldOut  bool
 	Paused   bool
+	Slots    *Slots
 	Tick     int64
 	Head     int64
 	Waiting  int64
@@ -267,13 +268,13 @@ func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 6 {
+	if len(res) < 7 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[3]), 64)
 	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate, SoldOut: asInt(res[4]) == 1,
-		Paused: asInt(res[5]) == 1}
-	for _, d := range res[6:] {
+		Paused: asInt(res[5]) == 1, Slots: parseSlots(res[6])}
+	for _, d := range res[7:] {
 		s.Departed = append(s.Departed, asInt(d))
 	}
 	return s, nil

@@ -55,8 +55,8 @@ func TestETATellsTheTruth(t *testing.T) {
 		for _, v := range vs {
 			e.Enter(ctx, name, v)
 		}
-		// Two slots, each held up to 10 s: 0.2 admissions per second.
-		want(t, "unmeasured", eta(t, e, name, vs[6]), 35)
+		// Two slots, each held up to 10 s: the 7th in line goes in at 30 s.
+		want(t, "unmeasured", eta(t, e, name, vs[6]), 30)
 		a := admitAfter(t, e, name, 110*time.Millisecond, 100*time.Millisecond, 7)
 		if len(a.Visitors) != 2 {
 			t.Fatalf("admitted %d, want the 2 slots", len(a.Visitors))

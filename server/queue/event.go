@@ -22,6 +22,8 @@ type Event struct {
 	Rate float64 `json:"r"`
 	// Paused reports that admissions are stopped (JSON 1 or 0).
 	Paused Flag `json:"p"`
+	// Slots is when maxActive's slots free up; nil without maxActive.
+	Slots *Slots `json:"S,omitempty"`
 	// SoldOut reports that the room is sold out (JSON 1 or 0).
 	SoldOut Flag `json:"s"`
 	// Admitted are the visitors admitted by this tick.

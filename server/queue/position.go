@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 )
@@ -58,14 +59,61 @@ const (
 	RankUpRecount = "recount"
 )
 
-// ETA returns EstimatedWait as the Position field: nil while paused, when
-// no estimate is honest.
-func ETA(rank int64, perSecond float64, paused bool) *int64 {
+// Slots is when a room's maxActive slots free up, as the scripts sample
+// it (lib.lua slotSchedule): the ETA of a rank follows the real release
+// times, so that passes admitted in a wave, and so freed in a wave, are
+// not averaged into a rate that no buyer sees.
+type Slots struct {
+	// Rate is the room's configured admission rate, per second.
+	Rate float64 `json:"q"`
+	// MaxActive is the number of slots.
+	MaxActive int64 `json:"A"`
+	// Hold is the mean time a pass holds its slot, in seconds.
+	Hold float64 `json:"H"`
+	// Free are up to 32 samples, evenly spaced over the slots sorted by
+	// when they free, in ms after the sample was taken; ascending.
+	Free []int64 `json:"f"`
+}
+
+// Wait returns the seconds until rank (people ahead) is admitted: the
+// slot that frees (rank mod MaxActive)-th, rank / MaxActive passes later,
+// and never sooner than the rate allows. ok is false when s is unusable.
+func (s *Slots) Wait(rank int64) (seconds float64, ok bool) {
+	if s == nil || s.MaxActive <= 0 || len(s.Free) == 0 || !(s.Rate > 0) || !(s.Hold > 0) || rank < 0 {
+		return 0, false
+	}
+	k, cycles := rank%s.MaxActive, rank/s.MaxActive
+	x := float64(k) * float64(len(s.Free)) / float64(s.MaxActive)
+	i := int(x)
+	next := float64(s.Free[0]) + s.Hold*1000 // the first slot's next pass
+	if i+1 < len(s.Free) {
+		next = float64(s.Free[i+1])
+	}
+	free := float64(s.Free[i]) + (next-float64(s.Free[i]))*(x-float64(i))
+	return max(free/1000+float64(cycles)*s.Hold, float64(rank+1)/s.Rate), true
+}
+
+// ETA returns the Position field for rank: nil while paused, when no
+// estimate is honest; from the slots' schedule when maxActive is set; else
+// at perSecond (EstimatedWait).
+func ETA(rank int64, perSecond float64, slots *Slots, paused bool) *int64 {
 	if paused {
 		return nil
 	}
 	w := EstimatedWait(rank, perSecond)
+	if sec, ok := slots.Wait(rank); ok {
+		w = int64(min(math.Ceil(sec-1e-9), MaxEstimatedWait))
+	}
 	return &w
+}
+
+// parseSlots reads a script's slot schedule (” when maxActive is 0).
+func parseSlots(v any) *Slots {
+	var s Slots
+	if b := asString(v); b == "" || json.Unmarshal([]byte(b), &s) != nil {
+		return nil
+	}
+	return &s
 }
 
 // PollingTier returns the seed's polling interval for a rank, in seconds:

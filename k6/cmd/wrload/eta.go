@@ -37,28 +37,29 @@ func etaCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	d := func(s float64) time.Duration { return time.Duration(s * *scale * float64(time.Second)) }
 	stamp := time.Now().Unix()
 	type window struct {
-		name     string
-		from, to func(k6.ETAResult) time.Duration
+		name             string
+		from, to, doneBy func(k6.ETAResult) time.Duration
 	}
 	at := func(phase int, off time.Duration) func(k6.ETAResult) time.Duration {
 		return func(res k6.ETAResult) time.Duration { return res.PhaseStarts[phase] + off }
 	}
+	never := func(k6.ETAResult) time.Duration { return 0 }
 	scenarios := []struct {
 		sc      k6.ETAScenario
 		windows []window
 	}{
 		{k6.ETAScenario{Name: "steady", Phases: []k6.ETAPhase{
 			{Settings: map[string]any{"rate": 5, "maxActive": 0, "tokenTTLSeconds": 300, "paused": false}, Backlog: 75, Arrivals: 5, For: d(45)},
-		}}, []window{{"steady state, no maxActive (rate 5/s, about 15 s waits)", at(0, d(15)), at(0, d(45))}}},
+		}}, []window{{"steady state, no maxActive (rate 5/s, about 15 s waits)", at(0, d(15)), at(0, d(45)), never}}},
 		{k6.ETAScenario{Name: "maxactive", Phases: []k6.ETAPhase{
 			{Settings: map[string]any{"rate": 10, "maxActive": 20, "tokenTTLSeconds": 20, "paused": false}, Backlog: 40, Arrivals: 1, For: d(90)},
-		}}, []window{{"steady state, maxActive 20, unused 20 s passes (rate 10/s)", at(0, d(30)), at(0, d(90))}}},
+		}}, []window{{"steady state, maxActive 20, unused 20 s passes (rate 10/s)", at(0, d(30)), at(0, d(90)), never}}},
 		{k6.ETAScenario{Name: "ratechange", Phases: []k6.ETAPhase{
 			{Settings: map[string]any{"rate": 10, "maxActive": 0, "tokenTTLSeconds": 300, "paused": false}, Backlog: 200, Arrivals: 10, For: d(25)},
 			{Settings: map[string]any{"rate": 25}, Arrivals: 25, For: d(15)},
 		}}, []window{
-			{"before the change (rate 10/s)", at(0, d(10)), at(1, 0)},
-			{"within 10 s after 10/s -> 25/s", at(1, 0), at(1, 10*time.Second)},
+			{"before the change (rate 10/s), buyers let in before it", at(0, d(10)), at(1, 0), at(1, 0)},
+			{"within 10 s after 10/s -> 25/s", at(1, 0), at(1, 10*time.Second), never},
 		}},
 	}
 	for _, s := range scenarios {
@@ -69,8 +70,8 @@ func etaCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintf(stdout, "%s (room %s): %d buyers, %d never let in\n", s.sc.Name, r.Room, res.Buyers, res.NeverIn)
 		for _, w := range s.windows {
-			from, to := w.from(res), w.to(res)
-			fmt.Fprintf(stdout, "  %s\n    every ETA shown: %v\n    ETA at the enter: %v\n", w.name, res.Error(from, to, false), res.Error(from, to, true))
+			from, to, by := w.from(res), w.to(res), w.doneBy(res)
+			fmt.Fprintf(stdout, "  %s\n    every ETA shown: %v\n    ETA at the enter: %v\n", w.name, res.Error(from, to, by, false), res.Error(from, to, by, true))
 		}
 	}
 	return nil

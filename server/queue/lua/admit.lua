@@ -219,8 +219,10 @@ if #dep > 0 then redis.call('DEL', K.departing) end
 local a = '[]'
 if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
 local r = achievable(rate, maxActive, ttl) -- ABSENCE: the ETA's throughput
+local slots = slotSchedule(rate, maxActive, ttl, nowMs) -- and when slots free
+if slots ~= '' then slots = ',"S":' .. slots end
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
-  ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') ..
+  ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') .. slots ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
 
 local want = 2 * burst

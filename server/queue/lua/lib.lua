@@ -96,6 +96,31 @@ local function achievable(rate, maxActive, ttl)
   if hold < 0.05 then hold = 0.05 end
   return math.min(rate, maxActive / hold)
 end
+-- slotSchedule describes, as JSON, when maxActive's slots free up, so that
+-- the ETA of any rank follows the real release times (a wave of passes
+-- admitted together frees together): up to 32 samples, evenly spaced over
+-- the maxActive slots sorted by when they free, in ms after nowMs. A slot
+-- frees when its pass has held it for the mean hold time (at most its TTL);
+-- free slots come first. '' when maxActive is 0 (the rate alone binds).
+local function slotSchedule(rate, maxActive, ttl, nowMs)
+  if maxActive <= 0 then return '' end
+  local hold = tonumber(redis.call('HGET', K.rate, 'hold')) or ttl
+  local stale = redis.call('ZCOUNT', K.active, '-inf', I(nowMs))
+  local live = redis.call('ZCARD', K.active) - stale
+  local q = math.min(maxActive, 32)
+  local f = {}
+  for i = 0, q - 1 do
+    local k = math.floor(i * maxActive / q) - (maxActive - live)
+    local v = 0
+    if k >= 0 then
+      local e = redis.call('ZRANGE', K.active, stale + k, stale + k, 'WITHSCORES')
+      if e[2] then v = math.max(0, tonumber(e[2]) - ttl * 1000 + hold * 1000 - nowMs) end
+    end
+    f[#f + 1] = I(v)
+  end
+  return '{"q":' .. string.format('%.4f', rate) .. ',"A":' .. I(maxActive) .. ',"H":' .. string.format('%.3f', hold) ..
+    ',"f":[' .. table.concat(f, ',') .. ']}'
+end
 -- ABSENCE end.
 
 -- depart takes a waiting ticket out of the line and records it, so that
