@@ -138,36 +138,49 @@ func TestSSEOutlivesTheWriteTimeout(t *testing.T) {
 	}
 }
 
-// TestIdleConnsPerIPOnTheServer: the served instance caps the idle
-// keep-alive connections of one client at IDLE_CONNS_PER_IP.
+// TestIdleConnsPerIPOnTheServer: connections of one client that carry no
+// request, whether kept alive after one or never sending any, are capped
+// at IDLE_CONNS_PER_IP on the real server: the oldest are closed.
 func TestIdleConnsPerIPOnTheServer(t *testing.T) {
 	const idleCap = 4
 	base, _, _ := startServer(t, time.Second, "-idle-conns-per-ip", "4")
-	var conns []net.Conn
-	for range 30 {
-		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		c.Write([]byte("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
-		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		conns = append(conns, c)
-	}
-	time.Sleep(50 * time.Millisecond)
-	alive := 0
-	for _, c := range conns {
-		c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
-			alive++
-		}
-	}
-	if alive != idleCap {
-		t.Fatalf("%d of 30 idle connections from one address left open, want the cap, %d", alive, idleCap)
+	for _, tt := range []struct {
+		name    string
+		request bool
+	}{
+		{"kept alive after a request", true},
+		{"silent, never a request", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var conns []net.Conn
+			for range 30 {
+				c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if tt.request {
+					c.Write([]byte("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+					resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+				}
+				conns = append(conns, c)
+			}
+			time.Sleep(100 * time.Millisecond)
+			alive := 0
+			for _, c := range conns {
+				c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+				if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
+					alive++
+				}
+			}
+			if alive != idleCap {
+				t.Fatalf("%d of 30 connections from one address left open, want the cap, %d", alive, idleCap)
+			}
+		})
 	}
 }
 

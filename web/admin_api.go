@@ -47,6 +47,7 @@ func (s *Server) adminOnly(next http.HandlerFunc) http.HandlerFunc {
 		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || subtle.ConstantTimeCompare(digest(given), s.admin) != 1 {
 			s.adminFails.fail(client, time.Now())
+			s.log.Warn("admin authentication failed", "client", client, "method", r.Method, "path", r.URL.Path)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-admin"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "A valid admin bearer token is required.")
 			return

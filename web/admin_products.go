@@ -36,6 +36,10 @@ func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
+	if _, err := s.rooms.Room(r.Context(), name); err != nil {
+		s.fail(w, r, err) // a product for no room would sell nothing
+		return
+	}
 	created, err := s.catalog.CreateProduct(r.Context(), name, p)
 	if err != nil {
 		s.catalogFail(w, r, err)

@@ -70,6 +70,7 @@ func TestProductAdminAPI(t *testing.T) {
 				{"update negative id", "PUT", base + "/-1", `{"stock":1}`, 404, "product_not_found"},
 				{"another room's product", "PUT", "/api/admin/rooms/other-room/products/" + strconv.FormatInt(p.ID, 10), `{"stock":1}`, 404, "product_not_found"},
 				{"bad room", "GET", "/api/admin/rooms/Bad_Room/products", ``, 400, "bad_room"},
+				{"a product for no room", "POST", "/api/admin/rooms/no-such-room-x/products", `{"name":"x","price":1}`, 404, "room_not_found"},
 			}
 			for _, st := range steps {
 				r := h.do(t, st.method, st.path, st.body, adminAuth, nil)

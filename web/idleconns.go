@@ -8,10 +8,11 @@ import (
 	"sync"
 )
 
-// idleConns caps the idle keep-alive connections of each client network
-// (http.Server's ConnState tells it every change): once a network holds
-// more than max idle ones, the one idle the longest is closed, so that one
-// client cannot pin hundreds of file descriptors. A connection with a
+// idleConns caps the idle connections of each client network: kept alive
+// after a request, or new and silent, with no request yet (http.Server's
+// ConnState tells it every change). Once a network holds more than max
+// idle ones, the one idle the longest is closed, so that one client cannot
+// pin hundreds of file descriptors. A connection with a
 // request under way is never touched, so a crowd behind one address is
 // still served; it only reconnects more often. Connections from trusted
 // proxies are not capped: nginx pools its own.
@@ -38,7 +39,7 @@ func newIdleConns(max, v6Prefix int, trusted []netip.Prefix, closed func()) *idl
 
 // connState follows one connection's state change.
 func (l *idleConns) connState(c net.Conn, st http.ConnState) {
-	if st != http.StateIdle {
+	if st != http.StateIdle && st != http.StateNew {
 		l.forget(c)
 		return
 	}

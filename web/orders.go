@@ -7,10 +7,9 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"waitingroom/server/order"
+	"waitingroom/server/plaintext"
 	"waitingroom/server/room"
 	"waitingroom/views"
 )
@@ -52,7 +51,7 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	if body.UTM != nil {
 		req.UTM = order.UTM{Source: body.UTM.Source, Medium: body.UTM.Medium, Campaign: body.UTM.Campaign, Term: body.UTM.Term, Content: body.UTM.Content}
 	}
-	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plainText(req.IdempotencyKey) {
+	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plaintext.Valid(req.IdempotencyKey) {
 		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes and the Idempotency-Key at most 128, of valid UTF-8 without control or bidirectional formatting characters.")
 		return
 	}
@@ -123,25 +122,7 @@ func writeErrorRetry(w http.ResponseWriter, status int, after time.Duration, cod
 
 func validUTM(u order.UTM) bool {
 	for _, v := range []string{u.Source, u.Medium, u.Campaign, u.Term, u.Content} {
-		if len(v) > maxUTM || !plainText(v) {
-			return false
-		}
-	}
-	return true
-}
-
-// plainText reports whether s is text that stores cleanly and reads as it
-// displays: valid UTF-8 (and no U+FFFD, which the JSON decoder puts in place
-// of invalid bytes), without control characters (C0, DEL, C1), bidirectional
-// formatting characters (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069) or
-// line and paragraph separators.
-func plainText(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, c := range s {
-		if c == utf8.RuneError || unicode.IsControl(c) || unicode.Is(unicode.Bidi_Control, c) ||
-			unicode.In(c, unicode.Zl, unicode.Zp) {
+		if len(v) > maxUTM || !plaintext.Valid(v) {
 			return false
 		}
 	}

@@ -36,6 +36,8 @@ type sseConn struct {
 
 	// Owned by the room's fan-out, which runs one at a time per room.
 	lastRank int64
+	// epoch is the room state's epoch that lastRank and lastTick belong to.
+	epoch    int64
 	lastTick int64 // the newest tick this connection was sent
 	nextSeen time.Time
 	index    int // position in room.conns; guarded by room.mu

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -277,6 +278,14 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				if c.done.Load() {
 					continue
 				}
+				if c.epoch != st.Epoch {
+					// The room started again (deleted and created, or
+					// restored): the old ticket means nothing; Redis says
+					// where the visitor stands now.
+					c.epoch, c.lastTick, c.lastRank = st.Epoch, 0, math.MaxInt64
+					h.resolve(r, c)
+					continue
+				}
 				if st.Tick <= c.lastTick {
 					continue // already sent; this pass catches up someone else
 				}
@@ -404,9 +413,17 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 		c.done.Store(true)
 	}
 	r.mu.Lock()
+	c.epoch = r.state.Epoch
+	if p.Tick == 0 && r.state.Tick > 0 {
+		// The room never ticked, yet this process saw it tick: it started
+		// again (deleted and created, or restored) and its first tick has
+		// not arrived. The old state would give a wrong rank: wait for that
+		// tick, which starts a new epoch and resolves this connection.
+		c.lastTick = math.MaxInt64
+	}
 	c.index = len(r.conns)
 	r.conns = append(r.conns, c)
-	behind := r.state.Tick > p.Tick && !c.done.Load()
+	behind := r.state.Tick > p.Tick && !c.done.Load() && c.lastTick != math.MaxInt64
 	r.mu.Unlock()
 	h.metrics.SSEConnections.Inc()
 	if behind {

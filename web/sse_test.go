@@ -26,6 +26,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/server/visitor"
 )
 
 // fakeSource answers the hub without Redis.
@@ -550,4 +551,66 @@ func TestOutageIsToldToWaitingPages(t *testing.T) {
 			t.Fatalf("client %d: outage event %v, want %v (%q)", i, got, i < 2, b[:n])
 		}
 	}
+}
+
+// TestRoomStartedAgainIsFollowed: a room deleted and created again (as
+// after Redis lost its data and the room was restored) counts its ticks and
+// tickets from the start. A page connected to the new room must get its
+// true rank and then every tick's update, not the old room's frozen state.
+func TestRoomStartedAgainIsFollowed(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = 1
+	ctx := context.Background()
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	a := startInstance(t, rdb, eng, name, 50*time.Millisecond, true, HubOptions{})
+	jar, _ := cookiejar.New(nil)
+	old := follow(t, a.url+"/r/"+name+"/events", jar, "")
+	old.next(t, 5*time.Second)
+	for deadline := time.Now().Add(5 * time.Second); ; { // let the old room tick a while
+		if st, _ := eng.Stats(ctx, name); st.Tick >= 30 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the room did not tick")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := eng.DeleteRoom(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	set.Paused = true // nobody is admitted: ranks stay put
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		v, _ := visitor.NewID()
+		if _, err := eng.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jar2, _ := cookiejar.New(nil)
+	c := follow(t, a.url+"/r/"+name+"/events", jar2, "")
+	// Until the new room's first tick reaches this instance, the hub cannot
+	// tell it from the old one; from then on the page must be told its true
+	// rank at every tick (before the fix: the old room's head and tick,
+	// then silence until the new room's tick passed the old one).
+	settled := 0
+	for deadline := time.Now().Add(5 * time.Second); settled < 5; {
+		e := c.next(t, time.Until(deadline))
+		if string(e.Event) != "position" {
+			continue
+		}
+		switch r := field(t, e, "rank"); {
+		case r == "5":
+			settled++
+		case settled > 0:
+			t.Fatalf("after settling, the sixth in the new room's line was told rank %s: %s", r, e.Data)
+		}
+	}
+
 }

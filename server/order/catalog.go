@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"waitingroom/server/plaintext"
 )
 
 // Limits on a product, so that one typo cannot corrupt a sale.
@@ -87,21 +88,10 @@ func (p Product) Validate() error {
 
 func validName(s string) error {
 	bad := &InvalidProductError{"name", fmt.Sprintf("must be 1 to %d characters of valid UTF-8, without control or bidi-override characters", MaxProductName)}
-	if !utf8.ValidString(s) || strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > MaxProductName {
+	if !plaintext.Valid(s) || strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > MaxProductName {
 		return bad
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) || bidiControl(r) || r == utf8.RuneError {
-			return bad
-		}
-	}
 	return nil
-}
-
-// bidiControl reports the embedding, override and isolate characters that
-// can make a name display as something else.
-func bidiControl(r rune) bool {
-	return r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 func validCurrency(c string) bool {

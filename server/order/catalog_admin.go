@@ -72,6 +72,7 @@ func (s *Service) DeleteProduct(ctx context.Context, roomName string, id int64) 
 	err := s.store.deleteProduct(ctx, roomName, id)
 	if err == nil {
 		s.ForgetProducts(roomName)
+		s.checkSoldOut(ctx, roomName) // it may have been the last in stock
 	}
 	switch {
 	case err == nil, errors.Is(err, ErrProductNotFound), errors.Is(err, ErrProductHasOrders):

@@ -164,8 +164,12 @@ func TestRestockReopensASoldOutRoom(t *testing.T) {
 			if _, err := e.svc.UpdateProduct(ctx, e.room, e.prods[0], ProductPatch{Stock: ptr(int64(0))}); err != nil || !soldOut() {
 				t.Fatalf("taking the stock to 0 left the room open (err %v)", err)
 			}
-			if _, err := e.svc.CreateProduct(ctx, e.room, ProductPatch{Name: ptr("more"), Price: ptr(int64(1)), Stock: ptr(int64(2))}); err != nil || soldOut() {
+			more, err := e.svc.CreateProduct(ctx, e.room, ProductPatch{Name: ptr("more"), Price: ptr(int64(1)), Stock: ptr(int64(2))})
+			if err != nil || soldOut() {
 				t.Fatalf("a new product in stock left the room sold out (err %v)", err)
+			}
+			if err := e.svc.DeleteProduct(ctx, e.room, more.ID); err != nil || !soldOut() {
+				t.Fatalf("deleting the last product in stock left the room open (err %v)", err)
 			}
 		})
 	}

@@ -24,14 +24,23 @@ type State struct {
 	Waiting    int64
 	Rate       float64
 	TimeMicros int64
-	departed   []int64 // sorted, all above Head
-	synced     bool
+	// Epoch counts the times the room started again (see Reset and
+	// Apply): positions computed in an older epoch mean nothing now.
+	Epoch    int64
+	departed []int64 // sorted, all above Head
+	synced   bool
 }
 
 // Reset replaces the state with a snapshot read from Redis. Events already
 // applied that are newer than the snapshot keep their effect: the head is
-// a maximum and departures are a union.
+// a maximum and departures are a union. A snapshot at a tick the state has
+// reached whose head is lower belongs to a room that started again (deleted
+// and created, or restored after Redis lost its data): it replaces the
+// state whole.
 func (s *State) Reset(snap queue.Snapshot) {
+	if snap.Tick >= s.Tick && snap.Head < s.Head {
+		s.startAgain()
+	}
 	s.synced = true
 	if snap.Tick >= s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.SoldOut = snap.Tick, snap.Waiting, snap.Rate, snap.SoldOut
@@ -47,8 +56,18 @@ func (s *State) Synced() bool { return s.synced }
 
 // Apply folds one event into the state. It reports false when ticks were
 // missed (the subscription dropped them), in which case the caller should
-// Reset from a fresh snapshot; the event is applied all the same.
+// Reset from a fresh snapshot; the event is applied all the same. One
+// subscription receives a room's events in the order they were published,
+// so a tick below the state's means the room started again (deleted and
+// created, or restored after Redis lost its data): the state starts over
+// from that event and asks for a snapshot.
 func (s *State) Apply(e queue.Event) bool {
+	if e.Tick < s.Tick {
+		s.startAgain()
+		s.Apply(e)
+		s.synced = false
+		return false
+	}
 	complete := s.Tick == 0 || e.Tick <= s.Tick+1
 	if e.Tick > s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
@@ -60,6 +79,12 @@ func (s *State) Apply(e queue.Event) bool {
 		s.synced = false
 	}
 	return complete
+}
+
+// startAgain empties the state for a room that started again, in a new
+// epoch.
+func (s *State) startAgain() {
+	*s = State{Epoch: s.Epoch + 1}
 }
 
 func (s *State) addDepartures(ts []int64) {

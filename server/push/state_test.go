@@ -50,14 +50,14 @@ func TestGapDetection(t *testing.T) {
 	tests := []struct {
 		tick     int64
 		complete bool
-	}{{5, true}, {6, true}, {6, true}, {9, false}, {10, true}, {4, true}}
+	}{{5, true}, {6, true}, {6, true}, {9, false}, {10, true}}
 	for _, tt := range tests {
 		if got := s.Apply(queue.Event{Tick: tt.tick}); got != tt.complete {
 			t.Fatalf("Apply(tick %d) = %v, want %v", tt.tick, got, tt.complete)
 		}
 	}
 	if s.Tick != 10 {
-		t.Fatalf("an old event moved the tick back to %d", s.Tick)
+		t.Fatalf("tick %d, want 10", s.Tick)
 	}
 	if s.Synced() {
 		t.Fatal("a gap left the state marked as synced")
@@ -122,5 +122,46 @@ func TestRanksNeverIncrease(t *testing.T) {
 				ahead++
 			}
 		}
+	}
+}
+
+// TestRoomStartsAgain: a room deleted and created again, or restored after
+// Redis lost its data, counts its ticks and tickets from the start; the
+// state must follow it rather than keep the old head and tick forever.
+func TestRoomStartsAgain(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		again func(s *State) bool // reports whether a resync is asked for
+	}{
+		{"an event below the tick", func(s *State) bool { return !s.Apply(queue.Event{Tick: 1, Head: 0}) }},
+		{"a snapshot with a lower head", func(s *State) bool {
+			s.Reset(queue.Snapshot{Tick: 45, Head: 0})
+			return false
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var s State
+			s.Reset(queue.Snapshot{Tick: 1, Head: 0})
+			for tick := int64(2); tick <= 40; tick++ {
+				s.Apply(queue.Event{Tick: tick, Head: tick / 10, Departed: []int64{tick + 100}})
+			}
+			epoch := s.Epoch
+			resync := tt.again(&s)
+			if s.Epoch != epoch+1 {
+				t.Fatalf("epoch %d after the restart, want %d", s.Epoch, epoch+1)
+			}
+			if tt.name == "an event below the tick" && (!resync || s.Synced()) {
+				t.Fatalf("a restarted room's first event did not ask for a snapshot (resync %v, synced %v)", resync, s.Synced())
+			}
+			if s.Head != 0 || s.Departed() != 0 {
+				t.Fatalf("the old room's state survived: head %d, %d departed", s.Head, s.Departed())
+			}
+			if rank, passed := s.Rank(6); rank != 5 || passed {
+				t.Fatalf("ticket 6 of the new room: rank %d, passed %v; want 5", rank, passed)
+			}
+			if !s.Apply(queue.Event{Tick: s.Tick + 1, Head: 1}) {
+				t.Fatal("the next event of the new room reported a gap")
+			}
+		})
 	}
 }

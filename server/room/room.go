@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"waitingroom/server/plaintext"
 )
 
 // Demo is the name of the room that exists at startup.
@@ -116,8 +118,8 @@ func Defaults(name string) Settings {
 // Validate returns an error that names the first invalid field.
 func (s Settings) Validate() error {
 	switch {
-	case !utf8.ValidString(s.Title) || utf8.RuneCountInString(s.Title) > MaxTitleLen:
-		return fmt.Errorf("title must be valid UTF-8 of at most %d characters", MaxTitleLen)
+	case !plaintext.Valid(s.Title) || utf8.RuneCountInString(s.Title) > MaxTitleLen:
+		return fmt.Errorf("title must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxTitleLen)
 	case !finite(s.Rate) || s.Rate < MinRate || s.Rate > MaxRate:
 		return fmt.Errorf("rate must be between %g and %d per second", MinRate, MaxRate)
 	case s.MaxActive < 0 || s.MaxActive > MaxActiveLimit:

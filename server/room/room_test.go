@@ -57,6 +57,8 @@ func TestValidate(t *testing.T) {
 		{"zero burst", func(s *Settings) { s.OrderBurst = 0 }, "orderBurst"},
 		{"long title", func(s *Settings) { s.Title = strings.Repeat("가", 201) }, "title"},
 		{"bad utf8 title", func(s *Settings) { s.Title = "\xff" }, "title"},
+		{"control character in the title", func(s *Settings) { s.Title = "a\x00\ab" }, "title"},
+		{"bidi override in the title", func(s *Settings) { s.Title = "\u202e" }, "title"},
 		{"never abandon", func(s *Settings) { s.AbandonAfterSeconds = 0 }, ""},
 		{"abandon too soon", func(s *Settings) { s.AbandonAfterSeconds = 5 }, "abandonAfterSeconds"},
 		{"abandon too late", func(s *Settings) { s.AbandonAfterSeconds = 7200 }, "abandonAfterSeconds"},

@@ -44,9 +44,10 @@ const (
 
 	OK          = "ok"
 	Unreachable = "unreachable"
-	Restored    = "restored" // the data was lost and is back: ready
-	Lost        = "lost"     // the data was lost and could not be restored yet
-	Unknown     = "unknown"  // Redis does not answer
+	Migrating   = "migrating" // the database answers; its migrations have not applied yet
+	Restored    = "restored"  // the data was lost and is back: ready
+	Lost        = "lost"      // the data was lost and could not be restored yet
+	Unknown     = "unknown"   // Redis does not answer
 )
 
 // Report is one readiness check.
@@ -242,7 +243,9 @@ func (s *Sync) check(ctx context.Context) Report {
 		defer cancel()
 		return f(ctx)
 	}
-	if err := step(s.db.Ready); err != nil {
+	if err := step(s.db.Ready); errors.Is(err, store.ErrNotMigrated) {
+		r.Checks[CheckDatabase] = Migrating
+	} else if err != nil {
 		r.Checks[CheckDatabase] = Unreachable
 	}
 	if err := step(s.redis.Ping); err != nil {

@@ -43,11 +43,11 @@ var ErrNotMigrated = errors.New("store: migrations not applied yet")
 // applied: until then, orders and room records would fail on missing
 // tables, so the server is not ready.
 func (db *DB) Ready(ctx context.Context) error {
-	if !db.migrated.Load() {
-		return ErrNotMigrated
-	}
 	if err := db.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: ping: %w", err)
+	}
+	if !db.migrated.Load() {
+		return ErrNotMigrated
 	}
 	return nil
 }
