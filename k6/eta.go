@@ -261,5 +261,8 @@ func (res ETAResult) Error(from, to, doneBy time.Duration, enterOnly bool) ETAEr
 
 // String formats an error for BENCHMARKS.md.
 func (e ETAError) String() string {
+	if e.N == 0 {
+		return "no ETA in this window"
+	}
 	return fmt.Sprintf("%5.1f%% (MAE %.1f s over a mean real wait of %.1f s, %d ETAs)", 100*e.Relative, e.MAE, e.MeanReal, e.N)
 }
