@@ -27,7 +27,12 @@ func settingsFields(s room.Settings) []any {
 		"orderBurst", strconv.Itoa(s.OrderBurst),
 		"paused", paused,
 		"abandonAfterSeconds", strconv.Itoa(s.AbandonAfterSeconds),
-		"mode", s.Mode,
+		"mode", room.CanonicalMode(s.Mode),
+		// DRAW: the schedule, in unix ms ("" when unset).
+		"prequeueAt", unixMs(s.PrequeueAt),
+		"opensAt", unixMs(s.OpensAt),
+		"closesAt", unixMs(s.ClosesAt),
+		"serveLineAfterClose", flag(s.ServeLineAfterClose),
 	}
 }
 
@@ -46,6 +51,12 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	// DRAW: a scheduled opening commits to its draw's seed at once.
+	if s.OpensAt != nil {
+		if _, err := e.ensureSeed(ctx, name); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -66,6 +77,12 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return false, fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	// DRAW: a scheduled opening commits to its draw's seed at once.
+	if s.OpensAt != nil {
+		if _, err := e.ensureSeed(ctx, name); err != nil {
+			return false, err
+		}
 	}
 	return n == 1, nil
 }
@@ -96,10 +113,10 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	s.Paused = m["paused"] == "1"
 	s.AbandonAfterSeconds, err = strconv.Atoi(m["abandonAfterSeconds"])
 	errs = append(errs, err)
-	s.Mode = m["mode"]
-	if s.Mode == "" {
-		s.Mode = room.ModeQueue
-	}
+	s.Mode = room.CanonicalMode(m["mode"])
+	// DRAW: the schedule.
+	s.PrequeueAt, s.OpensAt, s.ClosesAt = fromUnixMs(m["prequeueAt"]), fromUnixMs(m["opensAt"]), fromUnixMs(m["closesAt"])
+	s.ServeLineAfterClose = m["serveLineAfterClose"] != "0"
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}
