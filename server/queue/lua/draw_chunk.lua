@@ -12,10 +12,11 @@ redis.call('PEXPIRE', K.drawlease, ARGV[3])
 local base = tonumber(redis.call('HGET', K.draw, 'base'))
 local start = tonumber(ARGV[4])
 local z = {}
+local anyWithdrawn = redis.call('EXISTS', K.withdrawn) == 1
 for j = 6, #ARGV do
   local v = ARGV[j]
   local line = base + start + j - 5
-  if redis.call('ZSCORE', K.withdrawn, v) then
+  if anyWithdrawn and redis.call('ZSCORE', K.withdrawn, v) then
     -- Left during the draw: the place departs, once.
     if redis.call('ZADD', K.departed, I(line), I(line)) == 1 then redis.call('RPUSH', K.departing, I(line)) end
   else
