@@ -284,7 +284,7 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				if st.SoldOut {
 					// Nothing left to sell: every waiting page is told once.
 					c.done.Store(true)
-					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.ticket.Load(), SoldOut: true,
+					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.shown.Load(), SoldOut: true,
 						PollingIntervalSeconds: queue.PollingTier(0)}
 					buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
 					if err := c.writeFramed(buf); err != nil {

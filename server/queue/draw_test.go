@@ -171,6 +171,7 @@ func TestDrawOrdersTheLine(t *testing.T) {
 		t.Fatalf("leave the pre-queue: %v %v", ok, err)
 	}
 	order, tickets, seed := drawnOrder(t, e, name)
+	conserved(t, e, name)
 	openNow(t, e, name)
 	// Opening freezes the pre-queue; a late joiner goes behind the block,
 	// and nobody is admitted until the draw is done.
@@ -251,6 +252,7 @@ func TestDrawOrdersTheLine(t *testing.T) {
 		}
 		admitted = append(admitted, a.Visitors...)
 	}
+	conserved(t, e, name)
 	want := slices.DeleteFunc(slices.Clone(order), func(v string) bool { return v == gone })
 	if !slices.Equal(admitted[:len(want)], want) {
 		t.Fatalf("admitted %v, want the drawn order %v", admitted, want)
@@ -441,5 +443,17 @@ func TestDrawSlowlog(t *testing.T) {
 		if strings.Contains(strings.Join(l.Args, " "), "{"+name+"}") {
 			t.Errorf("a %v Redis call: %.200s", l.Duration, strings.Join(l.Args, " "))
 		}
+	}
+}
+
+// conserved checks that every ticket issued is counted once.
+func conserved(t *testing.T, e *Engine, name string) {
+	t.Helper()
+	st, err := e.Stats(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Issued != st.Prequeued+st.Waiting+st.Admitted+st.Left {
+		t.Fatalf("issued %d != prequeued %d + waiting %d + admitted %d + left %d", st.Issued, st.Prequeued, st.Waiting, st.Admitted, st.Left)
 	}
 }

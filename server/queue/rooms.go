@@ -163,8 +163,9 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 }
 
 // Stats are a room's live counters. Every ticket ever issued is exactly one
-// of waiting, admitted or left, and every visitor who left did so for one
-// reason: Issued == Waiting + Admitted + Left, Left == Leaves + Abandoned.
+// of pre-queued, waiting, admitted or left, and every visitor who left did
+// so for one reason: Issued == Prequeued + Waiting + Admitted + Left (but
+// for the seconds of a draw), Left == Leaves + Abandoned.
 // Every pass admitted is held, consumed (an order), forfeited (given up
 // with a leave) or expired: Admitted == Active + Consumed + Forfeited +
 // Expired.
@@ -183,6 +184,8 @@ type Stats struct {
 	RateEWMA  float64 `json:"admitRateEWMA"`
 	Tick      int64   `json:"tick"`
 	SoldOut   bool    `json:"soldOut"`
+	// Prequeued counts the pre-queue until the draw freezes it.
+	Prequeued int64 `json:"prequeued"`
 }
 
 // Stats returns room's live counters in one round trip.
@@ -191,7 +194,7 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 13 {
+	if len(res) != 14 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -199,6 +202,6 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	return Stats{
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
 		Admitted: asInt(res[4]), Left: d.Leaves + d.Abandoned, Departures: d, Consumed: asInt(res[8]), Forfeited: asInt(res[9]),
-		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1,
+		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1, Prequeued: asInt(res[13]),
 	}, nil
 }
