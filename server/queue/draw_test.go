@@ -45,6 +45,15 @@ func openNow(t *testing.T, e *Engine, name string) {
 	}
 }
 
+func TestOpeningWithoutPrequeue(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.OpensAt = at(-time.Second) }))
+	p, err := e.Enter(ctx, name, visitors(t, 1)[0])
+	if err != nil || p.Status != StatusWaiting || p.Phase != PhaseOpen || p.Rank != 0 {
+		t.Fatalf("first enter after an opening with an empty pre-queue: %+v %v", p, err)
+	}
+}
+
 func TestSchedulePhases(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -186,12 +195,15 @@ func TestDrawOrdersTheLine(t *testing.T) {
 	if p, _ := e.Position(ctx, name, order[0]); p.Status != StatusPrequeued || p.Phase != PhasePrequeue {
 		t.Fatalf("before the draw: %+v", p)
 	}
-	// One drawn buyer leaves mid-draw: their place departs.
-	gone := order[25]
+	// Two drawn buyers leave mid-draw, one already written into the line
+	// and one not yet: their places depart.
+	gone, written := order[25], order[5]
 	st, err := e.Draw(ctx, name, DrawOptions{Chunk: 10, afterChunk: func(w int) {
 		if w == 20 {
-			if ok, err := e.Leave(ctx, name, gone); err != nil || !ok {
-				t.Errorf("leave during the draw: %v %v", ok, err)
+			for _, v := range []string{gone, written} {
+				if ok, err := e.Leave(ctx, name, v); err != nil || !ok {
+					t.Errorf("leave during the draw: %v %v", ok, err)
+				}
 			}
 		}
 	}})
@@ -215,7 +227,7 @@ func TestDrawOrdersTheLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v == gone {
+		if v == gone || v == written {
 			if p.Status != StatusNotEntered {
 				t.Errorf("the buyer who left mid-draw: %+v", p)
 			}
@@ -244,7 +256,7 @@ func TestDrawOrdersTheLine(t *testing.T) {
 	}
 	// Admission follows the drawn order.
 	var admitted []string
-	for len(admitted) < len(order)-1 {
+	for len(admitted) < len(order)-2 {
 		time.Sleep(200 * time.Millisecond)
 		a, err := e.Admit(ctx, name, time.Second, make([]string, 60))
 		if err != nil {
@@ -253,7 +265,7 @@ func TestDrawOrdersTheLine(t *testing.T) {
 		admitted = append(admitted, a.Visitors...)
 	}
 	conserved(t, e, name)
-	want := slices.DeleteFunc(slices.Clone(order), func(v string) bool { return v == gone })
+	want := slices.DeleteFunc(slices.Clone(order), func(v string) bool { return v == gone || v == written })
 	if !slices.Equal(admitted[:len(want)], want) {
 		t.Fatalf("admitted %v, want the drawn order %v", admitted, want)
 	}
@@ -436,14 +448,39 @@ func TestDrawSlowlog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var slow []string
 	for _, l := range logs {
 		if l.ID <= last || l.Duration < 20*time.Millisecond {
 			continue
 		}
 		if strings.Contains(strings.Join(l.Args, " "), "{"+name+"}") {
-			t.Errorf("a %v Redis call: %.200s", l.Duration, strings.Join(l.Args, " "))
+			slow = append(slow, fmt.Sprintf("a %v Redis call: %.200s", l.Duration, strings.Join(l.Args, " ")))
 		}
 	}
+	if len(slow) == 0 {
+		return
+	}
+	// SLOWLOG times the wall clock: on a machine so loaded that Redis
+	// itself is descheduled, any call can take 20 ms. A draw whose calls
+	// are too big is slow on an idle machine too; tell the two apart by
+	// timing no-ops.
+	if stall := redisStall(ctx, rdb); stall >= 10*time.Millisecond {
+		t.Skipf("the machine stalls Redis (a PING took %v), so SLOWLOG cannot judge the draw: %v", stall, slow)
+	}
+	for _, s := range slow {
+		t.Error(s)
+	}
+}
+
+// redisStall returns the longest of 300 PING round trips.
+func redisStall(ctx context.Context, rdb redis.UniversalClient) time.Duration {
+	var worst time.Duration
+	for range 300 {
+		start := time.Now()
+		rdb.Ping(ctx)
+		worst = max(worst, time.Since(start))
+	}
+	return worst
 }
 
 // conserved checks that every ticket issued is counted once.

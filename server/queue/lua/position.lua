@@ -21,7 +21,10 @@ local ewma = redis.call('HGET', K.rate, 'ewma') or ''
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
 local ph, sc = phase(nowMs)
-if ph == 'drawing' then freeze() end
+if ph == 'drawing' then
+  freeze()
+  if redis.call('HGET', K.draw, 'state') == 'done' then ph = 'open' end
+end
 local head = tonumber(redis.call('GET', K.head)) or 0
 local tick = tonumber(redis.call('GET', K.tick)) or 0
 local shown = ph
