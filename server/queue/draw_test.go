@@ -425,14 +425,33 @@ func TestDrawKilled(t *testing.T) {
 }
 
 // TestDrawSlowlog draws a large pre-queue and checks that Redis logged no
-// call of this room's over 20 ms.
+// call of the room's over 20 ms. SLOWLOG times the wall clock, and on a
+// machine so loaded that Redis itself is descheduled any call can take
+// 20 ms; a draw whose calls are too big is slow every time. So a draw with
+// a slow call is tried again on a fresh room, up to three times, and the
+// test fails only when every try logs one.
 func TestDrawSlowlog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large draw")
 	}
+	var slow []string
+	for try := range 3 {
+		slow = slowDrawCalls(t, 200000)
+		if len(slow) == 0 {
+			return
+		}
+		t.Logf("try %d: %d calls over 20 ms, first %s", try+1, len(slow), slow[0])
+	}
+	for _, s := range slow {
+		t.Error(s)
+	}
+}
+
+// slowDrawCalls draws n pre-queued buyers in a fresh room and returns the
+// room's calls that SLOWLOG logged at 20 ms or more.
+func slowDrawCalls(t *testing.T, n int) []string {
 	ctx := context.Background()
 	e, name, rdb := prequeueRoom(t)
-	const n = 200000
 	fillPrequeue(t, rdb, name, n)
 	openNow(t, e, name)
 	last := int64(-1)
@@ -450,37 +469,12 @@ func TestDrawSlowlog(t *testing.T) {
 	}
 	var slow []string
 	for _, l := range logs {
-		if l.ID <= last || l.Duration < 20*time.Millisecond {
-			continue
-		}
-		if strings.Contains(strings.Join(l.Args, " "), "{"+name+"}") {
+		if l.ID > last && l.Duration >= 20*time.Millisecond && strings.Contains(strings.Join(l.Args, " "), "{"+name+"}") {
 			slow = append(slow, fmt.Sprintf("a %v Redis call: %.200s", l.Duration, strings.Join(l.Args, " ")))
 		}
 	}
-	if len(slow) == 0 {
-		return
-	}
-	// SLOWLOG times the wall clock: on a machine so loaded that Redis
-	// itself is descheduled, any call can take 20 ms. A draw whose calls
-	// are too big is slow on an idle machine too; tell the two apart by
-	// timing no-ops.
-	if stall := redisStall(ctx, rdb); stall >= 10*time.Millisecond {
-		t.Skipf("the machine stalls Redis (a PING took %v), so SLOWLOG cannot judge the draw: %v", stall, slow)
-	}
-	for _, s := range slow {
-		t.Error(s)
-	}
-}
-
-// redisStall returns the longest of 300 PING round trips.
-func redisStall(ctx context.Context, rdb redis.UniversalClient) time.Duration {
-	var worst time.Duration
-	for range 300 {
-		start := time.Now()
-		rdb.Ping(ctx)
-		worst = max(worst, time.Since(start))
-	}
-	return worst
+	servicetest.DropRoom(rdb, name)
+	return slow
 }
 
 // conserved checks that every ticket issued is counted once.
