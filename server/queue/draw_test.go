@@ -217,6 +217,14 @@ func TestDrawOrdersTheLine(t *testing.T) {
 	if err := draw.Verify(info.Commitment, info.Seed, info.Tickets); err != nil {
 		t.Fatal(err)
 	}
+	// Drawn buyers count as seen at the draw, so that one gone for good is
+	// abandoned in time rather than waste an admission.
+	k := testKeys(e.rdb, name)
+	base, _ := e.rdb.Get(ctx, k.key("seenbase")).Int64()
+	line, _ := e.rdb.ZScore(ctx, k.key("queue"), order[len(order)-1]).Result()
+	if cell, _ := e.rdb.GetRange(ctx, k.key("seen"), 2*(int64(line)-base), 2*(int64(line)-base)+1).Result(); len(cell) != 2 || cell == "\x00\x00" {
+		t.Errorf("the last drawn buyer's liveness cell is %q, want the draw's epoch", cell)
+	}
 	snap, err := e.Snapshot(ctx, name)
 	if err != nil {
 		t.Fatal(err)
