@@ -29,11 +29,7 @@ local nowMs = math.floor(now / 1000)
 -- none in mode closed, none after closing unless the line is still served.
 -- The first tick past opening freezes the pre-queue for the draw. In mode
 -- random each tick admits uniformly at random among the waiting.
-local ph, sc = phase(nowMs)
-if ph == 'drawing' then
-  freeze()
-  if redis.call('HGET', K.draw, 'state') == 'done' then ph = 'open' end
-end
+local ph, sc = phaseNow(nowMs)
 local gated = ph == 'scheduled' or ph == 'prequeue' or ph == 'drawing' or
   (ph == 'closed' and (sc[5] == 'closed' or not sc[4]))
 local random = cfg[6] == 'random'

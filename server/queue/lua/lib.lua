@@ -111,3 +111,13 @@ local function freeze()
   redis.call('DEL', K.seen)
   redis.call('SET', K.seenbase, I(base))
 end
+-- phaseNow is phase, after freezing the pre-queue when the room is past
+-- its opening: a room whose pre-queue is empty is open at once.
+local function phaseNow(nowMs)
+  local ph, sc = phase(nowMs)
+  if ph == 'drawing' then
+    freeze()
+    if redis.call('HGET', K.draw, 'state') == 'done' then ph = 'open' end
+  end
+  return ph, sc
+end

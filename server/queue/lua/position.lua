@@ -20,11 +20,7 @@ local v = ARGV[2]
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
-local ph, sc = phase(nowMs)
-if ph == 'drawing' then
-  freeze()
-  if redis.call('HGET', K.draw, 'state') == 'done' then ph = 'open' end
-end
+local ph, sc = phaseNow(nowMs)
 local head = tonumber(redis.call('GET', K.head)) or 0
 local tick = tonumber(redis.call('GET', K.tick)) or 0
 local shown = ph
