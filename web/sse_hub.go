@@ -292,11 +292,19 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				if st.SoldOut {
 					// Nothing left to sell: every waiting page is told once.
 					c.done.Store(true)
-					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.ticket.Load(), SoldOut: true,
+					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.shown.Load(), SoldOut: true,
 						PollingIntervalSeconds: queue.PollingTier(0)}
 					buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
 					if err := c.writeFramed(buf); err != nil {
 						h.drop(c, err)
+					}
+					continue
+				}
+				if c.prequeued.Load() {
+					// DRAW: a pre-queued buyer has no rank until the draw;
+					// once a tick says it is done, Redis gives their place.
+					if st.Phase != "" && st.Phase != queue.PhasePrequeue {
+						h.resolve(r, c)
 					}
 					continue
 				}
@@ -311,9 +319,10 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				}
 				rank = min(rank, c.lastRank)
 				c.lastRank, c.lastTick = rank, st.Tick
-				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: ticket, Waiting: st.Waiting,
+				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: c.shown.Load(), Waiting: st.Waiting,
 					EstimatedWaitSeconds:   queue.EstimatedWait(rank, st.Rate),
 					PollingIntervalSeconds: queue.PollingInterval(rank)}
+				p = withSchedule(p, &st)
 				buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "position", p, st.TimeMicros) })
 				if err := c.writeFramed(buf); err != nil {
 					h.drop(c, err)
@@ -372,9 +381,13 @@ func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
 	var buf []byte
 	switch p.Status {
 	case queue.StatusWaiting:
-		c.ticket.Store(p.Ticket)
+		c.ticket.Store(lineOf(p))
+		c.shown.Store(p.Ticket)
+		c.prequeued.Store(false)
 		c.rebound.Store(true)
 		return
+	case queue.StatusPrequeued:
+		return // the draw is not done yet: the next tick asks again
 	case queue.StatusReady:
 		buf = appendEvent(nil, 0, "ready", p, tickMicros)
 	default:
@@ -399,10 +412,12 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 		return false
 	}
 	c.room = r
-	c.ticket.Store(p.Ticket)
+	c.ticket.Store(lineOf(p))
+	c.shown.Store(p.Ticket)
+	c.prequeued.Store(p.Status == queue.StatusPrequeued)
 	c.lastRank, c.lastTick = p.Rank, p.Tick
 	c.nextSeen = time.Now().Add(rand.N(h.opt.SeenEvery) + time.Second)
-	if p.Status != queue.StatusWaiting {
+	if p.Status != queue.StatusWaiting && p.Status != queue.StatusPrequeued {
 		c.done.Store(true)
 	}
 	r.mu.Lock()

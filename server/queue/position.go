@@ -13,6 +13,8 @@ const (
 	StatusWaiting    Status = "WAITING"
 	StatusReady      Status = "READY"
 	StatusNotEntered Status = "NOT_ENTERED"
+	// StatusPrequeued: in the pre-queue, before the draw; no rank yet.
+	StatusPrequeued Status = "PREQUEUED"
 )
 
 // Position is what a visitor is told about their place. The JSON names are
@@ -28,6 +30,20 @@ type Position struct {
 	// SoldOut reports that the room has nothing left to sell: nobody is
 	// admitted or enters any more.
 	SoldOut bool `json:"soldOut"`
+
+	// DRAW: the schedule. Phase is "scheduled", "prequeue", "open" or
+	// "closed" (see PhaseScheduled...); the times are unix ms or null;
+	// ServerTime is the server's clock (unix ms) when the answer was made,
+	// so that a page counts down from it rather than from its own clock.
+	Phase      string `json:"phase"`
+	PrequeueAt *int64 `json:"prequeueAt"`
+	OpensAt    *int64 `json:"opensAt"`
+	ClosesAt   *int64 `json:"closesAt"`
+	ServerTime int64  `json:"serverTime"`
+	// Line is the visitor's number in the line, which ranks count from; it
+	// differs from Ticket for a drawn buyer, whose Ticket is their
+	// pre-queue ticket.
+	Line int64 `json:"-"`
 
 	// Head is the highest ticket admitted when the position was read.
 	Head int64 `json:"-"`

@@ -27,7 +27,12 @@ func settingsFields(s room.Settings) []any {
 		"orderBurst", strconv.Itoa(s.OrderBurst),
 		"paused", paused,
 		"abandonAfterSeconds", strconv.Itoa(s.AbandonAfterSeconds),
-		"mode", s.Mode,
+		"mode", room.CanonicalMode(s.Mode),
+		// DRAW: the schedule, in unix ms ("" when unset).
+		"prequeueAt", unixMs(s.PrequeueAt),
+		"opensAt", unixMs(s.OpensAt),
+		"closesAt", unixMs(s.ClosesAt),
+		"serveLineAfterClose", flag(s.ServeLineAfterClose),
 	}
 }
 
@@ -46,6 +51,12 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	// DRAW: a scheduled opening commits to its draw's seed at once.
+	if s.OpensAt != nil {
+		if _, err := e.ensureSeed(ctx, name); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -66,6 +77,12 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return false, fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	// DRAW: a scheduled opening commits to its draw's seed at once.
+	if s.OpensAt != nil {
+		if _, err := e.ensureSeed(ctx, name); err != nil {
+			return false, err
+		}
 	}
 	return n == 1, nil
 }
@@ -96,10 +113,10 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	s.Paused = m["paused"] == "1"
 	s.AbandonAfterSeconds, err = strconv.Atoi(m["abandonAfterSeconds"])
 	errs = append(errs, err)
-	s.Mode = m["mode"]
-	if s.Mode == "" {
-		s.Mode = room.ModeQueue
-	}
+	s.Mode = room.CanonicalMode(m["mode"])
+	// DRAW: the schedule.
+	s.PrequeueAt, s.OpensAt, s.ClosesAt = fromUnixMs(m["prequeueAt"]), fromUnixMs(m["opensAt"]), fromUnixMs(m["closesAt"])
+	s.ServeLineAfterClose = m["serveLineAfterClose"] != "0"
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}
@@ -146,8 +163,9 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 }
 
 // Stats are a room's live counters. Every ticket ever issued is exactly one
-// of waiting, admitted or left, and every visitor who left did so for one
-// reason: Issued == Waiting + Admitted + Left, Left == Leaves + Abandoned.
+// of pre-queued, waiting, admitted or left, and every visitor who left did
+// so for one reason: Issued == Prequeued + Waiting + Admitted + Left (but
+// for the seconds of a draw), Left == Leaves + Abandoned.
 // Every pass admitted is held, consumed (an order), forfeited (given up
 // with a leave) or expired: Admitted == Active + Consumed + Forfeited +
 // Expired.
@@ -166,6 +184,8 @@ type Stats struct {
 	RateEWMA  float64 `json:"admitRateEWMA"`
 	Tick      int64   `json:"tick"`
 	SoldOut   bool    `json:"soldOut"`
+	// Prequeued counts the pre-queue until the draw freezes it.
+	Prequeued int64 `json:"prequeued"`
 }
 
 // Stats returns room's live counters in one round trip.
@@ -174,7 +194,7 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 13 {
+	if len(res) != 14 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -182,6 +202,6 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	return Stats{
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
 		Admitted: asInt(res[4]), Left: d.Leaves + d.Abandoned, Departures: d, Consumed: asInt(res[8]), Forfeited: asInt(res[9]),
-		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1,
+		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1, Prequeued: asInt(res[13]),
 	}, nil
 }

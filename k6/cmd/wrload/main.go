@@ -38,6 +38,7 @@ func tools() []tool {
 		{"plot", "draw burst runs (their -json files) into a PNG", plotCommand},
 		{"redis-memory", "Redis bytes per waiting visitor, beside a bare ZSET entry", memoryCommand},
 		{"sse-reference", "r3labs/sse with its defaults, the soak's reference server", referenceCommand},
+		{"verify-draw", "check a room's pre-queue draw: its seed, commitment and order", verifyDrawCommand},
 	}
 }
 

@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
@@ -8,7 +8,7 @@
 -- event. A crash can only happen before or after all of it.
 -- ARGV: 2 tick seconds, 3.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
---   expired, visitor...}, or {-1}
+--   expired, phase, visitor...}, or {-1}
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
@@ -25,6 +25,14 @@ local burst = math.ceil(rate * tickSec - 1e-9)
 if burst < 1 then burst = 1 end
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
+-- DRAW: the schedule gates admission: none before the pre-queue is drawn,
+-- none in mode closed, none after closing unless the line is still served.
+-- The first tick past opening freezes the pre-queue for the draw. In mode
+-- random each tick admits uniformly at random among the waiting.
+local ph, sc = phaseNow(nowMs)
+local gated = ph == 'scheduled' or ph == 'prequeue' or ph == 'drawing' or
+  (ph == 'closed' and (sc[5] == 'closed' or not sc[4]))
+local random = cfg[6] == 'random'
 local Q, ACTIVE = K.queue, K.active
 local base = seenBase()
 
@@ -67,7 +75,7 @@ end
 local n = math.floor(credit + 1e-9)
 if n > most then n = most end
 if passthrough then n = #ARGV - 2 end
-if paused or soldout then n = 0 end
+if paused or soldout or gated then n = 0 end
 if n > #ARGV - 2 then n = #ARGV - 2 end
 if maxActive > 0 and not passthrough then
   local free = maxActive - redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
@@ -82,12 +90,25 @@ local abandoned = 0
 for _ = 1, 8 do
   local want = n - #admitted
   if want <= 0 then break end
-  local popped = redis.call('ZPOPMIN', Q, want)
+  local popped
+  if random then
+    popped = redis.call('ZRANDMEMBER', Q, want, 'WITHSCORES')
+    for i = 1, #popped, 2 do redis.call('ZREM', Q, popped[i]) end
+  else
+    popped = redis.call('ZPOPMIN', Q, want)
+  end
   if #popped == 0 then break end
   for i = 1, #popped, 2 do
     local v = popped[i]
     local ticket = tonumber(popped[i + 1])
-    if ticket > head then head = ticket end
+    if random then
+      -- Admitted out of order: a departure above the head for the ranks.
+      if ticket > head and redis.call('ZADD', K.departed, I(ticket), I(ticket)) == 1 then
+        redis.call('RPUSH', K.departing, I(ticket))
+      end
+    elseif ticket > head then
+      head = ticket
+    end
     if alive(ticket, now, abandon, base) then
       admitted[#admitted + 1] = v
       -- An expired pass of this visitor that the sweep has not reached yet
@@ -107,6 +128,12 @@ end
 if #admitted > 0 then
   credit = credit - #admitted
   redis.call('HINCRBY', K.counts, 'admitted', #admitted)
+end
+if random then
+  -- The head moves up to the lowest ticket still waiting.
+  local low = redis.call('ZRANGE', Q, 0, 0, 'WITHSCORES')
+  local h = (tonumber(low[2]) or ((tonumber(redis.call('GET', K.seq)) or 0) + 1)) - 1
+  if h > head then head = h end
 end
 redis.call('SET', K.head, I(head))
 
@@ -179,11 +206,12 @@ if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
 local r = ewma or rate
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) ..
-  ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
+  ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']' ..
+  ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. '}')
 
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
 local c = redis.call('HMGET', K.counts, 'leaves', 'abandoned', 'expired')
-local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0}
+local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, ph}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply
