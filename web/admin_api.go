@@ -61,6 +61,9 @@ type roomView struct {
 	Name     string        `json:"name"`
 	Settings room.Settings `json:"settings"`
 	Live     queue.Stats   `json:"live"`
+	// PrequeueNetworks are the client networks (/24, /64) with the most
+	// pre-queue entries, most first.
+	PrequeueNetworks []queue.NetworkCount `json:"prequeueNetworks"`
 }
 
 // putRoom creates a room or updates some of its settings: fields left out
@@ -170,11 +173,22 @@ func (s *Server) getRoom(w http.ResponseWriter, r *http.Request) {
 	s.writeRoom(w, r, http.StatusOK, name, set)
 }
 
+// topNetworks is how many client networks the admin room view lists.
+const topNetworks = 20
+
 func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, name string, set room.Settings) {
 	st, err := s.rooms.Stats(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, status, roomView{Name: name, Settings: set, Live: st})
+	nets, err := s.rooms.Networks(r.Context(), name, topNetworks)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if nets == nil {
+		nets = []queue.NetworkCount{}
+	}
+	writeJSON(w, status, roomView{Name: name, Settings: set, Live: st, PrequeueNetworks: nets})
 }

@@ -409,7 +409,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 
 type panicky struct{ Queue }
 
-func (panicky) Enter(context.Context, string, string) (queue.Position, error) {
+func (panicky) EnterFrom(context.Context, string, string, string) (queue.Position, error) {
 	panic(errors.New("boom"))
 }
 

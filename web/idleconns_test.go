@@ -31,7 +31,16 @@ func TestIdleConnsPerClientAreCapped(t *testing.T) {
 	const idleCap = 3
 	h := newHarness(t, func(o *Options) { o.IdleConnsPerIP = idleCap })
 	srv := httptest.NewUnstartedServer(h.web.Handler())
-	srv.Config.ConnState = h.web.ConnState
+	// The server marks a connection idle just after its answer, so a
+	// client can be a few connections ahead of it: wait for each mark, so
+	// that "oldest" means the same to both.
+	idled := make(chan struct{}, 64)
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		h.web.ConnState(c, st)
+		if st == http.StateIdle {
+			idled <- struct{}{}
+		}
+	}
 	srv.Start()
 	t.Cleanup(srv.Close)
 	addr := strings.TrimPrefix(srv.URL, "http://")
@@ -58,19 +67,21 @@ func TestIdleConnsPerClientAreCapped(t *testing.T) {
 			t.Fatalf("request %d: %v", i, err)
 		}
 		resp.Body.Close()
+		select {
+		case <-idled:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("connection %d never went idle", i)
+		}
 		conns = append(conns, c)
 	}
-	time.Sleep(50 * time.Millisecond)
 	var alive []int
 	for i, c := range conns {
 		if open(t, c) {
 			alive = append(alive, i)
 		}
 	}
-	// The server marks a connection idle just after its answer, so the
-	// newest few may become idle in any order.
-	if len(alive) != idleCap || alive[0] < len(conns)/2 {
-		t.Fatalf("idle connections left open: %v, want %d of the newest", alive, idleCap)
+	if len(alive) != idleCap || alive[0] != len(conns)-idleCap {
+		t.Fatalf("idle connections left open: %v, want the %d newest", alive, idleCap)
 	}
 
 	busy.Write([]byte("}"))

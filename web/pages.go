@@ -12,6 +12,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
 )
@@ -133,7 +134,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	if _, err := s.q.Enter(ctx, name, id); err != nil {
+	if _, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r)); err != nil {
 		s.htmlFail(w, r, err, name)
 		return
 	}
@@ -207,6 +208,10 @@ func (s *Server) htmlFail(w http.ResponseWriter, r *http.Request, err error, roo
 	switch {
 	case errors.Is(err, room.ErrNotFound):
 		s.htmlError(w, r, http.StatusNotFound, "There is no waiting room at this address.", "", false)
+	case errors.Is(err, queue.ErrNotOpen): // DRAW
+		s.htmlError(w, r, http.StatusConflict, "This sale is not open yet.", roomName, false)
+	case errors.Is(err, queue.ErrSaleEnded): // DRAW
+		s.htmlError(w, r, http.StatusConflict, "This sale has ended.", roomName, false)
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		s.htmlError(w, r, http.StatusServiceUnavailable, "The waiting room is briefly unavailable. Please retry in a moment.", roomName, true)

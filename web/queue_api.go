@@ -22,8 +22,11 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	p, err := s.q.Enter(r.Context(), name, id)
+	p, err := s.q.EnterFrom(r.Context(), name, id, s.enterNet(r))
 	s.metrics.EnterDuration.Observe(time.Since(start).Seconds())
+	if writeScheduleError(w, p, err) {
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -18,6 +18,7 @@ func (s *Server) routes() []route {
 		{"POST /api/rooms/{room}/orders", s.api(s.placeOrderJSON)},
 		{"GET /api/rooms/{room}/products", s.api(s.products)},
 		{"DELETE /api/rooms/{room}/queue", s.api(s.leave)},
+		{"GET /api/rooms/{room}/draw", s.api(s.drawInfo)},
 		{"PUT /api/admin/rooms/{room}", s.api(s.adminOnly(s.putRoom))},
 		{"GET /api/admin/rooms/{room}", s.api(s.adminOnly(s.getRoom))},
 		{"DELETE /api/admin/rooms/{room}", s.api(s.adminOnly(s.deleteRoom))},

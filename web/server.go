@@ -20,7 +20,8 @@ import (
 
 // Queue is the line as the HTTP handlers use it.
 type Queue interface {
-	Enter(ctx context.Context, room, visitor string) (queue.Position, error)
+	EnterFrom(ctx context.Context, room, visitor, network string) (queue.Position, error)
+	DrawInfo(ctx context.Context, room string) (queue.DrawInfo, error)
 	Position(ctx context.Context, room, visitor string) (queue.Position, error)
 	Leave(ctx context.Context, room, visitor string) (bool, error)
 }
@@ -32,6 +33,7 @@ type Rooms interface {
 	Stats(ctx context.Context, name string) (queue.Stats, error)
 	SetSoldOut(ctx context.Context, name string, soldOut bool) error
 	DeleteRoom(ctx context.Context, name string) (queue.Deletion, error)
+	Networks(ctx context.Context, name string, top int) ([]queue.NetworkCount, error)
 }
 
 // Orders places orders and lists products.

@@ -29,7 +29,11 @@ type sseConn struct {
 	room    *hubRoom
 	visitor string
 	ip      string
-	ticket  atomic.Int64
+	ticket  atomic.Int64 // the line number, which ranks count from
+	// DRAW: shown is the visitor's own ticket (a drawn buyer's pre-queue
+	// ticket); prequeued marks a buyer waiting for the draw.
+	shown     atomic.Int64
+	prequeued atomic.Bool
 
 	mu     sync.Mutex // serialises writes
 	closed bool
@@ -211,6 +215,7 @@ func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 		b = append(b, p.RankUpReason...)
 		b = append(b, '"')
 	}
+	b = appendSchedule(b, p) // DRAW
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, tickMicros, 10)
 	return append(b, '}')

@@ -58,7 +58,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.q.Enter(ctx, name, id)
+	p, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r))
+	if writeScheduleError(w, p, err) {
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return

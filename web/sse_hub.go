@@ -292,7 +292,7 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 				if st.SoldOut {
 					// Nothing left to sell: every waiting page is told once.
 					c.done.Store(true)
-					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.ticket.Load(), SoldOut: true,
+					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.shown.Load(), SoldOut: true,
 						PollingIntervalSeconds: queue.PollingTier(0)}
 					buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
 					if err := c.writeFramed(buf); err != nil {
@@ -301,6 +301,14 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					continue
 				}
 				rebound := c.rebound.Swap(false)
+				if c.prequeued.Load() {
+					// DRAW: a pre-queued buyer has no rank until the draw;
+					// once a tick says it is done, Redis gives their place.
+					if st.Phase != "" && st.Phase != queue.PhasePrequeue {
+						h.resolve(r, c)
+					}
+					continue
+				}
 				ticket := c.ticket.Load()
 				rank, passed := st.Rank(ticket)
 				if passed {
@@ -316,11 +324,12 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					}
 				}
 				c.lastRank, c.lastTick = rank, st.Tick
-				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: ticket, Waiting: st.Waiting,
+				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: c.shown.Load(), Waiting: st.Waiting,
 					EstimatedWaitSeconds:   queue.ETA(rank, st.Rate, st.Slots, st.Paused),
 					Paused:                 st.Paused,
 					RankUpReason:           reason,
 					PollingIntervalSeconds: queue.PollingInterval(rank)}
+				p = withSchedule(p, &st)
 				buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "position", p, st.TimeMicros) })
 				if err := c.writeFramed(buf); err != nil {
 					h.drop(c, err)
@@ -379,9 +388,13 @@ func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
 	var buf []byte
 	switch p.Status {
 	case queue.StatusWaiting:
-		c.ticket.Store(p.Ticket)
+		c.ticket.Store(lineOf(p))
+		c.shown.Store(p.Ticket)
+		c.prequeued.Store(false)
 		c.rebound.Store(true)
 		return
+	case queue.StatusPrequeued:
+		return // the draw is not done yet: the next tick asks again
 	case queue.StatusReady:
 		buf = appendEvent(nil, 0, "ready", p, tickMicros)
 	default:
@@ -406,10 +419,15 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 		return false
 	}
 	c.room = r
-	c.ticket.Store(p.Ticket)
+	c.ticket.Store(lineOf(p))
+	c.shown.Store(p.Ticket)
+	c.prequeued.Store(p.Status == queue.StatusPrequeued)
 	c.lastRank, c.lastTick = p.Rank, p.Tick
+	if p.Status == queue.StatusPrequeued {
+		c.lastRank = math.MaxInt64 // no rank shown yet: the first one is no step back
+	}
 	c.nextSeen = time.Now().Add(rand.N(h.opt.SeenEvery) + time.Second)
-	if p.Status != queue.StatusWaiting {
+	if p.Status != queue.StatusWaiting && p.Status != queue.StatusPrequeued {
 		c.done.Store(true)
 	}
 	r.mu.Lock()

@@ -25,6 +25,13 @@ type Admitter interface {
 	Admit(ctx context.Context, room string, tick time.Duration, tokens []string) (queue.Admission, error)
 }
 
+// Drawer performs a room's pre-queue draw (see queue.Engine.Draw). An
+// Admitter that is also a Drawer has every issuer drive the draw of a room
+// whose tick reports it frozen and waiting for its draw.
+type Drawer interface {
+	Draw(ctx context.Context, room string, opt queue.DrawOptions) (queue.DrawState, error)
+}
+
 // Observer is told about every tick, for metrics. It must not block.
 type Observer interface {
 	Ticked(room string, a queue.Admission, took time.Duration, err error)
@@ -37,8 +44,10 @@ type Loop struct {
 	log  *slog.Logger
 	obs  Observer
 
-	mu   sync.Mutex
-	want map[string]int // tokens to mint per room: the room's last burst
+	mu      sync.Mutex
+	want    map[string]int  // tokens to mint per room: the room's last burst
+	drawing map[string]bool // rooms whose draw this loop is running
+	wg      sync.WaitGroup
 }
 
 // MaxTokensPerTick bounds one tick's tokens: two batches (a late tick
@@ -50,7 +59,7 @@ func MaxTokensPerTick(tick time.Duration) int {
 
 // New returns a Loop that ticks every tick. obs may be nil.
 func New(eng Admitter, tick time.Duration, log *slog.Logger, obs Observer) *Loop {
-	return &Loop{eng: eng, tick: tick, log: log, obs: obs, want: make(map[string]int)}
+	return &Loop{eng: eng, tick: tick, log: log, obs: obs, want: make(map[string]int), drawing: make(map[string]bool)}
 }
 
 // Run ticks until ctx is done and then returns ctx's error. The first tick
@@ -64,6 +73,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	}
 	t := time.NewTicker(l.tick)
 	defer t.Stop()
+	defer l.wg.Wait()
 	for {
 		l.Tick(ctx)
 		select {
@@ -104,6 +114,9 @@ func (l *Loop) admit(ctx context.Context, name string) {
 		l.mu.Lock()
 		l.want[name] = min(max(a.Burst, 1), MaxTokensPerTick(l.tick))
 		l.mu.Unlock()
+		if a.Phase == "drawing" {
+			l.startDraw(ctx, name)
+		}
 	case errors.Is(err, room.ErrNotFound):
 		l.mu.Lock()
 		delete(l.want, name)
@@ -123,4 +136,37 @@ func (l *Loop) tokensFor(name string) int {
 		return n
 	}
 	return 64
+}
+
+// startDraw runs room's draw in the background unless this loop already
+// runs it. Another instance may hold the draw's lease: this one then tries
+// again at a later tick, and takes over if that instance died.
+func (l *Loop) startDraw(ctx context.Context, name string) {
+	d, ok := l.eng.(Drawer)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	if l.drawing[name] {
+		l.mu.Unlock()
+		return
+	}
+	l.drawing[name] = true
+	l.mu.Unlock()
+	l.wg.Go(func() {
+		defer func() {
+			l.mu.Lock()
+			delete(l.drawing, name)
+			l.mu.Unlock()
+		}()
+		start := time.Now()
+		st, err := d.Draw(ctx, name, queue.DrawOptions{})
+		switch {
+		case err == nil && st == queue.DrawDone:
+			l.log.Info("issuer: pre-queue drawn", "room", name, "took", time.Since(start))
+		case errors.Is(err, queue.ErrDrawBusy) || ctx.Err() != nil:
+		case err != nil:
+			l.log.Warn("issuer: draw", "room", name, "err", err)
+		}
+	})
 }

@@ -29,6 +29,10 @@ type State struct {
 	Epoch    int64
 	departed []int64 // sorted, all above Head
 	synced   bool
+	// DRAW: the room's phase and schedule, from the newest event (unset
+	// until the first event).
+	Phase                         string
+	PrequeueAt, OpensAt, ClosesAt int64
 }
 
 // Reset replaces the state with a snapshot read from Redis. Events already
@@ -72,6 +76,7 @@ func (s *State) Apply(e queue.Event) bool {
 	if e.Tick > s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
 		s.Paused, s.Slots = bool(e.Paused), e.Slots
+		s.Phase, s.PrequeueAt, s.OpensAt, s.ClosesAt = e.Phase, e.PrequeueAt, e.OpensAt, e.ClosesAt
 	}
 	s.addDepartures(e.Departed)
 	s.advance(e.Head)
@@ -111,13 +116,17 @@ func (s *State) advance(head int64) {
 }
 
 // Rank returns the number of people ahead of ticket. passed is true when
-// the head has reached the ticket: its visitor was admitted or departed, and
-// only Redis knows which.
+// the head has reached the ticket, or the ticket itself departed (in mode
+// random the admitted depart above the head): its visitor was admitted or
+// departed, and only Redis knows which.
 func (s *State) Rank(ticket int64) (rank int64, passed bool) {
 	if ticket <= s.Head {
 		return 0, true
 	}
-	below, _ := slices.BinarySearch(s.departed, ticket)
+	below, found := slices.BinarySearch(s.departed, ticket)
+	if found {
+		return 0, true
+	}
 	return ticket - s.Head - 1 - int64(below), false
 }
 

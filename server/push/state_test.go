@@ -20,7 +20,7 @@ func TestRankWithDepartures(t *testing.T) {
 		{"right behind the head", nil, 11, 0, false},
 		{"behind one departure", nil, 13, 1, false},
 		{"behind two departures", nil, 16, 3, false},
-		{"a departed ticket itself", nil, 12, 1, false},
+		{"a departed ticket itself is passed (left, or admitted in mode random)", nil, 12, 0, true},
 		{"admitted", nil, 10, 0, true},
 		{"new departure below", &queue.Event{Tick: 2, Head: 10, Departed: []int64{14}}, 16, 2, false},
 		{"departure at or below the head is ignored", &queue.Event{Tick: 3, Head: 10, Departed: []int64{9, 10}}, 16, 2, false},
@@ -163,5 +163,18 @@ func TestRoomStartsAgain(t *testing.T) {
 				t.Fatal("the next event of the new room reported a gap")
 			}
 		})
+	}
+}
+
+func TestPhaseFollowsEvents(t *testing.T) {
+	var s State
+	s.Reset(queue.Snapshot{Tick: 1})
+	s.Apply(queue.Event{Tick: 2, Phase: queue.PhasePrequeue, OpensAt: 5000})
+	if s.Phase != queue.PhasePrequeue || s.OpensAt != 5000 {
+		t.Fatalf("after a pre-queue tick: %+v", s)
+	}
+	s.Apply(queue.Event{Tick: 3, Phase: queue.PhaseOpen, OpensAt: 5000})
+	if s.Phase != queue.PhaseOpen {
+		t.Fatalf("after the draw: %+v", s)
 	}
 }

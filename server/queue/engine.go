@@ -30,6 +30,12 @@ var (
 	ErrTokenPaused = errors.New("entry token paused after too many failed attempts")
 	// ErrTokenUsed reports a token that already placed its order.
 	ErrTokenUsed = errors.New("entry token already used")
+	// ErrNotOpen reports an enter before the room's pre-queue (or
+	// opening): nobody can join yet.
+	ErrNotOpen = errors.New("the sale is not open yet")
+	// ErrSaleEnded reports an enter after the room's closing, or into a
+	// closed room.
+	ErrSaleEnded = errors.New("the sale has ended")
 	// ErrTokenNotClaimed reports a release or consume by someone who does
 	// not hold the token's claim: it is not claimed, or a newer claim took
 	// it over.
@@ -50,9 +56,10 @@ func (e *WaitError) Unwrap() error { return e.Err }
 
 // Engine runs the queue scripts against one Redis deployment.
 type Engine struct {
-	rdb redis.UniversalClient
-	ns  string
-	s   scripts
+	rdb   redis.UniversalClient
+	ns    string
+	s     scripts
+	drawn drawnCache
 }
 
 // New returns an Engine that uses rdb, which may be a single node, a
@@ -74,9 +81,26 @@ func (e *Engine) Namespace() string { return e.ns }
 // token, and returns their position. Repeated or concurrent calls keep one
 // ticket. It returns room.ErrNotFound for an unknown room.
 func (e *Engine) Enter(ctx context.Context, roomName, visitor string) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, true)
+	return e.EnterFrom(ctx, roomName, visitor, "")
+}
+
+// EnterFrom is Enter for a visitor from client network network (for
+// example "203.0.113.0/24"; "" if unknown), which is counted once per
+// pre-queue entry (see Networks). Before the room's pre-queue opens it
+// returns the position (NOT_ENTERED, with the schedule) and ErrNotOpen;
+// after its closing, or in mode closed, ErrSaleEnded.
+func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network string) (Position, error) {
+	p, err := e.position(ctx, roomName, visitor, true, network)
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
+	}
+	if p.Status == StatusNotEntered && !p.SoldOut {
+		switch p.Phase {
+		case PhaseScheduled:
+			return p, fmt.Errorf("queue: enter %s: %w", roomName, ErrNotOpen)
+		case PhaseClosed:
+			return p, fmt.Errorf("queue: enter %s: %w", roomName, ErrSaleEnded)
+		}
 	}
 	return p, nil
 }
@@ -84,23 +108,19 @@ func (e *Engine) Enter(ctx context.Context, roomName, visitor string) (Position,
 // Position returns visitor's place in room without entering. It returns
 // room.ErrNotFound for an unknown room.
 func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, false)
+	p, err := e.position(ctx, roomName, visitor, false, "")
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: position %s: %w", roomName, err)
 	}
 	return p, nil
 }
 
-func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool) (Position, error) {
-	flag := "0"
-	if enter {
-		flag = "1"
-	}
-	res, err := e.run(ctx, e.s.position, roomName, visitor, flag).Slice()
+func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string) (Position, error) {
+	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network).Slice()
 	if err != nil {
 		return Position{}, err
 	}
-	if len(res) != 15 {
+	if len(res) != 21 {
 		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
 	}
 	code := asInt(res[0])
@@ -108,17 +128,22 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 		return Position{}, room.ErrNotFound
 	}
 	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
-		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1, Paused: asInt(res[10]) == 1}
+		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1,
+		Phase: asString(res[10]), PrequeueAt: msOrNil(res[11]), OpensAt: msOrNil(res[12]), ClosesAt: msOrNil(res[13]),
+		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1}
 	switch code {
+	case 3:
+		p.Status = StatusPrequeued
+		p.PollingIntervalSeconds = PollingInterval(1000) // no rank moves before the draw
 	case 2:
 		tok := asString(res[4])
 		p.Status, p.EntryToken, p.Rank = StatusReady, &tok, 0
-		p.PassExpiresAt = asInt(res[11])
+		p.PassExpiresAt = asInt(res[17])
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = ETA(p.Rank, admitRate(res[13], res[6]), parseSlots(res[14]), p.Paused)
-		if asInt(res[12]) == 1 {
+		p.EstimatedWaitSeconds = ETA(p.Rank, admitRate(res[19], res[6]), parseSlots(res[20]), p.Paused)
+		if asInt(res[18]) == 1 {
 			p.RankUpReason = RankUpReturned
 		}
 		p.PollingIntervalSeconds = PollingInterval(p.Rank)
@@ -129,10 +154,10 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	return p, nil
 }
 
-// admitRate prefers the achievable throughput (see lib.lua) and falls back
-// to the configured rate.
+// admitRate prefers the achievable throughput (see lib.lua; 0 when nobody
+// is admitted) and falls back to the configured rate.
 func admitRate(achievable, configured any) float64 {
-	if f, err := strconv.ParseFloat(asString(achievable), 64); err == nil && f > 0 {
+	if f, err := strconv.ParseFloat(asString(achievable), 64); err == nil && f >= 0 {
 		return f
 	}
 	f, _ := strconv.ParseFloat(asString(configured), 64)
@@ -167,6 +192,9 @@ type Admission struct {
 	// Departures are the room's running totals of why people left, as of
 	// this tick.
 	Departures Departures
+	// Phase is the room's phase at this tick; "drawing" means the
+	// pre-queue is frozen and waits for its draw (see Engine.Draw).
+	Phase string
 }
 
 // Departures count, for one room since it was created, the visitors who
@@ -195,13 +223,14 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 9 {
+	if len(res) < 10 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
 	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])),
 		Active: asInt(res[4]), Tick: asInt(res[5]),
-		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])}}
-	for _, v := range res[9:] {
+		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])},
+		Phase:      asString(res[9])}
+	for _, v := range res[10:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil

@@ -30,6 +30,12 @@ type Event struct {
 	Admitted []string `json:"a"`
 	// Departed are the tickets that left the line since the last tick.
 	Departed []int64 `json:"d"`
+	// DRAW: Phase is the room's phase (see PhaseOpen...); the schedule's
+	// times are unix ms, 0 when unset.
+	Phase      string `json:"ph"`
+	PrequeueAt int64  `json:"pq"`
+	OpensAt    int64  `json:"op"`
+	ClosesAt   int64  `json:"cl"`
 }
 
 // Flag is a JSON 0 or 1.

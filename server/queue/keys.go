@@ -65,6 +65,13 @@ var keyNames = map[string]bool{
 	"seen":      true, // string: 2-byte liveness cells, one per ticket above seenbase
 	"seenbase":  true, // string: the ticket that offset 0 of seen stands for
 	"bucket":    true, // hash: the order endpoint's token bucket
+	// DRAW: the pre-queue and its draw (see draw.go).
+	"prequeue":  true, // zset visitor → pre-queue ticket, until the draw is done
+	"withdrawn": true, // zset visitor → pre-queue ticket: left during the draw
+	"draw":      true, // hash: seed, commit, state, base, n, written
+	"drawlease": true, // string: the instance drawing, with a TTL
+	"drawn":     true, // string: the drawn order, 4-byte big-endian tickets
+	"nets":      true, // hash client network → pre-queue entries
 	// ABSENCE (issue 10)
 	"away":   true, // zset visitor → ms their return window ends: passed over while away
 	"awaytk": true, // hash visitor → ticket of those in away

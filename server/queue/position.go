@@ -14,6 +14,8 @@ const (
 	StatusWaiting    Status = "WAITING"
 	StatusReady      Status = "READY"
 	StatusNotEntered Status = "NOT_ENTERED"
+	// StatusPrequeued: in the pre-queue, before the draw; no rank yet.
+	StatusPrequeued Status = "PREQUEUED"
 )
 
 // Position is what a visitor is told about their place. The JSON names are
@@ -30,6 +32,20 @@ type Position struct {
 	// SoldOut reports that the room has nothing left to sell: nobody is
 	// admitted or enters any more.
 	SoldOut bool `json:"soldOut"`
+
+	// DRAW: the schedule. Phase is "scheduled", "prequeue", "open" or
+	// "closed" (see PhaseScheduled...); the times are unix ms or null;
+	// ServerTime is the server's clock (unix ms) when the answer was made,
+	// so that a page counts down from it rather than from its own clock.
+	Phase      string `json:"phase"`
+	PrequeueAt *int64 `json:"prequeueAt"`
+	OpensAt    *int64 `json:"opensAt"`
+	ClosesAt   *int64 `json:"closesAt"`
+	ServerTime int64  `json:"serverTime"`
+	// Line is the visitor's number in the line, which ranks count from; it
+	// differs from Ticket for a drawn buyer, whose Ticket is their
+	// pre-queue ticket.
+	Line int64 `json:"-"`
 
 	// ABSENCE (issue 10) begin.
 
@@ -93,11 +109,11 @@ func (s *Slots) Wait(rank int64) (seconds float64, ok bool) {
 	return max(free/1000+float64(cycles)*s.Hold, float64(rank+1)/s.Rate), true
 }
 
-// ETA returns the Position field for rank: nil while paused, when no
-// estimate is honest; from the slots' schedule when maxActive is set; else
-// at perSecond (EstimatedWait).
+// ETA returns the Position field for rank: nil when no estimate is honest
+// (paused, or no admissions: perSecond 0); from the slots' schedule when
+// maxActive is set; else at perSecond (EstimatedWait).
 func ETA(rank int64, perSecond float64, slots *Slots, paused bool) *int64 {
-	if paused {
+	if paused || !(perSecond > 0) || math.IsInf(perSecond, 0) {
 		return nil
 	}
 	w := EstimatedWait(rank, perSecond)

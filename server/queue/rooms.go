@@ -27,7 +27,12 @@ func settingsFields(s room.Settings) []any {
 		"orderBurst", strconv.Itoa(s.OrderBurst),
 		"paused", paused,
 		"abandonAfterSeconds", strconv.Itoa(s.AbandonAfterSeconds),
-		"mode", s.Mode,
+		"mode", room.CanonicalMode(s.Mode),
+		// DRAW: the schedule, in unix ms ("" when unset).
+		"prequeueAt", unixMs(s.PrequeueAt),
+		"opensAt", unixMs(s.OpensAt),
+		"closesAt", unixMs(s.ClosesAt),
+		"serveLineAfterClose", flag(s.ServeLineAfterClose),
 		"returnWithinSeconds", strconv.Itoa(s.ReturnWithinSeconds), // ABSENCE
 	}
 }
@@ -53,6 +58,12 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return fmt.Errorf("queue: register room %s: %w", name, err)
 	}
+	// DRAW: a scheduled opening commits to its draw's seed at once.
+	if s.OpensAt != nil {
+		if _, err := e.ensureSeed(ctx, name); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -72,6 +83,12 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return false, fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	// DRAW: a scheduled opening commits to its draw's seed at once.
+	if s.OpensAt != nil {
+		if _, err := e.ensureSeed(ctx, name); err != nil {
+			return false, err
+		}
 	}
 	return n == 1, nil
 }
@@ -102,15 +119,15 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	s.Paused = m["paused"] == "1"
 	s.AbandonAfterSeconds, err = strconv.Atoi(m["abandonAfterSeconds"])
 	errs = append(errs, err)
-	s.Mode = m["mode"]
+	s.Mode = room.CanonicalMode(m["mode"])
+	// DRAW: the schedule.
+	s.PrequeueAt, s.OpensAt, s.ClosesAt = fromUnixMs(m["prequeueAt"]), fromUnixMs(m["opensAt"]), fromUnixMs(m["closesAt"])
+	s.ServeLineAfterClose = m["serveLineAfterClose"] != "0"
 	// ABSENCE: rooms saved before returnWithinSeconds existed take the default.
 	s.ReturnWithinSeconds = room.DefaultReturnWithin
 	if v, ok := m["returnWithinSeconds"]; ok {
 		s.ReturnWithinSeconds, err = strconv.Atoi(v)
 		errs = append(errs, err)
-	}
-	if s.Mode == "" {
-		s.Mode = room.ModeQueue
 	}
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
@@ -158,10 +175,10 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 }
 
 // Stats are a room's live counters. Every ticket ever issued is exactly one
-// of waiting, passed over while away (Away, or Returning once back),
-// admitted or left, and every visitor who left did so for one reason:
-// Issued == Waiting + Away + Returning + Admitted + Left,
-// Left == Leaves + Abandoned.
+// of pre-queued, waiting, passed over while away (Away, or Returning once
+// back), admitted or left, and every visitor who left did so for one
+// reason: Issued == Prequeued + Waiting + Away + Returning + Admitted + Left
+// (but for the seconds of a draw), Left == Leaves + Abandoned.
 // Every pass admitted is held, consumed (an order), forfeited (given up
 // with a leave) or expired: Admitted == Active + Consumed + Forfeited +
 // Expired.
@@ -180,6 +197,8 @@ type Stats struct {
 	RateEWMA  float64 `json:"admitRateEWMA"`
 	Tick      int64   `json:"tick"`
 	SoldOut   bool    `json:"soldOut"`
+	// Prequeued counts the pre-queue until the draw freezes it.
+	Prequeued int64 `json:"prequeued"`
 
 	// ABSENCE (issue 10): Away are passed over at their turn and not back
 	// yet; Returning came back and are admitted first at the next tick.
@@ -191,10 +210,10 @@ type Stats struct {
 }
 
 // Unaccounted returns how many issued tickets are in no state and no
-// departure: Issued − (Waiting + Away + Returning + Admitted + Leaves +
+// departure: Issued − (Prequeued + Waiting + Away + Returning + Admitted + Leaves +
 // Abandoned). It is 0 whenever the books balance.
 func (s Stats) Unaccounted() int64 {
-	return s.Issued - (s.Waiting + s.Away + s.Returning + s.Admitted + s.Leaves + s.Abandoned)
+	return s.Issued - (s.Prequeued + s.Waiting + s.Away + s.Returning + s.Admitted + s.Leaves + s.Abandoned)
 }
 
 // Stats returns room's live counters in one round trip.
@@ -203,7 +222,7 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 17 {
+	if len(res) != 18 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -211,7 +230,7 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	return Stats{
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
 		Admitted: asInt(res[4]), Left: d.Leaves + d.Abandoned, Departures: d, Consumed: asInt(res[8]), Forfeited: asInt(res[9]),
-		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1,
-		Away: asInt(res[13]), Returning: asInt(res[14]), PassedOver: asInt(res[15]), Returned: asInt(res[16]),
+		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1, Prequeued: asInt(res[13]),
+		Away: asInt(res[14]), Returning: asInt(res[15]), PassedOver: asInt(res[16]), Returned: asInt(res[17]),
 	}, nil
 }

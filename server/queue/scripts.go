@@ -27,6 +27,8 @@ type script struct {
 type scripts struct {
 	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *script
 	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
+	// DRAW
+	drawSeed, drawBegin, drawChunk, drawDone *script
 }
 
 func loadScripts() scripts {
@@ -49,6 +51,10 @@ func loadScripts() scripts {
 		orderRefund: load("order_refund"),
 		soldOut:     load("sold_out"),
 		deleteRoom:  load("delete_room"),
+		drawSeed:    load("draw_seed"),
+		drawBegin:   load("draw_begin"),
+		drawChunk:   load("draw_chunk"),
+		drawDone:    load("draw_done"),
 	}
 }
 

@@ -55,10 +55,16 @@ type Settings struct {
 	// comes they are passed over (no admission goes to an empty page) and
 	// kept for ReturnWithinSeconds. 0 means never away, never abandoned.
 	AbandonAfterSeconds int `json:"abandonAfterSeconds"`
-	// Mode is "queue" (the waiting room) or "passthrough", which admits
+	// Mode is "fifo" (the waiting room, in ticket order; "queue" is
+	// accepted on input as its old name), "random" (each tick admits
+	// uniformly at random among the waiting), "passthrough", which admits
 	// everyone at the next tick and skips the order bucket: the no-room
-	// baseline that load tests compare with.
+	// baseline that load tests compare with, or "closed" (nobody joins,
+	// nobody is admitted).
 	Mode string `json:"mode"`
+
+	// DRAW: the sale's schedule (see schedule.go).
+	Schedule
 
 	// ABSENCE (issue 10) begin.
 
@@ -73,9 +79,22 @@ type Settings struct {
 
 // The room modes.
 const (
-	ModeQueue       = "queue"
+	ModeFIFO        = "fifo"
+	ModeRandom      = "random"
 	ModePassthrough = "passthrough"
+	ModeClosed      = "closed"
+	// ModeQueue is the old name of ModeFIFO, accepted on input.
+	ModeQueue = "queue"
 )
+
+// CanonicalMode returns m with its old name replaced: "queue" and "" are
+// "fifo".
+func CanonicalMode(m string) string {
+	if m == ModeQueue || m == "" {
+		return ModeFIFO
+	}
+	return m
+}
 
 // Limits on settings, so that one typo cannot take the order path down.
 const (
@@ -110,7 +129,8 @@ func Defaults(name string) Settings {
 		OrderBurst:      50,
 		// 120 s without an SSE connection or a poll: the visitor has left.
 		AbandonAfterSeconds: DefaultAbandon,
-		Mode:                ModeQueue,
+		Mode:                ModeFIFO,
+		Schedule:            Schedule{ServeLineAfterClose: true},
 		ReturnWithinSeconds: DefaultReturnWithin,
 	}
 }
@@ -132,12 +152,15 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("orderBurst must be between 1 and %d", MaxOrderBurst)
 	case s.AbandonAfterSeconds != 0 && (s.AbandonAfterSeconds < MinAbandon || s.AbandonAfterSeconds > MaxAbandon):
 		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
-	case s.Mode != ModeQueue && s.Mode != ModePassthrough:
-		return fmt.Errorf("mode must be %q or %q", ModeQueue, ModePassthrough)
 	case s.ReturnWithinSeconds < max(MinAbandon, s.AbandonAfterSeconds) || s.ReturnWithinSeconds > MaxReturnWithin:
 		return fmt.Errorf("returnWithinSeconds must be between abandonAfterSeconds (at least %d) and %d", MinAbandon, MaxReturnWithin)
 	}
-	return nil
+	switch CanonicalMode(s.Mode) {
+	case ModeFIFO, ModeRandom, ModePassthrough, ModeClosed:
+	default:
+		return fmt.Errorf("mode must be %q, %q, %q or %q", ModeFIFO, ModeRandom, ModePassthrough, ModeClosed)
+	}
+	return s.Schedule.Validate()
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
@@ -157,6 +180,9 @@ type Patch struct {
 	Mode *string `json:"mode"`
 	// ReturnWithinSeconds, when set, replaces Settings.ReturnWithinSeconds.
 	ReturnWithinSeconds *int `json:"returnWithinSeconds"` // ABSENCE
+
+	// DRAW: the schedule's fields (see schedule.go).
+	SchedulePatch
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -170,6 +196,8 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.Paused, p.Paused)
 	set(&s.AbandonAfterSeconds, p.AbandonAfterSeconds)
 	set(&s.Mode, p.Mode)
+	s.Mode = CanonicalMode(s.Mode)
+	s.Schedule = p.SchedulePatch.apply(s.Schedule)
 	set(&s.ReturnWithinSeconds, p.ReturnWithinSeconds) // ABSENCE
 	return s
 }

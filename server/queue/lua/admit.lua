@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick away awaytk back
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
@@ -6,10 +6,11 @@
 -- slot for each, moves the head, sweeps part of the line for abandoned
 -- visitors, drops the liveness cells behind the head and publishes one
 -- event. Visitors away at their turn are passed over and kept aside; those
--- who came back are admitted first (see lib.lua, ABSENCE). A crash can only happen before or after all of it.
+-- who came back are admitted first (see lib.lua, ABSENCE). A crash can only
+-- happen before or after all of it.
 -- ARGV: 2 tick seconds, 3.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
---   expired, visitor...}, or {-1}
+--   expired, phase, visitor...}, or {-1}
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
@@ -27,6 +28,13 @@ local burst = math.ceil(rate * tickSec - 1e-9)
 if burst < 1 then burst = 1 end
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
+-- DRAW: the schedule gates admission: none before the pre-queue is drawn,
+-- none in mode closed, none after closing unless the line is still served.
+-- The first tick past opening freezes the pre-queue for the draw. In mode
+-- random each tick admits uniformly at random among the waiting.
+local ph, sc = phaseNow(nowMs)
+local gated = admitsNone(ph, sc)
+local random = cfg[6] == 'random'
 local Q, ACTIVE = K.queue, K.active
 local base = seenBase()
 
@@ -70,7 +78,7 @@ end
 local n = math.floor(credit + 1e-9)
 if n > most then n = most end
 if passthrough then n = #ARGV - 2 end
-if paused or soldout then n = 0 end
+if paused or soldout or gated then n = 0 end
 if n > #ARGV - 2 then n = #ARGV - 2 end
 if maxActive > 0 and not passthrough then
   local free = maxActive - redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
@@ -104,12 +112,25 @@ end
 for _ = 1, 8 do
   local want = n - #admitted
   if want <= 0 then break end
-  local popped = redis.call('ZPOPMIN', Q, want)
+  local popped
+  if random then
+    popped = redis.call('ZRANDMEMBER', Q, want, 'WITHSCORES')
+    for i = 1, #popped, 2 do redis.call('ZREM', Q, popped[i]) end
+  else
+    popped = redis.call('ZPOPMIN', Q, want)
+  end
   if #popped == 0 then break end
   for i = 1, #popped, 2 do
     local v = popped[i]
     local ticket = tonumber(popped[i + 1])
-    if ticket > head then head = ticket end
+    if random then
+      -- Admitted out of order: a departure above the head for the ranks.
+      if ticket > head and redis.call('ZADD', K.departed, I(ticket), I(ticket)) == 1 then
+        redis.call('RPUSH', K.departing, I(ticket))
+      end
+    elseif ticket > head then
+      head = ticket
+    end
     if alive(ticket, now, abandon, base) then
       admitOne(v, ticket)
     elseif lapsed(ticket, now, abandon, ret, base) then
@@ -126,6 +147,12 @@ end
 if #admitted > 0 then
   credit = credit - #admitted
   redis.call('HINCRBY', K.counts, 'admitted', #admitted)
+end
+if random then
+  -- The head moves up to the lowest ticket still waiting.
+  local low = redis.call('ZRANGE', Q, 0, 0, 'WITHSCORES')
+  local h = (tonumber(low[2]) or ((tonumber(redis.call('GET', K.seq)) or 0) + 1)) - 1
+  if h > head then head = h end
 end
 redis.call('SET', K.head, I(head))
 
@@ -218,16 +245,18 @@ local dep = redis.call('LRANGE', K.departing, 0, -1)
 if #dep > 0 then redis.call('DEL', K.departing) end
 local a = '[]'
 if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
-local r = achievable(rate, maxActive, ttl) -- ABSENCE: the ETA's throughput
+local r = achievable(rate, maxActive, ttl) -- ABSENCE: the ETA's throughput (none if gated)
+if gated then r = 0 end
 local slots = slotSchedule(rate, maxActive, ttl, nowMs) -- and when slots free
 if slots ~= '' then slots = ',"S":' .. slots end
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') .. slots ..
-  ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']}')
+  ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']' ..
+  ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. '}')
 
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
 local c = redis.call('HMGET', K.counts, 'leaves', 'abandoned', 'expired')
-local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0}
+local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, ph}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply

@@ -1,9 +1,26 @@
--- KEYS: queue counts departed departing tokens active cfg rate away awaytk back
--- leave.lua: a visitor leaves the line (or the side list of those passed
--- over while away), or gives up an unused pass.
+-- KEYS: queue counts departed departing tokens active prequeue withdrawn draw cfg rate away awaytk back
+-- leave.lua: a visitor leaves the line (or the pre-queue, or the side list
+-- of those passed over while away), or gives up an unused pass.
 -- ARGV: 2 visitor
 -- Reply: 1 left the line, 2 gave up a READY pass, 0 nothing to leave
 local v = ARGV[2]
+-- DRAW: leaving the pre-queue. Before the draw the entry goes. During it
+-- the pre-queue stays as frozen, so that every instance draws the same
+-- order: the entry is withdrawn, and its place in the drawn block departs.
+local pt = redis.call('ZSCORE', K.prequeue, v)
+if pt and not redis.call('ZSCORE', K.withdrawn, v) then
+  local st = redis.call('HGET', K.draw, 'state')
+  if not st then
+    redis.call('ZREM', K.prequeue, v)
+    redis.call('HINCRBY', K.counts, 'leaves', 1)
+    return 1
+  elseif st == 'drawing' then
+    redis.call('ZADD', K.withdrawn, pt, v)
+    local s = redis.call('ZSCORE', K.queue, v)
+    if s then depart(v, tonumber(s), 'leaves') else redis.call('HINCRBY', K.counts, 'leaves', 1) end
+    return 1
+  end
+end
 local s = redis.call('ZSCORE', K.queue, v)
 if s then
   depart(v, tonumber(s), 'leaves')

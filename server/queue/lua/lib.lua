@@ -160,3 +160,59 @@ end
 -- sameToken compares through SHA-1 digests, so the comparison leaks
 -- nothing usable.
 local function sameToken(a, b) return redis.sha1hex(a) == redis.sha1hex(b) end
+
+-- DRAW: the schedule. Scripts that call these declare cfg and draw (and,
+-- for freeze, seq head seen seenbase prequeue). The cfg holds prequeueAt,
+-- opensAt and closesAt in unix ms ('' when unset); K.draw holds the draw's
+-- state: nil (not frozen), 'drawing' or 'done', and base (the last
+-- pre-queue ticket) and n (the pre-queue's size) once frozen. A pre-queue
+-- ticket is at most base; the drawn buyer at place i (1-based) holds line
+-- number base + i; later joiners hold line numbers above base + n.
+local function msOf(v) return tonumber(v) or 0 end
+-- phase returns 'scheduled', 'prequeue', 'drawing' (past opensAt, draw not
+-- done), 'open' or 'closed', and the schedule {prequeueAt, opensAt,
+-- closesAt, serveLineAfterClose, mode}.
+local function phase(nowMs)
+  local c = redis.call('HMGET', K.cfg, 'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode')
+  local sc = {msOf(c[1]), msOf(c[2]), msOf(c[3]), c[4] ~= '0', c[5] or 'fifo'}
+  if sc[5] == 'closed' or (sc[3] > 0 and nowMs >= sc[3]) then return 'closed', sc end
+  if sc[2] > 0 and nowMs < sc[2] then
+    if sc[1] > 0 and nowMs >= sc[1] then return 'prequeue', sc end
+    return 'scheduled', sc
+  end
+  if sc[2] > 0 and redis.call('HGET', K.draw, 'state') ~= 'done' then return 'drawing', sc end
+  return 'open', sc
+end
+-- freeze closes the pre-queue at opening, once: the line numbers base+1 ..
+-- base+n are kept for the drawn block, the head moves to base so that
+-- ranks count from it, and later joiners take numbers above the block. An
+-- empty pre-queue needs no draw.
+local function freeze()
+  if redis.call('HEXISTS', K.draw, 'state') == 1 then return end
+  local base = tonumber(redis.call('GET', K.seq)) or 0
+  local n = redis.call('ZCARD', K.prequeue)
+  local state = 'drawing'
+  if n == 0 then state = 'done' end
+  redis.call('HSET', K.draw, 'state', state, 'base', I(base), 'n', I(n), 'written', 0)
+  redis.call('SET', K.seq, I(base + n))
+  if (tonumber(redis.call('GET', K.head)) or 0) < base then redis.call('SET', K.head, I(base)) end
+  redis.call('DEL', K.seen)
+  redis.call('SET', K.seenbase, I(base))
+end
+-- phaseNow is phase, after freezing the pre-queue when the room is past
+-- its opening: a room whose pre-queue is empty is open at once.
+local function phaseNow(nowMs)
+  local ph, sc = phase(nowMs)
+  if ph == 'drawing' then
+    freeze()
+    if redis.call('HGET', K.draw, 'state') == 'done' then ph = 'open' end
+  end
+  return ph, sc
+end
+-- admitsNone reports a phase in which nobody is admitted: before the
+-- pre-queue is drawn, in mode closed, after closing unless the line is
+-- still served.
+local function admitsNone(ph, sc)
+  return ph == 'scheduled' or ph == 'prequeue' or ph == 'drawing' or
+    (ph == 'closed' and (sc[5] == 'closed' or not sc[4]))
+end

@@ -1,0 +1,498 @@
+package queue
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/draw"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+func at(d time.Duration) *time.Time { t := time.Now().Add(d).Truncate(time.Millisecond); return &t }
+
+// prequeueRoom returns a room whose pre-queue is open (it opens in an
+// hour).
+func prequeueRoom(t *testing.T) (*Engine, string, redis.UniversalClient) {
+	t.Helper()
+	return newRoom(t, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }))
+}
+
+// openNow moves room's opening to now.
+func openNow(t *testing.T, e *Engine, name string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := e.Room(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.OpensAt = at(-time.Millisecond)
+	if err := e.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpeningWithoutPrequeue(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.OpensAt = at(-time.Second) }))
+	p, err := e.Enter(ctx, name, visitors(t, 1)[0])
+	if err != nil || p.Status != StatusWaiting || p.Phase != PhaseOpen || p.Rank != 0 {
+		t.Fatalf("first enter after an opening with an empty pre-queue: %+v %v", p, err)
+	}
+}
+
+func TestSchedulePhases(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		mut       func(*room.Settings)
+		wantErr   error
+		status    Status
+		phase     string
+		admitting bool
+	}{
+		{"no schedule", nil, nil, StatusWaiting, PhaseOpen, true},
+		{"before the pre-queue", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(time.Hour), at(2*time.Hour) }, ErrNotOpen, StatusNotEntered, PhaseScheduled, false},
+		{"before an opening without pre-queue", func(s *room.Settings) { s.OpensAt = at(time.Hour) }, ErrNotOpen, StatusNotEntered, PhaseScheduled, false},
+		{"in the pre-queue", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }, nil, StatusPrequeued, PhasePrequeue, false},
+		{"after closing", func(s *room.Settings) { s.ClosesAt = at(-time.Second) }, ErrSaleEnded, StatusNotEntered, PhaseClosed, true},
+		{"mode closed", func(s *room.Settings) { s.Mode = room.ModeClosed }, ErrSaleEnded, StatusNotEntered, PhaseClosed, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, name, _ := newRoom(t, settings(tt.mut))
+			p, err := e.EnterFrom(ctx, name, visitors(t, 1)[0], "192.0.2.0/24")
+			if !errors.Is(err, tt.wantErr) || p.Status != tt.status || p.Phase != tt.phase {
+				t.Fatalf("enter = %+v, %v; want %s in phase %s, error %v", p, err, tt.status, tt.phase, tt.wantErr)
+			}
+			if p.ServerTime < time.Now().Add(-time.Minute).UnixMilli() {
+				t.Errorf("serverTime %d is not now", p.ServerTime)
+			}
+			if tt.status == StatusPrequeued && (p.Ticket != 1 || p.Rank != 0 || p.OpensAt == nil || p.PrequeueAt == nil) {
+				t.Errorf("pre-queued position %+v: want ticket 1, no rank, the schedule", p)
+			}
+			// A visitor already in line stays there; admission runs only
+			// when the phase lets it.
+			k := testKeys(e.rdb, name)
+			e.rdb.ZAdd(ctx, k.key("queue"), redis.Z{Score: 1000, Member: "x"})
+			time.Sleep(100 * time.Millisecond) // credit for one admission
+			a, err := e.Admit(ctx, name, time.Second, []string{"tok"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(a.Visitors) > 0; got != tt.admitting {
+				t.Errorf("admitted %v, want admitting %v", a.Visitors, tt.admitting)
+			}
+		})
+	}
+}
+
+func TestScheduleServeLineAfterClose(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.ClosesAt = at(-time.Second); s.ServeLineAfterClose = false }))
+	e.rdb.ZAdd(ctx, testKeys(e.rdb, name).key("queue"), redis.Z{Score: 1, Member: "x"})
+	time.Sleep(100 * time.Millisecond) // credit for one admission
+	if a, err := e.Admit(ctx, name, time.Second, []string{"tok"}); err != nil || len(a.Visitors) != 0 {
+		t.Fatalf("admitted %+v (%v) after closing with serveLineAfterClose false", a, err)
+	}
+}
+
+func TestPrequeueNetworks(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := prequeueRoom(t)
+	for i, v := range visitors(t, 5) {
+		net := "192.0.2.0/24"
+		if i == 4 {
+			net = "2001:db8::/64"
+		}
+		if _, err := e.EnterFrom(ctx, name, v, net); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.EnterFrom(ctx, name, v, net); err != nil { // idempotent: counted once
+			t.Fatal(err)
+		}
+	}
+	nets, err := e.Networks(ctx, name, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []NetworkCount{{"192.0.2.0/24", 4}, {"2001:db8::/64", 1}}
+	if !slices.Equal(nets, want) {
+		t.Fatalf("networks = %v, want %v", nets, want)
+	}
+}
+
+// drawnOrder returns the pre-queue's visitors in the order the room's seed
+// draws them, read before the draw.
+func drawnOrder(t *testing.T, e *Engine, name string) ([]string, []int64, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	k := testKeys(e.rdb, name)
+	seedHex, err := e.rdb.HGet(ctx, k.key("draw"), "seed").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := hex.DecodeString(seedHex)
+	zs, err := e.rdb.ZRangeWithScores(ctx, k.key("prequeue"), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tickets := make([]int64, len(zs))
+	for i, z := range zs {
+		tickets[i] = int64(z.Score)
+	}
+	vs := make([]string, len(zs))
+	ts := make([]int64, len(zs))
+	for i, j := range draw.Order(seed, tickets) {
+		vs[i], ts[i] = zs[j].Member.(string), tickets[j]
+	}
+	return vs, ts, seed
+}
+
+func TestDrawOrdersTheLine(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := prequeueRoom(t)
+	before, err := e.DrawInfo(ctx, name)
+	if err != nil || len(before.Commitment) != 64 || before.Seed != "" || before.Done {
+		t.Fatalf("before the draw: %+v %v; want the commitment alone", before, err)
+	}
+	vs := visitors(t, 40)
+	for _, v := range vs {
+		if p, err := e.Enter(ctx, name, v); err != nil || p.Status != StatusPrequeued {
+			t.Fatalf("enter: %+v %v", p, err)
+		}
+	}
+	leaver := vs[7]
+	if ok, err := e.Leave(ctx, name, leaver); err != nil || !ok {
+		t.Fatalf("leave the pre-queue: %v %v", ok, err)
+	}
+	order, tickets, seed := drawnOrder(t, e, name)
+	conserved(t, e, name)
+	openNow(t, e, name)
+	// Opening freezes the pre-queue; a late joiner goes behind the block,
+	// and nobody is admitted until the draw is done.
+	late := visitors(t, 1)[0]
+	p, err := e.Enter(ctx, name, late)
+	if err != nil || p.Status != StatusWaiting || p.Rank != int64(len(order)) {
+		t.Fatalf("late joiner: %+v %v; want WAITING behind %d", p, err, len(order))
+	}
+	if a, err := e.Admit(ctx, name, time.Second, []string{"a", "b"}); err != nil || len(a.Visitors) != 0 || a.Phase != "drawing" {
+		t.Fatalf("admitted %+v %v before the draw", a, err)
+	}
+	if p, _ := e.Position(ctx, name, order[0]); p.Status != StatusPrequeued || p.Phase != PhasePrequeue {
+		t.Fatalf("before the draw: %+v", p)
+	}
+	// Two drawn buyers leave mid-draw, one already written into the line
+	// and one not yet: their places depart.
+	gone, written := order[25], order[5]
+	st, err := e.Draw(ctx, name, DrawOptions{Chunk: 10, afterChunk: func(w int) {
+		if w == 20 {
+			for _, v := range []string{gone, written} {
+				if ok, err := e.Leave(ctx, name, v); err != nil || !ok {
+					t.Errorf("leave during the draw: %v %v", ok, err)
+				}
+			}
+		}
+	}})
+	if err != nil || st != DrawDone {
+		t.Fatalf("draw: %v %v", st, err)
+	}
+	info, err := e.DrawInfo(ctx, name)
+	if err != nil || !info.Done || info.Seed != hex.EncodeToString(seed) || !slices.Equal(info.Tickets, tickets) {
+		t.Fatalf("draw info %+v %v; want tickets %v", info, err, tickets)
+	}
+	if err := draw.Verify(info.Commitment, info.Seed, info.Tickets); err != nil {
+		t.Fatal(err)
+	}
+	// Drawn buyers count as seen at the draw, so that one gone for good is
+	// abandoned in time rather than waste an admission.
+	k := testKeys(e.rdb, name)
+	base, _ := e.rdb.Get(ctx, k.key("seenbase")).Int64()
+	line, _ := e.rdb.ZScore(ctx, k.key("queue"), order[len(order)-1]).Result()
+	if cell, _ := e.rdb.GetRange(ctx, k.key("seen"), 2*(int64(line)-base), 2*(int64(line)-base)+1).Result(); len(cell) != 2 || cell == "\x00\x00" {
+		t.Errorf("the last drawn buyer's liveness cell is %q, want the draw's epoch", cell)
+	}
+	snap, err := e.Snapshot(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rank int64
+	for i, v := range order {
+		p, err := e.Position(ctx, name, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v == gone || v == written {
+			if p.Status != StatusNotEntered {
+				t.Errorf("the buyer who left mid-draw: %+v", p)
+			}
+			continue
+		}
+		if p.Status != StatusWaiting || p.Rank != rank || p.Ticket != tickets[i] || p.Phase != PhaseOpen {
+			t.Fatalf("place %d: %+v; want WAITING rank %d ticket %d", i, p, rank, tickets[i])
+		}
+		// The hub's arithmetic agrees.
+		below := 0
+		for _, d := range snap.Departed {
+			if d < p.Line {
+				below++
+			}
+		}
+		if hub := p.Line - snap.Head - 1 - int64(below); hub != rank {
+			t.Fatalf("place %d: the hub's rank is %d, want %d", i, hub, rank)
+		}
+		rank++
+	}
+	if p, _ := e.Position(ctx, name, late); p.Rank != rank {
+		t.Errorf("late joiner after the draw: rank %d, want %d", p.Rank, rank)
+	}
+	if p, _ := e.Position(ctx, name, leaver); p.Status != StatusNotEntered {
+		t.Errorf("the buyer who left the pre-queue: %+v", p)
+	}
+	// Admission follows the drawn order.
+	var admitted []string
+	for len(admitted) < len(order)-2 {
+		time.Sleep(200 * time.Millisecond)
+		a, err := e.Admit(ctx, name, time.Second, make([]string, 60))
+		if err != nil {
+			t.Fatal(err)
+		}
+		admitted = append(admitted, a.Visitors...)
+	}
+	conserved(t, e, name)
+	want := slices.DeleteFunc(slices.Clone(order), func(v string) bool { return v == gone || v == written })
+	if !slices.Equal(admitted[:len(want)], want) {
+		t.Fatalf("admitted %v, want the drawn order %v", admitted, want)
+	}
+}
+
+// fillPrequeue puts n entries in room's pre-queue directly, with tickets
+// 1..n: the scripts' own enter would take minutes for a million.
+func fillPrequeue(tb testing.TB, rdb redis.UniversalClient, name string, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	k := roomKeys(DefaultNamespace(rdb), name)
+	const batch = 10000
+	for lo := 0; lo < n; lo += batch {
+		zs := make([]redis.Z, 0, batch)
+		for i := lo; i < min(lo+batch, n); i++ {
+			zs = append(zs, redis.Z{Score: float64(i + 1), Member: fmt.Sprintf("v%021d", i+1)})
+		}
+		if err := rdb.ZAdd(ctx, k.key("prequeue"), zs...).Err(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := rdb.Set(ctx, k.key("seq"), n, 0).Err(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// checkDrawn checks that room's line holds the n pre-queued entries, once
+// each, at line numbers base+1..base+n in the order the seed draws.
+func checkDrawn(t *testing.T, e *Engine, name string, n int, order []string) {
+	t.Helper()
+	ctx := context.Background()
+	k := testKeys(e.rdb, name)
+	zs, err := e.rdb.ZRangeWithScores(ctx, k.key("queue"), 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zs) != n {
+		t.Fatalf("the line holds %d, want %d", len(zs), n)
+	}
+	base, _ := e.rdb.HGet(ctx, k.key("draw"), "base").Int()
+	for i, z := range zs {
+		if int(z.Score) != base+i+1 || z.Member != order[i] {
+			t.Fatalf("line number %d: %v at %v, want %s", base+i+1, z.Member, z.Score, order[i])
+		}
+	}
+	info, err := e.DrawInfo(ctx, name)
+	if err != nil || !info.Done || len(info.Tickets) != n {
+		t.Fatalf("draw info: done %v, %d tickets, %v", info.Done, len(info.Tickets), err)
+	}
+	if err := draw.Verify(info.Commitment, info.Seed, info.Tickets); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDrawRace(t *testing.T) {
+	ctx := context.Background()
+	_, name, rdb := prequeueRoom(t)
+	const n = 5000
+	fillPrequeue(t, rdb, name, n)
+	e0 := New(rdb, DefaultNamespace(rdb))
+	order, _, _ := drawnOrder(t, e0, name)
+	openNow(t, e0, name)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	drew := 0
+	for i := range 3 {
+		e := New(rdb, DefaultNamespace(rdb))
+		wg.Go(func() {
+			for {
+				st, err := e.Draw(ctx, name, DrawOptions{Owner: "instance-" + strconv.Itoa(i), Chunk: 100})
+				if errors.Is(err, ErrDrawBusy) {
+					time.Sleep(5 * time.Millisecond)
+					continue
+				}
+				if err != nil {
+					t.Error(err)
+				}
+				if st == DrawDone {
+					mu.Lock()
+					drew++
+					mu.Unlock()
+				}
+				return
+			}
+		})
+	}
+	wg.Wait()
+	if drew != 3 {
+		t.Errorf("%d instances saw the draw done, want 3", drew)
+	}
+	checkDrawn(t, e0, name, n, order)
+}
+
+// TestDrawChild is the child process of TestDrawKilled: it draws slowly
+// until killed.
+func TestDrawChild(t *testing.T) {
+	name := os.Getenv("WR_DRAW_CHILD")
+	if name == "" {
+		t.Skip("run by TestDrawKilled")
+	}
+	rdb := servicetest.Redis(t)
+	e := New(rdb, DefaultNamespace(rdb))
+	_, err := e.Draw(context.Background(), name, DrawOptions{Owner: "child", Chunk: 100, Lease: time.Second,
+		afterChunk: func(int) { time.Sleep(20 * time.Millisecond) }})
+	t.Fatalf("the child finished its draw (%v); it should have been killed", err)
+}
+
+func TestDrawKilled(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := prequeueRoom(t)
+	const n = 5000
+	fillPrequeue(t, rdb, name, n)
+	order, _, _ := drawnOrder(t, e, name)
+	openNow(t, e, name)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDrawChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "WR_DRAW_CHILD="+name)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	k := testKeys(rdb, name)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		w, _ := rdb.HGet(ctx, k.key("draw"), "written").Int()
+		if w >= 1000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child wrote nothing")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	w, _ := rdb.HGet(ctx, k.key("draw"), "written").Int()
+	if w >= n {
+		t.Fatalf("the child finished (%d written) before the kill", w)
+	}
+	// The dead child's lease holds the draw until it runs out.
+	if _, err := e.Draw(ctx, name, DrawOptions{Owner: "survivor"}); !errors.Is(err, ErrDrawBusy) {
+		t.Fatalf("draw under the dead child's lease: %v, want ErrDrawBusy", err)
+	}
+	for {
+		st, err := e.Draw(ctx, name, DrawOptions{Owner: "survivor", Chunk: 100})
+		if errors.Is(err, ErrDrawBusy) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		if err != nil || st != DrawDone {
+			t.Fatalf("survivor: %v %v", st, err)
+		}
+		break
+	}
+	checkDrawn(t, e, name, n, order)
+}
+
+// TestDrawSlowlog draws a large pre-queue and checks that Redis logged no
+// call of the room's over 20 ms. SLOWLOG times the wall clock, and on a
+// machine so loaded that Redis itself is descheduled any call can take
+// 20 ms; a draw whose calls are too big is slow every time. So a draw with
+// a slow call is tried again on a fresh room, up to three times, and the
+// test fails only when every try logs one.
+func TestDrawSlowlog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large draw")
+	}
+	var slow []string
+	for try := range 3 {
+		slow = slowDrawCalls(t, 200000)
+		if len(slow) == 0 {
+			return
+		}
+		t.Logf("try %d: %d calls over 20 ms, first %s", try+1, len(slow), slow[0])
+	}
+	for _, s := range slow {
+		t.Error(s)
+	}
+}
+
+// slowDrawCalls draws n pre-queued buyers in a fresh room and returns the
+// room's calls that SLOWLOG logged at 20 ms or more.
+func slowDrawCalls(t *testing.T, n int) []string {
+	ctx := context.Background()
+	e, name, rdb := prequeueRoom(t)
+	fillPrequeue(t, rdb, name, n)
+	openNow(t, e, name)
+	last := int64(-1)
+	if l, err := rdb.SlowLogGet(ctx, 1).Result(); err == nil && len(l) > 0 {
+		last = l[0].ID
+	}
+	start := time.Now()
+	if st, err := e.Draw(ctx, name, DrawOptions{}); err != nil || st != DrawDone {
+		t.Fatalf("draw: %v %v", st, err)
+	}
+	t.Logf("drew %d in %v", n, time.Since(start))
+	logs, err := rdb.SlowLogGet(ctx, 128).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slow []string
+	for _, l := range logs {
+		if l.ID > last && l.Duration >= 20*time.Millisecond && strings.Contains(strings.Join(l.Args, " "), "{"+name+"}") {
+			slow = append(slow, fmt.Sprintf("a %v Redis call: %.200s", l.Duration, strings.Join(l.Args, " ")))
+		}
+	}
+	servicetest.DropRoom(rdb, name)
+	return slow
+}
+
+// conserved checks that every ticket issued is counted once.
+func conserved(t *testing.T, e *Engine, name string) {
+	t.Helper()
+	st, err := e.Stats(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Issued != st.Prequeued+st.Waiting+st.Admitted+st.Left {
+		t.Fatalf("issued %d != prequeued %d + waiting %d + admitted %d + left %d", st.Issued, st.Prequeued, st.Waiting, st.Admitted, st.Left)
+	}
+}

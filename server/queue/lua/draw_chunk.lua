@@ -1,0 +1,35 @@
+-- KEYS: draw drawlease queue withdrawn departed departing drawn seen seenbase
+-- draw_chunk.lua: writes one chunk of the drawn order, if ARGV[2] still
+-- holds the lease: the buyer at place i (0-based) gets line number
+-- base + i + 1, and the drawn list gets their pre-queue ticket. Writing a
+-- chunk twice changes nothing, so an owner that takes over from a dead one
+-- may start anywhere at or before the recorded progress. Each drawn buyer
+-- counts as seen at the draw: one who is gone for good is abandoned
+-- abandonAfterSeconds later, like anyone in line.
+-- ARGV: 2 owner, 3 lease ms, 4 first place (0-based), 5 the chunk's
+--   pre-queue tickets as 4-byte big-endian numbers, 6.. its visitors
+-- Reply: places written so far, or -1 when the lease is lost
+if redis.call('GET', K.drawlease) ~= ARGV[2] then return -1 end
+redis.call('PEXPIRE', K.drawlease, ARGV[3])
+local base = tonumber(redis.call('HGET', K.draw, 'base'))
+local start = tonumber(ARGV[4])
+local z = {}
+local anyWithdrawn = redis.call('EXISTS', K.withdrawn) == 1
+local now, sbase = nowUs(), seenBase()
+for j = 6, #ARGV do
+  local v = ARGV[j]
+  local line = base + start + j - 5
+  if anyWithdrawn and redis.call('ZSCORE', K.withdrawn, v) then
+    -- Left during the draw: the place departs, once.
+    if redis.call('ZADD', K.departed, I(line), I(line)) == 1 then redis.call('RPUSH', K.departing, I(line)) end
+  else
+    z[#z + 1] = I(line)
+    z[#z + 1] = v
+    markSeen(line, now, sbase)
+  end
+end
+if #z > 0 then redis.call('ZADD', K.queue, unpack(z)) end
+redis.call('SETRANGE', K.drawn, 4 * start, ARGV[5])
+local w = start + #ARGV - 5
+if w > (tonumber(redis.call('HGET', K.draw, 'written')) or 0) then redis.call('HSET', K.draw, 'written', I(w)) end
+return w
