@@ -70,6 +70,20 @@ func TestETATellsTheTruth(t *testing.T) {
 		want(t, "measured fast releases", eta(t, e, name, vs[6]), 1)
 	})
 
+	t.Run("nobody admitted", func(t *testing.T) {
+		s := settings(nil)
+		e, name, _ := newRoom(t, s)
+		v := visitors(t, 1)[0]
+		e.Enter(ctx, name, v)
+		s.Mode = room.ModeClosed
+		if err := e.SaveRoom(ctx, name, s); err != nil {
+			t.Fatal(err)
+		}
+		if got := eta(t, e, name, v); got != nil {
+			t.Fatalf("mode closed: ETA %d s, want none", *got)
+		}
+	})
+
 	t.Run("paused", func(t *testing.T) {
 		e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Paused = true }))
 		v := visitors(t, 1)[0]
