@@ -182,3 +182,34 @@ func TestAwayBuyerLapses(t *testing.T) {
 }
 
 func redisZ(score float64, member string) redis.Z { return redis.Z{Score: score, Member: member} }
+
+// TestAwayBuyerInRandomMode: in mode random the away buyer drawn at their
+// turn is passed over just the same, and let in on return.
+func TestAwayBuyerInRandomMode(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb, vs := awayLine(t, 5)
+	s, err := e.Room(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Mode = room.ModeRandom
+	if err := e.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	lastSeen(t, rdb, name, 3, 3*time.Minute)
+	a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 5)
+	if len(a.Visitors) != 4 || a.Waiting != 0 {
+		t.Fatalf("tick %+v: want the 4 present admitted and the away one passed over", a)
+	}
+	if st := balanced(t, e, name); st.Away != 1 {
+		t.Fatalf("stats %+v: want one away", st)
+	}
+	if p, _ := e.Enter(ctx, name, vs[2]); p.Status != StatusWaiting || p.Rank != 0 {
+		t.Fatalf("the returning visitor is told %+v, want WAITING at rank 0", p)
+	}
+	a = admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 1)
+	if len(a.Visitors) != 1 || a.Visitors[0] != vs[2] {
+		t.Fatalf("admitted %v, want the returning visitor", a.Visitors)
+	}
+	balanced(t, e, name)
+}
