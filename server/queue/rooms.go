@@ -28,6 +28,9 @@ func settingsFields(s room.Settings) []any {
 		"paused", paused,
 		"abandonAfterSeconds", strconv.Itoa(s.AbandonAfterSeconds),
 		"mode", s.Mode,
+
+		"shopURL", s.ShopURL,
+		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
 	}
 }
 
@@ -100,6 +103,13 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	if s.Mode == "" {
 		s.Mode = room.ModeQueue
 	}
+
+	s.ShopURL = m["shopURL"]
+	if v := m["maxPerBuyer"]; v != "" { // absent in rooms saved before it existed
+		s.MaxPerBuyer, err = strconv.Atoi(v)
+		errs = append(errs, err)
+	}
+
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -55,6 +58,13 @@ type Settings struct {
 	// everyone at the next tick and skips the order bucket: the no-room
 	// baseline that load tests compare with.
 	Mode string `json:"mode"`
+
+	// ShopURL is the shop the pages link back to: an absolute http(s) URL,
+	// or empty for none.
+	ShopURL string `json:"shopURL"`
+	// MaxPerBuyer caps the quantity of one order; 0 means only
+	// order.MaxQuantity.
+	MaxPerBuyer int `json:"maxPerBuyer"`
 }
 
 // The room modes.
@@ -115,8 +125,32 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
 	case s.Mode != ModeQueue && s.Mode != ModePassthrough:
 		return fmt.Errorf("mode must be %q or %q", ModeQueue, ModePassthrough)
+	case !validShopURL(s.ShopURL):
+		return fmt.Errorf("shopURL must be empty or an absolute http(s) URL of at most %d bytes", MaxShopURLLen)
+	case s.MaxPerBuyer < 0 || s.MaxPerBuyer > MaxPerBuyerLimit:
+		return fmt.Errorf("maxPerBuyer must be between 0 (no limit of its own) and %d", MaxPerBuyerLimit)
 	}
 	return nil
+}
+
+// MaxShopURLLen bounds shopURL, in bytes; MaxPerBuyerLimit bounds
+// maxPerBuyer.
+const (
+	MaxShopURLLen    = 2048
+	MaxPerBuyerLimit = 1000000
+)
+
+// validShopURL reports whether u is empty or an absolute http or https URL
+// with a host, of at most MaxShopURLLen bytes, without control characters.
+func validShopURL(u string) bool {
+	if u == "" {
+		return true
+	}
+	if len(u) > MaxShopURLLen || !utf8.ValidString(u) || strings.ContainsFunc(u, unicode.IsControl) {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.User == nil
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
@@ -134,6 +168,11 @@ type Patch struct {
 	AbandonAfterSeconds *int `json:"abandonAfterSeconds"`
 	// Mode, when set, replaces Settings.Mode.
 	Mode *string `json:"mode"`
+
+	// ShopURL, when set, replaces Settings.ShopURL.
+	ShopURL *string `json:"shopURL"`
+	// MaxPerBuyer, when set, replaces Settings.MaxPerBuyer.
+	MaxPerBuyer *int `json:"maxPerBuyer"`
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -147,6 +186,9 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.Paused, p.Paused)
 	set(&s.AbandonAfterSeconds, p.AbandonAfterSeconds)
 	set(&s.Mode, p.Mode)
+
+	set(&s.ShopURL, p.ShopURL)
+	set(&s.MaxPerBuyer, p.MaxPerBuyer)
 	return s
 }
 
