@@ -81,9 +81,9 @@ func Confirm(p ConfirmPage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(p.T.OrderNumber, "id", strconv.FormatInt(p.OrderID, 10)))
+		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(p.T.OrderNumber, "id", p.OrderID))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/confirm.templ`, Line: 17, Col: 88}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/confirm.templ`, Line: 17, Col: 65}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 		if templ_7745c5c3_Err != nil {

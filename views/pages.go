@@ -60,7 +60,7 @@ type ConfirmPage struct {
 	Title    string
 	T        Messages
 	Assets   Assets
-	OrderID  int64
+	OrderID  string
 	Product  string
 	Quantity int
 }

@@ -197,7 +197,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	o, err := s.orders.Place(r.Context(), req)
 	if err == nil {
 		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, "/r/"+name+"/orders/"+strconv.FormatInt(o.ID, 10), http.StatusSeeOther)
+		http.Redirect(w, r, "/r/"+name+"/orders/"+o.PublicID, http.StatusSeeOther)
 		return
 	}
 	var rl *order.RateLimitedError
@@ -243,9 +243,9 @@ func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, 
 // the order only.
 func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	id := r.PathValue("id")
 	visitor, ok := s.visitorID(r)
-	if !room.ValidName(name) || err != nil || id <= 0 || !ok {
+	if !room.ValidName(name) || !order.ValidPublicID(id) || !ok {
 		s.htmlError(w, r, http.StatusNotFound, "There is no such order.", "", false)
 		return
 	}
@@ -273,7 +273,7 @@ func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, http.StatusOK, views.Confirm(views.ConfirmPage{Room: name, Title: title, T: messages(r), Assets: s.pageAssets(),
-		OrderID: o.ID, Product: product, Quantity: o.Quantity}))
+		OrderID: o.PublicID, Product: product, Quantity: o.Quantity}))
 }
 
 // products serves GET /api/rooms/{room}/products.

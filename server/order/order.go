@@ -85,7 +85,12 @@ type Request struct {
 
 // Order is a placed order.
 type Order struct {
-	ID        int64     `json:"orderId" db:"id"`
+	// ID is the database's sequential id; it is never shown.
+	ID int64 `json:"-" db:"id"`
+	// PublicID is the order number buyers see (the JSON orderId and the
+	// confirmation URL): 16 random bytes in URL-safe base64, so that order
+	// numbers are neither sequential nor guessable.
+	PublicID  string    `json:"orderId" db:"public_id"`
 	Room      string    `json:"-" db:"room"`
 	ProductID int64     `json:"productId" db:"product_id"`
 	Visitor   string    `json:"-" db:"visitor"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -182,11 +183,19 @@ func TestValidOrderConsumesTheToken(t *testing.T) {
 			if _, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}); !errors.Is(err, ErrTokenUsed) {
 				t.Fatalf("replay after consume: %v, want ErrTokenUsed", err)
 			}
-			if got, err := e.svc.Get(ctx, e.room, vs[0], o.ID); err != nil || got.ID != o.ID {
+			// The order number buyers see is 16 random bytes, not the
+			// database's sequential id.
+			if !ValidPublicID(o.PublicID) || o.PublicID == strconv.FormatInt(o.ID, 10) {
+				t.Fatalf("public order number %q (database id %d)", o.PublicID, o.ID)
+			}
+			if got, err := e.svc.Get(ctx, e.room, vs[0], o.PublicID); err != nil || got.ID != o.ID || got.PublicID != o.PublicID {
 				t.Fatalf("Get own order: %+v %v", got, err)
 			}
+			if _, err := e.svc.Get(ctx, e.room, vs[0], strconv.FormatInt(o.ID, 10)); err == nil {
+				t.Fatal("the sequential database id finds the order")
+			}
 			other, _ := visitor.NewID()
-			if _, err := e.svc.Get(ctx, e.room, other, o.ID); err == nil {
+			if _, err := e.svc.Get(ctx, e.room, other, o.PublicID); err == nil {
 				t.Fatal("another visitor could read the order")
 			}
 		})

@@ -2,8 +2,10 @@ package order
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -91,13 +93,13 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 	if r.IdempotencyKey != "" {
 		idem = r.IdempotencyKey
 	}
-	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity}
+	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity, PublicID: NewPublicID()}
 	err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO orders
 		(room, product_id, visitor, quantity, entry_token_hash, idempotency_key,
-		 utm_source, utm_medium, utm_campaign, utm_term, utm_content)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		 utm_source, utm_medium, utm_campaign, utm_term, utm_content, public_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		r.Room, productID, r.Visitor, r.Quantity, TokenHash(r.Token), idem,
-		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content)).Scan(&o.ID)
+		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content), o.PublicID).Scan(&o.ID)
 	if err != nil {
 		switch uniqueViolation(err) {
 		case "token":
@@ -170,21 +172,40 @@ func uniqueViolation(err error) string {
 // sql.ErrNoRows.
 func (s *Store) byIdempotencyKey(ctx context.Context, room, visitor, key string) (Order, error) {
 	var o Order
-	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT id, room, product_id, visitor, quantity, created_at FROM orders
+	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT `+orderColumns+` FROM orders
 		WHERE room = ? AND visitor = ? AND idempotency_key = ?`), room, visitor, key)
 	return o, err
 }
 
-// Get returns order id of room if it belongs to visitor. It returns
-// sql.ErrNoRows otherwise, so that nobody learns of another's order.
-func (s *Store) Get(ctx context.Context, room, visitor string, id int64) (Order, error) {
+// orderColumns are the columns an Order is read from.
+const orderColumns = `id, public_id, room, product_id, visitor, quantity, created_at`
+
+// Get returns the order of room whose public id is publicID if it belongs
+// to visitor. It returns sql.ErrNoRows otherwise, so that nobody learns of
+// another's order.
+func (s *Store) Get(ctx context.Context, room, visitor, publicID string) (Order, error) {
 	var o Order
-	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT id, room, product_id, visitor, quantity, created_at FROM orders
-		WHERE id = ? AND room = ? AND visitor = ?`), id, room, visitor)
+	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT `+orderColumns+` FROM orders
+		WHERE public_id = ? AND room = ? AND visitor = ?`), publicID, room, visitor)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Order{}, fmt.Errorf("order: get %d: %w", id, err)
+		return Order{}, fmt.Errorf("order: get %s: %w", publicID, err)
 	}
 	return o, err
+}
+
+// NewPublicID returns a fresh public order number: 16 bytes from
+// crypto/rand in unpadded URL-safe base64 (22 characters).
+func NewPublicID() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails (crypto/rand crashes the program instead)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ValidPublicID reports whether s has the shape of a public order number,
+// so that a malformed one never reaches the database.
+func ValidPublicID(s string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == 16
 }
 
 // stockLeft returns the room's total stock.
