@@ -274,6 +274,12 @@
     };
   }
 
+  // refused says why the line could not be joined; enter tries again.
+  function refused(tooMany) {
+    if (state && state !== "trouble") { conn(tooMany ? T.tooMany : T.trouble); return; }
+    view("trouble", tooMany ? T.tooManyTitle : T.troubleTitle, tooMany ? T.tooMany : T.trouble);
+  }
+
   // enter joins the line (idempotent). A refusal says why and tries again.
   function enter() {
     join.classList.remove("show");
@@ -285,14 +291,13 @@
           if (e && (e.error === "sale_ended" || e.error === "closed" || e.phase === "closed")) { ended(); return false; }
           if (e && (e.phase === "scheduled" || e.error === "not_open")) { notOpen(e); return false; }
           var after = parseInt(r.headers.get("Retry-After"), 10) || 5;
-          if (!state) statusEl.hidden = false;
-          conn(r.status === 429 ? T.tooMany : T.trouble);
+          refused(r.status === 429);
           retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); }, after * 1000);
           return false;
         });
       })
       .catch(function () {
-        conn(T.trouble);
+        refused(false);
         retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); }, 5000);
         return false;
       });

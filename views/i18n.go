@@ -352,6 +352,7 @@ func (m Messages) Script() map[string]string {
 		"rankUp_returned": m.RankUpReturned, "rankUp_redrawn": m.RankUpRedrawn, "passLeft": m.PassLeft,
 		"passWarning": m.PassWarning, "expired": m.Expired, "expiredHint": m.ExpiredHint, "rejoin": m.Rejoin,
 		"join": m.Join, "ended": m.Ended, "endedHint": m.EndedHint, "tooMany": m.TooMany, "trouble": m.Trouble,
+		"tooManyTitle": m.TitleTooMany, "troubleTitle": m.TitleTrouble,
 	}
 }
 
