@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/jmoiron/sqlx"
 
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
@@ -78,6 +79,21 @@ type stubs struct {
 	// events are the SSE events of a room, sent in order, spaced by gap.
 	events map[string][]func() string
 	gap    time.Duration
+}
+
+// startStubs serves stubs in front of the real server at base, and
+// returns them and their URL.
+func startStubs(t *testing.T, base string) (*stubs, string) {
+	t.Helper()
+	st := &stubs{enter: map[string]func() (int, string){}, events: map[string][]func() string{}, gap: 300 * time.Millisecond}
+	front := &http.Server{Handler: st.handler(base)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go front.Serve(ln)
+	t.Cleanup(func() { front.Close() })
+	return st, "http://" + ln.Addr().String()
 }
 
 func (s *stubs) handler(real string) http.Handler {
@@ -188,15 +204,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
-	st := &stubs{enter: map[string]func() (int, string){}, events: map[string][]func() string{}, gap: 300 * time.Millisecond}
-	front := &http.Server{Handler: st.handler(base)}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go front.Serve(ln)
-	t.Cleanup(func() { front.Close() })
-	proxied := "http://" + ln.Addr().String()
+	st, proxied := startStubs(t, base)
 	ctx := context.Background()
 
 	shop := "https://shop.example/sale"
@@ -389,4 +397,164 @@ func stateTab(t *testing.T, alloc context.Context, lang, scheme string) context.
 		t.Fatal(err)
 	}
 	return tab
+}
+
+// TestBrowserLiveRegionIsCalm: the live region announces the first place,
+// then no rank change for 30 s however often the line moves, and the turn
+// at once.
+func TestBrowserLiveRegionIsCalm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	st, proxied := startStubs(t, base)
+	name := servicetest.RoomName(t, rdb)
+	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
+		t.Fatal(err)
+	}
+	rankAt := func(r int) func() string {
+		return func() string {
+			return sseEvent("position", stubPosition(map[string]any{"rank": r, "estimatedWaitSeconds": r, "currentTotalWaitingCount": 30}))
+		}
+	}
+	var events []func() string
+	for r := 19; r >= 10; r-- {
+		events = append(events, rankAt(r))
+	}
+	readyAt := make(chan time.Time, 1)
+	events = append(events, func() string {
+		readyAt <- time.Now()
+		return sseEvent("ready", stubPosition(map[string]any{"status": "READY", "entryToken": strings.Repeat("A", 43)}))
+	})
+	st.mu.Lock()
+	st.enter[name] = func() (int, string) {
+		return 200, stubPosition(map[string]any{"rank": 20, "currentTotalWaitingCount": 30})
+	}
+	st.events[name] = events
+	st.gap = 200 * time.Millisecond
+	st.mu.Unlock()
+
+	tab := stateTab(t, alloc, "en", "light")
+	// Every text the live region takes, from the first.
+	record := `document.addEventListener("DOMContentLoaded", function () {
+		window.__said = [];
+		var live = document.getElementById("wr-live");
+		new MutationObserver(function () { window.__said.push([Date.now(), live.textContent]); })
+			.observe(live, {childList: true, characterData: true, subtree: true});
+	});`
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: record}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.Navigate(proxied+"/r/"+name), chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
+		t.Fatal(err)
+	}
+	var said [][2]any
+	raw, err := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.__said)`))
+	if err == nil {
+		err = json.Unmarshal([]byte(raw), &said)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, s := range said {
+		texts = append(texts, fmt.Sprint(s[1]))
+	}
+	// The rank went from 20 to 10 in 2 s: said once; then the turn.
+	if len(texts) != 2 || texts[0] != "20 people ahead of you" || texts[1] != "It is your turn!" {
+		t.Fatalf("the live region said %q; want the first place, then the turn", texts)
+	}
+	ready := <-readyAt
+	if at := time.UnixMilli(int64(said[1][0].(float64))); at.Sub(ready) > time.Second {
+		t.Fatalf("the turn was announced %v after it came", at.Sub(ready))
+	}
+}
+
+// TestBrowserWithoutJavaScript uses the room with JavaScript off: the page
+// shows no "connecting", one heading and the join button; joining keeps
+// the link's utm_* fields through the status page to the order, and the
+// order is placed.
+func TestBrowserWithoutJavaScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	axe := axeSource(t)
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Title = "No script"
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	addProduct(t, name, "Limited sneakers", 129000, 5)
+	db, err := sqlx.Open("postgres", dbs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+
+	for _, lang := range []string{"en", "ko"} {
+		tab := stateTab(t, alloc, lang, "light")
+		if err := chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name+"?utm_source=nojs-"+lang+"&utm_campaign=bf")); err != nil {
+			t.Fatal(err)
+		}
+		// axe-core runs on the page before scripts are turned off; the
+		// page itself is then reloaded without them.
+		axeCheck(t, tab, axe, "room-"+lang)
+		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(tab, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#wr-join button"))); err != nil {
+			t.Fatal(err)
+		}
+		text, err := chromedp.Run(tab, chromedp.Text(chromedp.CSS("main")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(text, "Connecting") || strings.Contains(text, "연결 중") {
+			t.Errorf("%s: without JavaScript the page says %q", lang, text)
+		}
+		headings, _ := chromedp.Run(tab, chromedp.Evaluate[int](`Array.prototype.filter.call(document.querySelectorAll("h1,h2,h3"), function (h) { return h.offsetParent !== null; }).length`))
+		if headings != 1 {
+			t.Errorf("%s: %d visible headings without JavaScript, want 1", lang, headings)
+		}
+		shot(t, tab, "nojs-room-"+lang)
+		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-join button")), chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
+			text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`location.href + " " + document.body.innerText`))
+			t.Fatalf("%s: joining without JavaScript: %v (page %q)", lang, err, text)
+		}
+		utm, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#wr-order input[name="utm_source"]').value`))
+		if utm != "nojs-"+lang {
+			t.Fatalf("%s: utm_source %q on the status page's order form", lang, utm)
+		}
+		headings, _ = chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("h1,h2,h3").length`))
+		if headings != 1 {
+			t.Errorf("%s: %d headings on the status page, want 1", lang, headings)
+		}
+		shot(t, tab, "nojs-ready-"+lang)
+		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button")), chromedp.WaitVisible(chromedp.CSS(".order-id"))); err != nil {
+			t.Fatalf("%s: ordering without JavaScript: %v", lang, err)
+		}
+		var src string
+		if err := db.Get(&src, `SELECT utm_source FROM orders WHERE room = $1 AND utm_source = $2`, name, "nojs-"+lang); err != nil {
+			t.Fatalf("%s: the order did not keep utm_source: %v", lang, err)
+		}
+	}
+}
+
+// shot saves the tab's page at 390×844 into artifacts/e2e/states.
+func shot(t *testing.T, tab context.Context, name string) {
+	t.Helper()
+	dir := filepath.Join(servicetest.ArtifactDir(t, "e2e"), "states")
+	os.MkdirAll(dir, 0o755)
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, name+"-390x844.png"), png, 0o644)
 }
