@@ -201,11 +201,20 @@ func NewPublicID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// ValidPublicID reports whether s has the shape of a public order number,
-// so that a malformed one never reaches the database.
+// ValidPublicID reports whether s has the shape of a public order number
+// (16 to 64 characters of the URL-safe base64 alphabet: NewPublicID's 22,
+// or the 32 hex digits the SQLite migration gave older orders), so that a
+// malformed one never reaches the database.
 func ValidPublicID(s string) bool {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	return err == nil && len(b) == 16
+	if len(s) < 16 || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // stockLeft returns the room's total stock.
