@@ -299,10 +299,6 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			wait: map[string]string{"en": `document.getElementById("wr-conn").textContent === "Reconnecting…"`,
 				"ko": `document.getElementById("wr-conn").textContent === "다시 연결 중…"`}},
 	}
-	dir := filepath.Join(servicetest.ArtifactDir(t, "e2e"), "states")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range states {
 		t.Run(s.name, func(t *testing.T) {
 			name := newRoom(t, func(set *room.Settings) {
@@ -349,19 +345,8 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 						t.Fatalf("%s: the state did not show: %v\npage: %s", what, err, text)
 					}
 					axeCheck(t, tab, axe, what)
-					for _, vp := range [][2]int64{{390, 844}, {1280, 800}} {
-						if err := chromedp.Do(tab, chromedp.EmulateViewport(vp[0], vp[1])); err != nil {
-							t.Fatal(err)
-						}
-						png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
-						if err != nil {
-							t.Fatalf("%s: screenshot: %v", what, err)
-						}
-						file := fmt.Sprintf("%s-%dx%d.png", what, vp[0], vp[1])
-						if err := os.WriteFile(filepath.Join(dir, file), png, 0o644); err != nil {
-							t.Fatal(err)
-						}
-					}
+					shot(t, tab, what, 390, 844)
+					shot(t, tab, what, 1280, 800)
 				}
 			}
 		})
@@ -520,7 +505,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		if headings != 1 {
 			t.Errorf("%s: %d visible headings without JavaScript, want 1", lang, headings)
 		}
-		shot(t, tab, "nojs-room-"+lang)
+		shot(t, tab, "nojs-room-"+lang, 390, 844)
 		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-join button")), chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
 			text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`location.href + " " + document.body.innerText`))
 			t.Fatalf("%s: joining without JavaScript: %v (page %q)", lang, err, text)
@@ -533,7 +518,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		if headings != 1 {
 			t.Errorf("%s: %d headings on the status page, want 1", lang, headings)
 		}
-		shot(t, tab, "nojs-ready-"+lang)
+		shot(t, tab, "nojs-ready-"+lang, 390, 844)
 		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button")), chromedp.WaitVisible(chromedp.CSS(".order-id"))); err != nil {
 			t.Fatalf("%s: ordering without JavaScript: %v", lang, err)
 		}
@@ -544,17 +529,22 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	}
 }
 
-// shot saves the tab's page at 390×844 into artifacts/e2e/states.
-func shot(t *testing.T, tab context.Context, name string) {
+// shot saves the tab's page at width×height into
+// artifacts/e2e/states/{name}-{width}x{height}.png.
+func shot(t *testing.T, tab context.Context, name string, width, height int64) {
 	t.Helper()
 	dir := filepath.Join(servicetest.ArtifactDir(t, "e2e"), "states")
-	os.MkdirAll(dir, 0o755)
-	if err := chromedp.Do(tab, chromedp.EmulateViewport(390, 844)); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(width, height)); err != nil {
+		t.Fatalf("%s: viewport: %v", name, err)
 	}
 	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 	if err != nil {
+		t.Fatalf("%s: screenshot: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%dx%d.png", name, width, height)), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, name+"-390x844.png"), png, 0o644)
 }
