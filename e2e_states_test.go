@@ -229,8 +229,12 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 		}
 	}
 	states := []pageState{
-		{name: "not-open", stub: func() string {
-			return stubPosition(map[string]any{"status": "NOT_ENTERED", "phase": "scheduled", "prequeueAt": at(time.Hour), "opensAt": at(2 * time.Hour)})
+		// The schedule's refusal of an early enter: 409 not_open with the
+		// times (the SSE connect answers the same).
+		{name: "not-open", status: 409, stub: func() string {
+			b, _ := json.Marshal(map[string]any{"error": "not_open", "message": "This sale is not open yet.",
+				"prequeueAt": at(time.Hour), "opensAt": at(2 * time.Hour), "closesAt": nil, "serverTime": time.Now().UnixMilli()})
+			return string(b)
 		}, wait: map[string]string{"en": rankIs("Not open yet") + ` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`,
 			"ko": rankIs("아직 열리지 않았습니다")}},
 		{name: "prequeue", stub: func() string {
@@ -255,7 +259,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 				return sseEvent("position", stubPosition(map[string]any{"rank": 7, "estimatedWaitSeconds": 14, "rankUpReason": "returned"}))
 			},
 		}, stub: func() string { return stubPosition(map[string]any{"rank": 5, "estimatedWaitSeconds": 10}) },
-			wait: map[string]string{"en": textHas("stepped away and came back"), "ko": textHas("자리를 비웠다가")}},
+			wait: map[string]string{"en": textHas("joined it again at the end"), "ko": textHas("줄의 맨 뒤에서")}},
 		{name: "ready", real: true, setup: withProduct(100),
 			wait: map[string]string{"en": rankIs("It is your turn!"), "ko": rankIs("입장 차례입니다!")}},
 		{name: "pass-countdown", stub: ready(55 * time.Second), setup: withProduct(100),
@@ -313,8 +317,12 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			switch {
 			case s.status != 0:
 				st.enter[name] = func() (int, string) {
+					if s.stub != nil {
+						return s.status, s.stub()
+					}
 					return s.status, `{"error":"unavailable","message":"stub"}`
 				}
+				st.events[name] = []func() string{} // the stream is never reached
 			case s.stub != nil:
 				st.enter[name] = func() (int, string) { return 200, s.stub() }
 				st.events[name] = s.events
@@ -546,5 +554,62 @@ func shot(t *testing.T, tab context.Context, name string, width, height int64) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%dx%d.png", name, width, height)), png, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBrowserCountsDownFromTheServerClock: the server's clock is an hour
+// ahead of the browser's. The page counts down from serverTime, so it
+// joins the pre-queue three seconds later, when the server opens the line,
+// not an hour later.
+func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	st, proxied := startStubs(t, base)
+	name := servicetest.RoomName(t, rdb)
+	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
+		t.Fatal(err)
+	}
+	skew := time.Hour
+	serverNow := func() int64 { return time.Now().Add(skew).UnixMilli() }
+	lineOpens := serverNow() + 3000
+	opens := lineOpens + 600_000
+	var refused, joinedAt int64
+	var mu sync.Mutex
+	st.mu.Lock()
+	st.enter[name] = func() (int, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if serverNow() < lineOpens {
+			refused++
+			b, _ := json.Marshal(map[string]any{"error": "not_open", "message": "not yet", "prequeueAt": lineOpens, "opensAt": opens, "serverTime": serverNow()})
+			return 409, string(b)
+		}
+		if joinedAt == 0 {
+			joinedAt = serverNow()
+		}
+		return 200, stubPosition(map[string]any{"status": "PREQUEUED", "phase": "prequeue", "ticket": 3, "opensAt": opens, "serverTime": serverNow()})
+	}
+	st.events[name] = []func() string{func() string {
+		return sseEvent("position", stubPosition(map[string]any{"status": "PREQUEUED", "phase": "prequeue", "ticket": 3, "opensAt": opens, "serverTime": serverNow()}))
+	}}
+	st.mu.Unlock()
+	tab := stateTab(t, alloc, "en", "light")
+	if err := chromedp.Do(tab, chromedp.Navigate(proxied+"/r/"+name), chromedp.Poll[chromedp.Void](rankIs("Not open yet"), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	count, _ := chromedp.Run(tab, chromedp.Text(chromedp.ID("wr-count")))
+	if count != "Opens in 10 min 3 s" && count != "Opens in 10 min 2 s" {
+		t.Errorf("countdown %q, want about 10 min 3 s by the server's clock", count)
+	}
+	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the page did not join when the line opened: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if late := time.Duration(joinedAt-lineOpens) * time.Millisecond; late < 0 || late > 2500*time.Millisecond || refused > 3 {
+		t.Fatalf("joined %v after the line opened, after %d refusals", late, refused)
 	}
 }

@@ -18,7 +18,7 @@
   var es = null, pollTimer = null, retryTimer = null, firstRank = null, lastRank = null, done = false;
   var offset = 0;          // server clock minus ours, in ms
   var countdown = null;    // {at: ms, kind: "opens"|"draw"|"pass"}
-  var warned = false, entered = false, reason = "", reasonUntil = 0;
+  var warned = false, entered = false, lastEnter = 0, reason = "", reasonUntil = 0;
 
   // utm_* parameters ride along to the order; the page's bytes never
   // depend on the query string.
@@ -109,6 +109,8 @@
   }
 
   function notOpen(p) {
+    if (typeof p.serverTime === "number") offset = p.serverTime - Date.now();
+    entered = false;
     var lines = [];
     if (p.opensAt) lines.push(fill(T.opensAt, "time", when(p.opensAt)));
     if (p.prequeueAt) lines.push(fill(T.lineOpensAt, "time", when(p.prequeueAt)));
@@ -204,9 +206,10 @@
       return;
     }
     text(countEl, fill(countdown.kind === "draw" ? T.drawIn : T.opensIn, "t", duration(left)));
-    if (countdown.enterAt && countdown.enterAt <= now() && !entered) {
+    // The line opens: join it (once; a refusal sets a new countdown).
+    if (countdown.enterAt && countdown.enterAt <= now() && !entered && Date.now() - lastEnter > 2000) {
       entered = true;
-      enter();
+      enter().then(function (ok) { if (ok && !es) stream(); });
     }
   }
   setInterval(tick, 1000);
@@ -282,6 +285,7 @@
 
   // enter joins the line (idempotent). A refusal says why and tries again.
   function enter() {
+    lastEnter = Date.now();
     join.classList.remove("show");
     if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
     return fetch(api, { method: "POST", credentials: "same-origin", cache: "no-store" })
@@ -289,7 +293,8 @@
         if (r.ok) return r.json().then(function (p) { conn(""); render(p); return true; });
         return r.json().catch(function () { return {}; }).then(function (e) {
           if (e && (e.error === "sale_ended" || e.error === "closed" || e.phase === "closed")) { ended(); return false; }
-          if (e && (e.phase === "scheduled" || e.error === "not_open")) { notOpen(e); return false; }
+          // Before the line opens: count down to it, and join then.
+          if (e && (e.phase === "scheduled" || e.error === "not_open")) { statusEl.hidden = false; notOpen(e); return false; }
           var after = parseInt(r.headers.get("Retry-After"), 10) || 5;
           refused(r.status === 429);
           retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); }, after * 1000);

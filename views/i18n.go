@@ -69,9 +69,12 @@ type Messages struct {
 	Paused       string
 	PausedHint   string
 	RankUp       string
-	// RankUpReasons explain a rank that went up, by rankUpReason.
+	// RankUpReasons explain a rank that went up, by rankUpReason:
+	// "returned" (the buyer came back after their return window and
+	// joined again at the end) or "recount" (the server recounted the
+	// line).
 	RankUpReturned string
-	RankUpRedrawn  string
+	RankUpRecount  string
 	PassLeft       string // {t}
 	PassWarning    string
 	Expired        string
@@ -160,8 +163,8 @@ var english = Messages{
 	Paused:          "The line is paused",
 	PausedHint:      "Nobody is being let in right now, so we cannot estimate your wait. Your place is kept, and this page updates when the line moves again.",
 	RankUp:          "Your place in line changed.",
-	RankUpReturned:  "Someone ahead of you stepped away and came back in time, so they keep the place they had.",
-	RankUpRedrawn:   "Places were drawn at opening: this is your place in the draw.",
+	RankUpReturned:  "You were away for longer than the line keeps a place, so you joined it again at the end.",
+	RankUpRecount:   "We counted the line again and found more people ahead of you than we had shown.",
 	PassLeft:        "Your pass is valid for {t}",
 	PassWarning:     "Less than a minute left on your pass: place your order now.",
 	Expired:         "Your pass has expired",
@@ -249,8 +252,8 @@ var korean = Messages{
 	Paused:          "대기열이 잠시 멈췄습니다",
 	PausedHint:      "지금은 입장이 멈춰 있어 대기 시간을 예측할 수 없습니다. 순서는 그대로 유지되며, 다시 움직이면 이 페이지가 갱신됩니다.",
 	RankUp:          "대기 순서가 바뀌었습니다.",
-	RankUpReturned:  "앞선 분이 잠시 자리를 비웠다가 시간 안에 돌아와 원래 순서를 유지했습니다.",
-	RankUpRedrawn:   "판매 시작 때 순서를 추첨했습니다. 추첨으로 정해진 순서입니다.",
+	RankUpReturned:  "자리를 비운 시간이 순서를 유지하는 시간보다 길어, 줄의 맨 뒤에서 다시 기다리게 되었습니다.",
+	RankUpRecount:   "대기열을 다시 세어 보니 앞에 계신 분이 표시된 것보다 많았습니다.",
 	PassLeft:        "입장권 남은 시간 {t}",
 	PassWarning:     "입장권 시간이 1분도 남지 않았습니다. 지금 주문해 주세요.",
 	Expired:         "입장권이 만료되었습니다",
@@ -349,7 +352,7 @@ func (m Messages) Script() map[string]string {
 		"ready": m.Ready, "notOpen": m.NotOpen, "opensAt": m.OpensAt, "lineOpensAt": m.LineOpensAt,
 		"opensIn": m.OpensIn, "prequeued": m.Prequeued, "prequeueHint": m.PrequeueHint, "drawIn": m.DrawIn,
 		"ticket": m.Ticket, "paused": m.Paused, "pausedHint": m.PausedHint, "rankUp": m.RankUp,
-		"rankUp_returned": m.RankUpReturned, "rankUp_redrawn": m.RankUpRedrawn, "passLeft": m.PassLeft,
+		"rankUp_returned": m.RankUpReturned, "rankUp_recount": m.RankUpRecount, "passLeft": m.PassLeft,
 		"passWarning": m.PassWarning, "expired": m.Expired, "expiredHint": m.ExpiredHint, "rejoin": m.Rejoin,
 		"join": m.Join, "ended": m.Ended, "endedHint": m.EndedHint, "tooMany": m.TooMany, "trouble": m.Trouble,
 		"tooManyTitle": m.TitleTooMany, "troubleTitle": m.TitleTrouble,
@@ -361,8 +364,8 @@ func (m Messages) RankUpText(reason string) string {
 	switch reason {
 	case "returned":
 		return m.RankUpReturned
-	case "redrawn":
-		return m.RankUpRedrawn
+	case "recount":
+		return m.RankUpRecount
 	}
 	return m.RankUp
 }

@@ -93,7 +93,7 @@ func TestStatusPageStates(t *testing.T) {
 		{"waiting without an estimate", "en", func(p *StatusPage) { p.Status, p.Rank = "WAITING", 4 },
 			[]string{"4 people ahead of you"}, []string{"Estimated wait"}, true},
 		{"rank went up", "en", func(p *StatusPage) { p.Status, p.Rank, p.RankUpReason = "WAITING", 5, "returned" },
-			[]string{"stepped away and came back"}, nil, true},
+			[]string{"joined it again at the end"}, nil, true},
 		{"paused", "en", func(p *StatusPage) { p.Status, p.Rank, p.Paused, p.ETA = "WAITING", 4, true, ptr(8) },
 			[]string{"The line is paused", "cannot estimate"}, []string{"Estimated wait", "ahead of you"}, true},
 		{"ready", "en", func(p *StatusPage) { p.Status, p.Token, p.PassLeft = "READY", "tok", ptr(245) },
