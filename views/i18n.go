@@ -104,6 +104,8 @@ type Messages struct {
 	TooManyJoins    string
 	AboutTime       string // {t}
 	TroublePage     string
+	// NotOpenHint refuses a join before the line opens.
+	NotOpenHint string
 }
 
 var english = Messages{
@@ -193,6 +195,7 @@ var english = Messages{
 	TooManyJoins:    "Too many attempts from your network. Please wait a moment, then try again.",
 	AboutTime:       "about {t}",
 	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
+	NotOpenHint:     "The line is not open yet. Open the waiting room's page again to see when it opens.",
 }
 
 var korean = Messages{
@@ -282,6 +285,7 @@ var korean = Messages{
 	TooManyJoins:    "같은 네트워크에서 시도가 너무 많습니다. 잠시 기다린 후 다시 시도해 주세요.",
 	AboutTime:       "약 {t}",
 	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",
+	NotOpenHint:     "아직 줄을 설 수 없습니다. 대기실 페이지를 다시 열어 시작 시간을 확인해 주세요.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.
