@@ -241,7 +241,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			return stubPosition(map[string]any{"status": "PREQUEUED", "phase": "prequeue", "ticket": 17, "opensAt": at(15 * time.Minute)})
 		}, wait: map[string]string{"en": rankIs("You are in the pre-queue"), "ko": rankIs("사전 대기열에 들어오셨습니다")}},
 		{name: "waiting", real: true, setup: func(t *testing.T, name string) {
-			// Someone is ahead; the room is paused so the line stays.
+			// Someone is ahead, and the line barely moves.
 			ahead, _ := visitor.NewID()
 			if _, err := eng.Enter(ctx, name, ahead); err != nil {
 				t.Fatal(err)
@@ -307,7 +307,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			name := newRoom(t, func(set *room.Settings) {
 				if s.name == "waiting" {
-					set.Paused = true
+					set.Rate = room.MinRate // one admission per 100 s: the line stays
 				}
 			})
 			if s.setup != nil {
