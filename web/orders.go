@@ -284,6 +284,9 @@ func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	if o.UnitPrice >= 0 { // the price the order was placed at
+		page.Price, page.Currency = o.UnitPrice, o.Currency
+	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, http.StatusOK, views.Confirm(page))
 }

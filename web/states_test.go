@@ -182,13 +182,18 @@ func TestErrorPagesSayWhatHappened(t *testing.T) {
 	}
 }
 
-// TestConfirmationShowsTheOrder: price, quantity, total in the currency,
-// the next steps and the link back to the shop.
+// TestConfirmationShowsTheOrder: the price the order was placed at,
+// quantity, total in the currency, the next steps and the link back to
+// the shop.
 func TestConfirmationShowsTheOrder(t *testing.T) {
 	h := newOrderHarness(t, 5, func(s *room.Settings) { s.ShopURL = "https://shop.example/" })
 	c, tok := h.admitted(t)
 	resp := h.postForm(t, "/r/"+h.room+"/order", url.Values{"entry_token": {tok}, "quantity": {"2"}}, c, "")
 	loc := resp.Header.Get("Location")
+	// The order keeps the price it was placed at.
+	if _, err := h.db.Exec(`UPDATE products SET price = 1 WHERE id = $1`, h.product); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		lang  string
 		wants []string

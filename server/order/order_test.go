@@ -165,7 +165,7 @@ func TestValidOrderConsumesTheToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.ID == 0 || o.ProductID != e.prods[0] || o.Quantity != 3 {
+			if o.ID == 0 || o.ProductID != e.prods[0] || o.Quantity != 3 || o.UnitPrice < 0 || o.Currency == "" {
 				t.Fatalf("order %+v", o)
 			}
 			if e.orders(t) != 1 || e.stock(t, e.prods[0]) != 7 {
@@ -189,7 +189,8 @@ func TestValidOrderConsumesTheToken(t *testing.T) {
 			if len(o.PublicID) != 22 || !ValidPublicID(o.PublicID) || o.PublicID == strconv.FormatInt(o.ID, 10) {
 				t.Fatalf("public order number %q (database id %d)", o.PublicID, o.ID)
 			}
-			if got, err := e.svc.Get(ctx, e.room, vs[0], o.PublicID); err != nil || got.ID != o.ID || got.PublicID != o.PublicID {
+			if got, err := e.svc.Get(ctx, e.room, vs[0], o.PublicID); err != nil || got.ID != o.ID || got.PublicID != o.PublicID ||
+				got.UnitPrice != o.UnitPrice || got.Currency != o.Currency {
 				t.Fatalf("Get own order: %+v %v", got, err)
 			}
 			if _, err := e.svc.Get(ctx, e.room, vs[0], strconv.FormatInt(o.ID, 10)); err == nil {

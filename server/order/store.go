@@ -74,32 +74,31 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 			return Order{}, fmt.Errorf("order: simulated work: %w", err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE products SET stock = stock - ? WHERE id = ? AND room = ? AND stock >= ?`),
-		r.Quantity, productID, r.Room, r.Quantity)
-	if err != nil {
-		return Order{}, fmt.Errorf("order: take stock: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return Order{}, fmt.Errorf("order: take stock: %w", err)
-	} else if n == 0 {
+	// The stock is taken at the price it has now, which the order keeps.
+	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity, PublicID: NewPublicID()}
+	err = tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE products SET stock = stock - ? WHERE id = ? AND room = ? AND stock >= ?
+		RETURNING price, currency`), r.Quantity, productID, r.Room, r.Quantity).Scan(&o.UnitPrice, &o.Currency)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		// A token that already ordered is "used", not "sold out", even once
 		// the stock is gone: the caller consumes it rather than releasing it.
 		if used, err := tokenOrdered(ctx, tx, r.Token); err == nil && used {
 			return Order{}, errDuplicate
 		}
 		return Order{}, errNoStock
+	case err != nil:
+		return Order{}, fmt.Errorf("order: take stock: %w", err)
 	}
 	var idem any
 	if r.IdempotencyKey != "" {
 		idem = r.IdempotencyKey
 	}
-	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity, PublicID: NewPublicID()}
 	err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO orders
 		(room, product_id, visitor, quantity, entry_token_hash, idempotency_key,
-		 utm_source, utm_medium, utm_campaign, utm_term, utm_content, public_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		 utm_source, utm_medium, utm_campaign, utm_term, utm_content, public_id, unit_price, currency)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		r.Room, productID, r.Visitor, r.Quantity, TokenHash(r.Token), idem,
-		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content), o.PublicID).Scan(&o.ID)
+		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content), o.PublicID, o.UnitPrice, o.Currency).Scan(&o.ID)
 	if err != nil {
 		switch uniqueViolation(err) {
 		case "token":
@@ -178,7 +177,8 @@ func (s *Store) byIdempotencyKey(ctx context.Context, room, visitor, key string)
 }
 
 // orderColumns are the columns an Order is read from.
-const orderColumns = `id, public_id, room, product_id, visitor, quantity, created_at`
+const orderColumns = `id, public_id, room, product_id, visitor, quantity, COALESCE(unit_price, -1) AS unit_price,
+	COALESCE(currency, '') AS currency, created_at`
 
 // Get returns the order of room whose public id is publicID if it belongs
 // to visitor. It returns sql.ErrNoRows otherwise, so that nobody learns of

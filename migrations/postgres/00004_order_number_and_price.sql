@@ -8,5 +8,13 @@ UPDATE orders SET public_id = rtrim(translate(encode(decode(replace(gen_random_u
 ALTER TABLE orders ALTER COLUMN public_id SET NOT NULL;
 ALTER TABLE orders ADD CONSTRAINT orders_public_id_key UNIQUE (public_id);
 
+-- The price and currency each order was placed at, so that the
+-- confirmation shows what was paid even after a price change (null for
+-- older orders).
+ALTER TABLE orders ADD COLUMN unit_price BIGINT CHECK (unit_price >= 0);
+ALTER TABLE orders ADD COLUMN currency TEXT;
+
 -- +goose Down
+ALTER TABLE orders DROP COLUMN currency;
+ALTER TABLE orders DROP COLUMN unit_price;
 ALTER TABLE orders DROP COLUMN public_id;

@@ -7,6 +7,14 @@ ALTER TABLE orders ADD COLUMN public_id TEXT;
 UPDATE orders SET public_id = lower(hex(randomblob(16))) WHERE public_id IS NULL;
 CREATE UNIQUE INDEX orders_public_id_key ON orders (public_id);
 
+-- The price and currency each order was placed at, so that the
+-- confirmation shows what was paid even after a price change (null for
+-- older orders).
+ALTER TABLE orders ADD COLUMN unit_price INTEGER CHECK (unit_price >= 0);
+ALTER TABLE orders ADD COLUMN currency TEXT;
+
 -- +goose Down
+ALTER TABLE orders DROP COLUMN currency;
+ALTER TABLE orders DROP COLUMN unit_price;
 DROP INDEX orders_public_id_key;
 ALTER TABLE orders DROP COLUMN public_id;
