@@ -392,6 +392,20 @@ func stateTab(t *testing.T, alloc context.Context, lang, scheme string) context.
 	return tab
 }
 
+// stubbedRoom starts a browser and the real server behind stubs, with a
+// room of default settings whose positions the test stubs.
+func stubbedRoom(t *testing.T) (alloc context.Context, st *stubs, proxied, name string) {
+	t.Helper()
+	alloc = browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	st, proxied = startStubs(t, base)
+	name = servicetest.RoomName(t, rdb)
+	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
+		t.Fatal(err)
+	}
+	return alloc, st, proxied, name
+}
+
 // TestBrowserLiveRegionIsCalm: the live region announces the first place,
 // then no rank change for 30 s however often the line moves, and the turn
 // at once.
@@ -399,13 +413,7 @@ func TestBrowserLiveRegionIsCalm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	alloc := browser(t)
-	base, eng, rdb := startServer(t, 250*time.Millisecond)
-	st, proxied := startStubs(t, base)
-	name := servicetest.RoomName(t, rdb)
-	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
-		t.Fatal(err)
-	}
+	alloc, st, proxied, name := stubbedRoom(t)
 	rankAt := func(r int) func() string {
 		return func() string {
 			return sseEvent("position", stubPosition(map[string]any{"rank": r, "estimatedWaitSeconds": r, "currentTotalWaitingCount": 30}))
@@ -565,13 +573,7 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	alloc := browser(t)
-	base, eng, rdb := startServer(t, 250*time.Millisecond)
-	st, proxied := startStubs(t, base)
-	name := servicetest.RoomName(t, rdb)
-	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
-		t.Fatal(err)
-	}
+	alloc, st, proxied, name := stubbedRoom(t)
 	skew := time.Hour
 	serverNow := func() int64 { return time.Now().Add(skew).UnixMilli() }
 	lineOpens := serverNow() + 3000
