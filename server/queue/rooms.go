@@ -33,6 +33,9 @@ func settingsFields(s room.Settings) []any {
 		"opensAt", unixMs(s.OpensAt),
 		"closesAt", unixMs(s.ClosesAt),
 		"serveLineAfterClose", flag(s.ServeLineAfterClose),
+
+		"shopURL", s.ShopURL,
+		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
 	}
 }
 
@@ -117,6 +120,13 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	// DRAW: the schedule.
 	s.PrequeueAt, s.OpensAt, s.ClosesAt = fromUnixMs(m["prequeueAt"]), fromUnixMs(m["opensAt"]), fromUnixMs(m["closesAt"])
 	s.ServeLineAfterClose = m["serveLineAfterClose"] != "0"
+
+	s.ShopURL = m["shopURL"]
+	if v := m["maxPerBuyer"]; v != "" { // absent in rooms saved before it existed
+		s.MaxPerBuyer, err = strconv.Atoi(v)
+		errs = append(errs, err)
+	}
+
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}
