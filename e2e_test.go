@@ -247,7 +247,7 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 	}
 	// The third is told it is sold out, clearly, on an error page.
 	if err := chromedp.Do(tabs[2], chromedp.Click(chromedp.CSS("#wr-order button")),
-		chromedp.WaitVisible(chromedp.CSS(".code"))); err != nil {
+		chromedp.WaitVisible(chromedp.CSS("main.error"))); err != nil {
 		t.Fatalf("third order: %v", err)
 	}
 	msg, _ := chromedp.Run(tabs[2], chromedp.Text(chromedp.CSS("main")))
@@ -390,7 +390,7 @@ func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 
 	// The refusal: the JSON error, or the HTML error page's 403.
 	refused := `location.origin !== ` + strconv.Quote(evilURL) + ` && document.readyState === "complete" && ` +
-		`(document.body.innerText.indexOf("cross_site") >= 0 || (document.querySelector(".code") || {}).textContent === "403")`
+		`(document.body.innerText.indexOf("cross_site") >= 0 || (document.querySelector("main.error") || {dataset: {}}).dataset.status === "403")`
 	for _, path := range []string{"/join", "/enter", "/enter-text", "/order"} {
 		err := chromedp.Do(tab, chromedp.Navigate(evilURL+path))
 		// The page navigates on by itself: evaluate until it has landed.

@@ -1,16 +1,24 @@
 // waitingroom page script: enter, follow the SSE stream, fall back to
-// polling when EventSource fails. Plain JS, no dependencies.
+// polling when EventSource fails, and say every state in words. Plain JS,
+// no dependencies. Times count from the server's clock (serverTime).
 (function () {
   "use strict";
   var root = document.getElementById("wr");
   if (!root) return;
   document.documentElement.classList.add("js");
-  var d = root.dataset, room = d.room;
+  var room = root.dataset.room, T = {};
+  try { T = JSON.parse(document.getElementById("wr-t").textContent); } catch (e) {}
+  var lang = document.documentElement.lang || "en";
   var $ = function (id) { return document.getElementById(id); };
-  var rankEl = $("wr-rank"), etaEl = $("wr-eta"), bar = $("wr-progress"), inlineEl = $("wr-inline"),
-      connEl = $("wr-conn"), order = $("wr-order"), join = $("wr-join");
+  var statusEl = $("wr-status"), rankEl = $("wr-rank"), detailEl = $("wr-detail"), etaEl = $("wr-eta"),
+      countEl = $("wr-count"), bar = $("wr-progress"), inlineEl = $("wr-inline"), warnEl = $("wr-warn"),
+      connEl = $("wr-conn"), liveEl = $("wr-live"), order = $("wr-order"), join = $("wr-join"),
+      keepEl = $("wr-keep"), shopEl = $("wr-shop"), qty = $("wr-qty");
   var api = "/api/rooms/" + encodeURIComponent(room) + "/queue";
-  var es = null, pollTimer = null, firstRank = null, done = false;
+  var es = null, pollTimer = null, retryTimer = null, firstRank = null, lastRank = null, done = false;
+  var offset = 0;          // server clock minus ours, in ms
+  var countdown = null;    // {at: ms, kind: "opens"|"draw"|"pass"}
+  var warned = false, entered = false, lastEnter = 0, reason = "", reasonUntil = 0;
 
   // utm_* parameters ride along to the order; the page's bytes never
   // depend on the query string.
@@ -22,71 +30,212 @@
     else utm = JSON.parse(sessionStorage.getItem("wr_utm_" + room) || "{}");
   } catch (e) { utm = {}; }
 
-  function fill(s, k, v) { return s.split("{" + k + "}").join(String(v)); }
+  function fill(s, k, v) { return String(s || "").split("{" + k + "}").join(String(v)); }
+  function now() { return Date.now() + offset; }
   function duration(sec) {
     sec = Math.max(0, Math.round(sec));
-    if (sec < 60) return fill(d.tSec, "s", sec);
-    var out = fill(d.tMin, "m", Math.floor(sec / 60));
-    return sec % 60 ? out + " " + fill(d.tSec, "s", sec % 60) : out;
+    if (sec < 60) return fill(T.sec, "s", sec);
+    if (sec >= 3600) {
+      var h = fill(T.hour, "h", Math.floor(sec / 3600)), m = Math.floor(sec % 3600 / 60);
+      return m ? h + " " + fill(T.min, "m", m) : h;
+    }
+    var out = fill(T.min, "m", Math.floor(sec / 60));
+    return sec % 60 ? out + " " + fill(T.sec, "s", sec % 60) : out;
   }
-  function conn(text) { connEl.textContent = text || ""; }
+  function clock(sec) { // mm:ss
+    sec = Math.max(0, Math.ceil(sec));
+    var s = sec % 60;
+    return Math.floor(sec / 60) + ":" + (s < 10 ? "0" : "") + s;
+  }
+  function when(ms) {
+    try {
+      return new Date(ms).toLocaleString(lang, { month: "long", day: "numeric", hour: "numeric", minute: "2-digit", timeZoneName: "short" });
+    } catch (e) { return new Date(ms).toString(); }
+  }
+  function text(el, s) { el.textContent = s || ""; }
+  function conn(s) { text(connEl, s); }
+  function show(el, on) { if (el) el.hidden = !on; }
+
+  // The live region: rank changes at most every 30 s, a new state at once.
+  var lastSaid = 0, pending = null, sayTimer = null;
+  function say(s) {
+    if (sayTimer) { clearTimeout(sayTimer); sayTimer = null; }
+    pending = null;
+    lastSaid = Date.now();
+    text(liveEl, s);
+  }
+  function sayRank(s) {
+    var wait = 30000 - (Date.now() - lastSaid);
+    if (wait <= 0) return say(s);
+    pending = s;
+    if (!sayTimer) sayTimer = setTimeout(function () { sayTimer = null; if (pending) say(pending); }, wait);
+  }
+
+  var state = "";
+  // view sets the page's state: its lines, what is shown, what is said.
+  function view(name, rank, detail, urgent) {
+    var changed = name !== state;
+    state = name;
+    statusEl.hidden = false;
+    text(rankEl, rank);
+    text(detailEl, detail);
+    if (name !== "waiting") { text(etaEl, ""); text(inlineEl, ""); bar.hidden = true; }
+    if (name !== "ready") { text(warnEl, ""); order.hidden = true; }
+    show(keepEl, name === "waiting" || name === "prequeue");
+    show(shopEl, name === "soldout" || name === "ended" || name === "expired");
+    if (changed || urgent) say(rank + (detail ? ". " + detail : ""));
+  }
+
+  function stop() {
+    done = true;
+    if (es) { es.close(); es = null; }
+    if (pollTimer) clearTimeout(pollTimer);
+    conn("");
+  }
 
   function render(p) {
     if (!p || done) return;
+    if (typeof p.serverTime === "number") offset = p.serverTime - Date.now();
     if (p.status === "READY") return ready(p);
     if (p.soldOut) return soldOut();
-    if (p.status === "NOT_ENTERED") {
-      rankEl.textContent = d.tNotinline;
-      etaEl.textContent = ""; inlineEl.textContent = "";
-      bar.hidden = true;
-      join.classList.add("show");
+    join.classList.remove("show");
+    if (p.status === "PREQUEUED") return prequeue(p);
+    if (p.status === "WAITING") return waiting(p);
+    if (p.phase === "scheduled") return notOpen(p);
+    if (p.phase === "closed") return ended();
+    countdown = null; text(countEl, "");
+    view("out", T.notInLine, "");
+    join.classList.add("show");
+  }
+
+  function notOpen(p) {
+    if (typeof p.serverTime === "number") offset = p.serverTime - Date.now();
+    entered = false;
+    var lines = [];
+    if (p.opensAt) lines.push(fill(T.opensAt, "time", when(p.opensAt)));
+    if (p.prequeueAt) lines.push(fill(T.lineOpensAt, "time", when(p.prequeueAt)));
+    view("scheduled", T.notOpen, lines.join(" "));
+    // The line opens at prequeueAt (or opensAt): enter then.
+    countdown = p.opensAt ? { at: p.opensAt, kind: "opens", enterAt: p.prequeueAt || p.opensAt } : null;
+    tick();
+  }
+
+  function prequeue(p) {
+    view("prequeue", T.prequeued, T.prequeueHint);
+    text(etaEl, p.ticket ? fill(T.ticket, "n", p.ticket) : "");
+    countdown = p.opensAt ? { at: p.opensAt, kind: "draw" } : null;
+    text(countEl, "");
+    tick();
+  }
+
+  function waiting(p) {
+    countdown = null; text(countEl, "");
+    // A rank that went up is shown as it is, with the reason, for 30 s.
+    var rank = p.rank, up = lastRank !== null && rank > lastRank;
+    if (firstRank === null || rank > firstRank) firstRank = rank;
+    lastRank = rank;
+    if (up) { reason = T["rankUp_" + p.rankUpReason] || T.rankUp; reasonUntil = Date.now() + 30000; }
+    if (p.paused) {
+      view("paused", T.paused, T.pausedHint);
+      text(inlineEl, fill(T.inline, "n", p.currentTotalWaitingCount.toLocaleString(lang)));
       return;
     }
-    join.classList.remove("show");
-    // The rank is shown as the server says; if it went up, the server says
-    // why (rankUpReason) and so does the page.
-    var rank = p.rank, why = "";
-    if (p.rankUpReason) why = d["tRankup" + p.rankUpReason.charAt(0).toUpperCase() + p.rankUpReason.slice(1)] || "";
-    if (firstRank === null || rank > firstRank) firstRank = rank;
-    rankEl.textContent = rank === 0 ? d.tNext : rank === 1 ? d.tAheadOne : fill(d.tAhead, "n", rank.toLocaleString());
-    // No ETA while paused (estimatedWaitSeconds is null).
-    etaEl.textContent = p.estimatedWaitSeconds == null ? (p.paused ? d.tPaused : "") :
-      fill(d.tEta, "t", duration(p.estimatedWaitSeconds));
-    inlineEl.textContent = (why ? why + " " : "") + fill(d.tInline, "n", p.currentTotalWaitingCount.toLocaleString());
+    var line = rank === 0 ? T.next : rank === 1 ? T.aheadOne : fill(T.ahead, "n", rank.toLocaleString(lang));
+    var was = state;
+    view("waiting", line, Date.now() < reasonUntil ? reason : "", up);
+    if (was === "waiting" && !up) sayRank(line);
+    var eta = p.estimatedWaitSeconds;
+    text(etaEl, typeof eta === "number" ? fill(T.eta, "t", duration(eta)) : "");
+    text(inlineEl, fill(T.inline, "n", p.currentTotalWaitingCount.toLocaleString(lang)));
     bar.hidden = false;
     bar.value = firstRank > 0 ? Math.round(100 * (firstRank - rank) / firstRank) : 100;
   }
 
   function ready(p) {
-    done = true;
-    if (es) es.close();
-    if (pollTimer) clearTimeout(pollTimer);
-    conn("");
-    var h2 = order.querySelector("h2");
-    rankEl.textContent = h2.textContent; // announced through the live region
-    h2.hidden = true;
-    etaEl.textContent = ""; inlineEl.textContent = "";
-    bar.hidden = false; bar.value = 100;
+    stop();
     $("wr-token").value = p.entryToken;
     Object.keys(utm).forEach(function (k) {
+      if (order.querySelector('input[name="' + k + '"]')) return;
       var i = document.createElement("input");
       i.type = "hidden"; i.name = k; i.value = utm[k];
       order.appendChild(i);
     });
+    view("ready", T.ready, "", true);
     order.hidden = false;
+    bar.hidden = false; bar.value = 100;
+    warned = false;
+    countdown = p.passExpiresAt ? { at: p.passExpiresAt, kind: "pass" } : null;
+    text(countEl, "");
+    tick();
+    stock();
     var b = order.querySelector("button");
     if (b) b.focus();
   }
 
+  function expired() {
+    countdown = null;
+    text(countEl, "");
+    view("expired", T.expired, T.expiredHint, true);
+    $("wr-token").value = "";
+    join.querySelector("button").textContent = T.rejoin;
+    join.classList.add("show");
+  }
+
   function soldOut() {
-    done = true;
-    if (es) es.close();
-    if (pollTimer) clearTimeout(pollTimer);
-    conn("");
-    rankEl.textContent = d.tSoldout;
-    etaEl.textContent = ""; inlineEl.textContent = "";
-    bar.hidden = true;
+    stop();
+    countdown = null; text(countEl, "");
+    view("soldout", T.soldOut, T.soldOutHint, true);
     join.classList.remove("show");
+  }
+
+  function ended() {
+    stop();
+    countdown = null; text(countEl, "");
+    view("ended", T.ended, T.endedHint, true);
+    join.classList.remove("show");
+  }
+
+  // tick runs every second: the countdowns, and the pass's warning and end.
+  function tick() {
+    if (!countdown) return;
+    var left = (countdown.at - now()) / 1000;
+    if (countdown.kind === "pass") {
+      if (left <= 0) return expired();
+      text(countEl, fill(T.passLeft, "t", clock(left)));
+      if (left <= 60 && !warned) { warned = true; text(warnEl, T.passWarning); }
+      return;
+    }
+    text(countEl, fill(countdown.kind === "draw" ? T.drawIn : T.opensIn, "t", duration(left)));
+    // The line opens: join it (once; a refusal sets a new countdown).
+    if (countdown.enterAt && countdown.enterAt <= now() && !entered && Date.now() - lastEnter > 2000) {
+      entered = true;
+      enter().then(function (ok) { if (ok && !es) stream(); });
+    }
+  }
+  setInterval(tick, 1000);
+
+  // The quantity's max follows the chosen product's stock and limit.
+  function setMax() {
+    if (!qty) return;
+    var p = order.querySelector('input[name="product_id"]:checked') || order.querySelector('input[name="product_id"][type="hidden"]');
+    var m = p ? parseInt(p.dataset.max, 10) : NaN;
+    if (m > 0) { qty.max = m; if (+qty.value > m) qty.value = m; }
+  }
+  order.addEventListener("change", setMax);
+  function stock() {
+    fetch("/api/rooms/" + encodeURIComponent(room) + "/products", { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : []; })
+      .then(function (ps) {
+        ps.forEach(function (p) {
+          var i = order.querySelector('input[name="product_id"][value="' + p.id + '"]');
+          if (!i) return;
+          var m = Math.min(parseInt(i.dataset.max, 10) || p.stock, p.stock);
+          i.dataset.max = m;
+          if (i.type === "radio") i.disabled = m <= 0;
+        });
+        setMax();
+      })
+      .catch(function () {});
   }
 
   function poll() {
@@ -94,7 +243,7 @@
     fetch(api + "/position", { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.json(); })
       .then(function (p) { render(p); schedule(p.pollingIntervalSeconds); })
-      .catch(function () { schedule(5); });
+      .catch(function () { conn(T.trouble); schedule(5); });
   }
   function schedule(sec) {
     if (done) return;
@@ -102,14 +251,15 @@
   }
 
   function stream() {
-    if (!window.EventSource) { conn(d.tPolling); return poll(); }
+    if (done) return;
+    if (!window.EventSource) { conn(T.polling); return poll(); }
     es = new EventSource("/r/" + encodeURIComponent(room) + "/events");
     var onEvent = function (e) { conn(""); try { render(JSON.parse(e.data)); } catch (x) {} };
     es.addEventListener("position", onEvent);
     es.addEventListener("ready", onEvent);
     es.addEventListener("soldout", onEvent);
     // The server lost Redis: the position is on hold until the next one.
-    es.addEventListener("outage", function () { conn(d.tReconnecting); });
+    es.addEventListener("outage", function () { conn(T.reconnecting); });
     var failures = 0;
     es.onopen = function () { failures = 0; conn(""); };
     es.onerror = function () {
@@ -119,26 +269,52 @@
       // JSON API instead. A single drop is left to the browser's reconnect.
       if (es.readyState === EventSource.CLOSED || failures >= 3) {
         es.close();
-        conn(d.tPolling);
+        conn(T.polling);
         poll();
       } else {
-        conn(d.tReconnecting);
+        conn(T.reconnecting);
       }
     };
   }
 
+  // refused says why the line could not be joined; enter tries again.
+  function refused(tooMany) {
+    if (state && state !== "trouble") { conn(tooMany ? T.tooMany : T.trouble); return; }
+    view("trouble", tooMany ? T.tooManyTitle : T.troubleTitle, tooMany ? T.tooMany : T.trouble);
+  }
+
+  // enter joins the line (idempotent). A refusal says why and tries again.
   function enter() {
+    lastEnter = Date.now();
     join.classList.remove("show");
+    if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
     return fetch(api, { method: "POST", credentials: "same-origin", cache: "no-store" })
-      .then(function (r) { return r.ok ? r.json() : null; })
-      .then(render)
-      .catch(function () {});
+      .then(function (r) {
+        if (r.ok) return r.json().then(function (p) { conn(""); render(p); return true; });
+        return r.json().catch(function () { return {}; }).then(function (e) {
+          if (e && (e.error === "sale_ended" || e.error === "closed" || e.phase === "closed")) { ended(); return false; }
+          // Before the line opens: count down to it, and join then.
+          if (e && (e.phase === "scheduled" || e.error === "not_open")) { statusEl.hidden = false; notOpen(e); return false; }
+          var after = parseInt(r.headers.get("Retry-After"), 10) || 5;
+          refused(r.status === 429);
+          retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); }, after * 1000);
+          return false;
+        });
+      })
+      .catch(function () {
+        refused(false);
+        retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); }, 5000);
+        return false;
+      });
   }
 
   join.addEventListener("submit", function (e) {
     e.preventDefault();
-    done = false; firstRank = null;
-    enter().then(function () { if (!es || es.readyState === EventSource.CLOSED) stream(); });
+    done = false; lastRank = null; firstRank = null; state = ""; entered = false;
+    join.querySelector("button").textContent = T.join;
+    enter().then(function (ok) { if (ok && (!es || es.readyState === EventSource.CLOSED)) stream(); });
   });
-  enter().then(stream);
+  statusEl.hidden = false;
+  text(rankEl, T.connecting);
+  enter().then(function (ok) { if (ok) stream(); });
 })();

@@ -19,6 +19,7 @@ type Messages struct {
 	Next          string
 	InLine        string // {n}
 	ETA           string // {t}
+	Hours         string // {h}
 	Minutes       string // {m}
 	Seconds       string // {s}
 	Connecting    string
@@ -55,30 +56,77 @@ type Messages struct {
 	// ErrCrossSite refuses a form that another site posted.
 	ErrCrossSite string
 
-	// ABSENCE (issue 10): paused, and why a rank went up (RankUp* reasons).
-	Paused         string
+	// The states of a sale (issue 10): every state a buyer can be in has
+	// its own words.
+	NotOpen      string
+	OpensAt      string // {time}
+	LineOpensAt  string // {time}
+	OpensIn      string // {t}
+	Prequeued    string
+	PrequeueHint string
+	DrawIn       string // {t}
+	Ticket       string // {n}
+	Paused       string
+	PausedHint   string
+	RankUp       string
+	// RankUpReasons explain a rank that went up, by rankUpReason:
+	// "returned" (the buyer came back after their return window and
+	// joined again at the end) or "recount" (the server recounted the
+	// line).
 	RankUpReturned string
 	RankUpRecount  string
+	PassLeft       string // {t}
+	PassWarning    string
+	Expired        string
+	ExpiredHint    string
+	Rejoin         string
+	SoldOutTitle   string
+	Ended          string
+	EndedHint      string
+	TooMany        string
+	Trouble        string
+	BackToShop     string
+	MaxPerBuyer    string // {n}
+	ErrOverLimit   string // {n}
+	Total          string
+	NextSteps      string
+	// Error page headings, by what went wrong.
+	TitleNotFound   string
+	TitleTooMany    string
+	TitleTrouble    string
+	TitleRefused    string
+	TitleNotPlaced  string
+	TitleNoSuchPage string
+	NoSuchOrder     string
+	NoSuchRoom      string
+	BadRoomName     string
+	FormTooLarge    string
+	TooManyJoins    string
+	AboutTime       string // {t}
+	TroublePage     string
+	// NotOpenHint refuses a join before the line opens.
+	NotOpenHint string
 }
 
 var english = Messages{
 	Lang:          "en",
 	WaitingRoom:   "Waiting room",
-	Intro:         "Lots of people are here right now. You are in a fair, first-come line, and this page updates by itself.",
+	Intro:         "Many people want in at once, so buyers are let in a few at a time, fairly.",
 	KeepOpen:      "Keep this page open: you will keep your place.",
 	Ahead:         "{n} people ahead of you",
 	AheadOne:      "1 person ahead of you",
 	Next:          "You are next",
 	InLine:        "{n} in line",
 	ETA:           "Estimated wait: {t}",
+	Hours:         "{h} h",
 	Minutes:       "{m} min",
 	Seconds:       "{s} s",
 	Connecting:    "Connecting…",
 	Reconnecting:  "Reconnecting…",
 	Polling:       "Live updates are unavailable; checking every few seconds.",
 	Ready:         "It is your turn!",
-	ReadyHint:     "Your entry pass is valid for a few minutes.",
-	OrderButton:   "Continue to order",
+	ReadyHint:     "Your entry pass is valid for a few minutes: choose, then buy.",
+	OrderButton:   "Buy now",
 	Quantity:      "Quantity",
 	Join:          "Join the line",
 	NotInLine:     "You are not in the line.",
@@ -90,7 +138,7 @@ var english = Messages{
 	BackToRoom:    "Back to the waiting room",
 	ProgressLabel: "Progress through the line",
 
-	SoldOut:        "Sold out: everything has been sold. Thank you for waiting.",
+	SoldOut:        "Everything has been sold. Thank you for waiting.",
 	Product:        "Product",
 	Price:          "Price",
 	OrderPlaced:    "Your order is placed",
@@ -106,21 +154,61 @@ var english = Messages{
 	ErrBadOrder:    "The order form was not valid. Please check the product and the quantity.",
 	ErrCrossSite:   "This form was sent from another website, so it was refused. Your place in line and your entry pass are unchanged: open the waiting room itself to continue.",
 
-	Paused:         "Admission is paused for now. You keep your place; the wait starts again when admission resumes.",
-	RankUpReturned: "You were away longer than your place is kept, so you joined the line again at the end.",
-	RankUpRecount:  "The line was recounted, and more people are ahead of you than shown before.",
+	NotOpen:         "Not open yet",
+	OpensAt:         "The sale opens at {time}.",
+	LineOpensAt:     "You can join the line from {time}.",
+	OpensIn:         "Opens in {t}",
+	Prequeued:       "You are in the pre-queue",
+	PrequeueHint:    "Everyone in the pre-queue gets a random place in line at opening, so there is no need to hurry or reload. Your place is drawn, not earned by speed.",
+	DrawIn:          "Places are drawn in {t}",
+	Ticket:          "Your ticket number: {n} (to check the draw)",
+	Paused:          "The line is paused",
+	PausedHint:      "Nobody is being let in right now, so we cannot estimate your wait. Your place is kept, and this page updates when the line moves again.",
+	RankUp:          "Your place in line changed.",
+	RankUpReturned:  "You were away for longer than the line keeps a place, so you joined it again at the end.",
+	RankUpRecount:   "We counted the line again and found more people ahead of you than we had shown.",
+	PassLeft:        "Your pass is valid for {t}",
+	PassWarning:     "Less than a minute left on your pass: place your order now.",
+	Expired:         "Your pass has expired",
+	ExpiredHint:     "Passes are held for a few minutes so that the line keeps moving; yours has gone to the next buyer. You can join the line again.",
+	Rejoin:          "Join the line again",
+	SoldOutTitle:    "Sold out",
+	Ended:           "This sale has ended",
+	EndedHint:       "New buyers can no longer join. Thank you for your interest.",
+	TooMany:         "Too many attempts from your network. This page tries again by itself in a moment.",
+	Trouble:         "The waiting room is having trouble right now. This page keeps trying by itself.",
+	BackToShop:      "Back to the shop",
+	MaxPerBuyer:     "At most {n} per buyer",
+	ErrOverLimit:    "You can buy at most {n} per order. Please choose a smaller quantity; your entry pass is still valid.",
+	Total:           "Total",
+	NextSteps:       "Keep this order number: the shop uses it for payment and delivery. You can open this page again from this browser.",
+	TitleNotFound:   "This link does not lead to a waiting room",
+	TitleTooMany:    "Too many requests",
+	TitleTrouble:    "We are having trouble",
+	TitleRefused:    "This request was refused",
+	TitleNotPlaced:  "Your order was not placed",
+	TitleNoSuchPage: "There is nothing here",
+	NoSuchOrder:     "There is no such order, or it was placed from another browser.",
+	NoSuchRoom:      "There is no waiting room at this address. Please check the link you followed.",
+	BadRoomName:     "This address is not a valid waiting-room link. Please check the link you followed.",
+	FormTooLarge:    "The form was too large.",
+	TooManyJoins:    "Too many attempts from your network. Please wait a moment, then try again.",
+	AboutTime:       "about {t}",
+	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
+	NotOpenHint:     "The line is not open yet. Open the waiting room's page again to see when it opens.",
 }
 
 var korean = Messages{
 	Lang:          "ko",
 	WaitingRoom:   "대기실",
-	Intro:         "지금 접속자가 많습니다. 선착순 대기열에 계시며, 이 페이지는 자동으로 갱신됩니다.",
+	Intro:         "지금 접속자가 많아 공정하게 몇 분씩 차례로 입장합니다.",
 	KeepOpen:      "이 페이지를 열어 두시면 순서가 유지됩니다.",
 	Ahead:         "내 앞에 {n}명이 있습니다",
 	AheadOne:      "내 앞에 1명이 있습니다",
 	Next:          "곧 입장합니다",
 	InLine:        "대기 {n}명",
 	ETA:           "예상 대기 시간: {t}",
+	Hours:         "{h}시간",
 	Minutes:       "{m}분",
 	Seconds:       "{s}초",
 	Connecting:    "연결 중…",
@@ -128,7 +216,7 @@ var korean = Messages{
 	Polling:       "실시간 연결을 사용할 수 없어 몇 초마다 확인합니다.",
 	Ready:         "입장 차례입니다!",
 	ReadyHint:     "입장권은 몇 분 동안 유효합니다.",
-	OrderButton:   "주문하기",
+	OrderButton:   "구매하기",
 	Quantity:      "수량",
 	Join:          "줄 서기",
 	NotInLine:     "대기열에 있지 않습니다.",
@@ -156,9 +244,48 @@ var korean = Messages{
 	ErrBadOrder:    "주문 양식이 올바르지 않습니다. 상품과 수량을 확인해 주세요.",
 	ErrCrossSite:   "다른 웹사이트에서 보낸 양식이라 거부되었습니다. 대기 순서와 입장권은 그대로입니다. 대기실에서 직접 계속해 주세요.",
 
-	Paused:         "입장이 잠시 중단되었습니다. 순서는 그대로 유지되며, 입장이 다시 시작되면 대기가 이어집니다.",
-	RankUpReturned: "자리를 비운 시간이 순서 보관 시간보다 길어, 대기열 맨 뒤에 다시 줄을 섰습니다.",
-	RankUpRecount:  "대기열을 다시 집계한 결과, 앞선 인원이 이전 표시보다 많습니다.",
+	NotOpen:         "아직 열리지 않았습니다",
+	OpensAt:         "판매는 {time}에 시작합니다.",
+	LineOpensAt:     "{time}부터 줄을 설 수 있습니다.",
+	OpensIn:         "시작까지 {t}",
+	Prequeued:       "사전 대기열에 들어오셨습니다",
+	PrequeueHint:    "판매가 시작되면 사전 대기열의 모든 분께 무작위로 순서가 정해집니다. 서두르거나 새로고침하지 않으셔도 됩니다. 순서는 속도가 아니라 추첨으로 정해집니다.",
+	DrawIn:          "순서 추첨까지 {t}",
+	Ticket:          "내 번호표: {n} (추첨 확인용)",
+	Paused:          "대기열이 잠시 멈췄습니다",
+	PausedHint:      "지금은 입장이 멈춰 있어 대기 시간을 예측할 수 없습니다. 순서는 그대로 유지되며, 다시 움직이면 이 페이지가 갱신됩니다.",
+	RankUp:          "대기 순서가 바뀌었습니다.",
+	RankUpReturned:  "자리를 비운 시간이 순서를 유지하는 시간보다 길어, 줄의 맨 뒤에서 다시 기다리게 되었습니다.",
+	RankUpRecount:   "대기열을 다시 세어 보니 앞에 계신 분이 표시된 것보다 많았습니다.",
+	PassLeft:        "입장권 남은 시간 {t}",
+	PassWarning:     "입장권 시간이 1분도 남지 않았습니다. 지금 주문해 주세요.",
+	Expired:         "입장권이 만료되었습니다",
+	ExpiredHint:     "줄이 계속 움직이도록 입장권은 몇 분 동안만 유효하며, 내 입장권은 다음 분께 넘어갔습니다. 다시 줄을 서실 수 있습니다.",
+	Rejoin:          "다시 줄 서기",
+	SoldOutTitle:    "품절",
+	Ended:           "판매가 종료되었습니다",
+	EndedHint:       "더 이상 줄을 설 수 없습니다. 관심 가져 주셔서 감사합니다.",
+	TooMany:         "같은 네트워크에서 시도가 너무 많습니다. 잠시 후 이 페이지가 자동으로 다시 시도합니다.",
+	Trouble:         "대기실에 일시적인 문제가 있습니다. 이 페이지가 자동으로 계속 시도합니다.",
+	BackToShop:      "쇼핑몰로 돌아가기",
+	MaxPerBuyer:     "1인당 최대 {n}개",
+	ErrOverLimit:    "한 번에 최대 {n}개까지 구매하실 수 있습니다. 수량을 줄여 주세요. 입장권은 아직 유효합니다.",
+	Total:           "합계",
+	NextSteps:       "주문 번호를 보관해 주세요. 결제와 배송은 이 번호로 진행됩니다. 이 브라우저에서 이 페이지를 다시 열어 보실 수 있습니다.",
+	TitleNotFound:   "이 링크의 대기실을 찾을 수 없습니다",
+	TitleTooMany:    "요청이 너무 많습니다",
+	TitleTrouble:    "일시적인 문제가 발생했습니다",
+	TitleRefused:    "요청이 거부되었습니다",
+	TitleNotPlaced:  "주문이 완료되지 않았습니다",
+	TitleNoSuchPage: "페이지를 찾을 수 없습니다",
+	NoSuchOrder:     "해당 주문이 없거나 다른 브라우저에서 주문하셨습니다.",
+	NoSuchRoom:      "이 주소에는 대기실이 없습니다. 받으신 링크를 확인해 주세요.",
+	BadRoomName:     "올바른 대기실 링크가 아닙니다. 받으신 링크를 확인해 주세요.",
+	FormTooLarge:    "양식이 너무 큽니다.",
+	TooManyJoins:    "같은 네트워크에서 시도가 너무 많습니다. 잠시 기다린 후 다시 시도해 주세요.",
+	AboutTime:       "약 {t}",
+	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",
+	NotOpenHint:     "아직 줄을 설 수 없습니다. 대기실 페이지를 다시 열어 시작 시간을 확인해 주세요.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.
@@ -200,14 +327,49 @@ func Negotiate(acceptLanguage string) string {
 // Fill replaces {key} with val in s.
 func Fill(s, key, val string) string { return strings.ReplaceAll(s, "{"+key+"}", val) }
 
-// Duration formats seconds as the page does: "{m} min {s} s" or "{s} s".
+// Duration formats seconds as the page does: "{h} h {m} min",
+// "{m} min {s} s" or "{s} s".
 func (m Messages) Duration(seconds int64) string {
 	if seconds < 60 {
 		return Fill(m.Seconds, "s", strconv.FormatInt(max(seconds, 0), 10))
+	}
+	if seconds >= 3600 {
+		out := Fill(m.Hours, "h", strconv.FormatInt(seconds/3600, 10))
+		if mins := seconds % 3600 / 60; mins > 0 {
+			out += " " + Fill(m.Minutes, "m", strconv.FormatInt(mins, 10))
+		}
+		return out
 	}
 	out := Fill(m.Minutes, "m", strconv.FormatInt(seconds/60, 10))
 	if s := seconds % 60; s > 0 {
 		out += " " + Fill(m.Seconds, "s", strconv.FormatInt(s, 10))
 	}
 	return out
+}
+
+// Script returns the texts app.js writes, by the short names it reads.
+func (m Messages) Script() map[string]string {
+	return map[string]string{
+		"ahead": m.Ahead, "aheadOne": m.AheadOne, "next": m.Next, "inline": m.InLine, "eta": m.ETA,
+		"hour": m.Hours, "min": m.Minutes, "sec": m.Seconds, "connecting": m.Connecting, "reconnecting": m.Reconnecting,
+		"polling": m.Polling, "notInLine": m.NotInLine, "soldOut": m.SoldOutTitle, "soldOutHint": m.SoldOut,
+		"ready": m.Ready, "notOpen": m.NotOpen, "opensAt": m.OpensAt, "lineOpensAt": m.LineOpensAt,
+		"opensIn": m.OpensIn, "prequeued": m.Prequeued, "prequeueHint": m.PrequeueHint, "drawIn": m.DrawIn,
+		"ticket": m.Ticket, "paused": m.Paused, "pausedHint": m.PausedHint, "rankUp": m.RankUp,
+		"rankUp_returned": m.RankUpReturned, "rankUp_recount": m.RankUpRecount, "passLeft": m.PassLeft,
+		"passWarning": m.PassWarning, "expired": m.Expired, "expiredHint": m.ExpiredHint, "rejoin": m.Rejoin,
+		"join": m.Join, "ended": m.Ended, "endedHint": m.EndedHint, "tooMany": m.TooMany, "trouble": m.Trouble,
+		"tooManyTitle": m.TitleTooMany, "troubleTitle": m.TitleTrouble,
+	}
+}
+
+// RankUpText explains a rank that went up, by the position's rankUpReason.
+func (m Messages) RankUpText(reason string) string {
+	switch reason {
+	case "returned":
+		return m.RankUpReturned
+	case "recount":
+		return m.RankUpRecount
+	}
+	return m.RankUp
 }

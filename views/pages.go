@@ -1,9 +1,6 @@
 package views
 
-import (
-	"strconv"
-	"strings"
-)
+import "net/url"
 
 // Assets are the fingerprinted URLs of the page's stylesheet and script.
 type Assets struct {
@@ -16,6 +13,12 @@ type Product struct {
 	ID    int64
 	Name  string
 	Price int64
+	// Currency is the price's ISO 4217 code.
+	Currency string
+	// Max is the largest quantity one order may take: the smallest of
+	// the stock, the room's maxPerBuyer and order.MaxQuantity. 0 is sold
+	// out.
+	Max int
 }
 
 // RoomPage is the data of the shared, cacheable waiting-room page. It holds
@@ -26,25 +29,51 @@ type RoomPage struct {
 	T        Messages
 	Assets   Assets
 	Products []Product
+	// ShopURL, when set, is linked from the states that end the wait.
+	ShopURL string
+	// MaxPerBuyer, when positive, is said next to the quantity.
+	MaxPerBuyer int
 }
 
 // StatusPage is the per-visitor page for browsers without JavaScript.
 type StatusPage struct {
-	Room    string
-	Title   string
-	T       Messages
-	Assets  Assets
-	Status  string // WAITING, READY or NOT_ENTERED
+	Room   string
+	Title  string
+	T      Messages
+	Assets Assets
+	// Status is WAITING, READY, PREQUEUED or NOT_ENTERED.
+	Status  string
 	Rank    int64
+	Ticket  int64
 	Waiting int64
-	ETA     *int64 // nil: no honest estimate (paused)
-	Paused  bool   // ABSENCE
+	// ETA is the estimated wait in seconds; nil when there is no honest
+	// estimate (paused, pre-queue, not open, no measured rate).
+	ETA     *int64
 	Refresh int
 	Token   string
 	SoldOut bool
+	// Paused: admissions are on hold.
+	Paused bool
+	// Phase is "scheduled", "prequeue", "open" or "closed" ("" is open).
+	Phase string
+	// OpensIn and PassLeft are seconds until the opening and until the
+	// pass expires; nil when unknown.
+	OpensIn  *int64
+	PassLeft *int64
+	// RankUpReason says why the rank went up ("" when it did not).
+	RankUpReason string
+	// UTM are the utm_* fields of the status page's address, carried to
+	// the order form.
+	UTM     []Field
+	ShopURL string
+	// MaxPerBuyer, when positive, is said next to the quantity.
+	MaxPerBuyer int
 	// Products fill the order form.
 	Products []Product
 }
+
+// Field is one hidden form field.
+type Field struct{ Name, Value string }
 
 // Retry is an order form to post again from an error page: the entry token
 // and the choices, so that a retry that can succeed is one click.
@@ -61,38 +90,106 @@ type ConfirmPage struct {
 	Title    string
 	T        Messages
 	Assets   Assets
-	OrderID  int64
+	OrderID  string
 	Product  string
+	Price    int64
+	Currency string
 	Quantity int
+	ShopURL  string
 }
 
-// ErrorPage is an HTML error answer.
+// ErrorPage is an HTML error answer. Its heading says what happened in
+// words; the HTTP status is never shown.
 type ErrorPage struct {
 	Status  int
+	Heading string
 	Message string
 	Room    string // when set, a link back to the room
 	Retry   bool   // whether retrying can succeed (a GET of the page)
+	// Rejoin offers to join the room's line again (an expired pass).
+	Rejoin bool
 	// RetryOrder, when set, is an order to post again.
 	RetryOrder *Retry
-	T          Messages
-	Assets     Assets
+	// ShopURL, when set, is linked back to.
+	ShopURL string
+	T       Messages
+	Assets  Assets
 }
 
-// FormatPrice writes a price in the smallest currency unit with thousands
-// separators.
-func FormatPrice(p int64) string {
-	s := strconv.FormatInt(p, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
+// firstInStock is the index of the first product with stock left, or 0.
+func firstInStock(ps []Product) int {
+	for i, p := range ps {
+		if p.Max > 0 {
+			return i
 		}
-		b.WriteRune(c)
 	}
-	if neg {
-		return "-" + b.String()
+	return 0
+}
+
+// formMax is the quantity input's max: the checked product's Max, and at
+// least 1 so that the input stays valid (the server refuses an order over
+// the stock anyway). ps is not empty.
+func formMax(ps []Product) int { return max(ps[firstInStock(ps)].Max, 1) }
+
+// state is the one state the status page shows, in the order that
+// decides: a pass first, then the schedule, the stock and the line.
+func (p StatusPage) state() string {
+	switch {
+	case p.Status == "READY":
+		return "ready"
+	case p.Status == "PREQUEUED":
+		return "prequeued"
+	case p.SoldOut:
+		return "soldout"
+	case p.Status == "WAITING" && p.Paused:
+		return "paused"
+	case p.Status == "WAITING":
+		return "waiting"
+	case p.Phase == "scheduled":
+		return "scheduled"
+	case p.Phase == "closed":
+		return "ended"
 	}
-	return b.String()
+	return "none"
+}
+
+// refreshes reports whether the page reloads itself: while the buyer
+// waits for something that will come.
+func (p StatusPage) refreshes() bool {
+	switch p.state() {
+	case "waiting", "paused", "prequeued", "scheduled":
+		return p.Refresh > 0
+	}
+	return false
+}
+
+// joinAction is where the status page's join form posts: the join route,
+// with the page's utm_* fields in its query string.
+func (p StatusPage) joinAction() string {
+	q := url.Values{}
+	for _, f := range p.UTM {
+		q.Set(f.Name, f.Value)
+	}
+	if len(q) == 0 {
+		return "/r/" + p.Room + "/join"
+	}
+	return "/r/" + p.Room + "/join?" + q.Encode()
+}
+
+// heading is the error page's title: Heading, or the words for its status.
+func (p ErrorPage) heading() string {
+	if p.Heading != "" {
+		return p.Heading
+	}
+	switch p.Status {
+	case 404:
+		return p.T.TitleNoSuchPage
+	case 403:
+		return p.T.TitleRefused
+	case 429:
+		return p.T.TitleTooMany
+	case 500, 502, 503, 504:
+		return p.T.TitleTrouble
+	}
+	return p.T.ErrorTitle
 }

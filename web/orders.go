@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"math"
@@ -65,6 +66,13 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Visitor = id
+	if limit, err := s.checkPerBuyer(r.Context(), req.Room, req.Quantity); errors.Is(err, errOverLimit) {
+		writeError(w, http.StatusBadRequest, "over_limit", "quantity is over this room's limit of "+strconv.Itoa(limit)+" per buyer. The entry token stays valid.")
+		return
+	} else if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	o, err := s.orders.Place(r.Context(), req)
 	if err != nil {
 		s.orderFailJSON(w, r, err)
@@ -137,12 +145,12 @@ var utmFields = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term",
 // page, with a retry button where a retry can succeed.
 func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
+	t := messages(r)
 	if !room.ValidName(name) {
-		s.htmlError(w, r, http.StatusBadRequest, "Room names are 1 to 64 characters of a-z, 0-9 and '-'.", "", false)
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	t := messages(r)
 	if err := r.ParseForm(); err != nil {
 		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.ErrBadOrder, name, false)
 		return
@@ -175,86 +183,93 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	} else {
 		req.Token = "" // no visitor to bind it to
 	}
+	if limit, err := s.checkPerBuyer(r.Context(), name, req.Quantity); errors.Is(err, errOverLimit) {
+		s.orderError(w, r, http.StatusBadRequest, t.TitleNotPlaced, views.Fill(t.ErrOverLimit, "n", strconv.Itoa(limit)), nil)
+		return
+	} else if err != nil {
+		s.htmlFail(w, r, err, name)
+		return
+	}
 	o, err := s.orders.Place(r.Context(), req)
 	if err == nil {
 		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, "/r/"+name+"/orders/"+strconv.FormatInt(o.ID, 10), http.StatusSeeOther)
+		http.Redirect(w, r, "/r/"+name+"/orders/"+o.PublicID, http.StatusSeeOther)
 		return
 	}
 	var rl *order.RateLimitedError
 	var wait *order.WaitError
+	notPlaced := t.TitleNotPlaced
 	switch {
 	case errors.As(err, &rl):
 		secs := retrySeconds(rl.RetryAfter)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		s.orderError(w, r, http.StatusTooManyRequests, views.Fill(t.ErrRateLimited, "s", strconv.Itoa(secs)), retry)
+		s.orderError(w, r, http.StatusTooManyRequests, notPlaced, views.Fill(t.ErrRateLimited, "s", strconv.Itoa(secs)), retry)
 	case errors.As(err, &wait) && errors.Is(err, order.ErrTokenPaused):
 		secs := retrySeconds(wait.RetryAfter)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		s.orderError(w, r, http.StatusTooManyRequests, views.Fill(t.ErrTokenPaused, "s", strconv.Itoa(secs)), retry)
+		s.orderError(w, r, http.StatusTooManyRequests, notPlaced, views.Fill(t.ErrTokenPaused, "s", strconv.Itoa(secs)), retry)
 	case errors.Is(err, order.ErrTokenMissing), errors.Is(err, order.ErrTokenInvalid):
-		s.orderError(w, r, http.StatusUnauthorized, t.ErrTokenGone, nil)
+		// Most often a pass that ran out: say so, and offer to rejoin.
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone,
+			Room: name, Rejoin: true})
 	case errors.Is(err, order.ErrTokenUsed):
-		s.orderError(w, r, http.StatusConflict, t.ErrTokenUsed, nil)
+		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenUsed, nil)
 	case errors.As(err, &wait):
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait.RetryAfter)))
-		s.orderError(w, r, http.StatusConflict, t.ErrTokenInUse, retry)
+		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenInUse, retry)
 	case errors.Is(err, order.ErrTokenInUse):
-		s.orderError(w, r, http.StatusConflict, t.ErrTokenInUse, retry)
+		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenInUse, retry)
 	case errors.Is(err, order.ErrSoldOut):
-		s.orderError(w, r, http.StatusConflict, t.ErrSoldOut, nil)
+		s.orderError(w, r, http.StatusConflict, t.SoldOutTitle, t.ErrSoldOut, nil)
 	case errors.Is(err, order.ErrProductRequired), errors.Is(err, order.ErrProductNotFound), errors.Is(err, order.ErrBadQuantity):
-		s.orderError(w, r, http.StatusBadRequest, t.ErrBadOrder, nil)
+		s.orderError(w, r, http.StatusBadRequest, notPlaced, t.ErrBadOrder, nil)
 	default:
 		s.log.Warn("order failed", "room", name, "err", err)
-		s.orderError(w, r, http.StatusServiceUnavailable, t.ErrUnavailable, retry)
+		s.orderError(w, r, http.StatusServiceUnavailable, notPlaced, t.ErrUnavailable, retry)
 	}
 }
 
-func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, msg string, retry *views.Retry) {
-	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "2")
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	s.render(w, r, status, views.Error(views.ErrorPage{Status: status, Message: msg, Room: r.PathValue("room"),
-		RetryOrder: retry, T: messages(r), Assets: s.pageAssets()}))
+func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, heading, msg string, retry *views.Retry) {
+	s.htmlPage(w, r, views.ErrorPage{Status: status, Heading: heading, Message: msg, Room: r.PathValue("room"), RetryOrder: retry})
 }
 
 // confirmation serves GET /r/{room}/orders/{id}, to the visitor who placed
 // the order only.
 func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	id := r.PathValue("id")
 	visitor, ok := s.visitorID(r)
-	if !room.ValidName(name) || err != nil || id <= 0 || !ok {
-		s.htmlError(w, r, http.StatusNotFound, "There is no such order.", "", false)
+	t := messages(r)
+	if !room.ValidName(name) || !order.ValidPublicID(id) || !ok {
+		s.htmlError(w, r, http.StatusNotFound, t.NoSuchOrder, "", false)
 		return
 	}
 	o, err := s.orders.Get(r.Context(), name, visitor, id)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		s.htmlError(w, r, http.StatusNotFound, "There is no such order.", "", false)
+		s.htmlError(w, r, http.StatusNotFound, t.NoSuchOrder, name, false)
 		return
 	case err != nil:
 		s.htmlError(w, r, http.StatusServiceUnavailable, messages(r).ErrUnavailable, name, true)
 		return
 	}
-	set, err := s.rooms.Room(r.Context(), name)
-	title := name
-	if err == nil {
-		title = set.Title
+	page := views.ConfirmPage{Room: name, Title: name, T: t, Assets: s.pageAssets(),
+		OrderID: o.PublicID, Product: "#" + strconv.FormatInt(o.ProductID, 10), Quantity: o.Quantity}
+	if set, err := s.rooms.Room(r.Context(), name); err == nil {
+		page.Title, page.ShopURL = set.Title, set.ShopURL
 	}
-	product := "#" + strconv.FormatInt(o.ProductID, 10)
 	if ps, err := s.orders.Products(r.Context(), name); err == nil {
 		for _, p := range ps {
 			if p.ID == o.ProductID {
-				product = p.Name
+				page.Product, page.Price, page.Currency = p.Name, p.Price, p.Currency
 			}
 		}
 	}
+	if o.UnitPrice >= 0 { // the price the order was placed at
+		page.Price, page.Currency = o.UnitPrice, o.Currency
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	s.render(w, r, http.StatusOK, views.Confirm(views.ConfirmPage{Room: name, Title: title, T: messages(r), Assets: s.pageAssets(),
-		OrderID: o.ID, Product: product, Quantity: o.Quantity}))
+	s.render(w, r, http.StatusOK, views.Confirm(page))
 }
 
 // products serves GET /api/rooms/{room}/products.
@@ -275,16 +290,46 @@ func (s *Server) products(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ps)
 }
 
-// viewProducts lists room's products for a page; the page still renders,
-// without them, when the database is down.
-func (s *Server) viewProducts(r *http.Request, name string) []views.Product {
+// viewProducts lists room's products for a page, each with the largest
+// quantity one order may take (the stock, maxPerBuyer when set, and
+// order.MaxQuantity); the page still renders, without them, when the
+// database is down.
+func (s *Server) viewProducts(r *http.Request, name string, maxPerBuyer int) []views.Product {
 	ps, err := s.orders.Products(r.Context(), name)
 	if err != nil {
 		return nil
 	}
 	out := make([]views.Product, len(ps))
 	for i, p := range ps {
-		out[i] = views.Product{ID: p.ID, Name: p.Name, Price: p.Price}
+		out[i] = views.Product{ID: p.ID, Name: p.Name, Price: p.Price, Currency: p.Currency,
+			Max: int(min(p.Stock, int64(orderLimit(maxPerBuyer))))}
 	}
 	return out
+}
+
+// orderLimit is the largest quantity of one order in a room whose
+// maxPerBuyer is perBuyer (0: order.MaxQuantity alone).
+func orderLimit(perBuyer int) int {
+	if perBuyer > 0 {
+		return min(perBuyer, order.MaxQuantity)
+	}
+	return order.MaxQuantity
+}
+
+// errOverLimit reports an order over the room's maxPerBuyer.
+var errOverLimit = errors.New("quantity over the room's maxPerBuyer")
+
+// checkPerBuyer refuses, before the token is claimed or the order bucket
+// touched, an order of more than the room's maxPerBuyer. It returns the
+// limit with errOverLimit, or the error of reading the room (the order
+// path fails closed).
+func (s *Server) checkPerBuyer(ctx context.Context, name string, quantity int) (int, error) {
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	if set.MaxPerBuyer > 0 && quantity > set.MaxPerBuyer {
+		return set.MaxPerBuyer, errOverLimit
+	}
+	return set.MaxPerBuyer, nil
 }

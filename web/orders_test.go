@@ -125,9 +125,14 @@ func TestOrderAPI(t *testing.T) {
 			}
 			continue
 		}
-		var o struct{ OrderID, ProductID, Quantity int64 }
+		var o struct {
+			OrderID             string
+			ProductID, Quantity int64
+		}
 		r.json(t, &o)
-		if o.OrderID == 0 || o.ProductID != h.product {
+		// orderId is the public order number: 16 random bytes, not the
+		// database's sequential id.
+		if len(o.OrderID) != 22 || !order.ValidPublicID(o.OrderID) || o.ProductID != h.product {
 			t.Fatalf("%s: %s", st.name, r.body)
 		}
 	}
@@ -192,8 +197,9 @@ func TestOrderFormFlow(t *testing.T) {
 	resp := post(c, url.Values{"entry_token": {tok}, "quantity": {"1"}, "utm_source": {"insta"}})
 	resp.Body.Close()
 	loc := resp.Header.Get("Location")
-	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/r/"+h.room+"/orders/") {
-		t.Fatalf("order form: %d to %q", resp.StatusCode, loc)
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/r/"+h.room+"/orders/") ||
+		len(strings.TrimPrefix(loc, "/r/"+h.room+"/orders/")) != 22 {
+		t.Fatalf("order form: %d to %q, want the public order number", resp.StatusCode, loc)
 	}
 	conf := h.do(t, "GET", loc, "", nil, c)
 	if conf.status != 200 || !strings.Contains(conf.body, "Your order is placed") || !strings.Contains(conf.body, "Sneakers") ||

@@ -5,13 +5,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
 	"github.com/a-h/templ"
 
+	"waitingroom/server/plaintext"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -49,24 +53,70 @@ type renderedPage struct {
 
 // pageCache keeps each room page for a second, so that a page-load burst
 // that reaches the origin (no CDN in front) costs one render and one Redis
-// read per room, language and second.
+// read per room, language and second. It also keeps each room's shop link
+// for the error pages, so that a flood of refusals costs no Redis read.
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[string]*renderedPage
+	shops map[string]shopLink
 }
 
-const pageCacheTTL = time.Second
+// shopLink is a room's shopURL as the error pages link it.
+type shopLink struct {
+	url     string
+	expires time.Time
+}
+
+const (
+	pageCacheTTL = time.Second
+	shopCacheTTL = 10 * time.Second
+	// maxCachedPages bounds each of pageCache's maps.
+	maxCachedPages = 10000
+)
+
+// shopURL returns the shop link of room for an error page: from the cache,
+// else from the room's settings; "" when there is none or the settings
+// cannot be read (the page still answers).
+func (s *Server) shopURL(ctx context.Context, name string) string {
+	if name == "" {
+		return ""
+	}
+	now := time.Now()
+	s.pages.mu.Lock()
+	l, ok := s.pages.shops[name]
+	s.pages.mu.Unlock()
+	if ok && now.Before(l.expires) {
+		return l.url
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		return ""
+	}
+	s.rememberShop(name, set.ShopURL, now)
+	return set.ShopURL
+}
+
+func (s *Server) rememberShop(name, url string, now time.Time) {
+	s.pages.mu.Lock()
+	defer s.pages.mu.Unlock()
+	if s.pages.shops == nil || len(s.pages.shops) > maxCachedPages {
+		s.pages.shops = map[string]shopLink{}
+	}
+	s.pages.shops[name] = shopLink{url: url, expires: now.Add(shopCacheTTL)}
+}
 
 // roomPage serves GET /r/{room}: the same bytes for every visitor, no
 // cookie, no ticket, cacheable by a CDN.
 func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	s.metrics.PageRequests.Inc()
 	name := r.PathValue("room")
+	t := messages(r)
 	if !room.ValidName(name) {
-		s.htmlError(w, r, http.StatusBadRequest, "Room names are 1 to 64 characters of a-z, 0-9 and '-'.", "", false)
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
 	}
-	t := messages(r)
 	key := name + "\x00" + t.Lang
 	now := time.Now()
 	s.pages.mu.Lock()
@@ -80,8 +130,10 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 			s.htmlFail(w, r, err, name)
 			return
 		}
+		s.rememberShop(name, set.ShopURL, now)
 		var buf bytes.Buffer
-		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(), Products: s.viewProducts(r.WithContext(ctx), name)}
+		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(),
+			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
 		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
 			return
@@ -90,7 +142,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		p = &renderedPage{body: buf.Bytes(), gz: gzipBytes(buf.Bytes()),
 			etag: `"` + hex.EncodeToString(sum[:8]) + `"`, expires: now.Add(pageCacheTTL)}
 		s.pages.mu.Lock()
-		if len(s.pages.pages) > 10000 {
+		if len(s.pages.pages) > maxCachedPages {
 			clear(s.pages.pages)
 		}
 		s.pages.pages[key] = p
@@ -109,22 +161,50 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, r, p.body, p.gz)
 }
 
-// join serves the no-JS "Join the line" form: it enters, sets wr_vid and
-// sends the browser to its status page.
+// queryUTM returns the valid utm_* fields of r's query string, in
+// utmFields order; the others are dropped.
+func queryUTM(r *http.Request) []views.Field {
+	q := r.URL.Query()
+	var out []views.Field
+	for _, k := range utmFields {
+		if v := q.Get(k); v != "" && len(v) <= maxUTM && plaintext.Valid(v) {
+			out = append(out, views.Field{Name: k, Value: v})
+		}
+	}
+	return out
+}
+
+// withUTM returns path with utm's fields as its query string.
+func withUTM(path string, utm []views.Field) string {
+	if len(utm) == 0 {
+		return path
+	}
+	q := url.Values{}
+	for _, f := range utm {
+		q.Set(f.Name, f.Value)
+	}
+	return path + "?" + q.Encode()
+}
+
+// join serves the no-JS "Join the line" form (POST /r/{room}/join, and
+// POST /r/{room}, where the room page's form posts with the query string
+// it was opened with): it enters, sets wr_vid and sends the browser to
+// its status page, carrying the utm_* fields along.
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
+	t := messages(r)
 	if !room.ValidName(name) {
-		s.htmlError(w, r, http.StatusBadRequest, "Room names are 1 to 64 characters of a-z, 0-9 and '-'.", "", false)
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
-		s.htmlError(w, r, http.StatusRequestEntityTooLarge, "The form is too large.", name, false)
+		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.FormTooLarge, name, false)
 		return
 	}
 	if !s.enterAllowed(r) {
 		w.Header().Set("Retry-After", "2")
-		s.htmlError(w, r, http.StatusTooManyRequests, "Too many attempts from your network. Please wait a moment and retry.", name, true)
+		s.htmlError(w, r, http.StatusTooManyRequests, t.TooManyJoins, name, true)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -142,15 +222,60 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.setVisitorCookie(w, r, id)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	http.Redirect(w, r, "/r/"+name+"/status", http.StatusSeeOther)
+	http.Redirect(w, r, withUTM("/r/"+name+"/status", queryUTM(r)), http.StatusSeeOther)
+}
+
+// positionView is the Position JSON as the pages read it, by the names of
+// the HTTP contract, including those the schedule (phase, opensAt,
+// serverTime) and the absence (paused, passExpiresAt, rankUpReason) add:
+// a field the engine does not send yet reads as absent.
+type positionView struct {
+	Status        string  `json:"status"`
+	Rank          int64   `json:"rank"`
+	Ticket        int64   `json:"ticket"`
+	Waiting       int64   `json:"currentTotalWaitingCount"`
+	ETA           *int64  `json:"estimatedWaitSeconds"`
+	Polling       int     `json:"pollingIntervalSeconds"`
+	Token         *string `json:"entryToken"`
+	SoldOut       bool    `json:"soldOut"`
+	Phase         string  `json:"phase"`
+	Paused        bool    `json:"paused"`
+	OpensAt       *int64  `json:"opensAt"`
+	ServerTime    *int64  `json:"serverTime"`
+	PassExpiresAt *int64  `json:"passExpiresAt"`
+	RankUpReason  string  `json:"rankUpReason"`
+}
+
+// viewOf reads p through its JSON names.
+func viewOf(p any) (positionView, error) {
+	var v positionView
+	b, err := json.Marshal(p)
+	if err == nil {
+		err = json.Unmarshal(b, &v)
+	}
+	if err != nil {
+		return v, fmt.Errorf("web: read position: %w", err)
+	}
+	return v, nil
+}
+
+// secondsUntil returns the whole seconds from now (ms) to at (ms), at
+// least 0, or nil when at is unknown.
+func secondsUntil(at *int64, now int64) *int64 {
+	if at == nil {
+		return nil
+	}
+	d := max((*at-now+999)/1000, 0)
+	return &d
 }
 
 // status serves the per-visitor page for browsers without JavaScript; it
 // refreshes itself at the polling tier and is never cached.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
+	t := messages(r)
 	if !room.ValidName(name) {
-		s.htmlError(w, r, http.StatusBadRequest, "Room names are 1 to 64 characters of a-z, 0-9 and '-'.", "", false)
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -169,12 +294,29 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	page := views.StatusPage{Room: name, Title: set.Title, T: messages(r), Assets: s.pageAssets(),
-		Status: string(p.Status), Rank: p.Rank, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds, Paused: p.Paused,
-		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut}
-	if p.EntryToken != nil {
-		page.Token = *p.EntryToken
-		page.Products = s.viewProducts(r.WithContext(ctx), name)
+	v, err := viewOf(p)
+	if err != nil {
+		s.htmlFail(w, r, err, name)
+		return
+	}
+	now := time.Now().UnixMilli()
+	if v.ServerTime != nil {
+		now = *v.ServerTime
+	}
+	page := views.StatusPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(),
+		Status: v.Status, Rank: v.Rank, Ticket: v.Ticket, Waiting: v.Waiting, ETA: v.ETA,
+		Refresh: v.Polling, SoldOut: v.SoldOut, Paused: v.Paused || set.Paused, Phase: v.Phase,
+		OpensIn: secondsUntil(v.OpensAt, now), PassLeft: secondsUntil(v.PassExpiresAt, now),
+		RankUpReason: v.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+	if page.Paused || v.Status == "PREQUEUED" {
+		page.ETA = nil // no honest estimate while nobody is let in
+	}
+	if page.Refresh <= 0 {
+		page.Refresh = 5
+	}
+	if v.Token != nil {
+		page.Token = *v.Token
+		page.Products = s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer)
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, http.StatusOK, views.Status(page))
@@ -192,28 +334,38 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 	w.Write(buf.Bytes())
 }
 
-// htmlError answers an HTML error page.
-func (s *Server) htmlError(w http.ResponseWriter, r *http.Request, status int, msg, roomName string, retry bool) {
-	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+// htmlPage answers the error page p, in the visitor's language, linking
+// back to the room's shop.
+func (s *Server) htmlPage(w http.ResponseWriter, r *http.Request, p views.ErrorPage) {
+	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "2")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	s.render(w, r, status, views.Error(views.ErrorPage{Status: status, Message: msg, Room: roomName, Retry: retry,
-		T: messages(r), Assets: s.pageAssets()}))
+	p.T, p.Assets = messages(r), s.pageAssets()
+	if p.ShopURL == "" {
+		p.ShopURL = s.shopURL(r.Context(), p.Room)
+	}
+	s.render(w, r, p.Status, views.Error(p))
+}
+
+// htmlError answers an HTML error page whose heading says status in words.
+func (s *Server) htmlError(w http.ResponseWriter, r *http.Request, status int, msg, roomName string, retry bool) {
+	s.htmlPage(w, r, views.ErrorPage{Status: status, Message: msg, Room: roomName, Retry: retry})
 }
 
 // htmlFail maps an engine error onto an HTML error page, as fail does for
 // JSON.
 func (s *Server) htmlFail(w http.ResponseWriter, r *http.Request, err error, roomName string) {
+	t := messages(r)
 	switch {
 	case errors.Is(err, room.ErrNotFound):
-		s.htmlError(w, r, http.StatusNotFound, "There is no waiting room at this address.", "", false)
-	case errors.Is(err, queue.ErrNotOpen): // DRAW
-		s.htmlError(w, r, http.StatusConflict, "This sale is not open yet.", roomName, false)
-	case errors.Is(err, queue.ErrSaleEnded): // DRAW
-		s.htmlError(w, r, http.StatusConflict, "This sale has ended.", roomName, false)
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: t.NoSuchRoom, ShopURL: ""})
+	case errors.Is(err, queue.ErrNotOpen):
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.NotOpen, Message: t.NotOpenHint, Room: roomName})
+	case errors.Is(err, queue.ErrSaleEnded):
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.Ended, Message: t.EndedHint, Room: roomName})
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		s.htmlError(w, r, http.StatusServiceUnavailable, "The waiting room is briefly unavailable. Please retry in a moment.", roomName, true)
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusServiceUnavailable, Message: t.TroublePage, Room: roomName, Retry: true})
 	}
 }

@@ -32,6 +32,7 @@ func (s *Server) routes() []route {
 		{"GET /static/", http.HandlerFunc(s.assets.serveHashed)},
 		{"GET /r/{room}", http.HandlerFunc(s.roomPage)},
 		{"POST /r/{room}/join", http.HandlerFunc(s.join)},
+		{"POST /r/{room}", http.HandlerFunc(s.join)}, // the room page's join form, with its query string
 		{"GET /r/{room}/status", http.HandlerFunc(s.status)},
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
 		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},

@@ -40,7 +40,7 @@ type Rooms interface {
 type Orders interface {
 	Place(ctx context.Context, r order.Request) (order.Order, error)
 	Products(ctx context.Context, room string) ([]order.Product, error)
-	Get(ctx context.Context, room, visitor string, id int64) (order.Order, error)
+	Get(ctx context.Context, room, visitor, publicID string) (order.Order, error)
 }
 
 // Options are a Server's dependencies.

@@ -85,10 +85,19 @@ type Request struct {
 
 // Order is a placed order.
 type Order struct {
-	ID        int64     `json:"orderId" db:"id"`
-	Room      string    `json:"-" db:"room"`
-	ProductID int64     `json:"productId" db:"product_id"`
-	Visitor   string    `json:"-" db:"visitor"`
-	Quantity  int       `json:"quantity" db:"quantity"`
+	// ID is the database's sequential id; it is never shown.
+	ID int64 `json:"-" db:"id"`
+	// PublicID is the order number buyers see (the JSON orderId and the
+	// confirmation URL): 16 random bytes in URL-safe base64, so that order
+	// numbers are neither sequential nor guessable.
+	PublicID  string `json:"orderId" db:"public_id"`
+	Room      string `json:"-" db:"room"`
+	ProductID int64  `json:"productId" db:"product_id"`
+	Visitor   string `json:"-" db:"visitor"`
+	Quantity  int    `json:"quantity" db:"quantity"`
+	// UnitPrice and Currency are the product's price when the order was
+	// placed; UnitPrice is -1 for orders placed before it was kept.
+	UnitPrice int64     `json:"-" db:"unit_price"`
+	Currency  string    `json:"-" db:"currency"`
 	CreatedAt time.Time `json:"-" db:"created_at"`
 }

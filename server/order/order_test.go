@@ -5,6 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -163,7 +165,7 @@ func TestValidOrderConsumesTheToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.ID == 0 || o.ProductID != e.prods[0] || o.Quantity != 3 {
+			if o.ID == 0 || o.ProductID != e.prods[0] || o.Quantity != 3 || o.UnitPrice < 0 || o.Currency == "" {
 				t.Fatalf("order %+v", o)
 			}
 			if e.orders(t) != 1 || e.stock(t, e.prods[0]) != 7 {
@@ -182,11 +184,20 @@ func TestValidOrderConsumesTheToken(t *testing.T) {
 			if _, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}); !errors.Is(err, ErrTokenUsed) {
 				t.Fatalf("replay after consume: %v, want ErrTokenUsed", err)
 			}
-			if got, err := e.svc.Get(ctx, e.room, vs[0], o.ID); err != nil || got.ID != o.ID {
+			// The order number buyers see is 16 random bytes, not the
+			// database's sequential id.
+			if len(o.PublicID) != 22 || !ValidPublicID(o.PublicID) || o.PublicID == strconv.FormatInt(o.ID, 10) {
+				t.Fatalf("public order number %q (database id %d)", o.PublicID, o.ID)
+			}
+			if got, err := e.svc.Get(ctx, e.room, vs[0], o.PublicID); err != nil || got.ID != o.ID || got.PublicID != o.PublicID ||
+				got.UnitPrice != o.UnitPrice || got.Currency != o.Currency {
 				t.Fatalf("Get own order: %+v %v", got, err)
 			}
+			if _, err := e.svc.Get(ctx, e.room, vs[0], strconv.FormatInt(o.ID, 10)); err == nil {
+				t.Fatal("the sequential database id finds the order")
+			}
 			other, _ := visitor.NewID()
-			if _, err := e.svc.Get(ctx, e.room, other, o.ID); err == nil {
+			if _, err := e.svc.Get(ctx, e.room, other, o.PublicID); err == nil {
 				t.Fatal("another visitor could read the order")
 			}
 		})
@@ -434,8 +445,8 @@ func TestUniqueViolationNames(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			e := newEnv(t, dialect, nil, 10)
 			ins := func(hash []byte, key any) error {
-				_, err := e.db.Exec(e.db.Rebind(`INSERT INTO orders (room, product_id, visitor, quantity, entry_token_hash, idempotency_key) VALUES (?, ?, ?, 1, ?, ?)`),
-					e.room, e.prods[0], "v", hash, key)
+				_, err := e.db.Exec(e.db.Rebind(`INSERT INTO orders (room, product_id, visitor, quantity, entry_token_hash, idempotency_key, public_id) VALUES (?, ?, ?, 1, ?, ?, ?)`),
+					e.room, e.prods[0], "v", hash, key, NewPublicID())
 				return err
 			}
 			if err := ins([]byte("a"), "k"); err != nil {
@@ -455,5 +466,24 @@ func TestUniqueViolationNames(t *testing.T) {
 				t.Errorf("a plain error named %q", got)
 			}
 		})
+	}
+}
+
+func TestPublicIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewPublicID()
+		if len(id) != 22 || !ValidPublicID(id) || seen[id] {
+			t.Fatalf("public id %q (seen before: %v)", id, seen[id])
+		}
+		seen[id] = true
+	}
+	for _, bad := range []string{"", "1", "42", "AAAAAAAAAAAAAAA", strings.Repeat("A", 65), "AAAAAAAAAAAAAAAAAAAAA/", "AAAAAAAAAAAAAAAAAAAA%2F", "AAAAAAAAAAAAAAAAAAAA.."} {
+		if ValidPublicID(bad) {
+			t.Errorf("ValidPublicID(%q) = true", bad)
+		}
+	}
+	if !ValidPublicID("d1c03f9dc089282c308aeed5a5a9fcbe") {
+		t.Error("an older order's hex number is refused")
 	}
 }

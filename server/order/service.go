@@ -65,10 +65,13 @@ func (s *Service) Products(ctx context.Context, roomName string) ([]Product, err
 // its products changed.
 func (s *Service) ForgetProducts(roomName string) { s.products.forget(roomName) }
 
-// Get returns the visitor's order id in room, or ErrProductNotFound-like
+// Get returns the visitor's order in room by its public id, or
 // sql.ErrNoRows when there is none of theirs.
-func (s *Service) Get(ctx context.Context, roomName, visitor string, id int64) (Order, error) {
-	o, err := s.store.Get(ctx, roomName, visitor, id)
+func (s *Service) Get(ctx context.Context, roomName, visitor, publicID string) (Order, error) {
+	if !ValidPublicID(publicID) {
+		return Order{}, sql.ErrNoRows
+	}
+	o, err := s.store.Get(ctx, roomName, visitor, publicID)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		s.log.Warn("order: get", "room", roomName, "err", err)
 		return Order{}, ErrUnavailable

@@ -2,8 +2,10 @@ package order
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -72,32 +74,31 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 			return Order{}, fmt.Errorf("order: simulated work: %w", err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, tx.Rebind(`UPDATE products SET stock = stock - ? WHERE id = ? AND room = ? AND stock >= ?`),
-		r.Quantity, productID, r.Room, r.Quantity)
-	if err != nil {
-		return Order{}, fmt.Errorf("order: take stock: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return Order{}, fmt.Errorf("order: take stock: %w", err)
-	} else if n == 0 {
+	// The stock is taken at the price it has now, which the order keeps.
+	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity, PublicID: NewPublicID()}
+	err = tx.QueryRowxContext(ctx, tx.Rebind(`UPDATE products SET stock = stock - ? WHERE id = ? AND room = ? AND stock >= ?
+		RETURNING price, currency`), r.Quantity, productID, r.Room, r.Quantity).Scan(&o.UnitPrice, &o.Currency)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
 		// A token that already ordered is "used", not "sold out", even once
 		// the stock is gone: the caller consumes it rather than releasing it.
 		if used, err := tokenOrdered(ctx, tx, r.Token); err == nil && used {
 			return Order{}, errDuplicate
 		}
 		return Order{}, errNoStock
+	case err != nil:
+		return Order{}, fmt.Errorf("order: take stock: %w", err)
 	}
 	var idem any
 	if r.IdempotencyKey != "" {
 		idem = r.IdempotencyKey
 	}
-	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity}
 	err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO orders
 		(room, product_id, visitor, quantity, entry_token_hash, idempotency_key,
-		 utm_source, utm_medium, utm_campaign, utm_term, utm_content)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		 utm_source, utm_medium, utm_campaign, utm_term, utm_content, public_id, unit_price, currency)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		r.Room, productID, r.Visitor, r.Quantity, TokenHash(r.Token), idem,
-		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content)).Scan(&o.ID)
+		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content), o.PublicID, o.UnitPrice, o.Currency).Scan(&o.ID)
 	if err != nil {
 		switch uniqueViolation(err) {
 		case "token":
@@ -170,21 +171,50 @@ func uniqueViolation(err error) string {
 // sql.ErrNoRows.
 func (s *Store) byIdempotencyKey(ctx context.Context, room, visitor, key string) (Order, error) {
 	var o Order
-	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT id, room, product_id, visitor, quantity, created_at FROM orders
+	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT `+orderColumns+` FROM orders
 		WHERE room = ? AND visitor = ? AND idempotency_key = ?`), room, visitor, key)
 	return o, err
 }
 
-// Get returns order id of room if it belongs to visitor. It returns
-// sql.ErrNoRows otherwise, so that nobody learns of another's order.
-func (s *Store) Get(ctx context.Context, room, visitor string, id int64) (Order, error) {
+// orderColumns are the columns an Order is read from.
+const orderColumns = `id, public_id, room, product_id, visitor, quantity, COALESCE(unit_price, -1) AS unit_price,
+	COALESCE(currency, '') AS currency, created_at`
+
+// Get returns the order of room whose public id is publicID if it belongs
+// to visitor. It returns sql.ErrNoRows otherwise, so that nobody learns of
+// another's order.
+func (s *Store) Get(ctx context.Context, room, visitor, publicID string) (Order, error) {
 	var o Order
-	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT id, room, product_id, visitor, quantity, created_at FROM orders
-		WHERE id = ? AND room = ? AND visitor = ?`), id, room, visitor)
+	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT `+orderColumns+` FROM orders
+		WHERE public_id = ? AND room = ? AND visitor = ?`), publicID, room, visitor)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Order{}, fmt.Errorf("order: get %d: %w", id, err)
+		return Order{}, fmt.Errorf("order: get %s: %w", publicID, err)
 	}
 	return o, err
+}
+
+// NewPublicID returns a fresh public order number: 16 bytes from
+// crypto/rand in unpadded URL-safe base64 (22 characters).
+func NewPublicID() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails (crypto/rand crashes the program instead)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// ValidPublicID reports whether s has the shape of a public order number
+// (16 to 64 characters of the URL-safe base64 alphabet: NewPublicID's 22,
+// or the 32 hex digits the SQLite migration gave older orders), so that a
+// malformed one never reaches the database.
+func ValidPublicID(s string) bool {
+	if len(s) < 16 || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // stockLeft returns the room's total stock.

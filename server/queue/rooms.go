@@ -34,6 +34,9 @@ func settingsFields(s room.Settings) []any {
 		"closesAt", unixMs(s.ClosesAt),
 		"serveLineAfterClose", flag(s.ServeLineAfterClose),
 		"returnWithinSeconds", strconv.Itoa(s.ReturnWithinSeconds), // ABSENCE
+
+		"shopURL", s.ShopURL,
+		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
 	}
 }
 
@@ -129,6 +132,13 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 		s.ReturnWithinSeconds, err = strconv.Atoi(v)
 		errs = append(errs, err)
 	}
+
+	s.ShopURL = m["shopURL"]
+	if v := m["maxPerBuyer"]; v != "" { // absent in rooms saved before it existed
+		s.MaxPerBuyer, err = strconv.Atoi(v)
+		errs = append(errs, err)
+	}
+
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}

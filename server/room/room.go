@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"waitingroom/server/plaintext"
@@ -75,6 +78,12 @@ type Settings struct {
 	ReturnWithinSeconds int `json:"returnWithinSeconds"`
 
 	// ABSENCE end.
+	// ShopURL is the shop the pages link back to: an absolute http(s) URL,
+	// or empty for none.
+	ShopURL string `json:"shopURL"`
+	// MaxPerBuyer caps the quantity of one order; 0 means only
+	// order.MaxQuantity.
+	MaxPerBuyer int `json:"maxPerBuyer"`
 }
 
 // The room modes.
@@ -154,6 +163,10 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
 	case s.ReturnWithinSeconds < max(MinAbandon, s.AbandonAfterSeconds) || s.ReturnWithinSeconds > MaxReturnWithin:
 		return fmt.Errorf("returnWithinSeconds must be between abandonAfterSeconds (at least %d) and %d", MinAbandon, MaxReturnWithin)
+	case !validShopURL(s.ShopURL):
+		return fmt.Errorf("shopURL must be empty or an absolute http(s) URL of at most %d bytes", MaxShopURLLen)
+	case s.MaxPerBuyer < 0 || s.MaxPerBuyer > MaxPerBuyerLimit:
+		return fmt.Errorf("maxPerBuyer must be between 0 (no limit of its own) and %d", MaxPerBuyerLimit)
 	}
 	switch CanonicalMode(s.Mode) {
 	case ModeFIFO, ModeRandom, ModePassthrough, ModeClosed:
@@ -161,6 +174,26 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("mode must be %q, %q, %q or %q", ModeFIFO, ModeRandom, ModePassthrough, ModeClosed)
 	}
 	return s.Schedule.Validate()
+}
+
+// MaxShopURLLen bounds shopURL, in bytes; MaxPerBuyerLimit bounds
+// maxPerBuyer.
+const (
+	MaxShopURLLen    = 2048
+	MaxPerBuyerLimit = 1000000
+)
+
+// validShopURL reports whether u is empty or an absolute http or https URL
+// with a host, of at most MaxShopURLLen bytes, without control characters.
+func validShopURL(u string) bool {
+	if u == "" {
+		return true
+	}
+	if len(u) > MaxShopURLLen || !utf8.ValidString(u) || strings.ContainsFunc(u, unicode.IsControl) {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.User == nil
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
@@ -183,6 +216,11 @@ type Patch struct {
 
 	// DRAW: the schedule's fields (see schedule.go).
 	SchedulePatch
+
+	// ShopURL, when set, replaces Settings.ShopURL.
+	ShopURL *string `json:"shopURL"`
+	// MaxPerBuyer, when set, replaces Settings.MaxPerBuyer.
+	MaxPerBuyer *int `json:"maxPerBuyer"`
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -199,6 +237,9 @@ func (p Patch) Apply(s Settings) Settings {
 	s.Mode = CanonicalMode(s.Mode)
 	s.Schedule = p.SchedulePatch.apply(s.Schedule)
 	set(&s.ReturnWithinSeconds, p.ReturnWithinSeconds) // ABSENCE
+
+	set(&s.ShopURL, p.ShopURL)
+	set(&s.MaxPerBuyer, p.MaxPerBuyer)
 	return s
 }
 

@@ -70,6 +70,18 @@ func TestValidate(t *testing.T) {
 		{"return window too long", func(s *Settings) { s.ReturnWithinSeconds = MaxReturnWithin + 1 }, "returnWithinSeconds"},
 		{"no return window", func(s *Settings) { s.ReturnWithinSeconds = 0 }, "returnWithinSeconds"},
 		{"return window shorter than away", func(s *Settings) { s.AbandonAfterSeconds = 600; s.ReturnWithinSeconds = 300 }, "returnWithinSeconds"},
+
+		{"a shop URL", func(s *Settings) { s.ShopURL = "https://shop.example/sale?id=1" }, ""},
+		{"an http shop URL", func(s *Settings) { s.ShopURL = "http://shop.example" }, ""},
+		{"a relative shop URL", func(s *Settings) { s.ShopURL = "/shop" }, "shopURL"},
+		{"a script shop URL", func(s *Settings) { s.ShopURL = "javascript:alert(1)" }, "shopURL"},
+		{"a shop URL without a host", func(s *Settings) { s.ShopURL = "https://" }, "shopURL"},
+		{"a shop URL with a password", func(s *Settings) { s.ShopURL = "https://a:b@shop.example" }, "shopURL"},
+		{"a shop URL with a newline", func(s *Settings) { s.ShopURL = "https://shop.example/\n" }, "shopURL"},
+		{"the longest shop URL", func(s *Settings) { s.ShopURL = "https://shop.example/" + strings.Repeat("a", MaxShopURLLen-21) }, ""},
+		{"a shop URL too long", func(s *Settings) { s.ShopURL = "https://shop.example/" + strings.Repeat("a", MaxShopURLLen-20) }, "shopURL"},
+		{"a per-buyer limit", func(s *Settings) { s.MaxPerBuyer = 2 }, ""},
+		{"a negative per-buyer limit", func(s *Settings) { s.MaxPerBuyer = -1 }, "maxPerBuyer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,9 +101,11 @@ func TestValidate(t *testing.T) {
 func TestPatchApply(t *testing.T) {
 	rate := 7.5
 	paused := true
-	got := Patch{Rate: &rate, Paused: &paused}.Apply(Defaults("r"))
+	shop, perBuyer := "https://shop.example", 2
+	got := Patch{Rate: &rate, Paused: &paused, ShopURL: &shop, MaxPerBuyer: &perBuyer}.Apply(Defaults("r"))
 	want := Defaults("r")
 	want.Rate, want.Paused = 7.5, true
+	want.ShopURL, want.MaxPerBuyer = shop, perBuyer
 	if got != want {
 		t.Fatalf("Apply = %+v, want %+v", got, want)
 	}

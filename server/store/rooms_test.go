@@ -44,7 +44,7 @@ func TestRoomRecords(t *testing.T) {
 			if _, err := db.Exec(db.Rebind(`UPDATE rooms SET settings = ? WHERE name = ?`), `{"title":"old","rate":5,"tokenTTLSeconds":300,"orderRate":5,"orderBurst":5}`, "b-room"); err != nil {
 				t.Fatal(err)
 			}
-			if got, err := db.Rooms(ctx); err != nil || got[0].Settings.Mode != room.ModeQueue || got[0].Settings.Rate != 5 {
+			if got, err := db.Rooms(ctx); err != nil || got[0].Settings.Mode != room.ModeFIFO || got[0].Settings.Rate != 5 {
 				t.Fatalf("old record: %+v %v", got, err)
 			}
 		})

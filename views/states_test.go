@@ -1,0 +1,153 @@
+package views
+
+import (
+	"bytes"
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/a-h/templ"
+)
+
+// TestEveryTextInBothLanguages: no state is left without words in Korean
+// or English.
+func TestEveryTextInBothLanguages(t *testing.T) {
+	for _, lang := range []string{"en", "ko"} {
+		v := reflect.ValueOf(For(lang))
+		for i := range v.NumField() {
+			if v.Field(i).String() == "" {
+				t.Errorf("%s: %s is empty", lang, v.Type().Field(i).Name)
+			}
+		}
+		for k, s := range For(lang).Script() {
+			if s == "" {
+				t.Errorf("%s: the script's text %q is empty", lang, k)
+			}
+		}
+	}
+}
+
+func TestFormatPrice(t *testing.T) {
+	tests := []struct {
+		amount         int64
+		currency, lang string
+		want           string
+	}{
+		{129000, "KRW", "ko", "129,000원"},
+		{129000, "KRW", "en", "₩129,000"},
+		{129000, "", "ko", "129,000원"},
+		{1250, "USD", "en", "$12.50"},
+		{1250, "USD", "ko", "$12.50"},
+		{450, "EUR", "en", "€4.50"},
+		{5, "EUR", "en", "€0.05"},
+		{123456789, "GBP", "en", "£1,234,567.89"},
+		{1500, "JPY", "en", "¥1,500"},
+		{1250, "CHF", "en", "CHF\u00a012.50"},
+		{12345, "BHD", "en", "BHD\u00a012.345"},
+		{1250, "ZZZ", "en", "ZZZ\u00a012.50"},
+		{0, "KRW", "en", "₩0"},
+	}
+	for _, tt := range tests {
+		if got := FormatPrice(tt.amount, tt.currency, tt.lang); got != tt.want {
+			t.Errorf("FormatPrice(%d, %q, %s) = %q, want %q", tt.amount, tt.currency, tt.lang, got, tt.want)
+		}
+	}
+}
+
+func render(t *testing.T, c templ.Component) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := c.Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func ptr(v int64) *int64 { return &v }
+
+// TestStatusPageStates renders the no-JS status page in every state,
+// including those the schedule and the absence bring (pre-queue, not yet
+// open, ended, paused, a pass with its time left, a rank that went up):
+// each has its own words, no estimate where none is honest, and "keep
+// this page open" only where it is true.
+func TestStatusPageStates(t *testing.T) {
+	base := StatusPage{Room: "r", Title: "Sale", Refresh: 3, Products: []Product{{ID: 1, Name: "Shoe", Price: 129000, Currency: "KRW", Max: 2}}}
+	tests := []struct {
+		name    string
+		lang    string
+		mut     func(*StatusPage)
+		wants   []string
+		not     []string
+		refresh bool
+	}{
+		{"scheduled", "en", func(p *StatusPage) { p.Status, p.Phase, p.OpensIn = "NOT_ENTERED", "scheduled", ptr(3725) },
+			[]string{"Not open yet", "Opens in about 1 h 2 min"}, []string{">Join the line<", "Keep this page open"}, true},
+		{"pre-queue", "en", func(p *StatusPage) { p.Status, p.Phase, p.OpensIn, p.Ticket = "PREQUEUED", "prequeue", ptr(90), 17 },
+			[]string{"You are in the pre-queue", "random place", "Places are drawn in about 1 min 30 s", "Your ticket number: 17", "Keep this page open"},
+			[]string{"ahead of you", "Estimated wait"}, true},
+		{"pre-queue (ko)", "ko", func(p *StatusPage) { p.Status, p.Phase, p.OpensIn = "PREQUEUED", "prequeue", ptr(90) },
+			[]string{"사전 대기열에 들어오셨습니다", "무작위로"}, []string{"내 앞에"}, true},
+		{"waiting", "en", func(p *StatusPage) { p.Status, p.Rank, p.ETA, p.Waiting = "WAITING", 4, ptr(8), 9 },
+			[]string{"4 people ahead of you", "Estimated wait: 8 s", "9 in line", "Keep this page open"}, nil, true},
+		{"waiting without an estimate", "en", func(p *StatusPage) { p.Status, p.Rank = "WAITING", 4 },
+			[]string{"4 people ahead of you"}, []string{"Estimated wait"}, true},
+		{"rank went up", "en", func(p *StatusPage) { p.Status, p.Rank, p.RankUpReason = "WAITING", 5, "returned" },
+			[]string{"joined it again at the end"}, nil, true},
+		{"paused", "en", func(p *StatusPage) { p.Status, p.Rank, p.Paused, p.ETA = "WAITING", 4, true, ptr(8) },
+			[]string{"The line is paused", "cannot estimate"}, []string{"Estimated wait", "ahead of you"}, true},
+		{"ready", "en", func(p *StatusPage) { p.Status, p.Token, p.PassLeft = "READY", "tok", ptr(245) },
+			[]string{"It is your turn!", "Your pass is valid for about 4 min 5 s", "Buy now", "₩129,000", `max="2"`},
+			[]string{"Keep this page open"}, false},
+		{"sold out", "en", func(p *StatusPage) { p.Status, p.SoldOut, p.ShopURL = "NOT_ENTERED", true, "https://shop.example" },
+			[]string{"Sold out", "Back to the shop"}, []string{"Keep this page open", ">Join the line<"}, false},
+		{"ended", "ko", func(p *StatusPage) { p.Status, p.Phase = "NOT_ENTERED", "closed" },
+			[]string{"판매가 종료되었습니다"}, []string{"줄 서기", "열어 두시면"}, false},
+		{"served after the close", "en", func(p *StatusPage) { p.Status, p.Phase, p.Rank = "WAITING", "closed", 2 },
+			[]string{"2 people ahead of you"}, []string{"has ended"}, true},
+		{"not in line", "en", func(p *StatusPage) {
+			p.Status, p.UTM = "NOT_ENTERED", []Field{{"utm_source", "mail"}}
+		}, []string{"You are not in the line.", `action="/r/r/join?utm_source=mail"`}, []string{"Keep this page open"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := base
+			p.T = For(tt.lang)
+			tt.mut(&p)
+			html := render(t, Status(p))
+			for _, w := range tt.wants {
+				if !strings.Contains(html, w) {
+					t.Errorf("lacks %q:\n%s", w, html)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(html, n) {
+					t.Errorf("says %q:\n%s", n, html)
+				}
+			}
+			if got := strings.Contains(html, `http-equiv="refresh"`); got != tt.refresh {
+				t.Errorf("refreshes: %v, want %v", got, tt.refresh)
+			}
+			// One heading: the order form has none of its own.
+			if strings.Count(html, "<h1") != 1 || strings.Contains(html, "<h2") {
+				t.Errorf("headings doubled:\n%s", html)
+			}
+		})
+	}
+}
+
+// TestErrorHeadingsAreWords: no status code is ever a heading.
+func TestErrorHeadingsAreWords(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 404, 409, 413, 429, 500, 503} {
+		for _, lang := range []string{"en", "ko"} {
+			html := render(t, Error(ErrorPage{Status: status, Message: "m", T: For(lang), ShopURL: "https://shop.example/"}))
+			h1 := html[strings.Index(html, "<h1>")+4 : strings.Index(html, "</h1>")]
+			if h1 == "" || strings.ContainsAny(h1, "0123456789") {
+				t.Errorf("%d %s: heading %q", status, lang, h1)
+			}
+			if !strings.Contains(html, `href="https://shop.example/"`) {
+				t.Errorf("%d %s: no link back to the shop", status, lang)
+			}
+		}
+	}
+}
