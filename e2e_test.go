@@ -144,8 +144,9 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Title = "Black Friday"
-	set.Rate = 1
-	set.Paused = true // the line forms first
+	// The line forms first: at the floor rate nobody is let in for 100 s
+	// (a paused room would say it is paused instead of showing ranks).
+	set.Rate = room.MinRate
 	ctx := context.Background()
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 	}
 	shot(tabs[2], "1-waiting-third.png")
 
-	set.Paused = false
+	set.Rate = 1
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
 	}
@@ -277,8 +278,7 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "1")
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
-	set.Rate = 1
-	set.Paused = true
+	set.Rate = room.MinRate // the line holds, its ranks shown (not paused)
 	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 	); err != nil {
 		t.Fatalf("the page did not fall back to polling: %v", err)
 	}
-	set.Paused = false
+	set.Rate = 1
 	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,11 @@ func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 	b = append(b, `,"currentTotalWaitingCount":`...)
 	b = strconv.AppendInt(b, p.Waiting, 10)
 	b = append(b, `,"estimatedWaitSeconds":`...)
-	b = strconv.AppendInt(b, p.EstimatedWaitSeconds, 10)
+	if p.EstimatedWaitSeconds == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, *p.EstimatedWaitSeconds, 10)
+	}
 	b = append(b, `,"pollingIntervalSeconds":`...)
 	b = strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
 	b = append(b, `,"entryToken":`...)
@@ -194,6 +198,22 @@ func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 		b = append(b, `,"soldOut":true`...)
 	} else {
 		b = append(b, `,"soldOut":false`...)
+	}
+	// ABSENCE: paused, the pass's expiry, why a rank went up.
+	if p.Paused {
+		b = append(b, `,"paused":true`...)
+	} else {
+		b = append(b, `,"paused":false`...)
+	}
+	if p.PassExpiresAt != 0 {
+		b = append(b, `,"passExpiresAt":`...)
+		b = strconv.AppendInt(b, p.PassExpiresAt, 10)
+	}
+	if p.RankUpReason != "" {
+		// The reasons are queue.RankUp* constants: nothing to escape.
+		b = append(b, `,"rankUpReason":"`...)
+		b = append(b, p.RankUpReason...)
+		b = append(b, '"')
 	}
 	b = appendSchedule(b, p) // DRAW
 	b = append(b, `,"t":`...)

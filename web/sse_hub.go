@@ -300,6 +300,7 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					}
 					continue
 				}
+				rebound := c.rebound.Swap(false)
 				if c.prequeued.Load() {
 					// DRAW: a pre-queued buyer has no rank until the draw;
 					// once a tick says it is done, Redis gives their place.
@@ -308,19 +309,25 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					}
 					continue
 				}
-				if c.rebound.Swap(false) {
-					c.lastRank = math.MaxInt64 // re-entered: a new place in line
-				}
 				ticket := c.ticket.Load()
 				rank, passed := st.Rank(ticket)
 				if passed {
 					h.resolve(r, c)
 					continue
 				}
-				rank = min(rank, c.lastRank)
+				// ABSENCE: a rank that goes up is shown as it is, with why.
+				reason := ""
+				if rank > c.lastRank {
+					reason = queue.RankUpRecount
+					if rebound {
+						reason = queue.RankUpReturned // re-entered: a new place in line
+					}
+				}
 				c.lastRank, c.lastTick = rank, st.Tick
 				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: c.shown.Load(), Waiting: st.Waiting,
-					EstimatedWaitSeconds:   queue.EstimatedWait(rank, st.Rate),
+					EstimatedWaitSeconds:   queue.ETA(rank, st.Rate, st.Slots, st.Paused),
+					Paused:                 st.Paused,
+					RankUpReason:           reason,
 					PollingIntervalSeconds: queue.PollingInterval(rank)}
 				p = withSchedule(p, &st)
 				buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "position", p, st.TimeMicros) })
@@ -416,6 +423,9 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 	c.shown.Store(p.Ticket)
 	c.prequeued.Store(p.Status == queue.StatusPrequeued)
 	c.lastRank, c.lastTick = p.Rank, p.Tick
+	if p.Status == queue.StatusPrequeued {
+		c.lastRank = math.MaxInt64 // no rank shown yet: the first one is no step back
+	}
 	c.nextSeen = time.Now().Add(rand.N(h.opt.SeenEvery) + time.Second)
 	if p.Status != queue.StatusWaiting && p.Status != queue.StatusPrequeued {
 		c.done.Store(true)

@@ -17,6 +17,8 @@ import (
 // State is one room's rank state. It is not safe for concurrent use.
 type State struct {
 	SoldOut    bool
+	Paused     bool         // ABSENCE: admissions stopped, no ETA
+	Slots      *queue.Slots // ABSENCE: when maxActive's slots free up (read only)
 	Tick       int64
 	Head       int64
 	Waiting    int64
@@ -46,6 +48,7 @@ func (s *State) Reset(snap queue.Snapshot) {
 	s.synced = true
 	if snap.Tick >= s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.SoldOut = snap.Tick, snap.Waiting, snap.Rate, snap.SoldOut
+		s.Paused, s.Slots = snap.Paused, snap.Slots
 	}
 	s.addDepartures(snap.Departed)
 	s.advance(snap.Head)
@@ -72,6 +75,7 @@ func (s *State) Apply(e queue.Event) bool {
 	complete := s.Tick == 0 || e.Tick <= s.Tick+1
 	if e.Tick > s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
+		s.Paused, s.Slots = bool(e.Paused), e.Slots
 		s.Phase, s.PrequeueAt, s.OpensAt, s.ClosesAt = e.Phase, e.PrequeueAt, e.OpensAt, e.ClosesAt
 	}
 	s.addDepartures(e.Departed)

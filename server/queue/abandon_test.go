@@ -25,7 +25,7 @@ func lastSeen(t *testing.T, rdb redis.UniversalClient, name string, ticket int64
 
 func TestAbandonment(t *testing.T) {
 	ctx := context.Background()
-	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60; s.ReturnWithinSeconds = 60 }))
 	vs := visitors(t, 6)
 	for _, v := range vs {
 		if _, err := e.Enter(ctx, name, v); err != nil {
@@ -96,8 +96,8 @@ func TestAbandonment(t *testing.T) {
 	}
 	lastSeen(t, rdb, name, 4, 90*time.Second)
 	p, _ = e.Enter(ctx, name, vs[3])
-	if p.Ticket != 7 || p.Rank != 1 {
-		t.Fatalf("an abandoned visitor re-entered with ticket %d rank %d, want 7 and 1", p.Ticket, p.Rank)
+	if p.Ticket != 7 || p.Rank != 1 || p.RankUpReason != RankUpReturned {
+		t.Fatalf("an abandoned visitor re-entered with ticket %d rank %d (%q), want 7 and 1 (returned)", p.Ticket, p.Rank, p.RankUpReason)
 	}
 }
 
@@ -143,7 +143,7 @@ func TestParseEvent(t *testing.T) {
 // still works on the ones kept.
 func TestSeenStaysBounded(t *testing.T) {
 	ctx := context.Background()
-	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60; s.ReturnWithinSeconds = 60 }))
 	k := testKeys(rdb, name)
 	const issued = 1000000 // tickets already issued and admitted
 	rdb.Set(ctx, k.key("seq"), issued, 0)

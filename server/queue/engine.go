@@ -120,7 +120,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	if err != nil {
 		return Position{}, err
 	}
-	if len(res) != 16 {
+	if len(res) != 21 {
 		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
 	}
 	code := asInt(res[0])
@@ -130,7 +130,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
 		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1,
 		Phase: asString(res[10]), PrequeueAt: msOrNil(res[11]), OpensAt: msOrNil(res[12]), ClosesAt: msOrNil(res[13]),
-		ServerTime: asInt(res[14]), Line: asInt(res[15])}
+		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1}
 	switch code {
 	case 3:
 		p.Status = StatusPrequeued
@@ -138,10 +138,14 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	case 2:
 		tok := asString(res[4])
 		p.Status, p.EntryToken, p.Rank = StatusReady, &tok, 0
+		p.PassExpiresAt = asInt(res[17])
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = EstimatedWait(p.Rank, admitRate(res[5], res[6]))
+		p.EstimatedWaitSeconds = ETA(p.Rank, admitRate(res[19], res[6]), parseSlots(res[20]), p.Paused)
+		if asInt(res[18]) == 1 {
+			p.RankUpReason = RankUpReturned
+		}
 		p.PollingIntervalSeconds = PollingInterval(p.Rank)
 	default:
 		p.Status = StatusNotEntered
@@ -150,9 +154,10 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	return p, nil
 }
 
-// admitRate prefers the measured EWMA and falls back to the configured rate.
-func admitRate(ewma, configured any) float64 {
-	if f, err := strconv.ParseFloat(asString(ewma), 64); err == nil && f > 0 {
+// admitRate prefers the achievable throughput (see lib.lua; 0 when nobody
+// is admitted) and falls back to the configured rate.
+func admitRate(achievable, configured any) float64 {
+	if f, err := strconv.ParseFloat(asString(achievable), 64); err == nil && f >= 0 {
 		return f
 	}
 	f, _ := strconv.ParseFloat(asString(configured), 64)
@@ -273,6 +278,8 @@ func (e *Engine) MarkSeen(ctx context.Context, roomName string, tickets []int64)
 // room's tick, head and the departed tickets above the head, sorted.
 type Snapshot struct {
 	SoldOut  bool
+	Paused   bool
+	Slots    *Slots
 	Tick     int64
 	Head     int64
 	Waiting  int64
@@ -290,12 +297,13 @@ func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 5 {
+	if len(res) < 7 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[3]), 64)
-	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate, SoldOut: asInt(res[4]) == 1}
-	for _, d := range res[5:] {
+	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate, SoldOut: asInt(res[4]) == 1,
+		Paused: asInt(res[5]) == 1, Slots: parseSlots(res[6])}
+	for _, d := range res[7:] {
 		s.Departed = append(s.Departed, asInt(d))
 	}
 	return s, nil

@@ -17,8 +17,13 @@ type Event struct {
 	TimeMicros int64 `json:"t"`
 	// Waiting is the length of the line after the tick.
 	Waiting int64 `json:"w"`
-	// Rate is the measured admission rate (or the configured one).
+	// Rate is the admission throughput a waiting visitor can count on: the
+	// rate, or, when maxActive binds, the rate at which slots free up.
 	Rate float64 `json:"r"`
+	// Paused reports that admissions are stopped (JSON 1 or 0).
+	Paused Flag `json:"p"`
+	// Slots is when maxActive's slots free up; nil without maxActive.
+	Slots *Slots `json:"S,omitempty"`
 	// SoldOut reports that the room is sold out (JSON 1 or 0).
 	SoldOut Flag `json:"s"`
 	// Admitted are the visitors admitted by this tick.

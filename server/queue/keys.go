@@ -72,6 +72,10 @@ var keyNames = map[string]bool{
 	"drawlease": true, // string: the instance drawing, with a TTL
 	"drawn":     true, // string: the drawn order, 4-byte big-endian tickets
 	"nets":      true, // hash client network → pre-queue entries
+	// ABSENCE (issue 10)
+	"away":   true, // zset visitor → ms their return window ends: passed over while away
+	"awaytk": true, // hash visitor → ticket of those in away
+	"back":   true, // zset visitor → ticket: passed over, came back, admitted first
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

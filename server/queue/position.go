@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 )
@@ -20,11 +21,12 @@ const (
 // Position is what a visitor is told about their place. The JSON names are
 // the HTTP contract's (they keep the seed's names).
 type Position struct {
-	Status                 Status  `json:"status"`
-	Rank                   int64   `json:"rank"`
-	Ticket                 int64   `json:"ticket"`
-	Waiting                int64   `json:"currentTotalWaitingCount"`
-	EstimatedWaitSeconds   int64   `json:"estimatedWaitSeconds"`
+	Status  Status `json:"status"`
+	Rank    int64  `json:"rank"`
+	Ticket  int64  `json:"ticket"`
+	Waiting int64  `json:"currentTotalWaitingCount"`
+	// EstimatedWaitSeconds is nil when no honest estimate exists (paused).
+	EstimatedWaitSeconds   *int64  `json:"estimatedWaitSeconds"`
 	PollingIntervalSeconds int     `json:"pollingIntervalSeconds"`
 	EntryToken             *string `json:"entryToken"`
 	// SoldOut reports that the room has nothing left to sell: nobody is
@@ -45,10 +47,89 @@ type Position struct {
 	// pre-queue ticket.
 	Line int64 `json:"-"`
 
+	// ABSENCE (issue 10) begin.
+
+	// Paused reports that admissions are stopped: no ETA is given.
+	Paused bool `json:"paused"`
+	// PassExpiresAt is when a READY pass stops being usable, in unix ms as
+	// Redis sees it; 0 (left out) otherwise.
+	PassExpiresAt int64 `json:"passExpiresAt,omitempty"`
+	// RankUpReason says why the rank went up, when it did (RankUp*).
+	RankUpReason string `json:"rankUpReason,omitempty"`
+
+	// ABSENCE end.
+
 	// Head is the highest ticket admitted when the position was read.
 	Head int64 `json:"-"`
 	// Tick is the room's tick sequence number when the position was read.
 	Tick int64 `json:"-"`
+}
+
+// Reasons a visitor's rank can go up (Position.RankUpReason).
+const (
+	// RankUpReturned: the visitor came back after their return window
+	// (returnWithinSeconds) and joined again at the end of the line.
+	RankUpReturned = "returned"
+	// RankUpRecount: the server recounted the line after losing track of
+	// it (a resync) and found fewer ahead had left than it had shown.
+	RankUpRecount = "recount"
+)
+
+// Slots is when a room's maxActive slots free up, as the scripts sample
+// it (lib.lua slotSchedule): the ETA of a rank follows the real release
+// times, so that passes admitted in a wave, and so freed in a wave, are
+// not averaged into a rate that no buyer sees.
+type Slots struct {
+	// Rate is the room's configured admission rate, per second.
+	Rate float64 `json:"q"`
+	// MaxActive is the number of slots.
+	MaxActive int64 `json:"A"`
+	// Hold is the mean time a pass holds its slot, in seconds.
+	Hold float64 `json:"H"`
+	// Free are up to 32 samples, evenly spaced over the slots sorted by
+	// when they free, in ms after the sample was taken; ascending.
+	Free []int64 `json:"f"`
+}
+
+// Wait returns the seconds until rank (people ahead) is admitted: the
+// slot that frees (rank mod MaxActive)-th, rank / MaxActive passes later,
+// and never sooner than the rate allows. ok is false when s is unusable.
+func (s *Slots) Wait(rank int64) (seconds float64, ok bool) {
+	if s == nil || s.MaxActive <= 0 || len(s.Free) == 0 || !(s.Rate > 0) || !(s.Hold > 0) || rank < 0 {
+		return 0, false
+	}
+	k, cycles := rank%s.MaxActive, rank/s.MaxActive
+	x := float64(k) * float64(len(s.Free)) / float64(s.MaxActive)
+	i := int(x)
+	next := float64(s.Free[0]) + s.Hold*1000 // the first slot's next pass
+	if i+1 < len(s.Free) {
+		next = float64(s.Free[i+1])
+	}
+	free := float64(s.Free[i]) + (next-float64(s.Free[i]))*(x-float64(i))
+	return max(free/1000+float64(cycles)*s.Hold, float64(rank+1)/s.Rate), true
+}
+
+// ETA returns the Position field for rank: nil when no estimate is honest
+// (paused, or no admissions: perSecond 0); from the slots' schedule when
+// maxActive is set; else at perSecond (EstimatedWait).
+func ETA(rank int64, perSecond float64, slots *Slots, paused bool) *int64 {
+	if paused || !(perSecond > 0) || math.IsInf(perSecond, 0) {
+		return nil
+	}
+	w := EstimatedWait(rank, perSecond)
+	if sec, ok := slots.Wait(rank); ok {
+		w = int64(min(math.Ceil(sec-1e-9), MaxEstimatedWait))
+	}
+	return &w
+}
+
+// parseSlots reads a script's slot schedule (” when maxActive is 0).
+func parseSlots(v any) *Slots {
+	var s Slots
+	if b := asString(v); b == "" || json.Unmarshal([]byte(b), &s) != nil {
+		return nil
+	}
+	return &s
 }
 
 // PollingTier returns the seed's polling interval for a rank, in seconds:

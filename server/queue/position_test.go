@@ -64,3 +64,31 @@ func TestEstimatedWait(t *testing.T) {
 		}
 	}
 }
+
+func TestSlotsWait(t *testing.T) {
+	wave := &Slots{Rate: 10, MaxActive: 4, Hold: 20, Free: []int64{5000, 5000, 6000, 6000}}
+	tests := []struct {
+		name  string
+		slots *Slots
+		rank  int64
+		want  float64
+		ok    bool
+	}{
+		{"first of a wave", wave, 0, 5, true},
+		{"second wave of the first cycle", wave, 2, 6, true},
+		{"next cycle", wave, 5, 25, true},
+		{"the rate binds", &Slots{Rate: 1, MaxActive: 4, Hold: 20, Free: []int64{0, 0, 0, 0}}, 3, 4, true},
+		{"sampled: between two samples", &Slots{Rate: 1000, MaxActive: 64, Hold: 10, Free: []int64{0, 2000}}, 16, 1, true},
+		{"sampled: past the last sample", &Slots{Rate: 1000, MaxActive: 4, Hold: 10, Free: []int64{0, 2000}}, 3, 6, true},
+		{"no schedule", nil, 3, 0, false},
+		{"no hold", &Slots{Rate: 1, MaxActive: 4, Free: []int64{0}}, 3, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := tt.slots.Wait(tt.rank)
+			if ok != tt.ok || math.Abs(got-tt.want) > 1e-9 {
+				t.Fatalf("Wait(%d) = %v, %v; want %v, %v", tt.rank, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}

@@ -33,6 +33,7 @@ func settingsFields(s room.Settings) []any {
 		"opensAt", unixMs(s.OpensAt),
 		"closesAt", unixMs(s.ClosesAt),
 		"serveLineAfterClose", flag(s.ServeLineAfterClose),
+		"returnWithinSeconds", strconv.Itoa(s.ReturnWithinSeconds), // ABSENCE
 
 		"shopURL", s.ShopURL,
 		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
@@ -51,6 +52,11 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	}
 	if err := e.rdb.HSet(ctx, roomKeys(e.ns, name).key("cfg"), settingsFields(s)...).Err(); err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
+	}
+	// ABSENCE: the measured rate and hold time belong to the old settings;
+	// the ETA follows the new ones from the next answer on.
+	if err := e.rdb.HDel(ctx, roomKeys(e.ns, name).key("rate"), "ewma", "hold", "holdn", "holdms").Err(); err != nil {
+		return fmt.Errorf("queue: save room %s: reset measured rate: %w", name, err)
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return fmt.Errorf("queue: register room %s: %w", name, err)
@@ -120,6 +126,12 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	// DRAW: the schedule.
 	s.PrequeueAt, s.OpensAt, s.ClosesAt = fromUnixMs(m["prequeueAt"]), fromUnixMs(m["opensAt"]), fromUnixMs(m["closesAt"])
 	s.ServeLineAfterClose = m["serveLineAfterClose"] != "0"
+	// ABSENCE: rooms saved before returnWithinSeconds existed take the default.
+	s.ReturnWithinSeconds = room.DefaultReturnWithin
+	if v, ok := m["returnWithinSeconds"]; ok {
+		s.ReturnWithinSeconds, err = strconv.Atoi(v)
+		errs = append(errs, err)
+	}
 
 	s.ShopURL = m["shopURL"]
 	if v := m["maxPerBuyer"]; v != "" { // absent in rooms saved before it existed
@@ -173,9 +185,10 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 }
 
 // Stats are a room's live counters. Every ticket ever issued is exactly one
-// of pre-queued, waiting, admitted or left, and every visitor who left did
-// so for one reason: Issued == Prequeued + Waiting + Admitted + Left (but
-// for the seconds of a draw), Left == Leaves + Abandoned.
+// of pre-queued, waiting, passed over while away (Away, or Returning once
+// back), admitted or left, and every visitor who left did so for one
+// reason: Issued == Prequeued + Waiting + Away + Returning + Admitted + Left
+// (but for the seconds of a draw), Left == Leaves + Abandoned.
 // Every pass admitted is held, consumed (an order), forfeited (given up
 // with a leave) or expired: Admitted == Active + Consumed + Forfeited +
 // Expired.
@@ -196,6 +209,21 @@ type Stats struct {
 	SoldOut   bool    `json:"soldOut"`
 	// Prequeued counts the pre-queue until the draw freezes it.
 	Prequeued int64 `json:"prequeued"`
+
+	// ABSENCE (issue 10): Away are passed over at their turn and not back
+	// yet; Returning came back and are admitted first at the next tick.
+	// PassedOver and Returned count those events since the room was made.
+	Away       int64 `json:"away"`
+	Returning  int64 `json:"returning"`
+	PassedOver int64 `json:"passedOver"`
+	Returned   int64 `json:"returned"`
+}
+
+// Unaccounted returns how many issued tickets are in no state and no
+// departure: Issued − (Prequeued + Waiting + Away + Returning + Admitted + Leaves +
+// Abandoned). It is 0 whenever the books balance.
+func (s Stats) Unaccounted() int64 {
+	return s.Issued - (s.Prequeued + s.Waiting + s.Away + s.Returning + s.Admitted + s.Leaves + s.Abandoned)
 }
 
 // Stats returns room's live counters in one round trip.
@@ -204,7 +232,7 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 14 {
+	if len(res) != 18 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -213,5 +241,6 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
 		Admitted: asInt(res[4]), Left: d.Leaves + d.Abandoned, Departures: d, Consumed: asInt(res[8]), Forfeited: asInt(res[9]),
 		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1, Prequeued: asInt(res[13]),
+		Away: asInt(res[14]), Returning: asInt(res[15]), PassedOver: asInt(res[16]), Returned: asInt(res[17]),
 	}, nil
 }

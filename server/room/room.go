@@ -54,7 +54,9 @@ type Settings struct {
 	// Paused stops admissions; the line keeps forming.
 	Paused bool `json:"paused"`
 	// AbandonAfterSeconds is how long a waiting visitor may go without an
-	// SSE connection or a poll before leaving the line; 0 means never.
+	// SSE connection or a poll before counting as away: when their turn
+	// comes they are passed over (no admission goes to an empty page) and
+	// kept for ReturnWithinSeconds. 0 means never away, never abandoned.
 	AbandonAfterSeconds int `json:"abandonAfterSeconds"`
 	// Mode is "fifo" (the waiting room, in ticket order; "queue" is
 	// accepted on input as its old name), "random" (each tick admits
@@ -67,6 +69,15 @@ type Settings struct {
 	// DRAW: the sale's schedule (see schedule.go).
 	Schedule
 
+	// ABSENCE (issue 10) begin.
+
+	// ReturnWithinSeconds is how long a waiting visitor who went away
+	// (unseen since) keeps their ticket: coming back in time, they keep
+	// their place, or, passed over meanwhile, are let in at the next tick.
+	// Unseen longer, they depart as abandoned. At least AbandonAfterSeconds.
+	ReturnWithinSeconds int `json:"returnWithinSeconds"`
+
+	// ABSENCE end.
 	// ShopURL is the shop the pages link back to: an absolute http(s) URL,
 	// or empty for none.
 	ShopURL string `json:"shopURL"`
@@ -110,6 +121,10 @@ const (
 	DefaultAbandon  = 120
 	MinAbandon      = 60
 	MaxAbandon      = 3600
+	// DefaultReturnWithin and MaxReturnWithin bound ReturnWithinSeconds
+	// (the liveness cells wrap after 36 hours).
+	DefaultReturnWithin = 900
+	MaxReturnWithin     = 86400
 )
 
 // Defaults returns the settings of a new room: the seeds' 50 admissions per
@@ -125,6 +140,7 @@ func Defaults(name string) Settings {
 		AbandonAfterSeconds: DefaultAbandon,
 		Mode:                ModeFIFO,
 		Schedule:            Schedule{ServeLineAfterClose: true},
+		ReturnWithinSeconds: DefaultReturnWithin,
 	}
 }
 
@@ -145,6 +161,8 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("orderBurst must be between 1 and %d", MaxOrderBurst)
 	case s.AbandonAfterSeconds != 0 && (s.AbandonAfterSeconds < MinAbandon || s.AbandonAfterSeconds > MaxAbandon):
 		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
+	case s.ReturnWithinSeconds < max(MinAbandon, s.AbandonAfterSeconds) || s.ReturnWithinSeconds > MaxReturnWithin:
+		return fmt.Errorf("returnWithinSeconds must be between abandonAfterSeconds (at least %d) and %d", MinAbandon, MaxReturnWithin)
 	case !validShopURL(s.ShopURL):
 		return fmt.Errorf("shopURL must be empty or an absolute http(s) URL of at most %d bytes", MaxShopURLLen)
 	case s.MaxPerBuyer < 0 || s.MaxPerBuyer > MaxPerBuyerLimit:
@@ -193,6 +211,8 @@ type Patch struct {
 	AbandonAfterSeconds *int `json:"abandonAfterSeconds"`
 	// Mode, when set, replaces Settings.Mode.
 	Mode *string `json:"mode"`
+	// ReturnWithinSeconds, when set, replaces Settings.ReturnWithinSeconds.
+	ReturnWithinSeconds *int `json:"returnWithinSeconds"` // ABSENCE
 
 	// DRAW: the schedule's fields (see schedule.go).
 	SchedulePatch
@@ -216,6 +236,7 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.Mode, p.Mode)
 	s.Mode = CanonicalMode(s.Mode)
 	s.Schedule = p.SchedulePatch.apply(s.Schedule)
+	set(&s.ReturnWithinSeconds, p.ReturnWithinSeconds) // ABSENCE
 
 	set(&s.ShopURL, p.ShopURL)
 	set(&s.MaxPerBuyer, p.MaxPerBuyer)

@@ -64,6 +64,12 @@ func TestValidate(t *testing.T) {
 		{"abandon too late", func(s *Settings) { s.AbandonAfterSeconds = 7200 }, "abandonAfterSeconds"},
 		{"passthrough", func(s *Settings) { s.Mode = ModePassthrough }, ""},
 		{"unknown mode", func(s *Settings) { s.Mode = "fast" }, "mode"},
+		// ABSENCE
+		{"default return window", func(s *Settings) {}, ""},
+		{"return window of a day", func(s *Settings) { s.ReturnWithinSeconds = MaxReturnWithin }, ""},
+		{"return window too long", func(s *Settings) { s.ReturnWithinSeconds = MaxReturnWithin + 1 }, "returnWithinSeconds"},
+		{"no return window", func(s *Settings) { s.ReturnWithinSeconds = 0 }, "returnWithinSeconds"},
+		{"return window shorter than away", func(s *Settings) { s.AbandonAfterSeconds = 600; s.ReturnWithinSeconds = 300 }, "returnWithinSeconds"},
 
 		{"a shop URL", func(s *Settings) { s.ShopURL = "https://shop.example/sale?id=1" }, ""},
 		{"an http shop URL", func(s *Settings) { s.ShopURL = "http://shop.example" }, ""},

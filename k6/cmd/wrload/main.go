@@ -36,6 +36,7 @@ func tools() []tool {
 		{"burst", "a flash sale: N buyers enter, wait, are let in and order", burstCommand},
 		{"calibrate", "step the order rate, find the knee, recommend (and -apply) a rate", calibrateCommand},
 		{"plot", "draw burst runs (their -json files) into a PNG", plotCommand},
+		{"eta", "the estimated wait shown against the real wait: steady, with maxActive, after a rate change", etaCommand},
 		{"redis-memory", "Redis bytes per waiting visitor, beside a bare ZSET entry", memoryCommand},
 		{"sse-reference", "r3labs/sse with its defaults, the soak's reference server", referenceCommand},
 		{"verify-draw", "check a room's pre-queue draw: its seed, commitment and order", verifyDrawCommand},

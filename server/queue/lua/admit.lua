@@ -1,11 +1,13 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
 -- and by the tokens given), stores each one's pass with its expiry, takes a
 -- slot for each, moves the head, sweeps part of the line for abandoned
 -- visitors, drops the liveness cells behind the head and publishes one
--- event. A crash can only happen before or after all of it.
+-- event. Visitors away at their turn are passed over and kept aside; those
+-- who came back are admitted first (see lib.lua, ABSENCE). A crash can only
+-- happen before or after all of it.
 -- ARGV: 2 tick seconds, 3.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
 --   expired, phase, visitor...}, or {-1}
@@ -17,6 +19,7 @@ local ttl = tonumber(cfg[3]) or 300
 local paused = cfg[4] == '1'
 local soldout = redis.call('EXISTS', K.soldout) == 1
 local abandon = (tonumber(cfg[5]) or 0) * 1000000
+local ret = returnUs() -- ABSENCE
 -- Passthrough, the no-room baseline: everyone waiting is admitted at the
 -- next tick, up to the tokens given.
 local passthrough = cfg[6] == 'passthrough'
@@ -30,8 +33,7 @@ local nowMs = math.floor(now / 1000)
 -- The first tick past opening freezes the pre-queue for the draw. In mode
 -- random each tick admits uniformly at random among the waiting.
 local ph, sc = phaseNow(nowMs)
-local gated = ph == 'scheduled' or ph == 'prequeue' or ph == 'drawing' or
-  (ph == 'closed' and (sc[5] == 'closed' or not sc[4]))
+local gated = admitsNone(ph, sc)
 local random = cfg[6] == 'random'
 local Q, ACTIVE = K.queue, K.active
 local base = seenBase()
@@ -63,6 +65,7 @@ if #gone > 0 then
   redis.call('HDEL', K.tokens, unpack(gone))
   redis.call('ZREM', ACTIVE, unpack(gone))
   redis.call('HINCRBY', K.counts, 'expired', #gone)
+  noteHolds(#gone, #gone * ttl * 1000) -- ABSENCE: an unused pass held its slot for its TTL
 end
 local used = redis.call('ZRANGEBYSCORE', K.done, '-inf', nowMs, 'LIMIT', 0, SWEEP)
 if #used > 0 then
@@ -85,6 +88,25 @@ end
 local head = tonumber(redis.call('GET', K.head)) or 0
 local admitted = {}
 local abandoned = 0
+local function admitOne(v, ticket)
+  admitted[#admitted + 1] = v
+  -- An expired pass of this visitor that the sweep has not reached yet
+  -- ends here, counted once; a tombstone is replaced.
+  if redis.call('ZREM', ACTIVE, v) == 1 then
+    redis.call('HINCRBY', K.counts, 'expired', 1)
+    noteHolds(1, ttl * 1000)
+  end
+  redis.call('ZREM', K.done, v)
+  local x = nowMs + ttl * 1000
+  putPass(v, {t = ARGV[2 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
+  redis.call('ZADD', ACTIVE, I(x), v)
+end
+-- ABSENCE: passed-over visitors who came back go first, inside the same
+-- credit and slots; their tickets are behind the head already.
+if n > 0 then
+  local back = redis.call('ZPOPMIN', K.back, n)
+  for i = 1, #back, 2 do admitOne(back[i], tonumber(back[i + 1])) end
+end
 -- Abandoned visitors found at the front depart instead of taking an
 -- admission; a few more rounds fill their places.
 for _ = 1, 8 do
@@ -110,18 +132,15 @@ for _ = 1, 8 do
       head = ticket
     end
     if alive(ticket, now, abandon, base) then
-      admitted[#admitted + 1] = v
-      -- An expired pass of this visitor that the sweep has not reached yet
-      -- ends here, counted once; a tombstone is replaced.
-      if redis.call('ZREM', ACTIVE, v) == 1 then redis.call('HINCRBY', K.counts, 'expired', 1) end
-      redis.call('ZREM', K.done, v)
-      local x = nowMs + ttl * 1000
-      putPass(v, {t = ARGV[2 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
-      redis.call('ZADD', ACTIVE, I(x), v)
-    else
+      admitOne(v, ticket)
+    elseif lapsed(ticket, now, abandon, ret, base) then
       redis.call('ZADD', Q, I(ticket), v) -- depart() records it properly
       depart(v, ticket, 'abandoned')
       abandoned = abandoned + 1
+    else
+      -- ABSENCE: away at their turn, within the return window: passed
+      -- over, kept aside until the window (from when last seen) ends.
+      passOver(v, ticket, nowMs + math.floor((ret - unseenUs(ticket, now, base)) / 1000))
     end
   end
 end
@@ -137,6 +156,15 @@ if random then
 end
 redis.call('SET', K.head, I(head))
 
+-- ABSENCE: passed-over visitors whose return window ended depart as
+-- abandoned. Their tickets are behind the head: no rank changes.
+local lost = redis.call('ZRANGEBYSCORE', K.away, '-inf', nowMs, 'LIMIT', 0, SWEEP)
+if #lost > 0 then
+  redis.call('ZREM', K.away, unpack(lost))
+  redis.call('HDEL', K.awaytk, unpack(lost))
+  redis.call('HINCRBY', K.counts, 'abandoned', #lost)
+end
+
 -- Sweep part of the line for abandoned visitors, from a cursor that wraps,
 -- so that everyone's rank drops as soon as someone ahead has gone.
 local waiting = redis.call('ZCARD', Q)
@@ -148,7 +176,7 @@ if abandon > 0 and waiting > 0 then
   local batch = redis.call('ZRANGEBYSCORE', Q, '(' .. I(cursor), '+inf', 'WITHSCORES', 'LIMIT', 0, k)
   for i = 1, #batch, 2 do
     local ticket = tonumber(batch[i + 1])
-    if not alive(ticket, now, abandon, base) then
+    if lapsed(ticket, now, abandon, ret, base) then
       depart(batch[i], ticket, 'abandoned')
       abandoned = abandoned + 1
     end
@@ -194,6 +222,20 @@ if ewma then
   fields[#fields + 1] = 'ewma'
   fields[#fields + 1] = string.format('%.4f', ewma)
 end
+-- ABSENCE: fold this tick's slot releases into the mean hold time.
+local hs = redis.call('HMGET', K.rate, 'hold', 'holdn', 'holdms')
+local hn = tonumber(hs[2]) or 0
+if hn > 0 then
+  local sample = (tonumber(hs[3]) or 0) / hn / 1000
+  local hold = tonumber(hs[1])
+  if hold then hold = hold + (1 - 0.95 ^ hn) * (sample - hold) else hold = sample end
+  fields[#fields + 1] = 'hold'
+  fields[#fields + 1] = string.format('%.4f', hold)
+  fields[#fields + 1] = 'holdn'
+  fields[#fields + 1] = '0'
+  fields[#fields + 1] = 'holdms'
+  fields[#fields + 1] = '0'
+end
 redis.call('HSET', K.rate, unpack(fields))
 
 -- One event per tick. Visitor ids are base64url, tickets integers: the JSON
@@ -203,9 +245,12 @@ local dep = redis.call('LRANGE', K.departing, 0, -1)
 if #dep > 0 then redis.call('DEL', K.departing) end
 local a = '[]'
 if #admitted > 0 then a = '["' .. table.concat(admitted, '","') .. '"]' end
-local r = ewma or rate
+local r = achievable(rate, maxActive, ttl) -- ABSENCE: the ETA's throughput (none if gated)
+if gated then r = 0 end
+local slots = slotSchedule(rate, maxActive, ttl, nowMs) -- and when slots free
+if slots ~= '' then slots = ',"S":' .. slots end
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
-  ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) ..
+  ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') .. slots ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']' ..
   ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. '}')
 

@@ -1,5 +1,6 @@
--- KEYS: queue counts departed departing tokens active prequeue withdrawn draw
--- leave.lua: a visitor leaves the line, or gives up an unused pass.
+-- KEYS: queue counts departed departing tokens active prequeue withdrawn draw cfg rate away awaytk back
+-- leave.lua: a visitor leaves the line (or the pre-queue, or the side list
+-- of those passed over while away), or gives up an unused pass.
 -- ARGV: 2 visitor
 -- Reply: 1 left the line, 2 gave up a READY pass, 0 nothing to leave
 local v = ARGV[2]
@@ -25,11 +26,20 @@ if s then
   depart(v, tonumber(s), 'leaves')
   return 1
 end
-local e = livePass(v, math.floor(nowUs() / 1000))
+-- ABSENCE: a passed-over visitor's ticket is behind the head already, so
+-- nobody's rank changes; only the count does.
+if redis.call('ZREM', K.away, v) + redis.call('HDEL', K.awaytk, v) + redis.call('ZREM', K.back, v) > 0 then
+  redis.call('HINCRBY', K.counts, 'leaves', 1)
+  return 1
+end
+local nowMs = math.floor(nowUs() / 1000)
+local e = livePass(v, nowMs)
 if e and e.s == 'R' then
   redis.call('HDEL', K.tokens, v)
   redis.call('ZREM', K.active, v)
   redis.call('HINCRBY', K.counts, 'forfeited', 1)
+  local ttl = tonumber(redis.call('HGET', K.cfg, 'tokenTTLSeconds')) or 300
+  noteHolds(1, math.max(0, nowMs - (e.x - ttl * 1000))) -- ABSENCE: for the ETA
   return 2
 end
 return 0

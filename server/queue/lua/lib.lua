@@ -35,6 +35,94 @@ local function abandonUs()
   return (tonumber(redis.call('HGET', K.cfg, 'abandonAfterSeconds')) or 0) * 1000000
 end
 
+-- ABSENCE (issue 10) begin: absence never costs a place.
+-- A waiting visitor unseen for more than abandonAfterSeconds is away; one
+-- unseen for more than returnWithinSeconds has lapsed. The hub marks each
+-- connected visitor seen every 30 s and a poll marks it at every poll, so
+-- abandonAfterSeconds (at least 60 s: two seen periods) is the presence
+-- threshold. unseenUs returns how long ago ticket's visitor was seen, in
+-- microseconds, or -1 when unknown.
+local function unseenUs(ticket, now, base)
+  if ticket <= base then return -1 end
+  local off = 2 * (ticket - base)
+  local b = redis.call('GETRANGE', K.seen, off, off + 1)
+  if #b < 2 then return -1 end
+  local v = string.byte(b, 1) * 256 + string.byte(b, 2)
+  if v == 0 then return -1 end
+  return ((seenValue(now) - v) % 65535) * EPOCH_US
+end
+local function returnUs()
+  return (tonumber(redis.call('HGET', K.cfg, 'returnWithinSeconds')) or 900) * 1000000
+end
+-- lapsed reports a waiting ticket whose visitor has been gone longer than
+-- the return window (never when abandonAfterSeconds is 0).
+local function lapsed(ticket, now, abandon, ret, base)
+  if abandon <= 0 then return false end
+  return unseenUs(ticket, now, base) > ret
+end
+-- Passed-over visitors wait in K.away (visitor -> the ms their return
+-- window ends) with their ticket in K.awaytk; one who comes back moves to
+-- K.back (visitor -> ticket), which admit.lua serves first, inside the
+-- rate. Their tickets are behind the head: nobody's rank counts them.
+local function passOver(v, ticket, deadlineMs)
+  redis.call('ZADD', K.away, I(deadlineMs), v)
+  redis.call('HSET', K.awaytk, v, I(ticket))
+  redis.call('HINCRBY', K.counts, 'passedOver', 1)
+end
+-- comeBack moves v from K.away to K.back and returns its ticket, or nil
+-- when v is not away.
+local function comeBack(v)
+  local t = tonumber(redis.call('HGET', K.awaytk, v))
+  if not t then return nil end
+  redis.call('ZREM', K.away, v)
+  redis.call('HDEL', K.awaytk, v)
+  redis.call('ZADD', K.back, I(t), v)
+  redis.call('HINCRBY', K.counts, 'returned', 1)
+  return t
+end
+-- ETA: the throughput a waiting visitor can count on is the rate, or, when
+-- maxActive binds, the rate at which slots free up: by Little's law,
+-- maxActive / the mean time a pass holds its slot. That mean is an EWMA
+-- over slot releases (K.rate 'hold', seconds); until one is measured a
+-- pass is taken to hold its slot for its whole TTL.
+local function noteHolds(n, totalMs)
+  if n <= 0 then return end
+  redis.call('HINCRBY', K.rate, 'holdn', n)
+  redis.call('HINCRBY', K.rate, 'holdms', math.floor(totalMs))
+end
+local function achievable(rate, maxActive, ttl)
+  if maxActive <= 0 then return rate end
+  local hold = tonumber(redis.call('HGET', K.rate, 'hold')) or ttl
+  if hold < 0.05 then hold = 0.05 end
+  return math.min(rate, maxActive / hold)
+end
+-- slotSchedule describes, as JSON, when maxActive's slots free up, so that
+-- the ETA of any rank follows the real release times (a wave of passes
+-- admitted together frees together): up to 32 samples, evenly spaced over
+-- the maxActive slots sorted by when they free, in ms after nowMs. A slot
+-- frees when its pass has held it for the mean hold time (at most its TTL);
+-- free slots come first. '' when maxActive is 0 (the rate alone binds).
+local function slotSchedule(rate, maxActive, ttl, nowMs)
+  if maxActive <= 0 then return '' end
+  local hold = tonumber(redis.call('HGET', K.rate, 'hold')) or ttl
+  local stale = redis.call('ZCOUNT', K.active, '-inf', I(nowMs))
+  local live = redis.call('ZCARD', K.active) - stale
+  local q = math.min(maxActive, 32)
+  local f = {}
+  for i = 0, q - 1 do
+    local k = math.floor(i * maxActive / q) - (maxActive - live)
+    local v = 0
+    if k >= 0 then
+      local e = redis.call('ZRANGE', K.active, stale + k, stale + k, 'WITHSCORES')
+      if e[2] then v = math.max(0, tonumber(e[2]) - ttl * 1000 + hold * 1000 - nowMs) end
+    end
+    f[#f + 1] = I(v)
+  end
+  return '{"q":' .. string.format('%.4f', rate) .. ',"A":' .. I(maxActive) .. ',"H":' .. string.format('%.3f', hold) ..
+    ',"f":[' .. table.concat(f, ',') .. ']}'
+end
+-- ABSENCE end.
+
 -- depart takes a waiting ticket out of the line and records it, so that
 -- every instance can lower the ranks behind it at the next tick. why is
 -- the counter it goes to: 'leaves' (the visitor left) or 'abandoned' (not
@@ -120,4 +208,11 @@ local function phaseNow(nowMs)
     if redis.call('HGET', K.draw, 'state') == 'done' then ph = 'open' end
   end
   return ph, sc
+end
+-- admitsNone reports a phase in which nobody is admitted: before the
+-- pre-queue is drawn, in mode closed, after closing unless the line is
+-- still served.
+local function admitsNone(ph, sc)
+  return ph == 'scheduled' or ph == 'prequeue' or ph == 'drawing' or
+    (ph == 'closed' and (sc[5] == 'closed' or not sc[4]))
 end

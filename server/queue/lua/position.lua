@@ -1,20 +1,25 @@
--- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets
+-- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active
 -- position.lua: a visitor's place, and (with ARGV[3] == "1") an atomic,
 -- idempotent enter. Status is decided by the pass first, then the
 -- pre-queue, then the queue.
--- Being asked marks the visitor as seen; a waiting visitor unseen for the
--- room's abandonAfterSeconds has left, and an enter puts them at the end.
+-- Being asked marks the visitor as seen. A visitor passed over while away
+-- who asks is back: admitted first at the next tick (ABSENCE). A waiting
+-- visitor unseen for longer than the room's returnWithinSeconds has left,
+-- and an enter puts them at the end.
 -- ARGV: 2 visitor, 3 enter flag ("1" or "0"), 4 the client's network
 --   ('' if unknown), counted per pre-queue entry
 -- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
---   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line}
+--   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
+--   paused, passExpiresMs, rankUp, etaRate, slots}
 --   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED
 --   ticket is the visitor's own number: the pre-queue ticket of a drawn
 --   buyer, else the line number; line is the line number (ranks count it).
+--   rankUp: 1 when this call put a lapsed visitor back at the end.
 -- A sold-out room takes nobody new into the line; nor does a room before
 -- its pre-queue or after its closing.
-local rate = redis.call('HGET', K.cfg, 'rate')
-if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0} end
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds')
+local rate = cfg[1]
+if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', ''} end
 local soldout = redis.call('EXISTS', K.soldout)
 local v = ARGV[2]
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
@@ -25,12 +30,28 @@ local head = tonumber(redis.call('GET', K.head)) or 0
 local tick = tonumber(redis.call('GET', K.tick)) or 0
 local shown = ph
 if ph == 'drawing' then shown = 'prequeue' end
-local function reply(code, ticket, rank, waiting, token, line)
-  return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line}
+-- ABSENCE: paused, and the throughput the ETA counts on; x carries a
+-- pass's expiry, a rank going up and, for a WAITING answer only (it costs
+-- up to 34 calls), when maxActive's slots free up.
+local paused = cfg[2] == '1' and 1 or 0
+local maxActive, ttl = tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300
+local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
+if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
+local function reply(code, ticket, rank, waiting, token, line, x)
+  x = x or {}
+  local slots = ''
+  if code == 1 then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
+  return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
+    paused, x.passX or 0, x.rankUp or 0, eta, slots}
 end
 local pass = livePass(v, nowMs)
 if pass then
-  return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n)
+  return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, {passX = pass.x})
+end
+-- ABSENCE: passed over while away, and now back (or already back).
+local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
+if back then
+  return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back)
 end
 -- The pre-queue: until the draw is done, its buyers have a ticket and no
 -- rank. Withdrawn entries (left during the draw) no longer count.
@@ -42,9 +63,11 @@ if ph == 'prequeue' or ph == 'drawing' then
 end
 local base = seenBase()
 local ticket = tonumber(redis.call('ZSCORE', K.queue, v))
-if ticket and not alive(ticket, now, abandonUs(), base) then
+local rankUp = 0
+if ticket and lapsed(ticket, now, abandonUs(), returnUs(), base) then
   depart(v, ticket, 'abandoned')
   ticket = nil
+  rankUp = 1
 end
 if not ticket then
   if ARGV[3] ~= '1' or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
@@ -73,4 +96,4 @@ if ticket > db and ticket <= db + dn then
   local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
   if #b == 4 then shownTicket = struct.unpack('>I4', b) end
 end
-return reply(1, shownTicket, rank, redis.call('ZCARD', K.queue), '', ticket)
+return reply(1, shownTicket, rank, redis.call('ZCARD', K.queue), '', ticket, {rankUp = rankUp})

@@ -1,8 +1,9 @@
--- KEYS: seq head queue active counts rate tick soldout draw prequeue
+-- KEYS: seq head queue active counts rate tick soldout draw prequeue away back
 -- stats.lua: a room's live counters in one round trip. Passes past their
 -- expiry that admit.lua has not swept yet count as expired already.
 -- Reply: {seq, head, waiting, active, admitted, leaves, abandoned, expired,
---   consumed, forfeited, ewma, tick, soldout, prequeued}
+--   consumed, forfeited, ewma, tick, soldout, prequeued, away, back,
+--   passedOver, returned}
 -- DRAW: the drawn block's line numbers are the pre-queue's tickets again,
 -- so they are not issued twice; the pre-queue counts until it is frozen.
 local nowMs = math.floor(nowUs() / 1000)
@@ -17,4 +18,7 @@ return {
   redis.call('ZCOUNT', K.active, '(' .. I(nowMs), '+inf'),
   c[1], c[2], c[3], c[4] + redis.call('ZCOUNT', K.active, '-inf', I(nowMs)), c[5], c[6],
   redis.call('HGET', K.rate, 'ewma') or '', num(K.tick), redis.call('EXISTS', K.soldout), prequeued,
+  -- ABSENCE
+  redis.call('ZCARD', K.away), redis.call('ZCARD', K.back),
+  tonumber(redis.call('HGET', K.counts, 'passedOver')) or 0, tonumber(redis.call('HGET', K.counts, 'returned')) or 0,
 }
