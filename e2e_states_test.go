@@ -535,6 +535,12 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 			t.Errorf("%s: %d headings on the status page, want 1", lang, headings)
 		}
 		shot(t, tab, "nojs-ready-"+lang, 390, 844)
+		// The status page runs no script of its own: axe-core may run on it
+		// once scripts are allowed again, without a reload.
+		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+			t.Fatal(err)
+		}
+		axeCheck(t, tab, axe, "nojs-ready-"+lang)
 		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button")), chromedp.WaitVisible(chromedp.CSS(".order-id"))); err != nil {
 			t.Fatalf("%s: ordering without JavaScript: %v", lang, err)
 		}
