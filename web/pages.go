@@ -5,9 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -225,40 +223,6 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, withUTM("/r/"+name+"/status", queryUTM(r)), http.StatusSeeOther)
 }
 
-// positionView is the Position JSON as the pages read it, by the names of
-// the HTTP contract, including those the schedule (phase, opensAt,
-// serverTime) and the absence (paused, passExpiresAt, rankUpReason) add:
-// a field the engine does not send yet reads as absent.
-type positionView struct {
-	Status        string  `json:"status"`
-	Rank          int64   `json:"rank"`
-	Ticket        int64   `json:"ticket"`
-	Waiting       int64   `json:"currentTotalWaitingCount"`
-	ETA           *int64  `json:"estimatedWaitSeconds"`
-	Polling       int     `json:"pollingIntervalSeconds"`
-	Token         *string `json:"entryToken"`
-	SoldOut       bool    `json:"soldOut"`
-	Phase         string  `json:"phase"`
-	Paused        bool    `json:"paused"`
-	OpensAt       *int64  `json:"opensAt"`
-	ServerTime    *int64  `json:"serverTime"`
-	PassExpiresAt *int64  `json:"passExpiresAt"`
-	RankUpReason  string  `json:"rankUpReason"`
-}
-
-// viewOf reads p through its JSON names.
-func viewOf(p any) (positionView, error) {
-	var v positionView
-	b, err := json.Marshal(p)
-	if err == nil {
-		err = json.Unmarshal(b, &v)
-	}
-	if err != nil {
-		return v, fmt.Errorf("web: read position: %w", err)
-	}
-	return v, nil
-}
-
 // secondsUntil returns the whole seconds from now (ms) to at (ms), at
 // least 0, or nil when at is unknown.
 func secondsUntil(at *int64, now int64) *int64 {
@@ -294,28 +258,27 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	v, err := viewOf(p)
-	if err != nil {
-		s.htmlFail(w, r, err, name)
-		return
+	now := p.ServerTime
+	if now == 0 {
+		now = time.Now().UnixMilli()
 	}
-	now := time.Now().UnixMilli()
-	if v.ServerTime != nil {
-		now = *v.ServerTime
+	var passExpires *int64
+	if p.PassExpiresAt > 0 {
+		passExpires = &p.PassExpiresAt
 	}
 	page := views.StatusPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(),
-		Status: v.Status, Rank: v.Rank, Ticket: v.Ticket, Waiting: v.Waiting, ETA: v.ETA,
-		Refresh: v.Polling, SoldOut: v.SoldOut, Paused: v.Paused || set.Paused, Phase: v.Phase,
-		OpensIn: secondsUntil(v.OpensAt, now), PassLeft: secondsUntil(v.PassExpiresAt, now),
-		RankUpReason: v.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
-	if page.Paused || v.Status == "PREQUEUED" {
+		Status: string(p.Status), Rank: p.Rank, Ticket: p.Ticket, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
+		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut, Paused: p.Paused || set.Paused, Phase: p.Phase,
+		OpensIn: secondsUntil(p.OpensAt, now), PassLeft: secondsUntil(passExpires, now),
+		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+	if page.Paused || p.Status == queue.StatusPrequeued {
 		page.ETA = nil // no honest estimate while nobody is let in
 	}
 	if page.Refresh <= 0 {
 		page.Refresh = 5
 	}
-	if v.Token != nil {
-		page.Token = *v.Token
+	if p.EntryToken != nil {
+		page.Token = *p.EntryToken
 		page.Products = s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer)
 	}
 	w.Header().Set("Cache-Control", "no-store")
