@@ -71,6 +71,10 @@ func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	// Parallel: its 3 minutes of waiting overlap the states test (both
+	// run after the serial tests, so never during a drill's outage; each
+	// has its own server, rooms and order database).
+	t.Parallel()
 	if *eventAway < 80*time.Second {
 		t.Fatalf("-event.away %v: at least 80s (the away threshold is 60 s)", *eventAway)
 	}
