@@ -68,10 +68,10 @@ func axeCheck(t *testing.T, tab context.Context, axe, what string) {
 }
 
 // stubs answers the position of stubbed rooms, in front of the real
-// server: the states the engine cannot produce yet (the schedule's and the
-// absence's fields, until those branches merge) are served as the HTTP
-// contract names them, to the real page and its real script. Every other
-// request goes to the real server.
+// server: the states that need a broken dependency (429, 503, a stream
+// that fails), a long absence, a skewed server clock or a line moving on
+// cue are served as the HTTP contract names them, to the real page and its
+// real script. Every other request goes to the real server.
 type stubs struct {
 	mu sync.Mutex
 	// enter answers the enter POST of a room: a status and a body.
