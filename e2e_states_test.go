@@ -344,7 +344,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 						s.act(t, tab)
 					}
 					err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
-					for i := 0; err != nil && strings.Contains(err.Error(), "navigated") && i < 5; i++ {
+					for i := 0; err != nil && navigatedAway(err) && i < 5; i++ {
 						// The act navigated (a form post): wait on the new page.
 						time.Sleep(100 * time.Millisecond)
 						err = chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
@@ -374,6 +374,13 @@ func schedule(prequeue, opens, closes time.Duration) func(s *room.Settings) {
 			s.ClosesAt = &cl
 		}
 	}
+}
+
+// navigatedAway reports whether err is a poll cut short by a navigation:
+// the page's frame, or its JavaScript context, went away meanwhile (on a
+// loaded machine the form post can land between two evaluations).
+func navigatedAway(err error) bool {
+	return strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "Cannot find context with specified id")
 }
 
 func orDefault(a, b string) string {
