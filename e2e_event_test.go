@@ -71,9 +71,9 @@ func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	// Parallel: its 3 minutes of waiting overlap the states test (both
-	// run after the serial tests, so never during a drill's outage; each
-	// has its own server, rooms and order database).
+	// Parallel: its 3 minutes of waiting overlap the browser tests marked
+	// parallel (they run after the serial tests, so never during a drill's
+	// outage; each has its own server, rooms and order database).
 	t.Parallel()
 	if *eventAway < 80*time.Second {
 		t.Fatalf("-event.away %v: at least 80s (the away threshold is 60 s)", *eventAway)
@@ -122,7 +122,7 @@ func TestBrowserWholeEvent(t *testing.T) {
 	start := time.Now()
 	prequeueAt := start.Add(8 * time.Second).Truncate(time.Second)
 	opensAt := prequeueAt.Add(8 * time.Second)
-	closesAt := opensAt.Add(*eventAway + 45*time.Second)
+	closesAt := opensAt.Add(*eventAway + 30*time.Second)
 	set := room.Defaults(name)
 	set.Title, set.ShopURL, set.MaxPerBuyer = "Midnight drop", "https://shop.example/drop", 1
 	set.PrequeueAt, set.OpensAt, set.ClosesAt = &prequeueAt, &opensAt, &closesAt

@@ -502,6 +502,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)

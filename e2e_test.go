@@ -158,6 +158,7 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
@@ -349,6 +350,7 @@ func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
