@@ -336,6 +336,6 @@ func TestDrillPostgresOutage(t *testing.T) {
 
 func addProductAt(t *testing.T, dbURL, room string, stock int) {
 	t.Helper()
-	dbs = append(dbs[:0], dbURL)
+	orderDBs.Store(topTest(t), dbURL)
 	addProduct(t, room, fmt.Sprintf("drill %s", room), 1000, int64(stock))
 }

@@ -68,10 +68,10 @@ func axeCheck(t *testing.T, tab context.Context, axe, what string) {
 }
 
 // stubs answers the position of stubbed rooms, in front of the real
-// server: the states the engine cannot produce yet (the schedule's and the
-// absence's fields, until those branches merge) are served as the HTTP
-// contract names them, to the real page and its real script. Every other
-// request goes to the real server.
+// server: the states that need a broken dependency (429, 503, a stream
+// that fails), a long absence, a skewed server clock or a line moving on
+// cue are served as the HTTP contract names them, to the real page and its
+// real script. Every other request goes to the real server.
 type stubs struct {
 	mu sync.Mutex
 	// enter answers the enter POST of a room: a status and a body.
@@ -181,6 +181,8 @@ type pageState struct {
 	wait map[string]string
 	// real: the state comes from the real server (no stub).
 	real bool
+	// settings adjusts the real room (a schedule, a pause, a short pass).
+	settings func(s *room.Settings)
 }
 
 func rankIs(s string) string {
@@ -195,12 +197,18 @@ func textHas(s string) string {
 // buyer can be in, in Korean and English and in the light and dark colour
 // schemes. On each it runs axe-core (no serious or critical violation)
 // and takes screenshots at 390×844 and 1280×800 into artifacts/e2e/states.
-// States marked "stub" are served through stubs until the schedule and
-// absence branches merge; the lead switches them to the real flow.
+// Every state the real server can produce comes from it (a schedule in
+// the future, the past or around now, a paused room, a short pass). Only
+// these are stubbed: too-many (429) and trouble (503), which need a broken
+// or overloaded dependency, reconnecting, which needs the stream to fail
+// mid-way, and rank-up, which needs a buyer away for longer than the
+// shortest return window (60 s) per language and scheme (the whole-event
+// test drives a real absence).
 func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
@@ -223,23 +231,12 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	withProduct := func(stock int64) func(t *testing.T, name string) {
 		return func(t *testing.T, name string) { addProduct(t, name, "Limited sneakers", 129000, stock) }
 	}
-	ready := func(expires time.Duration) func() string {
-		return func() string {
-			return stubPosition(map[string]any{"status": "READY", "entryToken": strings.Repeat("A", 43), "passExpiresAt": at(expires)})
-		}
-	}
 	states := []pageState{
 		// The schedule's refusal of an early enter: 409 not_open with the
 		// times (the SSE connect answers the same).
-		{name: "not-open", status: 409, stub: func() string {
-			b, _ := json.Marshal(map[string]any{"error": "not_open", "message": "This sale is not open yet.",
-				"prequeueAt": at(time.Hour), "opensAt": at(2 * time.Hour), "closesAt": nil, "serverTime": time.Now().UnixMilli()})
-			return string(b)
-		}, wait: map[string]string{"en": rankIs("Not open yet") + ` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`,
+		{name: "not-open", real: true, settings: schedule(time.Hour, 2*time.Hour, 0), wait: map[string]string{"en": rankIs("Not open yet") + ` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`,
 			"ko": rankIs("아직 열리지 않았습니다")}},
-		{name: "prequeue", stub: func() string {
-			return stubPosition(map[string]any{"status": "PREQUEUED", "phase": "prequeue", "ticket": 17, "opensAt": at(15 * time.Minute)})
-		}, wait: map[string]string{"en": rankIs("You are in the pre-queue"), "ko": rankIs("사전 대기열에 들어오셨습니다")}},
+		{name: "prequeue", real: true, settings: schedule(-time.Minute, 15*time.Minute, 0), wait: map[string]string{"en": rankIs("You are in the pre-queue"), "ko": rankIs("사전 대기열에 들어오셨습니다")}},
 		{name: "waiting", real: true, setup: func(t *testing.T, name string) {
 			// Someone is ahead, and the line barely moves.
 			ahead, _ := visitor.NewID()
@@ -248,9 +245,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			}
 		}, wait: map[string]string{"en": `/ahead of you$/.test(document.getElementById("wr-rank").textContent)`,
 			"ko": `/^내 앞에/.test(document.getElementById("wr-rank").textContent)`}},
-		{name: "paused", stub: func() string {
-			return stubPosition(map[string]any{"rank": 41, "currentTotalWaitingCount": 120, "paused": true})
-		}, wait: map[string]string{"en": rankIs("The line is paused"), "ko": rankIs("대기열이 잠시 멈췄습니다")}},
+		{name: "paused", real: true, settings: func(s *room.Settings) { s.Paused = true }, wait: map[string]string{"en": rankIs("The line is paused"), "ko": rankIs("대기열이 잠시 멈췄습니다")}},
 		{name: "rank-up", events: []func() string{
 			func() string {
 				return sseEvent("position", stubPosition(map[string]any{"rank": 5, "estimatedWaitSeconds": 10}))
@@ -262,9 +257,11 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			wait: map[string]string{"en": textHas("joined it again at the end"), "ko": textHas("줄의 맨 뒤에서")}},
 		{name: "ready", real: true, setup: withProduct(100),
 			wait: map[string]string{"en": rankIs("It is your turn!"), "ko": rankIs("입장 차례입니다!")}},
-		{name: "pass-countdown", stub: ready(55 * time.Second), setup: withProduct(100),
+		// A 55 s pass: under a minute from the start.
+		{name: "pass-countdown", real: true, settings: func(s *room.Settings) { s.TokenTTLSeconds = 55 }, setup: withProduct(100),
 			wait: map[string]string{"en": textHas("Less than a minute left"), "ko": textHas("1분도 남지 않았습니다")}},
-		{name: "pass-expired", stub: ready(1500 * time.Millisecond), setup: withProduct(100),
+		// The shortest pass (10 s) runs out on the page.
+		{name: "pass-expired", real: true, settings: func(s *room.Settings) { s.TokenTTLSeconds = room.MinTokenTTL }, setup: withProduct(100),
 			wait: map[string]string{"en": rankIs("Your pass has expired") + ` && document.getElementById("wr-join").classList.contains("show")`,
 				"ko": rankIs("입장권이 만료되었습니다")}},
 		{name: "pass-expired-after-click", real: true, setup: withProduct(100), act: func(t *testing.T, tab context.Context) {
@@ -286,7 +283,8 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, wait: map[string]string{"en": rankIs("Sold out"), "ko": rankIs("품절")}},
-		{name: "ended", stub: func() string { return stubPosition(map[string]any{"status": "NOT_ENTERED", "phase": "closed"}) },
+		// Closed an hour ago: the enter is refused with 409 sale_ended.
+		{name: "ended", real: true, settings: schedule(-3*time.Hour, -2*time.Hour, -time.Hour),
 			wait: map[string]string{"en": rankIs("This sale has ended"), "ko": rankIs("판매가 종료되었습니다")}},
 		{name: "wrong-link", real: true, path: "/r/no-such-room-e2e",
 			wait: map[string]string{"en": textHas("This link does not lead to a waiting room"), "ko": textHas("이 링크의 대기실을 찾을 수 없습니다")}},
@@ -308,6 +306,9 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			name := newRoom(t, func(set *room.Settings) {
 				if s.name == "waiting" {
 					set.Rate = room.MinRate // one admission per 100 s: the line stays
+				}
+				if s.settings != nil {
+					s.settings(set)
 				}
 			})
 			if s.setup != nil {
@@ -343,7 +344,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 						s.act(t, tab)
 					}
 					err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
-					for i := 0; err != nil && navigating(err) && i < 5; i++ {
+					for i := 0; err != nil && navigatedAway(err) && i < 5; i++ {
 						// The act navigated (a form post): wait on the new page.
 						time.Sleep(100 * time.Millisecond)
 						err = chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
@@ -359,6 +360,27 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			}
 		})
 	}
+}
+
+// schedule sets a room's pre-queue, opening and (unless 0) closing times,
+// each relative to now.
+func schedule(prequeue, opens, closes time.Duration) func(s *room.Settings) {
+	return func(s *room.Settings) {
+		now := time.Now()
+		pq, op := now.Add(prequeue), now.Add(opens)
+		s.PrequeueAt, s.OpensAt = &pq, &op
+		if closes != 0 {
+			cl := now.Add(closes)
+			s.ClosesAt = &cl
+		}
+	}
+}
+
+// navigatedAway reports whether err is a poll cut short by a navigation:
+// the page's frame, or its JavaScript context, went away meanwhile (on a
+// loaded machine the form post can land between two evaluations).
+func navigatedAway(err error) bool {
+	return strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "Cannot find context with specified id")
 }
 
 func orDefault(a, b string) string {
@@ -480,6 +502,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
@@ -490,7 +513,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	addProduct(t, name, "Limited sneakers", 129000, 5)
-	db, err := sqlx.Open("postgres", dbs[0])
+	db, err := sqlx.Open("postgres", orderDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,10 +643,4 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if late := time.Duration(joinedAt-lineOpens) * time.Millisecond; late < 0 || late > 2500*time.Millisecond || refused > 3 {
 		t.Fatalf("joined %v after the line opened, after %d refusals", late, refused)
 	}
-}
-
-// navigating reports an error of a page that was replaced under the check
-// (a form post): Chromium names it in more than one way.
-func navigating(err error) bool {
-	return strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "Cannot find context with specified id")
 }

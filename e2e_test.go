@@ -89,13 +89,32 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	})
 	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
-	dbs = append(dbs[:0], dbURL)
+	orderDBs.Store(topTest(t), dbURL)
 	metricsURLs.Store(base, "http://"+metrics+"/metrics")
 	return base, queue.New(rdb, queue.DefaultNamespace(rdb)), rdb
 }
 
-// dbs remembers the order database of the last server startServer ran.
-var dbs []string
+// orderDBs maps each top-level test to the order database (a schema of
+// its own) of the last server it ran, so that tests marked t.Parallel
+// add products to their own server's database.
+var orderDBs sync.Map
+
+// topTest is the name of t's top-level test.
+func topTest(t testing.TB) string {
+	name, _, _ := strings.Cut(t.Name(), "/")
+	return name
+}
+
+// orderDB returns the order database of the last server t's top-level
+// test ran.
+func orderDB(t testing.TB) string {
+	t.Helper()
+	u, ok := orderDBs.Load(topTest(t))
+	if !ok {
+		t.Fatal("no server started by " + topTest(t))
+	}
+	return u.(string)
+}
 
 // metricsURLs maps the base URL of each server startServer ran to its
 // private metrics URL.
@@ -111,7 +130,7 @@ func metricsURL(base string) string {
 // addProduct puts a product in room once the server's migrations have run.
 func addProduct(t *testing.T, room, name string, price, stock int64) int64 {
 	t.Helper()
-	db, err := sqlx.Open("postgres", dbs[0])
+	db, err := sqlx.Open("postgres", orderDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +158,7 @@ func TestBrowserWaitsAndGetsIn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
@@ -330,6 +350,7 @@ func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)

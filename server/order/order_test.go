@@ -308,6 +308,38 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 }
 
+// soldOutAtConsume records whether the room was already flagged sold out
+// when the order's pass was consumed (and its slot freed).
+type soldOutAtConsume struct {
+	*queue.Engine
+	soldOut []bool
+}
+
+func (g *soldOutAtConsume) Consume(ctx context.Context, room, visitor, holder string) error {
+	st, err := g.Stats(ctx, room)
+	if err != nil {
+		return err
+	}
+	g.soldOut = append(g.soldOut, st.SoldOut)
+	return g.Engine.Consume(ctx, room, visitor, holder)
+}
+
+// TestLastOrderFlagsSoldOutBeforeFreeingTheSlot: the order that takes the
+// last stock flags the room sold out before its pass is consumed. The other
+// way round, a tick between the two let the next buyer into a sold-out room.
+func TestLastOrderFlagsSoldOutBeforeFreeingTheSlot(t *testing.T) {
+	e := newEnv(t, store.Postgres, nil, 1)
+	gate := &soldOutAtConsume{Engine: e.eng}
+	svc := NewService(NewStore(e.db.DB, 0), gate, 100*time.Millisecond, quiet)
+	vs, toks := e.buyers(t, 1)
+	if _, err := svc.Place(context.Background(), Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(gate.soldOut) != 1 || !gate.soldOut[0] {
+		t.Fatalf("sold out when the last order's pass was consumed: %v; want [true]", gate.soldOut)
+	}
+}
+
 // TestReplayOfALostConsume: the order committed, its consumption was lost,
 // and the stock is now gone. A replay is "already used", not "sold out",
 // and a retry with the same idempotency key gets its order back.

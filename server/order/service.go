@@ -178,9 +178,12 @@ func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
 		s.log.Warn("order: place", "room", r.Room, "err", err)
 		return Order{}, ErrUnavailable
 	}
-	a.consume(ctx)
+	// Sold out is flagged before the pass is consumed: consuming frees its
+	// slot, and a tick in between would let the next buyer into a room
+	// with nothing left.
 	s.products.forget(r.Room)
 	s.checkSoldOut(ctx, r.Room)
+	a.consume(ctx)
 	return o, nil
 }
 

@@ -100,6 +100,32 @@ func TestSchedulePhases(t *testing.T) {
 	}
 }
 
+// TestClosedSoldOutRoomSaysEnded: after closing, a new visitor of a room
+// that also sold out is told the sale has ended (new buyers can no longer
+// join, restock or not); before the closing they are told it sold out.
+func TestClosedSoldOutRoomSaysEnded(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name    string
+		closes  time.Duration
+		wantErr error
+	}{
+		{"open", time.Hour, nil},
+		{"closed", -time.Second, ErrSaleEnded},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.ClosesAt = at(tt.closes) }))
+			if err := e.SetSoldOut(ctx, name, true); err != nil {
+				t.Fatal(err)
+			}
+			p, err := e.Enter(ctx, name, visitors(t, 1)[0])
+			if !errors.Is(err, tt.wantErr) || !p.SoldOut {
+				t.Fatalf("enter into a sold-out room = %+v, %v; want error %v", p, err, tt.wantErr)
+			}
+		})
+	}
+}
+
 func TestScheduleServeLineAfterClose(t *testing.T) {
 	ctx := context.Background()
 	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.ClosesAt = at(-time.Second); s.ServeLineAfterClose = false }))

@@ -88,17 +88,18 @@ func (e *Engine) Enter(ctx context.Context, roomName, visitor string) (Position,
 // example "203.0.113.0/24"; "" if unknown), which is counted once per
 // pre-queue entry (see Networks). Before the room's pre-queue opens it
 // returns the position (NOT_ENTERED, with the schedule) and ErrNotOpen;
-// after its closing, or in mode closed, ErrSaleEnded.
+// after its closing, or in mode closed, ErrSaleEnded (sold out or not).
 func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network string) (Position, error) {
 	p, err := e.position(ctx, roomName, visitor, true, network)
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
 	}
-	if p.Status == StatusNotEntered && !p.SoldOut {
-		switch p.Phase {
-		case PhaseScheduled:
+	if p.Status == StatusNotEntered {
+		switch {
+		case p.Phase == PhaseScheduled && !p.SoldOut:
 			return p, fmt.Errorf("queue: enter %s: %w", roomName, ErrNotOpen)
-		case PhaseClosed:
+		case p.Phase == PhaseClosed:
+			// Ended, sold out or not: new buyers can no longer join.
 			return p, fmt.Errorf("queue: enter %s: %w", roomName, ErrSaleEnded)
 		}
 	}
