@@ -21,9 +21,18 @@ import (
 )
 
 // eventAway is how long the whole-event test's buyer stays away: the
-// issue's 3 minutes. It must exceed the minimum abandonAfterSeconds (60 s)
-// with room to spare, so that the buyer's turn passes while they are away.
-var eventAway = flag.Duration("event.away", 3*time.Minute, "how long the whole-event browser test's buyer stays away (at least 80s)")
+// issue's 3 minutes, unless WR_EVENT_AWAY or -event.away says otherwise
+// (`make test` keeps it shorter, `make drill` runs the 3 minutes). It must
+// exceed the minimum abandonAfterSeconds (60 s) with room to spare, so that
+// the buyer's turn passes while they are away.
+var eventAway = flag.Duration("event.away", defaultEventAway(), "how long the whole-event browser test's buyer stays away (at least 80s; default $WR_EVENT_AWAY or 3m)")
+
+func defaultEventAway() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("WR_EVENT_AWAY")); err == nil {
+		return d
+	}
+	return 3 * time.Minute
+}
 
 // eventBuyer is one buyer of the whole-event test: a browser profile of
 // their own (holder keeps it, and its cookie, while their tab is closed)
