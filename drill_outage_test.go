@@ -193,7 +193,25 @@ func TestDrillRedisRestart(t *testing.T) {
 	t.Logf("Redis down %v; pushes to all %d buyers resumed %v after it came back; tickets before %d, after %d",
 		back.Sub(down).Round(time.Millisecond), n, resumed.Round(time.Millisecond), before.Issued, after.Issued)
 	if resumed == 0 || resumed > 5*time.Second {
-		t.Fatalf("pushes did not resume within 5 s of Redis' return")
+		// Say which pages stalled and what the instances logged, so that a
+		// failure on a loaded CI machine can be told from a real stall.
+		stalled := 0
+		for i, f := range fs {
+			if f.eventsSeen.Load() != seen[i] {
+				continue
+			}
+			stalled++
+			if stalled <= 5 {
+				f.mu.Lock()
+				t.Logf("page %d: no event since the outage; connected %v, last id %q, retry %v, reconnects %d",
+					i, f.connected.Load(), f.lastID, f.retry, len(f.reconnects))
+				f.mu.Unlock()
+			}
+		}
+		for _, in := range d.instances {
+			t.Logf("instance %s:\n%s", in.addr, tail(in.logs.String(), 40))
+		}
+		t.Fatalf("pushes did not resume within 5 s of Redis' return (%d of %d pages stalled)", stalled, n)
 	}
 	if after.Issued != before.Issued {
 		t.Fatalf("acknowledged enters lost: %d tickets before the crash, %d after", before.Issued, after.Issued)
@@ -338,4 +356,10 @@ func addProductAt(t *testing.T, dbURL, room string, stock int) {
 	t.Helper()
 	orderDBs.Store(topTest(t), dbURL)
 	addProduct(t, room, fmt.Sprintf("drill %s", room), 1000, int64(stock))
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
