@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back attr campof
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
@@ -100,6 +100,7 @@ local function admitOne(v, ticket)
   local x = nowMs + ttl * 1000
   putPass(v, {t = ARGV[2 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
   redis.call('ZADD', ACTIVE, I(x), v)
+  admitCampaign(v)
 end
 -- ABSENCE: passed-over visitors who came back go first, inside the same
 -- credit and slots; their tickets are behind the head already.
@@ -162,6 +163,7 @@ local lost = redis.call('ZRANGEBYSCORE', K.away, '-inf', nowMs, 'LIMIT', 0, SWEE
 if #lost > 0 then
   redis.call('ZREM', K.away, unpack(lost))
   redis.call('HDEL', K.awaytk, unpack(lost))
+  redis.call('HDEL', K.campof, unpack(lost))
   redis.call('HINCRBY', K.counts, 'abandoned', #lost)
 end
 
