@@ -150,3 +150,47 @@ func TestDeleteRoomDeletesAttribution(t *testing.T) {
 		t.Fatalf("a deleted room's attribution: %+v", got)
 	}
 }
+
+// TestAttributionThroughTheDraw: pre-queued buyers keep their campaign
+// through the draw; a tick reports the pre-queue and the rate as set.
+func TestAttributionThroughTheDraw(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := prequeueRoom(t)
+	c := Campaign{Source: "sns", Medium: "social", Campaign: "launch"}
+	vs := visitors(t, 4)
+	for i, v := range vs {
+		camp := c
+		if i == 3 {
+			camp = Campaign{}
+		}
+		if p, err := e.EnterFrom(ctx, name, v, "", camp); err != nil || p.Status != StatusPrequeued {
+			t.Fatalf("enter: %+v %v", p, err)
+		}
+	}
+	a, err := e.Admit(ctx, name, time.Second, tokens(t, 4))
+	if err != nil || a.Prequeued != 4 || a.Rate != room.Defaults("x").Rate || len(a.Visitors) != 0 {
+		t.Fatalf("tick in the pre-queue: %+v %v; want 4 pre-queued at the default rate", a, err)
+	}
+	openNow(t, e, name)
+	if _, err := e.Admit(ctx, name, time.Second, nil); err != nil { // freezes
+		t.Fatal(err)
+	}
+	if st, err := e.Draw(ctx, name, DrawOptions{}); err != nil || st != DrawDone {
+		t.Fatalf("draw: %v %v", st, err)
+	}
+	s, _ := e.Room(ctx, name)
+	s.Rate = 1000
+	if err := e.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 64); len(a.Visitors) != 4 || a.Prequeued != 0 {
+		t.Fatalf("after the draw: %+v", a)
+	}
+	got := counts(t, e, name)
+	if got[c] != (CampaignCount{Campaign: c, Joined: 3, Admitted: 3}) || got[Campaign{}] != (CampaignCount{Joined: 1, Admitted: 1}) {
+		t.Fatalf("attribution through the draw: %+v", got)
+	}
+	if n, _ := rdb.HLen(ctx, testKeys(rdb, name).key("campof")).Result(); n != 0 {
+		t.Fatalf("%d campaign ids left", n)
+	}
+}

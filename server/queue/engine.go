@@ -198,6 +198,11 @@ type Admission struct {
 	// Phase is the room's phase at this tick; "drawing" means the
 	// pre-queue is frozen and waits for its draw (see Engine.Draw).
 	Phase string
+	// Rate is the room's admission rate as set, per second.
+	Rate float64
+	// Prequeued is the size of the room's pre-queue (0 once it is drawn
+	// and admitted).
+	Prequeued int64
 }
 
 // Departures count, for one room since it was created, the visitors who
@@ -226,14 +231,15 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 10 {
+	if len(res) < 12 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
+	rate, _ := strconv.ParseFloat(asString(res[10]), 64)
 	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])),
 		Active: asInt(res[4]), Tick: asInt(res[5]),
 		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])},
-		Phase:      asString(res[9])}
-	for _, v := range res[10:] {
+		Phase:      asString(res[9]), Rate: rate, Prequeued: asInt(res[11])}
+	for _, v := range res[12:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil
