@@ -61,10 +61,10 @@ type Metrics struct {
 	reasons map[string]bool
 }
 
-// Phases are the values of waitingroom_room_phase's phase label: a room's
+// roomPhases are the values of waitingroom_room_phase's phase label: a room's
 // schedule phase as the admission tick reports it ("drawing": the
 // pre-queue is frozen for its draw).
-var Phases = []string{queue.PhaseScheduled, queue.PhasePrequeue, "drawing", queue.PhaseOpen, queue.PhaseClosed}
+var roomPhases = []string{queue.PhaseScheduled, queue.PhasePrequeue, "drawing", queue.PhaseOpen, queue.PhaseClosed}
 
 // unlistedRoom labels the orders of a room the issuer does not list (a
 // mistyped or deleted room): no valid room name has an underscore, and
@@ -144,7 +144,7 @@ func NewMetrics() *Metrics {
 	}, []string{"room"})
 	m.HTTPResponses = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_http_responses_total",
-		Help: `HTTP answers of the public listener by route pattern ("unmatched" when no route matched) and status code ("hijacked" for connections the handler took over, as SSE streams are).`,
+		Help: `HTTP answers of the public listener by route pattern ("unmatched" when no route's handler ran: no route matched, or the cross-site guard refused the request) and status code ("hijacked" for connections the handler took over, as SSE streams are).`,
 	}, []string{"route", "code"})
 	m.RoomPaused = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "waitingroom_room_paused", Help: "1 when the room's admissions are paused, as of this instance's last tick.",
@@ -209,7 +209,7 @@ func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err
 	m.Departures.WithLabelValues(room, "expired").Set(float64(a.Departures.Expired))
 	m.RoomPaused.WithLabelValues(room).Set(flag(a.Paused))
 	m.RoomSoldOut.WithLabelValues(room).Set(flag(a.SoldOut))
-	for _, ph := range Phases {
+	for _, ph := range roomPhases {
 		m.RoomPhase.WithLabelValues(room, ph).Set(flag(ph == a.Phase))
 	}
 	m.mu.Lock()

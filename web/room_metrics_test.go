@@ -79,7 +79,7 @@ func TestRoomStateGauges(t *testing.T) {
 		if got := testutil.ToFloat64(m.RoomSoldOut.WithLabelValues(tt.room)); got != tt.soldOut {
 			t.Errorf("%s: waitingroom_room_sold_out = %v, want %v", tt.room, got, tt.soldOut)
 		}
-		for _, ph := range Phases {
+		for _, ph := range roomPhases {
 			want := 0.0
 			if ph == tt.phase {
 				want = 1
@@ -100,7 +100,7 @@ func TestRoomStateGauges(t *testing.T) {
 		"waitingroom_waiting": testutil.CollectAndCount(m.Waiting), "waitingroom_active_slots": testutil.CollectAndCount(m.Active),
 		"waitingroom_admitted_total": testutil.CollectAndCount(m.Admitted), "waitingroom_departures": testutil.CollectAndCount(m.Departures) / 3,
 		"waitingroom_room_paused": testutil.CollectAndCount(m.RoomPaused), "waitingroom_room_sold_out": testutil.CollectAndCount(m.RoomSoldOut),
-		"waitingroom_room_phase": testutil.CollectAndCount(m.RoomPhase) / len(Phases),
+		"waitingroom_room_phase": testutil.CollectAndCount(m.RoomPhase) / len(roomPhases),
 	} {
 		if n != 3 {
 			t.Errorf("%s has %d rooms after deleting one of 4, want 3", name, n)
