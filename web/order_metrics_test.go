@@ -8,6 +8,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+
+	"waitingroom/server/issuer"
+	"waitingroom/server/salelog"
+)
+
+// Metrics is what the order path and the issuer call.
+var (
+	_ salelog.OrderObserver = (*Metrics)(nil)
+	_ issuer.Observer       = (*Metrics)(nil)
+	_ issuer.RoomsObserver  = (*Metrics)(nil)
 )
 
 // TestObserveOrder counts orders placed and failed by reason, times every
