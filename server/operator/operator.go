@@ -45,8 +45,12 @@ var params = &argon2id.Params{Memory: 64 * 1024, Iterations: 1, Parallelism: 2, 
 
 var validName = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 
-// ValidName reports whether name may name an operator.
-func ValidName(name string) bool { return validName.MatchString(name) }
+// ValidName reports whether name may name an operator. "admin" (the
+// ADMIN_TOKEN's sessions) and "system" (the sale's own events) are the
+// audit log's other actors, so no operator may take them.
+func ValidName(name string) bool {
+	return validName.MatchString(name) && name != "admin" && name != "system"
+}
 
 // ValidPassword reports whether password is within the bounds.
 func ValidPassword(password string) bool {

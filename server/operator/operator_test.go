@@ -31,6 +31,8 @@ func TestOperators(t *testing.T) {
 				{"", "correct horse battery", ErrBadName},
 				{strings.Repeat("a", 65), "correct horse battery", ErrBadName},
 				{"a b", "correct horse battery", ErrBadName},
+				{"admin", "correct horse battery", ErrBadName},
+				{"system", "correct horse battery", ErrBadName},
 				{"carol", "eleven char", ErrBadPassword},
 				{"carol", strings.Repeat("x", 257), ErrBadPassword},
 				{"carol", "가나다라마바사아자차카타", nil}, // 12 characters, 36 bytes
