@@ -177,6 +177,12 @@ func (s *Server) consoleHome(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/admin/rooms", http.StatusSeeOther)
 }
 
+// consoleNotFound answers a console path that is not one, as a console
+// page rather than the API's JSON.
+func (s *Server) consoleNotFound(w http.ResponseWriter, r *http.Request) {
+	s.consoleError(w, r, http.StatusNotFound, consoleText(r).ErrNotFound)
+}
+
 // signinState says which ways of signing in are set up.
 func (s *Server) signinState(r *http.Request, next string) views.ConsoleSignin {
 	st := views.ConsoleSignin{Next: next, Token: s.admin != nil}

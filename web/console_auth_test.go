@@ -371,6 +371,13 @@ func TestConsoleSignInPage(t *testing.T) {
 			t.Errorf("signed-in frame lacks %q", s)
 		}
 	}
+	// An unknown console path is a console page, in words.
+	for _, m := range []string{"GET", "POST"} {
+		r := withOperator.do(t, m, "/admin/nope", "", map[string]string{"Accept-Language": "ko"}, nil)
+		if r.status != 404 || !strings.Contains(r.body, "<h1>찾을 수 없음</h1>") || !strings.Contains(r.header.Get("Content-Type"), "text/html") {
+			t.Fatalf("%s /admin/nope: %d %.300s", m, r.status, r.body)
+		}
+	}
 	// The stylesheet is served.
 	css := withOperator.do(t, "GET", withOperator.web.assets.url("console.css"), "", nil, nil)
 	if css.status != 200 || !strings.Contains(css.body, ".skip") {

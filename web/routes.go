@@ -42,5 +42,6 @@ func (s *Server) routes() []route {
 		{"GET /admin/signin", http.HandlerFunc(s.signinPage)},
 		{"POST /admin/signin", http.HandlerFunc(s.signin)},
 		{"POST /admin/signout", s.consoleChange(s.signout)},
+		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 	}
 }
