@@ -82,6 +82,10 @@ func (s *Server) session(r *http.Request) (consoleSession, error) {
 	if err != nil {
 		return consoleSession{}, err
 	}
+	if sess.Operator == "admin" && s.admin == nil {
+		// Signed in with an ADMIN_TOKEN this server no longer has.
+		return consoleSession{}, operator.ErrNoSession
+	}
 	return consoleSession{Operator: sess.Operator, CSRF: sess.CSRF}, nil
 }
 

@@ -354,6 +354,22 @@ func TestConsoleSignInPage(t *testing.T) {
 			}
 		})
 	}
+	// A session of the admin token ends with the token: a server without
+	// one (on the same database) does not take it.
+	tc, _ := signIn(t, tokenOnly.srv, testAdminToken)
+	adminCookie := consoleCookieOf(t, tc, tokenOnly.srv)
+	tokenOnly.web.admin = nil
+	req, _ := http.NewRequest("GET", tokenOnly.srv.URL+"/admin/signin", nil)
+	req.AddCookie(adminCookie)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || strings.Contains(string(b), "Signed in as") {
+			t.Fatal("an admin session outlived ADMIN_TOKEN")
+		}
+	}
 	// Without a token, the token field signs nobody in; the operator does.
 	resp, _ := postForm(t, noRedirects(), withOperator.srv.URL+"/admin/signin", url.Values{"token": {testAdminToken}}, nil)
 	if resp.StatusCode != 401 {
