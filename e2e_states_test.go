@@ -578,7 +578,14 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 // artifacts/e2e/states/{name}-{width}x{height}.png.
 func shot(t *testing.T, tab context.Context, name string, width, height int64) {
 	t.Helper()
-	dir := filepath.Join(servicetest.ArtifactDir(t, "e2e"), "states")
+	shotIn(t, tab, "states", name, width, height)
+}
+
+// shotIn saves the tab's page at width×height into
+// artifacts/e2e/{folder}/{name}-{width}x{height}.png.
+func shotIn(t *testing.T, tab context.Context, folder, name string, width, height int64) {
+	t.Helper()
+	dir := filepath.Join(servicetest.ArtifactDir(t, "e2e"), folder)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
