@@ -86,10 +86,22 @@ func waitReady(t *testing.T, base string) {
 
 // consoleShots saves the tab's console page at a phone's and a laptop's
 // size into artifacts/e2e/console/{name}-{w}x{h}.png (the laptop's last:
-// the tab goes on at that size).
+// the tab goes on at that size), and fails t when the page is wider than
+// the phone.
 func consoleShots(t *testing.T, tab context.Context, name string) {
 	t.Helper()
 	shotIn(t, tab, "console", name, 390, 844)
+	// A phone scrolls tables in their own region, never the whole page.
+	wide, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wide > 390 {
+		what, _ := chromedp.Run(tab, chromedp.Evaluate[string](`Array.prototype.filter.call(document.querySelectorAll("body *"), function (e) {
+			return e.getBoundingClientRect().right > 390; }).slice(0, 5).map(function (e) {
+			return e.tagName + "." + e.className + " (right edge at " + e.getBoundingClientRect().right + " px): " + e.textContent.slice(0, 40); }).join("\n")`))
+		t.Errorf("%s is %d px wide on a 390 px screen; too wide:\n%s", name, wide, what)
+	}
 	shotIn(t, tab, "console", name, 1280, 800)
 }
 
@@ -377,6 +389,31 @@ func TestBrowserOperatorDay(t *testing.T) {
 		t.Errorf("the rooms list shows %s %d times, want once:\n%s", name, n, pageText(t, op))
 	}
 	check("rooms")
+	edit, err := chromedp.Run(op, chromedp.Evaluate[string](`(function () { return fetch("/admin/rooms/`+name+`/products").then(function (r) { return r.text(); })
+		.then(function (h) { var m = h.match(/href="(\/admin\/rooms\/[^"\/]+\/products\/\d+)"/); return m ? m[1] : ""; }); })()`, chromedp.EvalAwaitPromise))
+	if err != nil || edit == "" {
+		t.Fatalf("the products page links no product to edit: %q %v", edit, err)
+	}
+	openPage(t, op, base+edit)
+	check("product-edit")
+
+	// The same pages in Korean, in another tab of the operator's profile
+	// (the same session).
+	koTab, cancelKo := chromedp.NewContext(op)
+	t.Cleanup(cancelKo)
+	ko := langTab(t, koTab, "ko", "light")
+	for _, p := range []struct{ name, path string }{
+		{"rooms", "/admin/rooms"}, {"room-new", "/admin/rooms/new"}, {"settings", "/admin/rooms/" + name + "/settings"},
+		{"products", "/admin/rooms/" + name + "/products"}, {"product-edit", edit}, {"dashboard", "/admin/rooms/" + name},
+		{"orders", "/admin/orders?room=" + name}, {"attribution", "/admin/attribution?room=" + name}, {"audit", "/admin/audit?room=" + name},
+	} {
+		openPage(t, ko, base+p.path)
+		if lang, _ := chromedp.Run(ko, chromedp.Evaluate[string](`document.documentElement.lang`)); lang != "ko" {
+			t.Errorf("%s in Korean: <html lang=%q>", p.name, lang)
+		}
+		axeCheck(t, ko, axe, p.name+"-ko")
+		consoleShots(t, ko, p.name+"-ko")
+	}
 	if os.Getenv("WR_DOCS_SHOTS") != "" {
 		docsShots(t, op, base, name)
 	}

@@ -395,6 +395,13 @@ func stateTab(t *testing.T, alloc context.Context, lang, scheme string) context.
 	t.Helper()
 	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
+	return langTab(t, tab, lang, scheme)
+}
+
+// langTab sets up tab in lang and scheme, for at most a minute, with
+// axe-core allowed past the page's CSP.
+func langTab(t *testing.T, tab context.Context, lang, scheme string) context.Context {
+	t.Helper()
 	tab, cancelT := context.WithTimeout(tab, 60*time.Second)
 	t.Cleanup(cancelT)
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
