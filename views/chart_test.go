@@ -2,6 +2,7 @@ package views
 
 import (
 	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -180,5 +181,27 @@ func TestChartViewIsAccessible(t *testing.T) {
 		if strings.Contains(html, bad) {
 			t.Errorf("chart has %s:\n%s", bad, html)
 		}
+	}
+}
+
+// TestDashTextInBothLanguages: every dashboard text and event name has
+// words in Korean and English.
+func TestDashTextInBothLanguages(t *testing.T) {
+	en, ko := Dash("en"), Dash("ko")
+	for _, d := range []DashText{en, ko} {
+		v := reflect.ValueOf(d)
+		for i := range v.NumField() {
+			if f := v.Field(i); f.Kind() == reflect.String && f.String() == "" {
+				t.Errorf("%s: %s is empty", d.Lang, v.Type().Field(i).Name)
+			}
+		}
+	}
+	for action := range en.Events {
+		if ko.Events[action] == "" {
+			t.Errorf("ko has no words for %s", action)
+		}
+	}
+	if len(en.Events) != len(ko.Events) {
+		t.Errorf("%d English event names, %d Korean", len(en.Events), len(ko.Events))
 	}
 }
