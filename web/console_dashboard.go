@@ -67,12 +67,15 @@ type dashboard struct {
 	stock   StockSummaries
 	streams atomic.Int64
 	limit   int64
+	// writeTimeout bounds each write of a stream (dashWriteTimeout).
+	writeTimeout time.Duration
 }
 
 // newDashboard takes the dashboard's dependencies from o: Stock defaults
 // to Orders when it is one; a nil Live or Events leaves those figures out.
 func newDashboard(o Options) *dashboard {
-	d := &dashboard{live: o.Live, events: o.Events, stock: o.Stock, limit: int64(o.DashboardStreams)}
+	d := &dashboard{live: o.Live, events: o.Events, stock: o.Stock, limit: int64(o.DashboardStreams),
+		writeTimeout: dashWriteTimeout}
 	if d.stock == nil {
 		d.stock, _ = o.Orders.(StockSummaries)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -472,5 +473,70 @@ func TestTimelineKeepsTheLast20(t *testing.T) {
 	}
 	if n := len([]rune(items[0].New)); n != timelineValue {
 		t.Errorf("a value of %d characters, want it cut to %d", n, timelineValue)
+	}
+}
+
+// smallBuffers makes every accepted connection's send buffer small, so
+// that a client that stops reading blocks the server's writes at once.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+// TestDashboardStreamDeadlines: under a server WRITE_TIMEOUT of 1 s a
+// stream keeps flowing (it sets its own deadline for each write), and a
+// client that stops reading is dropped by its write deadline, not held.
+func TestDashboardStreamDeadlines(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.web.dash.writeTimeout = 500 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h.web.Handler(), WriteTimeout: time.Second, ReadHeaderTimeout: time.Second}
+	go srv.Serve(smallBuffers{ln})
+	t.Cleanup(func() { srv.Close() })
+	h.srv.URL = "http://" + ln.Addr().String()
+
+	s := openLive(t, h)
+	start := time.Now()
+	for range 4 {
+		s.next(t, 2*time.Second)
+	}
+	if time.Since(start) < 2500*time.Millisecond {
+		t.Fatalf("4 events in %v: want them a second apart", time.Since(start))
+	}
+	s.cancel()
+	waitStreams(t, h, 0, 3*time.Second)
+
+	// A client that reads the headers and then nothing.
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	fmt.Fprintf(c, "GET /admin/rooms/%s/live HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n", h.room, testAdminToken)
+	head := make([]byte, 512)
+	if _, err := io.ReadFull(c, head); err != nil || !strings.HasPrefix(string(head), "HTTP/1.1 200") {
+		t.Fatalf("%q %v", head, err)
+	}
+	waitStreams(t, h, 1, 3*time.Second)
+	waitStreams(t, h, 0, 20*time.Second) // the kernel's buffers fill, then a write times out
+}
+
+func waitStreams(t *testing.T, h *dashHarness, n int64, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for h.web.dash.streams.Load() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d streams open after %v, want %d", h.web.dash.streams.Load(), within, n)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -92,7 +92,7 @@ func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSessi
 // sendLive writes b and flushes it within dashWriteTimeout; false when the
 // client is gone or too slow.
 func (s *Server) sendLive(rc *http.ResponseController, w http.ResponseWriter, b []byte) bool {
-	if err := rc.SetWriteDeadline(time.Now().Add(dashWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	if err := rc.SetWriteDeadline(time.Now().Add(s.dash.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return false
 	}
 	if _, err := w.Write(b); err != nil {
