@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"waitingroom/server/livestats"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -19,8 +20,8 @@ import (
 
 // LiveStats is the rooms' per-second record (server/livestats.Reader).
 type LiveStats interface {
-	Series(ctx context.Context, room string, since time.Time) ([]liveSecond, error)
-	Instances(ctx context.Context) ([]liveInstance, error)
+	Series(ctx context.Context, room string, since time.Time) ([]livestats.Second, error)
+	Instances(ctx context.Context) ([]livestats.Instance, error)
 }
 
 // SaleEvents lists the audit log, newest first (server/audit.Log): the
@@ -159,7 +160,7 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 	l.Waiting, l.Prequeued, l.Active, l.SoldOut = st.Waiting, st.Prequeued, st.Active, st.SoldOut
 	l.AdmitMeasured = st.RateEWMA
 
-	var series []liveSecond
+	var series []livestats.Second
 	if s.dash.live != nil {
 		if series, err = s.dash.live.Series(ctx, name, now.Add(-dashWindow)); err != nil {
 			failed("series", err)
@@ -218,7 +219,7 @@ type seriesSummary struct {
 // per second over the last rateSeconds full seconds (the current one is
 // still counting), the latest order latency of the last minute, and the
 // failures of the whole window by the answer the buyer got.
-func summarize(series []liveSecond, now time.Time) seriesSummary {
+func summarize(series []livestats.Second, now time.Time) seriesSummary {
 	sum := seriesSummary{p50: math.NaN(), p95: math.NaN()}
 	current := now.Truncate(time.Second)
 	var n int
@@ -274,7 +275,7 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 
 // dashCharts lays series on the window's seconds (NaN where none was
 // recorded) and makes the dashboard's four charts.
-func dashCharts(series []liveSecond, now time.Time, t views.DashText) []views.Chart {
+func dashCharts(series []livestats.Second, now time.Time, t views.DashText) []views.Chart {
 	start := now.Truncate(time.Second).Add(-time.Duration(dashSeconds-1) * time.Second)
 	waiting, admitted, orders, p95 := nanSlots(), nanSlots(), nanSlots(), nanSlots()
 	for _, sec := range series {
@@ -282,16 +283,40 @@ func dashCharts(series []liveSecond, now time.Time, t views.DashText) []views.Ch
 		if i < 0 || i >= dashSeconds || sec.At.Before(start) {
 			continue
 		}
-		waiting[i], admitted[i], orders[i] = float64(sec.Waiting), float64(sec.Admitted), float64(sec.Placed)
+		admitted[i], orders[i] = float64(sec.Admitted), float64(sec.Placed)
+		if sec.Rate > 0 { // a second without a tick has no line (a room's rate is never 0)
+			waiting[i] = float64(sec.Waiting)
+		}
 		if sec.P95 > 0 {
 			p95[i] = millis(sec.P95) // a second without orders has no latency
 		}
 	}
+	holdGauge(waiting, gaugeHold)
 	return []views.Chart{
 		{ID: "dash-chart-waiting", Name: t.Waiting, Class: "c-wait", Kind: views.ChartLine, Unit: views.UnitCount, Values: waiting},
 		{ID: "dash-chart-admitted", Name: t.AdmittedRate, Class: "c-admit", Kind: views.ChartBar, Unit: views.UnitRate, Values: admitted},
 		{ID: "dash-chart-orders", Name: t.OrdersRate, Class: "c-order", Kind: views.ChartBar, Unit: views.UnitRate, Values: orders},
 		{ID: "dash-chart-p95", Name: t.P95, Class: "c-p95", Kind: views.ChartLine, Unit: views.UnitMillis, Values: p95},
+	}
+}
+
+// gaugeHold is how long a gauge keeps its last tick's value on the
+// chart: the longest TICK.
+const gaugeHold = 60
+
+// holdGauge fills each unrecorded second of v with the last recorded value
+// of at most hold seconds before: a gauge stays where the last tick left
+// it until the next, and a stopped issuer shows as a gap.
+func holdGauge(v []float64, hold int) {
+	last, age := math.NaN(), 0
+	for i, x := range v {
+		switch {
+		case !math.IsNaN(x):
+			last, age = x, 0
+		case !math.IsNaN(last) && age < hold:
+			age++
+			v[i] = last
+		}
 	}
 }
 
@@ -304,7 +329,7 @@ func nanSlots() []float64 {
 }
 
 // instanceRows are the instances by id, at most maxInstancesShown.
-func instanceRows(ins []liveInstance) []views.InstanceRow {
+func instanceRows(ins []livestats.Instance) []views.InstanceRow {
 	rows := make([]views.InstanceRow, 0, min(len(ins), maxInstancesShown))
 	for _, in := range ins {
 		rows = append(rows, views.InstanceRow{ID: clip(in.ID, 64), SSE: in.SSE})

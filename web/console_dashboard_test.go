@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/server/livestats"
 	"waitingroom/server/order"
+	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
 	"waitingroom/views"
@@ -25,19 +27,19 @@ import (
 // with the same figures, and the latest second's waiting.
 type fakeLive struct {
 	mu     sync.Mutex
-	sec    liveSecond
+	sec    livestats.Second
 	calls  int
 	failed error
 }
 
-func (f *fakeLive) Series(_ context.Context, _ string, since time.Time) ([]liveSecond, error) {
+func (f *fakeLive) Series(_ context.Context, _ string, since time.Time) ([]livestats.Second, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
 	if f.failed != nil {
 		return nil, f.failed
 	}
-	var out []liveSecond
+	var out []livestats.Second
 	for at := since.Truncate(time.Second).Add(time.Second); !at.After(time.Now()); at = at.Add(time.Second) {
 		s := f.sec
 		s.At = at
@@ -50,8 +52,8 @@ func (f *fakeLive) Series(_ context.Context, _ string, since time.Time) ([]liveS
 	return out, nil
 }
 
-func (f *fakeLive) Instances(context.Context) ([]liveInstance, error) {
-	return []liveInstance{{ID: "web-2", SSE: 7}, {ID: "web-1<b>", SSE: 1200}}, nil
+func (f *fakeLive) Instances(context.Context) ([]livestats.Instance, error) {
+	return []livestats.Instance{{ID: "web-2", SSE: 7}, {ID: "web-1<b>", SSE: 1200}}, nil
 }
 
 // fakeEvents is an audit log of entries, newest first, paged by id.
@@ -86,7 +88,7 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 	if err := db.Migrate(context.Background(), os.DirFS("../migrations")); err != nil {
 		t.Fatal(err)
 	}
-	live := &fakeLive{sec: liveSecond{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5,
+	live := &fakeLive{sec: livestats.Second{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5,
 		Failed: map[string]int64{"token_missing": 1, "token_invalid": 2, "token_used": 1, "rate_limited": 4, "sold_out": 5, "unavailable": 6, "bad_order": 1}}}
 	var name string
 	h := newHarness(t, func(o *Options) {
@@ -402,24 +404,24 @@ func TestSSEData(t *testing.T) {
 
 func TestSummarize(t *testing.T) {
 	now := time.Date(2026, 11, 30, 18, 0, 0, 400e6, time.UTC)
-	sec := func(ago int, admitted, placed int64, p95 time.Duration, failed map[string]int64) liveSecond {
-		return liveSecond{At: now.Truncate(time.Second).Add(-time.Duration(ago) * time.Second), Admitted: admitted, Placed: placed,
+	sec := func(ago int, admitted, placed int64, p95 time.Duration, failed map[string]int64) livestats.Second {
+		return livestats.Second{At: now.Truncate(time.Second).Add(-time.Duration(ago) * time.Second), Admitted: admitted, Placed: placed,
 			P50: p95 / 2, P95: p95, Failed: failed}
 	}
 	tests := []struct {
 		name             string
-		series           []liveSecond
+		series           []livestats.Second
 		measured         bool
 		admitted, orders float64
 		p95              float64
 		failures         views.Failures
 	}{
 		{"nothing", nil, false, 0, 0, math.NaN(), views.Failures{}},
-		{"the current second is still counting", []liveSecond{sec(0, 100, 100, 0, nil)}, false, 0, 0, math.NaN(), views.Failures{}},
-		{"mean of the recorded seconds", []liveSecond{sec(1, 4, 1, 0, nil), sec(2, 2, 3, 0, nil), sec(11, 100, 100, 0, nil)}, true, 3, 2, math.NaN(), views.Failures{}},
-		{"latest latency of the last minute", []liveSecond{sec(30, 0, 1, 80*time.Millisecond, nil), sec(5, 0, 1, 40*time.Millisecond, nil), sec(61, 0, 1, time.Second, nil)}, true, 0, 1, 40, views.Failures{}},
-		{"older than a minute is no latency", []liveSecond{sec(61, 0, 1, time.Second, nil)}, false, 0, 0, math.NaN(), views.Failures{}},
-		{"failures by answer, over the window", []liveSecond{
+		{"the current second is still counting", []livestats.Second{sec(0, 100, 100, 0, nil)}, false, 0, 0, math.NaN(), views.Failures{}},
+		{"mean of the recorded seconds", []livestats.Second{sec(1, 4, 1, 0, nil), sec(2, 2, 3, 0, nil), sec(11, 100, 100, 0, nil)}, true, 3, 2, math.NaN(), views.Failures{}},
+		{"latest latency of the last minute", []livestats.Second{sec(30, 0, 1, 80*time.Millisecond, nil), sec(5, 0, 1, 40*time.Millisecond, nil), sec(61, 0, 1, time.Second, nil)}, true, 0, 1, 40, views.Failures{}},
+		{"older than a minute is no latency", []livestats.Second{sec(61, 0, 1, time.Second, nil)}, false, 0, 0, math.NaN(), views.Failures{}},
+		{"failures by answer, over the window", []livestats.Second{
 			sec(300, 0, 0, 0, map[string]int64{"token_missing": 1, "token_invalid": 1, "token_in_use": 2, "weird": 1, "placed": 9}),
 			sec(3, 0, 0, 0, map[string]int64{"rate_limited": 3, "sold_out": 4, "unavailable": 5, "bad_order": 1, "other": -7}),
 			sec(601, 0, 0, 0, map[string]int64{"sold_out": 100}),
@@ -538,5 +540,76 @@ func waitStreams(t *testing.T, h *dashHarness, n int64, within time.Duration) {
 			t.Fatalf("%d streams open after %v, want %d", h.web.dash.streams.Load(), within, n)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestHoldGauge(t *testing.T) {
+	n := math.NaN()
+	tests := []struct {
+		name     string
+		in, want []float64
+	}{
+		{"nothing recorded", []float64{n, n}, []float64{n, n}},
+		{"held until the next tick", []float64{n, 5, n, n, 7, n}, []float64{n, 5, 5, 5, 7, 7}},
+		{"for at most hold seconds", []float64{3, n, n, n, n}, []float64{3, 3, 3, n, n}},
+	}
+	for _, tt := range tests {
+		v := append([]float64(nil), tt.in...)
+		holdGauge(v, 2)
+		for i := range v {
+			if !(v[i] == tt.want[i] || math.IsNaN(v[i]) && math.IsNaN(tt.want[i])) {
+				t.Errorf("%s: %v, want %v", tt.name, v, tt.want)
+				break
+			}
+		}
+	}
+}
+
+// TestDashboardWithRealLiveStats: what the live stats recorder writes to
+// Redis (a tick, orders placed and refused, this instance's heartbeat)
+// reaches the dashboard's figures and charts through the real reader.
+func TestDashboardWithRealLiveStats(t *testing.T) {
+	h := newDashHarness(t, 0)
+	ns := queue.DefaultNamespace(h.rdb)
+	h.web.dash.live = livestats.NewReader(h.rdb, ns)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	id := "dash-test-" + h.room
+	rec := livestats.NewRecorder(h.rdb, ns, id, func() int64 { return 4321 }, quiet)
+	t.Cleanup(func() { h.rdb.HDel(context.Background(), ns+":live:instances", id) })
+	// Record in one second, read in the next: the figures' rates are of
+	// full seconds.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+	rec.RecordTick(h.room, queue.Admission{Visitors: make([]string, 30), Waiting: 77, Active: 30, Rate: 25})
+	for range 20 {
+		rec.ObserveOrder(h.room, "placed", 30*time.Millisecond)
+	}
+	rec.ObserveOrder(h.room, "token_used", time.Millisecond)
+	rec.ObserveOrder(h.room, "rate_limited", time.Millisecond)
+	ctx := context.Background()
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Heartbeat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+	_, html := h.get(t, h.client, "/admin/rooms/"+h.room)
+	for id, want := range map[string]string{
+		// 20 orders and 30 admissions in the last ten full seconds (the
+		// reader gives every second, unrecorded ones as zero).
+		"dash-orders-per-sec": "2",
+		"dash-admitted":       "3 measured",
+		"dash-fail-409":       "1",
+		"dash-fail-429":       "1",
+		"dash-fail-401":       "0",
+	} {
+		if got := text(t, html, id); got != want {
+			t.Errorf("#%s = %q, want %q", id, got, want)
+		}
+	}
+	for _, want := range []string{">" + id + "</th><td>4321<", `aria-label="Waiting: 77 now, at most 77`, `aria-label="Orders per second: 0 now, at most 20`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
 	}
 }

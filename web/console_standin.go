@@ -1,7 +1,6 @@
 package web
 
-// STAND-IN until H1 (console sign-in, server/audit) and H2
-// (server/livestats) land on main: the names of the shared contract,
+// STAND-IN until H1 (console sign-in, server/audit) lands on main: the names of the shared contract,
 // with the least behaviour the dashboard's tests need. This file goes
 // when they land.
 
@@ -36,20 +35,6 @@ func (s *Server) consoleError(w http.ResponseWriter, r *http.Request, status int
 	htmlHeaders(w)
 	w.WriteHeader(status)
 	views.ConsoleLayout(views.ConsolePage{Title: msg, Lang: "en"}).Render(r.Context(), w)
-}
-
-type liveSecond struct {
-	At                                           time.Time
-	Waiting, Prequeued, Active, Admitted, Placed int64
-	Failed                                       map[string]int64
-	P50, P95                                     time.Duration
-	Rate                                         float64
-}
-
-type liveInstance struct {
-	ID   string
-	SSE  int64
-	Seen time.Time
 }
 
 type auditEntry struct {
