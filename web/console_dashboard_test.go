@@ -212,6 +212,21 @@ func TestDashboardPage(t *testing.T) {
 		t.Errorf("timeline is not newest first:\n%s", tl)
 	}
 
+	// In Korean.
+	req, _ := http.NewRequest("GET", h.srv.URL+"/admin/rooms/"+h.room, nil)
+	req.Header.Set("Accept-Language", "ko-KR,ko;q=0.9,en;q=0.5")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ko, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`lang="ko"`, "대기 중", "2개 판매 · 8개 남음", "입장 속도 변경"} {
+		if !strings.Contains(string(ko), want) {
+			t.Errorf("the Korean page lacks %s", want)
+		}
+	}
+
 	// Paused, with nothing measured: no ETA, and it says why.
 	s, _ := h.eng.Room(context.Background(), h.room)
 	s.Paused = true
