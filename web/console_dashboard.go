@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"waitingroom/server/audit"
 	"waitingroom/server/livestats"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
@@ -27,7 +28,7 @@ type LiveStats interface {
 // SaleEvents lists the audit log, newest first (server/audit.Log): the
 // dashboard's timeline.
 type SaleEvents interface {
-	List(ctx context.Context, f auditFilter) ([]auditEntry, error)
+	List(ctx context.Context, f audit.Filter) ([]audit.Entry, error)
 }
 
 // StockSummaries reads a room's sales against its stock
@@ -72,11 +73,15 @@ type dashboard struct {
 	writeTimeout time.Duration
 }
 
-// newDashboard takes the dashboard's dependencies from o: Stock defaults
-// to Orders when it is one; a nil Live or Events leaves those figures out.
+// newDashboard takes the dashboard's dependencies from o: the timeline
+// reads the Audit log; Stock defaults to Orders when it is one; a nil
+// Live or Audit leaves those figures out.
 func newDashboard(o Options) *dashboard {
-	d := &dashboard{live: o.Live, events: o.Events, stock: o.Stock, limit: int64(o.DashboardStreams),
+	d := &dashboard{live: o.Live, stock: o.Stock, limit: int64(o.DashboardStreams),
 		writeTimeout: dashWriteTimeout}
+	if o.Audit != nil {
+		d.events = o.Audit
+	}
 	if d.stock == nil {
 		d.stock, _ = o.Orders.(StockSummaries)
 	}
@@ -102,7 +107,7 @@ func (d *dashboard) release() { d.streams.Add(-1) }
 // they are now, kept live by console-live.js over the SSE stream.
 func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name := r.PathValue("room")
-	t := views.Dash(views.Negotiate(r.Header.Get("Accept-Language")))
+	t := views.Dash(consoleLang(r))
 	if !room.ValidName(name) {
 		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return
@@ -113,8 +118,7 @@ func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess cons
 		return
 	}
 	page := views.DashboardPage{
-		Page: views.ConsolePage{Title: views.Fill(t.Title, "room", name), Operator: sess.Operator, CSRF: sess.CSRF,
-			Nav: "rooms", Lang: t.Lang, A: views.Assets{CSS: s.assets.url("console.css")}},
+		Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"),
 		Room: name, T: t, Live: live,
 		LiveURL:     "/admin/rooms/" + name + "/live",
 		SettingsURL: "/admin/rooms/" + name + "/settings",
@@ -342,7 +346,7 @@ func instanceRows(ins []livestats.Instance) []views.InstanceRow {
 // newest first, reading at most timelinePages pages of its audit log.
 func timeline(ctx context.Context, events SaleEvents, name string) ([]views.TimelineItem, error) {
 	var items []views.TimelineItem
-	f := auditFilter{Room: name, Limit: 100}
+	f := audit.Filter{Room: name, Limit: 100}
 	for range timelinePages {
 		page, err := events.List(ctx, f)
 		if err != nil {

@@ -9,17 +9,18 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"os"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"waitingroom/server/audit"
 	"waitingroom/server/livestats"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
-	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
 	"waitingroom/views"
 )
 
@@ -57,10 +58,10 @@ func (f *fakeLive) Instances(context.Context) ([]livestats.Instance, error) {
 }
 
 // fakeEvents is an audit log of entries, newest first, paged by id.
-type fakeEvents struct{ entries []auditEntry }
+type fakeEvents struct{ entries []audit.Entry }
 
-func (f *fakeEvents) List(_ context.Context, flt auditFilter) ([]auditEntry, error) {
-	var out []auditEntry
+func (f *fakeEvents) List(_ context.Context, flt audit.Filter) ([]audit.Entry, error) {
+	var out []audit.Entry
 	for _, e := range f.entries {
 		if e.Room == flt.Room && (flt.Before == 0 || e.ID < flt.Before) && len(out) < flt.Limit {
 			out = append(out, e)
@@ -69,8 +70,9 @@ func (f *fakeEvents) List(_ context.Context, flt auditFilter) ([]auditEntry, err
 	return out, nil
 }
 
-// dashHarness is a server with a real order database (a fresh PostgreSQL
-// schema), a product in its room, and the fakes above.
+// dashHarness is a server with the console wired to a freshly migrated
+// PostgreSQL (operators, sessions, the audit log, orders), a product in
+// its room, the sale's events in its audit log, and a fake live series.
 type dashHarness struct {
 	*orderHarness
 	live   *fakeLive
@@ -80,40 +82,35 @@ type dashHarness struct {
 func newDashHarness(t *testing.T, streams int) *dashHarness {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	db, err := store.Open(context.Background(), servicetest.PostgresURL(t), 4, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(context.Background(), os.DirFS("../migrations")); err != nil {
-		t.Fatal(err)
-	}
 	live := &fakeLive{sec: livestats.Second{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5,
 		Failed: map[string]int64{"token_missing": 1, "token_invalid": 2, "token_used": 1, "rate_limited": 4, "sold_out": 5, "unavailable": 6, "bad_order": 1}}}
-	var name string
-	h := newHarness(t, func(o *Options) {
-		o.Orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
+	odb := storetest.Migrated(t, store.Postgres) // the orders' own schema
+	h, db := newConsoleHarness(t, func(o *Options) {
+		o.Orders = order.NewService(order.NewStore(odb.DB, 0), o.Queue.(order.Gate), 0, quiet)
 		o.Live, o.DashboardStreams = live, streams
 	})
-	name = h.room
-	var entries []auditEntry
+	log := audit.New(db)
+	ctx := context.Background()
 	base := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
 	for i := 1; i <= 150; i++ {
-		e := auditEntry{ID: int64(i), At: base.Add(time.Duration(i) * time.Second), Actor: "kim", Room: name, Action: "product.update"}
+		e := audit.Entry{At: base.Add(time.Duration(i) * time.Second), Actor: "kim", Room: h.room, Action: "product.update", Target: "1"}
 		switch {
 		case i == 2:
-			e.Action = "sale.opened"
+			e.Action, e.Actor, e.Target = "sale.opened", "system", ""
 		case i == 3:
-			e.Action, e.Old, e.New = "sale.rate", "5", "<script>alert(1)</script>"
+			e.Action, e.Old, e.New, e.Target = "sale.rate", "5", "<script>alert(1)</script>", ""
 		case i%20 == 0:
-			e.Action, e.Actor = "room.pause", "lee"
+			e.Action, e.Actor, e.Target = "room.pause", "lee", ""
 		}
-		entries = append([]auditEntry{e}, entries...)
+		if err := log.Record(ctx, e); err != nil {
+			t.Fatal(err)
+		}
 	}
-	entries = append(entries, auditEntry{ID: 999, Room: "other-room", Action: "sale.sold_out"})
-	h.web.dash.events = &fakeEvents{entries: entries}
-	oh := &orderHarness{harness: h, db: db}
-	if err := db.QueryRowx(`INSERT INTO products (room, name, price, stock) VALUES ($1, 'Sneakers', 129000, 10) RETURNING id`, name).Scan(&oh.product); err != nil {
+	if err := log.Record(ctx, audit.Entry{Actor: "system", Room: "other-room", Action: "sale.sold_out"}); err != nil {
+		t.Fatal(err)
+	}
+	oh := &orderHarness{harness: h, db: odb}
+	if err := odb.QueryRowx(`INSERT INTO products (room, name, price, stock) VALUES ($1, 'Sneakers', 129000, 10) RETURNING id`, h.room).Scan(&oh.product); err != nil {
 		t.Fatal(err)
 	}
 	c, _ := signIn(t, h.srv, testAdminToken)
@@ -482,7 +479,7 @@ func TestLastInLineETA(t *testing.T) {
 func TestTimelineKeepsTheLast20(t *testing.T) {
 	var f fakeEvents
 	for i := 60; i >= 1; i-- {
-		f.entries = append(f.entries, auditEntry{ID: int64(i), Room: "r", Action: "sale.paused", New: strings.Repeat("가", 500)})
+		f.entries = append(f.entries, audit.Entry{ID: int64(i), Room: "r", Action: "sale.paused", New: strings.Repeat("가", 500)})
 	}
 	items, err := timeline(context.Background(), &f, "r")
 	if err != nil || len(items) != timelineLen {
@@ -538,11 +535,18 @@ func TestDashboardStreamDeadlines(t *testing.T) {
 	}
 	defer c.Close()
 	c.(*net.TCPConn).SetReadBuffer(4096)
-	fmt.Fprintf(c, "GET /admin/rooms/%s/live HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n", h.room, testAdminToken)
+	u, _ := url.Parse(h.srv.URL + "/admin/rooms/")
+	var cookie string
+	for _, ck := range h.client.Jar.Cookies(u) {
+		cookie += ck.Name + "=" + ck.Value
+	}
+	fmt.Fprintf(c, "GET /admin/rooms/%s/live HTTP/1.1\r\nHost: x\r\nCookie: %s\r\n\r\n", h.room, cookie)
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
 	head := make([]byte, 512)
 	if _, err := io.ReadFull(c, head); err != nil || !strings.HasPrefix(string(head), "HTTP/1.1 200") {
 		t.Fatalf("%q %v", head, err)
 	}
+	c.SetReadDeadline(time.Time{})
 	waitStreams(t, h, 1, 3*time.Second)
 	waitStreams(t, h, 0, 20*time.Second) // the kernel's buffers fill, then a write times out
 }

@@ -36,7 +36,7 @@ const (
 // or after dashStreamLife.
 func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSession) {
 	name := r.PathValue("room")
-	t := views.Dash(views.Negotiate(r.Header.Get("Accept-Language")))
+	t := views.Dash(consoleLang(r))
 	if !room.ValidName(name) {
 		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return

@@ -61,9 +61,6 @@ type Options struct {
 	// Live is the rooms' per-second record for the console's dashboard;
 	// nil leaves its rates, charts and instances out.
 	Live LiveStats
-	// Events are the sale's events for the dashboard's timeline (the
-	// audit log); nil shows none.
-	Events SaleEvents
 	// Stock is the dashboard's sold against stock; nil uses Orders when
 	// it is one.
 	Stock StockSummaries
