@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/singleflight"
+
 	"waitingroom/server/audit"
 	"waitingroom/server/livestats"
 	"waitingroom/server/order"
@@ -71,6 +73,8 @@ type dashboard struct {
 	limit   int64
 	// writeTimeout bounds each write of a stream (dashWriteTimeout).
 	writeTimeout time.Duration
+	frames       frameCache
+	render       singleflight.Group
 }
 
 // newDashboard takes the dashboard's dependencies from o: the timeline

@@ -383,8 +383,23 @@ func TestDashboardStreamCap(t *testing.T) {
 	if c.resp.StatusCode != http.StatusServiceUnavailable || c.resp.Header.Get("Retry-After") != "10" {
 		t.Fatalf("third stream: %d, Retry-After %q", c.resp.StatusCode, c.resp.Header.Get("Retry-After"))
 	}
-	// The open streams keep flowing.
+	// The open streams keep flowing, and share each second's frame: two
+	// viewers cost one read of the series a second, not two.
 	a.next(t, 2*time.Second)
+	b.next(t, 2*time.Second)
+	h.live.mu.Lock()
+	calls := h.live.calls
+	h.live.mu.Unlock()
+	for range 4 {
+		a.next(t, 2*time.Second)
+		b.next(t, 2*time.Second)
+	}
+	h.live.mu.Lock()
+	reads := h.live.calls - calls
+	h.live.mu.Unlock()
+	if reads > 5 {
+		t.Errorf("two streams read the series %d times in 4 s", reads)
+	}
 	a.cancel()
 	deadline := time.Now().Add(3 * time.Second)
 	for {
@@ -630,5 +645,30 @@ func TestDashboardWithRealLiveStats(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %s", want)
 		}
+	}
+}
+
+func TestFrameCache(t *testing.T) {
+	var c frameCache
+	now := time.Now()
+	c.put("en r", []byte("x"), now)
+	if b, ok := c.get("en r", now.Add(frameTTL-time.Millisecond)); !ok || string(b) != "x" {
+		t.Fatal("a fresh frame is not shared")
+	}
+	if _, ok := c.get("en r", now.Add(frameTTL)); ok {
+		t.Fatal("a stale frame is shared")
+	}
+	if _, ok := c.get("ko r", now); ok {
+		t.Fatal("a frame is shared across languages")
+	}
+	for i := range maxFrames + 10 {
+		c.put(fmt.Sprint("en ", i), []byte("y"), now)
+	}
+	if len(c.m) != maxFrames {
+		t.Fatalf("%d frames kept, want at most %d", len(c.m), maxFrames)
+	}
+	c.put("en new", []byte("z"), now.Add(frameTTL)) // the stale ones make room
+	if len(c.m) != 1 {
+		t.Fatalf("%d frames after the sweep, want 1", len(c.m))
 	}
 }

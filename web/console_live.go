@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"waitingroom/server/room"
@@ -101,17 +102,85 @@ func (s *Server) sendLive(rc *http.ResponseController, w http.ResponseWriter, b 
 	return rc.Flush() == nil
 }
 
-// dashboardFrame renders one second of room name as an SSE event.
+// dashboardFrame renders one second of room name as an SSE event. The
+// streams of one room and language share each second's frame, so that
+// more viewers cost no more reads.
 func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashText) ([]byte, error) {
-	live, err := s.dashboardSecond(ctx, name, time.Now(), t)
+	key := t.Lang + " " + name
+	if b, ok := s.dash.frames.get(key, time.Now()); ok {
+		return b, nil
+	}
+	// One render at a time per frame: the streams that tick meanwhile
+	// wait for it. It does not end with the stream that started it.
+	v, err, _ := s.dash.render.Do(key, func() (any, error) {
+		if b, ok := s.dash.frames.get(key, time.Now()); ok {
+			return b, nil
+		}
+		ctx := context.WithoutCancel(ctx) // dashboardSecond bounds it
+		live, err := s.dashboardSecond(ctx, name, time.Now(), t)
+		if err != nil {
+			return nil, err
+		}
+		var html bytes.Buffer
+		if err := views.DashboardLiveView(live, t).Render(ctx, &html); err != nil {
+			return nil, err
+		}
+		b := sseData(html.Bytes())
+		s.dash.frames.put(key, b, time.Now())
+		return b, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var html bytes.Buffer
-	if err := views.DashboardLiveView(live, t).Render(ctx, &html); err != nil {
-		return nil, err
+	return v.([]byte), nil
+}
+
+const (
+	// frameTTL is how long a rendered frame is shared: under a tick, so
+	// that each stream's next tick renders the next second.
+	frameTTL = 900 * time.Millisecond
+	// maxFrames bounds the shared frames (rooms × languages).
+	maxFrames = 256
+)
+
+// frameCache holds each room's latest rendered frame, by language.
+type frameCache struct {
+	mu sync.Mutex
+	m  map[string]cachedFrame
+}
+
+type cachedFrame struct {
+	b  []byte
+	at time.Time
+}
+
+func (c *frameCache) get(key string, now time.Time) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.m[key]
+	if !ok || now.Sub(f.at) >= frameTTL {
+		return nil, false
 	}
-	return sseData(html.Bytes()), nil
+	return f.b, true
+}
+
+func (c *frameCache) put(key string, b []byte, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedFrame{}
+	}
+	if len(c.m) >= maxFrames {
+		for k, f := range c.m {
+			if now.Sub(f.at) >= frameTTL {
+				delete(c.m, k)
+			}
+		}
+		if len(c.m) >= maxFrames {
+			return
+		}
+	}
+	c.m[key] = cachedFrame{b: b, at: now}
 }
 
 // sseData is payload as one SSE event: a "data:" line for each of its
