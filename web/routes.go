@@ -26,6 +26,8 @@ func (s *Server) routes() []route {
 		{"POST /api/admin/rooms/{room}/products", s.api(s.adminOnly(s.createProduct))},
 		{"PUT /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.updateProduct))},
 		{"DELETE /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.deleteProduct))},
+		{"GET /admin/rooms/{room}", s.console(s.roomDashboard)},
+		{"GET /admin/rooms/{room}/live", s.console(s.roomLive)},
 		{"GET /healthz", http.HandlerFunc(s.healthz)},
 		{"GET /readyz", http.HandlerFunc(s.readyz)},
 		{"GET /robots.txt", s.assets.servePlain("robots.txt", time.Hour)},
