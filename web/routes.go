@@ -37,5 +37,10 @@ func (s *Server) routes() []route {
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
 		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},
 		{"GET /r/{room}/orders/{id}", http.HandlerFunc(s.confirmation)},
+		{"GET /admin/orders", s.console(s.ordersPage)},
+		{"GET /admin/orders.csv", s.console(s.ordersCSV)},
+		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
+		{"GET /admin/attribution", s.console(s.attributionPage)},
+		{"GET /admin/audit", s.console(s.auditPage)},
 	}
 }
