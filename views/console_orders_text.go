@@ -68,6 +68,7 @@ type OrdersText struct {
 	// Audit log.
 	AuditTitle string
 	AuditIntro string
+	At         string
 	Who        string
 	Action     string
 	Target     string
@@ -151,6 +152,7 @@ var ordersKorean = OrdersText{
 
 	AuditTitle: "변경 기록",
 	AuditIntro: "누가 언제 무엇을 바꿨는지, 새 기록부터 보여 줍니다.",
+	At:         "시각",
 	Who:        "누가",
 	Action:     "작업",
 	Target:     "대상",
@@ -233,6 +235,7 @@ var ordersEnglish = OrdersText{
 
 	AuditTitle: "Audit log",
 	AuditIntro: "Who changed what, and when; newest first.",
+	At:         "When",
 	Who:        "Who",
 	Action:     "Action",
 	Target:     "Target",

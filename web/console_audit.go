@@ -105,13 +105,36 @@ func auditChanges(old, new string) []views.AuditChange {
 	if objectOrEmpty(old) && objectOrEmpty(new) {
 		var changes []views.AuditChange
 		for _, c := range audit.Changes(rawOrNil(old), rawOrNil(new)) {
-			changes = append(changes, views.AuditChange{Field: c.Field, Old: auditValue(c.Old), New: auditValue(c.New)})
+			changes = append(changes, views.AuditChange{Field: c.Field, Old: auditValue(readableJSON(c.Old)),
+				New: auditValue(readableJSON(c.New))})
 		}
 		if len(changes) > 0 {
 			return changes
 		}
 	}
 	return []views.AuditChange{{Old: auditValue(old), New: auditValue(new)}}
+}
+
+// readableJSON writes a field's JSON value as people read it: a string
+// without its quotes or escapes, anything else as JSON without HTML
+// escapes (the page escapes it).
+func readableJSON(v string) string {
+	var x any
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.UseNumber() // 12345678901234567, not 1.2345678901234568e+16
+	if v == "" || dec.Decode(&x) != nil {
+		return v
+	}
+	if s, ok := x.(string); ok {
+		return s
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(x) != nil {
+		return v
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // objectOrEmpty reports whether s is "" or a JSON object.
