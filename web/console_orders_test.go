@@ -63,10 +63,10 @@ func (oc *ordersConsole) product(t *testing.T, room, name string, price int64, c
 // placed writes an order straight into the database.
 type placed struct {
 	id, room, visitor, status string
-	product, quantity, price      int64
-	currency                      string
-	utm                           order.UTM
-	at                            time.Time
+	product, quantity, price  int64
+	currency                  string
+	utm                       order.UTM
+	at                        time.Time
 }
 
 func (oc *ordersConsole) place(t *testing.T, p placed) {
