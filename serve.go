@@ -10,11 +10,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
+	"waitingroom/server/livestats"
 	"waitingroom/server/order"
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
@@ -103,10 +106,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	metrics.CountDB(db.Stats)
 	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, ReadySpread: cfg.Tick * 8 / 10}, metrics, log)
 	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), sale.WatchGate(eng), 0, log)
+	live := livestats.NewRecorder(conn.Client, ns, instanceID(), hub.Connections, log)
 	handler, err := web.New(web.Options{
 		Queue:           eng,
 		Rooms:           eng,
-		Orders:          sale.CountOrders(orders),
+		Orders:          sale.CountOrders(orders).Observe(live),
 		Catalog:         orders,
 		Records:         rooms,
 		Ready:           rooms,
@@ -137,7 +141,8 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
+	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Record(live).Run(loopCtx) })
+	wg.Go(func() { live.Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried
 	// until they apply, and orders answer 503 meanwhile.
@@ -184,6 +189,17 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		err = nil
 	}
 	return err
+}
+
+// instanceID names this server among the deployment's instances (for the
+// live dashboard): hostname:pid and a short random part, so that two
+// servers of one process (tests, drills) are told apart.
+func instanceID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "instance"
+	}
+	return host + ":" + strconv.Itoa(os.Getpid()) + "-" + rand.Text()[:4]
 }
 
 // publicServer is the public HTTP server. Every answer but an SSE stream

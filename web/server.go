@@ -20,7 +20,7 @@ import (
 
 // Queue is the line as the HTTP handlers use it.
 type Queue interface {
-	EnterFrom(ctx context.Context, room, visitor, network string) (queue.Position, error)
+	EnterFrom(ctx context.Context, room, visitor, network string, c queue.Campaign) (queue.Position, error)
 	DrawInfo(ctx context.Context, room string) (queue.DrawInfo, error)
 	Position(ctx context.Context, room, visitor string) (queue.Position, error)
 	Leave(ctx context.Context, room, visitor string) (bool, error)
