@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,7 +32,10 @@ type ordersConsole struct {
 	csrf   string
 }
 
-func newOrdersConsole(t *testing.T) *ordersConsole {
+func newOrdersConsole(t *testing.T) *ordersConsole { return newOrdersConsoleWith(t, nil) }
+
+// newOrdersConsoleWith serves wrap(the order service) as the Orders.
+func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) Orders) *ordersConsole {
 	t.Helper()
 	db := storetest.Migrated(t, store.Postgres)
 	ops, err := operator.New(db)
@@ -43,6 +47,9 @@ func newOrdersConsole(t *testing.T) *ordersConsole {
 	oc.harness = newHarness(t, func(o *Options) {
 		oc.orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
 		o.Orders, o.Operators, o.Audit = oc.orders, ops, oc.log
+		if wrap != nil {
+			o.Orders = wrap(oc.orders)
+		}
 	})
 	oc.client, oc.csrf = signIn(t, oc.srv, testAdminToken)
 	return oc
@@ -424,5 +431,43 @@ func TestConsoleCancelOrder(t *testing.T) {
 	}
 	if entries, _ := oc.log.List(ctx, audit.Filter{Room: oc.room}); len(entries) != 1 {
 		t.Fatalf("a refused cancel was audited: %+v", entries)
+	}
+}
+
+// failingExport is the order service with an export that fails, after
+// writing some bytes or none.
+type failingExport struct {
+	*order.Service
+	midway bool
+}
+
+func (f failingExport) ExportOrders(ctx context.Context, flt order.OrderFilter, w io.Writer) error {
+	if !f.midway {
+		return order.ErrUnavailable
+	}
+	if _, err := io.WriteString(w, strings.Join(order.CSVHeader, ",")+"\n"); err != nil {
+		return err
+	}
+	return errors.New("the database went away")
+}
+
+// TestConsoleOrdersCSVFailures: an export that fails before its first
+// byte is an error page; one that fails midway is cut off, never a short
+// file that looks whole.
+func TestConsoleOrdersCSVFailures(t *testing.T) {
+	before := newOrdersConsoleWith(t, func(s *order.Service) Orders { return failingExport{Service: s} })
+	resp, body := before.get(t, "/admin/orders.csv", nil)
+	if resp.StatusCode != 503 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, "try again") {
+		t.Fatalf("an export that could not start: %d %s %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	midway := newOrdersConsoleWith(t, func(s *order.Service) Orders { return failingExport{Service: s, midway: true} })
+	// The connection is cut: before the headers (the rows were still
+	// buffered) or within the body.
+	resp, err := midway.client.Get(midway.srv.URL + "/admin/orders.csv")
+	if err == nil {
+		defer resp.Body.Close()
+		if _, err := io.ReadAll(resp.Body); err == nil {
+			t.Fatal("an export cut short read as a whole file")
+		}
 	}
 }
