@@ -110,7 +110,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	handler, err := web.New(web.Options{
 		Queue:           eng,
 		Rooms:           eng,
-		Orders:          sale.CountOrders(orders).Observe(live),
+		Orders:          sale.CountOrders(orders).Observe(live, metrics),
 		Catalog:         orders,
 		Records:         rooms,
 		Ready:           rooms,

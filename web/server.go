@@ -150,6 +150,7 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
 }
 
@@ -160,9 +161,9 @@ const requestTimeout = 5 * time.Second
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(rt.pattern, rt.handler)
+		mux.Handle(rt.pattern, labelRoute(rt.handler))
 	}
-	return s.recoverPanics(s.origins.Handler(jsonFallbacks(mux)))
+	return s.countResponses(s.recoverPanics(s.origins.Handler(jsonFallbacks(mux))))
 }
 
 // ConnState is the http.Server's ConnState hook: it caps the idle

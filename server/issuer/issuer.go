@@ -44,6 +44,13 @@ type TickRecorder interface {
 	RecordTick(room string, a queue.Admission)
 }
 
+// RoomsObserver is an Observer that is also told, at every tick, every
+// room the tick runs over, so that it can forget the rooms deleted since.
+// It must not block.
+type RoomsObserver interface {
+	Listed(rooms []string)
+}
+
 // Loop admits visitors into every room once per tick.
 type Loop struct {
 	eng  Admitter
@@ -107,6 +114,9 @@ func (l *Loop) Tick(ctx context.Context) {
 			l.log.Warn("issuer: list rooms", "err", err)
 		}
 		return
+	}
+	if ro, ok := l.obs.(RoomsObserver); ok {
+		ro.Listed(rooms)
 	}
 	for _, name := range rooms {
 		l.admit(ctx, name)

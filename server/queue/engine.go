@@ -203,6 +203,8 @@ type Admission struct {
 	// Prequeued is the size of the room's pre-queue (0 once it is drawn
 	// and admitted).
 	Prequeued int64
+	// Paused and SoldOut are the room's flags at this tick.
+	Paused, SoldOut bool
 }
 
 // Departures count, for one room since it was created, the visitors who
@@ -231,15 +233,16 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 12 {
+	if len(res) < 14 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[10]), 64)
 	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])),
 		Active: asInt(res[4]), Tick: asInt(res[5]),
 		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])},
-		Phase:      asString(res[9]), Rate: rate, Prequeued: asInt(res[11])}
-	for _, v := range res[12:] {
+		Phase:      asString(res[9]), Rate: rate, Prequeued: asInt(res[11]),
+		Paused: asInt(res[12]) == 1, SoldOut: asInt(res[13]) == 1}
+	for _, v := range res[14:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil
