@@ -15,9 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/audit"
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
 	"waitingroom/server/livestats"
+	"waitingroom/server/operator"
 	"waitingroom/server/order"
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
@@ -38,6 +40,15 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.ListenAddr, err)
+	}
+	if cfg.DemoMode() && cfg.AdminToken == "" {
+		// A local demo (`make run`) has no operators and no token, so its
+		// console could not be opened: a random token for this run only,
+		// said once on stdout (not in the log, which may be shipped
+		// elsewhere). A production server never gets one: without
+		// ADMIN_TOKEN or operators, its sign-in page says how to set one up.
+		cfg.AdminToken = rand.Text()
+		fmt.Fprintf(stdout, "console: http://%s/admin/signin — sign in with the one-time demo token %s\n", ln.Addr(), cfg.AdminToken)
 	}
 	return serve(ctx, cfg, ln, log)
 }
@@ -101,6 +112,14 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		return err
 	}
 
+	ops, err := operator.New(db)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	auditLog := audit.New(db)
+	sale.RecordTo(auditLog)
+
 	metrics := web.NewMetrics()
 	metrics.CountRedisCommands(conn.Commands)
 	metrics.CountDB(db.Stats)
@@ -115,6 +134,8 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Records:         rooms,
 		Ready:           rooms,
 		Sale:            sale,
+		Operators:       ops,
+		Audit:           auditLog,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:          signer,
 		AdminToken:      cfg.AdminToken,
@@ -185,6 +206,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	metricsSrv.Close()
 	stopLoop()
 	wg.Wait()
+	sale.Flush() // the last events reach the audit log before the database closes
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

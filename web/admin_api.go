@@ -134,6 +134,9 @@ func (s *Server) roomEvents(name string, created bool, cur, next room.Settings, 
 	case cur.Paused && !next.Paused:
 		s.sale.Event(name, salelog.Resumed, "by", "admin")
 	}
+	if !created && cur.Rate != next.Rate {
+		s.sale.Event(name, salelog.RateChanged, "by", "admin", "old", cur.Rate, "new", next.Rate)
+	}
 	switch {
 	case soldOut == nil || *soldOut == wasSoldOut:
 	case *soldOut:

@@ -84,6 +84,11 @@ type Options struct {
 	Ready Readiness
 	// Sale is told of a sale's events; nil logs them nowhere.
 	Sale SaleLog
+	// Operators are the console's accounts and sessions; nil turns the
+	// console off (its sign-in page says why).
+	Operators Operators
+	// Audit records who changed what; nil records nothing.
+	Audit Audit
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -110,6 +115,8 @@ type Server struct {
 	records    RoomRecords
 	ready      Readiness
 	sale       SaleLog
+	operators  Operators
+	auditLog   Audit
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
