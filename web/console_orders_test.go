@@ -17,8 +17,18 @@ import (
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
 	"waitingroom/server/order"
+	"waitingroom/server/queue"
+	"waitingroom/server/salelog"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
+)
+
+// The console finds its order database and campaign counts by the
+// methods of what serve passes as Orders and Rooms.
+var (
+	_ ConsoleOrders  = (*order.Service)(nil)
+	_ ConsoleOrders  = (*salelog.Orders)(nil)
+	_ CampaignCounts = (*queue.Engine)(nil)
 )
 
 // ordersConsole is a server whose orders, console sessions and audit log
