@@ -60,7 +60,7 @@ func (s *Server) attributionPage(w http.ResponseWriter, r *http.Request, sess co
 		s.render(w, r, http.StatusBadRequest, views.ConsoleAttribution(page, v))
 		return
 	}
-	v.Room, v.Rooms = name, withRoom(rooms, name)
+	v.Room, v.Rooms = name, roomChoices(rooms, name)
 	if name == "" {
 		s.render(w, r, http.StatusOK, views.ConsoleAttribution(page, v))
 		return
@@ -153,16 +153,16 @@ func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, 
 // visitor who bought through two campaigns counts in each).
 func figuresLine(f campaignFigures, lang string) views.AttributionLine {
 	l := views.AttributionLine{Joined: f.joined, Admitted: f.admitted, Orders: f.orders, Buyers: f.buyers, Units: f.units,
-		Conversion: percent(f.buyers, f.joined), AdmittedOrdered: percent(f.buyers, f.admitted)}
+		Conversion: sharePercent(f.buyers, f.joined), AdmittedOrdered: sharePercent(f.buyers, f.admitted)}
 	for _, cur := range slices.Sorted(maps.Keys(f.revenue)) {
 		l.Revenue = append(l.Revenue, views.FormatPrice(f.revenue[cur], cur, lang))
 	}
 	return l
 }
 
-// percent writes part/whole as a percentage with one decimal ("12.5%"),
+// sharePercent writes part/whole as a percentage with one decimal ("12.5%"),
 // "" when whole is 0.
-func percent(part, whole int64) string {
+func sharePercent(part, whole int64) string {
 	if whole <= 0 {
 		return ""
 	}

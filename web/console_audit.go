@@ -61,7 +61,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess consoleS
 		s.render(w, r, http.StatusBadRequest, views.ConsoleAudit(page, v))
 		return
 	}
-	v.Room, v.Rooms = name, withRoom(v.Rooms, name)
+	v.Room, v.Rooms = name, roomChoices(v.Rooms, name)
 	entries, err := s.auditLog.List(ctx, audit.Filter{Room: name, Before: before, Limit: auditPageSize + 1})
 	if err != nil {
 		s.log.Error("console: audit log", "err", err)
@@ -79,7 +79,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess consoleS
 		if before > 0 {
 			u.Set("before", strconv.FormatInt(before, 10))
 		}
-		return "/admin/audit" + query(u)
+		return "/admin/audit" + pathQuery(u)
 	}
 	if len(entries) > auditPageSize {
 		entries = entries[:auditPageSize]

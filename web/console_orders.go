@@ -51,9 +51,9 @@ type ordersQuery struct {
 	zone   string // the zone's name
 }
 
-// formValue returns a query value fit to show again in the form: at most
+// shownFormValue returns a query value fit to show again in the form: at most
 // max bytes of plain text, "" otherwise.
-func formValue(q url.Values, key string, max int) string {
+func shownFormValue(q url.Values, key string, max int) string {
 	v := q.Get(key)
 	if len(v) > max || !plaintext.Valid(v) {
 		return ""
@@ -69,9 +69,9 @@ func parseOrdersQuery(r *http.Request, t views.OrdersText) (ordersQuery, string)
 	loc, zone, zoneOK := consoleZone(r)
 	oq.loc, oq.zone = loc, zone
 	oq.form = views.OrdersFilter{
-		Room: formValue(q, "room", room.MaxNameLen), From: formValue(q, "from", 32), To: formValue(q, "to", 32),
-		Status: formValue(q, "status", 16), Source: formValue(q, "utm_source", order.MaxUTMFilter),
-		Medium: formValue(q, "utm_medium", order.MaxUTMFilter), Campaign: formValue(q, "utm_campaign", order.MaxUTMFilter),
+		Room: shownFormValue(q, "room", room.MaxNameLen), From: shownFormValue(q, "from", 32), To: shownFormValue(q, "to", 32),
+		Status: shownFormValue(q, "status", 16), Source: shownFormValue(q, "utm_source", order.MaxUTMFilter),
+		Medium: shownFormValue(q, "utm_medium", order.MaxUTMFilter), Campaign: shownFormValue(q, "utm_campaign", order.MaxUTMFilter),
 		TZ: zone,
 	}
 	f := order.OrderFilter{Room: q.Get("room"), Status: q.Get("status"), Source: q.Get("utm_source"),
@@ -153,7 +153,7 @@ func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess console
 		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 		return
 	}
-	v.Rooms = withRoom(rooms, oq.form.Room)
+	v.Rooms = roomChoices(rooms, oq.form.Room)
 	page := s.consolePage(r, sess, t.OrdersTitle, "orders")
 	if msg != "" {
 		v.Error = msg
@@ -169,15 +169,15 @@ func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess console
 	}
 	vals := oq.values()
 	v.Back = vals.Encode()
-	v.CSVURL = "/admin/orders.csv" + query(vals)
+	v.CSVURL = "/admin/orders.csv" + pathQuery(vals)
 	if len(rows) > ordersPageSize {
 		rows = rows[:ordersPageSize]
 		next := oq.values()
 		next.Set("after", strconv.FormatInt(rows[len(rows)-1].ID, 10))
-		v.NextURL = "/admin/orders" + query(next)
+		v.NextURL = "/admin/orders" + pathQuery(next)
 	}
 	if f.AfterID > 0 {
-		v.FirstURL = "/admin/orders" + query(vals)
+		v.FirstURL = "/admin/orders" + pathQuery(vals)
 	}
 	if id := r.URL.Query().Get("cancelled"); id != "" && order.ValidPublicID(id) {
 		v.Notice = views.Fill(t.OrderCancelled, "id", id)
@@ -197,17 +197,17 @@ func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess console
 	s.render(w, r, http.StatusOK, views.ConsoleOrders(page, v))
 }
 
-// query is "?" and v encoded, or "" when v is empty.
-func query(v url.Values) string {
+// pathQuery is "?" and v encoded, or "" when v is empty.
+func pathQuery(v url.Values) string {
 	if len(v) == 0 {
 		return ""
 	}
 	return "?" + v.Encode()
 }
 
-// withRoom returns rooms with selected among them (a valid room name
+// roomChoices returns rooms with selected among them (a valid room name
 // that has no orders yet is still a choice).
-func withRoom(rooms []string, selected string) []string {
+func roomChoices(rooms []string, selected string) []string {
 	if selected == "" || !room.ValidName(selected) {
 		return rooms
 	}
@@ -329,7 +329,7 @@ func (s *Server) cancelOrder(w http.ResponseWriter, r *http.Request, sess consol
 		slog.Int64("product", o.ProductID), slog.Int64("quantity", o.Quantity))
 	back := ordersBack(r.PostForm.Get("back"))
 	back.Set("cancelled", id)
-	http.Redirect(w, r, "/admin/orders"+query(back), http.StatusSeeOther)
+	http.Redirect(w, r, "/admin/orders"+pathQuery(back), http.StatusSeeOther)
 }
 
 // ordersBack keeps of a cancel form's "back" field the orders page's own
