@@ -44,6 +44,11 @@ func (s *Server) routes() []route {
 		{"GET /admin/signin", http.HandlerFunc(s.signinPage)},
 		{"POST /admin/signin", http.HandlerFunc(s.signin)},
 		{"POST /admin/signout", s.consoleChange(s.signout)},
+		{"GET /admin/orders", s.console(s.ordersPage)},
+		{"GET /admin/orders.csv", s.console(s.ordersCSV)},
+		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
+		{"GET /admin/attribution", s.console(s.attributionPage)},
+		{"GET /admin/audit", s.console(s.auditPage)},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 	}
 }
