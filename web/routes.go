@@ -26,6 +26,8 @@ func (s *Server) routes() []route {
 		{"POST /api/admin/rooms/{room}/products", s.api(s.adminOnly(s.createProduct))},
 		{"PUT /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.updateProduct))},
 		{"DELETE /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.deleteProduct))},
+		{"GET /admin/rooms/{room}", s.console(s.roomDashboard)},
+		{"GET /admin/rooms/{room}/live", s.console(s.roomLive)},
 		{"GET /healthz", http.HandlerFunc(s.healthz)},
 		{"GET /readyz", http.HandlerFunc(s.readyz)},
 		{"GET /robots.txt", s.assets.servePlain("robots.txt", time.Hour)},
@@ -42,6 +44,11 @@ func (s *Server) routes() []route {
 		{"GET /admin/signin", http.HandlerFunc(s.signinPage)},
 		{"POST /admin/signin", http.HandlerFunc(s.signin)},
 		{"POST /admin/signout", s.consoleChange(s.signout)},
+		{"GET /admin/orders", s.console(s.ordersPage)},
+		{"GET /admin/orders.csv", s.console(s.ordersCSV)},
+		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
+		{"GET /admin/attribution", s.console(s.attributionPage)},
+		{"GET /admin/audit", s.console(s.auditPage)},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 	}
 }
