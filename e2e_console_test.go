@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/servicetest"
@@ -426,9 +428,36 @@ func TestBrowserOperatorDay(t *testing.T) {
 
 // docsShots writes the README's two screenshots (1280×800, the viewport
 // only) into docs/, when WR_DOCS_SHOTS is set: the rooms list and the
-// room's dashboard.
+// room's dashboard. For a livelier picture, a second room is scheduled for
+// tomorrow, a few more buyers order, then the room is paused while a line
+// forms.
 func docsShots(t *testing.T, tab context.Context, base, name string) {
 	t.Helper()
+	createConsoleRoom(t, tab, base, "autumn-drop", "Autumn drop")
+	tomorrow := time.Now().UTC().Add(24 * time.Hour).Truncate(time.Hour)
+	setValues(t, tab, "autumn schedule", [][2]string{{"#f-tz", "UTC"},
+		{"#f-prequeueAt", tomorrow.Add(-10 * time.Minute).Format("2006-01-02T15:04")}, {"#f-opensAt", tomorrow.Format("2006-01-02T15:04")}})
+	submitForm(t, tab, "autumn schedule", "form.room-form button[type=submit]", "/admin/rooms/autumn-drop/settings")
+	db, err := sqlx.Open("postgres", orderDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var product int64
+	if err := db.Get(&product, `SELECT id FROM products WHERE room = $1`, name); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		buyOnce(t, base, name, product)
+		time.Sleep(700 * time.Millisecond)
+	}
+	// Paused, with a line forming.
+	openPage(t, tab, base+"/admin/rooms/"+name+"/settings")
+	submitForm(t, tab, "pause", `form.action:has(input[name="action"][value="pause"]) button`, "/admin/rooms/"+name+"/settings")
+	for range 12 {
+		jar, _ := cookiejar.New(nil)
+		getPosition(t, &http.Client{Jar: jar, Timeout: 5 * time.Second}, "POST", base+"/api/rooms/"+name+"/queue")
+	}
 	for _, p := range []struct{ file, path string }{
 		{"console-rooms.png", "/admin/rooms"},
 		{"console-dashboard.png", "/admin/rooms/" + name},
