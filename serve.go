@@ -111,6 +111,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Records:         rooms,
 		Ready:           rooms,
 		Sale:            sale,
+		RecordedRooms:   db,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:          signer,
 		AdminToken:      cfg.AdminToken,

@@ -46,6 +46,7 @@ func (noSaleLog) Event(string, salelog.Event, ...any) {}
 // fallbacks.
 func (s *Server) operations(o Options) {
 	s.catalog, s.records, s.ready, s.sale = o.Catalog, o.Records, o.Ready, o.Sale
+	s.recorded = o.RecordedRooms
 	if s.catalog == nil {
 		s.catalog, _ = o.Orders.(Catalog)
 	}

@@ -2,9 +2,12 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
+	"waitingroom/server/audit"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/salelog"
@@ -115,6 +118,7 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 	}
 	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
 	s.roomEvents(name, actor, w.Action, done)
+	s.auditRoom(ctx, actor, name, w.Action, done)
 	return done, nil
 }
 
@@ -130,7 +134,7 @@ func (s *Server) roomEvents(name, actor, action string, d roomWritten) {
 		s.sale.Event(name, salelog.Resumed, "by", actor)
 	}
 	if !d.Created && cur.Rate != next.Rate {
-		s.sale.Event(name, salelog.RateChanged, "by", actor, "from", cur.Rate, "to", next.Rate)
+		s.sale.Event(name, salelog.RateChanged, "by", actor, "old", cur.Rate, "new", next.Rate)
 	}
 	if !d.Created && cur.Mode != next.Mode && next.Mode == room.ModeClosed {
 		s.sale.Event(name, salelog.Closed, "by", actor)
@@ -142,7 +146,7 @@ func (s *Server) roomEvents(name, actor, action string, d roomWritten) {
 	switch {
 	case d.SoldOut && !d.WasSoldOut:
 		s.sale.Event(name, salelog.SoldOut, "by", actor)
-	case d.WasSoldOut && !d.SoldOut, reopened:
+	case d.WasSoldOut && !d.SoldOut, reopened, action == actionReopen:
 		s.sale.Event(name, salelog.Reopened, "by", actor)
 	}
 }
@@ -167,6 +171,80 @@ func (s *Server) deleteRoomAs(ctx context.Context, actor, name string) (queue.De
 	}
 	s.log.Info("room deleted", "room", name, "by", actor, "redisKeys", d.Keys)
 	s.sale.Event(name, salelog.Deleted, "by", actor, "redisKeys", d.Keys)
-	_ = old
+	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: actionDelete, Old: compactJSON(old)})
 	return d, nil
+}
+
+// auditedRoom is what the audit log compares of a room: its settings and
+// its sold-out flag.
+type auditedRoom struct {
+	room.Settings
+	SoldOut bool `json:"soldOut"`
+}
+
+// auditRoom records a write of room name in the audit log: a new room with
+// all its settings, a change with the fields that changed, old and new. A
+// write that changed nothing is not recorded. Without an action, the
+// write is named by what it changed: the JSON API's {"paused":true} is a
+// room.pause, as the console's Pause is.
+func (s *Server) auditRoom(ctx context.Context, actor, name, action string, d roomWritten) {
+	if d.Created {
+		if action == "" {
+			action = actionCreate
+		}
+		s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: action, New: compactJSON(auditedRoom{d.New, d.SoldOut})})
+		return
+	}
+	cs := audit.Changes(auditedRoom{d.Old, d.WasSoldOut}, auditedRoom{d.New, d.SoldOut})
+	if len(cs) == 0 {
+		return
+	}
+	if action == "" {
+		action = actionUpdate
+		if len(cs) == 1 && cs[0].Field == "paused" {
+			action = actionResume
+			if d.New.Paused {
+				action = actionPause
+			}
+		}
+	}
+	old, nw := changeObjects(cs)
+	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: action, Old: old, New: nw})
+}
+
+// changeObjects writes changes as two JSON objects of the changed fields:
+// their old values and their new ones, such as {"rate":50} and
+// {"rate":80}.
+func changeObjects(cs []audit.Change) (old, nw string) {
+	var o, n strings.Builder
+	for i, c := range cs {
+		sep := ","
+		if i == 0 {
+			sep = "{"
+		}
+		key, _ := json.Marshal(c.Field)
+		o.WriteString(sep + string(key) + ":" + jsonOrNull(c.Old))
+		n.WriteString(sep + string(key) + ":" + jsonOrNull(c.New))
+	}
+	if len(cs) == 0 {
+		return "", ""
+	}
+	return o.String() + "}", n.String() + "}"
+}
+
+// jsonOrNull is v, a JSON value, or null for a field one side lacks.
+func jsonOrNull(v string) string {
+	if v == "" {
+		return "null"
+	}
+	return v
+}
+
+// compactJSON is v as compact JSON, "" when it does not marshal.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

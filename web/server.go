@@ -34,6 +34,8 @@ type Rooms interface {
 	SetSoldOut(ctx context.Context, name string, soldOut bool) error
 	DeleteRoom(ctx context.Context, name string) (queue.Deletion, error)
 	Networks(ctx context.Context, name string, top int) ([]queue.NetworkCount, error)
+	// Rooms lists the live rooms' names.
+	Rooms(ctx context.Context) ([]string, error)
 }
 
 // Orders places orders and lists products.
@@ -84,6 +86,9 @@ type Options struct {
 	Ready Readiness
 	// Sale is told of a sale's events; nil logs them nowhere.
 	Sale SaleLog
+	// RecordedRooms lists the database's record of the rooms for the
+	// console; nil lists only the live rooms.
+	RecordedRooms RecordedRooms
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -110,6 +115,7 @@ type Server struct {
 	records    RoomRecords
 	ready      Readiness
 	sale       SaleLog
+	recorded   RecordedRooms
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
