@@ -31,6 +31,7 @@ const usage = `usage: waitingroom [command] [flags]
 commands:
   serve      serve the waiting room (the default)
   migrate    apply the SQL migrations to DATABASE_URL
+  admin      manage the console's operators: admin add-user NAME, list-users, remove-user NAME
 
 Run "waitingroom serve -h" for the server's flags; each mirrors an environment variable.
 The load and measurement tools are a separate binary: go run ./k6/cmd/wrload -h
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return serveCommand(ctx, args, getenv, stdout, log)
 	case "migrate":
 		return migrateCommand(ctx, args, getenv, stdout, log)
+	case "admin":
+		return adminCommand(ctx, args, getenv, os.Stdin, stdout, log)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -10,11 +10,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
+	"waitingroom/server/audit"
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
+	"waitingroom/server/livestats"
+	"waitingroom/server/operator"
 	"waitingroom/server/order"
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
@@ -35,6 +40,15 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.ListenAddr, err)
+	}
+	if cfg.DemoMode() && cfg.AdminToken == "" {
+		// A local demo (`make run`) has no operators and no token, so its
+		// console could not be opened: a random token for this run only,
+		// said once on stdout (not in the log, which may be shipped
+		// elsewhere). A production server never gets one: without
+		// ADMIN_TOKEN or operators, its sign-in page says how to set one up.
+		cfg.AdminToken = rand.Text()
+		fmt.Fprintf(stdout, "console: http://%s/admin/signin — sign in with the one-time demo token %s\n", ln.Addr(), cfg.AdminToken)
 	}
 	return serve(ctx, cfg, ln, log)
 }
@@ -98,20 +112,31 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		return err
 	}
 
+	ops, err := operator.New(db)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	auditLog := audit.New(db)
+	sale.RecordTo(auditLog)
+
 	metrics := web.NewMetrics()
 	metrics.CountRedisCommands(conn.Commands)
 	metrics.CountDB(db.Stats)
 	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, ReadySpread: cfg.Tick * 8 / 10}, metrics, log)
 	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), sale.WatchGate(eng), 0, log)
+	live := livestats.NewRecorder(conn.Client, ns, instanceID(), hub.Connections, log)
 	handler, err := web.New(web.Options{
 		Queue:           eng,
 		Rooms:           eng,
-		Orders:          sale.CountOrders(orders),
+		Orders:          sale.CountOrders(orders).Observe(live, metrics),
 		Catalog:         orders,
 		Records:         rooms,
 		Ready:           rooms,
 		Sale:            sale,
 		RecordedRooms:   db,
+		Operators:       ops,
+		Audit:           auditLog,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:          signer,
 		AdminToken:      cfg.AdminToken,
@@ -138,7 +163,8 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Run(loopCtx) })
+	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Record(live).Run(loopCtx) })
+	wg.Go(func() { live.Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried
 	// until they apply, and orders answer 503 meanwhile.
@@ -181,10 +207,22 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	metricsSrv.Close()
 	stopLoop()
 	wg.Wait()
+	sale.Flush() // the last events reach the audit log before the database closes
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
+}
+
+// instanceID names this server among the deployment's instances (for the
+// live dashboard): hostname:pid and a short random part, so that two
+// servers of one process (tests, drills) are told apart.
+func instanceID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "instance"
+	}
+	return host + ":" + strconv.Itoa(os.Getpid()) + "-" + rand.Text()[:4]
 }
 
 // publicServer is the public HTTP server. Every answer but an SSE stream

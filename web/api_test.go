@@ -409,7 +409,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 
 type panicky struct{ Queue }
 
-func (panicky) EnterFrom(context.Context, string, string, string) (queue.Position, error) {
+func (panicky) EnterFrom(context.Context, string, string, string, queue.Campaign) (queue.Position, error) {
 	panic(errors.New("boom"))
 }
 

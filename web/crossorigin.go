@@ -33,6 +33,10 @@ func newCrossOrigin(allowed []string, deny http.Handler) (*http.CrossOriginProte
 func (s *Server) refuseCrossSite(w http.ResponseWriter, r *http.Request) {
 	s.metrics.Rejected.WithLabelValues("cross_site").Inc()
 	w.Header().Set("Cache-Control", "no-store")
+	if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
+		s.consoleError(w, r, http.StatusForbidden, consoleText(r).ErrBadCSRF)
+		return
+	}
 	if strings.HasPrefix(r.URL.Path, "/api/") {
 		writeError(w, http.StatusForbidden, "cross_site", "Requests from another site cannot change anything here. Open the waiting room itself to continue.")
 		return

@@ -1,8 +1,11 @@
 package web
 
 import (
+	"context"
 	"database/sql"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/roomsync"
 )
 
 // Metrics are the server's Prometheus collectors, on a registry of their
@@ -31,7 +36,47 @@ type Metrics struct {
 	PageRequests   prometheus.Counter
 	// Departures are each room's totals of why people left, from Redis.
 	Departures *prometheus.GaugeVec
+
+	// OrdersPlaced, OrdersFailed (by reason) and OrderDuration count the
+	// orders this instance took (see ObserveOrder).
+	OrdersPlaced  *prometheus.CounterVec
+	OrdersFailed  *prometheus.CounterVec
+	OrderDuration *prometheus.HistogramVec
+	// HTTPResponses counts answers by route pattern and status code.
+	HTTPResponses *prometheus.CounterVec
+	// RoomPaused, RoomSoldOut and RoomPhase are each room's state as of
+	// this instance's last tick.
+	RoomPaused  *prometheus.GaugeVec
+	RoomSoldOut *prometheus.GaugeVec
+	RoomPhase   *prometheus.GaugeVec
+
+	readiness *readinessCollector
+
+	mu sync.Mutex
+	// rooms are the rooms that have series; listed is the issuer's last
+	// list of rooms (nil before its first tick); reasons are the failure
+	// reasons seen.
+	rooms   map[string]bool
+	listed  map[string]bool
+	reasons map[string]bool
 }
+
+// roomPhases are the values of waitingroom_room_phase's phase label: a room's
+// schedule phase as the admission tick reports it ("drawing": the
+// pre-queue is frozen for its draw).
+var roomPhases = []string{queue.PhaseScheduled, queue.PhasePrequeue, "drawing", queue.PhaseOpen, queue.PhaseClosed}
+
+// unlistedRoom labels the orders of a room the issuer does not list (a
+// mistyped or deleted room): no valid room name has an underscore, and
+// the label set stays bounded whatever the requests name.
+const unlistedRoom = "_unlisted"
+
+// maxReasons bounds the reason label: past it, new reasons count as
+// "other".
+const maxReasons = 32
+
+// OrderPlaced is ObserveOrder's reason for an order that was placed.
+const OrderPlaced = "placed"
 
 // NewMetrics returns the collectors, registered with the Go and process
 // collectors (which give RSS and open files) on a fresh registry.
@@ -86,6 +131,37 @@ func NewMetrics() *Metrics {
 		Help: "Room-wide totals as of this instance's last tick: visitors who left the line (reason leave or abandoned) and passes that expired unused (expired).",
 	}, []string{"room", "reason"})
 	m.Registry.MustRegister(m.Departures)
+
+	m.OrdersPlaced = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_orders_placed_total", Help: "Orders placed through this instance.",
+	}, []string{"room"})
+	m.OrdersFailed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_orders_failed_total", Help: "Orders refused or failed on this instance, by reason (the API's error codes: sold_out, rate_limited, token_invalid, unavailable...).",
+	}, []string{"room", "reason"})
+	m.OrderDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "waitingroom_order_duration_seconds", Help: "Time to place an order or refuse it, on this instance.",
+		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5},
+	}, []string{"room"})
+	m.HTTPResponses = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_http_responses_total",
+		Help: `HTTP answers of the public listener by route pattern ("unmatched" when no route's handler ran: no route matched, or the cross-site guard refused the request) and status code ("hijacked" for connections the handler took over, as SSE streams are).`,
+	}, []string{"route", "code"})
+	m.RoomPaused = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "waitingroom_room_paused", Help: "1 when the room's admissions are paused, as of this instance's last tick.",
+	}, []string{"room"})
+	m.RoomSoldOut = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "waitingroom_room_sold_out", Help: "1 when the room is sold out, as of this instance's last tick.",
+	}, []string{"room"})
+	m.RoomPhase = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "waitingroom_room_phase", Help: "1 for the room's schedule phase (scheduled, prequeue, drawing, open, closed) as of this instance's last tick, 0 for the others.",
+	}, []string{"room", "phase"})
+	m.readiness = &readinessCollector{
+		redis: prometheus.NewDesc("waitingroom_redis_up", "1 when Redis answers, as the readiness check (/readyz) sees it at scrape time.", nil, nil),
+		db:    prometheus.NewDesc("waitingroom_db_up", "1 when the order database answers and is migrated, as the readiness check (/readyz) sees it at scrape time.", nil, nil),
+	}
+	m.Registry.MustRegister(m.OrdersPlaced, m.OrdersFailed, m.OrderDuration, m.HTTPResponses,
+		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.readiness)
+	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}
 	return m
 }
 
@@ -131,4 +207,125 @@ func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err
 	m.Departures.WithLabelValues(room, "leave").Set(float64(a.Departures.Leaves))
 	m.Departures.WithLabelValues(room, "abandoned").Set(float64(a.Departures.Abandoned))
 	m.Departures.WithLabelValues(room, "expired").Set(float64(a.Departures.Expired))
+	m.RoomPaused.WithLabelValues(room).Set(flag(a.Paused))
+	m.RoomSoldOut.WithLabelValues(room).Set(flag(a.SoldOut))
+	for _, ph := range roomPhases {
+		m.RoomPhase.WithLabelValues(room, ph).Set(flag(ph == a.Phase))
+	}
+	m.mu.Lock()
+	m.rooms[room] = true
+	m.mu.Unlock()
+}
+
+// Listed implements issuer.RoomsObserver: the series of every room that
+// is no longer listed (it was deleted) are dropped.
+func (m *Metrics) Listed(rooms []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.listed = make(map[string]bool, len(rooms))
+	for _, r := range rooms {
+		m.listed[r] = true
+	}
+	for r := range m.rooms {
+		if !m.listed[r] {
+			m.forgetLocked(r)
+		}
+	}
+}
+
+// forgetLocked drops every series labelled with room.
+func (m *Metrics) forgetLocked(room string) {
+	delete(m.rooms, room)
+	only := prometheus.Labels{"room": room}
+	for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
+		m.Waiting, m.Active, m.Admitted, m.Departures, m.OrdersPlaced, m.OrdersFailed, m.OrderDuration,
+		m.RoomPaused, m.RoomSoldOut, m.RoomPhase,
+	} {
+		v.DeletePartialMatch(only)
+	}
+}
+
+// ObserveOrder records one order attempt of room that took took: reason
+// is OrderPlaced or why it failed (salelog.Reason's codes). It implements
+// salelog's OrderObserver.
+func (m *Metrics) ObserveOrder(roomName, reason string, took time.Duration) {
+	m.mu.Lock()
+	switch {
+	case m.listed != nil && !m.listed[roomName], m.listed == nil && !room.ValidName(roomName):
+		roomName = unlistedRoom
+	default:
+		m.rooms[roomName] = true
+	}
+	if reason != OrderPlaced && !m.reasons[reason] {
+		if len(m.reasons) < maxReasons && validReason(reason) {
+			m.reasons[reason] = true
+		} else {
+			reason = "other"
+		}
+	}
+	m.mu.Unlock()
+	m.OrderDuration.WithLabelValues(roomName).Observe(took.Seconds())
+	if reason == OrderPlaced {
+		m.OrdersPlaced.WithLabelValues(roomName).Inc()
+		return
+	}
+	m.OrdersFailed.WithLabelValues(roomName, reason).Inc()
+}
+
+// validReason reports whether reason looks like an error code:
+// [a-z0-9_]{1,32}.
+func validReason(reason string) bool {
+	if len(reason) == 0 || len(reason) > 32 {
+		return false
+	}
+	for i := 0; i < len(reason); i++ {
+		c := reason[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// WatchReadiness makes waitingroom_redis_up and waitingroom_db_up report
+// check's verdicts at each scrape. A check that does not report the
+// database leaves waitingroom_db_up out.
+func (m *Metrics) WatchReadiness(check func(ctx context.Context) roomsync.Report) {
+	m.readiness.check.Store(&check)
+}
+
+// readinessTimeout bounds the readiness check of one scrape.
+const readinessTimeout = 5 * time.Second
+
+// readinessCollector runs the readiness check when it is scraped.
+type readinessCollector struct {
+	check     atomic.Pointer[func(ctx context.Context) roomsync.Report]
+	redis, db *prometheus.Desc
+}
+
+func (c *readinessCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.redis
+	ch <- c.db
+}
+
+func (c *readinessCollector) Collect(ch chan<- prometheus.Metric) {
+	check := c.check.Load()
+	if check == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readinessTimeout)
+	defer cancel()
+	rep := (*check)(ctx)
+	for name, desc := range map[string]*prometheus.Desc{roomsync.CheckRedis: c.redis, roomsync.CheckDatabase: c.db} {
+		if v, ok := rep.Checks[name]; ok {
+			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, flag(v == roomsync.OK))
+		}
+	}
 }

@@ -47,6 +47,7 @@ func (noSaleLog) Event(string, salelog.Event, ...any) {}
 func (s *Server) operations(o Options) {
 	s.catalog, s.records, s.ready, s.sale = o.Catalog, o.Records, o.Ready, o.Sale
 	s.recorded = o.RecordedRooms
+	s.operators, s.auditLog = o.Operators, o.Audit
 	if s.catalog == nil {
 		s.catalog, _ = o.Orders.(Catalog)
 	}

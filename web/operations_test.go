@@ -77,6 +77,7 @@ func TestRoomLifecycleIsRecordedAndLogged(t *testing.T) {
 		{`{"title":"Drop","rate":20}`, 201, []string{name + " opened"}},
 		{`{"paused":true}`, 200, []string{name + " paused"}},
 		{`{"paused":true,"rate":30}`, 200, []string{name + " rate changed"}},
+		{`{"rate":30}`, 200, nil},
 		{`{"paused":false}`, 200, []string{name + " resumed"}},
 		{`{"soldOut":true}`, 200, []string{name + " sold out"}},
 		{`{"soldOut":true}`, 200, nil},

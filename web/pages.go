@@ -201,6 +201,11 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.FormTooLarge, name, false)
 		return
 	}
+	camp, ok := campaignOf(r.Form) // the form's fields, then the query string's
+	if !ok {
+		s.htmlError(w, r, http.StatusBadRequest, t.BadRoomName, name, false)
+		return
+	}
 	if !s.enterAllowed(r) {
 		w.Header().Set("Retry-After", "2")
 		s.htmlError(w, r, http.StatusTooManyRequests, t.TooManyJoins, name, true)
@@ -213,7 +218,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	if _, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r)); err != nil {
+	if _, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r), camp); err != nil {
 		s.htmlFail(w, r, err, name)
 		return
 	}

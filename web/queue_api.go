@@ -12,6 +12,11 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
+	camp, ok := campaignOf(r.URL.Query())
+	if !ok {
+		writeError(w, http.StatusBadRequest, "bad_request", badCampaign)
+		return
+	}
 	if !s.enterAllowed(r) {
 		writeRateLimited(w)
 		return
@@ -22,7 +27,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	p, err := s.q.EnterFrom(r.Context(), name, id, s.enterNet(r))
+	p, err := s.q.EnterFrom(r.Context(), name, id, s.enterNet(r), camp)
 	s.metrics.EnterDuration.Observe(time.Since(start).Seconds())
 	if writeScheduleError(w, p, err) {
 		return

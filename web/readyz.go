@@ -18,15 +18,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
-	var rep roomsync.Report
-	if s.ready != nil {
-		rep = s.ready.Check(ctx)
-	} else {
-		rep = roomsync.Report{Ready: true, Checks: map[string]string{roomsync.CheckRedis: roomsync.OK}}
-		if err := s.health(ctx); err != nil {
-			rep.Ready, rep.Checks[roomsync.CheckRedis] = false, roomsync.Unreachable
-		}
-	}
+	rep := s.readiness(ctx)
 	if rep.Ready {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": rep.Checks})
 		return
@@ -43,4 +35,17 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		"failing": failing,
 		"checks":  rep.Checks,
 	})
+}
+
+// readiness runs the readiness check: Options.Ready's, or Health's
+// verdict on Redis alone. /readyz and the metrics' up gauges share it.
+func (s *Server) readiness(ctx context.Context) roomsync.Report {
+	if s.ready != nil {
+		return s.ready.Check(ctx)
+	}
+	rep := roomsync.Report{Ready: true, Checks: map[string]string{roomsync.CheckRedis: roomsync.OK}}
+	if err := s.health(ctx); err != nil {
+		rep.Ready, rep.Checks[roomsync.CheckRedis] = false, roomsync.Unreachable
+	}
+	return rep
 }

@@ -48,5 +48,11 @@ func (s *Server) routes() []route {
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
 		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},
 		{"GET /r/{room}/orders/{id}", http.HandlerFunc(s.confirmation)},
+		{"GET /admin", http.HandlerFunc(s.consoleHome)},
+		{"GET /admin/{$}", http.HandlerFunc(s.consoleHome)},
+		{"GET /admin/signin", http.HandlerFunc(s.signinPage)},
+		{"POST /admin/signin", http.HandlerFunc(s.signin)},
+		{"POST /admin/signout", s.consoleChange(s.signout)},
+		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 	}
 }

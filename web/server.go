@@ -20,7 +20,7 @@ import (
 
 // Queue is the line as the HTTP handlers use it.
 type Queue interface {
-	EnterFrom(ctx context.Context, room, visitor, network string) (queue.Position, error)
+	EnterFrom(ctx context.Context, room, visitor, network string, c queue.Campaign) (queue.Position, error)
 	DrawInfo(ctx context.Context, room string) (queue.DrawInfo, error)
 	Position(ctx context.Context, room, visitor string) (queue.Position, error)
 	Leave(ctx context.Context, room, visitor string) (bool, error)
@@ -89,6 +89,11 @@ type Options struct {
 	// RecordedRooms lists the database's record of the rooms for the
 	// console; nil lists only the live rooms.
 	RecordedRooms RecordedRooms
+	// Operators are the console's accounts and sessions; nil turns the
+	// console off (its sign-in page says why).
+	Operators Operators
+	// Audit records who changed what; nil records nothing.
+	Audit Audit
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -116,6 +121,8 @@ type Server struct {
 	ready      Readiness
 	sale       SaleLog
 	recorded   RecordedRooms
+	operators  Operators
+	auditLog   Audit
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
@@ -156,6 +163,7 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
 }
 
@@ -166,9 +174,9 @@ const requestTimeout = 5 * time.Second
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(rt.pattern, rt.handler)
+		mux.Handle(rt.pattern, labelRoute(rt.handler))
 	}
-	return s.recoverPanics(s.origins.Handler(jsonFallbacks(mux)))
+	return s.countResponses(s.recoverPanics(s.origins.Handler(jsonFallbacks(mux))))
 }
 
 // ConnState is the http.Server's ConnState hook: it caps the idle

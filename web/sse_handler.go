@@ -29,6 +29,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.headEvents(w, r, name)
 		return
 	}
+	camp, ok := campaignOf(r.URL.Query())
+	if !ok {
+		writeError(w, http.StatusBadRequest, "bad_request", badCampaign)
+		return
+	}
 	ip := s.clientKey(r)
 	if !s.hub.acquireIP(ip) {
 		s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
@@ -58,7 +63,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r))
+	p, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r), camp)
 	if writeScheduleError(w, p, err) {
 		return
 	}

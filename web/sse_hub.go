@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"waitingroom/server/push"
@@ -47,6 +48,8 @@ type Hub struct {
 	log     *slog.Logger
 	metrics *Metrics
 	opt     HubOptions
+
+	conns atomic.Int64 // open connections, for Connections
 
 	mu     sync.Mutex
 	rooms  map[string]*hubRoom
@@ -88,6 +91,9 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 	h.wg.Go(h.heartbeats)
 	return h
 }
+
+// Connections returns the number of SSE connections open on this hub.
+func (h *Hub) Connections() int64 { return h.conns.Load() }
 
 // Close drops every connection (clients reconnect elsewhere, with the
 // jittered retry they were given) and stops the heartbeat.
@@ -443,6 +449,7 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 	r.conns = append(r.conns, c)
 	behind := r.state.Tick > p.Tick && !c.done.Load() && c.lastTick != math.MaxInt64
 	r.mu.Unlock()
+	h.conns.Add(1)
 	h.metrics.SSEConnections.Inc()
 	if behind {
 		r.mu.Lock()
@@ -492,6 +499,7 @@ func (h *Hub) drop(c *sseConn, err error) {
 			r.conns = r.conns[:last]
 		}
 		r.mu.Unlock()
+		h.conns.Add(-1)
 		h.metrics.SSEConnections.Dec()
 	}
 }

@@ -37,12 +37,27 @@ type Observer interface {
 	Ticked(room string, a queue.Admission, took time.Duration, err error)
 }
 
+// TickRecorder keeps each room's tick for the live dashboard (see
+// livestats.Recorder). It is called once per room per tick that succeeded,
+// on the tick's path: it must not block (it buffers, and writes later).
+type TickRecorder interface {
+	RecordTick(room string, a queue.Admission)
+}
+
+// RoomsObserver is an Observer that is also told, at every tick, every
+// room the tick runs over, so that it can forget the rooms deleted since.
+// It must not block.
+type RoomsObserver interface {
+	Listed(rooms []string)
+}
+
 // Loop admits visitors into every room once per tick.
 type Loop struct {
 	eng  Admitter
 	tick time.Duration
 	log  *slog.Logger
 	obs  Observer
+	rec  TickRecorder
 
 	mu      sync.Mutex
 	want    map[string]int  // tokens to mint per room: the room's last burst
@@ -60,6 +75,13 @@ func MaxTokensPerTick(tick time.Duration) int {
 // New returns a Loop that ticks every tick. obs may be nil.
 func New(eng Admitter, tick time.Duration, log *slog.Logger, obs Observer) *Loop {
 	return &Loop{eng: eng, tick: tick, log: log, obs: obs, want: make(map[string]int), drawing: make(map[string]bool)}
+}
+
+// Record has the loop hand every successful tick to rec, and returns the
+// loop. Call it before Run.
+func (l *Loop) Record(rec TickRecorder) *Loop {
+	l.rec = rec
+	return l
 }
 
 // Run ticks until ctx is done and then returns ctx's error. The first tick
@@ -93,6 +115,9 @@ func (l *Loop) Tick(ctx context.Context) {
 		}
 		return
 	}
+	if ro, ok := l.obs.(RoomsObserver); ok {
+		ro.Listed(rooms)
+	}
 	for _, name := range rooms {
 		l.admit(ctx, name)
 	}
@@ -116,6 +141,9 @@ func (l *Loop) admit(ctx context.Context, name string) {
 		l.mu.Unlock()
 		if a.Phase == "drawing" {
 			l.startDraw(ctx, name)
+		}
+		if l.rec != nil {
+			l.rec.RecordTick(name, a)
 		}
 	case errors.Is(err, room.ErrNotFound):
 		l.mu.Lock()

@@ -74,7 +74,7 @@ func TestSchedulePhases(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, name, _ := newRoom(t, settings(tt.mut))
-			p, err := e.EnterFrom(ctx, name, visitors(t, 1)[0], "192.0.2.0/24")
+			p, err := e.EnterFrom(ctx, name, visitors(t, 1)[0], "192.0.2.0/24", Campaign{})
 			if !errors.Is(err, tt.wantErr) || p.Status != tt.status || p.Phase != tt.phase {
 				t.Fatalf("enter = %+v, %v; want %s in phase %s, error %v", p, err, tt.status, tt.phase, tt.wantErr)
 			}
@@ -144,10 +144,10 @@ func TestPrequeueNetworks(t *testing.T) {
 		if i == 4 {
 			net = "2001:db8::/64"
 		}
-		if _, err := e.EnterFrom(ctx, name, v, net); err != nil {
+		if _, err := e.EnterFrom(ctx, name, v, net, Campaign{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.EnterFrom(ctx, name, v, net); err != nil { // idempotent: counted once
+		if _, err := e.EnterFrom(ctx, name, v, net, Campaign{}); err != nil { // idempotent: counted once
 			t.Fatal(err)
 		}
 	}

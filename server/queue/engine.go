@@ -81,7 +81,7 @@ func (e *Engine) Namespace() string { return e.ns }
 // token, and returns their position. Repeated or concurrent calls keep one
 // ticket. It returns room.ErrNotFound for an unknown room.
 func (e *Engine) Enter(ctx context.Context, roomName, visitor string) (Position, error) {
-	return e.EnterFrom(ctx, roomName, visitor, "")
+	return e.EnterFrom(ctx, roomName, visitor, "", Campaign{})
 }
 
 // EnterFrom is Enter for a visitor from client network network (for
@@ -89,8 +89,10 @@ func (e *Engine) Enter(ctx context.Context, roomName, visitor string) (Position,
 // pre-queue entry (see Networks). Before the room's pre-queue opens it
 // returns the position (NOT_ENTERED, with the schedule) and ErrNotOpen;
 // after its closing, or in mode closed, ErrSaleEnded (sold out or not).
-func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network string) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, true, network)
+// A new ticket counts a join for campaign c, and the visitor's admission
+// counts for it too (see Attribution); a repeated enter counts nothing.
+func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network string, c Campaign) (Position, error) {
+	p, err := e.position(ctx, roomName, visitor, true, network, c)
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
 	}
@@ -109,15 +111,15 @@ func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network strin
 // Position returns visitor's place in room without entering. It returns
 // room.ErrNotFound for an unknown room.
 func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, false, "")
+	p, err := e.position(ctx, roomName, visitor, false, "", Campaign{})
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: position %s: %w", roomName, err)
 	}
 	return p, nil
 }
 
-func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string) (Position, error) {
-	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network).Slice()
+func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string, c Campaign) (Position, error) {
+	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network, c.key(), MaxCampaigns).Slice()
 	if err != nil {
 		return Position{}, err
 	}
@@ -196,6 +198,13 @@ type Admission struct {
 	// Phase is the room's phase at this tick; "drawing" means the
 	// pre-queue is frozen and waits for its draw (see Engine.Draw).
 	Phase string
+	// Rate is the room's admission rate as set, per second.
+	Rate float64
+	// Prequeued is the size of the room's pre-queue (0 once it is drawn
+	// and admitted).
+	Prequeued int64
+	// Paused and SoldOut are the room's flags at this tick.
+	Paused, SoldOut bool
 }
 
 // Departures count, for one room since it was created, the visitors who
@@ -224,14 +233,16 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 10 {
+	if len(res) < 14 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
+	rate, _ := strconv.ParseFloat(asString(res[10]), 64)
 	a := Admission{Head: asInt(res[1]), Waiting: asInt(res[2]), Burst: int(asInt(res[3])),
 		Active: asInt(res[4]), Tick: asInt(res[5]),
 		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])},
-		Phase:      asString(res[9])}
-	for _, v := range res[10:] {
+		Phase:      asString(res[9]), Rate: rate, Prequeued: asInt(res[11]),
+		Paused: asInt(res[12]) == 1, SoldOut: asInt(res[13]) == 1}
+	for _, v := range res[14:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil

@@ -76,6 +76,10 @@ var keyNames = map[string]bool{
 	"away":   true, // zset visitor → ms their return window ends: passed over while away
 	"awaytk": true, // hash visitor → ticket of those in away
 	"back":   true, // zset visitor → ticket: passed over, came back, admitted first
+	// ATTRIBUTION (issue 11): joins and admissions per campaign.
+	"camps":  true, // hash campaign key → short id, at most MaxCampaigns (+ "(other)")
+	"attr":   true, // hash "j<id>"/"a<id>" → joins/admissions; id 0 is direct
+	"campof": true, // hash visitor → campaign id, for a waiting visitor with a campaign
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash
@@ -95,6 +99,17 @@ func (k keys) key(name string) string {
 		panic("queue: unknown room key " + name)
 	}
 	return k.prefix + name
+}
+
+// RoomKey returns the name of room's key called name in namespace ns: it
+// carries the room's hash tag, so that it lives on the room's Cluster node.
+// Other packages (livestats) build their per-room keys with it; name must
+// not be one of the queue's own keys.
+func RoomKey(ns, room, name string) string {
+	if keyNames[name] {
+		panic("queue: room key " + name + " belongs to the queue")
+	}
+	return roomKeys(ns, room).prefix + name
 }
 
 func roomsKey(ns string) string { return ns + ":rooms" }

@@ -3,15 +3,30 @@ package salelog
 import (
 	"context"
 	"errors"
+	"time"
 
 	"waitingroom/server/order"
 )
 
 // Orders is an order service whose failed attempts are counted, by
-// reason, for the summary.
+// reason, for the summary, and whose every attempt its observers see.
 type Orders struct {
 	*order.Service
 	log *Log
+	obs []OrderObserver
+}
+
+// OrderObserver is told about every order attempt: its room, "placed" or
+// why it failed (Reason), and how long Place took. It must not block.
+type OrderObserver interface {
+	ObserveOrder(room, reason string, took time.Duration)
+}
+
+// Observe adds observers of every later Place, and returns o. Call it
+// before serving.
+func (o *Orders) Observe(obs ...OrderObserver) *Orders {
+	o.obs = append(o.obs, obs...)
+	return o
 }
 
 // CountOrders wraps svc so that the summary knows why orders fail.
@@ -19,9 +34,16 @@ func (l *Log) CountOrders(svc *order.Service) *Orders { return &Orders{Service: 
 
 // Place places the order and counts its failure, if any.
 func (o *Orders) Place(ctx context.Context, r order.Request) (order.Order, error) {
+	start := time.Now()
 	placed, err := o.Service.Place(ctx, r)
+	took := time.Since(start)
+	reason := "placed"
 	if err != nil {
-		o.log.Failed(r.Room, Reason(err))
+		reason = Reason(err)
+		o.log.Failed(r.Room, reason)
+	}
+	for _, ob := range o.obs {
+		ob.ObserveOrder(r.Room, reason, took)
 	}
 	return placed, err
 }

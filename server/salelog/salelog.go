@@ -1,7 +1,8 @@
 // Package salelog tells the story of a sale in the server's log: one
 // structured line when a room opens, pauses, resumes, sells out, is
-// reopened or deleted, and a summary per room every interval while it has
-// a line: waiting, admitted/s, orders/s and failed orders by reason.
+// reopened, deleted or has its rate changed (also kept in the audit log
+// when a Recorder is set), and a summary per room every interval while it
+// has a line: waiting, admitted/s, orders/s and failed orders by reason.
 //
 // The rates are global (from the room's counters in Redis, the same on
 // every instance); the failures are this instance's. Nothing secret is
@@ -31,9 +32,9 @@ const (
 	SoldOut  Event = "sold out"
 	Reopened Event = "reopened" // open again after selling out, or closing
 	Deleted  Event = "deleted"
-	// RateChanged: the admission rate was changed; Closed: the room was
-	// put in mode closed; Draining: new joins stopped while the line is
-	// still served.
+	// RateChanged: the room's admission rate changed ("old", "new");
+	// Closed: the room was put in mode closed; Draining: new joins
+	// stopped while the line is still served.
 	RateChanged Event = "rate changed"
 	Closed      Event = "closed"
 	Draining    Event = "draining"
@@ -49,6 +50,9 @@ type Counters interface {
 type Log struct {
 	counters Counters
 	log      *slog.Logger
+	// recorder, when set, keeps every event in the audit log.
+	recorder  Recorder
+	recording sync.WaitGroup
 
 	mu       sync.Mutex
 	failures map[string]map[string]int64 // room -> reason -> count, since the last summary
@@ -74,6 +78,7 @@ func (l *Log) Event(room string, ev Event, attrs ...any) {
 		l.mu.Unlock()
 	}
 	l.log.Info("sale event", append([]any{"room", room, "event", string(ev)}, attrs...)...)
+	l.record(room, ev, attrs)
 }
 
 // Failed counts one failed order attempt in room, for the next summary.

@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back attr campof
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
@@ -10,7 +10,8 @@
 -- happen before or after all of it.
 -- ARGV: 2 tick seconds, 3.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
---   expired, phase, visitor...}, or {-1}
+--   expired, phase, rate (as set), prequeued, paused, soldout, visitor...},
+--   or {-1}
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
@@ -100,6 +101,7 @@ local function admitOne(v, ticket)
   local x = nowMs + ttl * 1000
   putPass(v, {t = ARGV[2 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
   redis.call('ZADD', ACTIVE, I(x), v)
+  admitCampaign(v)
 end
 -- ABSENCE: passed-over visitors who came back go first, inside the same
 -- credit and slots; their tickets are behind the head already.
@@ -162,6 +164,7 @@ local lost = redis.call('ZRANGEBYSCORE', K.away, '-inf', nowMs, 'LIMIT', 0, SWEE
 if #lost > 0 then
   redis.call('ZREM', K.away, unpack(lost))
   redis.call('HDEL', K.awaytk, unpack(lost))
+  redis.call('HDEL', K.campof, unpack(lost))
   redis.call('HINCRBY', K.counts, 'abandoned', #lost)
 end
 
@@ -257,6 +260,7 @@ redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t"
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
 local c = redis.call('HMGET', K.counts, 'leaves', 'abandoned', 'expired')
-local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, ph}
+local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, ph,
+  cfg[1], redis.call('ZCARD', K.prequeue), paused and 1 or 0, soldout and 1 or 0}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply

@@ -1,4 +1,4 @@
--- KEYS: queue counts departed departing tokens active prequeue withdrawn draw cfg rate away awaytk back
+-- KEYS: queue counts departed departing tokens active prequeue withdrawn draw cfg rate away awaytk back campof
 -- leave.lua: a visitor leaves the line (or the pre-queue, or the side list
 -- of those passed over while away), or gives up an unused pass.
 -- ARGV: 2 visitor
@@ -12,12 +12,16 @@ if pt and not redis.call('ZSCORE', K.withdrawn, v) then
   local st = redis.call('HGET', K.draw, 'state')
   if not st then
     redis.call('ZREM', K.prequeue, v)
+    redis.call('HDEL', K.campof, v) -- ATTRIBUTION
     redis.call('HINCRBY', K.counts, 'leaves', 1)
     return 1
   elseif st == 'drawing' then
     redis.call('ZADD', K.withdrawn, pt, v)
     local s = redis.call('ZSCORE', K.queue, v)
-    if s then depart(v, tonumber(s), 'leaves') else redis.call('HINCRBY', K.counts, 'leaves', 1) end
+    if s then depart(v, tonumber(s), 'leaves') else
+      redis.call('HDEL', K.campof, v) -- ATTRIBUTION
+      redis.call('HINCRBY', K.counts, 'leaves', 1)
+    end
     return 1
   end
 end
@@ -29,6 +33,7 @@ end
 -- ABSENCE: a passed-over visitor's ticket is behind the head already, so
 -- nobody's rank changes; only the count does.
 if redis.call('ZREM', K.away, v) + redis.call('HDEL', K.awaytk, v) + redis.call('ZREM', K.back, v) > 0 then
+  redis.call('HDEL', K.campof, v) -- ATTRIBUTION
   redis.call('HINCRBY', K.counts, 'leaves', 1)
   return 1
 end

@@ -123,12 +123,40 @@ local function slotSchedule(rate, maxActive, ttl, nowMs)
 end
 -- ABSENCE end.
 
+-- ATTRIBUTION (issue 11): a new ticket counts a join for its campaign (c,
+-- '' when direct) and, unless direct, remembers the campaign's short id for
+-- the visitor; admission counts it for that id. K.camps maps at most cap
+-- campaigns to ids (1, 2, ...); later campaigns count under OTHER.
+local OTHER = '(other)'
+local function joinCampaign(v, c, cap)
+  local id = '0'
+  if c ~= '' then
+    id = redis.call('HGET', K.camps, c)
+    if not id and redis.call('HLEN', K.camps) >= cap then
+      c = OTHER
+      id = redis.call('HGET', K.camps, c)
+    end
+    if not id then
+      id = I(redis.call('HINCRBY', K.attr, 'next', 1))
+      redis.call('HSET', K.camps, c, id)
+    end
+    redis.call('HSET', K.campof, v, id)
+  end
+  redis.call('HINCRBY', K.attr, 'j' .. id, 1)
+end
+local function admitCampaign(v)
+  local id = redis.call('HGET', K.campof, v)
+  if id then redis.call('HDEL', K.campof, v) else id = '0' end
+  redis.call('HINCRBY', K.attr, 'a' .. id, 1)
+end
+
 -- depart takes a waiting ticket out of the line and records it, so that
 -- every instance can lower the ranks behind it at the next tick. why is
 -- the counter it goes to: 'leaves' (the visitor left) or 'abandoned' (not
 -- seen for abandonAfterSeconds).
 local function depart(visitor, ticket, why)
   redis.call('ZREM', K.queue, visitor)
+  redis.call('HDEL', K.campof, visitor) -- ATTRIBUTION: never admitted
   redis.call('HINCRBY', K.counts, why, 1)
   redis.call('ZADD', K.departed, I(ticket), I(ticket))
   redis.call('RPUSH', K.departing, I(ticket))

@@ -1,0 +1,67 @@
+// Package livestats keeps a per-second series of each room's live figures
+// in Redis for about 15 minutes, for the console's dashboard: the line and
+// the admissions (from the issuer's ticks), the orders placed and failed
+// with their latency (from every instance's order path), and each
+// instance's SSE connection count.
+//
+// Each room has one hash per second, named with the room's hash tag (see
+// queue.RoomKey), that every instance adds to; a Reader merges nothing but
+// reads the seconds back, computing percentiles from the summed latency
+// histogram.
+package livestats
+
+import (
+	"strconv"
+	"time"
+
+	"waitingroom/server/queue"
+)
+
+// Keep is how long a second of a room's series stays in Redis.
+const Keep = 15 * time.Minute
+
+// keepFor is the expiry set on each second's hash: Keep, plus a minute so
+// that a series read up to Keep back is whole.
+const keepFor = Keep + time.Minute
+
+// nBuckets is the number of histogram buckets: len(Bounds) and +Inf.
+const nBuckets = 11
+
+// Bounds are the upper bounds of the order latency histogram's buckets; a
+// last bucket counts everything slower.
+var Bounds = [nBuckets - 1]time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond,
+	50 * time.Millisecond, 100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2500 * time.Millisecond, 5 * time.Second}
+
+// bucketOf returns the index of took's histogram bucket, len(Bounds) for
+// the last, unbounded one.
+func bucketOf(took time.Duration) int {
+	for i, b := range Bounds {
+		if took <= b {
+			return i
+		}
+	}
+	return len(Bounds)
+}
+
+// Fields of a second's hash.
+const (
+	fWaiting   = "w"
+	fPrequeued = "pq"
+	fActive    = "act"
+	fAdmitted  = "adm"
+	fRate      = "rate"
+	fPlaced    = "pl"
+	fFailed    = "f:" // + reason
+	fBucket    = "h"  // + bucket index
+)
+
+func secondKey(ns, room string, sec int64) string {
+	return queue.RoomKey(ns, room, "live:"+strconv.FormatInt(sec, 10))
+}
+
+func instancesKey(ns string) string { return ns + ":live:instances" }
+
+// Stale is how long an instance's heartbeat counts: older entries are
+// ignored and pruned.
+const Stale = 10 * time.Second

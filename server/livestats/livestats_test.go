@@ -1,0 +1,225 @@
+package livestats
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"maps"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/servicetest"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// testNS returns a namespace of its own, so that the instances hash of
+// one test is not another's; its room keys go with servicetest.RoomName's
+// clean-up, the instances hash at the end of t.
+func testNS(t *testing.T, rdb redis.UniversalClient) string {
+	var b [4]byte
+	rand.Read(b[:])
+	ns := "lt" + hex.EncodeToString(b[:])
+	t.Cleanup(func() { rdb.Del(context.Background(), instancesKey(ns)) })
+	return ns
+}
+
+// at returns a clock stopped at t.
+func at(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+func TestTwoInstancesMerge(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
+	t0 := time.Now().Truncate(time.Second).Add(-3 * time.Second)
+	a := NewRecorder(rdb, ns, "a", nil, quiet)
+	b := NewRecorder(rdb, ns, "b", nil, quiet)
+	a.now, b.now = at(t0), at(t0)
+
+	a.ObserveOrder(name, "placed", 3*time.Millisecond)
+	a.ObserveOrder(name, "placed", 5*time.Millisecond)
+	b.ObserveOrder(name, "placed", 40*time.Millisecond)
+	b.ObserveOrder(name, "sold_out", 200*time.Millisecond)
+	// Two instances tick the same room: the line is as of the last one,
+	// the admissions add up.
+	a.RecordTick(name, queue.Admission{Waiting: 12, Prequeued: 0, Active: 2, Rate: 2.5, Visitors: []string{"v1", "v2"}})
+	b.RecordTick(name, queue.Admission{Waiting: 11, Active: 3, Rate: 2.5, Visitors: []string{"v3"}})
+	// A later second of b only.
+	b.now = at(t0.Add(2 * time.Second))
+	b.ObserveOrder(name, "token_used", 7*time.Millisecond)
+	for _, r := range []*Recorder{a, b} {
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.pending) != 0 {
+			t.Fatal("a flush kept its figures")
+		}
+	}
+
+	rd := NewReader(rdb, ns)
+	rd.now = at(t0.Add(3 * time.Second))
+	got, err := rd.Series(ctx, name, t0.Add(-time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 {
+		t.Fatalf("%d seconds, want 5 (t0-1 .. t0+3)", len(got))
+	}
+	for i, s := range got {
+		if want := t0.Add(time.Duration(i-1) * time.Second); !s.At.Equal(want) {
+			t.Fatalf("second %d at %v, want %v", i, s.At, want)
+		}
+	}
+	first := got[1]
+	if first.Placed != 3 || first.Admitted != 3 || first.Rate != 2.5 || first.Active != 3 && first.Active != 2 ||
+		!maps.Equal(first.Failed, map[string]int64{"sold_out": 1}) {
+		t.Fatalf("merged second: %+v", first)
+	}
+	if first.Waiting != 11 && first.Waiting != 12 {
+		t.Fatalf("waiting %d, want one tick's figure", first.Waiting)
+	}
+	// 2 orders ≤ 5 ms, 1 in (25, 50] ms, 1 in (100, 250] ms.
+	if first.P50 != 5*time.Millisecond || first.P95 != 220*time.Millisecond {
+		t.Fatalf("p50 %v p95 %v, want 5ms and 220ms", first.P50, first.P95)
+	}
+	for _, i := range []int{0, 2, 4} { // gaps are zero
+		if s := got[i]; s.Placed != 0 || s.Waiting != 0 || s.Failed != nil || s.P95 != 0 || s.Rate != 0 {
+			t.Fatalf("second %d is not zero: %+v", i, s)
+		}
+	}
+	if s := got[3]; s.Placed != 0 || s.Failed["token_used"] != 1 || s.P50 != 5*time.Millisecond+time.Duration(0.5*float64(5*time.Millisecond)) {
+		t.Fatalf("b's later second: %+v", s)
+	}
+}
+
+func TestSecondsExpire(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
+	r := NewRecorder(rdb, ns, "a", nil, quiet)
+	r.RecordTick(name, queue.Admission{Waiting: 1})
+	sec := r.now().Unix()
+	if err := r.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ttl, err := rdb.TTL(ctx, secondKey(ns, name, sec)).Result()
+	if err != nil || ttl <= Keep || ttl > keepFor {
+		t.Fatalf("TTL %v (%v), want in (%v, %v]", ttl, err, Keep, keepFor)
+	}
+	// The key carries the room's hash tag, as queue's keys do.
+	if k := secondKey(ns, name, sec); k != ns+":{"+name+"}:live:"+strconv.FormatInt(sec, 10) {
+		t.Fatalf("key %q", k)
+	}
+}
+
+func TestSeriesWindow(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
+	rd := NewReader(rdb, ns)
+	now := time.Now().Truncate(time.Second)
+	rd.now = at(now)
+	for _, tc := range []struct {
+		since time.Time
+		n     int
+	}{
+		{now, 1},
+		{now.Add(-10 * time.Second), 11},
+		{now.Add(-time.Hour), int(Keep/time.Second) + 1}, // at most Keep back
+		{now.Add(time.Minute), 0},
+	} {
+		got, err := rd.Series(ctx, name, tc.since)
+		if err != nil || len(got) != tc.n {
+			t.Errorf("since %v: %d seconds (%v), want %d", now.Sub(tc.since), len(got), err, tc.n)
+		}
+	}
+}
+
+func TestQuantile(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		hist     [nBuckets]int64
+		p50, p95 time.Duration
+	}{
+		{"empty", [nBuckets]int64{}, 0, 0},
+		{"one fast", [nBuckets]int64{1}, 2500 * time.Microsecond, 4750 * time.Microsecond},
+		{"all in (50,100]", [nBuckets]int64{4: 100}, 75 * ms, 97500 * time.Microsecond},
+		{"even 0..10", [nBuckets]int64{10, 10}, 5 * ms, 9500 * time.Microsecond},
+		{"tail beyond 5 s", [nBuckets]int64{0: 50, 10: 50}, 5 * ms, 5000 * ms},
+		{"mixed", [nBuckets]int64{0: 90, 7: 10}, 2777778 * time.Nanosecond, 750 * ms},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Quantile(tc.hist, 0.5); got != tc.p50 {
+				t.Errorf("p50 %v, want %v", got, tc.p50)
+			}
+			if got := Quantile(tc.hist, 0.95); got != tc.p95 {
+				t.Errorf("p95 %v, want %v", got, tc.p95)
+			}
+		})
+	}
+}
+
+func TestBucketOf(t *testing.T) {
+	for took, want := range map[time.Duration]int{0: 0, 5 * time.Millisecond: 0, 5*time.Millisecond + 1: 1,
+		time.Second: 7, 5 * time.Second: 9, time.Minute: 10} {
+		if got := bucketOf(took); got != want {
+			t.Errorf("bucketOf(%v) = %d, want %d", took, got, want)
+		}
+	}
+}
+
+func TestInstances(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns := testNS(t, rdb)
+	now := time.Now()
+	a := NewRecorder(rdb, ns, "host-a:1", func() int64 { return 5 }, quiet)
+	b := NewRecorder(rdb, ns, "host-b:2", func() int64 { return 7 }, quiet)
+	gone := NewRecorder(rdb, ns, "host-c:3", func() int64 { return 9 }, quiet)
+	gone.now = at(now.Add(-Stale - time.Second))
+	for _, r := range []*Recorder{b, a, gone} {
+		if err := r.Heartbeat(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := NewReader(rdb, ns).Instances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != "host-a:1" || got[0].SSE != 5 || got[1].ID != "host-b:2" || got[1].SSE != 7 {
+		t.Fatalf("instances %+v", got)
+	}
+	if d := now.Sub(got[0].Seen); d < -time.Second || d > time.Second {
+		t.Fatalf("seen %v, now %v", got[0].Seen, now)
+	}
+	if ok, _ := rdb.HExists(ctx, instancesKey(ns), "host-c:3").Result(); ok {
+		t.Fatal("the stale instance was not pruned")
+	}
+}
+
+func TestRecorderBounds(t *testing.T) {
+	r := NewRecorder(nil, "x", "a", nil, quiet)
+	r.ObserveOrder("Not A Room!", "placed", time.Millisecond)
+	r.ObserveOrder("ok", string(make([]byte, maxReasonLen+1)), time.Millisecond)
+	if len(r.pending) != 1 {
+		t.Fatalf("%d pending, want 1 (the invalid room ignored)", len(r.pending))
+	}
+	for _, p := range r.pending {
+		if p.failed["other"] != 1 {
+			t.Fatalf("an over-long reason was kept: %v", p.failed)
+		}
+	}
+	for i := range maxPending + 10 {
+		r.RecordTick("r"+strconv.Itoa(i), queue.Admission{})
+	}
+	if len(r.pending) != maxPending || r.dropped != 11 {
+		t.Fatalf("%d pending, %d dropped; want %d and 11", len(r.pending), r.dropped, maxPending)
+	}
+}

@@ -1,0 +1,168 @@
+package livestats
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Second is one second of a room's live figures. Waiting, Prequeued,
+// Active and Rate are as of the last tick in that second (zero when none
+// ran); Admitted, Placed and Failed (by reason) are totals over the second,
+// summed over every instance; P50 and P95 are the order latency's, from
+// the merged histogram (zero without orders).
+type Second struct {
+	At                                   time.Time
+	Waiting, Prequeued, Active, Admitted int64
+	Placed                               int64
+	Failed                               map[string]int64
+	P50, P95                             time.Duration
+	Rate                                 float64
+}
+
+// Instance is one server instance's last heartbeat.
+type Instance struct {
+	ID   string
+	SSE  int64
+	Seen time.Time
+}
+
+// Reader reads the series back.
+type Reader struct {
+	rdb redis.UniversalClient
+	ns  string
+	now func() time.Time
+}
+
+// NewReader returns a Reader for the deployment namespace ns.
+func NewReader(rdb redis.UniversalClient, ns string) *Reader {
+	return &Reader{rdb: rdb, ns: ns, now: time.Now}
+}
+
+// Series returns one Second per second from since (at most Keep ago) to
+// now, oldest first; seconds nobody recorded are zero.
+func (r *Reader) Series(ctx context.Context, room string, since time.Time) ([]Second, error) {
+	now := r.now().Unix()
+	from := max(since.Unix(), now-int64(Keep/time.Second))
+	if from > now {
+		return nil, nil
+	}
+	pipe := r.rdb.Pipeline()
+	cmds := make([]*redis.MapStringStringCmd, 0, now-from+1)
+	for s := from; s <= now; s++ {
+		cmds = append(cmds, pipe.HGetAll(ctx, secondKey(r.ns, room, s)))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("livestats: series %s: %w", room, err)
+	}
+	out := make([]Second, len(cmds))
+	for i, c := range cmds {
+		out[i] = parseSecond(time.Unix(from+int64(i), 0), c.Val())
+	}
+	return out, nil
+}
+
+func parseSecond(at time.Time, h map[string]string) Second {
+	s := Second{At: at}
+	var hist [nBuckets]int64
+	num := func(v string) int64 { n, _ := strconv.ParseInt(v, 10, 64); return n }
+	for f, v := range h {
+		switch {
+		case f == fWaiting:
+			s.Waiting = num(v)
+		case f == fPrequeued:
+			s.Prequeued = num(v)
+		case f == fActive:
+			s.Active = num(v)
+		case f == fAdmitted:
+			s.Admitted = num(v)
+		case f == fRate:
+			s.Rate, _ = strconv.ParseFloat(v, 64)
+		case f == fPlaced:
+			s.Placed = num(v)
+		case strings.HasPrefix(f, fFailed):
+			if s.Failed == nil {
+				s.Failed = map[string]int64{}
+			}
+			s.Failed[f[len(fFailed):]] = num(v)
+		case strings.HasPrefix(f, fBucket):
+			if i, err := strconv.Atoi(f[len(fBucket):]); err == nil && i >= 0 && i < nBuckets {
+				hist[i] = num(v)
+			}
+		}
+	}
+	s.P50, s.P95 = Quantile(hist, 0.5), Quantile(hist, 0.95)
+	return s
+}
+
+// Quantile estimates the q-quantile (0 < q ≤ 1) of a latency histogram
+// with Bounds, interpolating linearly inside the bucket that holds it, as
+// Prometheus does; a quantile in the last, unbounded bucket is its lower
+// bound. It is 0 for an empty histogram.
+func Quantile(hist [nBuckets]int64, q float64) time.Duration {
+	var total int64
+	for _, n := range hist {
+		total += n
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := q * float64(total)
+	var below int64
+	for i, n := range hist {
+		if n == 0 || float64(below+n) < rank {
+			below += n
+			continue
+		}
+		if i == len(Bounds) {
+			return Bounds[len(Bounds)-1]
+		}
+		lo := time.Duration(0)
+		if i > 0 {
+			lo = Bounds[i-1]
+		}
+		frac := (rank - float64(below)) / float64(n)
+		return lo + time.Duration(math.Round(frac*float64(Bounds[i]-lo)))
+	}
+	return Bounds[len(Bounds)-1]
+}
+
+// Instances returns the instances that sent a heartbeat in the last Stale,
+// and prunes the others.
+func (r *Reader) Instances(ctx context.Context) ([]Instance, error) {
+	h, err := r.rdb.HGetAll(ctx, instancesKey(r.ns)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("livestats: instances: %w", err)
+	}
+	now := r.now()
+	var out []Instance
+	var stale []string
+	for id, v := range h {
+		c, ms, _ := strings.Cut(v, " ")
+		n, err1 := strconv.ParseInt(c, 10, 64)
+		at, err2 := strconv.ParseInt(ms, 10, 64)
+		seen := time.UnixMilli(at)
+		if err1 != nil || err2 != nil || now.Sub(seen) > Stale {
+			stale = append(stale, id)
+			continue
+		}
+		out = append(out, Instance{ID: id, SSE: n, Seen: seen})
+	}
+	if len(stale) > 0 {
+		if err := r.rdb.HDel(ctx, instancesKey(r.ns), stale...).Err(); err != nil {
+			return nil, fmt.Errorf("livestats: prune instances: %w", err)
+		}
+	}
+	sortInstances(out)
+	return out, nil
+}
+
+func sortInstances(in []Instance) {
+	slices.SortFunc(in, func(a, b Instance) int { return strings.Compare(a.ID, b.ID) })
+}

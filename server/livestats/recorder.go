@@ -1,0 +1,204 @@
+package livestats
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+)
+
+// maxPending bounds the (room, second) buckets a Recorder holds between
+// flushes; observations beyond it are dropped, so that a flood of rooms
+// cannot grow an instance's memory.
+const maxPending = 10000
+
+// maxReasonLen bounds a failure reason (salelog.Reason's codes are short).
+const maxReasonLen = 32
+
+type slot struct {
+	room string
+	sec  int64
+}
+
+// pending is what one instance saw of one room in one second.
+type pending struct {
+	tick                       bool // the figures below were set by a tick
+	waiting, prequeued, active int64
+	rate                       float64
+	admitted, placed           int64
+	failed                     map[string]int64
+	buckets                    [nBuckets]int64
+}
+
+// Recorder gathers this instance's observations in memory and writes them
+// once a second (Run), in one pipeline.
+type Recorder struct {
+	rdb redis.UniversalClient
+	ns  string
+	id  string
+	sse func() int64
+	log *slog.Logger
+	now func() time.Time
+
+	mu      sync.Mutex
+	pending map[slot]*pending
+	dropped int64
+}
+
+// NewRecorder returns a Recorder for the deployment namespace ns. id names
+// this instance (for example hostname:pid); sse returns its SSE connection
+// count (nil: 0).
+func NewRecorder(rdb redis.UniversalClient, ns, id string, sse func() int64, log *slog.Logger) *Recorder {
+	if sse == nil {
+		sse = func() int64 { return 0 }
+	}
+	return &Recorder{rdb: rdb, ns: ns, id: id, sse: sse, log: log, now: time.Now, pending: map[slot]*pending{}}
+}
+
+// at returns the pending figures of room in the current second, or nil
+// when the room's name is not valid or too many are pending. r.mu is held.
+func (r *Recorder) at(roomName string) *pending {
+	if !room.ValidName(roomName) {
+		return nil
+	}
+	k := slot{roomName, r.now().Unix()}
+	p := r.pending[k]
+	if p == nil {
+		if len(r.pending) >= maxPending {
+			r.dropped++
+			return nil
+		}
+		p = &pending{}
+		r.pending[k] = p
+	}
+	return p
+}
+
+// ObserveOrder counts one order attempt in room: reason is "placed" or
+// why it failed (salelog.Reason), took how long it took. It never blocks
+// on Redis.
+func (r *Recorder) ObserveOrder(roomName, reason string, took time.Duration) {
+	if reason == "" || len(reason) > maxReasonLen {
+		reason = "other"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.at(roomName)
+	if p == nil {
+		return
+	}
+	if reason == "placed" {
+		p.placed++
+	} else {
+		if p.failed == nil {
+			p.failed = map[string]int64{}
+		}
+		p.failed[reason]++
+	}
+	p.buckets[bucketOf(took)]++
+}
+
+// RecordTick keeps one admission tick's figures for room (the issuer's
+// hook, see issuer.TickRecorder): the line, the pre-queue and the active
+// passes as of the tick, the admissions it made and the rate as set. It
+// never blocks on Redis.
+func (r *Recorder) RecordTick(roomName string, a queue.Admission) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.at(roomName)
+	if p == nil {
+		return
+	}
+	p.tick = true
+	p.waiting, p.prequeued, p.active, p.rate = a.Waiting, a.Prequeued, a.Active, a.Rate
+	p.admitted += int64(len(a.Visitors))
+}
+
+// Flush writes what was observed since the last flush, in one pipeline.
+func (r *Recorder) Flush(ctx context.Context) error {
+	r.mu.Lock()
+	batch := r.pending
+	r.pending = map[slot]*pending{}
+	dropped := r.dropped
+	r.dropped = 0
+	r.mu.Unlock()
+	if dropped > 0 {
+		r.log.Warn("livestats: observations dropped", "count", dropped)
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	pipe := r.rdb.Pipeline()
+	for s, p := range batch {
+		k := secondKey(r.ns, s.room, s.sec)
+		if p.tick {
+			pipe.HSet(ctx, k, fWaiting, p.waiting, fPrequeued, p.prequeued, fActive, p.active,
+				fRate, strconv.FormatFloat(p.rate, 'f', -1, 64))
+		}
+		if p.admitted > 0 {
+			pipe.HIncrBy(ctx, k, fAdmitted, p.admitted)
+		}
+		if p.placed > 0 {
+			pipe.HIncrBy(ctx, k, fPlaced, p.placed)
+		}
+		for why, n := range p.failed {
+			pipe.HIncrBy(ctx, k, fFailed+why, n)
+		}
+		for i, n := range p.buckets {
+			if n > 0 {
+				pipe.HIncrBy(ctx, k, fBucket+strconv.Itoa(i), n)
+			}
+		}
+		pipe.Expire(ctx, k, keepFor)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("livestats: flush: %w", err)
+	}
+	return nil
+}
+
+// Heartbeat writes this instance's SSE connection count and the time into
+// the deployment's instances hash.
+func (r *Recorder) Heartbeat(ctx context.Context) error {
+	v := strconv.FormatInt(r.sse(), 10) + " " + strconv.FormatInt(r.now().UnixMilli(), 10)
+	pipe := r.rdb.Pipeline()
+	pipe.HSet(ctx, instancesKey(r.ns), r.id, v)
+	pipe.Expire(ctx, instancesKey(r.ns), keepFor)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("livestats: heartbeat: %w", err)
+	}
+	return nil
+}
+
+// Run flushes and beats once a second until ctx is done, then flushes what
+// is left and takes this instance off the list.
+func (r *Recorder) Run(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			end, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			if err := r.Flush(end); err != nil {
+				r.log.Warn("livestats: last flush", "err", err)
+			}
+			r.rdb.HDel(end, instancesKey(r.ns), r.id)
+			return
+		case <-t.C:
+		}
+		if err := r.Flush(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("livestats: flush", "err", err)
+		}
+		if err := r.Heartbeat(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("livestats: heartbeat", "err", err)
+		}
+	}
+}

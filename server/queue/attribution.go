@@ -1,0 +1,117 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Campaign is where a visitor came from: the utm_source, utm_medium and
+// utm_campaign of the link they joined by. The zero Campaign is direct.
+// The web layer bounds and validates each value (plaintext, ≤ 200 bytes).
+type Campaign struct {
+	Source, Medium, Campaign string
+}
+
+// MaxCampaigns bounds the distinct campaigns a room counts apart; joins
+// from further campaigns count under OtherCampaign, so that made-up links
+// cannot grow Redis without bound.
+const MaxCampaigns = 1000
+
+// OtherCampaign is the campaign under which joins beyond MaxCampaigns
+// distinct campaigns are counted.
+var OtherCampaign = Campaign{Source: "(other)"}
+
+// otherKey is the key of OtherCampaign in a room's camps hash (see
+// lib.lua); a real campaign's key always holds two separators.
+const otherKey = "(other)"
+
+// campaignSep separates a campaign's values in its key: a control
+// character, which no valid value holds.
+const campaignSep = "\x1f"
+
+// Direct reports whether c carries no attribution at all.
+func (c Campaign) Direct() bool { return c == Campaign{} }
+
+// Label names c for people: "direct", "(other)" or "source / medium /
+// campaign".
+func (c Campaign) Label() string {
+	if c.Direct() {
+		return "direct"
+	}
+	return c.Source + " / " + c.Medium + " / " + c.Campaign
+}
+
+func (c Campaign) key() string {
+	if c.Direct() {
+		return ""
+	}
+	return c.Source + campaignSep + c.Medium + campaignSep + c.Campaign
+}
+
+func campaignOfKey(k string) Campaign {
+	if k == otherKey {
+		return OtherCampaign
+	}
+	s, rest, _ := strings.Cut(k, campaignSep)
+	m, c, _ := strings.Cut(rest, campaignSep)
+	return Campaign{Source: s, Medium: m, Campaign: c}
+}
+
+// CampaignCount is how many visitors of one campaign joined a room's line
+// (a new ticket each; a repeated enter keeps its ticket and counts once)
+// and how many of them were admitted.
+type CampaignCount struct {
+	Campaign
+	Joined, Admitted int64
+}
+
+// Attribution returns room's joins and admissions per campaign, the most
+// joins first. The direct visitors are the zero Campaign. An unknown (or
+// deleted) room has none.
+func (e *Engine) Attribution(ctx context.Context, roomName string) ([]CampaignCount, error) {
+	k := roomKeys(e.ns, roomName)
+	pipe := e.rdb.Pipeline()
+	campsCmd := pipe.HGetAll(ctx, k.key("camps"))
+	attrCmd := pipe.HGetAll(ctx, k.key("attr"))
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("queue: attribution %s: %w", roomName, err)
+	}
+	byID := map[string]*CampaignCount{}
+	for key, id := range campsCmd.Val() {
+		byID[id] = &CampaignCount{Campaign: campaignOfKey(key)}
+	}
+	for f, v := range attrCmd.Val() {
+		if len(f) < 2 || (f[0] != 'j' && f[0] != 'a') {
+			continue // "next", the id counter
+		}
+		id := f[1:]
+		c, ok := byID[id]
+		if !ok {
+			if id != "0" {
+				continue
+			}
+			c = &CampaignCount{}
+			byID[id] = c
+		}
+		if f[0] == 'j' {
+			c.Joined = asInt(v)
+		} else {
+			c.Admitted = asInt(v)
+		}
+	}
+	out := make([]CampaignCount, 0, len(byID))
+	for _, c := range byID {
+		if c.Joined > 0 || c.Admitted > 0 {
+			out = append(out, *c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Joined != out[j].Joined {
+			return out[i].Joined > out[j].Joined
+		}
+		return out[i].Label() < out[j].Label()
+	})
+	return out, nil
+}

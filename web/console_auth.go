@@ -1,0 +1,352 @@
+package web
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"waitingroom/server/audit"
+	"waitingroom/server/operator"
+	"waitingroom/views"
+)
+
+// Operators are the console's accounts and sessions (server/operator).
+type Operators interface {
+	// Authenticate returns operator.ErrWrongPassword for a wrong name or
+	// password, taking as long either way.
+	Authenticate(ctx context.Context, name, password string) error
+	// Has reports whether any operator account exists.
+	Has(ctx context.Context) (bool, error)
+	StartSession(ctx context.Context, operator string) (secret string, s operator.Session, err error)
+	// Session returns operator.ErrNoSession for an unknown or expired
+	// secret.
+	Session(ctx context.Context, secret string) (operator.Session, error)
+	EndSession(ctx context.Context, secret string) error
+}
+
+// Audit is the log of who changed what (server/audit).
+type Audit interface {
+	Record(ctx context.Context, e audit.Entry) error
+	List(ctx context.Context, f audit.Filter) ([]audit.Entry, error)
+}
+
+// consoleCookie holds the console session's secret.
+const consoleCookie = "wr_admin"
+
+// consoleBodyMax bounds a console form.
+const consoleBodyMax = 64 << 10
+
+// consoleSession is the signed-in operator of a console request.
+type consoleSession struct {
+	Operator string // operator name, or "admin" when signed in with ADMIN_TOKEN
+	CSRF     string // the session's CSRF token; every form carries it as field "csrf"
+}
+
+type consoleSessionKey struct{}
+
+// consoleLang picks the console's language from Accept-Language, as the
+// buyer pages do.
+func consoleLang(r *http.Request) string {
+	return views.Negotiate(r.Header.Get("Accept-Language"))
+}
+
+// consoleText returns the console texts in the operator's language.
+func consoleText(r *http.Request) views.ConsoleText { return views.ConsoleFor(consoleLang(r)) }
+
+// consolePage returns the frame of a console page for sess.
+func (s *Server) consolePage(r *http.Request, sess consoleSession, title, nav string) views.ConsolePage {
+	return views.ConsolePage{Title: title, Operator: sess.Operator, CSRF: sess.CSRF, Nav: nav,
+		Lang: consoleLang(r), A: views.Assets{CSS: s.assets.url("console.css")}}
+}
+
+// session returns the request's live console session.
+func (s *Server) session(r *http.Request) (consoleSession, error) {
+	if s.operators == nil {
+		return consoleSession{}, operator.ErrNoSession
+	}
+	c, err := r.Cookie(consoleCookie)
+	if err != nil {
+		return consoleSession{}, operator.ErrNoSession
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	sess, err := s.operators.Session(ctx, c.Value)
+	if err != nil {
+		return consoleSession{}, err
+	}
+	if sess.Operator == "admin" && s.admin == nil {
+		// Signed in with an ADMIN_TOKEN this server no longer has.
+		return consoleSession{}, operator.ErrNoSession
+	}
+	return consoleSession{Operator: sess.Operator, CSRF: sess.CSRF}, nil
+}
+
+// console wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
+func (s *Server) console(h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		sess, err := s.session(r)
+		switch {
+		case errors.Is(err, operator.ErrNoSession):
+			http.Redirect(w, r, "/admin/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		case err != nil:
+			s.log.Error("console: session", "path", r.URL.Path, "err", err)
+			s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess)), sess)
+	}
+}
+
+// consoleChange wraps a POST: valid session AND form field "csrf" equal (constant time)
+// to the session's; otherwise a 403 console error page. It bounds the body (64 KiB).
+func (s *Server) consoleChange(h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		t := consoleText(r)
+		if !parseConsoleForm(w, r) {
+			s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
+			return
+		}
+		sess, err := s.session(r)
+		switch {
+		case errors.Is(err, operator.ErrNoSession):
+			s.consoleError(w, r, http.StatusForbidden, t.ErrBadCSRF)
+			return
+		case err != nil:
+			s.log.Error("console: session", "path", r.URL.Path, "err", err)
+			s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrUnavailable)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess))
+		if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.CSRF)) != 1 {
+			s.log.Warn("console: form without its CSRF token refused", "operator", sess.Operator, "path", r.URL.Path, "client", s.clientKey(r))
+			s.consoleError(w, r, http.StatusForbidden, t.ErrBadCSRF)
+			return
+		}
+		h(w, r, sess)
+	}
+}
+
+// parseConsoleForm reads a form of at most consoleBodyMax bytes into
+// r.PostForm. It reports false when the body is too large or malformed.
+func parseConsoleForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, consoleBodyMax)
+	var err error
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		err = r.ParseMultipartForm(consoleBodyMax)
+	} else {
+		err = r.ParseForm()
+	}
+	if r.PostForm == nil {
+		r.PostForm = url.Values{}
+	}
+	return err == nil
+}
+
+// consoleError renders a console error page (status, message in the operator's language).
+func (s *Server) consoleError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	sess, _ := r.Context().Value(consoleSessionKey{}).(consoleSession)
+	w.Header().Set("Cache-Control", "no-store")
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "2")
+	}
+	p := s.consolePage(r, sess, consoleText(r).StatusHeading(status), "")
+	s.render(w, r, status, views.ConsoleError(p, status, msg))
+}
+
+// audit records one change; a failure is logged, never fails the request.
+func (s *Server) audit(ctx context.Context, e audit.Entry) {
+	if s.auditLog == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+	defer cancel()
+	if err := s.auditLog.Record(ctx, e); err != nil {
+		s.log.Error("console: audit", "action", e.Action, "room", e.Room, "err", err)
+	}
+}
+
+// consoleHome sends /admin to the rooms.
+func (s *Server) consoleHome(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, "/admin/rooms", http.StatusSeeOther)
+}
+
+// consoleNotFound answers a console path that is not one, as a console
+// page rather than the API's JSON.
+func (s *Server) consoleNotFound(w http.ResponseWriter, r *http.Request) {
+	s.consoleError(w, r, http.StatusNotFound, consoleText(r).ErrNotFound)
+}
+
+// signinState says which ways of signing in are set up.
+func (s *Server) signinState(r *http.Request, next string) views.ConsoleSignin {
+	st := views.ConsoleSignin{Next: next, Token: s.admin != nil}
+	if s.operators == nil {
+		st.NoDB = true
+		return st
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	has, err := s.operators.Has(ctx)
+	if err != nil {
+		s.log.Error("console: operators", "err", err)
+		st.NoDB = true
+		return st
+	}
+	st.Operators = has
+	return st
+}
+
+// signinPage shows the sign-in forms; to an operator already signed in,
+// within the console's frame (to sign in as someone else, or out).
+func (s *Server) signinPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	t := consoleText(r)
+	st := s.signinState(r, localNext(r.URL.Query().Get("next")))
+	if r.URL.Query().Get("signedout") == "1" {
+		st.Notice = t.SessionEnded
+	}
+	if sess, err := s.session(r); err == nil {
+		r = r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess))
+	}
+	s.renderSignin(w, r, http.StatusOK, st)
+}
+
+func (s *Server) renderSignin(w http.ResponseWriter, r *http.Request, status int, st views.ConsoleSignin) {
+	w.Header().Set("Cache-Control", "no-store")
+	sess, _ := r.Context().Value(consoleSessionKey{}).(consoleSession)
+	p := s.consolePage(r, sess, consoleText(r).SignIn, "")
+	s.render(w, r, status, views.ConsoleSigninPage(p, st))
+}
+
+// signin signs an operator in with a name and password, or with the
+// admin token. Failures are throttled per client network with the admin
+// API's, and logged without what was typed.
+func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
+	t := consoleText(r)
+	if !parseConsoleForm(w, r) {
+		s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
+		return
+	}
+	next := localNext(r.PostForm.Get("next"))
+	st := s.signinState(r, next)
+	if st.NoDB {
+		s.renderSignin(w, r, http.StatusServiceUnavailable, st)
+		return
+	}
+	client := s.clientKey(r)
+	if wait := s.adminFails.blocked(client, time.Now()); wait > 0 {
+		s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+		st.Error = views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait)))
+		s.renderSignin(w, r, http.StatusTooManyRequests, st)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	who, method := "", "password"
+	if token := r.PostForm.Get("token"); token != "" {
+		method = "token"
+		if s.admin != nil && subtle.ConstantTimeCompare(digest(token), s.admin) == 1 {
+			who = "admin"
+		}
+	} else {
+		name := r.PostForm.Get("name")
+		err := s.operators.Authenticate(ctx, name, r.PostForm.Get("password"))
+		switch {
+		case err == nil:
+			who = name
+		case !errors.Is(err, operator.ErrWrongPassword):
+			s.log.Error("console: sign-in", "err", err)
+			s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
+			return
+		}
+		if operator.ValidName(name) {
+			st.Name = name
+		}
+	}
+	if who == "" {
+		s.adminFails.fail(client, time.Now())
+		s.log.Warn("console sign-in failed", "client", client, "method", method)
+		st.Error = t.WrongSignIn
+		s.renderSignin(w, r, http.StatusUnauthorized, st)
+		return
+	}
+	secret, _, err := s.operators.StartSession(ctx, who)
+	if err != nil {
+		s.log.Error("console: start session", "err", err)
+		s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
+		return
+	}
+	http.SetCookie(w, s.sessionCookie(r, secret, int(operator.SessionTTL.Seconds())))
+	s.audit(r.Context(), audit.Entry{Actor: who, Action: "operator.signin", New: method})
+	s.log.Info("console sign-in", "operator", who, "method", method, "client", client)
+	if next == "" {
+		next = "/admin/rooms"
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// signout ends the session.
+func (s *Server) signout(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	if c, err := r.Cookie(consoleCookie); err == nil {
+		if err := s.operators.EndSession(r.Context(), c.Value); err != nil {
+			s.log.Error("console: end session", "err", err)
+			s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+			return
+		}
+	}
+	http.SetCookie(w, s.sessionCookie(r, "", -1))
+	s.log.Info("console sign-out", "operator", sess.Operator)
+	http.Redirect(w, r, "/admin/signin?signedout=1", http.StatusSeeOther)
+}
+
+// sessionCookie is the wr_admin cookie: only the console's paths see it,
+// no script reads it, no other site sends it. maxAge < 0 deletes it.
+func (s *Server) sessionCookie(r *http.Request, secret string, maxAge int) *http.Cookie {
+	return &http.Cookie{
+		Name:     consoleCookie,
+		Value:    secret,
+		Path:     "/admin",
+		MaxAge:   maxAge,
+		HttpOnly: true,
+		SameSite: http.SameSiteStrictMode,
+		Secure:   s.overTLS(r),
+	}
+}
+
+// overTLS reports whether the request came over TLS, to this server or to
+// a trusted proxy that says so.
+func (s *Server) overTLS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && isTrusted(addr, s.trusted) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
+// localNext returns next when it is a path of the console on this
+// server, "" otherwise: a sign-in never sends anyone elsewhere.
+func localNext(next string) string {
+	if len(next) > 1024 || !strings.HasPrefix(next, "/admin/") || strings.ContainsAny(next, "\\\x00\r\n\t") {
+		return ""
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.Contains(u.Path, "..") || !strings.HasPrefix(u.Path, "/admin/") {
+		return ""
+	}
+	return next
+}
