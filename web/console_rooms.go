@@ -243,17 +243,37 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 
 // roomForm is the settings form of room name: its saved settings, live
 // state and the notice of the last change.
-func (s *Server) roomForm(ctx context.Context, r *http.Request, sess consoleSession, name, tz string) (views.RoomForm, error) {
+func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz string) (views.RoomForm, room.Settings, error) {
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
-		return views.RoomForm{}, err
+		return views.RoomForm{}, room.Settings{}, err
 	}
 	st, err := s.rooms.Stats(ctx, name)
 	if err != nil {
-		return views.RoomForm{}, err
+		return views.RoomForm{}, room.Settings{}, err
 	}
 	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
-		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Errors: map[string]string{}}, nil
+		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Errors: map[string]string{}}, set, nil
+}
+
+// keepShownTimes keeps the saved schedule times that the form showed and
+// the operator left as they were: the form shows minutes, and a time of
+// the drain action (to the millisecond) must not move when the title is
+// edited.
+func keepShownTimes(p *room.Patch, shown, typed views.RoomValues, cur room.Settings) {
+	for _, f := range []struct {
+		shown, typed string
+		dst          *room.OptionalTime
+		cur          *time.Time
+	}{
+		{shown.PrequeueAt, typed.PrequeueAt, &p.PrequeueAt, cur.PrequeueAt},
+		{shown.OpensAt, typed.OpensAt, &p.OpensAt, cur.OpensAt},
+		{shown.ClosesAt, typed.ClosesAt, &p.ClosesAt, cur.ClosesAt},
+	} {
+		if f.cur != nil && f.shown == f.typed {
+			*f.dst = room.OptionalTime{Set: true, Time: f.cur}
+		}
+	}
 }
 
 // consoleRoomName returns the {room} of a console path, or answers 404.
@@ -346,7 +366,7 @@ func (s *Server) consoleRoomSettings(w http.ResponseWriter, r *http.Request, ses
 	defer cancel()
 	t := roomsText(r)
 	q := r.URL.Query()
-	f, err := s.roomForm(ctx, r, sess, name, q.Get("tz"))
+	f, _, err := s.roomForm(ctx, sess, name, q.Get("tz"))
 	if err != nil {
 		s.consoleFail(w, r, err)
 		return
@@ -374,10 +394,13 @@ func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess co
 	t := roomsText(r)
 	p, v, errs := parseRoomForm(r.PostForm, t)
 	// What the form does not show stays: the live state, for the actions.
-	f, err := s.roomForm(ctx, r, sess, name, v.TZ)
+	f, cur, err := s.roomForm(ctx, sess, name, v.TZ)
 	if err != nil {
 		s.consoleFail(w, r, err)
 		return
+	}
+	if v.TZ == f.V.TZ {
+		keepShownTimes(&p, f.V, v, cur)
 	}
 	v.Name, f.V, f.Errors = name, v, errs
 	if len(errs) > 0 {
@@ -476,7 +499,7 @@ func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess 
 	wr, err := actionWrite(action, cur, time.Now())
 	switch {
 	case errors.Is(err, errDrainBeforeOpening):
-		f, err := s.roomForm(ctx, r, sess, name, "")
+		f, _, err := s.roomForm(ctx, sess, name, "")
 		if err != nil {
 			s.consoleFail(w, r, err)
 			return
@@ -506,7 +529,7 @@ func (s *Server) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess 
 	defer cancel()
 	t := roomsText(r)
 	if r.PostForm.Get("confirm") != name {
-		f, err := s.roomForm(ctx, r, sess, name, "")
+		f, _, err := s.roomForm(ctx, sess, name, "")
 		if err != nil {
 			s.consoleFail(w, r, err)
 			return

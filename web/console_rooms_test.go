@@ -370,6 +370,14 @@ func TestConsoleRoomActions(t *testing.T) {
 			if s.ClosesAt == nil || time.Since(*s.ClosesAt) > time.Minute || !s.ServeLineAfterClose {
 				t.Fatalf("drain settings: %+v", s.Schedule)
 			}
+			// The settings form shows minutes; saved untouched, the
+			// drain's closing (to the millisecond) stays as it was.
+			if resp, body := rc.post(t, base+"/settings", with(roomFormOf(name, s), "title", "Renamed"), nil); resp.StatusCode != 303 {
+				t.Fatalf("save after drain: %d %.300s", resp.StatusCode, body)
+			}
+			if got, _ := rc.eng.Room(ctx, name); got.Title != "Renamed" || !got.ClosesAt.Equal(*s.ClosesAt) {
+				t.Fatalf("saving the form moved the closing: %v → %v", s.ClosesAt, got.ClosesAt)
+			}
 		}},
 		{"reopen", []string{name + " reopened"}, func(t *testing.T) {
 			if err := join(); err != nil {
@@ -419,7 +427,7 @@ func TestConsoleRoomActions(t *testing.T) {
 			actions = append(actions, e.Action)
 		}
 	}
-	wantActions := []string{"room.pause", "room.resume", "room.drain", "room.reopen", "room.close", "room.reopen"}
+	wantActions := []string{"room.pause", "room.resume", "room.drain", "room.update", "room.reopen", "room.close", "room.reopen"}
 	if !reflect.DeepEqual(actions, wantActions) {
 		t.Fatalf("audited %q, want %q", actions, wantActions)
 	}
