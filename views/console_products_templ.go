@@ -290,9 +290,9 @@ func productFields(f ProductForm, t RoomsText) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var9 string
-		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(t.PriceHint, "currency", f.V.Currency))
+		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(Fill(t.PriceHint, "currency", f.V.Currency), "example", PriceInput(12950, f.V.Currency)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_products.templ`, Line: 113, Col: 80}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_products.templ`, Line: 113, Col: 130}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 		if templ_7745c5c3_Err != nil {

@@ -109,7 +109,7 @@ type RoomsText struct {
 	EditProduct      string // {name}
 	ProductName      string
 	Price            string
-	PriceHint        string // {currency}
+	PriceHint        string // {currency}, {example}
 	Currency         string
 	Stock            string
 	StockHint        string
@@ -257,7 +257,7 @@ var roomsKorean = RoomsText{
 	EditProduct:      "{name} 수정",
 	ProductName:      "상품명",
 	Price:            "가격",
-	PriceHint:        "{currency} 단위로 입력 (예: 129000 또는 12.50)",
+	PriceHint:        "{currency} 단위로 입력 (예: {example})",
 	Currency:         "통화",
 	Stock:            "재고",
 	StockHint:        "재고를 늘리면 품절된 대기실이 다시 열립니다.",
@@ -411,7 +411,7 @@ var roomsEnglish = RoomsText{
 	EditProduct:      "Edit {name}",
 	ProductName:      "Name",
 	Price:            "Price",
-	PriceHint:        "In {currency}, such as 129000 or 12.50",
+	PriceHint:        "In {currency}, such as {example}",
 	Currency:         "Currency",
 	Stock:            "Stock",
 	StockHint:        "Raising the stock reopens a sold-out room.",

@@ -148,7 +148,7 @@ func TestConsoleProducts(t *testing.T) {
 	// Edit: the form shows the price in the major unit; a refusal keeps
 	// what was typed and stores nothing; a restock reopens the room.
 	item := base + "/" + strconv.FormatInt(socks, 10)
-	if _, page := rc.get(t, item, "en"); !strings.Contains(page, `value="12.50"`) || !strings.Contains(page, `value="USD"`) {
+	if _, page := rc.get(t, item, "en"); !strings.Contains(page, `value="12.50"`) || !strings.Contains(page, `value="USD"`) || !strings.Contains(page, "In USD, such as 129.50") {
 		t.Fatalf("edit form: %s", page)
 	}
 	edit := url.Values{"name": {"Socks"}, "price": {"9.99"}, "currency": {"USD"}, "stock": {"0"}, "imageURL": {"https://cdn.example/socks.png"}}
