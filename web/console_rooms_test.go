@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -568,4 +570,51 @@ func auditOf(t *testing.T, h *harness, name string) []audit.Entry {
 	}
 	slices.Reverse(es)
 	return es
+}
+
+// barrierRooms holds every Room read until n have been made, so that
+// concurrent writers all see the room missing before any of them writes.
+type barrierRooms struct {
+	*queue.Engine
+	reads sync.WaitGroup
+}
+
+func (b *barrierRooms) Room(ctx context.Context, name string) (room.Settings, error) {
+	s, err := b.Engine.Room(ctx, name)
+	b.reads.Done()
+	b.reads.Wait()
+	return s, err
+}
+
+// TestNewRoomIsCreatedOnce: operators creating the same room at once get
+// one room; the others are told it exists, and nothing is overwritten.
+func TestNewRoomIsCreatedOnce(t *testing.T) {
+	const n = 8
+	b := &barrierRooms{}
+	b.reads.Add(n)
+	h := newHarness(t, func(o *Options) {
+		b.Engine = o.Rooms.(*queue.Engine)
+		o.Rooms = b
+	})
+	name := servicetest.RoomName(t, h.rdb)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			title := "by operator " + strconv.Itoa(i)
+			_, err := h.web.saveRoom(context.Background(), "op"+strconv.Itoa(i), name, roomWrite{Patch: room.Patch{Title: &title}, Exist: mustBeNew})
+			errs <- err
+		}()
+	}
+	made := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			made++
+		case !errors.Is(err, errRoomExists):
+			t.Fatal(err)
+		}
+	}
+	if made != 1 {
+		t.Fatalf("%d of %d creations succeeded, want 1", made, n)
+	}
 }

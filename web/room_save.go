@@ -104,7 +104,15 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		done.WasSoldOut = st.SoldOut
 	}
 	done.SoldOut = done.WasSoldOut
-	if err := s.rooms.SaveRoom(ctx, name, next); err != nil {
+	if w.Exist == mustBeNew {
+		// Created only if still missing: two operators creating the same
+		// name at once do not overwrite each other.
+		if made, err := s.rooms.CreateRoom(ctx, name, next); err != nil {
+			return roomWritten{}, err
+		} else if !made {
+			return roomWritten{}, errRoomExists
+		}
+	} else if err := s.rooms.SaveRoom(ctx, name, next); err != nil {
 		return roomWritten{}, err
 	}
 	if w.SoldOut != nil {

@@ -30,6 +30,9 @@ type Queue interface {
 type Rooms interface {
 	Room(ctx context.Context, name string) (room.Settings, error)
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
+	// CreateRoom saves s only when room name does not exist, and reports
+	// whether it did.
+	CreateRoom(ctx context.Context, name string, s room.Settings) (bool, error)
 	Stats(ctx context.Context, name string) (queue.Stats, error)
 	SetSoldOut(ctx context.Context, name string, soldOut bool) error
 	DeleteRoom(ctx context.Context, name string) (queue.Deletion, error)
