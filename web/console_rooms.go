@@ -253,7 +253,7 @@ func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz str
 		return views.RoomForm{}, room.Settings{}, err
 	}
 	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
-		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Errors: map[string]string{}}, set, nil
+		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Mode: set.Mode, Errors: map[string]string{}}, set, nil
 }
 
 // keepShownTimes keeps the saved schedule times that the form showed and
