@@ -131,6 +131,8 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Rooms:           eng,
 		Orders:          sale.CountOrders(orders).Observe(live, metrics),
 		Catalog:         orders,
+		Stock:           orders,
+		Live:            livestats.NewReader(conn.Client, ns),
 		Records:         rooms,
 		Ready:           rooms,
 		Sale:            sale,

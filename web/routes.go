@@ -37,6 +37,8 @@ func (s *Server) routes() []route {
 		{"POST /admin/rooms/{room}/products", s.consoleChange(s.consoleAddProduct)},
 		{"GET /admin/rooms/{room}/products/{id}", s.console(s.consoleProduct)},
 		{"POST /admin/rooms/{room}/products/{id}", s.consoleChange(s.consoleChangeProduct)},
+		{"GET /admin/rooms/{room}", s.console(s.roomDashboard)},
+		{"GET /admin/rooms/{room}/live", s.console(s.roomLive)},
 		{"GET /healthz", http.HandlerFunc(s.healthz)},
 		{"GET /readyz", http.HandlerFunc(s.readyz)},
 		{"GET /robots.txt", s.assets.servePlain("robots.txt", time.Hour)},

@@ -63,6 +63,15 @@ type Options struct {
 	Static fs.FS
 	// Hub pushes positions over SSE.
 	Hub *Hub
+	// Live is the rooms' per-second record for the console's dashboard;
+	// nil leaves its rates, charts and instances out.
+	Live LiveStats
+	// Stock is the dashboard's sold against stock; nil uses Orders when
+	// it is one.
+	Stock StockSummaries
+	// DashboardStreams bounds the open dashboard streams (default
+	// DefaultDashboardStreams).
+	DashboardStreams int
 	// EnterRatePerIP and EnterBurstPerIP bound enters per client IP
 	// (defaults 10/s and 30).
 	EnterRatePerIP  float64
@@ -109,6 +118,7 @@ type Server struct {
 	admin   []byte // SHA-256 of the admin token, nil when disabled
 	assets  *assets
 	hub     *Hub
+	dash    *dashboard
 	enters  *ipLimiter
 	trusted []netip.Prefix
 	// v6Prefix makes one client network of IPv6 addresses.
@@ -166,6 +176,7 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
 }

@@ -1,0 +1,140 @@
+package views
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// DashboardPage is the console's page of one room: its live figures as
+// they were at load, refreshed by console-live.js from LiveURL.
+type DashboardPage struct {
+	Page ConsolePage
+	Room string
+	T    DashText
+	Live DashboardLive
+	// LiveURL is the room's SSE stream of fragments.
+	LiveURL string
+	// SettingsURL is the room's settings and actions page.
+	SettingsURL string
+	// CSS and JS are the fingerprinted dashboard stylesheet and script.
+	CSS, JS string
+}
+
+// DashboardLive is one second of a room: the fragment in #dash-live.
+type DashboardLive struct {
+	At      time.Time
+	Paused  bool
+	SoldOut bool
+	// Waiting, Prequeued and Active are the line as it is now.
+	Waiting, Prequeued, Active int64
+	// AdmitSet is the room's rate; AdmitMeasured the admissions per
+	// second over the last seconds.
+	AdmitSet, AdmitMeasured float64
+	// ETA is the wait of the last in line, in seconds; nil when there is
+	// no honest estimate (paused, nothing admitted).
+	ETA *int64
+	// OrdersPerSec is orders placed per second over the last seconds.
+	OrdersPerSec float64
+	// Placed counts the room's placed orders; Sold their units, Left the
+	// stock left.
+	Placed, Sold, Left int64
+	// P50 and P95 are the order latency of the last seconds with orders,
+	// in milliseconds; NaN when there were none.
+	P50, P95 float64
+	// Failures are the refused orders of the last ten minutes by reason.
+	Failures Failures
+	// Instances are the server instances with their SSE connections.
+	Instances []InstanceRow
+	Charts    []Chart
+	// Timeline is the sale's events, newest first.
+	Timeline []TimelineItem
+	// Unavailable: some figures could not be read this second.
+	Unavailable bool
+}
+
+// Failures counts refused orders by the answer the buyer got.
+type Failures struct {
+	Unauthorized, Conflict, TooFast, SoldOut, Unavailable, Other int64
+}
+
+// InstanceRow is one server instance and its open SSE connections.
+type InstanceRow struct {
+	ID  string
+	SSE int64
+}
+
+// TimelineItem is one event of the sale.
+type TimelineItem struct {
+	At     time.Time
+	Action string
+	Actor  string
+	Target string
+	Old    string
+	New    string
+}
+
+// rows are the failure figures with their words, in a fixed order.
+func (f Failures) rows(t DashText) []failureRow {
+	return []failureRow{
+		{"dash-fail-401", t.Fail401, f.Unauthorized},
+		{"dash-fail-409", t.Fail409, f.Conflict},
+		{"dash-fail-429", t.Fail429, f.TooFast},
+		{"dash-fail-soldout", t.FailSoldOut, f.SoldOut},
+		{"dash-fail-503", t.Fail503, f.Unavailable},
+		{"dash-fail-other", t.FailOther, f.Other},
+	}
+}
+
+type failureRow struct {
+	id, label string
+	n         int64
+}
+
+func (l DashboardLive) eta(t DashText) string {
+	switch {
+	case l.Paused:
+		return "— (" + t.ETAPaused + ")"
+	case l.ETA == nil:
+		return "—"
+	}
+	return For(t.Lang).Duration(*l.ETA)
+}
+
+func (l DashboardLive) admitMeasured(t DashText) string {
+	return Fill(t.AdmitMeasured, "n", FormatValue(l.AdmitMeasured, UnitRate, t.Lang))
+}
+
+func (l DashboardLive) admitSet(t DashText) string {
+	return Fill(t.AdmitSet, "set", FormatValue(l.AdmitSet, UnitRate, t.Lang))
+}
+
+func (l DashboardLive) soldOfStock(t DashText) string {
+	return Fill(Fill(t.SoldOfStock, "n", FormatCount(l.Sold)), "of", FormatCount(l.Left))
+}
+
+// soldPercent is the share of the stock sold, for the meter: 0 to 100.
+func (l DashboardLive) soldPercent() string {
+	total := l.Sold + l.Left
+	if total <= 0 {
+		return "0"
+	}
+	return strconv.Itoa(int(math.Round(float64(l.Sold) * 100 / float64(total))))
+}
+
+func (l DashboardLive) updated(t DashText) string {
+	return Fill(t.Updated, "when", l.At.UTC().Format("15:04:05")+" UTC")
+}
+
+// change is a timeline entry's "old → new", or the one of them there is.
+func (e TimelineItem) change() string {
+	switch {
+	case e.Old != "" && e.New != "":
+		return e.Old + " → " + e.New
+	case e.New != "":
+		return e.New
+	}
+	return e.Old
+}
+
+func (e TimelineItem) when() string { return e.At.UTC().Format("01-02 15:04:05") }

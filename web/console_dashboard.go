@@ -1,0 +1,383 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sync/singleflight"
+
+	"waitingroom/server/audit"
+	"waitingroom/server/livestats"
+	"waitingroom/server/order"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// LiveStats is the rooms' per-second record (server/livestats.Reader).
+type LiveStats interface {
+	Series(ctx context.Context, room string, since time.Time) ([]livestats.Second, error)
+	Instances(ctx context.Context) ([]livestats.Instance, error)
+}
+
+// SaleEvents lists the audit log, newest first (server/audit.Log): the
+// dashboard's timeline.
+type SaleEvents interface {
+	List(ctx context.Context, f audit.Filter) ([]audit.Entry, error)
+}
+
+// StockSummaries reads a room's sales against its stock
+// (order.Service).
+type StockSummaries interface {
+	StockSummary(ctx context.Context, room string) (order.StockSummary, error)
+}
+
+const (
+	// dashWindow is how far back the dashboard's charts go.
+	dashWindow = 10 * time.Minute
+	// dashSeconds is dashWindow in seconds: a chart's values.
+	dashSeconds = int(dashWindow / time.Second)
+	// rateSeconds are the full seconds the figures' rates are measured
+	// over.
+	rateSeconds = 10
+	// latencyWithin is how old the last order latency shown may be.
+	latencyWithin = 60
+	// timelineLen is how many of the sale's events the timeline shows.
+	timelineLen = 20
+	// timelinePages bounds the audit pages read to fill the timeline.
+	timelinePages = 3
+	// timelineValue bounds an event's old and new values, in characters.
+	timelineValue = 120
+	// maxInstancesShown bounds the instance table.
+	maxInstancesShown = 50
+	// dashReadTimeout bounds the reads of one dashboard second.
+	dashReadTimeout = 2 * time.Second
+	// DefaultDashboardStreams bounds the open dashboard streams of one
+	// instance.
+	DefaultDashboardStreams = 50
+)
+
+// dashboard is the live dashboard's dependencies and stream count.
+type dashboard struct {
+	live    LiveStats
+	events  SaleEvents
+	stock   StockSummaries
+	streams atomic.Int64
+	limit   int64
+	// writeTimeout bounds each write of a stream (dashWriteTimeout).
+	writeTimeout time.Duration
+	frames       frameCache
+	render       singleflight.Group
+}
+
+// newDashboard takes the dashboard's dependencies from o: the timeline
+// reads the Audit log; Stock defaults to Orders when it is one; a nil
+// Live or Audit leaves those figures out.
+func newDashboard(o Options) *dashboard {
+	d := &dashboard{live: o.Live, stock: o.Stock, limit: int64(o.DashboardStreams),
+		writeTimeout: dashWriteTimeout}
+	if o.Audit != nil {
+		d.events = o.Audit
+	}
+	if d.stock == nil {
+		d.stock, _ = o.Orders.(StockSummaries)
+	}
+	if d.limit <= 0 {
+		d.limit = DefaultDashboardStreams
+	}
+	return d
+}
+
+// acquire takes one of the instance's dashboard streams; false when all
+// are taken.
+func (d *dashboard) acquire() bool {
+	if d.streams.Add(1) > d.limit {
+		d.streams.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (d *dashboard) release() { d.streams.Add(-1) }
+
+// roomDashboard serves GET /admin/rooms/{room}: the room's figures as
+// they are now, kept live by console-live.js over the SSE stream.
+func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name := r.PathValue("room")
+	t := views.Dash(consoleLang(r))
+	if !room.ValidName(name) {
+		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
+		return
+	}
+	live, err := s.dashboardSecond(r.Context(), name, time.Now(), t)
+	if err != nil {
+		s.dashboardFailed(w, r, name, t, err)
+		return
+	}
+	page := views.DashboardPage{
+		Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"),
+		Room: name, T: t, Live: live,
+		LiveURL:     "/admin/rooms/" + name + "/live",
+		SettingsURL: "/admin/rooms/" + name + "/settings",
+		CSS:         s.assets.url("console-dashboard.css"),
+		JS:          s.assets.url("console-live.js"),
+	}
+	htmlHeaders(w)
+	w.Header().Set("Cache-Control", "no-store")
+	if err := views.ConsoleDashboard(page).Render(r.Context(), w); err != nil {
+		s.log.Warn("console: render dashboard", "room", name, "err", err)
+	}
+}
+
+// dashboardFailed answers a dashboard whose room cannot be read.
+func (s *Server) dashboardFailed(w http.ResponseWriter, r *http.Request, name string, t views.DashText, err error) {
+	if errors.Is(err, room.ErrNotFound) {
+		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
+		return
+	}
+	s.log.Error("console: dashboard", "room", name, "err", err)
+	s.consoleError(w, r, http.StatusServiceUnavailable, t.Unavailable)
+}
+
+// dashboardSecond reads room name as it is at now. It fails only when the
+// room's settings cannot be read (room.ErrNotFound when there is no such
+// room); a figure that cannot be read marks the second Unavailable.
+func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time, t views.DashText) (views.DashboardLive, error) {
+	ctx, cancel := context.WithTimeout(ctx, dashReadTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		return views.DashboardLive{}, err
+	}
+	l := views.DashboardLive{At: now, Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
+	failed := func(what string, err error) {
+		s.log.Warn("console: dashboard read", "room", name, "what", what, "err", err)
+		l.Unavailable = true
+	}
+	st, err := s.rooms.Stats(ctx, name)
+	if err != nil {
+		failed("stats", err)
+	}
+	l.Waiting, l.Prequeued, l.Active, l.SoldOut = st.Waiting, st.Prequeued, st.Active, st.SoldOut
+	l.AdmitMeasured = st.RateEWMA
+
+	var series []livestats.Second
+	if s.dash.live != nil {
+		if series, err = s.dash.live.Series(ctx, name, now.Add(-dashWindow)); err != nil {
+			failed("series", err)
+		}
+		ins, err := s.dash.live.Instances(ctx)
+		if err != nil {
+			failed("instances", err)
+		}
+		l.Instances = instanceRows(ins)
+	}
+	sum := summarize(series, now)
+	if sum.measured {
+		l.AdmitMeasured = sum.admitted
+	}
+	l.OrdersPerSec, l.P50, l.P95, l.Failures = sum.orders, sum.p50, sum.p95, sum.failures
+	l.Charts = dashCharts(series, now, t)
+	l.ETA = lastInLineETA(l.Waiting, l.AdmitMeasured, l.Paused)
+
+	if s.dash.stock != nil {
+		ss, err := s.dash.stock.StockSummary(ctx, name)
+		if err != nil {
+			failed("stock", err)
+		}
+		l.Placed, l.Sold, l.Left = ss.Orders, ss.Sold, ss.Left
+	}
+	if s.dash.events != nil {
+		if l.Timeline, err = timeline(ctx, s.dash.events, name); err != nil {
+			failed("timeline", err)
+		}
+	}
+	return l, nil
+}
+
+// lastInLineETA is the wait of the last of waiting at perSecond
+// admissions, as the queue estimates a rank's (queue.ETA); nil when
+// paused or nothing is admitted. An empty line waits nothing.
+func lastInLineETA(waiting int64, perSecond float64, paused bool) *int64 {
+	if waiting <= 0 && !paused {
+		zero := int64(0)
+		return &zero
+	}
+	return queue.ETA(waiting-1, perSecond, nil, paused)
+}
+
+// seriesSummary is what the figures take from the last seconds.
+type seriesSummary struct {
+	// measured: a second of the rate window was recorded, so admitted
+	// and orders are measured, not unknown.
+	measured         bool
+	admitted, orders float64
+	p50, p95         float64 // ms; NaN when no recent second had orders
+	failures         views.Failures
+}
+
+// summarize reads the figures from series at now: admissions and orders
+// per second over the last rateSeconds full seconds (the current one is
+// still counting), the latest order latency of the last minute, and the
+// failures of the whole window by the answer the buyer got.
+func summarize(series []livestats.Second, now time.Time) seriesSummary {
+	sum := seriesSummary{p50: math.NaN(), p95: math.NaN()}
+	current := now.Truncate(time.Second)
+	var n int
+	var latest time.Time
+	for _, sec := range series {
+		at := sec.At.Truncate(time.Second)
+		if at.After(current) || !at.After(current.Add(-dashWindow)) {
+			continue
+		}
+		age := int(current.Sub(at) / time.Second)
+		if age >= 1 && age <= rateSeconds {
+			n++
+			sum.admitted += float64(max(sec.Admitted, 0))
+			sum.orders += float64(max(sec.Placed, 0))
+		}
+		if age <= latencyWithin && sec.P95 > 0 && at.After(latest) {
+			latest = at
+			sum.p50, sum.p95 = millis(sec.P50), millis(sec.P95)
+		}
+		for reason, c := range sec.Failed {
+			addFailure(&sum.failures, reason, max(c, 0))
+		}
+	}
+	if n > 0 {
+		sum.measured = true
+		sum.admitted /= float64(n)
+		sum.orders /= float64(n)
+	}
+	return sum
+}
+
+// addFailure counts c refused orders of reason (salelog.Reason) under the
+// answer the buyer got.
+func addFailure(f *views.Failures, reason string, c int64) {
+	switch reason {
+	case "token_missing", "token_invalid":
+		f.Unauthorized += c
+	case "token_in_use", "token_used":
+		f.Conflict += c
+	case "rate_limited":
+		f.TooFast += c
+	case "sold_out":
+		f.SoldOut += c
+	case "unavailable":
+		f.Unavailable += c
+	case "placed":
+	default:
+		f.Other += c
+	}
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// dashCharts lays series on the window's seconds (NaN where none was
+// recorded) and makes the dashboard's four charts.
+func dashCharts(series []livestats.Second, now time.Time, t views.DashText) []views.Chart {
+	start := now.Truncate(time.Second).Add(-time.Duration(dashSeconds-1) * time.Second)
+	waiting, admitted, orders, p95 := nanSlots(), nanSlots(), nanSlots(), nanSlots()
+	for _, sec := range series {
+		i := int(sec.At.Truncate(time.Second).Sub(start) / time.Second)
+		if i < 0 || i >= dashSeconds || sec.At.Before(start) {
+			continue
+		}
+		admitted[i], orders[i] = float64(sec.Admitted), float64(sec.Placed)
+		if sec.Rate > 0 { // a second without a tick has no line (a room's rate is never 0)
+			waiting[i] = float64(sec.Waiting)
+		}
+		if sec.P95 > 0 {
+			p95[i] = millis(sec.P95) // a second without orders has no latency
+		}
+	}
+	holdGauge(waiting, gaugeHold)
+	return []views.Chart{
+		{ID: "dash-chart-waiting", Name: t.Waiting, Class: "c-wait", Kind: views.ChartLine, Unit: views.UnitCount, Values: waiting},
+		{ID: "dash-chart-admitted", Name: t.AdmittedRate, Class: "c-admit", Kind: views.ChartBar, Unit: views.UnitRate, Values: admitted},
+		{ID: "dash-chart-orders", Name: t.OrdersRate, Class: "c-order", Kind: views.ChartBar, Unit: views.UnitRate, Values: orders},
+		{ID: "dash-chart-p95", Name: t.P95, Class: "c-p95", Kind: views.ChartLine, Unit: views.UnitMillis, Values: p95},
+	}
+}
+
+// gaugeHold is how long a gauge keeps its last tick's value on the
+// chart: the longest TICK.
+const gaugeHold = 60
+
+// holdGauge fills each unrecorded second of v with the last recorded value
+// of at most hold seconds before: a gauge stays where the last tick left
+// it until the next, and a stopped issuer shows as a gap.
+func holdGauge(v []float64, hold int) {
+	last, age := math.NaN(), 0
+	for i, x := range v {
+		switch {
+		case !math.IsNaN(x):
+			last, age = x, 0
+		case !math.IsNaN(last) && age < hold:
+			age++
+			v[i] = last
+		}
+	}
+}
+
+func nanSlots() []float64 {
+	v := make([]float64, dashSeconds)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// instanceRows are the instances by id, at most maxInstancesShown.
+func instanceRows(ins []livestats.Instance) []views.InstanceRow {
+	rows := make([]views.InstanceRow, 0, min(len(ins), maxInstancesShown))
+	for _, in := range ins {
+		rows = append(rows, views.InstanceRow{ID: clip(in.ID, 64), SSE: in.SSE})
+	}
+	slices.SortFunc(rows, func(a, b views.InstanceRow) int { return strings.Compare(a.ID, b.ID) })
+	return rows[:min(len(rows), maxInstancesShown)]
+}
+
+// timeline returns the room's last timelineLen sale and room events,
+// newest first, reading at most timelinePages pages of its audit log.
+func timeline(ctx context.Context, events SaleEvents, name string) ([]views.TimelineItem, error) {
+	var items []views.TimelineItem
+	f := audit.Filter{Room: name, Limit: 100}
+	for range timelinePages {
+		page, err := events.List(ctx, f)
+		if err != nil {
+			return items, err
+		}
+		for _, e := range page {
+			if !strings.HasPrefix(e.Action, "sale.") && !strings.HasPrefix(e.Action, "room.") {
+				continue
+			}
+			items = append(items, views.TimelineItem{At: e.At, Action: e.Action, Actor: clip(e.Actor, 64),
+				Target: clip(e.Target, 64), Old: clip(e.Old, timelineValue), New: clip(e.New, timelineValue)})
+			if len(items) == timelineLen {
+				return items, nil
+			}
+		}
+		if len(page) < f.Limit {
+			break
+		}
+		f.Before = page[len(page)-1].ID
+	}
+	return items, nil
+}
+
+// clip cuts s to n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

@@ -1,0 +1,674 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"waitingroom/server/audit"
+	"waitingroom/server/livestats"
+	"waitingroom/server/order"
+	"waitingroom/server/queue"
+	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
+	"waitingroom/views"
+)
+
+// fakeLive is a per-second record: every second of the last ten minutes
+// with the same figures, and the latest second's waiting.
+type fakeLive struct {
+	mu     sync.Mutex
+	sec    livestats.Second
+	calls  int
+	failed error
+}
+
+func (f *fakeLive) Series(_ context.Context, _ string, since time.Time) ([]livestats.Second, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	if f.failed != nil {
+		return nil, f.failed
+	}
+	var out []livestats.Second
+	for at := since.Truncate(time.Second).Add(time.Second); !at.After(time.Now()); at = at.Add(time.Second) {
+		s := f.sec
+		s.At = at
+		s.Failed = nil
+		out = append(out, s)
+	}
+	if len(out) > 0 {
+		out[len(out)-1].Failed = f.sec.Failed // one second's failures
+	}
+	return out, nil
+}
+
+func (f *fakeLive) Instances(context.Context) ([]livestats.Instance, error) {
+	return []livestats.Instance{{ID: "web-2", SSE: 7}, {ID: "web-1<b>", SSE: 1200}}, nil
+}
+
+// fakeEvents is an audit log of entries, newest first, paged by id.
+type fakeEvents struct{ entries []audit.Entry }
+
+func (f *fakeEvents) List(_ context.Context, flt audit.Filter) ([]audit.Entry, error) {
+	var out []audit.Entry
+	for _, e := range f.entries {
+		if e.Room == flt.Room && (flt.Before == 0 || e.ID < flt.Before) && len(out) < flt.Limit {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// dashHarness is a server with the console wired to a freshly migrated
+// PostgreSQL (operators, sessions, the audit log, orders), a product in
+// its room, the sale's events in its audit log, and a fake live series.
+type dashHarness struct {
+	*orderHarness
+	live   *fakeLive
+	client *http.Client
+}
+
+func newDashHarness(t *testing.T, streams int) *dashHarness {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	live := &fakeLive{sec: livestats.Second{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5,
+		Failed: map[string]int64{"token_missing": 1, "token_invalid": 2, "token_used": 1, "rate_limited": 4, "sold_out": 5, "unavailable": 6, "bad_order": 1}}}
+	odb := storetest.Migrated(t, store.Postgres) // the orders' own schema
+	h, db := newConsoleHarness(t, func(o *Options) {
+		o.Orders = order.NewService(order.NewStore(odb.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		o.Live, o.DashboardStreams = live, streams
+	})
+	log := audit.New(db)
+	ctx := context.Background()
+	base := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
+	for i := 1; i <= 150; i++ {
+		e := audit.Entry{At: base.Add(time.Duration(i) * time.Second), Actor: "kim", Room: h.room, Action: "product.update", Target: "1"}
+		switch {
+		case i == 2:
+			e.Action, e.Actor, e.Target = "sale.opened", "system", ""
+		case i == 3:
+			e.Action, e.Old, e.New, e.Target = "sale.rate", "5", "<script>alert(1)</script>", ""
+		case i%20 == 0:
+			e.Action, e.Actor, e.Target = "room.pause", "lee", ""
+		}
+		if err := log.Record(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := log.Record(ctx, audit.Entry{Actor: "system", Room: "other-room", Action: "sale.sold_out"}); err != nil {
+		t.Fatal(err)
+	}
+	oh := &orderHarness{harness: h, db: odb}
+	if err := odb.QueryRowx(`INSERT INTO products (room, name, price, stock) VALUES ($1, 'Sneakers', 129000, 10) RETURNING id`, h.room).Scan(&oh.product); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := signIn(t, h.srv, testAdminToken)
+	return &dashHarness{orderHarness: oh, live: live, client: c}
+}
+
+func (h *dashHarness) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", h.srv.URL+path, nil)
+	req.Header.Set("Accept-Language", "en")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// text returns the text of the element with id in html.
+func text(t *testing.T, html, id string) string {
+	t.Helper()
+	i := strings.Index(html, `id="`+id+`"`)
+	if i < 0 {
+		t.Fatalf("no #%s in the page", id)
+	}
+	rest := html[i:]
+	rest = rest[strings.IndexByte(rest, '>')+1:]
+	return strings.TrimSpace(rest[:strings.IndexByte(rest, '<')])
+}
+
+// TestDashboardPage: a live room with a placed order, three in line and a
+// recorded series shows every figure, its charts and the sale's timeline.
+func TestDashboardPage(t *testing.T) {
+	h := newDashHarness(t, 0)
+	c, tok := h.admitted(t)
+	if r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{"quantity":2}`, map[string]string{"X-Entry-Token": tok}, c); r.status != 201 {
+		t.Fatalf("order: %d %s", r.status, r.body)
+	}
+	for range 3 {
+		h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	}
+	resp, html := h.get(t, h.client, "/admin/rooms/"+h.room)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("%d %s", resp.StatusCode, html)
+	}
+	eta := views.For("en").Duration(1) // the last of 3 at 3 a second
+	for id, want := range map[string]string{
+		"dash-waiting":        "3",
+		"dash-prequeued":      "0",
+		"dash-active":         "0", // the order used the pass
+		"dash-placed":         "1",
+		"dash-orders-per-sec": "2",
+		"dash-admitted":       "3 measured",
+		"dash-eta":            eta,
+		"dash-latency":        "12 ms · 85 ms",
+		"dash-stock":          "2 sold · 8 left",
+		"dash-fail-401":       "3",
+		"dash-fail-409":       "1",
+		"dash-fail-429":       "4",
+		"dash-fail-soldout":   "5",
+		"dash-fail-503":       "6",
+		"dash-fail-other":     "1",
+	} {
+		if got := text(t, html, id); got != want {
+			t.Errorf("#%s = %q, want %q", id, got, want)
+		}
+	}
+	for _, want := range []string{
+		`id="dash-live" data-src="/admin/rooms/` + h.room + `/live"`,
+		`id="dash-reload" href="/admin/rooms/` + h.room + `"`,
+		`href="/admin/rooms/` + h.room + `/settings"`,
+		`<script src="/static/console-live.`, `href="/static/console-dashboard.`,
+		`id="dash-chart-waiting"`, `id="dash-chart-admitted"`, `id="dash-chart-orders"`, `id="dash-chart-p95"`,
+		`aria-label="Waiting: 40 now, at most 40 in the last 10 minutes"`,
+		"web-1&lt;b&gt;", "1200",
+		"&lt;script&gt;alert(1)&lt;/script&gt;", "Rate changed", "Paused by an operator",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"<script>alert", "product.update", "NaN", "other-room"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("the page has %s", bad)
+		}
+	}
+	tl := html[strings.Index(html, `id="dash-timeline"`):]
+	tl = tl[:strings.Index(tl, "</ol>")]
+	// room.pause at 140, 120, … 20, then sale.rate and sale.opened: the
+	// last four are on the audit log's second page.
+	if n := strings.Count(tl, "<li>"); n != 9 {
+		t.Errorf("timeline has %d events, want 9", n)
+	}
+	if i, j := strings.Index(tl, "18:02:20"), strings.Index(tl, "18:00:20"); i < 0 || j < 0 || i > j {
+		t.Errorf("timeline is not newest first:\n%s", tl)
+	}
+
+	// In Korean.
+	req, _ := http.NewRequest("GET", h.srv.URL+"/admin/rooms/"+h.room, nil)
+	req.Header.Set("Accept-Language", "ko-KR,ko;q=0.9,en;q=0.5")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ko, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`lang="ko"`, "대기 중", "2개 판매 · 8개 남음", "입장 속도 변경"} {
+		if !strings.Contains(string(ko), want) {
+			t.Errorf("the Korean page lacks %s", want)
+		}
+	}
+
+	// Paused, with nothing measured: no ETA, and it says why.
+	s, _ := h.eng.Room(context.Background(), h.room)
+	s.Paused = true
+	h.eng.SaveRoom(context.Background(), h.room, s)
+	h.live.mu.Lock()
+	h.live.failed = fmt.Errorf("redis: connection refused")
+	h.live.mu.Unlock()
+	_, html = h.get(t, h.client, "/admin/rooms/"+h.room)
+	if got := text(t, html, "dash-eta"); got != "— (paused)" {
+		t.Errorf("paused ETA %q", got)
+	}
+	if !strings.Contains(html, "cannot be read right now") {
+		t.Error("a failed read is not said")
+	}
+}
+
+func TestDashboardRefusals(t *testing.T) {
+	h := newDashHarness(t, 0)
+	anon := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, path := range []string{"/admin/rooms/" + h.room, "/admin/rooms/" + h.room + "/live"} {
+		resp, _ := h.get(t, anon, path)
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/admin/signin") {
+			t.Errorf("%s signed out: %d %s", path, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	for _, path := range []string{"/admin/rooms/no-such-room", "/admin/rooms/no-such-room/live", "/admin/rooms/BAD%20NAME"} {
+		resp, body := h.get(t, h.client, path)
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(body, "There is no room named") {
+			t.Errorf("%s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// sseReader reads a dashboard stream.
+type sseReader struct {
+	resp   *http.Response
+	cancel context.CancelFunc
+	events chan string // each event's data
+	retry  chan string
+}
+
+func openLive(t *testing.T, h *dashHarness) *sseReader {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/admin/rooms/"+h.room+"/live", nil)
+	resp, err := h.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sseReader{resp: resp, cancel: cancel, events: make(chan string, 16), retry: make(chan string, 1)}
+	if resp.StatusCode != 200 {
+		resp.Body.Close()
+		return s
+	}
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var data []string
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "retry: "):
+				s.retry <- strings.TrimPrefix(line, "retry: ")
+			case strings.HasPrefix(line, "data: "):
+				data = append(data, strings.TrimPrefix(line, "data: "))
+			case line == "" && data != nil:
+				s.events <- strings.Join(data, "\n")
+				data = nil
+			}
+		}
+		close(s.events)
+	}()
+	return s
+}
+
+func (s *sseReader) next(t *testing.T, within time.Duration) string {
+	t.Helper()
+	select {
+	case e, ok := <-s.events:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return e
+	case <-time.After(within):
+		t.Fatalf("no event within %v", within)
+	}
+	return ""
+}
+
+// TestDashboardStream: the stream asks for a retry delay, sends the
+// fragment within 2 s and again a second later, and ends when the client
+// goes.
+func TestDashboardStream(t *testing.T) {
+	h := newDashHarness(t, 0)
+	s := openLive(t, h)
+	if s.resp.StatusCode != 200 || s.resp.Header.Get("Content-Type") != "text/event-stream" || s.resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("%d %v", s.resp.StatusCode, s.resp.Header)
+	}
+	select {
+	case r := <-s.retry:
+		if r != "3000" {
+			t.Errorf("retry: %s", r)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("no retry line")
+	}
+	first := s.next(t, 2*time.Second)
+	at := time.Now()
+	for _, want := range []string{`id="dash-waiting"`, `id="dash-orders-per-sec"`, `id="dash-placed"`, `id="dash-timeline"`, "&lt;script&gt;"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the fragment lacks %s", want)
+		}
+	}
+	if strings.Contains(first, "<html") || strings.Contains(first, "<script>") {
+		t.Error("the fragment is more than the fragment, or unescaped")
+	}
+	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	second := s.next(t, 2*time.Second)
+	if gap := time.Since(at); gap < 500*time.Millisecond || gap > 1600*time.Millisecond {
+		t.Errorf("second fragment %v after the first, want about 1 s", gap)
+	}
+	if text(t, second, "dash-waiting") != "1" {
+		t.Errorf("the second fragment does not follow the line: waiting %q", text(t, second, "dash-waiting"))
+	}
+	if n := h.web.dash.streams.Load(); n != 1 {
+		t.Fatalf("%d streams open, want 1", n)
+	}
+	s.cancel()
+	deadline := time.Now().Add(3 * time.Second)
+	for h.web.dash.streams.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream outlived its client")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.live.mu.Lock()
+	calls := h.live.calls
+	h.live.mu.Unlock()
+	time.Sleep(1500 * time.Millisecond)
+	h.live.mu.Lock()
+	defer h.live.mu.Unlock()
+	if h.live.calls != calls {
+		t.Errorf("the stream still reads after its client went (%d reads, then %d)", calls, h.live.calls)
+	}
+}
+
+// TestDashboardStreamCap: past the cap a stream is refused with 503 and a
+// Retry-After, and a freed slot is taken again.
+func TestDashboardStreamCap(t *testing.T) {
+	h := newDashHarness(t, 2)
+	a, b := openLive(t, h), openLive(t, h)
+	a.next(t, 2*time.Second)
+	b.next(t, 2*time.Second)
+	c := openLive(t, h)
+	if c.resp.StatusCode != http.StatusServiceUnavailable || c.resp.Header.Get("Retry-After") != "10" {
+		t.Fatalf("third stream: %d, Retry-After %q", c.resp.StatusCode, c.resp.Header.Get("Retry-After"))
+	}
+	// The open streams keep flowing, and share each second's frame: two
+	// viewers cost one read of the series a second, not two.
+	a.next(t, 2*time.Second)
+	b.next(t, 2*time.Second)
+	h.live.mu.Lock()
+	calls := h.live.calls
+	h.live.mu.Unlock()
+	for range 4 {
+		a.next(t, 2*time.Second)
+		b.next(t, 2*time.Second)
+	}
+	h.live.mu.Lock()
+	reads := h.live.calls - calls
+	h.live.mu.Unlock()
+	if reads > 5 {
+		t.Errorf("two streams read the series %d times in 4 s", reads)
+	}
+	a.cancel()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		d := openLive(t, h)
+		if d.resp.StatusCode == 200 {
+			d.next(t, 2*time.Second)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the freed slot was not given back")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestSSEData(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "data: \n\n"},
+		{"<p>a</p>", "data: <p>a</p>\n\n"},
+		{"a\nb", "data: a\ndata: b\n\n"},
+		{"a\r\nb\rc\n", "data: a\ndata: b\ndata: c\ndata: \n\n"},
+	}
+	for _, tt := range tests {
+		if got := string(sseData([]byte(tt.in))); got != tt.want {
+			t.Errorf("sseData(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	now := time.Date(2026, 11, 30, 18, 0, 0, 400e6, time.UTC)
+	sec := func(ago int, admitted, placed int64, p95 time.Duration, failed map[string]int64) livestats.Second {
+		return livestats.Second{At: now.Truncate(time.Second).Add(-time.Duration(ago) * time.Second), Admitted: admitted, Placed: placed,
+			P50: p95 / 2, P95: p95, Failed: failed}
+	}
+	tests := []struct {
+		name             string
+		series           []livestats.Second
+		measured         bool
+		admitted, orders float64
+		p95              float64
+		failures         views.Failures
+	}{
+		{"nothing", nil, false, 0, 0, math.NaN(), views.Failures{}},
+		{"the current second is still counting", []livestats.Second{sec(0, 100, 100, 0, nil)}, false, 0, 0, math.NaN(), views.Failures{}},
+		{"mean of the recorded seconds", []livestats.Second{sec(1, 4, 1, 0, nil), sec(2, 2, 3, 0, nil), sec(11, 100, 100, 0, nil)}, true, 3, 2, math.NaN(), views.Failures{}},
+		{"latest latency of the last minute", []livestats.Second{sec(30, 0, 1, 80*time.Millisecond, nil), sec(5, 0, 1, 40*time.Millisecond, nil), sec(61, 0, 1, time.Second, nil)}, true, 0, 1, 40, views.Failures{}},
+		{"older than a minute is no latency", []livestats.Second{sec(61, 0, 1, time.Second, nil)}, false, 0, 0, math.NaN(), views.Failures{}},
+		{"failures by answer, over the window", []livestats.Second{
+			sec(300, 0, 0, 0, map[string]int64{"token_missing": 1, "token_invalid": 1, "token_in_use": 2, "weird": 1, "placed": 9}),
+			sec(3, 0, 0, 0, map[string]int64{"rate_limited": 3, "sold_out": 4, "unavailable": 5, "bad_order": 1, "other": -7}),
+			sec(601, 0, 0, 0, map[string]int64{"sold_out": 100}),
+		}, true, 0, 0, math.NaN(), views.Failures{Unauthorized: 2, Conflict: 2, TooFast: 3, SoldOut: 4, Unavailable: 5, Other: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := summarize(tt.series, now)
+			if got.measured != tt.measured || got.admitted != tt.admitted || got.orders != tt.orders || got.failures != tt.failures {
+				t.Errorf("got %+v", got)
+			}
+			if !(got.p95 == tt.p95 || math.IsNaN(got.p95) && math.IsNaN(tt.p95)) {
+				t.Errorf("p95 %v, want %v", got.p95, tt.p95)
+			}
+		})
+	}
+}
+
+func TestLastInLineETA(t *testing.T) {
+	tests := []struct {
+		waiting int64
+		rate    float64
+		paused  bool
+		want    int64 // -1: no estimate
+	}{
+		{0, 0, false, 0},
+		{0, 5, true, -1},
+		{10, 0, false, -1},
+		{10, math.NaN(), false, -1},
+		{10, 5, true, -1},
+		{10, 5, false, 2},
+		{11, 5, false, 3},
+	}
+	for _, tt := range tests {
+		got := lastInLineETA(tt.waiting, tt.rate, tt.paused)
+		if (got == nil) != (tt.want < 0) || got != nil && *got != tt.want {
+			t.Errorf("lastInLineETA(%d, %v, %v) = %v, want %d", tt.waiting, tt.rate, tt.paused, got, tt.want)
+		}
+	}
+}
+
+// TestTimelineKeepsTheLast20: of many sale events, the newest 20.
+func TestTimelineKeepsTheLast20(t *testing.T) {
+	var f fakeEvents
+	for i := 60; i >= 1; i-- {
+		f.entries = append(f.entries, audit.Entry{ID: int64(i), Room: "r", Action: "sale.paused", New: strings.Repeat("가", 500)})
+	}
+	items, err := timeline(context.Background(), &f, "r")
+	if err != nil || len(items) != timelineLen {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	if n := len([]rune(items[0].New)); n != timelineValue {
+		t.Errorf("a value of %d characters, want it cut to %d", n, timelineValue)
+	}
+}
+
+// smallBuffers makes every accepted connection's send buffer small, so
+// that a client that stops reading blocks the server's writes at once.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+// TestDashboardStreamDeadlines: under a server WRITE_TIMEOUT of 1 s a
+// stream keeps flowing (it sets its own deadline for each write), and a
+// client that stops reading is dropped by its write deadline, not held.
+func TestDashboardStreamDeadlines(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.web.dash.writeTimeout = 500 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h.web.Handler(), WriteTimeout: time.Second, ReadHeaderTimeout: time.Second}
+	go srv.Serve(smallBuffers{ln})
+	t.Cleanup(func() { srv.Close() })
+	h.srv.URL = "http://" + ln.Addr().String()
+
+	s := openLive(t, h)
+	start := time.Now()
+	for range 4 {
+		s.next(t, 2*time.Second)
+	}
+	if time.Since(start) < 2500*time.Millisecond {
+		t.Fatalf("4 events in %v: want them a second apart", time.Since(start))
+	}
+	s.cancel()
+	waitStreams(t, h, 0, 3*time.Second)
+
+	// A client that reads the headers and then nothing.
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.(*net.TCPConn).SetReadBuffer(4096)
+	u, _ := url.Parse(h.srv.URL + "/admin/rooms/")
+	var cookie string
+	for _, ck := range h.client.Jar.Cookies(u) {
+		cookie += ck.Name + "=" + ck.Value
+	}
+	fmt.Fprintf(c, "GET /admin/rooms/%s/live HTTP/1.1\r\nHost: x\r\nCookie: %s\r\n\r\n", h.room, cookie)
+	c.SetReadDeadline(time.Now().Add(3 * time.Second))
+	head := make([]byte, 512)
+	if _, err := io.ReadFull(c, head); err != nil || !strings.HasPrefix(string(head), "HTTP/1.1 200") {
+		t.Fatalf("%q %v", head, err)
+	}
+	c.SetReadDeadline(time.Time{})
+	waitStreams(t, h, 1, 3*time.Second)
+	waitStreams(t, h, 0, 20*time.Second) // the kernel's buffers fill, then a write times out
+}
+
+func waitStreams(t *testing.T, h *dashHarness, n int64, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for h.web.dash.streams.Load() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d streams open after %v, want %d", h.web.dash.streams.Load(), within, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestHoldGauge(t *testing.T) {
+	n := math.NaN()
+	tests := []struct {
+		name     string
+		in, want []float64
+	}{
+		{"nothing recorded", []float64{n, n}, []float64{n, n}},
+		{"held until the next tick", []float64{n, 5, n, n, 7, n}, []float64{n, 5, 5, 5, 7, 7}},
+		{"for at most hold seconds", []float64{3, n, n, n, n}, []float64{3, 3, 3, n, n}},
+	}
+	for _, tt := range tests {
+		v := append([]float64(nil), tt.in...)
+		holdGauge(v, 2)
+		for i := range v {
+			if !(v[i] == tt.want[i] || math.IsNaN(v[i]) && math.IsNaN(tt.want[i])) {
+				t.Errorf("%s: %v, want %v", tt.name, v, tt.want)
+				break
+			}
+		}
+	}
+}
+
+// TestDashboardWithRealLiveStats: what the live stats recorder writes to
+// Redis (a tick, orders placed and refused, this instance's heartbeat)
+// reaches the dashboard's figures and charts through the real reader.
+func TestDashboardWithRealLiveStats(t *testing.T) {
+	h := newDashHarness(t, 0)
+	ns := queue.DefaultNamespace(h.rdb)
+	h.web.dash.live = livestats.NewReader(h.rdb, ns)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	id := "dash-test-" + h.room
+	rec := livestats.NewRecorder(h.rdb, ns, id, func() int64 { return 4321 }, quiet)
+	t.Cleanup(func() { h.rdb.HDel(context.Background(), ns+":live:instances", id) })
+	// Record in one second, read in the next: the figures' rates are of
+	// full seconds.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+	rec.RecordTick(h.room, queue.Admission{Visitors: make([]string, 30), Waiting: 77, Active: 30, Rate: 25})
+	for range 20 {
+		rec.ObserveOrder(h.room, "placed", 30*time.Millisecond)
+	}
+	rec.ObserveOrder(h.room, "token_used", time.Millisecond)
+	rec.ObserveOrder(h.room, "rate_limited", time.Millisecond)
+	ctx := context.Background()
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Heartbeat(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+	_, html := h.get(t, h.client, "/admin/rooms/"+h.room)
+	for id, want := range map[string]string{
+		// 20 orders and 30 admissions in the last ten full seconds (the
+		// reader gives every second, unrecorded ones as zero).
+		"dash-orders-per-sec": "2",
+		"dash-admitted":       "3 measured",
+		"dash-fail-409":       "1",
+		"dash-fail-429":       "1",
+		"dash-fail-401":       "0",
+	} {
+		if got := text(t, html, id); got != want {
+			t.Errorf("#%s = %q, want %q", id, got, want)
+		}
+	}
+	for _, want := range []string{">" + id + "</th><td>4321<", `aria-label="Waiting: 77 now, at most 77`, `aria-label="Orders per second: 0 now, at most 20`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+}
+
+func TestFrameCache(t *testing.T) {
+	var c frameCache
+	now := time.Now()
+	c.put("en r", []byte("x"), now)
+	if b, ok := c.get("en r", now.Add(frameTTL-time.Millisecond)); !ok || string(b) != "x" {
+		t.Fatal("a fresh frame is not shared")
+	}
+	if _, ok := c.get("en r", now.Add(frameTTL)); ok {
+		t.Fatal("a stale frame is shared")
+	}
+	if _, ok := c.get("ko r", now); ok {
+		t.Fatal("a frame is shared across languages")
+	}
+	for i := range maxFrames + 10 {
+		c.put(fmt.Sprint("en ", i), []byte("y"), now)
+	}
+	if len(c.m) != maxFrames {
+		t.Fatalf("%d frames kept, want at most %d", len(c.m), maxFrames)
+	}
+	c.put("en new", []byte("z"), now.Add(frameTTL)) // the stale ones make room
+	if len(c.m) != 1 {
+		t.Fatalf("%d frames after the sweep, want 1", len(c.m))
+	}
+}
