@@ -34,9 +34,6 @@ var consoleZones = []string{
 	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "Australia/Sydney",
 }
 
-// datetimeLocal is the layout of a datetime-local input (seconds optional).
-const datetimeLocal = "2006-01-02T15:04"
-
 // roomPhase is the phase of a room's schedule at now, as the admission
 // script computes it (a pre-queue being drawn counts as open).
 func roomPhase(set room.Settings, now time.Time) string {
@@ -53,9 +50,9 @@ func roomPhase(set room.Settings, now time.Time) string {
 
 func roomsText(r *http.Request) views.RoomsText { return views.RoomsFor(consoleLang(r)) }
 
-// consoleRooms serves GET /admin/rooms: every room Redis holds or the
+// consoleRoomList serves GET /admin/rooms: every room Redis holds or the
 // database records, with its live figures.
-func (s *Server) consoleRooms(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	t := roomsText(r)
@@ -185,7 +182,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		}
 		at, err := time.ParseInLocation(datetimeLocal, tf.value, loc)
 		if err != nil {
-			at, err = time.ParseInLocation(datetimeLocal+":05", tf.value, loc)
+			at, err = time.ParseInLocation(datetimeLocalSeconds, tf.value, loc)
 		}
 		if err != nil {
 			errs[tf.field] = t.ErrNotTime

@@ -26,7 +26,7 @@ func (s *Server) routes() []route {
 		{"POST /api/admin/rooms/{room}/products", s.api(s.adminOnly(s.createProduct))},
 		{"PUT /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.updateProduct))},
 		{"DELETE /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.deleteProduct))},
-		{"GET /admin/rooms", s.console(s.consoleRooms)},
+		{"GET /admin/rooms", s.console(s.consoleRoomList)},
 		{"GET /admin/rooms/new", s.console(s.consoleNewRoom)},
 		{"POST /admin/rooms/new", s.consoleChange(s.consoleCreateRoom)},
 		{"GET /admin/rooms/{room}/settings", s.console(s.consoleRoomSettings)},
@@ -55,6 +55,11 @@ func (s *Server) routes() []route {
 		{"GET /admin/signin", http.HandlerFunc(s.signinPage)},
 		{"POST /admin/signin", http.HandlerFunc(s.signin)},
 		{"POST /admin/signout", s.consoleChange(s.signout)},
+		{"GET /admin/orders", s.console(s.ordersPage)},
+		{"GET /admin/orders.csv", s.console(s.ordersCSV)},
+		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
+		{"GET /admin/attribution", s.console(s.attributionPage)},
+		{"GET /admin/audit", s.console(s.auditPage)},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 	}
 }
