@@ -136,6 +136,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Records:         rooms,
 		Ready:           rooms,
 		Sale:            sale,
+		RecordedRooms:   db,
 		Operators:       ops,
 		Audit:           auditLog,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
