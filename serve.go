@@ -136,6 +136,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Records:         rooms,
 		Ready:           rooms,
 		Sale:            sale,
+		RecordedRooms:   db,
 		Operators:       ops,
 		Audit:           auditLog,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
@@ -168,11 +169,22 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	wg.Go(func() { live.Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried
-	// until they apply, and orders answer 503 meanwhile.
-	wg.Go(func() {
-		migrateUntilDone(loopCtx, db, log)
+	// until they apply, and orders answer 503 meanwhile. The embedded store
+	// lives in this process and cannot be away: it is migrated, and the
+	// demo product seeded, before the first request, so that no buyer meets
+	// the demo room without its product.
+	prepare := func(ctx context.Context) {
+		migrateUntilDone(ctx, db, log)
 		if cfg.DemoMode() {
-			seedDemo(loopCtx, orders, log)
+			seedDemo(ctx, orders, log)
+		}
+	}
+	if db.Embedded {
+		prepare(loopCtx)
+	}
+	wg.Go(func() {
+		if !db.Embedded {
+			prepare(loopCtx)
 		}
 		rooms.Check(loopCtx) // restore the rooms now rather than at the next round
 	})

@@ -19,6 +19,9 @@ type Product struct {
 	// the stock, the room's maxPerBuyer and order.MaxQuantity. 0 is sold
 	// out.
 	Max int
+	// ImageURL, when set, is the product's picture (validated by the
+	// catalog: https or a path on this site).
+	ImageURL string
 }
 
 // RoomPage is the data of the shared, cacheable waiting-room page. It holds

@@ -11,7 +11,6 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
-	"waitingroom/server/salelog"
 )
 
 func digest(s string) []byte {
@@ -79,90 +78,32 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 	if !decodeStrict(w, r, &p, "a JSON object of room settings") {
 		return
 	}
-	cur, err := s.rooms.Room(r.Context(), name)
-	created := errors.Is(err, room.ErrNotFound)
+	done, err := s.saveRoom(r.Context(), apiActor, name, roomWrite{Patch: p.Patch, SoldOut: p.SoldOut})
+	var invalid *invalidSettingsError
 	switch {
-	case created:
-		cur = room.Defaults(name)
+	case errors.As(err, &invalid):
+		writeError(w, http.StatusBadRequest, "invalid_settings", invalid.Error())
+		return
 	case err != nil:
 		s.fail(w, r, err)
 		return
 	}
-	next := p.Patch.Apply(cur)
-	if err := next.Validate(); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_settings", err.Error())
-		return
-	}
-	var wasSoldOut bool
-	if p.SoldOut != nil && !created {
-		st, err := s.rooms.Stats(r.Context(), name)
-		if err != nil {
-			s.fail(w, r, err)
-			return
-		}
-		wasSoldOut = st.SoldOut
-	}
-	if err := s.rooms.SaveRoom(r.Context(), name, next); err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	if p.SoldOut != nil {
-		if err := s.rooms.SetSoldOut(r.Context(), name, *p.SoldOut); err != nil {
-			s.fail(w, r, err)
-			return
-		}
-	}
-	if s.records != nil {
-		s.records.Record(r.Context(), name, next) // a failure is logged and retried
-	}
-	s.log.Info("room saved", "room", name, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused)
-	s.roomEvents(name, created, cur, next, wasSoldOut, p.SoldOut)
 	status := http.StatusOK
-	if created {
+	if done.Created {
 		status = http.StatusCreated
 	}
-	s.writeRoom(w, r, status, name, next)
-}
-
-// roomEvents tells the sale log what an admin write changed.
-func (s *Server) roomEvents(name string, created bool, cur, next room.Settings, wasSoldOut bool, soldOut *bool) {
-	switch {
-	case created:
-		s.sale.Event(name, salelog.Opened, "by", "admin", "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
-	case !cur.Paused && next.Paused:
-		s.sale.Event(name, salelog.Paused, "by", "admin")
-	case cur.Paused && !next.Paused:
-		s.sale.Event(name, salelog.Resumed, "by", "admin")
-	}
-	if !created && cur.Rate != next.Rate {
-		s.sale.Event(name, salelog.RateChanged, "by", "admin", "old", cur.Rate, "new", next.Rate)
-	}
-	switch {
-	case soldOut == nil || *soldOut == wasSoldOut:
-	case *soldOut:
-		s.sale.Event(name, salelog.SoldOut, "by", "admin")
-	default:
-		s.sale.Event(name, salelog.Reopened, "by", "admin")
-	}
+	s.writeRoom(w, r, status, name, done.New)
 }
 
 // deleteRoom removes a room, its line and all its Redis keys, and its
 // record; its products and orders stay in the database.
 func (s *Server) deleteRoom(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	d, err := s.rooms.DeleteRoom(r.Context(), name)
+	d, err := s.deleteRoomAs(r.Context(), apiActor, name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if s.records != nil {
-		s.records.Forget(r.Context(), name) // a failure is logged and retried
-	}
-	if !d.Existed {
-		s.fail(w, r, room.ErrNotFound)
-		return
-	}
-	s.sale.Event(name, salelog.Deleted, "by", "admin", "redisKeys", d.Keys)
 	writeJSON(w, http.StatusOK, map[string]any{"room": name, "deleted": true, "redisKeys": d.Keys})
 }
 

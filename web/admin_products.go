@@ -6,12 +6,13 @@ import (
 	"strconv"
 
 	"waitingroom/server/order"
+	"waitingroom/server/room"
 )
 
 // The admin API of a room's products. A room's products may be written
 // before the room itself exists, so that a sale is ready when it opens.
 
-const productShape = `a JSON object such as {"name":"Sneakers","price":129000,"currency":"KRW","stock":100}`
+const productShape = `a JSON object such as {"name":"Sneakers","price":129000,"currency":"KRW","stock":100,"imageURL":"https://…"}`
 
 // adminProducts serves GET /api/admin/rooms/{room}/products.
 func (s *Server) adminProducts(w http.ResponseWriter, r *http.Request) {
@@ -36,16 +37,11 @@ func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	if _, err := s.rooms.Room(r.Context(), name); err != nil {
-		s.fail(w, r, err) // a product for no room would sell nothing
-		return
-	}
-	created, err := s.catalog.CreateProduct(r.Context(), name, p)
+	created, err := s.addProduct(r.Context(), apiActor, name, p)
 	if err != nil {
 		s.catalogFail(w, r, err)
 		return
 	}
-	s.log.Info("product created", "room", name, "product", created.ID, "price", created.Price, "currency", created.Currency, "stock", created.Stock)
 	w.Header().Set("Location", "/api/admin/rooms/"+name+"/products/"+strconv.FormatInt(created.ID, 10))
 	writeJSON(w, http.StatusCreated, created)
 }
@@ -59,12 +55,11 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	updated, err := s.catalog.UpdateProduct(r.Context(), name, id, p)
+	updated, err := s.changeProduct(r.Context(), apiActor, name, id, p)
 	if err != nil {
 		s.catalogFail(w, r, err)
 		return
 	}
-	s.log.Info("product updated", "room", name, "product", id, "price", updated.Price, "currency", updated.Currency, "stock", updated.Stock)
 	writeJSON(w, http.StatusOK, updated)
 }
 
@@ -76,11 +71,10 @@ func (s *Server) deleteProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	if err := s.catalog.DeleteProduct(r.Context(), name, id); err != nil {
+	if err := s.removeProduct(r.Context(), apiActor, name, id); err != nil {
 		s.catalogFail(w, r, err)
 		return
 	}
-	s.log.Info("product deleted", "room", name, "product", id)
 	writeJSON(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
 }
 
@@ -109,6 +103,8 @@ func (s *Server) catalogFail(w http.ResponseWriter, r *http.Request, err error) 
 		writeError(w, http.StatusBadRequest, "invalid_product", invalid.Error())
 	case errors.Is(err, order.ErrProductNotFound):
 		writeError(w, http.StatusNotFound, "product_not_found", "There is no such product in this room.")
+	case errors.Is(err, room.ErrNotFound):
+		s.fail(w, r, err)
 	case errors.Is(err, order.ErrProductHasOrders):
 		writeError(w, http.StatusConflict, "product_has_orders", "The product has orders, which are records: set its stock to 0 to stop selling it.")
 	default:

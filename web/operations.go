@@ -13,7 +13,8 @@ import (
 type Catalog interface {
 	AdminProducts(ctx context.Context, room string) ([]order.Product, error)
 	CreateProduct(ctx context.Context, room string, p order.ProductPatch) (order.Product, error)
-	UpdateProduct(ctx context.Context, room string, id int64, p order.ProductPatch) (order.Product, error)
+	// ChangeProduct returns the product before and after the change.
+	ChangeProduct(ctx context.Context, room string, id int64, p order.ProductPatch) (before, after order.Product, err error)
 	DeleteProduct(ctx context.Context, room string, id int64) error
 }
 
@@ -45,6 +46,7 @@ func (noSaleLog) Event(string, salelog.Event, ...any) {}
 // fallbacks.
 func (s *Server) operations(o Options) {
 	s.catalog, s.records, s.ready, s.sale = o.Catalog, o.Records, o.Ready, o.Sale
+	s.recorded = o.RecordedRooms
 	s.operators, s.auditLog = o.Operators, o.Audit
 	if s.catalog == nil {
 		s.catalog, _ = o.Orders.(Catalog)

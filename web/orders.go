@@ -301,7 +301,7 @@ func (s *Server) viewProducts(r *http.Request, name string, maxPerBuyer int) []v
 	}
 	out := make([]views.Product, len(ps))
 	for i, p := range ps {
-		out[i] = views.Product{ID: p.ID, Name: p.Name, Price: p.Price, Currency: p.Currency,
+		out[i] = views.Product{ID: p.ID, Name: p.Name, Price: p.Price, Currency: p.Currency, ImageURL: p.ImageURL,
 			Max: int(min(p.Stock, int64(orderLimit(maxPerBuyer))))}
 	}
 	return out

@@ -21,8 +21,9 @@ import (
 
 // contentSecurityPolicy allows no inline script: a nonce would make the
 // shared page differ per visitor and break the edge cache. No page may be
-// framed (frame-ancestors), so that no other site can overlay it.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+// framed (frame-ancestors), so that no other site can overlay it. Product
+// images may come from any https host (order.Product.ImageURL).
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
 	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
 func htmlHeaders(w http.ResponseWriter) {

@@ -30,10 +30,15 @@ type Queue interface {
 type Rooms interface {
 	Room(ctx context.Context, name string) (room.Settings, error)
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
+	// CreateRoom saves s only when room name does not exist, and reports
+	// whether it did.
+	CreateRoom(ctx context.Context, name string, s room.Settings) (bool, error)
 	Stats(ctx context.Context, name string) (queue.Stats, error)
 	SetSoldOut(ctx context.Context, name string, soldOut bool) error
 	DeleteRoom(ctx context.Context, name string) (queue.Deletion, error)
 	Networks(ctx context.Context, name string, top int) ([]queue.NetworkCount, error)
+	// Rooms lists the live rooms' names.
+	Rooms(ctx context.Context) ([]string, error)
 }
 
 // Orders places orders and lists products.
@@ -93,6 +98,9 @@ type Options struct {
 	Ready Readiness
 	// Sale is told of a sale's events; nil logs them nowhere.
 	Sale SaleLog
+	// RecordedRooms lists the database's record of the rooms for the
+	// console; nil lists only the live rooms.
+	RecordedRooms RecordedRooms
 	// Operators are the console's accounts and sessions; nil turns the
 	// console off (its sign-in page says why).
 	Operators Operators
@@ -125,6 +133,7 @@ type Server struct {
 	records    RoomRecords
 	ready      Readiness
 	sale       SaleLog
+	recorded   RecordedRooms
 	operators  Operators
 	auditLog   Audit
 }

@@ -3,7 +3,9 @@ package order
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"waitingroom/server/plaintext"
@@ -37,6 +39,7 @@ type ProductPatch struct {
 	Price    *int64  `json:"price"`
 	Currency *string `json:"currency"`
 	Stock    *int64  `json:"stock"`
+	ImageURL *string `json:"imageURL"`
 }
 
 // Apply returns p with the patch's non-nil fields set. It does not
@@ -53,6 +56,9 @@ func (pp ProductPatch) Apply(p Product) Product {
 	}
 	if pp.Stock != nil {
 		p.Stock = *pp.Stock
+	}
+	if pp.ImageURL != nil {
+		p.ImageURL = *pp.ImageURL
 	}
 	return p
 }
@@ -82,8 +88,37 @@ func (p Product) Validate() error {
 		return &InvalidProductError{"currency", "must be an ISO 4217 code of three capital letters, such as KRW or EUR"}
 	case p.Stock < 0 || p.Stock > MaxStock:
 		return &InvalidProductError{"stock", fmt.Sprintf("must be between 0 and %d", MaxStock)}
+	case !validImageURL(p.ImageURL):
+		return &InvalidProductError{"imageURL", fmt.Sprintf("must be empty, an absolute https URL or a path starting with /, of at most %d bytes", MaxImageURL)}
 	}
 	return nil
+}
+
+// MaxImageURL bounds a product's image URL, in bytes.
+const MaxImageURL = 2048
+
+// validImageURL reports whether u is empty, an absolute https URL with a
+// host and no user info, or a path on this site ("/static/x.png", not the
+// scheme-relative "//host/x"), of at most MaxImageURL bytes, without
+// control characters, spaces or backslashes (which some browsers read as
+// slashes).
+func validImageURL(u string) bool {
+	if u == "" {
+		return true
+	}
+	if len(u) > MaxImageURL || !utf8.ValidString(u) || strings.ContainsFunc(u, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.IsSpace(r) || r == '\\'
+	}) {
+		return false
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	if strings.HasPrefix(u, "/") {
+		return !strings.HasPrefix(u, "//") && p.Scheme == "" && p.Host == ""
+	}
+	return p.Scheme == "https" && p.Host != "" && p.User == nil
 }
 
 func validName(s string) error {

@@ -46,15 +46,22 @@ func (s *Service) CreateProduct(ctx context.Context, roomName string, patch Prod
 // added. It returns ErrProductNotFound, an InvalidProductError or
 // ErrUnavailable.
 func (s *Service) UpdateProduct(ctx context.Context, roomName string, id int64, patch ProductPatch) (Product, error) {
-	before, after, err := s.store.updateProduct(ctx, roomName, id, patch)
+	_, after, err := s.ChangeProduct(ctx, roomName, id, patch)
+	return after, err
+}
+
+// ChangeProduct is UpdateProduct that also returns the product as it was
+// just before the change (in the same transaction), for the audit log.
+func (s *Service) ChangeProduct(ctx context.Context, roomName string, id int64, patch ProductPatch) (before, after Product, err error) {
+	before, after, err = s.store.updateProduct(ctx, roomName, id, patch)
 	var invalid *InvalidProductError
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrProductNotFound), errors.As(err, &invalid):
-		return Product{}, err
+		return Product{}, Product{}, err
 	default:
 		s.log.Warn("order: update product", "room", roomName, "product", id, "err", err)
-		return Product{}, ErrUnavailable
+		return Product{}, Product{}, ErrUnavailable
 	}
 	s.ForgetProducts(roomName)
 	switch {
@@ -63,7 +70,7 @@ func (s *Service) UpdateProduct(ctx context.Context, roomName string, id int64, 
 	case after.Stock < before.Stock:
 		s.checkSoldOut(ctx, roomName)
 	}
-	return after, nil
+	return before, after, nil
 }
 
 // DeleteProduct removes a product that no order refers to. It returns

@@ -39,6 +39,19 @@ func TestProductValidation(t *testing.T) {
 		{"empty currency", func(p *Product) { p.Currency = "" }, "currency"},
 		{"negative stock", func(p *Product) { p.Stock = -1 }, "stock"},
 		{"huge stock", func(p *Product) { p.Stock = MaxStock + 1 }, "stock"},
+		{"https image", func(p *Product) { p.ImageURL = "https://cdn.example.com/a.png?w=200" }, ""},
+		{"image on this site", func(p *Product) { p.ImageURL = "/static/shoe.png" }, ""},
+		{"longest image URL", func(p *Product) { p.ImageURL = "/" + strings.Repeat("a", MaxImageURL-1) }, ""},
+		{"long image URL", func(p *Product) { p.ImageURL = "/" + strings.Repeat("a", MaxImageURL) }, "imageURL"},
+		{"http image", func(p *Product) { p.ImageURL = "http://example.com/a.png" }, "imageURL"},
+		{"javascript image", func(p *Product) { p.ImageURL = "javascript:alert(1)" }, "imageURL"},
+		{"data image", func(p *Product) { p.ImageURL = "data:image/png;base64,AAAA" }, "imageURL"},
+		{"scheme-relative image", func(p *Product) { p.ImageURL = "//evil.example/a.png" }, "imageURL"},
+		{"backslash image", func(p *Product) { p.ImageURL = "/\\evil.example/a.png" }, "imageURL"},
+		{"relative image", func(p *Product) { p.ImageURL = "a.png" }, "imageURL"},
+		{"image with user", func(p *Product) { p.ImageURL = "https://u:p@example.com/a.png" }, "imageURL"},
+		{"image with space", func(p *Product) { p.ImageURL = "/a b.png" }, "imageURL"},
+		{"image with newline", func(p *Product) { p.ImageURL = "/a\nb.png" }, "imageURL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +89,13 @@ func TestProductCRUD(t *testing.T) {
 			}
 			if _, err := e.svc.CreateProduct(ctx, e.room, ProductPatch{Name: ptr("bad"), Price: ptr(int64(-5))}); err == nil {
 				t.Fatal("a negative price was stored")
+			}
+			before, img, err := e.svc.ChangeProduct(ctx, e.room, p.ID, ProductPatch{ImageURL: ptr("/static/shoe.png")})
+			if err != nil || before != p || img.ImageURL != "/static/shoe.png" || img.Name != p.Name {
+				t.Fatalf("image: before %+v after %+v %v", before, img, err)
+			}
+			if ps, err := e.svc.AdminProducts(ctx, e.room); err != nil || len(ps) != 1 || ps[0] != img {
+				t.Fatalf("image not stored: %+v %v", ps, err)
 			}
 			q, err := e.svc.UpdateProduct(ctx, e.room, p.ID, ProductPatch{Price: ptr(int64(99)), Currency: ptr("EUR")})
 			if err != nil || q.Name != "Sneakers" || q.Price != 99 || q.Currency != "EUR" || q.Stock != 5 {

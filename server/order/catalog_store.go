@@ -11,14 +11,14 @@ import (
 )
 
 // productColumns are the columns a Product is read from.
-const productColumns = `id, name, price, currency, stock`
+const productColumns = `id, name, price, currency, stock, image_url`
 
 func (s *Store) postgres() bool { return s.db.DriverName() == "postgres" }
 
 // createProduct inserts p into room and returns it with its id.
 func (s *Store) createProduct(ctx context.Context, room string, p Product) (Product, error) {
-	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO products (room, name, price, currency, stock)
-		VALUES (?, ?, ?, ?, ?) RETURNING id`), room, p.Name, p.Price, p.Currency, p.Stock).Scan(&p.ID)
+	err := s.db.QueryRowxContext(ctx, s.db.Rebind(`INSERT INTO products (room, name, price, currency, stock, image_url)
+		VALUES (?, ?, ?, ?, ?, ?) RETURNING id`), room, p.Name, p.Price, p.Currency, p.Stock, p.ImageURL).Scan(&p.ID)
 	if err != nil {
 		return Product{}, fmt.Errorf("order: create product in %s: %w", room, err)
 	}
@@ -48,8 +48,8 @@ func (s *Store) updateProduct(ctx context.Context, room string, id int64, patch 
 	if err := after.Validate(); err != nil {
 		return Product{}, Product{}, err
 	}
-	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE products SET name = ?, price = ?, currency = ?, stock = ? WHERE id = ? AND room = ?`),
-		after.Name, after.Price, after.Currency, after.Stock, id, room)
+	_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE products SET name = ?, price = ?, currency = ?, stock = ?, image_url = ? WHERE id = ? AND room = ?`),
+		after.Name, after.Price, after.Currency, after.Stock, after.ImageURL, id, room)
 	if err != nil {
 		return Product{}, Product{}, fmt.Errorf("order: update product %d: %w", id, err)
 	}
@@ -128,8 +128,8 @@ func (s *Store) seedProduct(ctx context.Context, room string, p Product) (bool, 
 	if has {
 		return false, nil
 	}
-	if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO products (room, name, price, currency, stock) VALUES (?, ?, ?, ?, ?)`),
-		room, p.Name, p.Price, p.Currency, p.Stock); err != nil {
+	if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO products (room, name, price, currency, stock, image_url) VALUES (?, ?, ?, ?, ?, ?)`),
+		room, p.Name, p.Price, p.Currency, p.Stock, p.ImageURL); err != nil {
 		return false, fmt.Errorf("order: seed product in %s: %w", room, err)
 	}
 	if err := tx.Commit(); err != nil {

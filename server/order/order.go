@@ -64,6 +64,9 @@ type Product struct {
 	Price    int64  `json:"price" db:"price"`
 	Currency string `json:"currency" db:"currency"`
 	Stock    int64  `json:"stock" db:"stock"`
+	// ImageURL is the product's picture on the order form: an absolute
+	// https URL, a path on this site starting with /, or empty for none.
+	ImageURL string `json:"imageURL" db:"image_url"`
 }
 
 // UTM is the marketing attribution carried from the room's link.

@@ -30,10 +30,14 @@ const (
 	Paused   Event = "paused"
 	Resumed  Event = "resumed"
 	SoldOut  Event = "sold out"
-	Reopened Event = "reopened" // open again after selling out
+	Reopened Event = "reopened" // open again after selling out, or closing
 	Deleted  Event = "deleted"
-	// RateChanged: the room's admission rate changed ("old", "new").
+	// RateChanged: the room's admission rate changed ("old", "new");
+	// Closed: the room was put in mode closed; Draining: new joins
+	// stopped while the line is still served.
 	RateChanged Event = "rate changed"
+	Closed      Event = "closed"
+	Draining    Event = "draining"
 )
 
 // Counters are the rooms' live counters, in Redis.

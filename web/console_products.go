@@ -1,0 +1,317 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"waitingroom/server/order"
+	"waitingroom/views"
+)
+
+// The console's products of a room: the list with the form that adds
+// one, and the form of one product (edit, delete). Prices are typed in
+// the currency's major unit ("12.50" USD) and stored in its smallest
+// (1250), exactly: never through a float.
+
+// parsePrice reads a price typed in the major unit of a currency of scale
+// decimals ("129,000", "12.5", "12.50") into its smallest unit. It refuses
+// signs, exponents, more decimals than the currency has, and amounts
+// beyond order.MaxPrice.
+func parsePrice(s string, scale int) (int64, bool) {
+	s = strings.ReplaceAll(strings.TrimSpace(s), ",", "")
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole+frac == "" || len(frac) > scale {
+		return 0, false
+	}
+	digits := whole + frac + strings.Repeat("0", scale-len(frac))
+	if len(digits) > 18 {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n > order.MaxPrice {
+		return 0, false
+	}
+	return n, true
+}
+
+// productValues writes p as the form shows it.
+func productValues(p order.Product) views.ProductValues {
+	return views.ProductValues{Name: p.Name, Price: views.PriceInput(p.Price, p.Currency), Currency: p.Currency,
+		Stock: strconv.FormatInt(p.Stock, 10), ImageURL: p.ImageURL}
+}
+
+// parseProductForm reads a product form into a patch of every field, the
+// values as typed, and the errors of the fields that do not parse.
+func parseProductForm(f url.Values, t views.RoomsText) (order.ProductPatch, views.ProductValues, map[string]string) {
+	get := func(k string) string {
+		v := strings.TrimSpace(f.Get(k))
+		if len(v) > maxFieldLen {
+			v = v[:maxFieldLen]
+		}
+		return v
+	}
+	v := views.ProductValues{Name: get("name"), Price: get("price"), Currency: strings.ToUpper(get("currency")),
+		Stock: get("stock"), ImageURL: get("imageURL")}
+	errs := map[string]string{}
+	p := order.ProductPatch{Name: &v.Name, Currency: &v.Currency, ImageURL: &v.ImageURL}
+	if !views.KnownCurrency(v.Currency) {
+		// The price's decimals depend on it: refused before the price.
+		errs["currency"] = t.ErrProduct["currency"]
+	}
+	scale := views.CurrencyScale(v.Currency)
+	if price, ok := parsePrice(v.Price, scale); ok {
+		p.Price = &price
+	} else {
+		errs["price"] = views.Fill(t.ErrPrice, "n", strconv.Itoa(scale))
+	}
+	if stock, err := strconv.ParseInt(v.Stock, 10, 64); err == nil {
+		p.Stock = &stock
+	} else {
+		errs["stock"] = t.ErrNotWhole
+	}
+	return p, v, errs
+}
+
+// productErrors turns a catalog refusal into the form's errors; it
+// reports false for any other error.
+func productErrors(err error, t views.RoomsText, errs map[string]string) bool {
+	var invalid *order.InvalidProductError
+	if !errors.As(err, &invalid) {
+		return false
+	}
+	msg, ok := t.ErrProduct[invalid.Field]
+	if !ok {
+		msg = invalid.Error()
+	}
+	errs[invalid.Field] = msg
+	return true
+}
+
+// productsPage is the products page of room name, the product id's form
+// when id > 0.
+func (s *Server) productsPage(ctx context.Context, sess consoleSession, name string) (views.ProductsPage, []order.Product, error) {
+	if _, err := s.rooms.Room(ctx, name); err != nil {
+		return views.ProductsPage{}, nil, err
+	}
+	st, err := s.rooms.Stats(ctx, name)
+	if err != nil {
+		return views.ProductsPage{}, nil, err
+	}
+	ps, err := s.catalog.AdminProducts(ctx, name)
+	if err != nil {
+		return views.ProductsPage{}, nil, err
+	}
+	pp := views.ProductsPage{Room: name, SoldOut: st.SoldOut, CSRF: sess.CSRF,
+		Add: views.ProductForm{V: views.ProductValues{Currency: order.DefaultCurrency, Stock: "0"}}}
+	for _, p := range ps {
+		pp.Products = append(pp.Products, views.ProductRow{ID: p.ID, Name: p.Name, Price: p.Price, Currency: p.Currency, Stock: p.Stock, ImageURL: p.ImageURL})
+	}
+	return pp, ps, nil
+}
+
+// productNotice is the notice of the last change, from the redirect's
+// query.
+func productNotice(q url.Values, t views.RoomsText) string {
+	var n []string
+	switch q.Get("saved") {
+	case "added":
+		n = append(n, t.ProductAdded)
+	case "1":
+		n = append(n, t.ProductSaved)
+	case "deleted":
+		n = append(n, t.ProductDeleted)
+	}
+	if q.Get("restocked") == "1" {
+		n = append(n, t.Restocked)
+	}
+	return strings.Join(n, " ")
+}
+
+func (s *Server) renderProducts(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, pp views.ProductsPage) {
+	t := roomsText(r)
+	s.render(w, r, status, views.ConsoleProducts(s.consolePage(r, sess, views.Fill(t.ProductsTitle, "room", pp.Room), "rooms"), pp))
+}
+
+// consoleProductsReady answers 503 when no catalog is configured.
+func (s *Server) consoleProductsReady(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if s.catalog == nil {
+		s.consoleError(w, r, http.StatusServiceUnavailable, roomsText(r).ErrUnavailable)
+		return "", false
+	}
+	return s.consoleRoomName(w, r)
+}
+
+// consoleProducts serves GET /admin/rooms/{room}/products.
+func (s *Server) consoleProducts(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleProductsReady(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	pp, _, err := s.productsPage(ctx, sess, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	pp.Notice = productNotice(r.URL.Query(), roomsText(r))
+	s.renderProducts(w, r, sess, http.StatusOK, pp)
+}
+
+// soldOut reports room name's sold-out flag, false when it cannot tell.
+func (s *Server) soldOut(ctx context.Context, name string) bool {
+	st, err := s.rooms.Stats(ctx, name)
+	return err == nil && st.SoldOut
+}
+
+// restocked is the query that says a write reopened a sold-out room.
+func restocked(was, now bool) string {
+	if was && !now {
+		return "&restocked=1"
+	}
+	return ""
+}
+
+// consoleAddProduct serves POST /admin/rooms/{room}/products.
+func (s *Server) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleProductsReady(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	pp, _, err := s.productsPage(ctx, sess, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	p, v, errs := parseProductForm(r.PostForm, t)
+	pp.Add = views.ProductForm{V: v, Errors: errs}
+	if len(errs) == 0 {
+		was := pp.SoldOut
+		_, err = s.addProduct(ctx, sess.Operator, name, p)
+		switch {
+		case err == nil:
+			http.Redirect(w, r, "/admin/rooms/"+name+"/products?saved=added"+restocked(was, s.soldOut(ctx, name)), http.StatusSeeOther)
+			return
+		case !productErrors(err, t, errs):
+			s.consoleFail(w, r, err)
+			return
+		}
+	}
+	pp.Add.Error = t.FixErrors
+	s.renderProducts(w, r, sess, http.StatusUnprocessableEntity, pp)
+}
+
+// consoleProductID reads the {id} of a console path: a positive integer.
+func consoleProductID(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id, err == nil && id > 0
+}
+
+// productEdit is the products page with product id's form, or
+// order.ErrProductNotFound.
+func (s *Server) productEdit(ctx context.Context, sess consoleSession, name string, id int64) (views.ProductsPage, error) {
+	pp, ps, err := s.productsPage(ctx, sess, name)
+	if err != nil {
+		return views.ProductsPage{}, err
+	}
+	for _, p := range ps {
+		if p.ID == id {
+			pp.Edit = &views.ProductForm{ID: id, V: productValues(p), Image: p.ImageURL, Errors: map[string]string{}}
+			return pp, nil
+		}
+	}
+	return views.ProductsPage{}, order.ErrProductNotFound
+}
+
+func (s *Server) productFail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, order.ErrProductNotFound) {
+		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
+		return
+	}
+	s.consoleFail(w, r, err)
+}
+
+// consoleProduct serves GET /admin/rooms/{room}/products/{id}.
+func (s *Server) consoleProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleProductsReady(w, r)
+	if !ok {
+		return
+	}
+	id, ok := consoleProductID(r)
+	if !ok {
+		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	pp, err := s.productEdit(ctx, sess, name, id)
+	if err != nil {
+		s.productFail(w, r, err)
+		return
+	}
+	pp.Notice = productNotice(r.URL.Query(), roomsText(r))
+	s.renderProducts(w, r, sess, http.StatusOK, pp)
+}
+
+// consoleChangeProduct serves POST /admin/rooms/{room}/products/{id}:
+// op=delete deletes the product, anything else saves the form.
+func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleProductsReady(w, r)
+	if !ok {
+		return
+	}
+	id, ok := consoleProductID(r)
+	if !ok {
+		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	pp, err := s.productEdit(ctx, sess, name, id)
+	if err != nil {
+		s.productFail(w, r, err)
+		return
+	}
+	if r.PostForm.Get("op") == "delete" {
+		err := s.removeProduct(ctx, sess.Operator, name, id)
+		switch {
+		case err == nil:
+			http.Redirect(w, r, "/admin/rooms/"+name+"/products?saved=deleted", http.StatusSeeOther)
+		case errors.Is(err, order.ErrProductHasOrders):
+			pp.Edit.Error = t.ErrHasOrders
+			s.renderProducts(w, r, sess, http.StatusConflict, pp)
+		default:
+			s.productFail(w, r, err)
+		}
+		return
+	}
+	p, v, errs := parseProductForm(r.PostForm, t)
+	pp.Edit.V, pp.Edit.Errors = v, errs
+	if len(errs) == 0 {
+		was := pp.SoldOut
+		_, err := s.changeProduct(ctx, sess.Operator, name, id, p)
+		switch {
+		case err == nil:
+			http.Redirect(w, r, "/admin/rooms/"+name+"/products/"+strconv.FormatInt(id, 10)+"?saved=1"+restocked(was, s.soldOut(ctx, name)), http.StatusSeeOther)
+			return
+		case !productErrors(err, t, errs):
+			s.productFail(w, r, err)
+			return
+		}
+	}
+	pp.Edit.Error = t.FixErrors
+	s.renderProducts(w, r, sess, http.StatusUnprocessableEntity, pp)
+}

@@ -1,0 +1,544 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // the form's time zones, on hosts without a zoneinfo
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/store"
+	"waitingroom/views"
+)
+
+// The console's rooms: the list with live figures, the form of a new room
+// and of a room's settings, the actions that run a sale, and deletion.
+
+// RecordedRooms is the database's record of the rooms, listed so that the
+// console shows a room Redis lost before it is restored (store.DB).
+type RecordedRooms interface {
+	Rooms(ctx context.Context) ([]store.RoomRecord, error)
+}
+
+// consoleZones are the time zones the schedule's times may be typed in;
+// the first is the default.
+var consoleZones = []string{
+	"Asia/Seoul", "UTC", "Asia/Tokyo", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore",
+	"Asia/Bangkok", "Asia/Kolkata", "Europe/London", "Europe/Paris", "Europe/Berlin",
+	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "Australia/Sydney",
+}
+
+// roomPhase is the phase of a room's schedule at now, as the admission
+// script computes it (a pre-queue being drawn counts as open).
+func roomPhase(set room.Settings, now time.Time) string {
+	switch {
+	case set.Mode == room.ModeClosed, set.ClosesAt != nil && !now.Before(*set.ClosesAt):
+		return queue.PhaseClosed
+	case set.OpensAt != nil && now.Before(*set.OpensAt) && set.PrequeueAt != nil && !now.Before(*set.PrequeueAt):
+		return queue.PhasePrequeue
+	case set.OpensAt != nil && now.Before(*set.OpensAt):
+		return queue.PhaseScheduled
+	}
+	return queue.PhaseOpen
+}
+
+func roomsText(r *http.Request) views.RoomsText { return views.RoomsFor(consoleLang(r)) }
+
+// consoleRoomList serves GET /admin/rooms: every room Redis holds or the
+// database records, with its live figures.
+func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	var l views.RoomList
+	titles := map[string]string{}
+	names, err := s.rooms.Rooms(ctx)
+	if err != nil {
+		s.log.Warn("console: list rooms", "err", err)
+		l.Partial = true
+	}
+	if s.recorded != nil {
+		recs, err := s.recorded.Rooms(ctx)
+		if err != nil {
+			s.log.Warn("console: list recorded rooms", "err", err)
+			l.Partial = true
+		}
+		for _, rec := range recs {
+			names = append(names, rec.Name)
+			titles[rec.Name] = rec.Settings.Title
+		}
+	}
+	slices.Sort(names)
+	now := time.Now()
+	for _, name := range slices.Compact(names) {
+		row := views.RoomRow{Name: name, Title: titles[name]}
+		set, err := s.rooms.Room(ctx, name)
+		switch {
+		case errors.Is(err, room.ErrNotFound):
+			l.Rows = append(l.Rows, row)
+			continue
+		case err != nil:
+			s.log.Warn("console: room", "room", name, "err", err)
+			l.Partial = true
+			continue
+		}
+		st, err := s.rooms.Stats(ctx, name)
+		if err != nil {
+			s.log.Warn("console: room stats", "room", name, "err", err)
+			l.Partial = true
+			continue
+		}
+		row.Live, row.Title, row.Mode, row.Phase = true, set.Title, set.Mode, roomPhase(set, now)
+		row.Waiting, row.Prequeued, row.Active = st.Waiting, st.Prequeued, st.Active
+		row.AdmitRate, row.SetRate, row.Paused, row.SoldOut = st.RateEWMA, set.Rate, set.Paused, st.SoldOut
+		l.Rows = append(l.Rows, row)
+	}
+	if d := r.URL.Query().Get("deleted"); room.ValidName(d) {
+		l.Notice = views.Fill(t.Deleted, "room", d)
+	}
+	s.render(w, r, http.StatusOK, views.ConsoleRooms(s.consolePage(r, sess, t.RoomsTitle, "rooms"), l))
+}
+
+// zoneOf returns the form's time zone named tz, or the default.
+func zoneOf(tz string) (string, *time.Location) {
+	if !slices.Contains(consoleZones, tz) {
+		tz = consoleZones[0]
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil { // the embedded tzdata has every zone of the list
+		return "UTC", time.UTC
+	}
+	return tz, loc
+}
+
+// roomValues writes set as the form shows it, its times in zone tz.
+func roomValues(name string, set room.Settings, tz string) views.RoomValues {
+	tz, loc := zoneOf(tz)
+	at := func(t *time.Time) string {
+		if t == nil {
+			return ""
+		}
+		return t.In(loc).Format(datetimeLocal)
+	}
+	return views.RoomValues{
+		Name: name, Title: set.Title, TZ: tz,
+		PrequeueAt: at(set.PrequeueAt), OpensAt: at(set.OpensAt), ClosesAt: at(set.ClosesAt),
+		ServeLineAfterClose: set.ServeLineAfterClose, Mode: set.Mode,
+		Rate: fmtFloat(set.Rate), MaxActive: strconv.Itoa(set.MaxActive), TokenTTLSeconds: strconv.Itoa(set.TokenTTLSeconds),
+		OrderRate: fmtFloat(set.OrderRate), OrderBurst: strconv.Itoa(set.OrderBurst), MaxPerBuyer: strconv.Itoa(set.MaxPerBuyer),
+		ShopURL: set.ShopURL, AbandonAfterSeconds: strconv.Itoa(set.AbandonAfterSeconds), ReturnWithin: strconv.Itoa(set.ReturnWithinSeconds),
+	}
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// maxFieldLen bounds a room form's text fields as kept for the form (the
+// body is bounded too): the settings' own limits are smaller.
+const maxFieldLen = 4096
+
+// parseRoomForm reads a room form into a patch of every setting but
+// Paused, the values as typed, and the errors of the fields that do not
+// parse. Whether the values are valid settings is room.Validate's.
+func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValues, map[string]string) {
+	get := func(k string) string {
+		v := strings.TrimSpace(f.Get(k))
+		if len(v) > maxFieldLen {
+			v = v[:maxFieldLen]
+		}
+		return v
+	}
+	errs := map[string]string{}
+	v := views.RoomValues{
+		Name: get("name"), Title: f.Get("title"), TZ: get("tz"),
+		PrequeueAt: get("prequeueAt"), OpensAt: get("opensAt"), ClosesAt: get("closesAt"),
+		ServeLineAfterClose: f.Get("serveLineAfterClose") == "1", Mode: get("mode"),
+		Rate: get("rate"), MaxActive: get("maxActive"), TokenTTLSeconds: get("tokenTTLSeconds"),
+		OrderRate: get("orderRate"), OrderBurst: get("orderBurst"), MaxPerBuyer: get("maxPerBuyer"),
+		ShopURL: get("shopURL"), AbandonAfterSeconds: get("abandonAfterSeconds"), ReturnWithin: get("returnWithinSeconds"),
+	}
+	if len(v.Title) > maxFieldLen {
+		v.Title = v.Title[:maxFieldLen]
+	}
+	var p room.Patch
+	p.Title, p.Mode, p.ShopURL = &v.Title, &v.Mode, &v.ShopURL
+	p.ServeLineAfterClose = &v.ServeLineAfterClose
+	if !slices.Contains(consoleZones, v.TZ) {
+		errs["tz"] = t.ErrBadZone
+	}
+	_, loc := zoneOf(v.TZ)
+	for _, tf := range []struct {
+		field, value string
+		dst          *room.OptionalTime
+	}{{"prequeueAt", v.PrequeueAt, &p.PrequeueAt}, {"opensAt", v.OpensAt, &p.OpensAt}, {"closesAt", v.ClosesAt, &p.ClosesAt}} {
+		tf.dst.Set = true
+		if tf.value == "" {
+			continue
+		}
+		at, err := time.ParseInLocation(datetimeLocal, tf.value, loc)
+		if err != nil {
+			at, err = time.ParseInLocation(datetimeLocalSeconds, tf.value, loc)
+		}
+		if err != nil {
+			errs[tf.field] = t.ErrNotTime
+			continue
+		}
+		tf.dst.Time = &at
+	}
+	for _, ff := range []struct {
+		field, value string
+		dst          **float64
+	}{{"rate", v.Rate, &p.Rate}, {"orderRate", v.OrderRate, &p.OrderRate}} {
+		x, err := strconv.ParseFloat(ff.value, 64)
+		if err != nil {
+			errs[ff.field] = t.ErrNotNumber
+			continue
+		}
+		*ff.dst = &x
+	}
+	for _, nf := range []struct {
+		field, value string
+		dst          **int
+	}{
+		{"maxActive", v.MaxActive, &p.MaxActive}, {"tokenTTLSeconds", v.TokenTTLSeconds, &p.TokenTTLSeconds},
+		{"orderBurst", v.OrderBurst, &p.OrderBurst}, {"maxPerBuyer", v.MaxPerBuyer, &p.MaxPerBuyer},
+		{"abandonAfterSeconds", v.AbandonAfterSeconds, &p.AbandonAfterSeconds}, {"returnWithinSeconds", v.ReturnWithin, &p.ReturnWithinSeconds},
+	} {
+		n, err := strconv.Atoi(nf.value)
+		if err != nil {
+			errs[nf.field] = t.ErrNotWhole
+			continue
+		}
+		*nf.dst = &n
+	}
+	return p, v, errs
+}
+
+// settingsFieldError names the form field that room.Settings.Validate's
+// error is about (it names the first invalid field), with its message.
+func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
+	e := err.Error()
+	switch {
+	case strings.HasPrefix(e, "prequeueAt needs opensAt"), strings.HasPrefix(e, "prequeueAt must be before opensAt"):
+		return "prequeueAt", t.ErrScheduleOrder["prequeueAt"]
+	case strings.HasPrefix(e, "opensAt must be before closesAt"), strings.HasPrefix(e, "prequeueAt must be before closesAt"):
+		return "closesAt", t.ErrScheduleOrder["closesAt"]
+	case strings.HasPrefix(e, "schedule times"):
+		return "schedule", t.ErrSettings["schedule"]
+	}
+	name, _, _ := strings.Cut(e, " ")
+	if msg, ok := t.ErrSettings[name]; ok {
+		return name, msg
+	}
+	return "", e
+}
+
+// roomForm is the settings form of room name: its saved settings, live
+// state and the notice of the last change.
+func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz string) (views.RoomForm, room.Settings, error) {
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		return views.RoomForm{}, room.Settings{}, err
+	}
+	st, err := s.rooms.Stats(ctx, name)
+	if err != nil {
+		return views.RoomForm{}, room.Settings{}, err
+	}
+	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
+		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Mode: set.Mode, Errors: map[string]string{}}, set, nil
+}
+
+// keepShownTimes keeps the saved schedule times that the form showed and
+// the operator left as they were: the form shows minutes, and a time of
+// the drain action (to the millisecond) must not move when the title is
+// edited.
+func keepShownTimes(p *room.Patch, shown, typed views.RoomValues, cur room.Settings) {
+	for _, f := range []struct {
+		shown, typed string
+		dst          *room.OptionalTime
+		cur          *time.Time
+	}{
+		{shown.PrequeueAt, typed.PrequeueAt, &p.PrequeueAt, cur.PrequeueAt},
+		{shown.OpensAt, typed.OpensAt, &p.OpensAt, cur.OpensAt},
+		{shown.ClosesAt, typed.ClosesAt, &p.ClosesAt, cur.ClosesAt},
+	} {
+		if f.cur != nil && f.shown == f.typed {
+			*f.dst = room.OptionalTime{Set: true, Time: f.cur}
+		}
+	}
+}
+
+// consoleRoomName returns the {room} of a console path, or answers 404.
+func (s *Server) consoleRoomName(w http.ResponseWriter, r *http.Request) (string, bool) {
+	name := r.PathValue("room")
+	if !room.ValidName(name) {
+		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoRoom)
+		return "", false
+	}
+	return name, true
+}
+
+// consoleFail answers a console error page for err of a room or product
+// write or read.
+func (s *Server) consoleFail(w http.ResponseWriter, r *http.Request, err error) {
+	t := roomsText(r)
+	switch {
+	case errors.Is(err, room.ErrNotFound):
+		s.consoleError(w, r, http.StatusNotFound, t.ErrNoRoom)
+	default:
+		s.log.Error("console: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrUnavailable)
+	}
+}
+
+func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.RoomForm) {
+	t := roomsText(r)
+	title := t.NewRoomTitle
+	if !f.New {
+		title = views.Fill(t.SettingsTitle, "room", f.Room)
+	}
+	s.render(w, r, status, views.ConsoleRoomForm(s.consolePage(r, sess, title, "rooms"), f))
+}
+
+// consoleNewRoom serves GET /admin/rooms/new: the form with a new room's
+// defaults.
+func (s *Server) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	f := views.RoomForm{New: true, V: roomValues("", room.Defaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
+	s.renderRoomForm(w, r, sess, http.StatusOK, f)
+}
+
+// consoleCreateRoom serves POST /admin/rooms/new.
+func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	p, v, errs := parseRoomForm(r.PostForm, t)
+	f := views.RoomForm{New: true, V: v, Zones: consoleZones, CSRF: sess.CSRF, Errors: errs}
+	switch {
+	case !room.ValidName(v.Name):
+		errs["name"] = t.ErrBadName
+	case v.Name == "new":
+		// /admin/rooms/new is this form: the room's dashboard would be
+		// out of reach.
+		errs["name"] = t.ErrReservedName
+	}
+	if len(errs) > 0 {
+		f.Error = t.FixErrors
+		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+		return
+	}
+	_, err := s.saveRoom(ctx, sess.Operator, v.Name, roomWrite{Patch: p, Exist: mustBeNew})
+	var invalid *invalidSettingsError
+	switch {
+	case errors.As(err, &invalid):
+		field, msg := settingsFieldError(invalid.err, t)
+		errs[field] = msg
+		f.Error = t.FixErrors
+		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+		return
+	case errors.Is(err, errRoomExists):
+		errs["name"] = t.ErrRoomExists
+		f.Error = t.FixErrors
+		s.renderRoomForm(w, r, sess, http.StatusConflict, f)
+		return
+	case err != nil:
+		s.consoleFail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/rooms/"+v.Name+"/settings?saved=created&tz="+url.QueryEscape(v.TZ), http.StatusSeeOther)
+}
+
+// consoleRoomSettings serves GET /admin/rooms/{room}/settings.
+func (s *Server) consoleRoomSettings(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	q := r.URL.Query()
+	f, _, err := s.roomForm(ctx, sess, name, q.Get("tz"))
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	switch q.Get("saved") {
+	case "1":
+		f.Notice = t.Saved
+	case "created":
+		f.Notice = t.Created
+	}
+	if msg, ok := t.ActionDone[q.Get("done")]; ok {
+		f.Notice = msg
+	}
+	s.renderRoomForm(w, r, sess, http.StatusOK, f)
+}
+
+// consoleSaveRoom serves POST /admin/rooms/{room}/settings.
+func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	p, v, errs := parseRoomForm(r.PostForm, t)
+	// What the form does not show stays: the live state, for the actions.
+	f, cur, err := s.roomForm(ctx, sess, name, v.TZ)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	if v.TZ == f.V.TZ {
+		keepShownTimes(&p, f.V, v, cur)
+	}
+	v.Name, f.V, f.Errors = name, v, errs
+	if len(errs) > 0 {
+		f.Error = t.FixErrors
+		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+		return
+	}
+	_, err = s.saveRoom(ctx, sess.Operator, name, roomWrite{Patch: p, Exist: mustExist})
+	var invalid *invalidSettingsError
+	switch {
+	case errors.As(err, &invalid):
+		field, msg := settingsFieldError(invalid.err, t)
+		errs[field] = msg
+		f.Error = t.FixErrors
+		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+		return
+	case err != nil:
+		s.consoleFail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/rooms/"+name+"/settings?saved=1&tz="+url.QueryEscape(v.TZ), http.StatusSeeOther)
+}
+
+// errDrainBeforeOpening refuses to drain a sale that has not opened: it
+// has no line to serve.
+var errDrainBeforeOpening = errors.New("drain before the opening")
+
+// actionWrite is the write of a console action on a room whose settings
+// are cur, at now.
+//
+//   - pause and resume set Paused.
+//   - drain stops new joins now and keeps serving the line: closesAt
+//     becomes now (unless the room closed earlier) with
+//     serveLineAfterClose. The schedule wants opensAt before closesAt, so
+//     a sale that has not opened cannot be drained (it has no line): it
+//     is refused with errDrainBeforeOpening, and Close is the way.
+//   - close sets mode closed: nobody joins, nobody is admitted.
+//   - reopen undoes what stopped a sale, but a pause: it clears the
+//     sold-out flag (after a restock), puts a closed room back in fifo,
+//     and clears a closing time that has passed (a drained room takes
+//     joins again).
+func actionWrite(action string, cur room.Settings, now time.Time) (roomWrite, error) {
+	yes, no := true, false
+	w := roomWrite{Exist: mustExist, Action: "room." + action}
+	switch action {
+	case "pause":
+		w.Patch.Paused = &yes
+	case "resume":
+		w.Patch.Paused = &no
+	case "drain":
+		if cur.OpensAt != nil && now.Before(*cur.OpensAt) {
+			return roomWrite{}, errDrainBeforeOpening
+		}
+		at := now.UTC().Truncate(time.Millisecond)
+		if cur.ClosesAt != nil && cur.ClosesAt.Before(at) {
+			at = *cur.ClosesAt
+		}
+		if cur.OpensAt != nil && !cur.OpensAt.Before(at) {
+			at = cur.OpensAt.Add(time.Millisecond)
+		}
+		w.Patch.ClosesAt = room.OptionalTime{Set: true, Time: &at}
+		w.Patch.ServeLineAfterClose = &yes
+	case "close":
+		mode := room.ModeClosed
+		w.Patch.Mode = &mode
+	case "reopen":
+		w.SoldOut = &no
+		if cur.Mode == room.ModeClosed {
+			mode := room.ModeFIFO
+			w.Patch.Mode = &mode
+		}
+		if cur.ClosesAt != nil && !now.Before(*cur.ClosesAt) {
+			w.Patch.ClosesAt = room.OptionalTime{Set: true}
+		}
+	default:
+		return roomWrite{}, errors.ErrUnsupported
+	}
+	return w, nil
+}
+
+// consoleRoomAction serves POST /admin/rooms/{room}/action.
+func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	action := r.PostForm.Get("action")
+	cur, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	wr, err := actionWrite(action, cur, time.Now())
+	switch {
+	case errors.Is(err, errDrainBeforeOpening):
+		f, _, err := s.roomForm(ctx, sess, name, "")
+		if err != nil {
+			s.consoleFail(w, r, err)
+			return
+		}
+		f.Error = t.ErrDrainBefore
+		s.renderRoomForm(w, r, sess, http.StatusConflict, f)
+		return
+	case err != nil:
+		s.consoleError(w, r, http.StatusBadRequest, t.ErrBadAction)
+		return
+	}
+	if _, err := s.saveRoom(ctx, sess.Operator, name, wr); err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/rooms/"+name+"/settings?done="+action, http.StatusSeeOther)
+}
+
+// consoleDeleteRoom serves POST /admin/rooms/{room}/delete: the form's
+// field confirm must be the room's name.
+func (s *Server) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := roomsText(r)
+	if r.PostForm.Get("confirm") != name {
+		f, _, err := s.roomForm(ctx, sess, name, "")
+		if err != nil {
+			s.consoleFail(w, r, err)
+			return
+		}
+		f.Errors["confirm"] = t.ErrConfirm
+		f.Error = t.ErrConfirm
+		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+		return
+	}
+	if _, err := s.deleteRoomAs(ctx, sess.Operator, name); err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/rooms?deleted="+name, http.StatusSeeOther)
+}

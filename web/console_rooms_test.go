@@ -1,0 +1,620 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"waitingroom/server/audit"
+	"waitingroom/server/operator"
+	"waitingroom/server/order"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/roomsync"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
+	"waitingroom/server/visitor"
+)
+
+// roomsConsole is a console wired as serve.go wires it: PostgreSQL for the
+// sessions, the audit log, the products and the rooms' record.
+type roomsConsole struct {
+	*harness
+	db   *store.DB
+	sale *saleEvents
+	c    *http.Client
+	csrf string
+}
+
+func newRoomsConsole(t *testing.T) *roomsConsole {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sale := &saleEvents{}
+	db := storetest.Migrated(t, store.Postgres)
+	ops, err := operator.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(o *Options) {
+		o.Operators, o.Audit = ops, audit.New(db)
+		o.Orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		o.Records = roomsync.New(o.Queue.(*queue.Engine), db, quiet)
+		o.RecordedRooms = db
+		o.Sale = sale
+	})
+	c, csrf := signIn(t, h.srv, testAdminToken)
+	return &roomsConsole{harness: h, db: db, sale: sale, c: c, csrf: csrf}
+}
+
+// get fetches a console page in lang.
+func (rc *roomsConsole) get(t *testing.T, path, lang string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", rc.srv.URL+path, nil)
+	if lang != "" {
+		req.Header.Set("Accept-Language", lang)
+	}
+	resp, err := rc.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// post sends a console form with the session's CSRF token.
+func (rc *roomsConsole) post(t *testing.T, path string, f url.Values, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	g := url.Values{"csrf": {rc.csrf}}
+	for k, v := range f {
+		g[k] = v
+	}
+	return postForm(t, rc.c, rc.srv.URL+path, g, hdr)
+}
+
+// roomFormOf is the console form of set, as a browser posts it.
+func roomFormOf(name string, set room.Settings) url.Values {
+	v := roomValues(name, set, "Asia/Seoul")
+	f := url.Values{
+		"name": {v.Name}, "title": {v.Title}, "tz": {v.TZ}, "prequeueAt": {v.PrequeueAt}, "opensAt": {v.OpensAt}, "closesAt": {v.ClosesAt},
+		"mode": {v.Mode}, "rate": {v.Rate}, "maxActive": {v.MaxActive}, "tokenTTLSeconds": {v.TokenTTLSeconds},
+		"orderRate": {v.OrderRate}, "orderBurst": {v.OrderBurst}, "maxPerBuyer": {v.MaxPerBuyer}, "shopURL": {v.ShopURL},
+		"abandonAfterSeconds": {v.AbandonAfterSeconds}, "returnWithinSeconds": {v.ReturnWithin},
+	}
+	if v.ServeLineAfterClose {
+		f.Set("serveLineAfterClose", "1")
+	}
+	return f
+}
+
+func with(f url.Values, kv ...string) url.Values {
+	g := url.Values{}
+	for k, v := range f {
+		g[k] = append([]string(nil), v...)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		g.Set(kv[i], kv[i+1])
+	}
+	return g
+}
+
+// TestConsoleRoomForms: the new-room and settings forms save every setting
+// (the schedule typed in a time zone), and refuse what does not parse or
+// validate with the operator's values kept and a message at the field,
+// saving nothing.
+func TestConsoleRoomForms(t *testing.T) {
+	rc := newRoomsConsole(t)
+	ctx := context.Background()
+	name := servicetest.RoomName(t, rc.rdb)
+	seoul, _ := time.LoadLocation("Asia/Seoul")
+	full := with(roomFormOf("", room.Defaults("")), "name", name, "title", "Winter drop ❄", "tz", "Asia/Seoul",
+		"prequeueAt", "2030-12-01T09:30", "opensAt", "2030-12-01T10:00", "closesAt", "2030-12-01T12:00",
+		"mode", "random", "rate", "12.5", "maxActive", "300", "tokenTTLSeconds", "240", "orderRate", "20", "orderBurst", "40",
+		"maxPerBuyer", "2", "shopURL", "https://shop.example/drop", "abandonAfterSeconds", "90", "returnWithinSeconds", "600")
+	at := func(s string) *time.Time {
+		v, _ := time.ParseInLocation(datetimeLocal, s, seoul)
+		v = v.UTC()
+		return &v
+	}
+	want := room.Settings{Title: "Winter drop ❄", Rate: 12.5, MaxActive: 300, TokenTTLSeconds: 240, OrderRate: 20, OrderBurst: 40,
+		AbandonAfterSeconds: 90, Mode: "random", ReturnWithinSeconds: 600, ShopURL: "https://shop.example/drop", MaxPerBuyer: 2,
+		Schedule: room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true}}
+
+	// Refused creations: nothing is created, the values stay, the field says why.
+	for _, tc := range []struct {
+		name, lang string
+		form       url.Values
+		status     int
+		field, msg string
+	}{
+		{"bad name", "en", with(full, "name", "Bad_Name"), 422, "name", "Names are 1 to 64 of a-z"},
+		{"bad name, Korean", "ko", with(full, "name", "Bad_Name"), 422, "name", "영문 소문자"},
+		{"empty name", "en", with(full, "name", ""), 422, "name", "Names are 1 to 64 of a-z"},
+		{"the console's own name", "en", with(full, "name", "new"), 422, "name", "pick another"},
+		{"rate not a number", "en", with(full, "rate", "fast"), 422, "rate", "Enter a number."},
+		{"rate too high", "en", with(full, "rate", "20000"), 422, "rate", "between 0.01 and 10000"},
+		{"rate too high, Korean", "ko", with(full, "rate", "20000"), 422, "rate", "0.01에서 10000 사이"},
+		{"ttl fractional", "en", with(full, "tokenTTLSeconds", "1.5"), 422, "tokenTTLSeconds", "whole number"},
+		{"burst zero", "en", with(full, "orderBurst", "0"), 422, "orderBurst", "between 1 and 1000000"},
+		{"time not a time", "en", with(full, "opensAt", "tomorrow"), 422, "opensAt", "date and time"},
+		{"closes before opening", "en", with(full, "closesAt", "2030-12-01T09:00"), 422, "closesAt", "close after it opens"},
+		{"pre-queue without opening", "en", with(full, "opensAt", "", "closesAt", ""), 422, "prequeueAt", "needs an opening time"},
+		{"year out of range", "en", with(full, "prequeueAt", "", "opensAt", "1999-01-01T10:00", "closesAt", ""), 422, "schedule", "2000 and 9999"},
+		{"unknown zone", "en", with(full, "tz", "Mars/Olympus"), 422, "tz", "time zone"},
+		{"unknown mode", "en", with(full, "mode", "lottery"), 422, "mode", "Pick a mode"},
+		{"shop URL", "en", with(full, "shopURL", "javascript:alert(1)"), 422, "shopURL", "http(s) address"},
+		{"return before away", "en", with(full, "abandonAfterSeconds", "900", "returnWithinSeconds", "600"), 422, "returnWithinSeconds", "at least the away time"},
+		{"title with bidi override", "en", with(full, "title", "abc\u202egpj"), 422, "title", "plain text"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := rc.post(t, "/admin/rooms/new", tc.form, map[string]string{"Accept-Language": tc.lang})
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d: %.400s", resp.StatusCode, tc.status, body)
+			}
+			if !strings.Contains(body, `id="err-`+tc.field+`"`) || !strings.Contains(body, tc.msg) {
+				t.Fatalf("no message %q at field %s: %s", tc.msg, tc.field, body)
+			}
+			typed := tc.form.Get(tc.field)
+			if tc.field == "schedule" {
+				typed = tc.form.Get("opensAt")
+			}
+			if !strings.Contains(body, `value="`+html.EscapeString(typed)+`"`) && tc.field != "tz" && tc.field != "mode" || tc.field != "title" && !strings.Contains(body, `value="Winter drop ❄"`) {
+				t.Fatalf("the typed values are not kept: %s", body)
+			}
+			if _, err := rc.eng.Room(ctx, tc.form.Get("name")); !errors.Is(err, room.ErrNotFound) && room.ValidName(tc.form.Get("name")) {
+				t.Fatalf("a refused form created the room: %v", err)
+			}
+		})
+	}
+
+	resp, body := rc.post(t, "/admin/rooms/new", full, nil)
+	if resp.StatusCode != 303 || !strings.HasPrefix(resp.Header.Get("Location"), "/admin/rooms/"+name+"/settings?saved=created") {
+		t.Fatalf("create: %d %s %.300s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	if got, err := rc.eng.Room(ctx, name); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("created %+v %v\nwant    %+v", got, err, want)
+	}
+	if recs, _ := rc.db.Rooms(ctx); !hasRecord(recs, name) {
+		t.Fatal("the new room is not recorded in the database")
+	}
+	if resp, body := rc.post(t, "/admin/rooms/new", full, nil); resp.StatusCode != 409 || !strings.Contains(body, "already exists") {
+		t.Fatalf("create twice: %d %.300s", resp.StatusCode, body)
+	}
+
+	// The settings page shows what was saved, in the zone asked for.
+	status, page := rc.get(t, "/admin/rooms/"+name+"/settings?saved=created&tz=Asia/Seoul", "en")
+	for _, s := range []string{"Room created.", `value="2030-12-01T10:00"`, `value="12.5"`, `<option value="random" selected`, `<option value="Asia/Seoul" selected`} {
+		if status != 200 || !strings.Contains(page, s) {
+			t.Fatalf("settings page lacks %q: %d %s", s, status, page)
+		}
+	}
+	if _, page := rc.get(t, "/admin/rooms/"+name+"/settings?tz=UTC", "en"); !strings.Contains(page, `value="2030-12-01T01:00"`) {
+		t.Fatalf("opensAt not shown in UTC: %s", page)
+	}
+
+	// Settings: a refusal saves nothing; a change is saved, with a notice.
+	settings := "/admin/rooms/" + name + "/settings"
+	if resp, body := rc.post(t, settings, with(full, "rate", "0", "title", "Changed"), nil); resp.StatusCode != 422 ||
+		!strings.Contains(body, `id="err-rate"`) || !strings.Contains(body, `value="Changed"`) {
+		t.Fatalf("invalid settings: %d %.300s", resp.StatusCode, body)
+	}
+	if got, _ := rc.eng.Room(ctx, name); !reflect.DeepEqual(got, want) {
+		t.Fatalf("a refused form changed the settings: %+v", got)
+	}
+	resp, _ = rc.post(t, settings, with(full, "name", "ignored-name", "rate", "80", "title", "Changed", "closesAt", "", "tz", "UTC",
+		"prequeueAt", "2030-12-01T00:30", "opensAt", "2030-12-01T01:00"), nil)
+	if resp.StatusCode != 303 || resp.Header.Get("Location") != settings+"?saved=1&tz=UTC" {
+		t.Fatalf("save: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	want.Rate, want.Title, want.ClosesAt = 80, "Changed", nil
+	if got, _ := rc.eng.Room(ctx, name); !reflect.DeepEqual(got, want) {
+		t.Fatalf("saved %+v\nwant  %+v", got, want)
+	}
+	if _, page := rc.get(t, settings+"?saved=1&tz=UTC", "ko"); !strings.Contains(page, "저장했습니다.") {
+		t.Fatalf("no Saved notice in Korean: %s", page)
+	}
+	if _, err := rc.eng.Room(ctx, "ignored-name"); !errors.Is(err, room.ErrNotFound) {
+		t.Fatal("the settings form created a room from its name field")
+	}
+	for _, p := range []string{"/admin/rooms/no-such-room-x/settings", "/admin/rooms/Bad_Room/settings"} {
+		if status, _ := rc.get(t, p, "en"); status != 404 {
+			t.Errorf("GET %s: %d, want 404", p, status)
+		}
+		if resp, _ := rc.post(t, p, full, nil); resp.StatusCode != 404 {
+			t.Errorf("POST %s: %d, want 404", p, resp.StatusCode)
+		}
+	}
+	if _, err := rc.eng.Room(ctx, "no-such-room-x"); !errors.Is(err, room.ErrNotFound) {
+		t.Fatal("the settings form of an unknown room created it")
+	}
+}
+
+func hasRecord(recs []store.RoomRecord, name string) bool {
+	for _, r := range recs {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// TestConsoleRoomList: every room, live or only recorded, with its
+// figures and links, in a captioned region that scrolls on a phone.
+func TestConsoleRoomList(t *testing.T) {
+	rc := newRoomsConsole(t)
+	ctx := context.Background()
+	set := room.Defaults(rc.room)
+	set.Title, set.Paused, set.Rate = "Sneaker <drop>", true, 1000
+	if err := rc.eng.SaveRoom(ctx, rc.room, set); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		id, _ := visitor.NewID()
+		if _, err := rc.eng.Enter(ctx, rc.room, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.eng.SetSoldOut(ctx, rc.room, true)
+	recorded := servicetest.RoomName(t, rc.rdb)
+	if err := rc.db.SaveRoom(ctx, recorded, room.Defaults(recorded)); err != nil {
+		t.Fatal(err)
+	}
+	status, page := rc.get(t, "/admin/rooms?deleted=gone-room", "en")
+	row := func(name string) string {
+		i := strings.Index(page, `<tr data-room="`+name+`"`)
+		if i < 0 {
+			t.Fatalf("no row for %s: %s", name, page)
+		}
+		j := strings.Index(page[i:], "</tr>")
+		return page[i : i+j]
+	}
+	live := row(rc.room)
+	for _, s := range []string{
+		`Sneaker &lt;drop&gt;`, `data-k="waiting">3<`, `data-k="prequeued">0<`, `data-k="active">0<`, "Paused", "Sold out", "Open",
+		`href="/admin/rooms/` + rc.room + `"`, `href="/admin/rooms/` + rc.room + `/settings"`, `href="/admin/rooms/` + rc.room + `/products"`,
+	} {
+		if !strings.Contains(live, s) {
+			t.Errorf("the live room's row lacks %q: %s", s, live)
+		}
+	}
+	if r := row(recorded); !strings.Contains(r, "not in Redis") {
+		t.Errorf("the recorded room's row: %s", r)
+	}
+	for _, s := range []string{`class="scroll" role="region" aria-labelledby="wr-rooms-caption" tabindex="0"`, `<caption id="wr-rooms-caption" class="sr-only">`,
+		`href="/admin/rooms/new"`, "Room gone-room deleted."} {
+		if status != 200 || !strings.Contains(page, s) {
+			t.Errorf("the list lacks %q", s)
+		}
+	}
+	if _, page := rc.get(t, "/admin/rooms?deleted=%3Cb%3E", "ko"); strings.Contains(page, "<b>") || !strings.Contains(page, "대기실") {
+		t.Errorf("a bad deleted= name is echoed, or the page is not in Korean")
+	}
+}
+
+// TestConsoleRoomActions: pause stops admissions and resume restarts
+// them; drain refuses new joins while the line is still served; close
+// stops both; reopen clears sold out and undoes close and drain. Each is
+// in the sale log and the audit log; delete wants the room's name typed.
+func TestConsoleRoomActions(t *testing.T) {
+	rc := newRoomsConsole(t)
+	ctx := context.Background()
+	name := rc.room
+	base := "/admin/rooms/" + name
+	join := func() error {
+		id, _ := visitor.NewID()
+		_, err := rc.eng.Enter(ctx, name, id)
+		return err
+	}
+	admitted := func() int64 {
+		t.Helper()
+		time.Sleep(5 * time.Millisecond)
+		rc.eng.Admit(ctx, name, time.Second, []string{freshToken(t)})
+		st, err := rc.eng.Stats(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Admitted
+	}
+	act := func(action string) {
+		t.Helper()
+		resp, body := rc.post(t, base+"/action", url.Values{"action": {action}}, nil)
+		if resp.StatusCode != 303 || resp.Header.Get("Location") != base+"/settings?done="+action {
+			t.Fatalf("%s: %d %s %.300s", action, resp.StatusCode, resp.Header.Get("Location"), body)
+		}
+	}
+	rc.sale.take()
+
+	steps := []struct {
+		action string
+		events []string
+		check  func(t *testing.T)
+	}{
+		{"pause", []string{name + " paused"}, func(t *testing.T) {
+			join()
+			before := admitted()
+			if join(); admitted() != before {
+				t.Fatal("a paused room admitted")
+			}
+			if s, _ := rc.eng.Room(ctx, name); !s.Paused {
+				t.Fatal("not paused")
+			}
+		}},
+		{"resume", []string{name + " resumed"}, func(t *testing.T) {
+			st, _ := rc.eng.Stats(ctx, name)
+			if admitted() <= st.Admitted {
+				t.Fatal("a resumed room does not admit")
+			}
+		}},
+		{"drain", []string{name + " draining"}, func(t *testing.T) {
+			if err := join(); !errors.Is(err, queue.ErrSaleEnded) {
+				t.Fatalf("a join after drain: %v, want ErrSaleEnded", err)
+			}
+			st, _ := rc.eng.Stats(ctx, name)
+			if st.Waiting == 0 {
+				t.Fatal("nobody left in line to serve")
+			}
+			if admitted() <= st.Admitted {
+				t.Fatal("the line is not served after drain")
+			}
+			s, _ := rc.eng.Room(ctx, name)
+			if s.ClosesAt == nil || time.Since(*s.ClosesAt) > time.Minute || !s.ServeLineAfterClose {
+				t.Fatalf("drain settings: %+v", s.Schedule)
+			}
+			// The settings form shows minutes; saved untouched, the
+			// drain's closing (to the millisecond) stays as it was.
+			if resp, body := rc.post(t, base+"/settings", with(roomFormOf(name, s), "title", "Renamed"), nil); resp.StatusCode != 303 {
+				t.Fatalf("save after drain: %d %.300s", resp.StatusCode, body)
+			}
+			if got, _ := rc.eng.Room(ctx, name); got.Title != "Renamed" || !got.ClosesAt.Equal(*s.ClosesAt) {
+				t.Fatalf("saving the form moved the closing: %v → %v", s.ClosesAt, got.ClosesAt)
+			}
+		}},
+		{"reopen", []string{name + " reopened"}, func(t *testing.T) {
+			if err := join(); err != nil {
+				t.Fatalf("a join after reopen: %v", err)
+			}
+			if s, _ := rc.eng.Room(ctx, name); s.ClosesAt != nil {
+				t.Fatalf("reopen kept the past closing: %v", s.ClosesAt)
+			}
+		}},
+		{"close", []string{name + " closed"}, func(t *testing.T) {
+			if err := join(); !errors.Is(err, queue.ErrSaleEnded) {
+				t.Fatalf("a join into a closed room: %v", err)
+			}
+			if before := admitted(); admitted() != before {
+				t.Fatal("a closed room admitted")
+			}
+		}},
+		{"reopen", []string{name + " reopened"}, func(t *testing.T) {
+			if s, _ := rc.eng.Room(ctx, name); s.Mode != room.ModeFIFO {
+				t.Fatalf("reopen left mode %q", s.Mode)
+			}
+			if st, _ := rc.eng.Stats(ctx, name); st.SoldOut {
+				t.Fatal("still sold out")
+			}
+			if err := join(); err != nil {
+				t.Fatalf("a join after reopen: %v", err)
+			}
+		}},
+	}
+	for i, st := range steps {
+		if st.action == "reopen" && i == len(steps)-1 {
+			rc.eng.SetSoldOut(ctx, name, true) // and sold out, as after the last order
+		}
+		act(st.action)
+		if got := rc.sale.take(); !reflect.DeepEqual(got, st.events) {
+			t.Fatalf("%s: sale events %q, want %q", st.action, got, st.events)
+		}
+		t.Run(st.action, st.check)
+	}
+	entries := auditOf(t, rc.harness, name)
+	var actions []string
+	for _, e := range entries {
+		if e.Actor != "admin" {
+			t.Errorf("entry %+v: actor %q, want admin", e, e.Actor)
+		}
+		if strings.HasPrefix(e.Action, "room.") {
+			actions = append(actions, e.Action)
+		}
+	}
+	wantActions := []string{"room.pause", "room.resume", "room.drain", "room.update", "room.reopen", "room.close", "room.reopen"}
+	if !reflect.DeepEqual(actions, wantActions) {
+		t.Fatalf("audited %q, want %q", actions, wantActions)
+	}
+
+	// Drain before the opening: refused, nothing changes.
+	set, _ := rc.eng.Room(ctx, name)
+	later := time.Now().Add(time.Hour).UTC().Truncate(time.Millisecond)
+	set.OpensAt = &later
+	rc.eng.SaveRoom(ctx, name, set)
+	resp, body := rc.post(t, base+"/action", url.Values{"action": {"drain"}}, nil)
+	if resp.StatusCode != 409 || !strings.Contains(body, "has not opened yet") {
+		t.Fatalf("drain before opening: %d %.300s", resp.StatusCode, body)
+	}
+	if got, _ := rc.eng.Room(ctx, name); !reflect.DeepEqual(got, set) {
+		t.Fatalf("a refused drain changed %+v", got)
+	}
+	if resp, _ := rc.post(t, base+"/action", url.Values{"action": {"explode"}}, nil); resp.StatusCode != 400 {
+		t.Fatalf("unknown action: %d", resp.StatusCode)
+	}
+
+	// Delete: the name must be typed.
+	for _, typed := range []string{"", "wrong", strings.ToUpper(name)} {
+		resp, body := rc.post(t, base+"/delete", url.Values{"confirm": {typed}}, nil)
+		if resp.StatusCode != 422 || !strings.Contains(body, `id="err-confirm"`) {
+			t.Fatalf("delete confirmed by %q: %d %.300s", typed, resp.StatusCode, body)
+		}
+		if _, err := rc.eng.Room(ctx, name); err != nil {
+			t.Fatalf("the room went without its name typed: %v", err)
+		}
+	}
+	resp, _ = rc.post(t, base+"/delete", url.Values{"confirm": {name}}, nil)
+	if resp.StatusCode != 303 || resp.Header.Get("Location") != "/admin/rooms?deleted="+name {
+		t.Fatalf("delete: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if _, err := rc.eng.Room(ctx, name); !errors.Is(err, room.ErrNotFound) {
+		t.Fatal("the room is still there")
+	}
+	if got := rc.sale.take(); len(got) != 1 || got[0] != name+" deleted" {
+		t.Fatalf("delete events %q", got)
+	}
+	if resp, _ := rc.post(t, base+"/delete", url.Values{"confirm": {name}}, nil); resp.StatusCode != 404 {
+		t.Fatalf("delete again: %d", resp.StatusCode)
+	}
+}
+
+func TestActionWrite(t *testing.T) {
+	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	past, future := now.Add(-time.Hour), now.Add(time.Hour)
+	open := room.Defaults("x")
+	closed := open
+	closed.Mode = room.ModeClosed
+	drained := open
+	drained.ClosesAt = &past
+	opened := open
+	opened.OpensAt = &past
+	scheduled := open
+	scheduled.OpensAt = &future
+	for _, tc := range []struct {
+		name, action string
+		cur          room.Settings
+		want         func(room.Settings) bool
+		soldOut      *bool
+		err          error
+	}{
+		{"pause", "pause", open, func(s room.Settings) bool { return s.Paused }, nil, nil},
+		{"resume", "resume", open, func(s room.Settings) bool { return !s.Paused }, nil, nil},
+		{"drain", "drain", open, func(s room.Settings) bool { return s.ClosesAt.Equal(now) && s.ServeLineAfterClose }, nil, nil},
+		{"drain after opening", "drain", opened, func(s room.Settings) bool { return s.ClosesAt.Equal(now) && s.Validate() == nil }, nil, nil},
+		{"drain keeps an earlier closing", "drain", drained, func(s room.Settings) bool { return s.ClosesAt.Equal(past) && s.ServeLineAfterClose }, nil, nil},
+		{"drain before opening", "drain", scheduled, nil, nil, errDrainBeforeOpening},
+		{"close", "close", open, func(s room.Settings) bool { return s.Mode == room.ModeClosed }, nil, nil},
+		{"reopen closed", "reopen", closed, func(s room.Settings) bool { return s.Mode == room.ModeFIFO }, new(bool), nil},
+		{"reopen drained", "reopen", drained, func(s room.Settings) bool { return s.ClosesAt == nil }, new(bool), nil},
+		{"reopen keeps a future closing", "reopen", func() room.Settings { s := open; s.ClosesAt = &future; return s }(),
+			func(s room.Settings) bool { return s.ClosesAt.Equal(future) }, new(bool), nil},
+		{"unknown", "explode", open, nil, nil, errors.ErrUnsupported},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := actionWrite(tc.action, tc.cur, now)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("err %v, want %v", err, tc.err)
+			}
+			if err != nil {
+				return
+			}
+			got := w.Patch.Apply(tc.cur)
+			if !tc.want(got) || got.Validate() != nil || w.Action != "room."+tc.action || !reflect.DeepEqual(w.SoldOut, tc.soldOut) || w.Exist != mustExist {
+				t.Fatalf("%+v, sold out %v, action %s (valid: %v)", got, w.SoldOut, w.Action, got.Validate())
+			}
+		})
+	}
+}
+
+func TestSettingsFieldError(t *testing.T) {
+	t.Parallel()
+	en := roomsText(&http.Request{Header: http.Header{}})
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	before := at.Add(-time.Hour)
+	for _, tc := range []struct {
+		set   func(*room.Settings)
+		field string
+	}{
+		{func(s *room.Settings) { s.Title = "a\x00" }, "title"},
+		{func(s *room.Settings) { s.Rate = 0 }, "rate"},
+		{func(s *room.Settings) { s.MaxActive = -1 }, "maxActive"},
+		{func(s *room.Settings) { s.TokenTTLSeconds = 1 }, "tokenTTLSeconds"},
+		{func(s *room.Settings) { s.OrderRate = 0 }, "orderRate"},
+		{func(s *room.Settings) { s.OrderBurst = 0 }, "orderBurst"},
+		{func(s *room.Settings) { s.AbandonAfterSeconds = 1 }, "abandonAfterSeconds"},
+		{func(s *room.Settings) { s.ReturnWithinSeconds = 1 }, "returnWithinSeconds"},
+		{func(s *room.Settings) { s.ShopURL = "ftp://x" }, "shopURL"},
+		{func(s *room.Settings) { s.MaxPerBuyer = -1 }, "maxPerBuyer"},
+		{func(s *room.Settings) { s.Mode = "x" }, "mode"},
+		{func(s *room.Settings) { s.PrequeueAt = &at }, "prequeueAt"},
+		{func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &at, &before }, "prequeueAt"},
+		{func(s *room.Settings) { s.OpensAt, s.ClosesAt = &at, &before }, "closesAt"},
+		{func(s *room.Settings) { y := time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC); s.OpensAt = &y }, "schedule"},
+	} {
+		s := room.Defaults("x")
+		tc.set(&s)
+		err := s.Validate()
+		if err == nil {
+			t.Fatalf("%s: valid", tc.field)
+		}
+		field, msg := settingsFieldError(err, en)
+		if field != tc.field || msg == "" || msg == err.Error() {
+			t.Errorf("%v: field %q message %q, want field %q with its own words", err, field, msg, tc.field)
+		}
+	}
+}
+
+// auditOf returns room name's audit entries, oldest first.
+func auditOf(t *testing.T, h *harness, name string) []audit.Entry {
+	t.Helper()
+	es, err := h.web.auditLog.List(context.Background(), audit.Filter{Room: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(es)
+	return es
+}
+
+// barrierRooms holds every Room read until n have been made, so that
+// concurrent writers all see the room missing before any of them writes.
+type barrierRooms struct {
+	*queue.Engine
+	reads sync.WaitGroup
+}
+
+func (b *barrierRooms) Room(ctx context.Context, name string) (room.Settings, error) {
+	s, err := b.Engine.Room(ctx, name)
+	b.reads.Done()
+	b.reads.Wait()
+	return s, err
+}
+
+// TestNewRoomIsCreatedOnce: operators creating the same room at once get
+// one room; the others are told it exists, and nothing is overwritten.
+func TestNewRoomIsCreatedOnce(t *testing.T) {
+	const n = 8
+	b := &barrierRooms{}
+	b.reads.Add(n)
+	h := newHarness(t, func(o *Options) {
+		b.Engine = o.Rooms.(*queue.Engine)
+		o.Rooms = b
+	})
+	name := servicetest.RoomName(t, h.rdb)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			title := "by operator " + strconv.Itoa(i)
+			_, err := h.web.saveRoom(context.Background(), "op"+strconv.Itoa(i), name, roomWrite{Patch: room.Patch{Title: &title}, Exist: mustBeNew})
+			errs <- err
+		}()
+	}
+	made := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			made++
+		case !errors.Is(err, errRoomExists):
+			t.Fatal(err)
+		}
+	}
+	if made != 1 {
+		t.Fatalf("%d of %d creations succeeded, want 1", made, n)
+	}
+}

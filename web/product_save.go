@@ -1,0 +1,71 @@
+package web
+
+import (
+	"context"
+	"strconv"
+
+	"waitingroom/server/audit"
+	"waitingroom/server/order"
+)
+
+// The one path of every write of a room's products, for the JSON admin API
+// and the console alike: the catalog's write (which reopens a room whose
+// stock went up), the log and the audit log.
+
+// addProduct creates a product in room name as actor. A product for no
+// room would sell nothing: it returns room.ErrNotFound for an unknown
+// room, or the catalog's errors.
+func (s *Server) addProduct(ctx context.Context, actor, name string, p order.ProductPatch) (order.Product, error) {
+	if _, err := s.rooms.Room(ctx, name); err != nil {
+		return order.Product{}, err
+	}
+	created, err := s.catalog.CreateProduct(ctx, name, p)
+	if err != nil {
+		return order.Product{}, err
+	}
+	s.log.Info("product created", "room", name, "by", actor, "product", created.ID, "price", created.Price, "currency", created.Currency, "stock", created.Stock)
+	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: "product.create", Target: productTarget(created.ID), New: compactJSON(created)})
+	return created, nil
+}
+
+// changeProduct applies p to product id of room name as actor: fields
+// left out keep their value; stock is set, not added.
+func (s *Server) changeProduct(ctx context.Context, actor, name string, id int64, p order.ProductPatch) (order.Product, error) {
+	before, after, err := s.catalog.ChangeProduct(ctx, name, id, p)
+	if err != nil {
+		return order.Product{}, err
+	}
+	s.log.Info("product updated", "room", name, "by", actor, "product", id, "price", after.Price, "currency", after.Currency, "stock", after.Stock, "restocked", after.Stock > before.Stock)
+	if cs := audit.Changes(before, after); len(cs) > 0 {
+		old, nw := changeObjects(cs)
+		s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: "product.update", Target: productTarget(id), Old: old, New: nw})
+	}
+	return after, nil
+}
+
+// removeProduct deletes product id of room name as actor. A product with
+// orders stays (order.ErrProductHasOrders).
+func (s *Server) removeProduct(ctx context.Context, actor, name string, id int64) error {
+	// The product as it was, for the audit log.
+	var old order.Product
+	if ps, err := s.catalog.AdminProducts(ctx, name); err == nil {
+		for _, p := range ps {
+			if p.ID == id {
+				old = p
+			}
+		}
+	}
+	if err := s.catalog.DeleteProduct(ctx, name, id); err != nil {
+		return err
+	}
+	s.log.Info("product deleted", "room", name, "by", actor, "product", id)
+	entry := audit.Entry{Actor: actor, Room: name, Action: "product.delete", Target: productTarget(id)}
+	if old.ID == id {
+		entry.Old = compactJSON(old)
+	}
+	s.audit(ctx, entry)
+	return nil
+}
+
+// productTarget names a product in the audit log.
+func productTarget(id int64) string { return "product " + strconv.FormatInt(id, 10) }

@@ -1,0 +1,258 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"waitingroom/server/audit"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/salelog"
+)
+
+// The one path of every write of a room's settings, for the JSON admin API
+// and the console alike: patch, validate, save to Redis, move the sold-out
+// flag, record in the database, tell the sale log and the audit log.
+
+// apiActor is who the audit log says made a change through the JSON admin
+// API (its bearer token names no one).
+const apiActor = "admin-token"
+
+// roomExistence says whether a write may create the room, or only change it.
+type roomExistence int
+
+const (
+	createOrUpdate roomExistence = iota // the JSON API's PUT
+	mustExist                           // the console's settings and actions
+	mustBeNew                           // the console's "new room"
+)
+
+// roomWrite is one change of a room.
+type roomWrite struct {
+	Patch room.Patch
+	// SoldOut, when set, sets the sold-out flag: false reopens a room that
+	// sold out (after a restock).
+	SoldOut *bool
+	Exist   roomExistence
+	// Action is the audit log's name of the change; "" names it from what
+	// changed (room.create, room.pause, room.resume or room.update).
+	Action string
+}
+
+// roomWritten is what a write did.
+type roomWritten struct {
+	Created  bool
+	Old, New room.Settings
+	// WasSoldOut and SoldOut are the flag before and after (both false for
+	// a new room).
+	WasSoldOut, SoldOut bool
+}
+
+// The audit log's names of room changes.
+const (
+	actionCreate = "room.create"
+	actionUpdate = "room.update"
+	actionDelete = "room.delete"
+	actionPause  = "room.pause"
+	actionResume = "room.resume"
+	actionDrain  = "room.drain"
+	actionClose  = "room.close"
+	actionReopen = "room.reopen"
+)
+
+// errRoomExists refuses to create a room that is already there.
+var errRoomExists = errors.New("room already exists")
+
+// invalidSettingsError is settings that room.Settings.Validate refused; its
+// text names the field.
+type invalidSettingsError struct{ err error }
+
+func (e *invalidSettingsError) Error() string { return e.err.Error() }
+func (e *invalidSettingsError) Unwrap() error { return e.err }
+
+// saveRoom applies w to room name as actor. It returns room.ErrNotFound,
+// errRoomExists, an *invalidSettingsError, or a store error.
+func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) (roomWritten, error) {
+	if !room.ValidName(name) {
+		return roomWritten{}, &invalidSettingsError{fmt.Errorf("room names are 1 to %d characters of a-z, 0-9 and '-'", room.MaxNameLen)}
+	}
+	cur, err := s.rooms.Room(ctx, name)
+	created := errors.Is(err, room.ErrNotFound)
+	switch {
+	case created && w.Exist == mustExist:
+		return roomWritten{}, room.ErrNotFound
+	case created:
+		cur = room.Defaults(name)
+	case err != nil:
+		return roomWritten{}, err
+	case w.Exist == mustBeNew:
+		return roomWritten{}, errRoomExists
+	}
+	next := w.Patch.Apply(cur)
+	if err := next.Validate(); err != nil {
+		return roomWritten{}, &invalidSettingsError{err}
+	}
+	done := roomWritten{Created: created, Old: cur, New: next}
+	if !created {
+		st, err := s.rooms.Stats(ctx, name)
+		if err != nil {
+			return roomWritten{}, err
+		}
+		done.WasSoldOut = st.SoldOut
+	}
+	done.SoldOut = done.WasSoldOut
+	if w.Exist == mustBeNew {
+		// Created only if still missing: two operators creating the same
+		// name at once do not overwrite each other.
+		if made, err := s.rooms.CreateRoom(ctx, name, next); err != nil {
+			return roomWritten{}, err
+		} else if !made {
+			return roomWritten{}, errRoomExists
+		}
+	} else if err := s.rooms.SaveRoom(ctx, name, next); err != nil {
+		return roomWritten{}, err
+	}
+	if w.SoldOut != nil {
+		if err := s.rooms.SetSoldOut(ctx, name, *w.SoldOut); err != nil {
+			return roomWritten{}, err
+		}
+		done.SoldOut = *w.SoldOut
+	}
+	if s.records != nil {
+		s.records.Record(ctx, name, next) // a failure is logged and retried
+	}
+	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
+	s.roomEvents(name, actor, w.Action, done)
+	s.auditRoom(ctx, actor, name, w.Action, done)
+	return done, nil
+}
+
+// roomEvents tells the sale log what a write changed.
+func (s *Server) roomEvents(name, actor, action string, d roomWritten) {
+	cur, next := d.Old, d.New
+	switch {
+	case d.Created:
+		s.sale.Event(name, salelog.Opened, "by", actor, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
+	case !cur.Paused && next.Paused:
+		s.sale.Event(name, salelog.Paused, "by", actor)
+	case cur.Paused && !next.Paused:
+		s.sale.Event(name, salelog.Resumed, "by", actor)
+	}
+	if !d.Created && cur.Rate != next.Rate {
+		s.sale.Event(name, salelog.RateChanged, "by", actor, "old", cur.Rate, "new", next.Rate)
+	}
+	if !d.Created && cur.Mode != next.Mode && next.Mode == room.ModeClosed {
+		s.sale.Event(name, salelog.Closed, "by", actor)
+	}
+	if action == actionDrain && next.ClosesAt != nil {
+		s.sale.Event(name, salelog.Draining, "by", actor, "closesAt", *next.ClosesAt)
+	}
+	reopened := !d.Created && cur.Mode == room.ModeClosed && next.Mode != room.ModeClosed
+	switch {
+	case d.SoldOut && !d.WasSoldOut:
+		s.sale.Event(name, salelog.SoldOut, "by", actor)
+	case d.WasSoldOut && !d.SoldOut, reopened, action == actionReopen:
+		s.sale.Event(name, salelog.Reopened, "by", actor)
+	}
+}
+
+// deleteRoomAs removes room name, its line and all its Redis keys, and its
+// record, as actor; its products and orders stay in the database. It
+// returns room.ErrNotFound when there was no such room.
+func (s *Server) deleteRoomAs(ctx context.Context, actor, name string) (queue.Deletion, error) {
+	old, err := s.rooms.Room(ctx, name)
+	if err != nil && !errors.Is(err, room.ErrNotFound) {
+		return queue.Deletion{}, err
+	}
+	d, err := s.rooms.DeleteRoom(ctx, name)
+	if err != nil {
+		return queue.Deletion{}, err
+	}
+	if s.records != nil {
+		s.records.Forget(ctx, name) // a failure is logged and retried
+	}
+	if !d.Existed {
+		return d, room.ErrNotFound
+	}
+	s.log.Info("room deleted", "room", name, "by", actor, "redisKeys", d.Keys)
+	s.sale.Event(name, salelog.Deleted, "by", actor, "redisKeys", d.Keys)
+	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: actionDelete, Old: compactJSON(old)})
+	return d, nil
+}
+
+// auditedRoom is what the audit log compares of a room: its settings and
+// its sold-out flag.
+type auditedRoom struct {
+	room.Settings
+	SoldOut bool `json:"soldOut"`
+}
+
+// auditRoom records a write of room name in the audit log: a new room with
+// all its settings, a change with the fields that changed, old and new. A
+// write that changed nothing is not recorded. Without an action, the
+// write is named by what it changed: the JSON API's {"paused":true} is a
+// room.pause, as the console's Pause is.
+func (s *Server) auditRoom(ctx context.Context, actor, name, action string, d roomWritten) {
+	if d.Created {
+		if action == "" {
+			action = actionCreate
+		}
+		s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: action, New: compactJSON(auditedRoom{d.New, d.SoldOut})})
+		return
+	}
+	cs := audit.Changes(auditedRoom{d.Old, d.WasSoldOut}, auditedRoom{d.New, d.SoldOut})
+	if len(cs) == 0 {
+		return
+	}
+	if action == "" {
+		action = actionUpdate
+		if len(cs) == 1 && cs[0].Field == "paused" {
+			action = actionResume
+			if d.New.Paused {
+				action = actionPause
+			}
+		}
+	}
+	old, nw := changeObjects(cs)
+	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: action, Old: old, New: nw})
+}
+
+// changeObjects writes changes as two JSON objects of the changed fields:
+// their old values and their new ones, such as {"rate":50} and
+// {"rate":80}.
+func changeObjects(cs []audit.Change) (old, nw string) {
+	var o, n strings.Builder
+	for i, c := range cs {
+		sep := ","
+		if i == 0 {
+			sep = "{"
+		}
+		key, _ := json.Marshal(c.Field)
+		o.WriteString(sep + string(key) + ":" + jsonOrNull(c.Old))
+		n.WriteString(sep + string(key) + ":" + jsonOrNull(c.New))
+	}
+	if len(cs) == 0 {
+		return "", ""
+	}
+	return o.String() + "}", n.String() + "}"
+}
+
+// jsonOrNull is v, a JSON value, or null for a field one side lacks.
+func jsonOrNull(v string) string {
+	if v == "" {
+		return "null"
+	}
+	return v
+}
+
+// compactJSON is v as compact JSON, "" when it does not marshal.
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
