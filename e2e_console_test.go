@@ -238,9 +238,10 @@ func TestBrowserOperatorDay(t *testing.T) {
 	const local = "2006-01-02T15:04:05"
 	setValues(t, op, "schedule", [][2]string{{"#f-tz", "UTC"}, {"#f-prequeueAt", prequeueAt.Format(local)}, {"#f-opensAt", opensAt.Format(local)}})
 	submitForm(t, op, "schedule", "form.room-form button[type=submit]", "/admin/rooms/"+name+"/settings")
-	// The form shows the saved time to the minute.
-	if v, _ := chromedp.Run(op, chromedp.Evaluate[string](`document.getElementById("f-opensAt").value`)); !strings.HasPrefix(v, opensAt.Format("2006-01-02T15:04")) {
-		t.Fatalf("the saved settings show the opening at %q, want %s", v, opensAt.Format(local))
+	// The form shows the saved times to the second: saved again, it keeps
+	// them.
+	if v, _ := chromedp.Run(op, chromedp.Evaluate[string](`document.getElementById("f-prequeueAt").value + " " + document.getElementById("f-opensAt").value`)); v != prequeueAt.Format(local)+" "+opensAt.Format(local) {
+		t.Fatalf("the saved settings show the pre-queue and the opening at %q, want %s and %s", v, prequeueAt.Format(local), opensAt.Format(local))
 	}
 
 	// The operator watches the dashboard; the page notes when the placed
