@@ -228,9 +228,17 @@ func (s *Server) renderSignin(w http.ResponseWriter, r *http.Request, status int
 	s.render(w, r, status, views.ConsoleSigninPage(p, st))
 }
 
+// signinHashes bounds the password checks running at once: each costs
+// argon2id's memory (operator's parameters, 19 MiB), so that a burst of
+// sign-ins cannot exhaust the server's memory.
+const signinHashes = 4
+
 // signin signs an operator in with a name and password, or with the
-// admin token. Failures are throttled per client network with the admin
-// API's, and logged without what was typed.
+// admin token. Every attempt is counted against its client network
+// (with the admin API's failures) before it is checked, and taken back
+// when it succeeds, so that a parallel burst gets no more tries than a
+// sequence; password checks beyond signinHashes at once are refused at
+// once. Failures are logged without what was typed.
 func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	t := consoleText(r)
 	if !parseConsoleForm(w, r) {
@@ -243,8 +251,8 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		s.renderSignin(w, r, http.StatusServiceUnavailable, st)
 		return
 	}
-	client := s.clientKey(r)
-	if wait := s.adminFails.blocked(client, time.Now()); wait > 0 {
+	client, at := s.clientKey(r), time.Now()
+	if wait := s.adminFails.attempt(client, at); wait > 0 {
 		s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
 		st.Error = views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait)))
@@ -261,26 +269,43 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		name := r.PostForm.Get("name")
-		err := s.operators.Authenticate(ctx, name, r.PostForm.Get("password"))
-		switch {
-		case err == nil:
-			who = name
-		case !errors.Is(err, operator.ErrWrongPassword):
-			s.log.Error("console: sign-in", "err", err)
-			s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
-			return
+		// Without any account no name can be right: nothing to hash. With
+		// accounts, an unknown name is checked against a dummy hash, as
+		// long as a known one.
+		if st.Operators {
+			select {
+			case s.hashing <- struct{}{}:
+			default:
+				s.adminFails.forgive(client, at)
+				s.metrics.Rejected.WithLabelValues("signin_busy").Inc()
+				s.log.Warn("console sign-in refused: password checks busy", "client", client)
+				w.Header().Set("Retry-After", "1")
+				s.consoleError(w, r, http.StatusTooManyRequests, t.SignInBusy)
+				return
+			}
+			err := s.operators.Authenticate(ctx, name, r.PostForm.Get("password"))
+			<-s.hashing
+			switch {
+			case err == nil:
+				who = name
+			case !errors.Is(err, operator.ErrWrongPassword):
+				s.adminFails.forgive(client, at)
+				s.log.Error("console: sign-in", "err", err)
+				s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
+				return
+			}
 		}
 		if operator.ValidName(name) {
 			st.Name = name
 		}
 	}
 	if who == "" {
-		s.adminFails.fail(client, time.Now())
 		s.log.Warn("console sign-in failed", "client", client, "method", method)
 		st.Error = t.WrongSignIn
 		s.renderSignin(w, r, http.StatusUnauthorized, st)
 		return
 	}
+	s.adminFails.forgive(client, at)
 	secret, _, err := s.operators.StartSession(ctx, who)
 	if err != nil {
 		s.log.Error("console: start session", "err", err)

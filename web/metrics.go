@@ -120,7 +120,7 @@ func NewMetrics() *Metrics {
 			Name: "waitingroom_page_requests_total", Help: "Room page requests that reached this instance (an edge cache absorbs the rest).",
 		}),
 		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "waitingroom_rejected_total", Help: "Requests refused (or idle connections closed) by a per-client cap or the cross-site guard.",
+			Name: "waitingroom_rejected_total", Help: "Requests refused (or idle connections closed) by a per-client cap, the cap on console password checks at once (signin_busy) or the cross-site guard.",
 		}, []string{"cap"}),
 	}
 	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
