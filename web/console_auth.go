@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"mime"
 	"net"
@@ -82,11 +84,31 @@ func (s *Server) session(r *http.Request) (consoleSession, error) {
 	if err != nil {
 		return consoleSession{}, err
 	}
-	if sess.Operator == "admin" && s.admin == nil {
-		// Signed in with an ADMIN_TOKEN this server no longer has.
-		return consoleSession{}, operator.ErrNoSession
+	who := sess.Operator
+	if who == "admin" || strings.HasPrefix(who, adminSessionPrefix) {
+		// Opened with the admin token: it must be the token this server
+		// has now (none, or another, ends the session). A bare "admin"
+		// predates the token's fingerprint.
+		if s.admin == nil || subtle.ConstantTimeCompare([]byte(who), []byte(s.adminSessionOperator())) != 1 {
+			return consoleSession{}, operator.ErrNoSession
+		}
+		who = "admin"
 	}
-	return consoleSession{Operator: sess.Operator, CSRF: sess.CSRF}, nil
+	return consoleSession{Operator: who, CSRF: sess.CSRF}, nil
+}
+
+// adminSessionPrefix starts the stored operator of an admin token's
+// session; no operator's name has a ':'.
+const adminSessionPrefix = "admin:"
+
+// adminSessionOperator is what a session opened with the admin token
+// stores as its operator: "admin:" and the first 8 hex digits of the
+// SHA-256 of the token's digest. When ADMIN_TOKEN changes, so does it,
+// and the sessions of the old token end. It tells nothing usable about a
+// token of at least 32 bytes.
+func (s *Server) adminSessionOperator() string {
+	d := sha256.Sum256(s.admin)
+	return adminSessionPrefix + hex.EncodeToString(d[:4])
 }
 
 // console wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
@@ -306,7 +328,11 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.adminFails.forgive(client, at)
-	secret, _, err := s.operators.StartSession(ctx, who)
+	stored := who
+	if who == "admin" {
+		stored = s.adminSessionOperator()
+	}
+	secret, _, err := s.operators.StartSession(ctx, stored)
 	if err != nil {
 		s.log.Error("console: start session", "err", err)
 		s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})

@@ -189,8 +189,9 @@ func hashSecret(secret string) []byte {
 	return d[:]
 }
 
-// StartSession opens a session for operator (a name, or "admin" for the
-// admin token) and returns the cookie's secret; only its SHA-256 is
+// StartSession opens a session for operator (a name, or for the admin
+// token "admin:" and the token's fingerprint, which the console checks)
+// and returns the cookie's secret; only its SHA-256 is
 // stored. Expired sessions are deleted on the way.
 func (s *Store) StartSession(ctx context.Context, operator string) (secret string, sess Session, err error) {
 	now := s.now().UTC()
