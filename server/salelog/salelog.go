@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/audit"
 	"waitingroom/server/queue"
 )
 
@@ -48,7 +49,10 @@ type Log struct {
 	log      *slog.Logger
 	// recorder, when set, keeps every event in the audit log.
 	recorder  Recorder
-	recording sync.WaitGroup
+	recording sync.WaitGroup // events queued or being written
+	pending   chan audit.Entry
+	writerMu  sync.Mutex
+	writing   bool // a writer is draining pending
 
 	mu       sync.Mutex
 	failures map[string]map[string]int64 // room -> reason -> count, since the last summary
