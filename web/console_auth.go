@@ -295,19 +295,15 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		// accounts, an unknown name is checked against a dummy hash, as
 		// long as a known one.
 		if st.Operators {
-			select {
-			case s.hashing <- struct{}{}:
-			default:
+			checked, err := s.checkPassword(ctx, name, r.PostForm.Get("password"))
+			switch {
+			case !checked:
 				s.adminFails.forgive(client, at)
 				s.metrics.Rejected.WithLabelValues("signin_busy").Inc()
 				s.log.Warn("console sign-in refused: password checks busy", "client", client)
 				w.Header().Set("Retry-After", "1")
 				s.consoleError(w, r, http.StatusTooManyRequests, t.SignInBusy)
 				return
-			}
-			err := s.operators.Authenticate(ctx, name, r.PostForm.Get("password"))
-			<-s.hashing
-			switch {
 			case err == nil:
 				who = name
 			case !errors.Is(err, operator.ErrWrongPassword):
@@ -345,6 +341,18 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		next = "/admin/rooms"
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// checkPassword authenticates name and password when fewer than
+// signinHashes checks are under way; checked is false when it did not.
+func (s *Server) checkPassword(ctx context.Context, name, password string) (checked bool, err error) {
+	select {
+	case s.hashing <- struct{}{}:
+	default:
+		return false, nil
+	}
+	defer func() { <-s.hashing }()
+	return true, s.operators.Authenticate(ctx, name, password)
 }
 
 // signout ends the session.
