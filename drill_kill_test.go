@@ -35,6 +35,8 @@ type follower struct {
 	outages    int
 	dups       int   // events whose id is not newer than one already seen
 	lastN      int64 // the newest event id seen
+	lastFail   string // why the last connection attempt failed, for a stall's report
+	fails      int
 	tokens     map[string]bool
 	connected  atomic.Bool
 	eventsSeen atomic.Int64
@@ -54,8 +56,18 @@ func (f *follower) run(ctx context.Context) {
 		}
 		f.mu.Unlock()
 		resp, err := f.client.Do(req)
-		if err == nil && resp.StatusCode == http.StatusOK {
+		switch {
+		case err == nil && resp.StatusCode == http.StatusOK:
 			f.read(resp)
+		case ctx.Err() == nil:
+			f.mu.Lock()
+			f.fails++
+			if err != nil {
+				f.lastFail = err.Error()
+			} else {
+				f.lastFail = resp.Status + " " + resp.Header.Get("Retry-After")
+			}
+			f.mu.Unlock()
 		}
 		if resp != nil {
 			resp.Body.Close()

@@ -2,7 +2,9 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"mime"
 	"net"
@@ -82,11 +84,31 @@ func (s *Server) session(r *http.Request) (consoleSession, error) {
 	if err != nil {
 		return consoleSession{}, err
 	}
-	if sess.Operator == "admin" && s.admin == nil {
-		// Signed in with an ADMIN_TOKEN this server no longer has.
-		return consoleSession{}, operator.ErrNoSession
+	who := sess.Operator
+	if who == "admin" || strings.HasPrefix(who, adminSessionPrefix) {
+		// Opened with the admin token: it must be the token this server
+		// has now (none, or another, ends the session). A bare "admin"
+		// predates the token's fingerprint.
+		if s.admin == nil || subtle.ConstantTimeCompare([]byte(who), []byte(s.adminSessionOperator())) != 1 {
+			return consoleSession{}, operator.ErrNoSession
+		}
+		who = "admin"
 	}
-	return consoleSession{Operator: sess.Operator, CSRF: sess.CSRF}, nil
+	return consoleSession{Operator: who, CSRF: sess.CSRF}, nil
+}
+
+// adminSessionPrefix starts the stored operator of an admin token's
+// session; no operator's name has a ':'.
+const adminSessionPrefix = "admin:"
+
+// adminSessionOperator is what a session opened with the admin token
+// stores as its operator: "admin:" and the first 8 hex digits of the
+// SHA-256 of the token's digest. When ADMIN_TOKEN changes, so does it,
+// and the sessions of the old token end. It tells nothing usable about a
+// token of at least 32 bytes.
+func (s *Server) adminSessionOperator() string {
+	d := sha256.Sum256(s.admin)
+	return adminSessionPrefix + hex.EncodeToString(d[:4])
 }
 
 // console wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
@@ -228,9 +250,17 @@ func (s *Server) renderSignin(w http.ResponseWriter, r *http.Request, status int
 	s.render(w, r, status, views.ConsoleSigninPage(p, st))
 }
 
+// signinHashes bounds the password checks running at once: each costs
+// argon2id's memory (operator's parameters, 19 MiB), so that a burst of
+// sign-ins cannot exhaust the server's memory.
+const signinHashes = 4
+
 // signin signs an operator in with a name and password, or with the
-// admin token. Failures are throttled per client network with the admin
-// API's, and logged without what was typed.
+// admin token. Every attempt is counted against its client network
+// (with the admin API's failures) before it is checked, and taken back
+// when it succeeds, so that a parallel burst gets no more tries than a
+// sequence; password checks beyond signinHashes at once are refused at
+// once. Failures are logged without what was typed.
 func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	t := consoleText(r)
 	if !parseConsoleForm(w, r) {
@@ -243,8 +273,8 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		s.renderSignin(w, r, http.StatusServiceUnavailable, st)
 		return
 	}
-	client := s.clientKey(r)
-	if wait := s.adminFails.blocked(client, time.Now()); wait > 0 {
+	client, at := s.clientKey(r), time.Now()
+	if wait := s.adminFails.attempt(client, at); wait > 0 {
 		s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
 		st.Error = views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait)))
@@ -261,27 +291,44 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		name := r.PostForm.Get("name")
-		err := s.operators.Authenticate(ctx, name, r.PostForm.Get("password"))
-		switch {
-		case err == nil:
-			who = name
-		case !errors.Is(err, operator.ErrWrongPassword):
-			s.log.Error("console: sign-in", "err", err)
-			s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
-			return
+		// Without any account no name can be right: nothing to hash. With
+		// accounts, an unknown name is checked against a dummy hash, as
+		// long as a known one.
+		if st.Operators {
+			checked, err := s.checkPassword(ctx, name, r.PostForm.Get("password"))
+			switch {
+			case !checked:
+				s.adminFails.forgive(client, at)
+				s.metrics.Rejected.WithLabelValues("signin_busy").Inc()
+				s.log.Warn("console sign-in refused: password checks busy", "client", client)
+				w.Header().Set("Retry-After", "1")
+				s.consoleError(w, r, http.StatusTooManyRequests, t.SignInBusy)
+				return
+			case err == nil:
+				who = name
+			case !errors.Is(err, operator.ErrWrongPassword):
+				s.adminFails.forgive(client, at)
+				s.log.Error("console: sign-in", "err", err)
+				s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
+				return
+			}
 		}
 		if operator.ValidName(name) {
 			st.Name = name
 		}
 	}
 	if who == "" {
-		s.adminFails.fail(client, time.Now())
 		s.log.Warn("console sign-in failed", "client", client, "method", method)
 		st.Error = t.WrongSignIn
 		s.renderSignin(w, r, http.StatusUnauthorized, st)
 		return
 	}
-	secret, _, err := s.operators.StartSession(ctx, who)
+	s.adminFails.forgive(client, at)
+	stored := who
+	if who == "admin" {
+		stored = s.adminSessionOperator()
+	}
+	secret, _, err := s.operators.StartSession(ctx, stored)
 	if err != nil {
 		s.log.Error("console: start session", "err", err)
 		s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
@@ -294,6 +341,18 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		next = "/admin/rooms"
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// checkPassword authenticates name and password when fewer than
+// signinHashes checks are under way; checked is false when it did not.
+func (s *Server) checkPassword(ctx context.Context, name, password string) (checked bool, err error) {
+	select {
+	case s.hashing <- struct{}{}:
+	default:
+		return false, nil
+	}
+	defer func() { <-s.hashing }()
+	return true, s.operators.Authenticate(ctx, name, password)
 }
 
 // signout ends the session.

@@ -83,9 +83,13 @@ func TestConsoleSignIn(t *testing.T) {
 			if strings.Contains(resp.Header.Get("Set-Cookie"), testAdminToken) {
 				t.Fatal("the token is in the cookie")
 			}
+			want := tt.who
+			if want == "admin" {
+				want = h.web.adminSessionOperator() // the token's fingerprint
+			}
 			sess, err := ops.Session(context.Background(), ck.Value)
-			if err != nil || sess.Operator != tt.who {
-				t.Fatalf("session %+v %v, want operator %q", sess, err, tt.who)
+			if err != nil || sess.Operator != want {
+				t.Fatalf("session %+v %v, want operator %q", sess, err, want)
 			}
 		})
 	}
@@ -398,5 +402,56 @@ func TestConsoleSignInPage(t *testing.T) {
 	css := withOperator.do(t, "GET", withOperator.web.assets.url("console.css"), "", nil, nil)
 	if css.status != 200 || !strings.Contains(css.body, ".skip") {
 		t.Fatalf("console.css: %d", css.status)
+	}
+}
+
+// TestConsoleAdminSessionEndsWithItsToken: a session opened with the
+// admin token lasts only as long as the server has that token: a server
+// restarted on the same database with another ADMIN_TOKEN (or none)
+// refuses it; with the same token it keeps it.
+func TestConsoleAdminSessionEndsWithItsToken(t *testing.T) {
+	h, db := newConsoleHarness(t, nil)
+	c, _ := signIn(t, h.srv, testAdminToken)
+	ck := consoleCookieOf(t, c, h.srv)
+	ops := h.web.operators.(*operator.Store)
+	restarted := func(token string) *Server {
+		return newHarness(t, func(o *Options) {
+			o.Operators, o.Audit, o.AdminToken = ops, audit.New(db), token
+		}).web
+	}
+	page := func(s *Server) string {
+		r := httptest.NewRequest("GET", "/admin/rooms", nil)
+		r.AddCookie(ck)
+		w := httptest.NewRecorder()
+		s.console(func(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+			fmt.Fprintf(w, "signed in as %s", sess.Operator)
+		})(w, r)
+		if w.Code == 303 {
+			return "→ " + w.Header().Get("Location")
+		}
+		return w.Body.String()
+	}
+	for _, tt := range []struct {
+		name, token, want string
+	}{
+		{"the same token", testAdminToken, "signed in as admin"},
+		{"another token", strings.Repeat("b", 40), "→ /admin/signin?next=%2Fadmin%2Frooms"},
+		{"no token", "", "→ /admin/signin?next=%2Fadmin%2Frooms"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := page(restarted(tt.token)); got != tt.want {
+				t.Fatalf("%q, want %q", got, tt.want)
+			}
+		})
+	}
+	// A session stored as a bare "admin" (before the token's fingerprint)
+	// is refused too.
+	secret, _, err := ops.StartSession(context.Background(), "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck = &http.Cookie{Name: consoleCookie, Value: secret}
+	if got := page(h.web); got != "→ /admin/signin?next=%2Fadmin%2Frooms" {
+		t.Fatalf("a bare admin session: %q", got)
 	}
 }

@@ -45,6 +45,41 @@ func (f *failures) fail(key string, now time.Time) {
 	f.byKey[key] = append(ts, now)
 }
 
+// attempt counts one attempt by key, as a failure until forgiven, unless
+// key must wait: then it returns how long and counts nothing. Checking
+// and counting under one lock, a burst of parallel attempts gets at most
+// max through, where checking (blocked) before failing (fail) would let
+// every one of them pass.
+func (f *failures) attempt(key string, now time.Time) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ts := f.recentLocked(key, now)
+	if len(ts) >= f.max {
+		return ts[0].Add(f.per).Sub(now)
+	}
+	f.byKey[key] = append(ts, now)
+	return 0
+}
+
+// forgive takes back the attempt that attempt counted at at: it
+// succeeded, or was never made.
+func (f *failures) forgive(key string, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ts := f.byKey[key]
+	for i := len(ts) - 1; i >= 0; i-- {
+		if ts[i].Equal(at) {
+			ts = append(ts[:i:i], ts[i+1:]...)
+			break
+		}
+	}
+	if len(ts) == 0 {
+		delete(f.byKey, key)
+		return
+	}
+	f.byKey[key] = ts
+}
+
 // recentLocked returns key's failures within the window, dropping older
 // ones, and forgets every quiet client once a window.
 func (f *failures) recentLocked(key string, now time.Time) []time.Time {

@@ -120,7 +120,7 @@ func NewMetrics() *Metrics {
 			Name: "waitingroom_page_requests_total", Help: "Room page requests that reached this instance (an edge cache absorbs the rest).",
 		}),
 		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "waitingroom_rejected_total", Help: "Requests refused (or idle connections closed) by a per-client cap or the cross-site guard.",
+			Name: "waitingroom_rejected_total", Help: "Requests refused (or idle connections closed) by a per-client cap, the cap on console password checks at once (signin_busy) or the cross-site guard.",
 		}, []string{"cap"}),
 	}
 	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
@@ -263,13 +263,18 @@ func (m *Metrics) ObserveOrder(roomName, reason string, took time.Duration) {
 			reason = "other"
 		}
 	}
-	m.mu.Unlock()
-	m.OrderDuration.WithLabelValues(roomName).Observe(took.Seconds())
+	// The series are made while the room is known listed: a Listed that
+	// forgets it cannot come between, and leave them behind.
+	duration := m.OrderDuration.WithLabelValues(roomName)
+	var count prometheus.Counter
 	if reason == OrderPlaced {
-		m.OrdersPlaced.WithLabelValues(roomName).Inc()
-		return
+		count = m.OrdersPlaced.WithLabelValues(roomName)
+	} else {
+		count = m.OrdersFailed.WithLabelValues(roomName, reason)
 	}
-	m.OrdersFailed.WithLabelValues(roomName, reason).Inc()
+	m.mu.Unlock()
+	duration.Observe(took.Seconds())
+	count.Inc()
 }
 
 // validReason reports whether reason looks like an error code:

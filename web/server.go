@@ -136,6 +136,9 @@ type Server struct {
 	recorded   RecordedRooms
 	operators  Operators
 	auditLog   Audit
+
+	// hashing holds a slot per console password check under way.
+	hashing chan struct{}
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
@@ -167,6 +170,7 @@ func New(o Options) (*Server, error) {
 		enters:     newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
+		hashing:    make(chan struct{}, signinHashes),
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
 	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	if s.origins, err = newCrossOrigin(o.AllowedOrigins, http.HandlerFunc(s.refuseCrossSite)); err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alexedwards/argon2id"
+
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 )
@@ -101,6 +103,43 @@ func TestAuthenticateTakesAsLong(t *testing.T) {
 	known, unknown := timed("alice"), timed("nobody")
 	if unknown < known/3 {
 		t.Fatalf("an unknown name answers in %v, a known one in %v: the difference tells names apart", unknown, known)
+	}
+}
+
+// TestHashParameters: new hashes use OWASP's argon2id parameters (19 MiB,
+// 2 passes, 1 lane); a hash made with the earlier ones (64 MiB, 1 pass, 2
+// lanes) still verifies, its parameters being in its PHC string.
+func TestHashParameters(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Migrated(t, store.Postgres)
+	s, err := New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(ctx, "alice", "correct horse battery"); err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := db.Get(&stored, `SELECT password_hash FROM operators WHERE name = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{stored, s.dummy} {
+		if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
+			t.Fatalf("hash %q, want m=19456,t=2,p=1", h)
+		}
+	}
+	old, err := argon2id.CreateHash("an older password", &argon2id.Params{Memory: 64 * 1024, Iterations: 1, Parallelism: 2, SaltLength: 16, KeyLength: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO operators (name, password_hash, created_at) VALUES ('bob', $1, now())`, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Authenticate(ctx, "bob", "an older password"); err != nil {
+		t.Fatalf("a hash of the earlier parameters: %v", err)
+	}
+	if err := s.Authenticate(ctx, "bob", "an older passworD"); !errors.Is(err, ErrWrongPassword) {
+		t.Fatalf("a wrong password against the earlier parameters: %v", err)
 	}
 }
 

@@ -47,16 +47,24 @@ func (e *Engine) RefundOrderSlot(ctx context.Context, roomName string) error {
 // and enters nobody, and its next tick tells every waiting page. It
 // returns room.ErrNotFound for an unknown room.
 func (e *Engine) SetSoldOut(ctx context.Context, roomName string, soldOut bool) error {
+	_, err := e.ChangeSoldOut(ctx, roomName, soldOut)
+	return err
+}
+
+// ChangeSoldOut is SetSoldOut that also reports whether this call changed
+// the flag: of calls made at once, on any instances, exactly one sees a
+// change, so that a sell-out is told once.
+func (e *Engine) ChangeSoldOut(ctx context.Context, roomName string, soldOut bool) (changed bool, err error) {
 	flag := "0"
 	if soldOut {
 		flag = "1"
 	}
 	n, err := e.run(ctx, e.s.soldOut, roomName, flag).Int64()
 	if err != nil {
-		return fmt.Errorf("queue: mark %s sold out: %w", roomName, err)
+		return false, fmt.Errorf("queue: mark %s sold out: %w", roomName, err)
 	}
 	if n < 0 {
-		return fmt.Errorf("queue: mark %s sold out: %w", roomName, room.ErrNotFound)
+		return false, fmt.Errorf("queue: mark %s sold out: %w", roomName, room.ErrNotFound)
 	}
-	return nil
+	return n == 1, nil
 }

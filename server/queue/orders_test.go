@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,5 +100,37 @@ func TestPassthrough(t *testing.T) {
 		if _, err := e.TakeOrderSlot(ctx, name); err != nil {
 			t.Fatalf("order %d in passthrough: %v", i, err)
 		}
+	}
+}
+
+// TestChangeSoldOut: of many calls at once, exactly one changes the flag
+// each way; an unknown room is an error.
+func TestChangeSoldOut(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(nil))
+	for _, soldOut := range []bool{true, false, true} {
+		var changed atomic.Int64
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Go(func() {
+				ok, err := e.ChangeSoldOut(ctx, name, soldOut)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					changed.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if n := changed.Load(); n != 1 {
+			t.Fatalf("sold out → %v: %d calls changed the flag, want 1", soldOut, n)
+		}
+		if st, err := e.Stats(ctx, name); err != nil || st.SoldOut != soldOut {
+			t.Fatalf("stats %+v %v, want soldOut %v", st, err, soldOut)
+		}
+	}
+	if _, err := e.ChangeSoldOut(ctx, "no-such-room-soldout", true); !errors.Is(err, room.ErrNotFound) {
+		t.Fatalf("unknown room: %v", err)
 	}
 }

@@ -73,31 +73,38 @@ func Reason(err error) string {
 }
 
 // Gate is the order path's side of Redis, with the room's sell-out and
-// reopening logged once per change this instance sees.
+// reopening logged once per change of the flag, whichever instance makes
+// it.
 type Gate struct {
 	order.Gate
-	log *Log
+	flag SoldOutFlag
+	log  *Log
+}
+
+// SoldOutFlag sets a room's sold-out flag and reports whether the call
+// changed it: of calls at once, exactly one does (queue.Engine).
+type SoldOutFlag interface {
+	ChangeSoldOut(ctx context.Context, room string, soldOut bool) (changed bool, err error)
 }
 
 // WatchGate wraps g so that the order path's sell-outs (and a restock's
 // reopening) are logged.
-func (l *Log) WatchGate(g order.Gate) *Gate { return &Gate{Gate: g, log: l} }
+func (l *Log) WatchGate(g interface {
+	order.Gate
+	SoldOutFlag
+}) *Gate {
+	return &Gate{Gate: g, flag: g, log: l}
+}
 
-// SetSoldOut sets the room's flag and logs the change. The order path
-// calls it after every sold-out attempt: once this instance has seen the
-// room sold out, further calls cost no extra read.
+// SetSoldOut sets the room's flag and logs the change, when this call
+// made it: the order path calls it after every sold-out attempt, on
+// every instance, and the audit log has the sell-out once.
 func (g *Gate) SetSoldOut(ctx context.Context, room string, soldOut bool) error {
-	was, known := g.log.knownSoldOut(room)
-	if !known || was != soldOut {
-		if st, err := g.log.counters.Stats(ctx, room); err == nil {
-			was, known = st.SoldOut, true
-		}
-	}
-	if err := g.Gate.SetSoldOut(ctx, room, soldOut); err != nil {
-		return err
-	}
+	changed, err := g.flag.ChangeSoldOut(ctx, room, soldOut)
 	switch {
-	case known && was == soldOut:
+	case err != nil:
+		return err
+	case !changed:
 	case soldOut:
 		g.log.Event(room, SoldOut, "why", "no stock left")
 	default:

@@ -18,10 +18,18 @@ type Recorder interface {
 // recordTimeout bounds one event's write.
 const recordTimeout = 5 * time.Second
 
+// recordQueue bounds the events waiting to be written: beyond it (the
+// database is slow or down), an event is left out of the audit log, with
+// a warning; the server's log still has it.
+const recordQueue = 1024
+
 // RecordTo makes every later Event also recorded in r, as action
-// "sale.<event>" (sale.sold_out, sale.rate, …). It must be called before
-// the Log is used.
-func (l *Log) RecordTo(r Recorder) { l.recorder = r }
+// "sale.<event>" (sale.sold_out, sale.rate, …), in the order they
+// happened. It must be called before the Log is used.
+func (l *Log) RecordTo(r Recorder) {
+	l.recorder = r
+	l.pending = make(chan audit.Entry, recordQueue)
+}
 
 // Flush waits for the events being recorded.
 func (l *Log) Flush() { l.recording.Wait() }
@@ -69,11 +77,43 @@ func (l *Log) record(room string, ev Event, attrs []any) {
 			e.New = string(b)
 		}
 	}
-	l.recording.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
-		defer cancel()
-		if err := l.recorder.Record(ctx, e); err != nil {
-			l.log.Warn("sale event not recorded in the audit log", "room", room, "event", string(ev), "err", err)
+	l.recording.Add(1)
+	select {
+	case l.pending <- e:
+	default:
+		l.recording.Done()
+		l.log.Warn("sale event not recorded in the audit log: too many waiting", "room", room, "event", string(ev))
+		return
+	}
+	l.writerMu.Lock()
+	if !l.writing {
+		l.writing = true
+		go l.write()
+	}
+	l.writerMu.Unlock()
+}
+
+// write is the one writer of the queued events, oldest first: events are
+// recorded in the order they happened. It returns once the queue is
+// empty; the next event starts another.
+func (l *Log) write() {
+	for {
+		select {
+		case e := <-l.pending:
+			ctx, cancel := context.WithTimeout(context.Background(), recordTimeout)
+			if err := l.recorder.Record(ctx, e); err != nil {
+				l.log.Warn("sale event not recorded in the audit log", "room", e.Room, "action", e.Action, "err", err)
+			}
+			cancel()
+			l.recording.Done()
+		default:
+			l.writerMu.Lock()
+			if len(l.pending) == 0 {
+				l.writing = false
+				l.writerMu.Unlock()
+				return
+			}
+			l.writerMu.Unlock()
 		}
-	})
+	}
 }

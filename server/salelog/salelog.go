@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/audit"
 	"waitingroom/server/queue"
 )
 
@@ -52,28 +53,24 @@ type Log struct {
 	log      *slog.Logger
 	// recorder, when set, keeps every event in the audit log.
 	recorder  Recorder
-	recording sync.WaitGroup
+	recording sync.WaitGroup // events queued or being written
+	pending   chan audit.Entry
+	writerMu  sync.Mutex
+	writing   bool // a writer is draining pending
 
 	mu       sync.Mutex
 	failures map[string]map[string]int64 // room -> reason -> count, since the last summary
-	soldOut  map[string]bool             // the last sold-out state seen per room
 }
 
 // New returns a Log that reads counters and writes to log.
 func New(counters Counters, log *slog.Logger) *Log {
-	return &Log{counters: counters, log: log, failures: map[string]map[string]int64{}, soldOut: map[string]bool{}}
+	return &Log{counters: counters, log: log, failures: map[string]map[string]int64{}}
 }
 
 // Event logs one event of room, with attrs (key, value pairs) after it.
 func (l *Log) Event(room string, ev Event, attrs ...any) {
-	switch ev {
-	case SoldOut, Reopened:
+	if ev == Deleted {
 		l.mu.Lock()
-		l.soldOut[room] = ev == SoldOut
-		l.mu.Unlock()
-	case Deleted:
-		l.mu.Lock()
-		delete(l.soldOut, room)
 		delete(l.failures, room)
 		l.mu.Unlock()
 	}
@@ -91,14 +88,6 @@ func (l *Log) Failed(room, reason string) {
 		l.failures[room] = m
 	}
 	m[reason]++
-}
-
-// knownSoldOut reports the last sold-out state this instance saw of room.
-func (l *Log) knownSoldOut(room string) (soldOut, known bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	soldOut, known = l.soldOut[room]
-	return soldOut, known
 }
 
 // Run writes a summary every interval until ctx is done.
@@ -152,9 +141,6 @@ func (l *Log) summarize(prev, cur map[string]queue.Stats, over time.Duration) {
 	l.mu.Lock()
 	failures := l.failures
 	l.failures = map[string]map[string]int64{}
-	for name, st := range cur {
-		l.soldOut[name] = st.SoldOut
-	}
 	l.mu.Unlock()
 	secs := max(over.Seconds(), 1e-3)
 	for _, name := range slices.Sorted(maps.Keys(cur)) {

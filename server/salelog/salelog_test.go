@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,9 +159,6 @@ func TestSummaryRates(t *testing.T) {
 	if got := logs.lines(t, "sale summary", "silent"); len(got) != 0 {
 		t.Errorf("a room with no line and no activity was summarised: %v", got)
 	}
-	if was, known := l.knownSoldOut("sale"); !was || !known {
-		t.Error("the summary did not refresh the sold-out state")
-	}
 }
 
 // TestGateLogsSellOutOnce: the order path marks the room sold out after
@@ -201,6 +199,48 @@ func TestGateLogsSellOutOnce(t *testing.T) {
 	}
 	if err := g.SetSoldOut(ctx, "no-such-room-"+name, true); err == nil {
 		t.Fatal("an unknown room was marked")
+	}
+}
+
+// TestGateLogsSellOutOnceAcrossInstances: two instances whose orders sell
+// the room out at once mark it many times over; the sell-out is logged
+// (and recorded) once between them, and so is the reopening.
+func TestGateLogsSellOutOnceAcrossInstances(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	name := servicetest.RoomName(t, rdb)
+	newRoom(t, eng, name, 0, 0)
+	a, logsA := newLog(eng)
+	b, logsB := newLog(eng)
+	gates := []*Gate{a.WatchGate(eng), b.WatchGate(eng)}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		soldOut bool
+		want    string
+	}{{true, "sold out"}, {false, "reopened"}} {
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range 16 {
+			wg.Go(func() {
+				<-start
+				if err := gates[i%2].SetSoldOut(ctx, name, tt.soldOut); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		var got []string
+		for _, logs := range []*captured{logsA, logsB} {
+			for _, rec := range logs.lines(t, "sale event", name) {
+				if rec["event"] == tt.want {
+					got = append(got, rec["event"].(string))
+				}
+			}
+		}
+		if len(got) != 1 {
+			t.Fatalf("sold out → %v at once on two instances: %d %q events, want 1", tt.soldOut, len(got), tt.want)
+		}
 	}
 }
 
