@@ -235,13 +235,20 @@ func TestBrowserOperatorDay(t *testing.T) {
 	openPage(t, op, base+"/admin/rooms/"+name+"/settings?tz=UTC")
 	now := time.Now().UTC().Truncate(time.Second)
 	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(10*time.Second)
-	const local = "2006-01-02T15:04:05"
-	setValues(t, op, "schedule", [][2]string{{"#f-tz", "UTC"}, {"#f-prequeueAt", prequeueAt.Format(local)}, {"#f-opensAt", opensAt.Format(local)}})
+	// A datetime-local value: to the minute when the seconds are 0, as
+	// the browser and the console write it.
+	local := func(at time.Time) string {
+		if at.Second() == 0 {
+			return at.Format("2006-01-02T15:04")
+		}
+		return at.Format("2006-01-02T15:04:05")
+	}
+	setValues(t, op, "schedule", [][2]string{{"#f-tz", "UTC"}, {"#f-prequeueAt", local(prequeueAt)}, {"#f-opensAt", local(opensAt)}})
 	submitForm(t, op, "schedule", "form.room-form button[type=submit]", "/admin/rooms/"+name+"/settings")
 	// The form shows the saved times to the second: saved again, it keeps
 	// them.
-	if v, _ := chromedp.Run(op, chromedp.Evaluate[string](`document.getElementById("f-prequeueAt").value + " " + document.getElementById("f-opensAt").value`)); v != prequeueAt.Format(local)+" "+opensAt.Format(local) {
-		t.Fatalf("the saved settings show the pre-queue and the opening at %q, want %s and %s", v, prequeueAt.Format(local), opensAt.Format(local))
+	if v, _ := chromedp.Run(op, chromedp.Evaluate[string](`document.getElementById("f-prequeueAt").value + " " + document.getElementById("f-opensAt").value`)); v != local(prequeueAt)+" "+local(opensAt) {
+		t.Fatalf("the saved settings show the pre-queue and the opening at %q, want %s and %s", v, local(prequeueAt), local(opensAt))
 	}
 
 	// The operator watches the dashboard; the page notes when the placed
