@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,12 +104,13 @@ func TestAttributionCapsCampaigns(t *testing.T) {
 	const extra = 5
 	vs := visitors(t, MaxCampaigns+extra+1)
 	for i, v := range vs[:MaxCampaigns+extra] {
-		if _, err := e.EnterFrom(ctx, name, v, "", Campaign{Source: "s", Campaign: fmt.Sprint("c", i)}); err != nil {
+		src := fmt.Sprint("s", i/MaxCampaignsPerSource) // each source's share, in full
+		if _, err := e.EnterFrom(ctx, name, v, "", Campaign{Source: src, Campaign: fmt.Sprint("c", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A campaign already known still counts apart past the cap.
-	if _, err := e.EnterFrom(ctx, name, vs[len(vs)-1], "", Campaign{Source: "s", Campaign: "c7"}); err != nil {
+	if _, err := e.EnterFrom(ctx, name, vs[len(vs)-1], "", Campaign{Source: "s0", Campaign: "c7"}); err != nil {
 		t.Fatal(err)
 	}
 	got := counts(t, e, name)
@@ -118,7 +120,7 @@ func TestAttributionCapsCampaigns(t *testing.T) {
 	if o := got[OtherCampaign]; o.Joined != extra {
 		t.Fatalf("(other): %+v, want %d joins", o, extra)
 	}
-	if c := got[Campaign{Source: "s", Campaign: "c7"}]; c.Joined != 2 {
+	if c := got[Campaign{Source: "s0", Campaign: "c7"}]; c.Joined != 2 {
 		t.Fatalf("c7: %+v, want 2 joins", c)
 	}
 	if n, _ := rdb.HLen(ctx, testKeys(rdb, name).key("camps")).Result(); n != MaxCampaigns+1 {
@@ -192,5 +194,46 @@ func TestAttributionThroughTheDraw(t *testing.T) {
 	}
 	if n, _ := rdb.HLen(ctx, testKeys(rdb, name).key("campof")).Result(); n != 0 {
 		t.Fatalf("%d campaign ids left", n)
+	}
+}
+
+// TestAttributionCountsRealLinks: a campaign counts apart only when its
+// source and medium are short tokens (in lower case), and while its source
+// has fewer than MaxCampaignsPerSource campaigns; the rest, (other).
+func TestAttributionCountsRealLinks(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(nil))
+	joins := []Campaign{
+		{Source: "Kakao", Medium: "Social", Campaign: "Launch"}, // lower-cased source and medium
+		{Source: "kakao", Medium: "social", Campaign: "Launch"},
+		{Source: "news.letter_2", Medium: "e-mail", Campaign: "봄 세일"},
+		{Source: "a b", Medium: "social", Campaign: "x"},                   // not a token
+		{Source: "kakao", Medium: "so/cial", Campaign: "x"},                // not a token
+		{Source: strings.Repeat("s", 65), Medium: "social", Campaign: "x"}, // too long
+		{Medium: "social", Campaign: "x"},                                  // no source
+		OtherCampaign,
+	}
+	// One source's share, then one more of that source.
+	for i := range MaxCampaignsPerSource + 1 {
+		joins = append(joins, Campaign{Source: "spam", Medium: "x", Campaign: fmt.Sprint(i)})
+	}
+	for i, v := range visitors(t, len(joins)) {
+		if _, err := e.EnterFrom(ctx, name, v, "", joins[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := counts(t, e, name)
+	for c, want := range map[Campaign]int64{
+		{Source: "kakao", Medium: "social", Campaign: "Launch"}:       2,
+		{Source: "news.letter_2", Medium: "e-mail", Campaign: "봄 세일"}: 1,
+		{Source: "spam", Medium: "x", Campaign: "0"}:                  1,
+		OtherCampaign: 6,
+	} {
+		if got[c].Joined != want {
+			t.Errorf("%s: %d joins, want %d", c.Label(), got[c].Joined, want)
+		}
+	}
+	if n := len(got); n != 3+MaxCampaignsPerSource {
+		t.Errorf("%d campaigns counted apart, want %d", n, 3+MaxCampaignsPerSource)
 	}
 }

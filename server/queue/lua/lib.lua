@@ -126,15 +126,21 @@ end
 -- ATTRIBUTION (issue 11): a new ticket counts a join for its campaign (c,
 -- '' when direct) and, unless direct, remembers the campaign's short id for
 -- the visitor; admission counts it for that id. K.camps maps at most cap
--- campaigns to ids (1, 2, ...); later campaigns count under OTHER.
+-- campaigns to ids (1, 2, ...), and at most perSource of one source (src;
+-- K.attr 's<source>' counts a source's campaigns, so at most cap fields);
+-- later campaigns count under OTHER.
 local OTHER = '(other)'
-local function joinCampaign(v, c, cap)
+local function joinCampaign(v, c, cap, src, perSource)
   local id = '0'
   if c ~= '' then
     id = redis.call('HGET', K.camps, c)
-    if not id and redis.call('HLEN', K.camps) >= cap then
-      c = OTHER
-      id = redis.call('HGET', K.camps, c)
+    if not id and c ~= OTHER then
+      if redis.call('HLEN', K.camps) >= cap or (tonumber(redis.call('HGET', K.attr, 's' .. src)) or 0) >= perSource then
+        c = OTHER
+        id = redis.call('HGET', K.camps, c)
+      else
+        redis.call('HINCRBY', K.attr, 's' .. src, 1)
+      end
     end
     if not id then
       id = I(redis.call('HINCRBY', K.attr, 'next', 1))
