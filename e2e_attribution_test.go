@@ -32,7 +32,7 @@ func TestBrowserJoinCountsForItsCampaign(t *testing.T) {
 		t.Fatal(err)
 	}
 	launch := queue.Campaign{Source: "kakao", Medium: "social", Campaign: "launch"}
-	korean := queue.Campaign{Source: "naver", Medium: "cpc", Campaign: strings.Repeat("봄", 100)} // 300 bytes
+	korean := queue.Campaign{Source: "naver", Medium: "cpc", Campaign: strings.Repeat("봄", 100)}   // 300 bytes
 	cutKorean := queue.Campaign{Source: "naver", Medium: "cpc", Campaign: strings.Repeat("봄", 66)} // 198 bytes
 	for i, c := range []queue.Campaign{launch, korean} {
 		tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
