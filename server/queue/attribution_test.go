@@ -15,7 +15,7 @@ func TestCampaignKeyRoundTrip(t *testing.T) {
 		{Source: "news", Medium: "email", Campaign: "spring"},
 		{Source: "a / b", Medium: "", Campaign: "c"},
 		{Source: "", Medium: "", Campaign: "only"},
-		{Source: "(other)"}, // a real utm_source that reads like the bucket
+		{Source: "(other)", Medium: "x"}, // a utm_source that reads like the bucket
 		{Source: "뉴스", Medium: "메일", Campaign: "봄 세일"},
 	} {
 		if got := campaignOfKey(c.key()); got != c {
@@ -24,6 +24,10 @@ func TestCampaignKeyRoundTrip(t *testing.T) {
 		if c.key() == otherKey {
 			t.Errorf("%+v has the key of the (other) bucket", c)
 		}
+	}
+	// The web layer's (other) for values that are not valid is the bucket.
+	if OtherCampaign.key() != otherKey || campaignOfKey(otherKey) != OtherCampaign {
+		t.Error("OtherCampaign is not the (other) bucket")
 	}
 	if (Campaign{}).key() != "" || (Campaign{}).Label() != "direct" {
 		t.Error("the zero Campaign is not direct")
