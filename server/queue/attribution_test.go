@@ -142,10 +142,14 @@ func TestDeleteRoomDeletesAttribution(t *testing.T) {
 		}
 	}
 	k := testKeys(rdb, name)
-	attrKeys := []string{k.key("camps"), k.key("attr"), k.key("campof")}
+	attrKeys := []string{k.key("camps"), k.key("attr"), k.key("camp")}
 	if n, _ := rdb.Exists(ctx, attrKeys...).Result(); n != 3 {
 		t.Fatalf("%d of the attribution keys exist before the deletion, want 3", n)
 	}
+	// The side keys: a passed-over visitor's id, the cells' base.
+	rdb.HSet(ctx, k.key("campof"), "v", "1")
+	rdb.Set(ctx, k.key("campbase"), "1", 0)
+	attrKeys = append(attrKeys, k.key("campof"), k.key("campbase"))
 	if _, err := e.DeleteRoom(ctx, name); err != nil {
 		t.Fatal(err)
 	}
@@ -239,5 +243,74 @@ func TestAttributionCountsRealLinks(t *testing.T) {
 	}
 	if n := len(got); n != 3+MaxCampaignsPerSource {
 		t.Errorf("%d campaigns counted apart, want %d", n, 3+MaxCampaignsPerSource)
+	}
+}
+
+// TestAttributionOfAPassedOverBuyer: a buyer away at their turn is passed
+// over; their campaign goes aside with them (their ticket's cell is behind
+// the head, and may be dropped), and counts when they come back and are
+// let in.
+func TestAttributionOfAPassedOverBuyer(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 60 }))
+	c := Campaign{Source: "kakao", Medium: "social", Campaign: "launch"}
+	vs := visitors(t, 3)
+	for _, v := range vs {
+		if _, err := e.EnterFrom(ctx, name, v, "", c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lastSeen(t, rdb, name, 2, 3*time.Minute)
+	if a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 2); len(a.Visitors) != 2 || a.Visitors[1] != vs[2] {
+		t.Fatalf("admitted %v, want the first and the third", a.Visitors)
+	}
+	k := testKeys(rdb, name)
+	rdb.Del(ctx, k.key("camp")) // as when the cells behind the head are dropped
+	if p, err := e.Position(ctx, name, vs[1]); err != nil || p.Status != StatusWaiting {
+		t.Fatalf("the returning buyer: %+v %v", p, err)
+	}
+	if a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 1); len(a.Visitors) != 1 || a.Visitors[0] != vs[1] {
+		t.Fatalf("admitted %v, want the returning buyer", a.Visitors)
+	}
+	if got := counts(t, e, name); len(got) != 1 || got[c] != (CampaignCount{Campaign: c, Joined: 3, Admitted: 3}) {
+		t.Fatalf("attribution %+v, want 3 joined and admitted for %s", got, c.Label())
+	}
+	if n, _ := rdb.HLen(ctx, k.key("campof")).Result(); n != 0 {
+		t.Fatalf("%d campaign ids left aside", n)
+	}
+}
+
+// TestCampaignCellsFollowTheHead: after a long history the cells behind the
+// head are dropped (the string stays as long as the line) and the tickets
+// still waiting keep their campaigns.
+func TestCampaignCellsFollowTheHead(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000 }))
+	k := testKeys(rdb, name)
+	const past = 70000 // tickets already served, more than a chunk
+	rdb.Set(ctx, k.key("seq"), past, 0)
+	rdb.Set(ctx, k.key("head"), past, 0)
+	cs := []Campaign{{Source: "a", Medium: "x", Campaign: "1"}, {Source: "b", Medium: "x", Campaign: "2"}, {}, {Source: "a", Medium: "x", Campaign: "1"}}
+	for i, v := range visitors(t, len(cs)) {
+		if _, err := e.EnterFrom(ctx, name, v, "", cs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range cs {
+		if a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 1); len(a.Visitors) != 1 {
+			t.Fatalf("admitted %v, want one", a.Visitors)
+		}
+		if n, _ := rdb.StrLen(ctx, k.key("camp")).Result(); n > 64 {
+			t.Fatalf("the campaign cells are %d bytes after a tick, want the line's only", n)
+		}
+	}
+	if b, _ := rdb.Get(ctx, k.key("campbase")).Int64(); b < past {
+		t.Fatalf("campbase %d, want at least %d", b, past)
+	}
+	got := counts(t, e, name)
+	for c, n := range map[Campaign]int64{cs[0]: 2, cs[1]: 1, {}: 1} {
+		if got[c] != (CampaignCount{Campaign: c, Joined: n, Admitted: n}) {
+			t.Errorf("%s: %+v, want %d joined and admitted", c.Label(), got[c], n)
+		}
 	}
 }
