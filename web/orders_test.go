@@ -356,6 +356,9 @@ func TestOrderFormDropsBadUTM(t *testing.T) {
 		{"too long", strings.Repeat("가", 100)}, // 300 bytes
 		{"control character", "a\x00b"},
 		{"bidirectional formatting", "a\u202eb"},
+		{"isolate", "a\u2066b"},
+		{"escape", "a\x1bb"},
+		{"not UTF-8", "a\xffb"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newOrderHarness(t, 1, nil)
