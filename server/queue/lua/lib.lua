@@ -146,11 +146,11 @@ end
 -- ABSENCE end.
 
 -- ATTRIBUTION (issue 11): a new ticket counts a join for its campaign (c,
--- '' when direct) and, unless direct, writes the campaign's short id in the
--- ticket's cell (K.camp); admission counts it for that id. K.camps maps at most cap
--- campaigns to ids (1, 2, ...), and at most perSource of one source (src;
--- K.attr 's<source>' counts a source's campaigns, so at most cap fields);
--- later campaigns count under OTHER.
+-- '' when direct) and, unless direct, writes the campaign's short id in
+-- the ticket's cell (K.camp); admission counts it for that id. K.camps
+-- maps at most cap campaigns to ids (1, 2, ...), and at most perSource of
+-- one source (src; K.attr 's<source>' counts a source's campaigns, so at
+-- most cap fields); later campaigns count under OTHER.
 local OTHER = '(other)'
 local function joinCampaign(ticket, base, c, cap, src, perSource)
   local id = '0'
