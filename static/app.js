@@ -20,15 +20,33 @@
   var countdown = null;    // {at: ms, kind: "opens"|"draw"|"pass"}
   var warned = false, entered = false, lastEnter = 0, reason = "", reasonUntil = 0;
 
-  // utm_* parameters ride along to the order; the page's bytes never
-  // depend on the query string.
+  // utm_* parameters ride along to the enter and the stream (where the
+  // join counts for its campaign) and to the order; the page's bytes never
+  // depend on the query string. Each value is cut to 200 UTF-8 bytes (the
+  // server's bound), on a character boundary; lone surrogates go.
+  function cut(s) {
+    var enc = window.TextEncoder ? new TextEncoder() : null, out = "", used = 0, cps = Array.from(String(s));
+    for (var i = 0; i < cps.length; i++) {
+      var c = cps[i], code = c.charCodeAt(0);
+      if (c.length === 1 && code >= 0xd800 && code <= 0xdfff) continue;
+      var n = enc ? enc.encode(c).length : (code < 0x80 ? 1 : code < 0x800 ? 2 : c.length === 2 ? 4 : 3);
+      if (used + n > 200) break;
+      used += n; out += c;
+    }
+    return out;
+  }
   var utm = {};
   try {
     var q = new URLSearchParams(location.search);
-    q.forEach(function (v, k) { if (/^utm_[a-z]{1,20}$/.test(k)) utm[k] = v.slice(0, 200); });
+    q.forEach(function (v, k) { if (/^utm_[a-z]{1,20}$/.test(k)) utm[k] = cut(v); });
     if (Object.keys(utm).length) sessionStorage.setItem("wr_utm_" + room, JSON.stringify(utm));
     else utm = JSON.parse(sessionStorage.getItem("wr_utm_" + room) || "{}");
+    Object.keys(utm).forEach(function (k) { utm[k] = cut(utm[k]); });
   } catch (e) { utm = {}; }
+  var utmQuery = "";
+  ["utm_source", "utm_medium", "utm_campaign"].forEach(function (k) {
+    if (utm[k]) utmQuery += (utmQuery ? "&" : "?") + k + "=" + encodeURIComponent(utm[k]);
+  });
 
   function fill(s, k, v) { return String(s || "").split("{" + k + "}").join(String(v)); }
   function now() { return Date.now() + offset; }
@@ -253,7 +271,7 @@
   function stream() {
     if (done) return;
     if (!window.EventSource) { conn(T.polling); return poll(); }
-    es = new EventSource("/r/" + encodeURIComponent(room) + "/events");
+    es = new EventSource("/r/" + encodeURIComponent(room) + "/events" + utmQuery);
     var onEvent = function (e) { conn(""); try { render(JSON.parse(e.data)); } catch (x) {} };
     es.addEventListener("position", onEvent);
     es.addEventListener("ready", onEvent);
@@ -288,7 +306,7 @@
     lastEnter = Date.now();
     join.classList.remove("show");
     if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
-    return fetch(api, { method: "POST", credentials: "same-origin", cache: "no-store" })
+    return fetch(api + utmQuery, { method: "POST", credentials: "same-origin", cache: "no-store" })
       .then(function (r) {
         if (r.ok) return r.json().then(function (p) { conn(""); render(p); return true; });
         return r.json().catch(function () { return {}; }).then(function (e) {

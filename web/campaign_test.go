@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,40 +89,55 @@ func TestJoinByCampaignLink(t *testing.T) {
 	}
 }
 
-// TestJoinRefusesBadUTM: UTM values follow the order path's rule; a join
-// that breaks it is refused and counts nothing.
-func TestJoinRefusesBadUTM(t *testing.T) {
+// TestJoinCountsBadUTMAsOther: attribution never decides who gets in line.
+// A join whose UTM values break the order path's rule joins all the same,
+// and counts under queue.OtherCampaign.
+func TestJoinCountsBadUTMAsOther(t *testing.T) {
 	h := newHarness(t, nil)
-	long := url.Values{"utm_campaign": {strings.Repeat("x", maxUTM+1)}}.Encode()
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	long := url.Values{"utm_source": {"news"}, "utm_campaign": {strings.Repeat("x", maxUTM+1)}}.Encode()
 	ctrl := url.Values{"utm_source": {"a\x00b"}}.Encode()
-	for _, tc := range []struct {
+	bidi := url.Values{"utm_medium": {"a\u202eb"}}.Encode()
+	tests := []struct {
 		name, method, path, body string
-		json                     bool
+		status                   int
 	}{
-		{"api, too long", "POST", "/api/rooms/" + h.room + "/queue?" + long, "", true},
-		{"api, control character", "POST", "/api/rooms/" + h.room + "/queue?" + ctrl, "", true},
-		{"events, too long", "GET", "/r/" + h.room + "/events?" + long, "", true},
-		{"form, too long", "POST", "/r/" + h.room + "/join", long, false},
-		{"room form, control character", "POST", "/r/" + h.room + "?" + ctrl, "", false},
-	} {
+		{"api, too long", "POST", "/api/rooms/" + h.room + "/queue?" + long, "", http.StatusOK},
+		{"api, control character", "POST", "/api/rooms/" + h.room + "/queue?" + ctrl, "", http.StatusOK},
+		{"events, too long", "GET", "/r/" + h.room + "/events?" + long, "", http.StatusOK},
+		{"form, too long", "POST", "/r/" + h.room + "/join", long, http.StatusSeeOther},
+		{"room form, control character", "POST", "/r/" + h.room + "?" + ctrl, "", http.StatusSeeOther},
+		{"room form, bidirectional formatting", "POST", "/r/" + h.room + "?" + bidi, "", http.StatusSeeOther},
+	}
+	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			req, _ := http.NewRequest(tc.method, h.srv.URL+tc.path, strings.NewReader(tc.body))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel() // ends the event stream
+			req, _ := http.NewRequestWithContext(ctx, tc.method, h.srv.URL+tc.path, strings.NewReader(tc.body))
 			if tc.method == "POST" {
 				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := noFollow.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			ct := resp.Header.Get("Content-Type")
-			if resp.StatusCode != http.StatusBadRequest || strings.Contains(ct, "json") != tc.json {
-				t.Fatalf("%d %s, want 400 (JSON: %v)", resp.StatusCode, ct, tc.json)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("%d, want %d: the buyer joins", resp.StatusCode, tc.status)
+			}
+			// The no-JS pages go on to the status page, without the bad values.
+			if loc := resp.Header.Get("Location"); tc.status == http.StatusSeeOther && loc != "/r/"+h.room+"/status" {
+				t.Fatalf("redirect to %q", loc)
 			}
 		})
 	}
-	if got, err := h.eng.Attribution(context.Background(), h.room); err != nil || len(got) != 0 {
-		t.Fatalf("refused joins were counted: %+v %v", got, err)
+	got, err := h.eng.Attribution(context.Background(), h.room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []queue.CampaignCount{{Campaign: queue.OtherCampaign, Joined: int64(len(tests))}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("attribution %+v, want %+v", got, want)
 	}
 }
 

@@ -166,15 +166,18 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		req.ProductID, bad = n, bad || err != nil || n <= 0
 	}
-	req.UTM = order.UTM{Source: f.Get("utm_source"), Medium: f.Get("utm_medium"), Campaign: f.Get("utm_campaign"),
-		Term: f.Get("utm_term"), Content: f.Get("utm_content")}
-	retry := &views.Retry{Token: req.Token, ProductID: req.ProductID, Quantity: req.Quantity, UTM: map[string]string{}}
+	// The form's utm_* fields come from the page's address: one that is not
+	// a valid UTM value is dropped, never a reason to refuse the order.
+	utm := map[string]string{}
 	for _, k := range utmFields {
-		if v := f.Get(k); v != "" {
-			retry.UTM[k] = v
+		if v := f.Get(k); v != "" && len(v) <= maxUTM && plaintext.Valid(v) {
+			utm[k] = v
 		}
 	}
-	if bad || !validUTM(req.UTM) {
+	req.UTM = order.UTM{Source: utm["utm_source"], Medium: utm["utm_medium"], Campaign: utm["utm_campaign"],
+		Term: utm["utm_term"], Content: utm["utm_content"]}
+	retry := &views.Retry{Token: req.Token, ProductID: req.ProductID, Quantity: req.Quantity, UTM: utm}
+	if bad {
 		s.htmlError(w, r, http.StatusBadRequest, t.ErrBadOrder, name, false)
 		return
 	}

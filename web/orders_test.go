@@ -347,3 +347,34 @@ func TestLoopingBotsCannotStarveABuyer(t *testing.T) {
 		t.Fatalf("bots paused %d times, Retry-After %v; want 429 token_paused with the 10 s pause's remaining time", paused.Load(), pausedFor.Load())
 	}
 }
+
+// TestOrderFormDropsBadUTM: the order form's utm_* fields come from the
+// page's address; one that is not a valid UTM value is dropped, and the
+// order is placed with the valid ones.
+func TestOrderFormDropsBadUTM(t *testing.T) {
+	for _, tc := range []struct{ name, bad string }{
+		{"too long", strings.Repeat("가", 100)}, // 300 bytes
+		{"control character", "a\x00b"},
+		{"bidirectional formatting", "a\u202eb"},
+		{"isolate", "a\u2066b"},
+		{"escape", "a\x1bb"},
+		{"not UTF-8", "a\xffb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newOrderHarness(t, 1, nil)
+			c, tok := h.admitted(t)
+			form := url.Values{"entry_token": {tok}, "quantity": {"1"}, "utm_source": {"kakao"}, "utm_campaign": {tc.bad}, "utm_term": {tc.bad}}
+			r := h.do(t, "POST", "/r/"+h.room+"/order", form.Encode(), map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, c)
+			if r.status != http.StatusOK || !strings.Contains(r.body, "Your order is placed") {
+				t.Fatalf("order form with a bad UTM value: %d %s", r.status, r.body)
+			}
+			var src, camp, term string
+			if err := h.db.QueryRow(`SELECT utm_source, COALESCE(utm_campaign, ''), COALESCE(utm_term, '') FROM orders WHERE room = $1`, h.room).Scan(&src, &camp, &term); err != nil {
+				t.Fatal(err)
+			}
+			if src != "kakao" || camp != "" || term != "" {
+				t.Fatalf("stored utm %q %q %q, want the valid source only", src, camp, term)
+			}
+		})
+	}
+}

@@ -201,11 +201,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.FormTooLarge, name, false)
 		return
 	}
-	camp, ok := campaignOf(r.Form) // the form's fields, then the query string's
-	if !ok {
-		s.htmlError(w, r, http.StatusBadRequest, t.BadRoomName, name, false)
-		return
-	}
+	camp := s.campaignOf(r.Form) // the form's fields, then the query string's
 	if !s.enterAllowed(r) {
 		w.Header().Set("Retry-After", "2")
 		s.htmlError(w, r, http.StatusTooManyRequests, t.TooManyJoins, name, true)

@@ -12,11 +12,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	camp, ok := campaignOf(r.URL.Query())
-	if !ok {
-		writeError(w, http.StatusBadRequest, "bad_request", badCampaign)
-		return
-	}
+	camp := s.campaignOf(r.URL.Query())
 	if !s.enterAllowed(r) {
 		writeRateLimited(w)
 		return

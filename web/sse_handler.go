@@ -29,11 +29,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.headEvents(w, r, name)
 		return
 	}
-	camp, ok := campaignOf(r.URL.Query())
-	if !ok {
-		writeError(w, http.StatusBadRequest, "bad_request", badCampaign)
-		return
-	}
+	camp := s.campaignOf(r.URL.Query())
 	ip := s.clientKey(r)
 	if !s.hub.acquireIP(ip) {
 		s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()

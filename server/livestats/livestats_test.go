@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/queue"
+	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 )
 
@@ -221,5 +222,70 @@ func TestRecorderBounds(t *testing.T) {
 	}
 	if len(r.pending) != maxPending || r.dropped != 11 {
 		t.Fatalf("%d pending, %d dropped; want %d and 11", len(r.pending), r.dropped, maxPending)
+	}
+}
+
+// TestSeriesStartAtTheRoomsCreation: a room deleted and created again under
+// the same name does not show the old room's seconds.
+func TestSeriesStartAtTheRoomsCreation(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
+	eng := queue.New(rdb, ns)
+	rec := NewRecorder(rdb, ns, "a", nil, quiet)
+	rd := NewReader(rdb, ns)
+	record := func(at time.Time, admitted int) {
+		t.Helper()
+		rec.now = func() time.Time { return at }
+		rec.RecordTick(name, queue.Admission{Waiting: 9, Visitors: make([]string, admitted)})
+		if err := rec.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Now().Truncate(time.Second)
+	// The old room's last seconds, then its deletion.
+	if err := eng.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
+		t.Fatal(err)
+	}
+	record(t0.Add(-3*time.Second), 5)
+	record(t0.Add(-2*time.Second), 4)
+	if _, err := eng.DeleteRoom(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	for i, create := range []struct {
+		how string
+		do  func() error
+	}{
+		{"saved", func() error { return eng.SaveRoom(ctx, name, room.Defaults(name)) }},
+		{"created", func() error { _, err := eng.CreateRoom(ctx, name, room.Defaults(name)); return err }},
+	} {
+		t.Run(create.how, func(t *testing.T) {
+			rdb.Del(ctx, queue.SettingsKey(ns, name))
+			if err := create.do(); err != nil {
+				t.Fatal(err)
+			}
+			record(time.Now().Truncate(time.Second).Add(time.Second), 1) // the new room's (one per run)
+			rd.now = at(time.Now().Add(2 * time.Second))
+			got, err := rd.Series(ctx, name, t0.Add(-5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var admitted int64
+			for _, s := range got {
+				admitted += s.Admitted
+			}
+			if admitted != int64(i+1) {
+				t.Fatalf("%d admitted in the series, want the new room's %d only", admitted, i+1)
+			}
+		})
+	}
+	// A room saved again keeps its creation time.
+	before, _ := rdb.HGet(ctx, queue.SettingsKey(ns, name), queue.CreatedField).Result()
+	time.Sleep(2 * time.Millisecond)
+	if err := eng.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := rdb.HGet(ctx, queue.SettingsKey(ns, name), queue.CreatedField).Result(); after != before || before == "" {
+		t.Fatalf("created %q, then %q after a save", before, after)
 	}
 }

@@ -2,6 +2,7 @@ package livestats
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/queue"
 )
 
 // Second is one second of a room's live figures. Waiting, Prequeued,
@@ -46,7 +49,9 @@ func NewReader(rdb redis.UniversalClient, ns string) *Reader {
 }
 
 // Series returns one Second per second from since (at most Keep ago) to
-// now, oldest first; seconds nobody recorded are zero.
+// now, oldest first; seconds nobody recorded are zero, and so are the
+// seconds before the room was created: a room deleted and created again
+// under the same name does not show the old room's last minutes.
 func (r *Reader) Series(ctx context.Context, room string, since time.Time) ([]Second, error) {
 	now := r.now().Unix()
 	from := max(since.Unix(), now-int64(Keep/time.Second))
@@ -54,16 +59,27 @@ func (r *Reader) Series(ctx context.Context, room string, since time.Time) ([]Se
 		return nil, nil
 	}
 	pipe := r.rdb.Pipeline()
+	created := pipe.HGet(ctx, queue.SettingsKey(r.ns, room), queue.CreatedField)
 	cmds := make([]*redis.MapStringStringCmd, 0, now-from+1)
 	for s := from; s <= now; s++ {
 		cmds = append(cmds, pipe.HGetAll(ctx, secondKey(r.ns, room, s)))
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("livestats: series %s: %w", room, err)
+	}
+	// Unknown (a room created before the field existed): every second counts.
+	firstSec := int64(math.MinInt64)
+	if ms, err := strconv.ParseInt(created.Val(), 10, 64); err == nil {
+		firstSec = ms / 1000
 	}
 	out := make([]Second, len(cmds))
 	for i, c := range cmds {
-		out[i] = parseSecond(time.Unix(from+int64(i), 0), c.Val())
+		at := time.Unix(from+int64(i), 0)
+		if from+int64(i) < firstSec {
+			out[i] = parseSecond(at, nil)
+			continue
+		}
+		out[i] = parseSecond(at, c.Val())
 	}
 	return out, nil
 }

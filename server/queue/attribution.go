@@ -19,8 +19,19 @@ type Campaign struct {
 // cannot grow Redis without bound.
 const MaxCampaigns = 1000
 
+// MaxCampaignsPerSource bounds the distinct campaigns of one utm_source.
+//
+// Why: a campaign is counted apart only when its source and medium look
+// like a real link's (see counted) and while its source has fewer than
+// this many campaigns, so that a thousand throwaway joins with made-up
+// UTM values, before a sale, cannot use up MaxCampaigns and leave the
+// sale's real campaigns under (other). Made-up values can still fill one
+// source's share, but not the others'.
+const MaxCampaignsPerSource = 100
+
 // OtherCampaign is the campaign under which joins beyond MaxCampaigns
-// distinct campaigns are counted.
+// distinct campaigns (or MaxCampaignsPerSource of one source) are counted,
+// and joins whose source or medium is not a short token.
 var OtherCampaign = Campaign{Source: "(other)"}
 
 // otherKey is the key of OtherCampaign in a room's camps hash (see
@@ -43,9 +54,42 @@ func (c Campaign) Label() string {
 	return c.Source + " / " + c.Medium + " / " + c.Campaign
 }
 
+// isToken reports whether s is a short token: 1 to 64 of a-z, 0-9, '.',
+// '_' and '-' (s is lower case already).
+func isToken(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !('a' <= b && b <= 'z' || '0' <= b && b <= '9' || b == '.' || b == '_' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// counted is the campaign a join from c counts under: c with its source
+// and medium in lower case, when the source is a short token and the
+// medium is empty or one; else OtherCampaign (see MaxCampaignsPerSource
+// for why). The campaign's own name is kept as given.
+func (c Campaign) counted() Campaign {
+	if c.Direct() || c == OtherCampaign {
+		return c
+	}
+	s, m := strings.ToLower(c.Source), strings.ToLower(c.Medium)
+	if !isToken(s) || (m != "" && !isToken(m)) {
+		return OtherCampaign
+	}
+	return Campaign{Source: s, Medium: m, Campaign: c.Campaign}
+}
+
 func (c Campaign) key() string {
 	if c.Direct() {
 		return ""
+	}
+	if c == OtherCampaign {
+		return otherKey
 	}
 	return c.Source + campaignSep + c.Medium + campaignSep + c.Campaign
 }

@@ -303,8 +303,9 @@ func TestOnlyTheBatchIsAdmittedPerTick(t *testing.T) {
 	if len(a.Visitors) != 50 || a.Waiting != 250 {
 		t.Fatalf("after idle: admitted %d leaving %d, want 50 leaving 250", len(a.Visitors), a.Waiting)
 	}
-	// On time, a tick admits its batch.
-	if a := admitAfter(t, e, name, time.Second, time.Second, 200); len(a.Visitors) < 49 || len(a.Visitors) > 51 {
+	// On time, a tick admits its batch. The credit follows Redis' clock, so
+	// a loaded machine that wakes the test 100 ms late earns five more.
+	if a := admitAfter(t, e, name, time.Second, time.Second, 200); len(a.Visitors) < 49 || len(a.Visitors) > 55 {
 		t.Fatalf("a tick on time admitted %d, want its batch of 50", len(a.Visitors))
 	}
 	// A tick 2 s late, with the line backlogged, catches up one batch at

@@ -77,9 +77,11 @@ var keyNames = map[string]bool{
 	"awaytk": true, // hash visitor → ticket of those in away
 	"back":   true, // zset visitor → ticket: passed over, came back, admitted first
 	// ATTRIBUTION (issue 11): joins and admissions per campaign.
-	"camps":  true, // hash campaign key → short id, at most MaxCampaigns (+ "(other)")
-	"attr":   true, // hash "j<id>"/"a<id>" → joins/admissions; id 0 is direct
-	"campof": true, // hash visitor → campaign id, for a waiting visitor with a campaign
+	"camps":    true, // hash campaign key → short id, at most MaxCampaigns (+ "(other)")
+	"attr":     true, // hash "j<id>"/"a<id>" → joins/admissions; id 0 is direct
+	"camp":     true, // string: 2-byte campaign id cells, one per ticket above campbase (like seen)
+	"campbase": true, // string: the ticket that offset 0 of camp stands for
+	"campof":   true, // hash visitor → campaign id, for a visitor passed over while away
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

@@ -6,11 +6,22 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/room"
 )
+
+// CreatedField is the field of a room's settings hash (SettingsKey) that
+// holds when the room was created, in unix ms: a room deleted and created
+// again under the same name is a new room from then on (the live series
+// ignore the seconds before it). Rooms created before it existed have none.
+const CreatedField = "createdMs"
+
+// SettingsKey is the Redis key of room's settings hash, for readers outside
+// the queue (read only).
+func SettingsKey(ns, room string) string { return roomKeys(ns, room).key("cfg") }
 
 // settingsFields flattens s into the cfg hash's field/value pairs.
 func settingsFields(s room.Settings) []any {
@@ -50,7 +61,19 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
 	}
-	if err := e.rdb.HSet(ctx, roomKeys(e.ns, name).key("cfg"), settingsFields(s)...).Err(); err != nil {
+	cfg := roomKeys(e.ns, name).key("cfg")
+	existed, err := e.rdb.Exists(ctx, cfg).Result()
+	if err != nil {
+		return fmt.Errorf("queue: save room %s: %w", name, err)
+	}
+	_, err = e.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, cfg, settingsFields(s)...)
+		if existed == 0 { // created now (a room saved before CreatedField existed keeps none)
+			p.HSetNX(ctx, cfg, CreatedField, strconv.FormatInt(time.Now().UnixMilli(), 10))
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
 	}
 	// ABSENCE: the measured rate and hold time belong to the old settings;
@@ -80,7 +103,8 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	if err := s.Validate(); err != nil {
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
 	}
-	n, err := e.run(ctx, e.s.createRoom, name, settingsFields(s)...).Int64()
+	fields := append(settingsFields(s), CreatedField, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	n, err := e.run(ctx, e.s.createRoom, name, fields...).Int64()
 	if err != nil {
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
 	}

@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back attr campof
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back attr campof camp campbase
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
@@ -38,6 +38,7 @@ local gated = admitsNone(ph, sc)
 local random = cfg[6] == 'random'
 local Q, ACTIVE = K.queue, K.active
 local base = seenBase()
+local cbase = campBase() -- ATTRIBUTION
 
 -- Credit: rate × elapsed since the last tick of any instance, so N
 -- instances admit what one would. After an idle spell (the line was empty
@@ -101,7 +102,7 @@ local function admitOne(v, ticket)
   local x = nowMs + ttl * 1000
   putPass(v, {t = ARGV[2 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
   redis.call('ZADD', ACTIVE, I(x), v)
-  admitCampaign(v)
+  admitCampaign(v, ticket, cbase)
 end
 -- ABSENCE: passed-over visitors who came back go first, inside the same
 -- credit and slots; their tickets are behind the head already.
@@ -142,7 +143,7 @@ for _ = 1, 8 do
     else
       -- ABSENCE: away at their turn, within the return window: passed
       -- over, kept aside until the window (from when last seen) ends.
-      passOver(v, ticket, nowMs + math.floor((ret - unseenUs(ticket, now, base)) / 1000))
+      passOver(v, ticket, nowMs + math.floor((ret - unseenUs(ticket, now, base)) / 1000), cbase)
     end
   end
 end
@@ -201,6 +202,13 @@ if dead >= SEEN_CHUNK and dead >= (tonumber(redis.call('GET', K.seq)) or 0) - he
   local rest = redis.call('GETRANGE', K.seen, 2 * dead, -1)
   if #rest > 0 then redis.call('SET', K.seen, rest) else redis.call('DEL', K.seen) end
   redis.call('SET', K.seenbase, I(head))
+end
+-- ATTRIBUTION: the campaign cells behind the head go the same way.
+dead = head - cbase
+if dead >= SEEN_CHUNK and dead >= (tonumber(redis.call('GET', K.seq)) or 0) - head then
+  local rest = redis.call('GETRANGE', K.camp, 2 * dead, -1)
+  if #rest > 0 then redis.call('SET', K.camp, rest) else redis.call('DEL', K.camp) end
+  redis.call('SET', K.campbase, I(head))
 end
 
 -- Measured admission rate: an EWMA over 1 s windows in which the line never

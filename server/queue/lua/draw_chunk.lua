@@ -1,11 +1,12 @@
--- KEYS: draw drawlease queue withdrawn departed departing drawn seen seenbase
+-- KEYS: draw drawlease queue withdrawn departed departing drawn seen seenbase camp campbase
 -- draw_chunk.lua: writes one chunk of the drawn order, if ARGV[2] still
 -- holds the lease: the buyer at place i (0-based) gets line number
 -- base + i + 1, and the drawn list gets their pre-queue ticket. Writing a
 -- chunk twice changes nothing, so an owner that takes over from a dead one
 -- may start anywhere at or before the recorded progress. Each drawn buyer
 -- counts as seen at the draw: one who is gone for good is abandoned
--- abandonAfterSeconds later, like anyone in line.
+-- abandonAfterSeconds later, like anyone in line, and keeps the campaign
+-- of their pre-queue ticket (ATTRIBUTION).
 -- ARGV: 2 owner, 3 lease ms, 4 first place (0-based), 5 the chunk's
 --   pre-queue tickets as 4-byte big-endian numbers, 6.. its visitors
 -- Reply: places written so far, or -1 when the lease is lost
@@ -15,7 +16,8 @@ local base = tonumber(redis.call('HGET', K.draw, 'base'))
 local start = tonumber(ARGV[4])
 local z = {}
 local anyWithdrawn = redis.call('EXISTS', K.withdrawn) == 1
-local now, sbase = nowUs(), seenBase()
+local now, sbase, cbase = nowUs(), seenBase(), campBase()
+local anyCampaign = redis.call('EXISTS', K.camp) == 1 -- ATTRIBUTION
 for j = 6, #ARGV do
   local v = ARGV[j]
   local line = base + start + j - 5
@@ -26,6 +28,7 @@ for j = 6, #ARGV do
     z[#z + 1] = I(line)
     z[#z + 1] = v
     markSeen(line, now, sbase)
+    if anyCampaign then setCampaignAt(line, campaignAt(struct.unpack('>I4', ARGV[5], 4 * (j - 6) + 1), cbase), cbase) end
   end
 end
 if #z > 0 then redis.call('ZADD', K.queue, unpack(z)) end

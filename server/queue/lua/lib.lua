@@ -35,6 +35,25 @@ local function abandonUs()
   return (tonumber(redis.call('HGET', K.cfg, 'abandonAfterSeconds')) or 0) * 1000000
 end
 
+-- ATTRIBUTION (issue 11): K.camp holds a 2-byte cell per ticket above
+-- K.campbase, laid out like K.seen and dropped behind the head like it
+-- (admit.lua), with the short id of the campaign its visitor joined by; 0
+-- (or no cell) is direct. A cell instead of a hash entry per visitor keeps
+-- a waiting visitor within 200 bytes. Its base is its own, so that an
+-- instance of a version without cells, dropping K.seen's, cannot shift it.
+local function campBase() return tonumber(redis.call('GET', K.campbase)) or 0 end
+local function setCampaignAt(ticket, id, base)
+  if ticket <= base or id == 0 then return end
+  redis.call('SETRANGE', K.camp, 2 * (ticket - base), string.char(math.floor(id / 256), id % 256))
+end
+local function campaignAt(ticket, base)
+  if ticket <= base then return 0 end
+  local off = 2 * (ticket - base)
+  local b = redis.call('GETRANGE', K.camp, off, off + 1)
+  if #b < 2 then return 0 end
+  return string.byte(b, 1) * 256 + string.byte(b, 2)
+end
+
 -- ABSENCE (issue 10) begin: absence never costs a place.
 -- A waiting visitor unseen for more than abandonAfterSeconds is away; one
 -- unseen for more than returnWithinSeconds has lapsed. The hub marks each
@@ -64,7 +83,10 @@ end
 -- window ends) with their ticket in K.awaytk; one who comes back moves to
 -- K.back (visitor -> ticket), which admit.lua serves first, inside the
 -- rate. Their tickets are behind the head: nobody's rank counts them.
-local function passOver(v, ticket, deadlineMs)
+local function passOver(v, ticket, deadlineMs, base)
+  -- ATTRIBUTION: the ticket's cell goes with the head; the id moves aside.
+  local id = campaignAt(ticket, base)
+  if id ~= 0 then redis.call('HSET', K.campof, v, I(id)) end
   redis.call('ZADD', K.away, I(deadlineMs), v)
   redis.call('HSET', K.awaytk, v, I(ticket))
   redis.call('HINCRBY', K.counts, 'passedOver', 1)
@@ -124,29 +146,38 @@ end
 -- ABSENCE end.
 
 -- ATTRIBUTION (issue 11): a new ticket counts a join for its campaign (c,
--- '' when direct) and, unless direct, remembers the campaign's short id for
--- the visitor; admission counts it for that id. K.camps maps at most cap
--- campaigns to ids (1, 2, ...); later campaigns count under OTHER.
+-- '' when direct) and, unless direct, writes the campaign's short id in
+-- the ticket's cell (K.camp); admission counts it for that id. K.camps
+-- maps at most cap campaigns to ids (1, 2, ...), and at most perSource of
+-- one source (src; K.attr 's<source>' counts a source's campaigns, so at
+-- most cap fields); later campaigns count under OTHER.
 local OTHER = '(other)'
-local function joinCampaign(v, c, cap)
+local function joinCampaign(ticket, base, c, cap, src, perSource)
   local id = '0'
   if c ~= '' then
     id = redis.call('HGET', K.camps, c)
-    if not id and redis.call('HLEN', K.camps) >= cap then
-      c = OTHER
-      id = redis.call('HGET', K.camps, c)
+    if not id and c ~= OTHER then
+      if redis.call('HLEN', K.camps) >= cap or (tonumber(redis.call('HGET', K.attr, 's' .. src)) or 0) >= perSource then
+        c = OTHER
+        id = redis.call('HGET', K.camps, c)
+      else
+        redis.call('HINCRBY', K.attr, 's' .. src, 1)
+      end
     end
     if not id then
       id = I(redis.call('HINCRBY', K.attr, 'next', 1))
       redis.call('HSET', K.camps, c, id)
     end
-    redis.call('HSET', K.campof, v, id)
+    setCampaignAt(ticket, tonumber(id), base)
   end
   redis.call('HINCRBY', K.attr, 'j' .. id, 1)
 end
-local function admitCampaign(v)
+-- admitCampaign counts v's admission (ticket's): K.campof holds the id of
+-- a visitor passed over while away (and of one who joined through a
+-- version that kept every campaign visitor there), else the ticket's cell.
+local function admitCampaign(v, ticket, base)
   local id = redis.call('HGET', K.campof, v)
-  if id then redis.call('HDEL', K.campof, v) else id = '0' end
+  if id then redis.call('HDEL', K.campof, v) else id = I(campaignAt(ticket, base)) end
   redis.call('HINCRBY', K.attr, 'a' .. id, 1)
 end
 
@@ -156,7 +187,7 @@ end
 -- seen for abandonAfterSeconds).
 local function depart(visitor, ticket, why)
   redis.call('ZREM', K.queue, visitor)
-  redis.call('HDEL', K.campof, visitor) -- ATTRIBUTION: never admitted
+  redis.call('HDEL', K.campof, visitor) -- ATTRIBUTION: never admitted (an entry of the version before cells)
   redis.call('HINCRBY', K.counts, why, 1)
   redis.call('ZADD', K.departed, I(ticket), I(ticket))
   redis.call('RPUSH', K.departing, I(ticket))

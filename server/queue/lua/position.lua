@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof
+-- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase
 -- position.lua: a visitor's place, and (with ARGV[3] == "1") an atomic,
 -- idempotent enter. Status is decided by the pass first, then the
 -- pre-queue, then the queue.
@@ -8,7 +8,8 @@
 -- and an enter puts them at the end.
 -- ARGV: 2 visitor, 3 enter flag ("1" or "0"), 4 the client's network
 --   ('' if unknown), counted per pre-queue entry, 5 the campaign key ('' when
---   direct) and 6 the most campaigns kept apart, counted per new ticket
+--   direct), 6 the most campaigns kept apart, 7 the campaign's source and 8
+--   the most campaigns of one source kept apart, counted per new ticket
 -- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
 --   paused, passExpiresMs, rankUp, etaRate, slots}
@@ -75,7 +76,7 @@ if not ticket then
     return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0)
   end
   ticket = redis.call('INCR', K.seq)
-  joinCampaign(v, ARGV[5] or '', tonumber(ARGV[6]) or 0)
+  joinCampaign(ticket, campBase(), ARGV[5] or '', tonumber(ARGV[6]) or 0, ARGV[7] or '', tonumber(ARGV[8]) or 0)
   if ph == 'prequeue' then
     redis.call('ZADD', K.prequeue, ticket, v)
     if ARGV[4] and ARGV[4] ~= '' then redis.call('HINCRBY', K.nets, ARGV[4], 1) end

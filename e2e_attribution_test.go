@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// TestBrowserJoinCountsForItsCampaign: a buyer with JavaScript who comes by
+// a campaign link is counted under that campaign when they join, and when
+// they are admitted. A Korean campaign name of 300 bytes is cut to the
+// 200-byte bound on a character boundary, and still joins.
+func TestBrowserJoinCountsForItsCampaign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = room.MinRate // the line forms first
+	ctx := context.Background()
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	launch := queue.Campaign{Source: "kakao", Medium: "social", Campaign: "launch"}
+	korean := queue.Campaign{Source: "naver", Medium: "cpc", Campaign: strings.Repeat("봄", 100)}   // 300 bytes
+	cutKorean := queue.Campaign{Source: "naver", Medium: "cpc", Campaign: strings.Repeat("봄", 66)} // 198 bytes
+	for i, c := range []queue.Campaign{launch, korean} {
+		tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+		t.Cleanup(cancel)
+		tctx, tcancel := context.WithTimeout(tab, 30*time.Second)
+		t.Cleanup(tcancel)
+		q := url.Values{"utm_source": {c.Source}, "utm_medium": {c.Medium}, "utm_campaign": {c.Campaign}}
+		want := []string{"You are next", "1 person ahead of you"}[i]
+		if err := chromedp.Do(tctx, chromedp.Navigate(base+"/r/"+name+"?"+q.Encode()), waitText(want)); err != nil {
+			text, _ := chromedp.Run(tctx, chromedp.Text(chromedp.ID("wr-rank")))
+			t.Fatalf("%s: %v (rank text %q)", c.Source, err, text)
+		}
+	}
+	counts := func() map[queue.Campaign]queue.CampaignCount {
+		got, err := eng.Attribution(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[queue.Campaign]queue.CampaignCount{}
+		for _, c := range got {
+			m[c.Campaign] = c
+		}
+		return m
+	}
+	got := counts()
+	if len(got) != 2 || got[launch].Joined != 1 || got[cutKorean].Joined != 1 {
+		t.Fatalf("attribution after the joins: %+v, want one join each for %s and the cut Korean campaign", got, launch.Label())
+	}
+	set.Rate = 10
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for got = counts(); got[launch].Admitted != 1 || got[cutKorean].Admitted != 1; got = counts() {
+		if time.Now().After(deadline) {
+			t.Fatalf("attribution after admission: %+v, want each admitted", got)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
