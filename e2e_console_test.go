@@ -352,9 +352,13 @@ func TestBrowserOperatorDay(t *testing.T) {
 		t.Errorf("the orders page does not show order %s from kakao:\n%s", orderID, text)
 	}
 	check("orders")
+	// The campaign's row: joined at the link, admitted, one order of two
+	// shirts for ₩78,000.
 	openPage(t, op, base+"/admin/attribution?room="+name)
-	if text := pageText(t, op); !strings.Contains(text, "kakao") || !strings.Contains(text, "launch") {
-		t.Errorf("the attribution page does not show the campaign:\n%s", text)
+	row, err := chromedp.Run(op, chromedp.Evaluate[string](`JSON.stringify(Array.prototype.map.call(document.querySelectorAll("table.attribution tbody tr.campaign"),
+		function (tr) { return Array.prototype.map.call(tr.cells, function (c) { return c.textContent.trim(); }).join("|"); }))`))
+	if want := `["kakao|social|launch|1|1|1|1|2|`; err != nil || !strings.HasPrefix(row, want) || !strings.Contains(row, "78,000") {
+		t.Errorf("the attribution page's campaigns: %s (%v), want one row starting %s with ₩78,000\n%s", row, err, want, pageText(t, op))
 	}
 	check("attribution")
 
