@@ -28,7 +28,7 @@ for j = 6, #ARGV do
     z[#z + 1] = I(line)
     z[#z + 1] = v
     markSeen(line, now, sbase)
-    if anyCampaign then setCampaignAt(line, campaignAt(struct.unpack('>I4', ARGV[5], 4 * (j - 6) + 1), cbase), cbase) end
+    if anyCampaign then setCampaignAt(line, campaignAt(u32(ARGV[5], 4 * (j - 6) + 1), cbase), cbase) end
   end
 end
 if #z > 0 then redis.call('ZADD', K.queue, unpack(z)) end

@@ -4,6 +4,12 @@
 -- a room's keys share its hash tag.
 local CHANNEL = ARGV[1]
 local function I(x) return string.format('%.0f', x) end
+-- u32 reads the big-endian 4-byte number at byte at of s by hand: the
+-- embedded Redis of `make run` has no struct library.
+local function u32(s, at)
+  local a, b, c, d = string.byte(s, at, at + 3)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
 local function nowUs()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])

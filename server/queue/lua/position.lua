@@ -97,6 +97,6 @@ local d = redis.call('HMGET', K.draw, 'base', 'n')
 local db, dn = tonumber(d[1]) or 0, tonumber(d[2]) or 0
 if ticket > db and ticket <= db + dn then
   local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
-  if #b == 4 then shownTicket = struct.unpack('>I4', b) end
+  if #b == 4 then shownTicket = u32(b, 1) end
 end
 return reply(1, shownTicket, rank, redis.call('ZCARD', K.queue), '', ticket, {rankUp = rankUp})
