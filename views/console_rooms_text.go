@@ -32,43 +32,48 @@ type RoomsText struct {
 	SoldOutBadge   string
 	ModeNames      map[string]string
 
-	NewRoomTitle   string
-	SettingsTitle  string // {room}
-	Saved          string
-	Created        string
-	FixErrors      string
-	SaveButton     string
-	CreateButton   string
-	General        string
-	Name           string
-	NameHint       string
-	Title          string
-	Schedule       string
-	ScheduleHint   string
-	PrequeueAt     string
-	OpensAt        string
-	ClosesAt       string
-	TimeZone       string
-	ServeLine      string
-	Admission      string
-	Mode           string
-	Rate           string
-	MaxActive      string
-	MaxActiveHint  string
-	TokenTTL       string
-	OrderBucket    string
-	OrderRate      string
-	OrderBurst     string
-	MaxPerBuyer    string
-	MaxPerBuyerHnt string
-	ShopURL        string
-	ShopURLHint    string
-	Absence        string
-	AbandonAfter   string
-	AbandonHint    string
-	ReturnWithin   string
-	Seconds        string
-	PerSecond      string
+	NewRoomTitle  string
+	SettingsTitle string // {room}
+	Saved         string
+	Created       string
+	// LeftoverProducts warns, on a new room's settings, that products of a
+	// deleted room of the same name came back with the name; {n}.
+	LeftoverProducts     string
+	LeftoverProductsLink string
+	LeftoverStock        string // {name}, {stock}
+	FixErrors            string
+	SaveButton           string
+	CreateButton         string
+	General              string
+	Name                 string
+	NameHint             string
+	Title                string
+	Schedule             string
+	ScheduleHint         string
+	PrequeueAt           string
+	OpensAt              string
+	ClosesAt             string
+	TimeZone             string
+	ServeLine            string
+	Admission            string
+	Mode                 string
+	Rate                 string
+	MaxActive            string
+	MaxActiveHint        string
+	TokenTTL             string
+	OrderBucket          string
+	OrderRate            string
+	OrderBurst           string
+	MaxPerBuyer          string
+	MaxPerBuyerHnt       string
+	ShopURL              string
+	ShopURLHint          string
+	Absence              string
+	AbandonAfter         string
+	AbandonHint          string
+	ReturnWithin         string
+	Seconds              string
+	PerSecond            string
 
 	Actions      string
 	ActionsHint  string
@@ -161,43 +166,46 @@ var roomsKorean = RoomsText{
 	SoldOutBadge:   "품절",
 	ModeNames:      map[string]string{"fifo": "선착순 (FIFO)", "random": "무작위", "passthrough": "바로 통과 (대기 없음)", "closed": "닫힘"},
 
-	NewRoomTitle:   "새 대기실",
-	SettingsTitle:  "{room} 설정",
-	Saved:          "저장했습니다.",
-	Created:        "대기실을 만들었습니다.",
-	FixErrors:      "표시된 항목을 고쳐 주세요. 아무것도 저장하지 않았습니다.",
-	SaveButton:     "저장",
-	CreateButton:   "만들기",
-	General:        "기본",
-	Name:           "이름 (주소)",
-	NameHint:       "영문 소문자, 숫자, '-' 1~64자. /r/이름 주소가 됩니다. 나중에 바꿀 수 없습니다.",
-	Title:          "제목",
-	Schedule:       "일정",
-	ScheduleHint:   "비워 두면 일정 없이 바로 열립니다. 사전 대기는 오픈 시각이 있어야 합니다.",
-	PrequeueAt:     "사전 대기 시작",
-	OpensAt:        "오픈",
-	ClosesAt:       "마감",
-	TimeZone:       "시간대",
-	ServeLine:      "마감 후에도 이미 줄 선 사람은 계속 입장",
-	Admission:      "입장",
-	Mode:           "방식",
-	Rate:           "초당 입장 수",
-	MaxActive:      "동시 활성 입장권 상한",
-	MaxActiveHint:  "0이면 상한 없음",
-	TokenTTL:       "입장권 유효 시간",
-	OrderBucket:    "주문 제한",
-	OrderRate:      "초당 주문 수",
-	OrderBurst:     "순간 최대 주문 수",
-	MaxPerBuyer:    "1인당 최대 수량",
-	MaxPerBuyerHnt: "0이면 주문당 기본 한도만 적용",
-	ShopURL:        "쇼핑몰 주소",
-	ShopURLHint:    "비워 두거나 http(s)://로 시작하는 주소",
-	Absence:        "자리 비움",
-	AbandonAfter:   "자리 비움 판단까지",
-	AbandonHint:    "0이면 자리 비움을 판단하지 않음",
-	ReturnWithin:   "돌아오면 자리 유지",
-	Seconds:        "초",
-	PerSecond:      "/초",
+	NewRoomTitle:         "새 대기실",
+	SettingsTitle:        "{room} 설정",
+	Saved:                "저장했습니다.",
+	Created:              "대기실을 만들었습니다.",
+	LeftoverProducts:     "주의: 같은 이름으로 지웠던 대기실의 상품 {n}개가 이 대기실에 그대로 남아 있어, 판매가 열리면 다시 팔립니다. 팔지 않을 상품은 재고를 0으로 하거나 지우세요.",
+	LeftoverProductsLink: "상품 관리로 가기",
+	LeftoverStock:        "{name} (재고 {stock})",
+	FixErrors:            "표시된 항목을 고쳐 주세요. 아무것도 저장하지 않았습니다.",
+	SaveButton:           "저장",
+	CreateButton:         "만들기",
+	General:              "기본",
+	Name:                 "이름 (주소)",
+	NameHint:             "영문 소문자, 숫자, '-' 1~64자. /r/이름 주소가 됩니다. 나중에 바꿀 수 없습니다.",
+	Title:                "제목",
+	Schedule:             "일정",
+	ScheduleHint:         "비워 두면 일정 없이 바로 열립니다. 사전 대기는 오픈 시각이 있어야 합니다.",
+	PrequeueAt:           "사전 대기 시작",
+	OpensAt:              "오픈",
+	ClosesAt:             "마감",
+	TimeZone:             "시간대",
+	ServeLine:            "마감 후에도 이미 줄 선 사람은 계속 입장",
+	Admission:            "입장",
+	Mode:                 "방식",
+	Rate:                 "초당 입장 수",
+	MaxActive:            "동시 활성 입장권 상한",
+	MaxActiveHint:        "0이면 상한 없음",
+	TokenTTL:             "입장권 유효 시간",
+	OrderBucket:          "주문 제한",
+	OrderRate:            "초당 주문 수",
+	OrderBurst:           "순간 최대 주문 수",
+	MaxPerBuyer:          "1인당 최대 수량",
+	MaxPerBuyerHnt:       "0이면 주문당 기본 한도만 적용",
+	ShopURL:              "쇼핑몰 주소",
+	ShopURLHint:          "비워 두거나 http(s)://로 시작하는 주소",
+	Absence:              "자리 비움",
+	AbandonAfter:         "자리 비움 판단까지",
+	AbandonHint:          "0이면 자리 비움을 판단하지 않음",
+	ReturnWithin:         "돌아오면 자리 유지",
+	Seconds:              "초",
+	PerSecond:            "/초",
 
 	Actions:     "운영",
 	ActionsHint: "각 동작은 즉시 모든 서버에 적용되고 변경 기록에 남습니다.",
@@ -315,43 +323,46 @@ var roomsEnglish = RoomsText{
 	SoldOutBadge:   "Sold out",
 	ModeNames:      map[string]string{"fifo": "First come, first served (FIFO)", "random": "Random", "passthrough": "Pass-through (no waiting)", "closed": "Closed"},
 
-	NewRoomTitle:   "New room",
-	SettingsTitle:  "Settings of {room}",
-	Saved:          "Saved.",
-	Created:        "Room created.",
-	FixErrors:      "Please fix the marked fields. Nothing was saved.",
-	SaveButton:     "Save",
-	CreateButton:   "Create",
-	General:        "General",
-	Name:           "Name (address)",
-	NameHint:       "1 to 64 of a-z, 0-9 and '-'. It becomes the address /r/name and cannot change later.",
-	Title:          "Title",
-	Schedule:       "Schedule",
-	ScheduleHint:   "Leave empty to open at once without a schedule. A pre-queue needs an opening time.",
-	PrequeueAt:     "Pre-queue opens",
-	OpensAt:        "Sale opens",
-	ClosesAt:       "Sale closes",
-	TimeZone:       "Time zone",
-	ServeLine:      "After closing, keep admitting those already in line",
-	Admission:      "Admission",
-	Mode:           "Mode",
-	Rate:           "Admissions per second",
-	MaxActive:      "Most active passes at once",
-	MaxActiveHint:  "0 means no cap",
-	TokenTTL:       "Pass lifetime",
-	OrderBucket:    "Order limit",
-	OrderRate:      "Orders per second",
-	OrderBurst:     "Order burst",
-	MaxPerBuyer:    "Most items per buyer",
-	MaxPerBuyerHnt: "0 means only the per-order limit",
-	ShopURL:        "Shop address",
-	ShopURLHint:    "Empty, or an address starting with http(s)://",
-	Absence:        "Away buyers",
-	AbandonAfter:   "Away after",
-	AbandonHint:    "0 means never away",
-	ReturnWithin:   "Keep their place if back within",
-	Seconds:        "seconds",
-	PerSecond:      "/s",
+	NewRoomTitle:         "New room",
+	SettingsTitle:        "Settings of {room}",
+	Saved:                "Saved.",
+	Created:              "Room created.",
+	LeftoverProducts:     "Warning: {n} product(s) of a deleted room of the same name are still attached to this room and go back on sale when it opens. Set the stock to 0 or delete those you do not sell.",
+	LeftoverProductsLink: "Go to the products",
+	LeftoverStock:        "{name} (stock {stock})",
+	FixErrors:            "Please fix the marked fields. Nothing was saved.",
+	SaveButton:           "Save",
+	CreateButton:         "Create",
+	General:              "General",
+	Name:                 "Name (address)",
+	NameHint:             "1 to 64 of a-z, 0-9 and '-'. It becomes the address /r/name and cannot change later.",
+	Title:                "Title",
+	Schedule:             "Schedule",
+	ScheduleHint:         "Leave empty to open at once without a schedule. A pre-queue needs an opening time.",
+	PrequeueAt:           "Pre-queue opens",
+	OpensAt:              "Sale opens",
+	ClosesAt:             "Sale closes",
+	TimeZone:             "Time zone",
+	ServeLine:            "After closing, keep admitting those already in line",
+	Admission:            "Admission",
+	Mode:                 "Mode",
+	Rate:                 "Admissions per second",
+	MaxActive:            "Most active passes at once",
+	MaxActiveHint:        "0 means no cap",
+	TokenTTL:             "Pass lifetime",
+	OrderBucket:          "Order limit",
+	OrderRate:            "Orders per second",
+	OrderBurst:           "Order burst",
+	MaxPerBuyer:          "Most items per buyer",
+	MaxPerBuyerHnt:       "0 means only the per-order limit",
+	ShopURL:              "Shop address",
+	ShopURLHint:          "Empty, or an address starting with http(s)://",
+	Absence:              "Away buyers",
+	AbandonAfter:         "Away after",
+	AbandonHint:          "0 means never away",
+	ReturnWithin:         "Keep their place if back within",
+	Seconds:              "seconds",
+	PerSecond:            "/s",
 
 	Actions:     "Run the sale",
 	ActionsHint: "Each action applies to every server at once and goes in the audit log.",

@@ -373,6 +373,12 @@ func (s *Server) consoleRoomSettings(w http.ResponseWriter, r *http.Request, ses
 		f.Notice = t.Saved
 	case "created":
 		f.Notice = t.Created
+		// A deleted room's products stay under its name: say so.
+		if ps, err := s.leftoverProducts(ctx, name); err != nil {
+			s.log.Warn("room settings: listing its products failed", "room", name, "err", err)
+		} else {
+			f.Leftovers = leftoverRows(ps)
+		}
 	}
 	if msg, ok := t.ActionDone[q.Get("done")]; ok {
 		f.Notice = msg
