@@ -107,14 +107,17 @@ type RoomsText struct {
 	ErrSettings      map[string]string // by field: what it must be
 	ErrScheduleOrder map[string]string // by field: the order of the times
 
-	ProductsTitle    string // {room}
-	ProductsCaption  string
-	NoProducts       string
-	AddProduct       string
-	EditProduct      string // {name}
-	ProductName      string
-	Price            string
-	PriceHint        string // {currency}, {example}
+	ProductsTitle   string // {room}
+	ProductsCaption string
+	NoProducts      string
+	AddProduct      string
+	EditProduct     string // {name}
+	ProductName     string
+	Price           string
+	PriceHint       string // {currency}, {example}
+	// PriceHintAdd is the add form's hint, before a currency is chosen.
+	PriceHintAdd     string
+	ErrCurrencyX     string
 	Currency         string
 	Stock            string
 	StockHint        string
@@ -266,6 +269,8 @@ var roomsKorean = RoomsText{
 	ProductName:      "상품명",
 	Price:            "가격",
 	PriceHint:        "{currency} 단위로 입력 (예: {example})",
+	PriceHintAdd:     "통화 단위로 입력 (예: KRW는 12950, USD는 129.50)",
+	ErrCurrencyX:     "X로 시작하는 코드(XXX, XTS, XAU, XDR 등)는 판매에 쓸 수 없습니다. KRW, USD 같은 통화 코드를 입력하세요.",
 	Currency:         "통화",
 	Stock:            "재고",
 	StockHint:        "재고를 늘리면 품절된 대기실이 다시 열립니다.",
@@ -423,6 +428,8 @@ var roomsEnglish = RoomsText{
 	ProductName:      "Name",
 	Price:            "Price",
 	PriceHint:        "In {currency}, such as {example}",
+	PriceHintAdd:     "In the currency's main unit, such as 12950 for KRW or 129.50 for USD",
+	ErrCurrencyX:     "Codes starting with X (XXX, XTS, XAU, XDR…) cannot be used for a sale. Enter a currency such as KRW or USD.",
 	Currency:         "Currency",
 	Stock:            "Stock",
 	StockHint:        "Raising the stock reopens a sold-out room.",
