@@ -75,22 +75,26 @@ type RoomsText struct {
 	Seconds              string
 	PerSecond            string
 
-	Actions      string
-	ActionsHint  string
-	Pause        string
-	Resume       string
-	Drain        string
-	DrainHint    string
-	Close        string
-	CloseHint    string
-	Reopen       string
-	ReopenHint   string
-	ActionDone   map[string]string
-	DeleteTitle  string
-	DeleteHint   string
-	DeleteLabel  string // {room}
-	DeleteButton string
-	Deleted      string // {room}
+	Actions     string
+	ActionsHint string
+	Pause       string
+	Resume      string
+	Drain       string
+	DrainHint   string
+	// ConfirmStop is the checkbox that Drain and Close ask for;
+	// ErrConfirmStop says it was left unticked.
+	ConfirmStop    string
+	ErrConfirmStop string
+	Close          string
+	CloseHint      string
+	Reopen         string
+	ReopenHint     string
+	ActionDone     map[string]string
+	DeleteTitle    string
+	DeleteHint     string
+	DeleteLabel    string // {room}
+	DeleteButton   string
+	Deleted        string // {room}
 
 	ErrNotNumber     string
 	ErrNotWhole      string
@@ -210,16 +214,18 @@ var roomsKorean = RoomsText{
 	Seconds:              "초",
 	PerSecond:            "/초",
 
-	Actions:     "운영",
-	ActionsHint: "각 동작은 즉시 모든 서버에 적용되고 변경 기록에 남습니다.",
-	Pause:       "일시 중지",
-	Resume:      "재개",
-	Drain:       "신규 입장 마감 (줄은 계속)",
-	DrainHint:   "지금부터 새로 줄을 설 수 없고, 이미 줄 선 사람은 계속 입장합니다.",
-	Close:       "닫기",
-	CloseHint:   "아무도 줄을 서거나 입장할 수 없습니다.",
-	Reopen:      "다시 열기",
-	ReopenHint:  "품절 표시를 지우고, 닫혔거나 마감된 대기실을 다시 엽니다.",
+	Actions:        "운영",
+	ActionsHint:    "각 동작은 즉시 모든 서버에 적용되고 변경 기록에 남습니다.",
+	Pause:          "일시 중지",
+	Resume:         "재개",
+	Drain:          "신규 입장 마감 (줄은 계속)",
+	DrainHint:      "지금부터 새로 줄을 설 수 없고, 이미 줄 선 사람은 계속 입장합니다.",
+	ConfirmStop:    "이제 구매자가 새로 줄을 설 수 없다는 것을 이해했습니다",
+	ErrConfirmStop: "'새 입장 막기'와 '닫기'는 구매자가 더 이상 줄을 설 수 없게 합니다. 확인란에 체크한 뒤 다시 누르세요. 아무것도 바꾸지 않았습니다.",
+	Close:          "닫기",
+	CloseHint:      "아무도 줄을 서거나 입장할 수 없습니다.",
+	Reopen:         "다시 열기",
+	ReopenHint:     "품절 표시를 지우고, 닫혔거나 마감된 대기실을 다시 엽니다.",
 	ActionDone: map[string]string{
 		"pause": "일시 중지했습니다.", "resume": "재개했습니다.", "drain": "신규 입장을 마감했습니다. 줄은 계속 입장합니다.",
 		"close": "대기실을 닫았습니다.", "reopen": "대기실을 다시 열었습니다.",
@@ -369,16 +375,18 @@ var roomsEnglish = RoomsText{
 	Seconds:              "seconds",
 	PerSecond:            "/s",
 
-	Actions:     "Run the sale",
-	ActionsHint: "Each action applies to every server at once and goes in the audit log.",
-	Pause:       "Pause",
-	Resume:      "Resume",
-	Drain:       "Stop new joins (serve the line)",
-	DrainHint:   "From now on nobody new can join; those already in line keep being admitted.",
-	Close:       "Close",
-	CloseHint:   "Nobody joins and nobody is admitted.",
-	Reopen:      "Reopen",
-	ReopenHint:  "Clears the sold-out flag, and opens a closed or drained room again.",
+	Actions:        "Run the sale",
+	ActionsHint:    "Each action applies to every server at once and goes in the audit log.",
+	Pause:          "Pause",
+	Resume:         "Resume",
+	Drain:          "Stop new joins (serve the line)",
+	DrainHint:      "From now on nobody new can join; those already in line keep being admitted.",
+	ConfirmStop:    "I understand buyers can no longer join",
+	ErrConfirmStop: "Stop new joins and Close keep buyers from joining: tick the confirmation box, then press the button again. Nothing was changed.",
+	Close:          "Close",
+	CloseHint:      "Nobody joins and nobody is admitted.",
+	Reopen:         "Reopen",
+	ReopenHint:     "Clears the sold-out flag, and opens a closed or drained room again.",
 	ActionDone: map[string]string{
 		"pause": "Paused.", "resume": "Resumed.", "drain": "New joins stopped; the line is still served.",
 		"close": "The room is closed.", "reopen": "The room is open again.",

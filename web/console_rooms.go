@@ -499,6 +499,18 @@ func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess 
 		s.consoleFail(w, r, err)
 		return
 	}
+	// Drain and close turn buyers away: one click is not enough, the
+	// form's confirmation box must be ticked.
+	if views.StopsJoins(action) && r.PostForm.Get("confirm") != "1" {
+		f, _, err := s.roomForm(ctx, sess, name, "")
+		if err != nil {
+			s.consoleFail(w, r, err)
+			return
+		}
+		f.Error = t.ErrConfirmStop
+		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+		return
+	}
 	wr, err := actionWrite(action, cur, time.Now())
 	switch {
 	case errors.Is(err, errDrainBeforeOpening):
