@@ -154,7 +154,7 @@ func TestAdminAddUserThroughMain(t *testing.T) {
 }
 
 // TestDemoPrintsAConsoleToken: `make run` (both stores embedded, no
-// ADMIN_TOKEN) prints one line with a one-time token that opens the
+// ADMIN_TOKEN) prints one line with a token for this run that opens the
 // console; a token set by the operator is never printed.
 func TestDemoPrintsAConsoleToken(t *testing.T) {
 	for _, tt := range []struct {
@@ -201,7 +201,7 @@ func TestDemoPrintsAConsoleToken(t *testing.T) {
 				case <-time.After(5 * time.Second):
 					t.Fatal("no console line on stdout")
 				}
-				m := regexp.MustCompile(`^console: http://` + regexp.QuoteMeta(addr) + `/admin/signin — sign in with the one-time demo token (\S{20,})$`).FindStringSubmatch(line)
+				m := regexp.MustCompile(`^console: http://` + regexp.QuoteMeta(addr) + `/admin/signin — sign in with this run's demo token (\S{20,}) \(it works until the server stops\)$`).FindStringSubmatch(line)
 				if m == nil {
 					t.Fatalf("stdout line %q", line)
 				}

@@ -33,8 +33,8 @@ type follower struct {
 	rankWentUp bool
 	readies    int
 	outages    int
-	dups       int   // events whose id is not newer than one already seen
-	lastN      int64 // the newest event id seen
+	dups       int    // events whose id is not newer than one already seen
+	lastN      int64  // the newest event id seen
 	lastFail   string // why the last connection attempt failed, for a stall's report
 	fails      int
 	tokens     map[string]bool

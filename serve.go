@@ -48,7 +48,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		// elsewhere). A production server never gets one: without
 		// ADMIN_TOKEN or operators, its sign-in page says how to set one up.
 		cfg.AdminToken = rand.Text()
-		fmt.Fprintf(stdout, "console: http://%s/admin/signin — sign in with the one-time demo token %s\n", ln.Addr(), cfg.AdminToken)
+		fmt.Fprintf(stdout, "console: http://%s/admin/signin — sign in with this run's demo token %s (it works until the server stops)\n", ln.Addr(), cfg.AdminToken)
 	}
 	return serve(ctx, cfg, ln, log)
 }

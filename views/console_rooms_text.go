@@ -32,60 +32,69 @@ type RoomsText struct {
 	SoldOutBadge   string
 	ModeNames      map[string]string
 
-	NewRoomTitle   string
-	SettingsTitle  string // {room}
-	Saved          string
-	Created        string
-	FixErrors      string
-	SaveButton     string
-	CreateButton   string
-	General        string
-	Name           string
-	NameHint       string
-	Title          string
-	Schedule       string
-	ScheduleHint   string
-	PrequeueAt     string
-	OpensAt        string
-	ClosesAt       string
-	TimeZone       string
-	ServeLine      string
-	Admission      string
-	Mode           string
-	Rate           string
-	MaxActive      string
-	MaxActiveHint  string
-	TokenTTL       string
-	OrderBucket    string
-	OrderRate      string
-	OrderBurst     string
-	MaxPerBuyer    string
-	MaxPerBuyerHnt string
-	ShopURL        string
-	ShopURLHint    string
-	Absence        string
-	AbandonAfter   string
-	AbandonHint    string
-	ReturnWithin   string
-	Seconds        string
-	PerSecond      string
+	NewRoomTitle  string
+	SettingsTitle string // {room}
+	Saved         string
+	Created       string
+	// LeftoverProducts warns, on a new room's settings, that products of a
+	// deleted room of the same name came back with the name; {n}.
+	LeftoverProducts     string
+	LeftoverProductsLink string
+	LeftoverStock        string // {name}, {stock}
+	FixErrors            string
+	SaveButton           string
+	CreateButton         string
+	General              string
+	Name                 string
+	NameHint             string
+	Title                string
+	Schedule             string
+	ScheduleHint         string
+	PrequeueAt           string
+	OpensAt              string
+	ClosesAt             string
+	TimeZone             string
+	ServeLine            string
+	Admission            string
+	Mode                 string
+	Rate                 string
+	MaxActive            string
+	MaxActiveHint        string
+	TokenTTL             string
+	OrderBucket          string
+	OrderRate            string
+	OrderBurst           string
+	MaxPerBuyer          string
+	MaxPerBuyerHnt       string
+	ShopURL              string
+	ShopURLHint          string
+	Absence              string
+	AbandonAfter         string
+	AbandonHint          string
+	ReturnWithin         string
+	Seconds              string
+	PerSecond            string
 
-	Actions      string
-	ActionsHint  string
-	Pause        string
-	Resume       string
-	Drain        string
-	DrainHint    string
-	Close        string
-	CloseHint    string
-	Reopen       string
-	ReopenHint   string
-	ActionDone   map[string]string
-	DeleteTitle  string
-	DeleteHint   string
-	DeleteLabel  string // {room}
-	DeleteButton string
-	Deleted      string // {room}
+	Actions     string
+	ActionsHint string
+	Pause       string
+	Resume      string
+	Drain       string
+	DrainHint   string
+	// ConfirmStop is the checkbox that Drain and Close ask for;
+	// ErrConfirmStop says it was left unticked.
+	ConfirmStop    string
+	ErrConfirmStop string
+	Close          string
+	CloseHint      string
+	Reopen         string
+	ReopenHint     string
+	ActionDone     map[string]string
+	DeleteTitle    string
+	DeleteHint     string
+	DeleteLabel    string // {room}
+	DeleteButton   string
+	Deleted        string // {room}
 
 	ErrNotNumber     string
 	ErrNotWhole      string
@@ -102,14 +111,17 @@ type RoomsText struct {
 	ErrSettings      map[string]string // by field: what it must be
 	ErrScheduleOrder map[string]string // by field: the order of the times
 
-	ProductsTitle    string // {room}
-	ProductsCaption  string
-	NoProducts       string
-	AddProduct       string
-	EditProduct      string // {name}
-	ProductName      string
-	Price            string
-	PriceHint        string // {currency}, {example}
+	ProductsTitle   string // {room}
+	ProductsCaption string
+	NoProducts      string
+	AddProduct      string
+	EditProduct     string // {name}
+	ProductName     string
+	Price           string
+	PriceHint       string // {currency}, {example}
+	// PriceHintAdd is the add form's hint, before a currency is chosen.
+	PriceHintAdd     string
+	ErrCurrencyX     string
 	Currency         string
 	Stock            string
 	StockHint        string
@@ -161,54 +173,59 @@ var roomsKorean = RoomsText{
 	SoldOutBadge:   "품절",
 	ModeNames:      map[string]string{"fifo": "선착순 (FIFO)", "random": "무작위", "passthrough": "바로 통과 (대기 없음)", "closed": "닫힘"},
 
-	NewRoomTitle:   "새 대기실",
-	SettingsTitle:  "{room} 설정",
-	Saved:          "저장했습니다.",
-	Created:        "대기실을 만들었습니다.",
-	FixErrors:      "표시된 항목을 고쳐 주세요. 아무것도 저장하지 않았습니다.",
-	SaveButton:     "저장",
-	CreateButton:   "만들기",
-	General:        "기본",
-	Name:           "이름 (주소)",
-	NameHint:       "영문 소문자, 숫자, '-' 1~64자. /r/이름 주소가 됩니다. 나중에 바꿀 수 없습니다.",
-	Title:          "제목",
-	Schedule:       "일정",
-	ScheduleHint:   "비워 두면 일정 없이 바로 열립니다. 사전 대기는 오픈 시각이 있어야 합니다.",
-	PrequeueAt:     "사전 대기 시작",
-	OpensAt:        "오픈",
-	ClosesAt:       "마감",
-	TimeZone:       "시간대",
-	ServeLine:      "마감 후에도 이미 줄 선 사람은 계속 입장",
-	Admission:      "입장",
-	Mode:           "방식",
-	Rate:           "초당 입장 수",
-	MaxActive:      "동시 활성 입장권 상한",
-	MaxActiveHint:  "0이면 상한 없음",
-	TokenTTL:       "입장권 유효 시간",
-	OrderBucket:    "주문 제한",
-	OrderRate:      "초당 주문 수",
-	OrderBurst:     "순간 최대 주문 수",
-	MaxPerBuyer:    "1인당 최대 수량",
-	MaxPerBuyerHnt: "0이면 주문당 기본 한도만 적용",
-	ShopURL:        "쇼핑몰 주소",
-	ShopURLHint:    "비워 두거나 http(s)://로 시작하는 주소",
-	Absence:        "자리 비움",
-	AbandonAfter:   "자리 비움 판단까지",
-	AbandonHint:    "0이면 자리 비움을 판단하지 않음",
-	ReturnWithin:   "돌아오면 자리 유지",
-	Seconds:        "초",
-	PerSecond:      "/초",
+	NewRoomTitle:         "새 대기실",
+	SettingsTitle:        "{room} 설정",
+	Saved:                "저장했습니다.",
+	Created:              "대기실을 만들었습니다.",
+	LeftoverProducts:     "주의: 같은 이름으로 지웠던 대기실의 상품 {n}개가 이 대기실에 그대로 남아 있어, 판매가 열리면 다시 팔립니다. 팔지 않을 상품은 재고를 0으로 하거나 지우세요.",
+	LeftoverProductsLink: "상품 관리로 가기",
+	LeftoverStock:        "{name} (재고 {stock})",
+	FixErrors:            "표시된 항목을 고쳐 주세요. 아무것도 저장하지 않았습니다.",
+	SaveButton:           "저장",
+	CreateButton:         "만들기",
+	General:              "기본",
+	Name:                 "이름 (주소)",
+	NameHint:             "영문 소문자, 숫자, '-' 1~64자. /r/이름 주소가 됩니다. 나중에 바꿀 수 없습니다.",
+	Title:                "제목",
+	Schedule:             "일정",
+	ScheduleHint:         "비워 두면 일정 없이 바로 열립니다. 사전 대기는 오픈 시각이 있어야 합니다.",
+	PrequeueAt:           "사전 대기 시작",
+	OpensAt:              "오픈",
+	ClosesAt:             "마감",
+	TimeZone:             "시간대",
+	ServeLine:            "마감 후에도 이미 줄 선 사람은 계속 입장",
+	Admission:            "입장",
+	Mode:                 "방식",
+	Rate:                 "초당 입장 수",
+	MaxActive:            "동시 활성 입장권 상한",
+	MaxActiveHint:        "0이면 상한 없음",
+	TokenTTL:             "입장권 유효 시간",
+	OrderBucket:          "주문 제한",
+	OrderRate:            "초당 주문 수",
+	OrderBurst:           "순간 최대 주문 수",
+	MaxPerBuyer:          "1인당 최대 수량",
+	MaxPerBuyerHnt:       "0이면 주문당 기본 한도만 적용",
+	ShopURL:              "쇼핑몰 주소",
+	ShopURLHint:          "비워 두거나 http(s)://로 시작하는 주소",
+	Absence:              "자리 비움",
+	AbandonAfter:         "자리 비움 판단까지",
+	AbandonHint:          "0이면 자리 비움을 판단하지 않음",
+	ReturnWithin:         "돌아오면 자리 유지",
+	Seconds:              "초",
+	PerSecond:            "/초",
 
-	Actions:     "운영",
-	ActionsHint: "각 동작은 즉시 모든 서버에 적용되고 변경 기록에 남습니다.",
-	Pause:       "일시 중지",
-	Resume:      "재개",
-	Drain:       "신규 입장 마감 (줄은 계속)",
-	DrainHint:   "지금부터 새로 줄을 설 수 없고, 이미 줄 선 사람은 계속 입장합니다.",
-	Close:       "닫기",
-	CloseHint:   "아무도 줄을 서거나 입장할 수 없습니다.",
-	Reopen:      "다시 열기",
-	ReopenHint:  "품절 표시를 지우고, 닫혔거나 마감된 대기실을 다시 엽니다.",
+	Actions:        "운영",
+	ActionsHint:    "각 동작은 즉시 모든 서버에 적용되고 변경 기록에 남습니다.",
+	Pause:          "일시 중지",
+	Resume:         "재개",
+	Drain:          "신규 입장 마감 (줄은 계속)",
+	DrainHint:      "지금부터 새로 줄을 설 수 없고, 이미 줄 선 사람은 계속 입장합니다.",
+	ConfirmStop:    "이제 구매자가 새로 줄을 설 수 없다는 것을 이해했습니다",
+	ErrConfirmStop: "'새 입장 막기'와 '닫기'는 구매자가 더 이상 줄을 설 수 없게 합니다. 확인란에 체크한 뒤 다시 누르세요. 아무것도 바꾸지 않았습니다.",
+	Close:          "닫기",
+	CloseHint:      "아무도 줄을 서거나 입장할 수 없습니다.",
+	Reopen:         "다시 열기",
+	ReopenHint:     "품절 표시를 지우고, 닫혔거나 마감된 대기실을 다시 엽니다.",
 	ActionDone: map[string]string{
 		"pause": "일시 중지했습니다.", "resume": "재개했습니다.", "drain": "신규 입장을 마감했습니다. 줄은 계속 입장합니다.",
 		"close": "대기실을 닫았습니다.", "reopen": "대기실을 다시 열었습니다.",
@@ -258,6 +275,8 @@ var roomsKorean = RoomsText{
 	ProductName:      "상품명",
 	Price:            "가격",
 	PriceHint:        "{currency} 단위로 입력 (예: {example})",
+	PriceHintAdd:     "통화 단위로 입력 (예: KRW는 12950, USD는 129.50)",
+	ErrCurrencyX:     "X로 시작하는 코드(XXX, XTS, XAU, XDR 등)는 판매에 쓸 수 없습니다. KRW, USD 같은 통화 코드를 입력하세요.",
 	Currency:         "통화",
 	Stock:            "재고",
 	StockHint:        "재고를 늘리면 품절된 대기실이 다시 열립니다.",
@@ -315,54 +334,59 @@ var roomsEnglish = RoomsText{
 	SoldOutBadge:   "Sold out",
 	ModeNames:      map[string]string{"fifo": "First come, first served (FIFO)", "random": "Random", "passthrough": "Pass-through (no waiting)", "closed": "Closed"},
 
-	NewRoomTitle:   "New room",
-	SettingsTitle:  "Settings of {room}",
-	Saved:          "Saved.",
-	Created:        "Room created.",
-	FixErrors:      "Please fix the marked fields. Nothing was saved.",
-	SaveButton:     "Save",
-	CreateButton:   "Create",
-	General:        "General",
-	Name:           "Name (address)",
-	NameHint:       "1 to 64 of a-z, 0-9 and '-'. It becomes the address /r/name and cannot change later.",
-	Title:          "Title",
-	Schedule:       "Schedule",
-	ScheduleHint:   "Leave empty to open at once without a schedule. A pre-queue needs an opening time.",
-	PrequeueAt:     "Pre-queue opens",
-	OpensAt:        "Sale opens",
-	ClosesAt:       "Sale closes",
-	TimeZone:       "Time zone",
-	ServeLine:      "After closing, keep admitting those already in line",
-	Admission:      "Admission",
-	Mode:           "Mode",
-	Rate:           "Admissions per second",
-	MaxActive:      "Most active passes at once",
-	MaxActiveHint:  "0 means no cap",
-	TokenTTL:       "Pass lifetime",
-	OrderBucket:    "Order limit",
-	OrderRate:      "Orders per second",
-	OrderBurst:     "Order burst",
-	MaxPerBuyer:    "Most items per buyer",
-	MaxPerBuyerHnt: "0 means only the per-order limit",
-	ShopURL:        "Shop address",
-	ShopURLHint:    "Empty, or an address starting with http(s)://",
-	Absence:        "Away buyers",
-	AbandonAfter:   "Away after",
-	AbandonHint:    "0 means never away",
-	ReturnWithin:   "Keep their place if back within",
-	Seconds:        "seconds",
-	PerSecond:      "/s",
+	NewRoomTitle:         "New room",
+	SettingsTitle:        "Settings of {room}",
+	Saved:                "Saved.",
+	Created:              "Room created.",
+	LeftoverProducts:     "Warning: {n} product(s) of a deleted room of the same name are still attached to this room and go back on sale when it opens. Set the stock to 0 or delete those you do not sell.",
+	LeftoverProductsLink: "Go to the products",
+	LeftoverStock:        "{name} (stock {stock})",
+	FixErrors:            "Please fix the marked fields. Nothing was saved.",
+	SaveButton:           "Save",
+	CreateButton:         "Create",
+	General:              "General",
+	Name:                 "Name (address)",
+	NameHint:             "1 to 64 of a-z, 0-9 and '-'. It becomes the address /r/name and cannot change later.",
+	Title:                "Title",
+	Schedule:             "Schedule",
+	ScheduleHint:         "Leave empty to open at once without a schedule. A pre-queue needs an opening time.",
+	PrequeueAt:           "Pre-queue opens",
+	OpensAt:              "Sale opens",
+	ClosesAt:             "Sale closes",
+	TimeZone:             "Time zone",
+	ServeLine:            "After closing, keep admitting those already in line",
+	Admission:            "Admission",
+	Mode:                 "Mode",
+	Rate:                 "Admissions per second",
+	MaxActive:            "Most active passes at once",
+	MaxActiveHint:        "0 means no cap",
+	TokenTTL:             "Pass lifetime",
+	OrderBucket:          "Order limit",
+	OrderRate:            "Orders per second",
+	OrderBurst:           "Order burst",
+	MaxPerBuyer:          "Most items per buyer",
+	MaxPerBuyerHnt:       "0 means only the per-order limit",
+	ShopURL:              "Shop address",
+	ShopURLHint:          "Empty, or an address starting with http(s)://",
+	Absence:              "Away buyers",
+	AbandonAfter:         "Away after",
+	AbandonHint:          "0 means never away",
+	ReturnWithin:         "Keep their place if back within",
+	Seconds:              "seconds",
+	PerSecond:            "/s",
 
-	Actions:     "Run the sale",
-	ActionsHint: "Each action applies to every server at once and goes in the audit log.",
-	Pause:       "Pause",
-	Resume:      "Resume",
-	Drain:       "Stop new joins (serve the line)",
-	DrainHint:   "From now on nobody new can join; those already in line keep being admitted.",
-	Close:       "Close",
-	CloseHint:   "Nobody joins and nobody is admitted.",
-	Reopen:      "Reopen",
-	ReopenHint:  "Clears the sold-out flag, and opens a closed or drained room again.",
+	Actions:        "Run the sale",
+	ActionsHint:    "Each action applies to every server at once and goes in the audit log.",
+	Pause:          "Pause",
+	Resume:         "Resume",
+	Drain:          "Stop new joins (serve the line)",
+	DrainHint:      "From now on nobody new can join; those already in line keep being admitted.",
+	ConfirmStop:    "I understand buyers can no longer join",
+	ErrConfirmStop: "Stop new joins and Close keep buyers from joining: tick the confirmation box, then press the button again. Nothing was changed.",
+	Close:          "Close",
+	CloseHint:      "Nobody joins and nobody is admitted.",
+	Reopen:         "Reopen",
+	ReopenHint:     "Clears the sold-out flag, and opens a closed or drained room again.",
 	ActionDone: map[string]string{
 		"pause": "Paused.", "resume": "Resumed.", "drain": "New joins stopped; the line is still served.",
 		"close": "The room is closed.", "reopen": "The room is open again.",
@@ -412,6 +436,8 @@ var roomsEnglish = RoomsText{
 	ProductName:      "Name",
 	Price:            "Price",
 	PriceHint:        "In {currency}, such as {example}",
+	PriceHintAdd:     "In the currency's main unit, such as 12950 for KRW or 129.50 for USD",
+	ErrCurrencyX:     "Codes starting with X (XXX, XTS, XAU, XDR…) cannot be used for a sale. Enter a currency such as KRW or USD.",
 	Currency:         "Currency",
 	Stock:            "Stock",
 	StockHint:        "Raising the stock reopens a sold-out room.",

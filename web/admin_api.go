@@ -63,6 +63,9 @@ type roomView struct {
 	// PrequeueNetworks are the client networks (/24, /64) with the most
 	// pre-queue entries, most first.
 	PrequeueNetworks []queue.NetworkCount `json:"prequeueNetworks"`
+	// Warnings are said when a write did something to look at: a room
+	// created under a name that products are already attached to.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // putRoom creates a room or updates some of its settings: fields left out
@@ -89,10 +92,12 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := http.StatusOK
+	var warnings []string
 	if done.Created {
 		status = http.StatusCreated
+		warnings = s.leftoverWarnings(r.Context(), name)
 	}
-	s.writeRoom(w, r, status, name, done.New)
+	s.writeRoom(w, r, status, name, done.New, warnings...)
 }
 
 // deleteRoom removes a room, its line and all its Redis keys, and its
@@ -120,7 +125,7 @@ func (s *Server) getRoom(w http.ResponseWriter, r *http.Request) {
 // topNetworks is how many client networks the admin room view lists.
 const topNetworks = 20
 
-func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, name string, set room.Settings) {
+func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, name string, set room.Settings, warnings ...string) {
 	st, err := s.rooms.Stats(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
@@ -134,5 +139,5 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 	if nets == nil {
 		nets = []queue.NetworkCount{}
 	}
-	writeJSON(w, status, roomView{Name: name, Settings: set, Live: st, PrequeueNetworks: nets})
+	writeJSON(w, status, roomView{Name: name, Settings: set, Live: st, PrequeueNetworks: nets, Warnings: warnings})
 }

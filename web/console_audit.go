@@ -91,28 +91,62 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess consoleS
 	lang := consoleLang(r)
 	for _, e := range entries {
 		v.Lines = append(v.Lines, views.AuditLine{Actor: e.Actor, Room: e.Room, Action: e.Action, Target: e.Target,
-			At: views.ConsoleTime(e.At, loc, lang), AtISO: e.At.UTC().Format(time.RFC3339), Changes: auditChanges(e.Old, e.New)})
+			At: views.ConsoleTime(e.At, loc, lang), AtISO: e.At.UTC().Format(time.RFC3339), Changes: auditChanges(e.Old, e.New, lang)})
 	}
 	s.render(w, r, http.StatusOK, views.ConsoleAudit(page, v))
 }
 
 // auditChanges is what an entry changed: field by field when its values
-// are JSON objects (room settings, a product), else the whole value.
-func auditChanges(old, new string) []views.AuditChange {
+// are JSON objects (room settings, a product), else the whole value. A
+// product's price, stored in the currency's minor unit, is written in
+// its currency as people of lang read it ("$19.99", not 1999).
+func auditChanges(old, new, lang string) []views.AuditChange {
 	if old == "" && new == "" {
 		return nil
 	}
 	if objectOrEmpty(old) && objectOrEmpty(new) {
+		oldCur, newCur := currencyOf(old), currencyOf(new)
+		if oldCur == "" {
+			oldCur = newCur
+		}
+		if newCur == "" {
+			newCur = oldCur
+		}
 		var changes []views.AuditChange
 		for _, c := range audit.Changes(rawOrNil(old), rawOrNil(new)) {
-			changes = append(changes, views.AuditChange{Field: c.Field, Old: auditValue(readableJSON(c.Old)),
-				New: auditValue(readableJSON(c.New))})
+			o, n := readableJSON(c.Old), readableJSON(c.New)
+			if c.Field == "price" && (oldCur != "" || newCur != "") {
+				o, n = auditPrice(c.Old, oldCur, lang, o), auditPrice(c.New, newCur, lang, n)
+			}
+			changes = append(changes, views.AuditChange{Field: c.Field, Old: auditValue(o), New: auditValue(n)})
 		}
 		if len(changes) > 0 {
 			return changes
 		}
 	}
 	return []views.AuditChange{{Old: auditValue(old), New: auditValue(new)}}
+}
+
+// currencyOf is the "currency" of the JSON object v: a product's; "" when
+// it has none.
+func currencyOf(v string) string {
+	var x struct {
+		Currency string `json:"currency"`
+	}
+	if v == "" || json.Unmarshal([]byte(v), &x) != nil || len(x.Currency) != 3 {
+		return ""
+	}
+	return x.Currency
+}
+
+// auditPrice writes the JSON price v (minor units) in currency code, or
+// shown when v is not a whole number.
+func auditPrice(v, code, lang, shown string) string {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || code == "" {
+		return shown
+	}
+	return views.FormatPrice(n, code, lang)
 }
 
 // readableJSON writes a field's JSON value as people read it: a string

@@ -63,9 +63,12 @@ func parseProductForm(f url.Values, t views.RoomsText) (order.ProductPatch, view
 		Stock: get("stock"), ImageURL: get("imageURL")}
 	errs := map[string]string{}
 	p := order.ProductPatch{Name: &v.Name, Currency: &v.Currency, ImageURL: &v.ImageURL}
-	if !views.KnownCurrency(v.Currency) {
+	switch {
+	case !views.KnownCurrency(v.Currency):
 		// The price's decimals depend on it: refused before the price.
 		errs["currency"] = t.ErrProduct["currency"]
+	case strings.HasPrefix(v.Currency, "X"):
+		errs["currency"] = t.ErrCurrencyX // as the catalog refuses it
 	}
 	scale := views.CurrencyScale(v.Currency)
 	if price, ok := parsePrice(v.Price, scale); ok {

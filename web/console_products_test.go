@@ -242,7 +242,7 @@ func TestConsoleFormsRefuseForgeries(t *testing.T) {
 	}{
 		{"/admin/rooms/new", with(roomFormOf(newName, room.Defaults(newName)))},
 		{base + "/settings", with(roomFormOf(rc.room, set), "rate", "7", "title", "Forged")},
-		{base + "/action", url.Values{"action": {"close"}}},
+		{base + "/action", url.Values{"action": {"close"}, "confirm": {"1"}}},
 		{base + "/action", url.Values{"action": {"pause"}}},
 		{base + "/delete", url.Values{"confirm": {rc.room}}},
 		{base + "/products", url.Values{"name": {"Forged"}, "price": {"1"}, "currency": {"KRW"}, "stock": {"1"}}},

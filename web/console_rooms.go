@@ -378,6 +378,12 @@ func (s *Server) consoleRoomSettings(w http.ResponseWriter, r *http.Request, ses
 		f.Notice = t.Saved
 	case "created":
 		f.Notice = t.Created
+		// A deleted room's products stay under its name: say so.
+		if ps, err := s.leftoverProducts(ctx, name); err != nil {
+			s.log.Warn("room settings: listing its products failed", "room", name, "err", err)
+		} else {
+			f.Leftovers = leftoverRows(ps)
+		}
 	}
 	if msg, ok := t.ActionDone[q.Get("done")]; ok {
 		f.Notice = msg
@@ -496,6 +502,18 @@ func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess 
 	cur, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
+		return
+	}
+	// Drain and close turn buyers away: one click is not enough, the
+	// form's confirmation box must be ticked.
+	if views.StopsJoins(action) && r.PostForm.Get("confirm") != "1" {
+		f, _, err := s.roomForm(ctx, sess, name, "")
+		if err != nil {
+			s.consoleFail(w, r, err)
+			return
+		}
+		f.Error = t.ErrConfirmStop
+		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
 	wr, err := actionWrite(action, cur, time.Now())

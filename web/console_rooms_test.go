@@ -329,7 +329,7 @@ func TestConsoleRoomActions(t *testing.T) {
 	}
 	act := func(action string) {
 		t.Helper()
-		resp, body := rc.post(t, base+"/action", url.Values{"action": {action}}, nil)
+		resp, body := rc.post(t, base+"/action", url.Values{"action": {action}, "confirm": {"1"}}, nil)
 		if resp.StatusCode != 303 || resp.Header.Get("Location") != base+"/settings?done="+action {
 			t.Fatalf("%s: %d %s %.300s", action, resp.StatusCode, resp.Header.Get("Location"), body)
 		}
@@ -439,7 +439,7 @@ func TestConsoleRoomActions(t *testing.T) {
 	later := time.Now().Add(time.Hour).UTC().Truncate(time.Millisecond)
 	set.OpensAt = &later
 	rc.eng.SaveRoom(ctx, name, set)
-	resp, body := rc.post(t, base+"/action", url.Values{"action": {"drain"}}, nil)
+	resp, body := rc.post(t, base+"/action", url.Values{"action": {"drain"}, "confirm": {"1"}}, nil)
 	if resp.StatusCode != 409 || !strings.Contains(body, "has not opened yet") {
 		t.Fatalf("drain before opening: %d %.300s", resp.StatusCode, body)
 	}

@@ -52,6 +52,7 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	if body.UTM != nil {
 		req.UTM = order.UTM{Source: body.UTM.Source, Medium: body.UTM.Medium, Campaign: body.UTM.Campaign, Term: body.UTM.Term, Content: body.UTM.Content}
 	}
+	req.UTM = orderUTM(r, req.UTM)
 	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plaintext.Valid(req.IdempotencyKey) {
 		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes and the Idempotency-Key at most 128, of valid UTF-8 without control or bidirectional formatting characters.")
 		return
@@ -176,6 +177,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	}
 	req.UTM = order.UTM{Source: utm["utm_source"], Medium: utm["utm_medium"], Campaign: utm["utm_campaign"],
 		Term: utm["utm_term"], Content: utm["utm_content"]}
+	req.UTM = orderUTM(r, req.UTM) // the join's campaign when the page lost the link's
 	retry := &views.Retry{Token: req.Token, ProductID: req.ProductID, Quantity: req.Quantity, UTM: utm}
 	if bad {
 		s.htmlError(w, r, http.StatusBadRequest, t.ErrBadOrder, name, false)

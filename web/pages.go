@@ -221,6 +221,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	if isNew {
 		s.setVisitorCookie(w, r, id)
 	}
+	setUTMCookies(w, r, name, camp)
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, withUTM("/r/"+name+"/status", queryUTM(r)), http.StatusSeeOther)
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 
 	"waitingroom/server/audit"
@@ -37,6 +38,7 @@ func (s *Server) changeProduct(ctx context.Context, actor, name string, id int64
 	}
 	s.log.Info("product updated", "room", name, "by", actor, "product", id, "price", after.Price, "currency", after.Currency, "stock", after.Stock, "restocked", after.Stock > before.Stock)
 	if cs := audit.Changes(before, after); len(cs) > 0 {
+		cs = withCurrency(cs, before, after)
 		old, nw := changeObjects(cs)
 		s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: "product.update", Target: productTarget(id), Old: old, New: nw})
 	}
@@ -65,6 +67,26 @@ func (s *Server) removeProduct(ctx context.Context, actor, name string, id int64
 	}
 	s.audit(ctx, entry)
 	return nil
+}
+
+// withCurrency adds the product's currency, on both sides, to changes of
+// its price that leave the currency as it was: a price is in the
+// currency's minor unit, and the audit page writes it in that currency
+// ("$19.99", not 1999). The page lists no change of the equal currency.
+func withCurrency(cs []audit.Change, before, after order.Product) []audit.Change {
+	price := false
+	for _, c := range cs {
+		if c.Field == "currency" {
+			return cs
+		}
+		price = price || c.Field == "price"
+	}
+	if !price {
+		return cs
+	}
+	o, _ := json.Marshal(before.Currency)
+	n, _ := json.Marshal(after.Currency)
+	return append(cs, audit.Change{Field: "currency", Old: string(o), New: string(n)})
 }
 
 // productTarget names a product in the audit log.

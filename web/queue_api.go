@@ -35,6 +35,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 	if isNew {
 		s.setVisitorCookie(w, r, id)
 	}
+	setUTMCookies(w, r, name, camp)
 	writeJSON(w, http.StatusOK, p)
 }
 

@@ -85,6 +85,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		b = append(b, s.visitorCookie(r, id).String()...)
 		b = append(b, "\r\n"...)
 	}
+	for _, ck := range utmCookies(r, name, camp) {
+		b = append(b, "Set-Cookie: "...)
+		b = append(b, ck.String()...)
+		b = append(b, "\r\n"...)
+	}
 	b = append(b, "\r\n"...)
 	// A jittered retry spreads reconnects after a restart.
 	first := []byte("retry: " + strconv.Itoa(2000+rand.IntN(3000)) + "\n\n")

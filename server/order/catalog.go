@@ -86,6 +86,10 @@ func (p Product) Validate() error {
 		return &InvalidProductError{"price", fmt.Sprintf("must be between 0 and %d (in the currency's smallest unit)", int64(MaxPrice))}
 	case !validCurrency(p.Currency):
 		return &InvalidProductError{"currency", "must be an ISO 4217 code of three capital letters, such as KRW or EUR"}
+	case strings.HasPrefix(p.Currency, "X"):
+		// XXX (no currency), XTS (testing), XAU (gold), XDR (SDR)…: codes
+		// without a minor unit a sale can charge in.
+		return &InvalidProductError{"currency", "must be a currency buyers pay in: codes starting with X (XXX, XTS, XAU, XDR…) are not accepted"}
 	case p.Stock < 0 || p.Stock > MaxStock:
 		return &InvalidProductError{"stock", fmt.Sprintf("must be between 0 and %d", MaxStock)}
 	case !validImageURL(p.ImageURL):
