@@ -31,12 +31,16 @@ type fakeLive struct {
 	sec    livestats.Second
 	calls  int
 	failed error
+	delay  time.Duration // each read takes this long
 }
 
 func (f *fakeLive) Series(_ context.Context, _ string, since time.Time) ([]livestats.Second, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
+	if f.delay > 0 {
+		time.Sleep(f.delay)
+	}
 	if f.failed != nil {
 		return nil, f.failed
 	}
@@ -650,13 +654,13 @@ func TestDashboardWithRealLiveStats(t *testing.T) {
 
 func TestFrameCache(t *testing.T) {
 	var c frameCache
-	now := time.Now()
+	now := time.Now().Truncate(time.Second).Add(900 * time.Millisecond)
 	c.put("en r", []byte("x"), now)
-	if b, ok := c.get("en r", now.Add(frameTTL-time.Millisecond)); !ok || string(b) != "x" {
+	if b, ok := c.get("en r", now.Add(99*time.Millisecond)); !ok || string(b) != "x" {
 		t.Fatal("a fresh frame is not shared")
 	}
-	if _, ok := c.get("en r", now.Add(frameTTL)); ok {
-		t.Fatal("a stale frame is shared")
+	if _, ok := c.get("en r", now.Add(100*time.Millisecond)); ok {
+		t.Fatal("the frame of the last second is shared in the next")
 	}
 	if _, ok := c.get("ko r", now); ok {
 		t.Fatal("a frame is shared across languages")
@@ -667,8 +671,34 @@ func TestFrameCache(t *testing.T) {
 	if len(c.m) != maxFrames {
 		t.Fatalf("%d frames kept, want at most %d", len(c.m), maxFrames)
 	}
-	c.put("en new", []byte("z"), now.Add(frameTTL)) // the stale ones make room
+	c.put("en new", []byte("z"), now.Add(time.Second)) // the stale ones make room
 	if len(c.m) != 1 {
 		t.Fatalf("%d frames after the sweep, want 1", len(c.m))
+	}
+}
+
+// TestDashboardStreamSlowRender: a render that takes 400 ms still gives
+// the stream a fresh frame every second (the frame is the second its
+// render started in, not one shared for 900 ms after it ended).
+func TestDashboardStreamSlowRender(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.live.mu.Lock()
+	h.live.delay = 400 * time.Millisecond
+	h.live.mu.Unlock()
+	s := openLive(t, h)
+	if s.resp.StatusCode != 200 {
+		t.Fatal(s.resp.StatusCode)
+	}
+	prev := text(t, s.next(t, 3*time.Second), "dash-updated")
+	for i := range 4 {
+		at := time.Now()
+		cur := text(t, s.next(t, 3*time.Second), "dash-updated")
+		if gap := time.Since(at); gap > 1500*time.Millisecond {
+			t.Errorf("frame %d came %v after the last, want about 1 s", i, gap)
+		}
+		if cur == prev {
+			t.Errorf("frame %d repeats the last one's second %q", i, cur)
+		}
+		prev = cur
 	}
 }

@@ -103,8 +103,10 @@ func (s *Server) sendLive(rc *http.ResponseController, w http.ResponseWriter, b 
 }
 
 // dashboardFrame renders one second of room name as an SSE event. The
-// streams of one room and language share each second's frame, so that
-// more viewers cost no more reads.
+// streams of one room and language share each wall-clock second's frame,
+// so that more viewers cost no more reads; a frame belongs to the second
+// its render started in, however long the render takes, so that each
+// second gets a fresh one.
 func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashText) ([]byte, error) {
 	key := t.Lang + " " + name
 	if b, ok := s.dash.frames.get(key, time.Now()); ok {
@@ -113,11 +115,12 @@ func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashTe
 	// One render at a time per frame: the streams that tick meanwhile
 	// wait for it. It does not end with the stream that started it.
 	v, err, _ := s.dash.render.Do(key, func() (any, error) {
-		if b, ok := s.dash.frames.get(key, time.Now()); ok {
+		start := time.Now()
+		if b, ok := s.dash.frames.get(key, start); ok {
 			return b, nil
 		}
 		ctx := context.WithoutCancel(ctx) // dashboardSecond bounds it
-		live, err := s.dashboardSecond(ctx, name, time.Now(), t)
+		live, err := s.dashboardSecond(ctx, name, start, t)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +129,7 @@ func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashTe
 			return nil, err
 		}
 		b := sseData(html.Bytes())
-		s.dash.frames.put(key, b, time.Now())
+		s.dash.frames.put(key, b, start)
 		return b, nil
 	})
 	if err != nil {
@@ -135,30 +138,26 @@ func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashTe
 	return v.([]byte), nil
 }
 
-const (
-	// frameTTL is how long a rendered frame is shared: under a tick, so
-	// that each stream's next tick renders the next second.
-	frameTTL = 900 * time.Millisecond
-	// maxFrames bounds the shared frames (rooms × languages).
-	maxFrames = 256
-)
+// maxFrames bounds the shared frames (rooms × languages).
+const maxFrames = 256
 
-// frameCache holds each room's latest rendered frame, by language.
+// frameCache holds each room's latest rendered frame, by language: a
+// frame is shared within the wall-clock second its render started in.
 type frameCache struct {
 	mu sync.Mutex
 	m  map[string]cachedFrame
 }
 
 type cachedFrame struct {
-	b  []byte
-	at time.Time
+	b   []byte
+	sec int64 // the Unix second the frame's render started in
 }
 
 func (c *frameCache) get(key string, now time.Time) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.m[key]
-	if !ok || now.Sub(f.at) >= frameTTL {
+	if !ok || f.sec != now.Unix() {
 		return nil, false
 	}
 	return f.b, true
@@ -172,7 +171,7 @@ func (c *frameCache) put(key string, b []byte, now time.Time) {
 	}
 	if len(c.m) >= maxFrames {
 		for k, f := range c.m {
-			if now.Sub(f.at) >= frameTTL {
+			if f.sec != now.Unix() {
 				delete(c.m, k)
 			}
 		}
@@ -180,7 +179,7 @@ func (c *frameCache) put(key string, b []byte, now time.Time) {
 			return
 		}
 	}
-	c.m[key] = cachedFrame{b: b, at: now}
+	c.m[key] = cachedFrame{b: b, sec: now.Unix()}
 }
 
 // sseData is payload as one SSE event: a "data:" line for each of its
