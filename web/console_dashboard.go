@@ -73,6 +73,9 @@ type dashboard struct {
 	limit   int64
 	// writeTimeout bounds each write of a stream (dashWriteTimeout).
 	writeTimeout time.Duration
+	// sessionCheck is how often a stream checks its session
+	// (dashSessionCheck).
+	sessionCheck time.Duration
 	frames       frameCache
 	render       singleflight.Group
 }
@@ -82,7 +85,7 @@ type dashboard struct {
 // Live or Audit leaves those figures out.
 func newDashboard(o Options) *dashboard {
 	d := &dashboard{live: o.Live, stock: o.Stock, limit: int64(o.DashboardStreams),
-		writeTimeout: dashWriteTimeout}
+		writeTimeout: dashWriteTimeout, sessionCheck: dashSessionCheck}
 	if o.Audit != nil {
 		d.events = o.Audit
 	}

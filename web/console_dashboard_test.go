@@ -81,6 +81,7 @@ type dashHarness struct {
 	*orderHarness
 	live   *fakeLive
 	client *http.Client
+	csrf   string
 }
 
 func newDashHarness(t *testing.T, streams int) *dashHarness {
@@ -117,8 +118,8 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 	if err := odb.QueryRowx(`INSERT INTO products (room, name, price, stock) VALUES ($1, 'Sneakers', 129000, 10) RETURNING id`, h.room).Scan(&oh.product); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := signIn(t, h.srv, testAdminToken)
-	return &dashHarness{orderHarness: oh, live: live, client: c}
+	c, csrf := signIn(t, h.srv, testAdminToken)
+	return &dashHarness{orderHarness: oh, live: live, client: c, csrf: csrf}
 }
 
 func (h *dashHarness) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
@@ -700,5 +701,35 @@ func TestDashboardStreamSlowRender(t *testing.T) {
 			t.Errorf("frame %d repeats the last one's second %q", i, cur)
 		}
 		prev = cur
+	}
+}
+
+// TestDashboardStreamEndsAtSignOut: a stream whose session is signed out
+// ends at its next session check, not at the end of its life.
+func TestDashboardStreamEndsAtSignOut(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.web.dash.sessionCheck = 1500 * time.Millisecond
+	s := openLive(t, h)
+	if s.resp.StatusCode != 200 {
+		t.Fatal(s.resp.StatusCode)
+	}
+	s.next(t, 2*time.Second)
+	s.next(t, 2*time.Second)
+	s.next(t, 2*time.Second) // past one check, the session still open
+	resp, _ := postForm(t, h.client, h.srv.URL+"/admin/signout", url.Values{"csrf": {h.csrf}}, nil)
+	if resp.StatusCode != 303 {
+		t.Fatalf("sign-out: %d", resp.StatusCode)
+	}
+	deadline := time.After(4 * time.Second)
+	for {
+		select {
+		case _, ok := <-s.events:
+			if !ok {
+				waitStreams(t, h, 0, time.Second)
+				return
+			}
+		case <-deadline:
+			t.Fatal("the stream outlived its session")
+		}
 	}
 }

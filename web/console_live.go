@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/operator"
 	"waitingroom/server/room"
 	"waitingroom/views"
 )
@@ -28,13 +29,17 @@ const (
 	dashRetryMillis = 3000
 	// dashBusyRetry is the Retry-After of a refused stream, in seconds.
 	dashBusyRetry = 10
+	// dashSessionCheck is how often a stream checks that its session is
+	// still open: a sign-out ends the stream within this time.
+	dashSessionCheck = 5 * time.Second
 )
 
 // roomLive serves GET /admin/rooms/{room}/live: an SSE stream that sends,
 // once a second, the dashboard's #dash-live fragment rendered by the
 // server (templ escapes it), as one "message" event. The stream ends when
 // the client goes, when a write does not finish within dashWriteTimeout,
-// or after dashStreamLife.
+// when its session ends (checked every dashSessionCheck), or after
+// dashStreamLife.
 func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSession) {
 	name := r.PathValue("room")
 	t := views.Dash(consoleLang(r))
@@ -67,11 +72,22 @@ func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSessi
 	defer cancel()
 	tick := time.NewTicker(dashTick)
 	defer tick.Stop()
+	checked := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+		if time.Since(checked) >= s.dash.sessionCheck {
+			checked = time.Now()
+			_, err := s.session(r)
+			if errors.Is(err, operator.ErrNoSession) {
+				return // signed out or expired: the page's reconnection asks to sign in
+			}
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("console: live dashboard: session", "room", name, "err", err)
+			}
 		}
 		frame, err := s.dashboardFrame(ctx, name, t)
 		if errors.Is(err, room.ErrNotFound) {
