@@ -38,12 +38,16 @@ type DashText struct {
 	Instance      string
 	Connections   string
 	NoInstances   string
-	Paused        string // the room's state badges
-	SoldOut       string
-	Timeline      string
-	NoEvents      string
-	Last10Min     string // a chart's x axis, left end
-	Now           string // a chart's x axis, right end
+	// Phase heads the room's schedule phase, named by Phases (keys
+	// "scheduled", "prequeue", "open", "closed").
+	Phase     string
+	Phases    map[string]string
+	Paused    string // the room's state badges
+	SoldOut   string
+	Timeline  string
+	NoEvents  string
+	Last10Min string // a chart's x axis, left end
+	Now       string // a chart's x axis, right end
 	// ChartLabel describes a chart to a screen reader: {name}, {now}, {max}.
 	ChartLabel string
 	// ChartEmpty describes a chart with nothing recorded yet: {name}.
@@ -99,6 +103,8 @@ var dashEN = DashText{
 	Instance:      "Instance",
 	Connections:   "Connections",
 	NoInstances:   "No instance has reported yet.",
+	Phase:         "Phase",
+	Phases:        map[string]string{"scheduled": "Scheduled", "prequeue": "Pre-queue open", "open": "Open", "closed": "Closed"},
 	Paused:        "Paused",
 	SoldOut:       "Sold out",
 	Timeline:      "The sale's events",
@@ -166,6 +172,8 @@ var dashKO = DashText{
 	Instance:      "인스턴스",
 	Connections:   "연결",
 	NoInstances:   "아직 보고한 인스턴스가 없습니다.",
+	Phase:         "단계",
+	Phases:        map[string]string{"scheduled": "예정", "prequeue": "사전 대기열 진행 중", "open": "판매 중", "closed": "종료"},
 	Paused:        "일시 중지",
 	SoldOut:       "품절",
 	Timeline:      "판매 이벤트",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -119,15 +120,20 @@ func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess cons
 		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return
 	}
-	live, err := s.dashboardSecond(r.Context(), name, time.Now(), t)
+	loc, zone := dashZone(r)
+	live, err := s.dashboardSecond(r.Context(), name, time.Now(), loc, t)
 	if err != nil {
 		s.dashboardFailed(w, r, name, t, err)
 		return
 	}
+	liveURL := "/admin/rooms/" + name + "/live"
+	if zone != defaultZone {
+		liveURL += "?tz=" + url.QueryEscape(zone)
+	}
 	page := views.DashboardPage{
 		Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"),
 		Room: name, T: t, Live: live,
-		LiveURL:     "/admin/rooms/" + name + "/live",
+		LiveURL:     liveURL,
 		SettingsURL: "/admin/rooms/" + name + "/settings",
 		CSS:         s.assets.url("console-dashboard.css"),
 		JS:          s.assets.url("console-live.js"),
@@ -137,6 +143,29 @@ func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess cons
 	if err := views.ConsoleDashboard(page).Render(r.Context(), w); err != nil {
 		s.log.Warn("console: render dashboard", "room", name, "err", err)
 	}
+}
+
+// dashZone is the operator's time zone, as on the orders and audit pages
+// (the "tz" parameter, Asia/Seoul by default; an unknown zone is the
+// default), and its name.
+func dashZone(r *http.Request) (*time.Location, string) {
+	loc, zone, _ := consoleZone(r)
+	return loc, zone
+}
+
+// dashPhase is the phase of room settings set at now, as the queue tells
+// it (the pre-queue's draw, a moment at opening, is already open).
+func dashPhase(set room.Settings, now time.Time) string {
+	switch {
+	case set.Mode == room.ModeClosed || set.ClosesAt != nil && !now.Before(*set.ClosesAt):
+		return queue.PhaseClosed
+	case set.OpensAt != nil && now.Before(*set.OpensAt):
+		if set.PrequeueAt != nil && !now.Before(*set.PrequeueAt) {
+			return queue.PhasePrequeue
+		}
+		return queue.PhaseScheduled
+	}
+	return queue.PhaseOpen
 }
 
 // dashboardFailed answers a dashboard whose room cannot be read.
@@ -152,14 +181,14 @@ func (s *Server) dashboardFailed(w http.ResponseWriter, r *http.Request, name st
 // dashboardSecond reads room name as it is at now. It fails only when the
 // room's settings cannot be read (room.ErrNotFound when there is no such
 // room); a figure that cannot be read marks the second Unavailable.
-func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time, t views.DashText) (views.DashboardLive, error) {
+func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time, loc *time.Location, t views.DashText) (views.DashboardLive, error) {
 	ctx, cancel := context.WithTimeout(ctx, dashReadTimeout)
 	defer cancel()
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		return views.DashboardLive{}, err
 	}
-	l := views.DashboardLive{At: now, Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
+	l := views.DashboardLive{At: now, Loc: loc, Phase: dashPhase(set, now), Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
 	failed := func(what string, err error) {
 		s.log.Warn("console: dashboard read", "room", name, "what", what, "err", err)
 		l.Unavailable = true

@@ -19,6 +19,7 @@ import (
 	"waitingroom/server/livestats"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
+	"waitingroom/server/room"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/views"
@@ -210,8 +211,26 @@ func TestDashboardPage(t *testing.T) {
 	if n := strings.Count(tl, "<li>"); n != 9 {
 		t.Errorf("timeline has %d events, want 9", n)
 	}
-	if i, j := strings.Index(tl, "18:02:20"), strings.Index(tl, "18:00:20"); i < 0 || j < 0 || i > j {
-		t.Errorf("timeline is not newest first:\n%s", tl)
+	// In Asia/Seoul by default: 18:02:20 UTC is 03:02:20 the next day.
+	if i, j := strings.Index(tl, "12-01 03:02:20 UTC+09:00"), strings.Index(tl, "12-01 03:00:20 UTC+09:00"); i < 0 || j < 0 || i > j {
+		t.Errorf("timeline is not newest first, in Asia/Seoul:\n%s", tl)
+	}
+	if got := text(t, html, "dash-phase"); got != "Phase: Open" {
+		t.Errorf("#dash-phase = %q", got)
+	}
+	if got := text(t, html, "dash-updated"); !strings.HasSuffix(got, " UTC+09:00") {
+		t.Errorf("#dash-updated = %q, want Asia/Seoul's time", got)
+	}
+
+	// In the zone asked for, by the page and its stream.
+	_, utc := h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC")
+	for _, want := range []string{`data-src="/admin/rooms/` + h.room + `/live?tz=UTC"`, "11-30 18:02:20 UTC<"} {
+		if !strings.Contains(utc, want) {
+			t.Errorf("the page in UTC lacks %s", want)
+		}
+	}
+	if got := text(t, utc, "dash-updated"); !strings.HasSuffix(got, " UTC") {
+		t.Errorf("#dash-updated in UTC = %q", got)
 	}
 
 	// In Korean.
@@ -731,5 +750,35 @@ func TestDashboardStreamEndsAtSignOut(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the stream outlived its session")
 		}
+	}
+}
+
+// TestDashPhase: the dashboard's phase of a room follows its schedule and
+// mode, as the queue's does.
+func TestDashPhase(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	past, future, later := now.Add(-time.Minute), now.Add(time.Minute), now.Add(time.Hour)
+	for _, tc := range []struct {
+		name string
+		mut  func(*room.Settings)
+		want string
+	}{
+		{"no schedule", func(*room.Settings) {}, queue.PhaseOpen},
+		{"paused is still open", func(s *room.Settings) { s.Paused = true }, queue.PhaseOpen},
+		{"opens later", func(s *room.Settings) { s.OpensAt = &future }, queue.PhaseScheduled},
+		{"pre-queue later", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &future, &later }, queue.PhaseScheduled},
+		{"pre-queue open", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &past, &future }, queue.PhasePrequeue},
+		{"opened", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &past, &past }, queue.PhaseOpen},
+		{"opens now", func(s *room.Settings) { s.OpensAt = &now }, queue.PhaseOpen},
+		{"closes now", func(s *room.Settings) { s.ClosesAt = &now }, queue.PhaseClosed},
+		{"mode closed", func(s *room.Settings) { s.OpensAt, s.Mode = &future, room.ModeClosed }, queue.PhaseClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := room.Defaults("r")
+			tc.mut(&s)
+			if got := dashPhase(s, now); got != tc.want {
+				t.Fatalf("%s, want %s", got, tc.want)
+			}
+		})
 	}
 }

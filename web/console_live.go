@@ -53,7 +53,8 @@ func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSessi
 		return
 	}
 	defer s.dash.release()
-	frame, err := s.dashboardFrame(r.Context(), name, t)
+	loc, zone := dashZone(r)
+	frame, err := s.dashboardFrame(r.Context(), name, loc, zone, t)
 	if err != nil {
 		s.dashboardFailed(w, r, name, t, err)
 		return
@@ -89,7 +90,7 @@ func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSessi
 				s.log.Warn("console: live dashboard: session", "room", name, "err", err)
 			}
 		}
-		frame, err := s.dashboardFrame(ctx, name, t)
+		frame, err := s.dashboardFrame(ctx, name, loc, zone, t)
 		if errors.Is(err, room.ErrNotFound) {
 			return // the room was deleted: the page's reload says so
 		}
@@ -119,12 +120,12 @@ func (s *Server) sendLive(rc *http.ResponseController, w http.ResponseWriter, b 
 }
 
 // dashboardFrame renders one second of room name as an SSE event. The
-// streams of one room and language share each wall-clock second's frame,
+// streams of one room, language and time zone share each wall-clock second's frame,
 // so that more viewers cost no more reads; a frame belongs to the second
 // its render started in, however long the render takes, so that each
 // second gets a fresh one.
-func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashText) ([]byte, error) {
-	key := t.Lang + " " + name
+func (s *Server) dashboardFrame(ctx context.Context, name string, loc *time.Location, zone string, t views.DashText) ([]byte, error) {
+	key := t.Lang + " " + zone + " " + name
 	if b, ok := s.dash.frames.get(key, time.Now()); ok {
 		return b, nil
 	}
@@ -136,7 +137,7 @@ func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashTe
 			return b, nil
 		}
 		ctx := context.WithoutCancel(ctx) // dashboardSecond bounds it
-		live, err := s.dashboardSecond(ctx, name, start, t)
+		live, err := s.dashboardSecond(ctx, name, start, loc, t)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +155,7 @@ func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashTe
 	return v.([]byte), nil
 }
 
-// maxFrames bounds the shared frames (rooms × languages).
+// maxFrames bounds the shared frames (rooms × languages × time zones).
 const maxFrames = 256
 
 // frameCache holds each room's latest rendered frame, by language: a
