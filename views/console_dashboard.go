@@ -55,6 +55,10 @@ type DashboardLive struct {
 	Charts    []Chart
 	// Timeline is the sale's events, newest first.
 	Timeline []TimelineItem
+	// IssuerFailed counts the issuers' failed ticks and draws of the room
+	// in the last ten minutes; IssuerFailedAt is the last one's second.
+	IssuerFailed   int64
+	IssuerFailedAt time.Time
 	// Unavailable: some figures could not be read this second.
 	Unavailable bool
 }
@@ -144,6 +148,11 @@ func (l DashboardLive) updated(t DashText) string {
 func (l DashboardLive) when(at time.Time) string {
 	at = at.In(l.loc())
 	return at.Format("01-02 15:04:05") + " " + UTCOffset(at)
+}
+
+// issuerFailed says how often the issuers failed and when last.
+func (l DashboardLive) issuerFailed(t DashText) string {
+	return Fill(Fill(t.IssuerFailed, "n", FormatCount(l.IssuerFailed)), "when", l.when(l.IssuerFailedAt))
 }
 
 // phase names the room's phase; "" for an unknown one.

@@ -55,6 +55,9 @@ type DashText struct {
 	NoData     string // a figure with no value ("—" is shown, this is read)
 	// Events names the timeline's entries by audit action.
 	Events map[string]string
+	// IssuerFailed says the issuers' admission ticks or draws of the room
+	// failed in the last 10 minutes: {n} times, the last at {when}.
+	IssuerFailed string
 	// Unavailable is said when the live figures cannot be read.
 	Unavailable string
 	// NoRoom is the error of a room that does not exist: {room}.
@@ -114,6 +117,7 @@ var dashEN = DashText{
 	ChartLabel:    "{name}: {now} now, at most {max} in the last 10 minutes",
 	ChartEmpty:    "{name}: nothing recorded in the last 10 minutes",
 	NoData:        "no value",
+	IssuerFailed:  "Admission ticks or draws failed {n} times in the last 10 minutes, the last at {when}; the server's log says why.",
 	Unavailable:   "The live figures cannot be read right now; they come back on their own.",
 	NoRoom:        "There is no room named {room}.",
 	Busy:          "Too many live dashboards are open on this server. Try again in a moment.",
@@ -183,6 +187,7 @@ var dashKO = DashText{
 	ChartLabel:    "{name}: 현재 {now}, 최근 10분 최고 {max}",
 	ChartEmpty:    "{name}: 최근 10분 동안 기록 없음",
 	NoData:        "값 없음",
+	IssuerFailed:  "최근 10분 동안 입장 처리 또는 추첨이 {n}번 실패했습니다. 마지막: {when}. 원인은 서버 로그에 있습니다.",
 	Unavailable:   "지금은 실시간 수치를 읽을 수 없습니다. 곧 다시 표시됩니다.",
 	NoRoom:        "{room} 대기실이 없습니다.",
 	Busy:          "이 서버에 열린 실시간 대시보드가 너무 많습니다. 잠시 후 다시 시도해 주세요.",

@@ -216,6 +216,7 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 		l.AdmitMeasured = sum.admitted
 	}
 	l.OrdersPerSec, l.P50, l.P95, l.Failures = sum.orders, sum.p50, sum.p95, sum.failures
+	l.IssuerFailed, l.IssuerFailedAt = sum.issuerFailed, sum.issuerFailedAt
 	l.Charts = dashCharts(series, now, t)
 	l.ETA = lastInLineETA(l.Waiting, l.AdmitMeasured, l.Paused)
 
@@ -253,6 +254,10 @@ type seriesSummary struct {
 	admitted, orders float64
 	p50, p95         float64 // ms; NaN when no recent second had orders
 	failures         views.Failures
+	// issuerFailed counts the issuers' failed ticks and draws of the
+	// window; issuerFailedAt is the last second with one.
+	issuerFailed   int64
+	issuerFailedAt time.Time
 }
 
 // summarize reads the figures from series at now: admissions and orders
@@ -281,6 +286,12 @@ func summarize(series []livestats.Second, now time.Time) seriesSummary {
 		}
 		for reason, c := range sec.Failed {
 			addFailure(&sum.failures, reason, max(c, 0))
+		}
+		if sec.IssuerFailed > 0 {
+			sum.issuerFailed += sec.IssuerFailed
+			if at.After(sum.issuerFailedAt) {
+				sum.issuerFailedAt = at
+			}
 		}
 	}
 	if n > 0 {

@@ -782,3 +782,19 @@ func TestDashPhase(t *testing.T) {
 		})
 	}
 }
+
+// TestSummarizeIssuerFailures: the issuers' failures of the window add up,
+// with the last second that had one; older ones are left out.
+func TestSummarizeIssuerFailures(t *testing.T) {
+	now := time.Date(2026, 11, 30, 18, 0, 0, 400e6, time.UTC)
+	sec := func(ago int, n int64) livestats.Second {
+		return livestats.Second{At: now.Truncate(time.Second).Add(-time.Duration(ago) * time.Second), IssuerFailed: n}
+	}
+	got := summarize([]livestats.Second{sec(601, 50), sec(300, 2), sec(10, 1), sec(5, 0)}, now)
+	if got.issuerFailed != 3 || !got.issuerFailedAt.Equal(sec(10, 0).At) {
+		t.Fatalf("%d failures, last at %v", got.issuerFailed, got.issuerFailedAt)
+	}
+	if got := summarize([]livestats.Second{sec(3, 0)}, now); got.issuerFailed != 0 || !got.issuerFailedAt.IsZero() {
+		t.Fatalf("failures without any: %+v", got)
+	}
+}

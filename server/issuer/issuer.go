@@ -44,6 +44,12 @@ type TickRecorder interface {
 	RecordTick(room string, a queue.Admission)
 }
 
+// FailureRecorder is a TickRecorder that also counts each room's failed
+// ticks and draws, for the live dashboard. It must not block.
+type FailureRecorder interface {
+	RecordIssuerFailure(room string)
+}
+
 // RoomsObserver is an Observer that is also told, at every tick, every
 // room the tick runs over, so that it can forget the rooms deleted since.
 // It must not block.
@@ -175,6 +181,7 @@ func (l *Loop) admit(ctx context.Context, name string) {
 		l.mu.Unlock()
 	case ctx.Err() == nil:
 		l.log.Warn("issuer: admit", "room", name, "err", err)
+		l.failed(name)
 	}
 	if l.obs != nil {
 		l.obs.Ticked(name, a, took, err)
@@ -211,6 +218,14 @@ func (l *Loop) watchPhase(ctx context.Context, name, phase string) {
 	l.mu.Unlock()
 	if old != "" && old != phase {
 		l.pw.PhaseChanged(ctx, name, old, phase)
+	}
+}
+
+// failed counts a failed tick or draw of room, when the recorder counts
+// them.
+func (l *Loop) failed(name string) {
+	if fr, ok := l.rec.(FailureRecorder); ok {
+		fr.RecordIssuerFailure(name)
 	}
 }
 
@@ -252,6 +267,7 @@ func (l *Loop) startDraw(ctx context.Context, name string) {
 		case errors.Is(err, queue.ErrDrawBusy) || ctx.Err() != nil:
 		case err != nil:
 			l.log.Warn("issuer: draw", "room", name, "err", err)
+			l.failed(name)
 		}
 	})
 }
