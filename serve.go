@@ -165,7 +165,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 
 	loopCtx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Record(live).Run(loopCtx) })
+	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Record(live).WatchPhases(sale).Run(loopCtx) })
 	wg.Go(func() { live.Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried

@@ -23,7 +23,13 @@ type DashboardPage struct {
 
 // DashboardLive is one second of a room: the fragment in #dash-live.
 type DashboardLive struct {
-	At      time.Time
+	At time.Time
+	// Loc is the operator's time zone (UTC when nil): the times are shown
+	// in it, with its offset.
+	Loc *time.Location
+	// Phase is the room's schedule phase at At: queue.PhaseScheduled,
+	// PhasePrequeue, PhaseOpen or PhaseClosed.
+	Phase   string
 	Paused  bool
 	SoldOut bool
 	// Waiting, Prequeued and Active are the line as it is now.
@@ -49,6 +55,10 @@ type DashboardLive struct {
 	Charts    []Chart
 	// Timeline is the sale's events, newest first.
 	Timeline []TimelineItem
+	// IssuerFailed counts the issuers' failed ticks and draws of the room
+	// in the last ten minutes; IssuerFailedAt is the last one's second.
+	IssuerFailed   int64
+	IssuerFailedAt time.Time
 	// Unavailable: some figures could not be read this second.
 	Unavailable bool
 }
@@ -122,9 +132,31 @@ func (l DashboardLive) soldPercent() string {
 	return strconv.Itoa(int(math.Round(float64(l.Sold) * 100 / float64(total))))
 }
 
-func (l DashboardLive) updated(t DashText) string {
-	return Fill(t.Updated, "when", l.At.UTC().Format("15:04:05")+" UTC")
+func (l DashboardLive) loc() *time.Location {
+	if l.Loc == nil {
+		return time.UTC
+	}
+	return l.Loc
 }
+
+func (l DashboardLive) updated(t DashText) string {
+	at := l.At.In(l.loc())
+	return Fill(t.Updated, "when", at.Format("15:04:05")+" "+UTCOffset(at))
+}
+
+// when is a timeline entry's time in the operator's zone, with its offset.
+func (l DashboardLive) when(at time.Time) string {
+	at = at.In(l.loc())
+	return at.Format("01-02 15:04:05") + " " + UTCOffset(at)
+}
+
+// issuerFailed says how often the issuers failed and when last.
+func (l DashboardLive) issuerFailed(t DashText) string {
+	return Fill(Fill(t.IssuerFailed, "n", FormatCount(l.IssuerFailed)), "when", l.when(l.IssuerFailedAt))
+}
+
+// phase names the room's phase; "" for an unknown one.
+func (l DashboardLive) phase(t DashText) string { return t.Phases[l.Phase] }
 
 // change is a timeline entry's "old → new", or the one of them there is.
 func (e TimelineItem) change() string {
@@ -136,5 +168,3 @@ func (e TimelineItem) change() string {
 	}
 	return e.Old
 }
-
-func (e TimelineItem) when() string { return e.At.UTC().Format("01-02 15:04:05") }

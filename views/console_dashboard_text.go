@@ -38,12 +38,16 @@ type DashText struct {
 	Instance      string
 	Connections   string
 	NoInstances   string
-	Paused        string // the room's state badges
-	SoldOut       string
-	Timeline      string
-	NoEvents      string
-	Last10Min     string // a chart's x axis, left end
-	Now           string // a chart's x axis, right end
+	// Phase heads the room's schedule phase, named by Phases (keys
+	// "scheduled", "prequeue", "open", "closed").
+	Phase     string
+	Phases    map[string]string
+	Paused    string // the room's state badges
+	SoldOut   string
+	Timeline  string
+	NoEvents  string
+	Last10Min string // a chart's x axis, left end
+	Now       string // a chart's x axis, right end
 	// ChartLabel describes a chart to a screen reader: {name}, {now}, {max}.
 	ChartLabel string
 	// ChartEmpty describes a chart with nothing recorded yet: {name}.
@@ -51,6 +55,9 @@ type DashText struct {
 	NoData     string // a figure with no value ("—" is shown, this is read)
 	// Events names the timeline's entries by audit action.
 	Events map[string]string
+	// IssuerFailed says the issuers' admission ticks or draws of the room
+	// failed in the last 10 minutes: {n} times, the last at {when}.
+	IssuerFailed string
 	// Unavailable is said when the live figures cannot be read.
 	Unavailable string
 	// NoRoom is the error of a room that does not exist: {room}.
@@ -99,6 +106,8 @@ var dashEN = DashText{
 	Instance:      "Instance",
 	Connections:   "Connections",
 	NoInstances:   "No instance has reported yet.",
+	Phase:         "Phase",
+	Phases:        map[string]string{"scheduled": "Scheduled", "prequeue": "Pre-queue open", "open": "Open", "closed": "Closed"},
 	Paused:        "Paused",
 	SoldOut:       "Sold out",
 	Timeline:      "The sale's events",
@@ -108,25 +117,30 @@ var dashEN = DashText{
 	ChartLabel:    "{name}: {now} now, at most {max} in the last 10 minutes",
 	ChartEmpty:    "{name}: nothing recorded in the last 10 minutes",
 	NoData:        "no value",
+	IssuerFailed:  "Admission ticks or draws failed {n} times in the last 10 minutes, the last at {when}; the server's log says why.",
 	Unavailable:   "The live figures cannot be read right now; they come back on their own.",
 	NoRoom:        "There is no room named {room}.",
 	Busy:          "Too many live dashboards are open on this server. Try again in a moment.",
 	Events: map[string]string{
-		"sale.opened":   "Sale opened",
-		"sale.paused":   "Admissions paused",
-		"sale.resumed":  "Admissions resumed",
-		"sale.sold_out": "Sold out",
-		"sale.reopened": "Reopened",
-		"sale.rate":     "Rate changed",
-		"sale.deleted":  "Room deleted",
-		"room.create":   "Room created",
-		"room.update":   "Settings changed",
-		"room.delete":   "Room deleted",
-		"room.pause":    "Paused by an operator",
-		"room.resume":   "Resumed by an operator",
-		"room.drain":    "Draining",
-		"room.close":    "Closed",
-		"room.reopen":   "Reopened by an operator",
+		"sale.created":         "Room created, not open yet",
+		"sale.opened":          "Sale opened",
+		"sale.closed":          "Sale closed",
+		"sale.draining":        "New joins stopped, the line still served",
+		"sale.prequeue_opened": "Pre-queue opened",
+		"sale.paused":          "Admissions paused",
+		"sale.resumed":         "Admissions resumed",
+		"sale.sold_out":        "Sold out",
+		"sale.reopened":        "Reopened",
+		"sale.rate":            "Rate changed",
+		"sale.deleted":         "Room deleted",
+		"room.create":          "Room created",
+		"room.update":          "Settings changed",
+		"room.delete":          "Room deleted",
+		"room.pause":           "Paused by an operator",
+		"room.resume":          "Resumed by an operator",
+		"room.drain":           "Draining",
+		"room.close":           "Closed",
+		"room.reopen":          "Reopened by an operator",
 	},
 }
 
@@ -162,6 +176,8 @@ var dashKO = DashText{
 	Instance:      "인스턴스",
 	Connections:   "연결",
 	NoInstances:   "아직 보고한 인스턴스가 없습니다.",
+	Phase:         "단계",
+	Phases:        map[string]string{"scheduled": "예정", "prequeue": "사전 대기열 진행 중", "open": "판매 중", "closed": "종료"},
 	Paused:        "일시 중지",
 	SoldOut:       "품절",
 	Timeline:      "판매 이벤트",
@@ -171,25 +187,30 @@ var dashKO = DashText{
 	ChartLabel:    "{name}: 현재 {now}, 최근 10분 최고 {max}",
 	ChartEmpty:    "{name}: 최근 10분 동안 기록 없음",
 	NoData:        "값 없음",
+	IssuerFailed:  "최근 10분 동안 입장 처리 또는 추첨이 {n}번 실패했습니다. 마지막: {when}. 원인은 서버 로그에 있습니다.",
 	Unavailable:   "지금은 실시간 수치를 읽을 수 없습니다. 곧 다시 표시됩니다.",
 	NoRoom:        "{room} 대기실이 없습니다.",
 	Busy:          "이 서버에 열린 실시간 대시보드가 너무 많습니다. 잠시 후 다시 시도해 주세요.",
 	Events: map[string]string{
-		"sale.opened":   "판매 시작",
-		"sale.paused":   "입장 일시 중지",
-		"sale.resumed":  "입장 재개",
-		"sale.sold_out": "품절",
-		"sale.reopened": "판매 재개",
-		"sale.rate":     "입장 속도 변경",
-		"sale.deleted":  "대기실 삭제",
-		"room.create":   "대기실 생성",
-		"room.update":   "설정 변경",
-		"room.delete":   "대기실 삭제",
-		"room.pause":    "운영자가 일시 중지",
-		"room.resume":   "운영자가 재개",
-		"room.drain":    "마감 중",
-		"room.close":    "닫힘",
-		"room.reopen":   "운영자가 다시 열기",
+		"sale.created":         "대기실 생성 (아직 열리지 않음)",
+		"sale.opened":          "판매 시작",
+		"sale.closed":          "판매 종료",
+		"sale.draining":        "신규 입장 중지, 대기열은 계속 진행",
+		"sale.prequeue_opened": "사전 대기열 시작",
+		"sale.paused":          "입장 일시 중지",
+		"sale.resumed":         "입장 재개",
+		"sale.sold_out":        "품절",
+		"sale.reopened":        "판매 재개",
+		"sale.rate":            "입장 속도 변경",
+		"sale.deleted":         "대기실 삭제",
+		"room.create":          "대기실 생성",
+		"room.update":          "설정 변경",
+		"room.delete":          "대기실 삭제",
+		"room.pause":           "운영자가 일시 중지",
+		"room.resume":          "운영자가 재개",
+		"room.drain":           "마감 중",
+		"room.close":           "닫힘",
+		"room.reopen":          "운영자가 다시 열기",
 	},
 }
 

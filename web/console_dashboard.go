@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -73,6 +74,9 @@ type dashboard struct {
 	limit   int64
 	// writeTimeout bounds each write of a stream (dashWriteTimeout).
 	writeTimeout time.Duration
+	// sessionCheck is how often a stream checks its session
+	// (dashSessionCheck).
+	sessionCheck time.Duration
 	frames       frameCache
 	render       singleflight.Group
 }
@@ -82,7 +86,7 @@ type dashboard struct {
 // Live or Audit leaves those figures out.
 func newDashboard(o Options) *dashboard {
 	d := &dashboard{live: o.Live, stock: o.Stock, limit: int64(o.DashboardStreams),
-		writeTimeout: dashWriteTimeout}
+		writeTimeout: dashWriteTimeout, sessionCheck: dashSessionCheck}
 	if o.Audit != nil {
 		d.events = o.Audit
 	}
@@ -116,15 +120,20 @@ func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess cons
 		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return
 	}
-	live, err := s.dashboardSecond(r.Context(), name, time.Now(), t)
+	loc, zone := dashZone(r)
+	live, err := s.dashboardSecond(r.Context(), name, time.Now(), loc, t)
 	if err != nil {
 		s.dashboardFailed(w, r, name, t, err)
 		return
 	}
+	liveURL := "/admin/rooms/" + name + "/live"
+	if zone != defaultZone {
+		liveURL += "?tz=" + url.QueryEscape(zone)
+	}
 	page := views.DashboardPage{
 		Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"),
 		Room: name, T: t, Live: live,
-		LiveURL:     "/admin/rooms/" + name + "/live",
+		LiveURL:     liveURL,
 		SettingsURL: "/admin/rooms/" + name + "/settings",
 		CSS:         s.assets.url("console-dashboard.css"),
 		JS:          s.assets.url("console-live.js"),
@@ -134,6 +143,29 @@ func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess cons
 	if err := views.ConsoleDashboard(page).Render(r.Context(), w); err != nil {
 		s.log.Warn("console: render dashboard", "room", name, "err", err)
 	}
+}
+
+// dashZone is the operator's time zone, as on the orders and audit pages
+// (the "tz" parameter, Asia/Seoul by default; an unknown zone is the
+// default), and its name.
+func dashZone(r *http.Request) (*time.Location, string) {
+	loc, zone, _ := consoleZone(r)
+	return loc, zone
+}
+
+// dashPhase is the phase of room settings set at now, as the queue tells
+// it (the pre-queue's draw, a moment at opening, is already open).
+func dashPhase(set room.Settings, now time.Time) string {
+	switch {
+	case set.Mode == room.ModeClosed || set.ClosesAt != nil && !now.Before(*set.ClosesAt):
+		return queue.PhaseClosed
+	case set.OpensAt != nil && now.Before(*set.OpensAt):
+		if set.PrequeueAt != nil && !now.Before(*set.PrequeueAt) {
+			return queue.PhasePrequeue
+		}
+		return queue.PhaseScheduled
+	}
+	return queue.PhaseOpen
 }
 
 // dashboardFailed answers a dashboard whose room cannot be read.
@@ -149,14 +181,14 @@ func (s *Server) dashboardFailed(w http.ResponseWriter, r *http.Request, name st
 // dashboardSecond reads room name as it is at now. It fails only when the
 // room's settings cannot be read (room.ErrNotFound when there is no such
 // room); a figure that cannot be read marks the second Unavailable.
-func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time, t views.DashText) (views.DashboardLive, error) {
+func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time, loc *time.Location, t views.DashText) (views.DashboardLive, error) {
 	ctx, cancel := context.WithTimeout(ctx, dashReadTimeout)
 	defer cancel()
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		return views.DashboardLive{}, err
 	}
-	l := views.DashboardLive{At: now, Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
+	l := views.DashboardLive{At: now, Loc: loc, Phase: dashPhase(set, now), Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
 	failed := func(what string, err error) {
 		s.log.Warn("console: dashboard read", "room", name, "what", what, "err", err)
 		l.Unavailable = true
@@ -184,6 +216,7 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 		l.AdmitMeasured = sum.admitted
 	}
 	l.OrdersPerSec, l.P50, l.P95, l.Failures = sum.orders, sum.p50, sum.p95, sum.failures
+	l.IssuerFailed, l.IssuerFailedAt = sum.issuerFailed, sum.issuerFailedAt
 	l.Charts = dashCharts(series, now, t)
 	l.ETA = lastInLineETA(l.Waiting, l.AdmitMeasured, l.Paused)
 
@@ -221,6 +254,10 @@ type seriesSummary struct {
 	admitted, orders float64
 	p50, p95         float64 // ms; NaN when no recent second had orders
 	failures         views.Failures
+	// issuerFailed counts the issuers' failed ticks and draws of the
+	// window; issuerFailedAt is the last second with one.
+	issuerFailed   int64
+	issuerFailedAt time.Time
 }
 
 // summarize reads the figures from series at now: admissions and orders
@@ -249,6 +286,12 @@ func summarize(series []livestats.Second, now time.Time) seriesSummary {
 		}
 		for reason, c := range sec.Failed {
 			addFailure(&sum.failures, reason, max(c, 0))
+		}
+		if sec.IssuerFailed > 0 {
+			sum.issuerFailed += sec.IssuerFailed
+			if at.After(sum.issuerFailedAt) {
+				sum.issuerFailedAt = at
+			}
 		}
 	}
 	if n > 0 {

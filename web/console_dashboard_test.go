@@ -19,6 +19,7 @@ import (
 	"waitingroom/server/livestats"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
+	"waitingroom/server/room"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/views"
@@ -31,12 +32,16 @@ type fakeLive struct {
 	sec    livestats.Second
 	calls  int
 	failed error
+	delay  time.Duration // each read takes this long
 }
 
 func (f *fakeLive) Series(_ context.Context, _ string, since time.Time) ([]livestats.Second, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
+	if f.delay > 0 {
+		time.Sleep(f.delay)
+	}
 	if f.failed != nil {
 		return nil, f.failed
 	}
@@ -77,6 +82,7 @@ type dashHarness struct {
 	*orderHarness
 	live   *fakeLive
 	client *http.Client
+	csrf   string
 }
 
 func newDashHarness(t *testing.T, streams int) *dashHarness {
@@ -113,8 +119,8 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 	if err := odb.QueryRowx(`INSERT INTO products (room, name, price, stock) VALUES ($1, 'Sneakers', 129000, 10) RETURNING id`, h.room).Scan(&oh.product); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := signIn(t, h.srv, testAdminToken)
-	return &dashHarness{orderHarness: oh, live: live, client: c}
+	c, csrf := signIn(t, h.srv, testAdminToken)
+	return &dashHarness{orderHarness: oh, live: live, client: c, csrf: csrf}
 }
 
 func (h *dashHarness) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
@@ -205,8 +211,26 @@ func TestDashboardPage(t *testing.T) {
 	if n := strings.Count(tl, "<li>"); n != 9 {
 		t.Errorf("timeline has %d events, want 9", n)
 	}
-	if i, j := strings.Index(tl, "18:02:20"), strings.Index(tl, "18:00:20"); i < 0 || j < 0 || i > j {
-		t.Errorf("timeline is not newest first:\n%s", tl)
+	// In Asia/Seoul by default: 18:02:20 UTC is 03:02:20 the next day.
+	if i, j := strings.Index(tl, "12-01 03:02:20 UTC+09:00"), strings.Index(tl, "12-01 03:00:20 UTC+09:00"); i < 0 || j < 0 || i > j {
+		t.Errorf("timeline is not newest first, in Asia/Seoul:\n%s", tl)
+	}
+	if got := text(t, html, "dash-phase"); got != "Phase: Open" {
+		t.Errorf("#dash-phase = %q", got)
+	}
+	if got := text(t, html, "dash-updated"); !strings.HasSuffix(got, " UTC+09:00") {
+		t.Errorf("#dash-updated = %q, want Asia/Seoul's time", got)
+	}
+
+	// In the zone asked for, by the page and its stream.
+	_, utc := h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC")
+	for _, want := range []string{`data-src="/admin/rooms/` + h.room + `/live?tz=UTC"`, "11-30 18:02:20 UTC<"} {
+		if !strings.Contains(utc, want) {
+			t.Errorf("the page in UTC lacks %s", want)
+		}
+	}
+	if got := text(t, utc, "dash-updated"); !strings.HasSuffix(got, " UTC") {
+		t.Errorf("#dash-updated in UTC = %q", got)
 	}
 
 	// In Korean.
@@ -650,13 +674,13 @@ func TestDashboardWithRealLiveStats(t *testing.T) {
 
 func TestFrameCache(t *testing.T) {
 	var c frameCache
-	now := time.Now()
+	now := time.Now().Truncate(time.Second).Add(900 * time.Millisecond)
 	c.put("en r", []byte("x"), now)
-	if b, ok := c.get("en r", now.Add(frameTTL-time.Millisecond)); !ok || string(b) != "x" {
+	if b, ok := c.get("en r", now.Add(99*time.Millisecond)); !ok || string(b) != "x" {
 		t.Fatal("a fresh frame is not shared")
 	}
-	if _, ok := c.get("en r", now.Add(frameTTL)); ok {
-		t.Fatal("a stale frame is shared")
+	if _, ok := c.get("en r", now.Add(100*time.Millisecond)); ok {
+		t.Fatal("the frame of the last second is shared in the next")
 	}
 	if _, ok := c.get("ko r", now); ok {
 		t.Fatal("a frame is shared across languages")
@@ -667,8 +691,110 @@ func TestFrameCache(t *testing.T) {
 	if len(c.m) != maxFrames {
 		t.Fatalf("%d frames kept, want at most %d", len(c.m), maxFrames)
 	}
-	c.put("en new", []byte("z"), now.Add(frameTTL)) // the stale ones make room
+	c.put("en new", []byte("z"), now.Add(time.Second)) // the stale ones make room
 	if len(c.m) != 1 {
 		t.Fatalf("%d frames after the sweep, want 1", len(c.m))
+	}
+}
+
+// TestDashboardStreamSlowRender: a render that takes 400 ms still gives
+// the stream a fresh frame every second (the frame is the second its
+// render started in, not one shared for 900 ms after it ended).
+func TestDashboardStreamSlowRender(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.live.mu.Lock()
+	h.live.delay = 400 * time.Millisecond
+	h.live.mu.Unlock()
+	s := openLive(t, h)
+	if s.resp.StatusCode != 200 {
+		t.Fatal(s.resp.StatusCode)
+	}
+	prev := text(t, s.next(t, 3*time.Second), "dash-updated")
+	for i := range 4 {
+		at := time.Now()
+		cur := text(t, s.next(t, 3*time.Second), "dash-updated")
+		if gap := time.Since(at); gap > 1500*time.Millisecond {
+			t.Errorf("frame %d came %v after the last, want about 1 s", i, gap)
+		}
+		if cur == prev {
+			t.Errorf("frame %d repeats the last one's second %q", i, cur)
+		}
+		prev = cur
+	}
+}
+
+// TestDashboardStreamEndsAtSignOut: a stream whose session is signed out
+// ends at its next session check, not at the end of its life.
+func TestDashboardStreamEndsAtSignOut(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.web.dash.sessionCheck = 1500 * time.Millisecond
+	s := openLive(t, h)
+	if s.resp.StatusCode != 200 {
+		t.Fatal(s.resp.StatusCode)
+	}
+	s.next(t, 2*time.Second)
+	s.next(t, 2*time.Second)
+	s.next(t, 2*time.Second) // past one check, the session still open
+	resp, _ := postForm(t, h.client, h.srv.URL+"/admin/signout", url.Values{"csrf": {h.csrf}}, nil)
+	if resp.StatusCode != 303 {
+		t.Fatalf("sign-out: %d", resp.StatusCode)
+	}
+	deadline := time.After(4 * time.Second)
+	for {
+		select {
+		case _, ok := <-s.events:
+			if !ok {
+				waitStreams(t, h, 0, time.Second)
+				return
+			}
+		case <-deadline:
+			t.Fatal("the stream outlived its session")
+		}
+	}
+}
+
+// TestDashPhase: the dashboard's phase of a room follows its schedule and
+// mode, as the queue's does.
+func TestDashPhase(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	past, future, later := now.Add(-time.Minute), now.Add(time.Minute), now.Add(time.Hour)
+	for _, tc := range []struct {
+		name string
+		mut  func(*room.Settings)
+		want string
+	}{
+		{"no schedule", func(*room.Settings) {}, queue.PhaseOpen},
+		{"paused is still open", func(s *room.Settings) { s.Paused = true }, queue.PhaseOpen},
+		{"opens later", func(s *room.Settings) { s.OpensAt = &future }, queue.PhaseScheduled},
+		{"pre-queue later", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &future, &later }, queue.PhaseScheduled},
+		{"pre-queue open", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &past, &future }, queue.PhasePrequeue},
+		{"opened", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &past, &past }, queue.PhaseOpen},
+		{"opens now", func(s *room.Settings) { s.OpensAt = &now }, queue.PhaseOpen},
+		{"closes now", func(s *room.Settings) { s.ClosesAt = &now }, queue.PhaseClosed},
+		{"mode closed", func(s *room.Settings) { s.OpensAt, s.Mode = &future, room.ModeClosed }, queue.PhaseClosed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := room.Defaults("r")
+			tc.mut(&s)
+			if got := dashPhase(s, now); got != tc.want {
+				t.Fatalf("%s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSummarizeIssuerFailures: the issuers' failures of the window add up,
+// with the last second that had one; older ones are left out.
+func TestSummarizeIssuerFailures(t *testing.T) {
+	now := time.Date(2026, 11, 30, 18, 0, 0, 400e6, time.UTC)
+	sec := func(ago int, n int64) livestats.Second {
+		return livestats.Second{At: now.Truncate(time.Second).Add(-time.Duration(ago) * time.Second), IssuerFailed: n}
+	}
+	got := summarize([]livestats.Second{sec(601, 50), sec(300, 2), sec(10, 1), sec(5, 0)}, now)
+	if got.issuerFailed != 3 || !got.issuerFailedAt.Equal(sec(10, 0).At) {
+		t.Fatalf("%d failures, last at %v", got.issuerFailed, got.issuerFailedAt)
+	}
+	if got := summarize([]livestats.Second{sec(3, 0)}, now); got.issuerFailed != 0 || !got.issuerFailedAt.IsZero() {
+		t.Fatalf("failures without any: %+v", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/operator"
 	"waitingroom/server/room"
 	"waitingroom/views"
 )
@@ -28,13 +29,17 @@ const (
 	dashRetryMillis = 3000
 	// dashBusyRetry is the Retry-After of a refused stream, in seconds.
 	dashBusyRetry = 10
+	// dashSessionCheck is how often a stream checks that its session is
+	// still open: a sign-out ends the stream within this time.
+	dashSessionCheck = 5 * time.Second
 )
 
 // roomLive serves GET /admin/rooms/{room}/live: an SSE stream that sends,
 // once a second, the dashboard's #dash-live fragment rendered by the
 // server (templ escapes it), as one "message" event. The stream ends when
 // the client goes, when a write does not finish within dashWriteTimeout,
-// or after dashStreamLife.
+// when its session ends (checked every dashSessionCheck), or after
+// dashStreamLife.
 func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSession) {
 	name := r.PathValue("room")
 	t := views.Dash(consoleLang(r))
@@ -48,7 +53,8 @@ func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSessi
 		return
 	}
 	defer s.dash.release()
-	frame, err := s.dashboardFrame(r.Context(), name, t)
+	loc, zone := dashZone(r)
+	frame, err := s.dashboardFrame(r.Context(), name, loc, zone, t)
 	if err != nil {
 		s.dashboardFailed(w, r, name, t, err)
 		return
@@ -67,13 +73,24 @@ func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSessi
 	defer cancel()
 	tick := time.NewTicker(dashTick)
 	defer tick.Stop()
+	checked := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		frame, err := s.dashboardFrame(ctx, name, t)
+		if time.Since(checked) >= s.dash.sessionCheck {
+			checked = time.Now()
+			_, err := s.session(r)
+			if errors.Is(err, operator.ErrNoSession) {
+				return // signed out or expired: the page's reconnection asks to sign in
+			}
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("console: live dashboard: session", "room", name, "err", err)
+			}
+		}
+		frame, err := s.dashboardFrame(ctx, name, loc, zone, t)
 		if errors.Is(err, room.ErrNotFound) {
 			return // the room was deleted: the page's reload says so
 		}
@@ -103,21 +120,24 @@ func (s *Server) sendLive(rc *http.ResponseController, w http.ResponseWriter, b 
 }
 
 // dashboardFrame renders one second of room name as an SSE event. The
-// streams of one room and language share each second's frame, so that
-// more viewers cost no more reads.
-func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashText) ([]byte, error) {
-	key := t.Lang + " " + name
+// streams of one room, language and time zone share each wall-clock second's frame,
+// so that more viewers cost no more reads; a frame belongs to the second
+// its render started in, however long the render takes, so that each
+// second gets a fresh one.
+func (s *Server) dashboardFrame(ctx context.Context, name string, loc *time.Location, zone string, t views.DashText) ([]byte, error) {
+	key := t.Lang + " " + zone + " " + name
 	if b, ok := s.dash.frames.get(key, time.Now()); ok {
 		return b, nil
 	}
 	// One render at a time per frame: the streams that tick meanwhile
 	// wait for it. It does not end with the stream that started it.
 	v, err, _ := s.dash.render.Do(key, func() (any, error) {
-		if b, ok := s.dash.frames.get(key, time.Now()); ok {
+		start := time.Now()
+		if b, ok := s.dash.frames.get(key, start); ok {
 			return b, nil
 		}
 		ctx := context.WithoutCancel(ctx) // dashboardSecond bounds it
-		live, err := s.dashboardSecond(ctx, name, time.Now(), t)
+		live, err := s.dashboardSecond(ctx, name, start, loc, t)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +146,7 @@ func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashTe
 			return nil, err
 		}
 		b := sseData(html.Bytes())
-		s.dash.frames.put(key, b, time.Now())
+		s.dash.frames.put(key, b, start)
 		return b, nil
 	})
 	if err != nil {
@@ -135,30 +155,26 @@ func (s *Server) dashboardFrame(ctx context.Context, name string, t views.DashTe
 	return v.([]byte), nil
 }
 
-const (
-	// frameTTL is how long a rendered frame is shared: under a tick, so
-	// that each stream's next tick renders the next second.
-	frameTTL = 900 * time.Millisecond
-	// maxFrames bounds the shared frames (rooms × languages).
-	maxFrames = 256
-)
+// maxFrames bounds the shared frames (rooms × languages × time zones).
+const maxFrames = 256
 
-// frameCache holds each room's latest rendered frame, by language.
+// frameCache holds each room's latest rendered frame, by language: a
+// frame is shared within the wall-clock second its render started in.
 type frameCache struct {
 	mu sync.Mutex
 	m  map[string]cachedFrame
 }
 
 type cachedFrame struct {
-	b  []byte
-	at time.Time
+	b   []byte
+	sec int64 // the Unix second the frame's render started in
 }
 
 func (c *frameCache) get(key string, now time.Time) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.m[key]
-	if !ok || now.Sub(f.at) >= frameTTL {
+	if !ok || f.sec != now.Unix() {
 		return nil, false
 	}
 	return f.b, true
@@ -172,7 +188,7 @@ func (c *frameCache) put(key string, b []byte, now time.Time) {
 	}
 	if len(c.m) >= maxFrames {
 		for k, f := range c.m {
-			if now.Sub(f.at) >= frameTTL {
+			if f.sec != now.Unix() {
 				delete(c.m, k)
 			}
 		}
@@ -180,7 +196,7 @@ func (c *frameCache) put(key string, b []byte, now time.Time) {
 			return
 		}
 	}
-	c.m[key] = cachedFrame{b: b, at: now}
+	c.m[key] = cachedFrame{b: b, sec: now.Unix()}
 }
 
 // sseData is payload as one SSE event: a "data:" line for each of its

@@ -189,6 +189,9 @@ func TestConsoleRoomForms(t *testing.T) {
 	if recs, _ := rc.db.Rooms(ctx); !hasRecord(recs, name) {
 		t.Fatal("the new room is not recorded in the database")
 	}
+	if got := rc.sale.take(); !slices.Contains(got, name+" created") || slices.Contains(got, name+" opened") {
+		t.Fatalf("a room that opens in 2030 was told %v, want created", got)
+	}
 	if resp, body := rc.post(t, "/admin/rooms/new", full, nil); resp.StatusCode != 409 || !strings.Contains(body, "already exists") {
 		t.Fatalf("create twice: %d %.300s", resp.StatusCode, body)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"waitingroom/server/audit"
 	"waitingroom/server/queue"
@@ -130,12 +131,23 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 	return done, nil
 }
 
+// openNow reports whether a room with settings r sells at now: not closed,
+// not paused, past its opening and before its closing.
+func openNow(r room.Settings, now time.Time) bool {
+	return r.Mode != room.ModeClosed && !r.Paused &&
+		(r.OpensAt == nil || !r.OpensAt.After(now)) && (r.ClosesAt == nil || r.ClosesAt.After(now))
+}
+
 // roomEvents tells the sale log what a write changed.
 func (s *Server) roomEvents(name, actor, action string, d roomWritten) {
 	cur, next := d.Old, d.New
 	switch {
 	case d.Created:
-		s.sale.Event(name, salelog.Opened, "by", actor, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
+		ev := salelog.Created // the issuers tell its schedule's opening
+		if openNow(next, time.Now()) {
+			ev = salelog.Opened
+		}
+		s.sale.Event(name, ev, "by", actor, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
 	case !cur.Paused && next.Paused:
 		s.sale.Event(name, salelog.Paused, "by", actor)
 	case cur.Paused && !next.Paused:

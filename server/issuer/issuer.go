@@ -44,11 +44,30 @@ type TickRecorder interface {
 	RecordTick(room string, a queue.Admission)
 }
 
+// FailureRecorder is a TickRecorder that also counts each room's failed
+// ticks and draws, for the live dashboard. It must not block.
+type FailureRecorder interface {
+	RecordIssuerFailure(room string)
+}
+
 // RoomsObserver is an Observer that is also told, at every tick, every
 // room the tick runs over, so that it can forget the rooms deleted since.
 // It must not block.
 type RoomsObserver interface {
 	Listed(rooms []string)
+}
+
+// PhaseMarker records the schedule phase last seen in a room and returns
+// the one before, atomically across instances (see queue.Engine.MarkPhase).
+type PhaseMarker interface {
+	MarkPhase(ctx context.Context, room, phase string) (old string, err error)
+}
+
+// PhaseWatcher is told each change of a room's schedule phase (scheduled,
+// prequeue, open, closed), once across all the instances' loops (see
+// salelog.Log.PhaseChanged). The first phase seen in a room is no change.
+type PhaseWatcher interface {
+	PhaseChanged(ctx context.Context, room, old, phase string)
 }
 
 // Loop admits visitors into every room once per tick.
@@ -58,10 +77,12 @@ type Loop struct {
 	log  *slog.Logger
 	obs  Observer
 	rec  TickRecorder
+	pw   PhaseWatcher
 
 	mu      sync.Mutex
-	want    map[string]int  // tokens to mint per room: the room's last burst
-	drawing map[string]bool // rooms whose draw this loop is running
+	want    map[string]int    // tokens to mint per room: the room's last burst
+	drawing map[string]bool   // rooms whose draw this loop is running
+	phase   map[string]string // the phase this loop last marked, per room
 	wg      sync.WaitGroup
 }
 
@@ -74,13 +95,20 @@ func MaxTokensPerTick(tick time.Duration) int {
 
 // New returns a Loop that ticks every tick. obs may be nil.
 func New(eng Admitter, tick time.Duration, log *slog.Logger, obs Observer) *Loop {
-	return &Loop{eng: eng, tick: tick, log: log, obs: obs, want: make(map[string]int), drawing: make(map[string]bool)}
+	return &Loop{eng: eng, tick: tick, log: log, obs: obs, want: make(map[string]int), drawing: make(map[string]bool), phase: make(map[string]string)}
 }
 
 // Record has the loop hand every successful tick to rec, and returns the
 // loop. Call it before Run.
 func (l *Loop) Record(rec TickRecorder) *Loop {
 	l.rec = rec
+	return l
+}
+
+// WatchPhases has the loop tell w each change of a room's phase, when its
+// Admitter is a PhaseMarker, and returns the loop. Call it before Run.
+func (l *Loop) WatchPhases(w PhaseWatcher) *Loop {
+	l.pw = w
 	return l
 }
 
@@ -142,18 +170,62 @@ func (l *Loop) admit(ctx context.Context, name string) {
 		if a.Phase == "drawing" {
 			l.startDraw(ctx, name)
 		}
+		l.watchPhase(tctx, name, a.Phase)
 		if l.rec != nil {
 			l.rec.RecordTick(name, a)
 		}
 	case errors.Is(err, room.ErrNotFound):
 		l.mu.Lock()
 		delete(l.want, name)
+		delete(l.phase, name)
 		l.mu.Unlock()
 	case ctx.Err() == nil:
 		l.log.Warn("issuer: admit", "room", name, "err", err)
+		l.failed(name)
 	}
 	if l.obs != nil {
 		l.obs.Ticked(name, a, took, err)
+	}
+}
+
+// watchPhase marks room's phase in Redis when this loop sees it change,
+// and tells the watcher when the mark shows a change: of the loops that
+// see one change, exactly one is told. "drawing" is still the pre-queue:
+// the sale opens once the draw is done.
+func (l *Loop) watchPhase(ctx context.Context, name, phase string) {
+	pm, ok := l.eng.(PhaseMarker)
+	if l.pw == nil || !ok || phase == "" {
+		return
+	}
+	if phase == "drawing" {
+		phase = queue.PhasePrequeue
+	}
+	l.mu.Lock()
+	same := l.phase[name] == phase
+	l.mu.Unlock()
+	if same {
+		return
+	}
+	old, err := pm.MarkPhase(ctx, name, phase)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.log.Warn("issuer: mark phase", "room", name, "err", err)
+		}
+		return // marked again at the next tick
+	}
+	l.mu.Lock()
+	l.phase[name] = phase
+	l.mu.Unlock()
+	if old != "" && old != phase {
+		l.pw.PhaseChanged(ctx, name, old, phase)
+	}
+}
+
+// failed counts a failed tick or draw of room, when the recorder counts
+// them.
+func (l *Loop) failed(name string) {
+	if fr, ok := l.rec.(FailureRecorder); ok {
+		fr.RecordIssuerFailure(name)
 	}
 }
 
@@ -195,6 +267,7 @@ func (l *Loop) startDraw(ctx context.Context, name string) {
 		case errors.Is(err, queue.ErrDrawBusy) || ctx.Err() != nil:
 		case err != nil:
 			l.log.Warn("issuer: draw", "room", name, "err", err)
+			l.failed(name)
 		}
 	})
 }

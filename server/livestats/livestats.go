@@ -52,8 +52,10 @@ const (
 	fAdmitted  = "adm"
 	fRate      = "rate"
 	fPlaced    = "pl"
-	fFailed    = "f:" // + reason
-	fBucket    = "h"  // + bucket index
+	// fIssuerFailed counts the issuer's failed ticks and draws of the room.
+	fIssuerFailed = "ifail"
+	fFailed       = "f:" // + reason
+	fBucket       = "h"  // + bucket index
 )
 
 func secondKey(ns, room string, sec int64) string {

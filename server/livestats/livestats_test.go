@@ -54,6 +54,9 @@ func TestTwoInstancesMerge(t *testing.T) {
 	// A later second of b only.
 	b.now = at(t0.Add(2 * time.Second))
 	b.ObserveOrder(name, "token_used", 7*time.Millisecond)
+	b.RecordIssuerFailure(name)
+	a.now = at(t0.Add(2 * time.Second))
+	a.RecordIssuerFailure(name)
 	for _, r := range []*Recorder{a, b} {
 		if err := r.Flush(ctx); err != nil {
 			t.Fatal(err)
@@ -79,7 +82,7 @@ func TestTwoInstancesMerge(t *testing.T) {
 	}
 	first := got[1]
 	if first.Placed != 3 || first.Admitted != 3 || first.Rate != 2.5 || first.Active != 3 && first.Active != 2 ||
-		!maps.Equal(first.Failed, map[string]int64{"sold_out": 1}) {
+		!maps.Equal(first.Failed, map[string]int64{"sold_out": 1}) || first.IssuerFailed != 0 {
 		t.Fatalf("merged second: %+v", first)
 	}
 	if first.Waiting != 11 && first.Waiting != 12 {
@@ -94,7 +97,7 @@ func TestTwoInstancesMerge(t *testing.T) {
 			t.Fatalf("second %d is not zero: %+v", i, s)
 		}
 	}
-	if s := got[3]; s.Placed != 0 || s.Failed["token_used"] != 1 || s.P50 != 5*time.Millisecond+time.Duration(0.5*float64(5*time.Millisecond)) {
+	if s := got[3]; s.Placed != 0 || s.Failed["token_used"] != 1 || s.IssuerFailed != 2 || s.P50 != 5*time.Millisecond+time.Duration(0.5*float64(5*time.Millisecond)) {
 		t.Fatalf("b's later second: %+v", s)
 	}
 }

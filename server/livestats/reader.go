@@ -24,9 +24,11 @@ type Second struct {
 	At                                   time.Time
 	Waiting, Prequeued, Active, Admitted int64
 	Placed                               int64
-	Failed                               map[string]int64
-	P50, P95                             time.Duration
-	Rate                                 float64
+	// IssuerFailed counts the issuers' failed ticks and draws of the room.
+	IssuerFailed int64
+	Failed       map[string]int64
+	P50, P95     time.Duration
+	Rate         float64
 }
 
 // Instance is one server instance's last heartbeat.
@@ -102,6 +104,8 @@ func parseSecond(at time.Time, h map[string]string) Second {
 			s.Rate, _ = strconv.ParseFloat(v, 64)
 		case f == fPlaced:
 			s.Placed = num(v)
+		case f == fIssuerFailed:
+			s.IssuerFailed = num(v)
 		case strings.HasPrefix(f, fFailed):
 			if s.Failed == nil {
 				s.Failed = map[string]int64{}

@@ -33,6 +33,7 @@ type pending struct {
 	waiting, prequeued, active int64
 	rate                       float64
 	admitted, placed           int64
+	issuerFailed               int64
 	failed                     map[string]int64
 	buckets                    [nBuckets]int64
 }
@@ -121,6 +122,17 @@ func (r *Recorder) RecordTick(roomName string, a queue.Admission) {
 	p.admitted += int64(len(a.Visitors))
 }
 
+// RecordIssuerFailure counts one failed admission tick or draw of room
+// (the issuer's hook, see issuer.FailureRecorder). It never blocks on
+// Redis.
+func (r *Recorder) RecordIssuerFailure(roomName string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p := r.at(roomName); p != nil {
+		p.issuerFailed++
+	}
+}
+
 // Flush writes what was observed since the last flush, in one pipeline.
 func (r *Recorder) Flush(ctx context.Context) error {
 	r.mu.Lock()
@@ -147,6 +159,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		}
 		if p.placed > 0 {
 			pipe.HIncrBy(ctx, k, fPlaced, p.placed)
+		}
+		if p.issuerFailed > 0 {
+			pipe.HIncrBy(ctx, k, fIssuerFailed, p.issuerFailed)
 		}
 		for why, n := range p.failed {
 			pipe.HIncrBy(ctx, k, fFailed+why, n)

@@ -56,6 +56,9 @@ func TestDeleteRoom(t *testing.T) {
 				if _, err := e.Admit(ctx, name, time.Second, tokens(t, 5)); err != nil {
 					t.Fatal(err)
 				}
+				if _, err := e.MarkPhase(ctx, name, PhaseOpen); err != nil {
+					t.Fatal(err)
+				}
 			}
 			keptBefore := roomKeyCount(t, tc.rdb, kept)
 			if n := roomKeyCount(t, tc.rdb, gone); n < 5 {

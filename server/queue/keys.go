@@ -82,6 +82,8 @@ var keyNames = map[string]bool{
 	"camp":     true, // string: 2-byte campaign id cells, one per ticket above campbase (like seen)
 	"campbase": true, // string: the ticket that offset 0 of camp stands for
 	"campof":   true, // hash visitor → campaign id, for a visitor passed over while away
+	// The schedule phase an issuer last saw (see Engine.MarkPhase).
+	"lastphase": true, // string: scheduled, prequeue, open or closed
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

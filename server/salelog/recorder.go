@@ -34,13 +34,15 @@ func (l *Log) RecordTo(r Recorder) {
 // Flush waits for the events being recorded.
 func (l *Log) Flush() { l.recording.Wait() }
 
-// action names ev in the audit log.
-func action(ev Event) string {
+// Action names ev in the audit log.
+func Action(ev Event) string {
 	switch ev {
 	case SoldOut:
 		return "sale.sold_out"
 	case RateChanged:
 		return "sale.rate"
+	case PrequeueOpened:
+		return "sale.prequeue_opened"
 	}
 	return "sale." + string(ev)
 }
@@ -54,7 +56,7 @@ func (l *Log) record(room string, ev Event, attrs []any) {
 	if l.recorder == nil {
 		return
 	}
-	e := audit.Entry{At: time.Now(), Actor: "system", Room: room, Action: action(ev)}
+	e := audit.Entry{At: time.Now(), Actor: "system", Room: room, Action: Action(ev)}
 	rest := map[string]any{}
 	for i := 0; i+1 < len(attrs); i += 2 {
 		key, ok := attrs[i].(string)

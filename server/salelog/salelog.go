@@ -27,7 +27,10 @@ type Event string
 
 // The events of a sale.
 const (
-	Opened   Event = "opened" // the room was created
+	// Created: the room was created, not open yet (scheduled, closed or
+	// paused); Opened: the sale opened, at creation or on schedule.
+	Created  Event = "created"
+	Opened   Event = "opened"
 	Paused   Event = "paused"
 	Resumed  Event = "resumed"
 	SoldOut  Event = "sold out"
@@ -39,7 +42,12 @@ const (
 	RateChanged Event = "rate changed"
 	Closed      Event = "closed"
 	Draining    Event = "draining"
+	// PrequeueOpened: the room's pre-queue opened on schedule.
+	PrequeueOpened Event = "prequeue opened"
 )
+
+// Events are all the events of a sale, for the views that name them.
+var Events = []Event{Created, Opened, Paused, Resumed, SoldOut, Reopened, Deleted, RateChanged, Closed, Draining, PrequeueOpened}
 
 // Counters are the rooms' live counters, in Redis.
 type Counters interface {
