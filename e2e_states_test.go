@@ -395,6 +395,13 @@ func stateTab(t *testing.T, alloc context.Context, lang, scheme string) context.
 	t.Helper()
 	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
+	return langTab(t, tab, lang, scheme)
+}
+
+// langTab sets up tab in lang and scheme, for at most a minute, with
+// axe-core allowed past the page's CSP.
+func langTab(t *testing.T, tab context.Context, lang, scheme string) context.Context {
+	t.Helper()
 	tab, cancelT := context.WithTimeout(tab, 60*time.Second)
 	t.Cleanup(cancelT)
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
@@ -578,7 +585,14 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 // artifacts/e2e/states/{name}-{width}x{height}.png.
 func shot(t *testing.T, tab context.Context, name string, width, height int64) {
 	t.Helper()
-	dir := filepath.Join(servicetest.ArtifactDir(t, "e2e"), "states")
+	shotIn(t, tab, "states", name, width, height)
+}
+
+// shotIn saves the tab's page at width×height into
+// artifacts/e2e/{folder}/{name}-{width}x{height}.png.
+func shotIn(t *testing.T, tab context.Context, folder, name string, width, height int64) {
+	t.Helper()
+	dir := filepath.Join(servicetest.ArtifactDir(t, "e2e"), folder)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -124,6 +124,11 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 		if t == nil {
 			return ""
 		}
+		if t.Second() != 0 {
+			// A time set to the second (from the API, or typed so) is
+			// shown so, not up to 59 s earlier than it is.
+			return t.In(loc).Format(datetimeLocal + ":05")
+		}
 		return t.In(loc).Format(datetimeLocal)
 	}
 	return views.RoomValues{
@@ -254,9 +259,9 @@ func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz str
 }
 
 // keepShownTimes keeps the saved schedule times that the form showed and
-// the operator left as they were: the form shows minutes, and a time of
-// the drain action (to the millisecond) must not move when the title is
-// edited.
+// the operator left as they were: the form shows minutes (and seconds
+// when there are any), and a time of the drain action (to the
+// millisecond) must not move when the title is edited.
 func keepShownTimes(p *room.Patch, shown, typed views.RoomValues, cur room.Settings) {
 	for _, f := range []struct {
 		shown, typed string
