@@ -37,6 +37,8 @@ type follower struct {
 	lastN      int64  // the newest event id seen
 	lastFail   string // why the last connection attempt failed, for a stall's report
 	fails      int
+	attempts   int // reconnects started
+	opened     int // reconnects answered 200 (headers read)
 	tokens     map[string]bool
 	connected  atomic.Bool
 	eventsSeen atomic.Int64
@@ -55,7 +57,15 @@ func (f *follower) run(ctx context.Context) {
 			req.Header.Set("Last-Event-ID", f.lastID)
 		}
 		f.mu.Unlock()
+		f.mu.Lock()
+		f.attempts++
+		f.mu.Unlock()
 		resp, err := f.client.Do(req)
+		if err == nil && resp.StatusCode == http.StatusOK {
+			f.mu.Lock()
+			f.opened++
+			f.mu.Unlock()
+		}
 		switch {
 		case err == nil && resp.StatusCode == http.StatusOK:
 			f.read(resp)

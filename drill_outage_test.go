@@ -203,8 +203,8 @@ func TestDrillRedisRestart(t *testing.T) {
 			stalled++
 			if stalled <= 5 {
 				f.mu.Lock()
-				t.Logf("page %d: no event since the outage; connected %v, last id %q, retry %v, reconnects %d, failed attempts %d (last: %s)",
-					i, f.connected.Load(), f.lastID, f.retry, len(f.reconnects), f.fails, f.lastFail)
+				t.Logf("page %d: no event since the outage; connected %v, last id %q, retry %v, reconnects %d; attempts %d, answered 200 %d, failed %d (last: %s)",
+					i, f.connected.Load(), f.lastID, f.retry, len(f.reconnects), f.attempts, f.opened, f.fails, f.lastFail)
 				f.mu.Unlock()
 			}
 		}
