@@ -222,6 +222,22 @@ func consoleProductID(r *http.Request) (int64, bool) {
 	return id, err == nil && id > 0
 }
 
+// consoleProductTarget is the room and product of a product page's path;
+// it answers the request itself (not ready, or no such product) when it
+// returns false.
+func (s *Server) consoleProductTarget(w http.ResponseWriter, r *http.Request) (string, int64, bool) {
+	name, ok := s.consoleProductsReady(w, r)
+	if !ok {
+		return "", 0, false
+	}
+	id, ok := consoleProductID(r)
+	if !ok {
+		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
+		return "", 0, false
+	}
+	return name, id, true
+}
+
 // productEdit is the products page with product id's form, or
 // order.ErrProductNotFound.
 func (s *Server) productEdit(ctx context.Context, sess consoleSession, name string, id int64) (views.ProductsPage, error) {
@@ -248,13 +264,8 @@ func (s *Server) productFail(w http.ResponseWriter, r *http.Request, err error) 
 
 // consoleProduct serves GET /admin/rooms/{room}/products/{id}.
 func (s *Server) consoleProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	name, ok := s.consoleProductsReady(w, r)
+	name, id, ok := s.consoleProductTarget(w, r)
 	if !ok {
-		return
-	}
-	id, ok := consoleProductID(r)
-	if !ok {
-		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -271,13 +282,8 @@ func (s *Server) consoleProduct(w http.ResponseWriter, r *http.Request, sess con
 // consoleChangeProduct serves POST /admin/rooms/{room}/products/{id}:
 // op=delete deletes the product, anything else saves the form.
 func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	name, ok := s.consoleProductsReady(w, r)
+	name, id, ok := s.consoleProductTarget(w, r)
 	if !ok {
-		return
-	}
-	id, ok := consoleProductID(r)
-	if !ok {
-		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
