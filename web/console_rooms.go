@@ -317,6 +317,20 @@ func (s *Server) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess con
 	s.renderRoomForm(w, r, sess, http.StatusOK, f)
 }
 
+// refuseInvalidSettings shows the room form again with the field that
+// err (from saveRoom) names, and reports whether err was such a refusal.
+func (s *Server) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, sess consoleSession, f views.RoomForm, err error, t views.RoomsText) bool {
+	var invalid *invalidSettingsError
+	if !errors.As(err, &invalid) {
+		return false
+	}
+	field, msg := settingsFieldError(invalid.err, t)
+	f.Errors[field] = msg
+	f.Error = t.FixErrors
+	s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+	return true
+}
+
 // consoleCreateRoom serves POST /admin/rooms/new.
 func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -338,13 +352,8 @@ func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess 
 		return
 	}
 	_, err := s.saveRoom(ctx, sess.Operator, v.Name, roomWrite{Patch: p, Exist: mustBeNew})
-	var invalid *invalidSettingsError
 	switch {
-	case errors.As(err, &invalid):
-		field, msg := settingsFieldError(invalid.err, t)
-		errs[field] = msg
-		f.Error = t.FixErrors
-		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+	case s.refuseInvalidSettings(w, r, sess, f, err, t):
 		return
 	case errors.Is(err, errRoomExists):
 		errs["name"] = t.ErrRoomExists
@@ -417,13 +426,8 @@ func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess co
 		return
 	}
 	_, err = s.saveRoom(ctx, sess.Operator, name, roomWrite{Patch: p, Exist: mustExist})
-	var invalid *invalidSettingsError
 	switch {
-	case errors.As(err, &invalid):
-		field, msg := settingsFieldError(invalid.err, t)
-		errs[field] = msg
-		f.Error = t.FixErrors
-		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
+	case s.refuseInvalidSettings(w, r, sess, f, err, t):
 		return
 	case err != nil:
 		s.consoleFail(w, r, err)
