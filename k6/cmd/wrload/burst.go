@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // the order database of -database-url
+	"github.com/lib/pq" // the order database of -database-url
 
 	"waitingroom/k6"
 )
@@ -265,6 +265,29 @@ func resetRoomStock(ctx context.Context, dbURL, room string, stock int64) error 
 		return err
 	}
 	defer db.Close()
+	// A server that has just started may still be migrating: its ALTER
+	// TABLEs and this reset can deadlock, or the tables may not exist yet.
+	// Both pass once the migrations are done, so the reset is tried again.
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		err := resetOnce(ctx, db, room, stock)
+		var pe *pq.Error
+		if err == nil || !errors.As(err, &pe) || (pe.Code != "40P01" && pe.Code != "42P01") || time.Now().After(deadline) {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return waitProductCache(ctx)
+}
+
+// resetOnce replaces the room's orders and products in one transaction.
+func resetOnce(ctx context.Context, db *sqlx.DB, room string, stock int64) error {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("reset: %w", err)
@@ -286,6 +309,11 @@ func resetRoomStock(ctx context.Context, dbURL, room string, stock int64) error 
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
+	return nil
+}
+
+// waitProductCache waits out the servers' product cache.
+func waitProductCache(ctx context.Context) error {
 	// The servers keep the product list for about a second: let it
 	// expire, so that the first orders see the new product.
 	select {
