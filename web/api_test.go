@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -286,7 +287,7 @@ func TestAdminAPI(t *testing.T) {
 			r.json(t, &v)
 			want := room.Defaults(fresh)
 			want.Title, want.Rate = "Black Friday", 40
-			if v.Name != fresh || v.Settings != want {
+			if v.Name != fresh || !reflect.DeepEqual(v.Settings, want) {
 				t.Fatalf("created %+v, want %+v", v.Settings, want)
 			}
 		}},

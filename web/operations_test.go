@@ -92,7 +92,7 @@ func TestRoomLifecycleIsRecordedAndLogged(t *testing.T) {
 			t.Fatalf("PUT %s: events %q, want %q", st.body, got, st.events)
 		}
 		live, _ := h.eng.Room(ctx, name)
-		if rec := record(); rec == nil || *rec != live {
+		if rec := record(); rec == nil || !reflect.DeepEqual(*rec, live) {
 			t.Fatalf("PUT %s: recorded %+v, live %+v", st.body, rec, live)
 		}
 	}
@@ -201,7 +201,7 @@ func TestReadyz(t *testing.T) {
 				t.Fatalf("not-ready answer: %v %s", r.header, r.body)
 			}
 			if tt.status == 200 {
-				if got, err := eng.Room(ctx, name); err != nil || got != set {
+				if got, err := eng.Room(ctx, name); err != nil || !reflect.DeepEqual(got, set) {
 					t.Fatalf("room after readyz: %+v %v", got, err)
 				}
 			}

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -48,7 +49,16 @@ func settingsFields(s room.Settings) []any {
 
 		"shopURL", s.ShopURL,
 		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
+		// The branding, one JSON field: no script reads it.
+		"branding", brandingJSON(s.Branding),
 	}
+}
+
+// brandingJSON encodes b for the cfg hash. Marshal cannot fail on plain
+// strings, a string slice and a bool.
+func brandingJSON(b room.Branding) string {
+	out, _ := json.Marshal(b)
+	return string(out)
 }
 
 // SaveRoom creates or replaces the settings of room. The admission script
@@ -161,6 +171,10 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	if v := m["maxPerBuyer"]; v != "" { // absent in rooms saved before it existed
 		s.MaxPerBuyer, err = strconv.Atoi(v)
 		errs = append(errs, err)
+	}
+
+	if v := m["branding"]; v != "" { // absent in rooms saved before it existed
+		errs = append(errs, json.Unmarshal([]byte(v), &s.Branding))
 	}
 
 	if err := errors.Join(errs...); err != nil {

@@ -84,6 +84,9 @@ type Settings struct {
 	// MaxPerBuyer caps the quantity of one order; 0 means only
 	// order.MaxQuantity.
 	MaxPerBuyer int `json:"maxPerBuyer"`
+
+	// Branding: how the room looks, previews and embeds (branding.go).
+	Branding
 }
 
 // The room modes.
@@ -173,7 +176,10 @@ func (s Settings) Validate() error {
 	default:
 		return fmt.Errorf("mode must be %q, %q, %q or %q", ModeFIFO, ModeRandom, ModePassthrough, ModeClosed)
 	}
-	return s.Schedule.Validate()
+	if err := s.Schedule.Validate(); err != nil {
+		return err
+	}
+	return s.Branding.Validate()
 }
 
 // MaxShopURLLen bounds shopURL, in bytes; MaxPerBuyerLimit bounds
@@ -221,6 +227,9 @@ type Patch struct {
 	ShopURL *string `json:"shopURL"`
 	// MaxPerBuyer, when set, replaces Settings.MaxPerBuyer.
 	MaxPerBuyer *int `json:"maxPerBuyer"`
+
+	// BrandingPatch: the branding's fields (branding.go).
+	BrandingPatch
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -240,6 +249,7 @@ func (p Patch) Apply(s Settings) Settings {
 
 	set(&s.ShopURL, p.ShopURL)
 	set(&s.MaxPerBuyer, p.MaxPerBuyer)
+	s.Branding = p.BrandingPatch.apply(s.Branding)
 	return s
 }
 

@@ -2,6 +2,7 @@ package room
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -106,7 +107,7 @@ func TestPatchApply(t *testing.T) {
 	want := Defaults("r")
 	want.Rate, want.Paused = 7.5, true
 	want.ShopURL, want.MaxPerBuyer = shop, perBuyer
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Apply = %+v, want %+v", got, want)
 	}
 }

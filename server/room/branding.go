@@ -1,0 +1,276 @@
+package room
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"waitingroom/server/plaintext"
+)
+
+// Branding is how a room looks, previews and embeds: set by marketing in
+// the console, stored with the room's other settings.
+type Branding struct {
+	// Logo, OGImage and Favicon are uploaded images (MediaPath), or "".
+	Logo    string `json:"logo"`
+	OGImage string `json:"ogImage"`
+	Favicon string `json:"favicon"`
+	// AccentColor is the buttons' and links' colour in the light scheme,
+	// "#rrggbb"; AccentColorDark the same in the dark scheme. "" keeps the
+	// built-in colour of that scheme. Each is refused when text on it or
+	// in it falls under WCAG AA contrast (see CheckAccent).
+	AccentColor     string `json:"accentColor"`
+	AccentColorDark string `json:"accentColorDark"`
+	// Description is shown under the title and in link previews.
+	Description string `json:"description"`
+	// DefaultLanguage ("ko" or "en"; "" is "en") is the language of a
+	// request that names none, as crawlers' requests do.
+	DefaultLanguage string `json:"defaultLanguage"`
+	// ShopName names the shop on the page and in previews (og:site_name).
+	ShopName string `json:"shopName"`
+	// EmbedOrigins are the origins ("https://shop.example") whose pages
+	// may frame the room's widget; none may frame the room page itself.
+	EmbedOrigins []string `json:"embedOrigins"`
+	// EmbedTarget is where the widget's button opens the room: "_blank"
+	// (a new tab, the default when "") or "_top" (the same tab).
+	EmbedTarget string `json:"embedTarget"`
+	// Listed shows the room on the page at GET /.
+	Listed bool `json:"listed"`
+}
+
+// Limits on branding.
+const (
+	MaxDescriptionLen = 500
+	MaxShopNameLen    = 100
+	MaxEmbedOrigins   = 20
+	MaxOriginLen      = 255
+)
+
+// The embed targets.
+const (
+	EmbedNewTab  = "_blank"
+	EmbedSameTab = "_top"
+)
+
+// The languages a room can default to.
+const (
+	LangKorean  = "ko"
+	LangEnglish = "en"
+)
+
+// mediaPath is the form of an uploaded image's URL path: the SHA-256 of
+// its bytes, in hex, then its type's extension. The path names the bytes,
+// so it can be cached forever.
+var mediaPath = regexp.MustCompile(`^/media/[0-9a-f]{64}\.(png|jpg|gif|webp|ico)$`)
+
+// ValidMediaPath reports whether p is the path of an uploaded image.
+func ValidMediaPath(p string) bool { return mediaPath.MatchString(p) }
+
+// MediaPath returns the URL path of an image whose SHA-256 is sumHex and
+// whose extension (without the dot) is ext.
+func MediaPath(sumHex, ext string) string { return "/media/" + sumHex + "." + ext }
+
+// Validate returns an error that names the first invalid field.
+func (b Branding) Validate() error {
+	for _, f := range []struct{ name, v string }{{"logo", b.Logo}, {"ogImage", b.OGImage}, {"favicon", b.Favicon}} {
+		if f.v != "" && !ValidMediaPath(f.v) {
+			return fmt.Errorf("%s must be empty or the path of an uploaded image (/media/…)", f.name)
+		}
+	}
+	switch {
+	case !plaintext.Valid(b.Description) || utf8.RuneCountInString(b.Description) > MaxDescriptionLen:
+		return fmt.Errorf("description must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxDescriptionLen)
+	case !plaintext.Valid(b.ShopName) || utf8.RuneCountInString(b.ShopName) > MaxShopNameLen:
+		return fmt.Errorf("shopName must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxShopNameLen)
+	case b.DefaultLanguage != "" && b.DefaultLanguage != LangKorean && b.DefaultLanguage != LangEnglish:
+		return fmt.Errorf("defaultLanguage must be %q or %q", LangKorean, LangEnglish)
+	case b.EmbedTarget != "" && b.EmbedTarget != EmbedNewTab && b.EmbedTarget != EmbedSameTab:
+		return fmt.Errorf("embedTarget must be %q (a new tab) or %q (the same tab)", EmbedNewTab, EmbedSameTab)
+	case len(b.EmbedOrigins) > MaxEmbedOrigins:
+		return fmt.Errorf("embedOrigins may list at most %d origins", MaxEmbedOrigins)
+	}
+	for _, o := range b.EmbedOrigins {
+		if !ValidOrigin(o) {
+			return fmt.Errorf("embedOrigins: %q is not an origin such as https://shop.example (a scheme, a host and an optional port, nothing else)", cut(o, 80))
+		}
+	}
+	if err := CheckAccent(b.AccentColor, Light); err != nil {
+		return fmt.Errorf("accentColor: %w", err)
+	}
+	if err := CheckAccent(b.AccentColorDark, Dark); err != nil {
+		return fmt.Errorf("accentColorDark: %w", err)
+	}
+	return nil
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// ValidOrigin reports whether o is an http(s) origin: a scheme, a host and
+// an optional port, in lower case, with no path, query or user.
+func ValidOrigin(o string) bool {
+	if o == "" || len(o) > MaxOriginLen || o != strings.ToLower(o) {
+		return false
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return false
+	}
+	if u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || strings.ContainsAny(o, "*?#;, '\"") {
+		return false
+	}
+	return u.Scheme+"://"+u.Host == o
+}
+
+// BrandingPatch is a partial update of Branding: nil fields keep their
+// value.
+type BrandingPatch struct {
+	Logo            *string   `json:"logo"`
+	OGImage         *string   `json:"ogImage"`
+	Favicon         *string   `json:"favicon"`
+	AccentColor     *string   `json:"accentColor"`
+	AccentColorDark *string   `json:"accentColorDark"`
+	Description     *string   `json:"description"`
+	DefaultLanguage *string   `json:"defaultLanguage"`
+	ShopName        *string   `json:"shopName"`
+	EmbedOrigins    *[]string `json:"embedOrigins"`
+	EmbedTarget     *string   `json:"embedTarget"`
+	Listed          *bool     `json:"listed"`
+}
+
+func (p BrandingPatch) apply(b Branding) Branding {
+	set(&b.Logo, p.Logo)
+	set(&b.OGImage, p.OGImage)
+	set(&b.Favicon, p.Favicon)
+	set(&b.AccentColor, p.AccentColor)
+	set(&b.AccentColorDark, p.AccentColorDark)
+	set(&b.Description, p.Description)
+	set(&b.DefaultLanguage, p.DefaultLanguage)
+	set(&b.ShopName, p.ShopName)
+	set(&b.EmbedOrigins, p.EmbedOrigins)
+	set(&b.EmbedTarget, p.EmbedTarget)
+	set(&b.Listed, p.Listed)
+	b.AccentColor = strings.ToLower(b.AccentColor)
+	b.AccentColorDark = strings.ToLower(b.AccentColorDark)
+	return b
+}
+
+// Scheme is a colour scheme of the pages: the colours that an accent
+// colour must stand out against. They are static/app.css's.
+type Scheme struct {
+	Name string
+	// Backgrounds are the page's and the card's background: accent text
+	// (links) sits on both.
+	Backgrounds []string
+	// Labels are the colours a button's label may take on the accent; the
+	// one with the higher contrast is used (OnAccent).
+	Labels []string
+	// Default is the scheme's built-in accent colour.
+	Default string
+}
+
+// The two colour schemes of static/app.css.
+var (
+	Light = Scheme{Name: "light", Backgrounds: []string{"#f6f7f9", "#ffffff"}, Labels: []string{"#ffffff", "#0b1020"}, Default: "#2456e8"}
+	Dark  = Scheme{Name: "dark", Backgrounds: []string{"#101216", "#1a1d23"}, Labels: []string{"#ffffff", "#0b1020"}, Default: "#7c9cff"}
+)
+
+// WCAG AA's contrast minimums: normal text, and large text (24 px, or
+// 18.66 px bold). Button labels and links are normal text on the pages.
+const (
+	MinContrast      = 4.5
+	MinContrastLarge = 3.0
+)
+
+var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+
+// ContrastError is a refused accent colour: which pair of colours falls
+// under which minimum.
+type ContrastError struct {
+	Scheme, Foreground, Background string
+	Ratio, Min                     float64
+}
+
+func (e *ContrastError) Error() string {
+	return fmt.Sprintf("in the %s scheme, %s on %s has a contrast of %.2f:1, under WCAG AA's %.1f:1",
+		e.Scheme, e.Foreground, e.Background, math.Floor(e.Ratio*100)/100, e.Min)
+}
+
+// CheckAccent returns nil when c is "" or a "#rrggbb" colour that keeps
+// WCAG AA contrast in scheme s: links in c on each background, and the
+// better of the scheme's labels on c as a button. Otherwise it returns an
+// error, a *ContrastError for a contrast too low.
+func CheckAccent(c string, s Scheme) error {
+	if c == "" {
+		return nil
+	}
+	if !hexColor.MatchString(c) {
+		return errors.New("must be a colour such as #1a73e8")
+	}
+	c = strings.ToLower(c)
+	for _, bg := range s.Backgrounds {
+		if r := Contrast(c, bg); r < MinContrast {
+			return &ContrastError{Scheme: s.Name, Foreground: c, Background: bg, Ratio: r, Min: MinContrast}
+		}
+	}
+	label := OnAccent(c, s)
+	if r := Contrast(label, c); r < MinContrast {
+		return &ContrastError{Scheme: s.Name, Foreground: label, Background: c, Ratio: r, Min: MinContrast}
+	}
+	return nil
+}
+
+// OnAccent returns the label colour of s with the higher contrast on c.
+func OnAccent(c string, s Scheme) string {
+	best, bestRatio := s.Labels[0], -1.0
+	for _, l := range s.Labels {
+		if r := Contrast(l, c); r > bestRatio {
+			best, bestRatio = l, r
+		}
+	}
+	return best
+}
+
+// Contrast returns the WCAG 2 contrast ratio of two "#rrggbb" colours,
+// from 1 to 21. It returns 0 for a colour it cannot read.
+func Contrast(a, b string) float64 {
+	la, ok1 := luminance(a)
+	lb, ok2 := luminance(b)
+	if !ok1 || !ok2 {
+		return 0
+	}
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+// luminance is WCAG 2's relative luminance of a "#rrggbb" colour.
+func luminance(c string) (float64, bool) {
+	if !hexColor.MatchString(c) {
+		return 0, false
+	}
+	var ch [3]float64
+	for i := range ch {
+		v, err := strconv.ParseUint(c[1+2*i:3+2*i], 16, 8)
+		if err != nil {
+			return 0, false
+		}
+		x := float64(v) / 255
+		if x <= 0.04045 {
+			ch[i] = x / 12.92
+		} else {
+			ch[i] = math.Pow((x+0.055)/1.055, 2.4)
+		}
+	}
+	return 0.2126*ch[0] + 0.7152*ch[1] + 0.0722*ch[2], true
+}
