@@ -105,16 +105,12 @@ const (
 // bounded by the card: titles are at most room.MaxTitleLen runes and at
 // most ogTitleMax lines are measured and drawn.
 func drawOGImage(c ogCard, f *ogFont) ([]byte, error) {
-	fnt := f.get()
-	face := func(size float64) (font.Face, error) {
-		return opentype.NewFace(fnt, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
-	}
-	title, err := face(ogTitleSize)
+	title, err := opentypeFace(f, ogTitleSize)
 	if err != nil {
 		return nil, fmt.Errorf("og image: %w", err)
 	}
 	defer title.Close()
-	small, err := face(ogSmallSize)
+	small, err := opentypeFace(f, ogSmallSize)
 	if err != nil {
 		return nil, fmt.Errorf("og image: %w", err)
 	}
@@ -146,6 +142,12 @@ func drawOGImage(c ogCard, f *ogFont) ([]byte, error) {
 		return nil, fmt.Errorf("og image: encode: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// opentypeFace returns a face of f at size pixels; each drawing has its
+// own, as faces are not safe for concurrent use.
+func opentypeFace(f *ogFont, size float64) (font.Face, error) {
+	return opentype.NewFace(f.get(), &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
 }
 
 // parseHex reads "#rrggbb"; anything else is the default accent.

@@ -287,10 +287,13 @@ func (s *Server) htmlPage(w http.ResponseWriter, r *http.Request, p views.ErrorP
 		w.Header().Set("Retry-After", "2")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	f := s.roomFace(r.Context(), p.Room)
-	p.T, p.Assets = s.roomText(r, p.Room), s.roomAssets(f.favicon)
-	if p.ShopURL == "" {
-		p.ShopURL = f.shopURL
+	// The page is in the language, and has the icon, of the room of its
+	// address, even when it offers no way back to it.
+	of := roomOfPath(r.URL.Path)
+	f := s.roomFace(r.Context(), of)
+	p.T, p.Assets = s.roomText(r, of), s.roomAssets(f.favicon)
+	if p.ShopURL == "" && p.Room != "" {
+		p.ShopURL = s.roomFace(r.Context(), p.Room).shopURL
 	}
 	s.render(w, r, p.Status, views.Error(p))
 }
