@@ -118,13 +118,17 @@ func newOGImages(f *ogFont) *ogImages {
 	return &ogImages{font: f, slots: make(chan struct{}, ogDrawing), pngs: map[string][]byte{}}
 }
 
-// image returns the PNG of card c, whose fingerprint is fp: from memory,
-// else drawn, waiting at most ogDrawWait for a drawing slot.
-func (o *ogImages) image(ctx context.Context, c ogCard, fp string) ([]byte, error) {
+// cached returns the PNG kept under key (room/fingerprint), or nil.
+func (o *ogImages) cached(key string) []byte {
 	o.mu.Lock()
-	b := o.pngs[fp]
-	o.mu.Unlock()
-	if b != nil {
+	defer o.mu.Unlock()
+	return o.pngs[key]
+}
+
+// image returns the PNG of card c, kept under key (room/fingerprint): from
+// memory, else drawn, waiting at most ogDrawWait for a drawing slot.
+func (o *ogImages) image(ctx context.Context, c ogCard, key string) ([]byte, error) {
+	if b := o.cached(key); b != nil {
 		return b, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, ogDrawWait)
@@ -135,10 +139,7 @@ func (o *ogImages) image(ctx context.Context, c ogCard, fp string) ([]byte, erro
 		return nil, fmt.Errorf("og image: wait for a drawing slot: %w", ctx.Err())
 	}
 	defer func() { <-o.slots }()
-	o.mu.Lock()
-	b = o.pngs[fp] // drawn while this one waited
-	o.mu.Unlock()
-	if b != nil {
+	if b := o.cached(key); b != nil { // drawn while this one waited
 		return b, nil
 	}
 	b, err := drawOGImage(c, o.font)
@@ -152,7 +153,7 @@ func (o *ogImages) image(ctx context.Context, c ogCard, fp string) ([]byte, erro
 			break
 		}
 	}
-	o.pngs[fp] = b
+	o.pngs[key] = b
 	o.mu.Unlock()
 	return b, nil
 }
@@ -166,6 +167,11 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 	fp, ok := strings.CutSuffix(r.PathValue("file"), ".png")
 	if !room.ValidName(name) || !ok || len(fp) != 24 || strings.Trim(fp, "0123456789abcdef") != "" {
 		writeError(w, http.StatusNotFound, "not_found", "No such image.")
+		return
+	}
+	key := name + "/" + fp
+	if b := s.og.cached(key); b != nil { // its fingerprint says it is current
+		servePNG(w, r, b, fp)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -193,12 +199,17 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, ogImagePath(name, cur.fingerprint(fontID)), http.StatusFound)
 		return
 	}
-	b, err := s.og.image(ctx, card, fp)
+	b, err := s.og.image(ctx, card, key)
 	if err != nil {
 		s.log.Warn("og image", "room", name, "err", err)
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "The image is briefly unavailable.")
 		return
 	}
+	servePNG(w, r, b, fp)
+}
+
+// servePNG answers the preview image b, immutable under its fingerprint.
+func servePNG(w http.ResponseWriter, r *http.Request, b []byte, fp string) {
 	h := w.Header()
 	h.Set("Content-Type", "image/png")
 	h.Set("Cache-Control", "public, max-age=31536000, immutable")
