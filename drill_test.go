@@ -324,7 +324,8 @@ func TestDrillEdgeCache(t *testing.T) {
 	}
 	if st := d.audit(name); st.Issued != 21 {
 		t.Fatalf("%d tickets, want the 21 enters (page loads take none)", st.Issued)
-	}	// preview: a request that names no language (a link-preview crawler)
+	}
+	// preview: a request that names no language (a link-preview crawler)
 	// reaches the instances without Accept-Language, so that the room's
 	// default language answers it, in a cache entry of its own.
 	d.room(name, map[string]any{"defaultLanguage": "ko"})

@@ -147,7 +147,8 @@ func TestEmbeddedStoresAreADemo(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "why=\"both stores are embedded\"") {
 		t.Fatalf("the mode was not logged clearly:\n%s", logs.String())
-	}	// The demo room has a proper title and shop, and the front page lists it.
+	}
+	// The demo room has a proper title and shop, and the front page lists it.
 	for path, want := range map[string]string{
 		"/r/demo": `<meta property="og:site_name" content="Seoul Sneaker Lab">`,
 		"/":       `<a href="/r/demo">Limited drop: Air Runner 1 “Seoul Night”</a>`,
