@@ -29,6 +29,9 @@ func (s *Server) previews(o Options) error {
 	} else if path = findFont(cjkFontPaths()); path == "" {
 		s.log.Warn("no CJK font found for the default preview images: Go's font draws them, and Korean titles come out as boxes; install fonts-noto-cjk or set OG_FONT")
 	}
+	if path != "" {
+		s.log.Info("preview images font", "path", path)
+	}
 	s.og = newOGImages(newOGFont(path, s.log))
 	s.front = &homeCache{}
 	return nil
