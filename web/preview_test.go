@@ -213,10 +213,39 @@ func TestPreviewBaseURL(t *testing.T) {
 			t.Errorf("%s: og:image %q, want under %s", tt.name, got, tt.want)
 		}
 	}
+	// Without PUBLIC_URL, each host gets its own page: one host's URLs are
+	// never served to another.
+	for _, host := range []string{"alias.example:8443", strings.TrimPrefix(h.srv.URL, "http://")} {
+		req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room, nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got, _ := metaContent(string(b), "og:url"); got != "http://"+host+"/r/"+h.room {
+			t.Errorf("Host %s: og:url %q", host, got)
+		}
+	}
 	trusted := newHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
 	r := trusted.do(t, "GET", "/r/"+trusted.room, "", map[string]string{"X-Forwarded-Proto": "https"}, nil)
 	if got, _ := metaContent(r.body, "og:url"); got != "https://"+strings.TrimPrefix(trusted.srv.URL, "http://")+"/r/"+trusted.room {
 		t.Errorf("behind a trusted TLS proxy: og:url %q", got)
+	}
+}
+
+// TestOGFontMustExist: an OG_FONT that names no font file stops the
+// server at start, naming the variable.
+func TestOGFontMustExist(t *testing.T) {
+	var opts Options
+	newHarness(t, func(o *Options) { opts = *o })
+	for _, p := range []string{"/no/such/font.ttc", t.TempDir()} {
+		o := opts
+		o.OGFont, o.Metrics = p, NewMetrics()
+		if _, err := New(o); err == nil || !strings.Contains(err.Error(), "OG_FONT") {
+			t.Errorf("OG_FONT=%s: %v, want an error naming OG_FONT", p, err)
+		}
 	}
 }
 
