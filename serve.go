@@ -152,6 +152,9 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		IdleConnsPerIP:  cfg.IdleConnsPerIP,
 		Metrics:         metrics,
 		Log:             log,
+		PublicURL:       cfg.PublicURL,
+		LandingURL:      cfg.LandingURL,
+		OGFont:          cfg.OGFont,
 	})
 	if err != nil {
 		ln.Close()

@@ -6,6 +6,11 @@ import "net/url"
 type Assets struct {
 	CSS string
 	JS  string
+	// preview: Icon is the page's favicon (the room's uploaded one; ""
+	// is DefaultIcon); Preview, set on the room page only, is its link
+	// preview.
+	Icon    string
+	Preview *LinkPreview
 }
 
 // Product is one product as the order form shows it.

@@ -61,5 +61,9 @@ func (s *Server) routes() []route {
 		{"GET /admin/attribution", s.console(s.attributionPage)},
 		{"GET /admin/audit", s.console(s.auditPage)},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
+		// preview
+		{"GET /{$}", http.HandlerFunc(s.frontPage)},
+		{"GET /favicon.ico", s.assets.servePlain("favicon.ico", 7*24*time.Hour)},
+		{"GET /r/{room}/og/{file}", http.HandlerFunc(s.ogImage)},
 	}
 }
