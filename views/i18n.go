@@ -106,6 +106,9 @@ type Messages struct {
 	TroublePage     string
 	// NotOpenHint refuses a join before the line opens.
 	NotOpenHint string
+
+	// brand: the uploaded images' address (/media/…).
+	NoSuchImage string
 }
 
 var english = Messages{
@@ -196,6 +199,9 @@ var english = Messages{
 	AboutTime:       "about {t}",
 	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
 	NotOpenHint:     "The line is not open yet. Open the waiting room's page again to see when it opens.",
+
+	// brand
+	NoSuchImage: "There is no image at this address.",
 }
 
 var korean = Messages{
@@ -286,6 +292,9 @@ var korean = Messages{
 	AboutTime:       "약 {t}",
 	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",
 	NotOpenHint:     "아직 줄을 설 수 없습니다. 대기실 페이지를 다시 열어 시작 시간을 확인해 주세요.",
+
+	// brand
+	NoSuchImage: "이 주소에는 이미지가 없습니다.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

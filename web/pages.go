@@ -53,17 +53,19 @@ type renderedPage struct {
 // pageCache keeps each room page for a second, so that a page-load burst
 // that reaches the origin (no CDN in front) costs one render and one Redis
 // read per room, language and second. It also keeps each room's shop link
-// for the error pages, so that a flood of refusals costs no Redis read.
+// and branding for the error pages and the theme stylesheet, so that a
+// flood of refusals costs no Redis read.
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[string]*renderedPage
-	shops map[string]shopLink
+	shops map[string]roomLook
 }
 
-// shopLink is a room's shopURL as the error pages link it.
-type shopLink struct {
-	url     string
-	expires time.Time
+// roomLook is what a room's error pages and stylesheet show of it.
+type roomLook struct {
+	url, title string
+	brand      room.Branding
+	expires    time.Time
 }
 
 const (
@@ -77,33 +79,41 @@ const (
 // else from the room's settings; "" when there is none or the settings
 // cannot be read (the page still answers).
 func (s *Server) shopURL(ctx context.Context, name string) string {
+	l, _ := s.lookOf(ctx, name)
+	return l.url
+}
+
+// lookOf returns room name's look from the cache, else from its settings;
+// false when there is no such room or the settings cannot be read.
+func (s *Server) lookOf(ctx context.Context, name string) (roomLook, bool) {
 	if name == "" {
-		return ""
+		return roomLook{}, false
 	}
 	now := time.Now()
 	s.pages.mu.Lock()
 	l, ok := s.pages.shops[name]
 	s.pages.mu.Unlock()
 	if ok && now.Before(l.expires) {
-		return l.url
+		return l, true
 	}
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
-		return ""
+		return roomLook{}, false
 	}
-	s.rememberShop(name, set.ShopURL, now)
-	return set.ShopURL
+	return s.rememberShop(name, set, now), true
 }
 
-func (s *Server) rememberShop(name, url string, now time.Time) {
+func (s *Server) rememberShop(name string, set room.Settings, now time.Time) roomLook {
+	l := roomLook{url: set.ShopURL, title: set.Title, brand: set.Branding, expires: now.Add(shopCacheTTL)}
 	s.pages.mu.Lock()
 	defer s.pages.mu.Unlock()
 	if s.pages.shops == nil || len(s.pages.shops) > maxCachedPages {
-		s.pages.shops = map[string]shopLink{}
+		s.pages.shops = map[string]roomLook{}
 	}
-	s.pages.shops[name] = shopLink{url: url, expires: now.Add(shopCacheTTL)}
+	s.pages.shops[name] = l
+	return l
 }
 
 // roomPage serves GET /r/{room}: the same bytes for every visitor, no
@@ -129,10 +139,11 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 			s.htmlFail(w, r, err, name)
 			return
 		}
-		s.rememberShop(name, set.ShopURL, now)
+		s.rememberShop(name, set, now)
 		var buf bytes.Buffer
 		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(),
-			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
+			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
 		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
 			return
@@ -273,7 +284,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		Status: string(p.Status), Rank: p.Rank, Ticket: p.Ticket, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
 		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut, Paused: p.Paused || set.Paused, Phase: p.Phase,
 		OpensIn: secondsUntil(p.OpensAt, now), PassLeft: secondsUntil(passExpires, now),
-		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
+		Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
 	if page.Paused || p.Status == queue.StatusPrequeued {
 		page.ETA = nil // no honest estimate while nobody is let in
 	}
@@ -310,6 +322,9 @@ func (s *Server) htmlPage(w http.ResponseWriter, r *http.Request, p views.ErrorP
 	p.T, p.Assets = messages(r), s.pageAssets()
 	if p.ShopURL == "" {
 		p.ShopURL = s.shopURL(r.Context(), p.Room)
+	}
+	if p.Brand == (views.Brand{}) {
+		p.Brand = s.brandFor(r.Context(), p.Room)
 	}
 	s.render(w, r, p.Status, views.Error(p))
 }

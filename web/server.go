@@ -106,6 +106,9 @@ type Options struct {
 	Operators Operators
 	// Audit records who changed what; nil records nothing.
 	Audit Audit
+	// Images keeps the uploaded images (brand); nil serves none and
+	// refuses uploads.
+	Images Images
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -136,6 +139,7 @@ type Server struct {
 	recorded   RecordedRooms
 	operators  Operators
 	auditLog   Audit
+	media      *media // brand: uploaded images
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
@@ -180,6 +184,7 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	s.media = newMedia(o.Images)
 	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
