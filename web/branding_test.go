@@ -157,8 +157,8 @@ func TestMediaHeaders(t *testing.T) {
 	}
 	for _, p := range []string{
 		"/media/" + strings.Repeat("0", 64) + ".png", // unknown
-		"/media/" + sum + ".jpg",                      // another type
-		"/media/" + sum,                               // no extension
+		"/media/" + sum + ".jpg",                     // another type
+		"/media/" + sum,                              // no extension
 		"/media/" + sum + ".svg",
 		"/media/..%2f..%2fetc%2fpasswd",
 	} {
