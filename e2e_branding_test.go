@@ -8,11 +8,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/jmoiron/sqlx"
 
@@ -65,7 +64,7 @@ func TestBrowserBrandedRoom(t *testing.T) {
 	t.Parallel()
 	axe := axeSource(t)
 	alloc := browser(t)
-	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	base, eng, rdb := startServer(t, 250*time.Millisecond, "-admin-token", consoleToken)
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Title, set.ShopURL = "봄 세일", "https://shop.example/"
@@ -79,17 +78,7 @@ func TestBrowserBrandedRoom(t *testing.T) {
 		{"dark", "rgb(143, 176, 255)", "rgb(11, 16, 32)"},
 	} {
 		t.Run(sc.scheme, func(t *testing.T) {
-			tab, cancel := chromedp.NewContext(alloc)
-			defer cancel()
-			tab, cancelT := context.WithTimeout(tab, 15*time.Second)
-			defer cancelT()
-			if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: sc.scheme}}}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tab, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: true}); err != nil {
-				t.Fatal(err)
-			}
+			tab := stateTab(t, alloc, "en", sc.scheme)
 			if err := chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name)); err != nil {
 				t.Fatal(err)
 			}
@@ -110,4 +99,22 @@ func TestBrowserBrandedRoom(t *testing.T) {
 			axeCheck(t, tab, axe, "branded room, "+sc.scheme)
 		})
 	}
+	// The console's branding page, and its refusal of a colour that
+	// lacks contrast, said next to the field.
+	t.Run("console", func(t *testing.T) {
+		op := stateTab(t, alloc, "ko", "light")
+		signInConsole(t, op, base)
+		openPage(t, op, base+"/admin/rooms/"+name+"/branding")
+		axeCheck(t, op, axe, "branding page")
+		setValues(t, op, "branding", [][2]string{{"#f-accentColor", "#ffff00"}})
+		resp, err := chromedp.RunResponse(op, chromedp.Evaluate[chromedp.Void](`document.querySelector("form.room-form button[type=submit]").click()`))
+		if err != nil || resp.Status != 422 {
+			t.Fatalf("a refused colour: %v %v", resp, err)
+		}
+		msg, err := chromedp.Run(op, chromedp.Evaluate[string](`document.getElementById("err-accentColor").textContent + "|" + document.getElementById("f-accentColor").value`))
+		if err != nil || !strings.Contains(msg, "WCAG AA") || !strings.HasSuffix(msg, "|#ffff00") {
+			t.Fatalf("the refusal reads %q (%v)", msg, err)
+		}
+		axeCheck(t, op, axe, "branding page, refused")
+	})
 }
