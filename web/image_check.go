@@ -68,7 +68,9 @@ var imageTypes = map[string]imageType{
 	"image/jpeg": {"jpg", reader(func(r *bytes.Reader) (image.Config, error) { return jpeg.DecodeConfig(r) }),
 		decodes(func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) })},
 	"image/gif": {"gif", reader(func(r *bytes.Reader) (image.Config, error) { return gif.DecodeConfig(r) }),
-		decodes(func(r *bytes.Reader) (*gif.GIF, error) { return gif.DecodeAll(r) })},
+		// The first frame only: an animation of many large frames, each
+		// kept, would be a bomb of its own.
+		decodes(func(r *bytes.Reader) (image.Image, error) { return gif.Decode(r) })},
 	"image/webp": {"webp", reader(func(r *bytes.Reader) (image.Config, error) { return webp.DecodeConfig(r) }),
 		decodes(func(r *bytes.Reader) (image.Image, error) { return webp.Decode(r) })},
 	"image/x-icon": {"ico", icoConfig, checkICO},
@@ -169,7 +171,16 @@ func icoEntries(b []byte) ([]icoEntry, bool) {
 		if size < 40 || off < uint64(6+16*n) || off+size > uint64(len(b)) {
 			return nil, false
 		}
-		out = append(out, icoEntry{width: w, height: h, data: b[off : off+size]})
+		data := b[off : off+size]
+		if bytes.HasPrefix(data, pngSignature) {
+			// An icon's PNG says its own size, which is the one decoded.
+			c, err := png.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				return nil, false
+			}
+			w, h = c.Width, c.Height
+		}
+		out = append(out, icoEntry{width: w, height: h, data: data})
 	}
 	return out, true
 }
@@ -195,7 +206,7 @@ func checkICO(b []byte) error {
 		return errBadICO
 	}
 	for _, e := range es {
-		if bytes.HasPrefix(e.data, []byte("\x89PNG\r\n\x1a\n")) {
+		if bytes.HasPrefix(e.data, pngSignature) {
 			if _, err := png.Decode(bytes.NewReader(e.data)); err != nil {
 				return err
 			}
@@ -209,5 +220,7 @@ func checkICO(b []byte) error {
 	}
 	return nil
 }
+
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
 var errBadICO = &imageError{Field: "favicon", Code: imageErrCorrupt}

@@ -49,7 +49,13 @@ func testWebP(t testing.TB) []byte {
 // testICO is a Windows icon holding one PNG of side×side.
 func testICO(t testing.TB, side int) []byte {
 	t.Helper()
-	p := testImage(t, "png", side, side)
+	return icoHolding(t, testImage(t, "png", side, side))
+}
+
+// icoHolding is a Windows icon whose one image is p, said to be 32×32.
+func icoHolding(t testing.TB, p []byte) []byte {
+	t.Helper()
+	side := 32
 	var b bytes.Buffer
 	le := binary.LittleEndian
 	b.Write([]byte{0, 0, 1, 0, 1, 0})
@@ -106,6 +112,7 @@ func TestCheckImage(t *testing.T) {
 		{"bomb", logoSlot, pngClaiming(t, 100000, 100000), imageErrCanvas, "", 0},
 		{"too wide", logoSlot, pngClaiming(t, 5000, 1), imageErrCanvas, "", 0},
 		{"big favicon", faviconSlot, pngClaiming(t, 1024, 1024), imageErrCanvas, "", 0},
+		{"ico holding a bomb", faviconSlot, icoHolding(t, pngClaiming(t, 60000, 60000)), imageErrCanvas, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := checkImage(tc.slot, tc.data)
@@ -120,5 +127,13 @@ func TestCheckImage(t *testing.T) {
 				t.Fatalf("got %+v %v, want %s of width %d", got, err, tc.ext, tc.width)
 			}
 		})
+	}
+}
+
+// TestCheckImageTruncatedGIF: a GIF cut inside its first frame is refused.
+func TestCheckImageTruncatedGIF(t *testing.T) {
+	g := testImage(t, "gif", 64, 64)
+	if _, err := checkImage(logoSlot, g[:len(g)-10]); err == nil {
+		t.Fatal("a truncated GIF was accepted")
 	}
 }
