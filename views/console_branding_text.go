@@ -11,47 +11,46 @@ type BrandingText struct {
 	Intro string
 	Saved string
 
-	Images        string
-	Logo          string
-	OGImage       string
-	Favicon       string
-	LogoHint      string // {kb}
-	OGImageHint   string // {kb}
-	FaviconHint   string // {kb}
-	Current       string
-	None          string
-	Remove        string
-	Colours       string
-	AccentColor   string
-	AccentDark    string
-	AccentHint    string
-	Shop          string
-	ShopName      string
-	ShopURL       string
-	Description   string
-	DescHint      string // {n}
-	Language      string
-	LanguageHint  string
-	LangDefault   string
-	LangKorean    string
-	LangEnglish   string
-	Embed         string
-	EmbedOrigins  string
-	EmbedHint     string // {n}
-	EmbedTarget   string
-	EmbedNewTab   string
-	EmbedSameTab  string
-	Listed        string
-	Save          string
-	FixErrors     string
-	SchemeLight   string
-	SchemeDark    string
-	ErrContrast   string // {scheme} {fg} {bg} {ratio} {min}
-	ErrColour     string
-	ErrImage      map[string]string
-	ErrNoImage    string
-	ErrField      map[string]string
-	ErrUploadSize string
+	Images       string
+	Logo         string
+	OGImage      string
+	Favicon      string
+	LogoHint     string // {kb}
+	OGImageHint  string // {kb}
+	FaviconHint  string // {kb}
+	Current      string
+	None         string
+	Remove       string
+	Colours      string
+	AccentColor  string
+	AccentDark   string
+	AccentHint   string
+	Shop         string
+	ShopName     string
+	ShopURL      string
+	Description  string
+	DescHint     string // {n}
+	Language     string
+	LanguageHint string
+	LangDefault  string
+	LangKorean   string
+	LangEnglish  string
+	Embed        string
+	EmbedOrigins string
+	EmbedHint    string // {n}
+	EmbedTarget  string
+	EmbedNewTab  string
+	EmbedSameTab string
+	Listed       string
+	Save         string
+	FixErrors    string
+	SchemeLight  string
+	SchemeDark   string
+	ErrContrast  string // {scheme} {fg} {bg} {ratio} {min}
+	ErrColour    string
+	ErrImage     map[string]string
+	ErrNoImage   string
+	ErrField     map[string]string
 }
 
 var brandingEnglish = BrandingText{
@@ -114,7 +113,6 @@ var brandingEnglish = BrandingText{
 		"defaultLanguage": "Choose a language from the list.",
 		"embedTarget":     "Choose where the button opens the room.",
 	},
-	ErrUploadSize: "The upload was too large. Images are at most 2 MB each.",
 }
 
 var brandingKorean = BrandingText{
@@ -177,7 +175,6 @@ var brandingKorean = BrandingText{
 		"defaultLanguage": "목록에서 언어를 골라 주세요.",
 		"embedTarget":     "버튼이 대기실을 열 곳을 골라 주세요.",
 	},
-	ErrUploadSize: "올린 파일이 너무 큽니다. 이미지는 각각 최대 2 MB입니다.",
 }
 
 // BrandingFor returns the branding page's texts in lang ("ko" or "en").

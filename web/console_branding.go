@@ -129,6 +129,11 @@ func ptr[T any](v T) *T { return &v }
 // brandingFieldError is the message of a field that room validation
 // refused, with its limit filled in.
 func brandingFieldError(t views.BrandingText, field string) (string, bool) {
+	for _, sl := range imageSlots {
+		if sl.Field == field {
+			return t.ErrNoImage, true
+		}
+	}
 	msg, ok := t.ErrField[field]
 	n := map[string]int{"description": room.MaxDescriptionLen, "shopName": room.MaxShopNameLen, "embedOrigins": room.MaxEmbedOrigins}[field]
 	return views.Fill(msg, "n", strconv.Itoa(n)), ok
