@@ -106,6 +106,15 @@ func TestBrowserBrandedRoom(t *testing.T) {
 		signInConsole(t, op, base)
 		openPage(t, op, base+"/admin/rooms/"+name+"/branding")
 		axeCheck(t, op, axe, "branding page")
+		// The colour picker follows the typed colour, and the other way.
+		setValues(t, op, "branding", [][2]string{{"#f-accentColorDark", "#8FB0FF"}})
+		picked, err := chromedp.Run(op, chromedp.Evaluate[string](`(function () {
+			var p = document.getElementById("pick-accentColorDark"), before = p.hidden + " " + p.value;
+			p.value = "#aabbcc"; p.dispatchEvent(new Event("input", {bubbles: true}));
+			return before + " " + document.getElementById("f-accentColorDark").value; })()`))
+		if err != nil || picked != "false #8fb0ff #aabbcc" {
+			t.Fatalf("the colour picker: %q %v", picked, err)
+		}
 		setValues(t, op, "branding", [][2]string{{"#f-accentColor", "#ffff00"}})
 		resp, err := chromedp.RunResponse(op, chromedp.Evaluate[chromedp.Void](`document.querySelector("form.room-form button[type=submit]").click()`))
 		if err != nil || resp.Status != 422 {

@@ -25,6 +25,7 @@ type BrandingText struct {
 	AccentColor  string
 	AccentDark   string
 	AccentHint   string
+	Pick         string // a colour picker's name
 	Shop         string
 	ShopName     string
 	ShopURL      string
@@ -74,6 +75,7 @@ var brandingEnglish = BrandingText{
 	AccentColor:  "Accent colour (light scheme)",
 	AccentDark:   "Accent colour (dark scheme)",
 	AccentHint:   "A colour such as #1a73e8, used for buttons and links. Empty keeps the built-in colour. A colour is refused when text on it or in it would fall under WCAG AA contrast (4.5:1).",
+	Pick:         "Pick a colour",
 	Shop:         "Shop",
 	ShopName:     "Shop name",
 	ShopURL:      "Shop address",
@@ -136,6 +138,7 @@ var brandingKorean = BrandingText{
 	AccentColor:  "강조 색상 (밝은 테마)",
 	AccentDark:   "강조 색상 (어두운 테마)",
 	AccentHint:   "#1a73e8 같은 색상으로, 버튼과 링크에 쓰입니다. 비워 두면 기본 색상을 씁니다. 그 위나 그 색의 글자가 WCAG AA 대비(4.5:1)에 못 미치면 거부됩니다.",
+	Pick:         "색상 선택",
 	Shop:         "쇼핑몰",
 	ShopName:     "쇼핑몰 이름",
 	ShopURL:      "쇼핑몰 주소",

@@ -45,6 +45,7 @@ func imageLimits() map[string]int {
 
 func (s *Server) renderBranding(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.BrandingForm) {
 	t := brandingText(r)
+	f.JS = s.assets.url("console-branding.js")
 	s.render(w, r, status, views.ConsoleBranding(s.consolePage(r, sess, views.Fill(t.Title, "room", f.Room), "rooms"), f))
 }
 
