@@ -226,6 +226,26 @@ func TestBrandingForm(t *testing.T) {
 			}
 		})
 	}
+	// Fields that room validation refuses, said at the field.
+	for _, tc := range []struct{ field, value, lang string }{
+		{"shopURL", "javascript:alert(1)", "en"},
+		{"embedOrigins", "https://shop.example/path", "ko"},
+		{"description", strings.Repeat("x", room.MaxDescriptionLen+1), "en"},
+	} {
+		f := map[string]string{}
+		for k, v := range typed {
+			f[k] = v
+		}
+		f[tc.field] = tc.value
+		want, _ := brandingFieldError(views.BrandingFor(tc.lang), tc.field)
+		resp, body := rc.postBranding(t, f, nil, tc.lang)
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(body), want) || !strings.Contains(body, `id="err-`+tc.field+`"`) {
+			t.Fatalf("%s %q: %d, want 422 with %q:\n%s", tc.field, tc.value, resp.StatusCode, want, body)
+		}
+		if b := rc.settings(t).Branding; b.ShopName != "" {
+			t.Fatalf("a refused form saved: %+v", b)
+		}
+	}
 	f := map[string]string{"accentColor": "#1A4FD0", "accentColorDark": "#8fb0ff"}
 	for k, v := range typed {
 		f[k] = v

@@ -84,13 +84,14 @@ func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, ses
 		return
 	}
 	f, errs := s.readBrandingForm(ctx, r, sess, cur.Branding, t)
-	f.Room, f.CSRF = name, sess.CSRF
+	f.Room, f.CSRF, f.Errors = name, sess.CSRF, errs
 	refuse := func() {
-		f.Error = t.FixErrors
+		if f.Error == "" {
+			f.Error = t.FixErrors
+		}
 		s.renderBranding(w, r, sess, http.StatusUnprocessableEntity, f)
 	}
 	if len(errs) > 0 {
-		f.Errors = errs
 		refuse()
 		return
 	}
@@ -114,7 +115,9 @@ func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, ses
 		if msg, ok := brandingFieldError(t, field); ok {
 			f.Errors[field] = msg
 		} else {
-			f.Error = invalid.err.Error()
+			// A setting this page does not show (an older record's): its
+			// own words, which name it.
+			f.Error = t.FixErrors + " " + invalid.err.Error()
 		}
 		refuse()
 		return
