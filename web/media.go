@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -90,7 +89,7 @@ func (m *media) put(ctx context.Context, actor string, slot imageSlot, data []by
 	}
 	sum := sha256.Sum256(data)
 	img := store.Image{SHA256: hex.EncodeToString(sum[:]), ContentType: checked.contentType,
-		Width: checked.width, Height: checked.height, Data: bytes.Clone(data), CreatedBy: actor}
+		Width: checked.width, Height: checked.height, Data: data, CreatedBy: actor}
 	if err := m.store.PutImage(ctx, img); err != nil {
 		return "", err
 	}
