@@ -102,8 +102,13 @@ func (s *Server) serveTheme(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/css; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if themeFile(css) == file {
+		etag := `"` + strings.TrimSuffix(file, ".css") + `"`
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
-		h.Set("ETag", `"`+strings.TrimSuffix(file, ".css")+`"`)
+		h.Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
 	} else {
 		h.Set("Cache-Control", "public, max-age=60")
 	}

@@ -145,6 +145,9 @@ func TestRoomPagesBranded(t *testing.T) {
 		r.body != themeCSS(set.Branding) || r.header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("GET %s: %d %v %q", theme, r.status, r.header, r.body)
 	}
+	if r := rc.do(t, "GET", theme, "", map[string]string{"If-None-Match": r.header.Get("ETag")}, nil); r.status != http.StatusNotModified {
+		t.Fatalf("revalidation: %d", r.status)
+	}
 	// A page rendered before a change links the old address: it gets the
 	// current colours, cached briefly.
 	set.Branding.AccentColor = "#0b57d0"
