@@ -115,6 +115,8 @@ type Messages struct {
 	HomeIntro string
 	HomeEmpty string
 	HomeOpens string // {time}
+	// brand: the uploaded images' address (/media/…).
+	NoSuchImage string
 }
 
 var english = Messages{
@@ -212,6 +214,8 @@ var english = Messages{
 	HomeIntro: "Waiting rooms of the sales open to everyone.",
 	HomeEmpty: "There is no public sale right now. If you have a link to a waiting room, open it directly.",
 	HomeOpens: "Opens {time}",
+	// brand
+	NoSuchImage: "There is no image at this address.",
 }
 
 var korean = Messages{
@@ -309,6 +313,8 @@ var korean = Messages{
 	HomeIntro: "누구나 참여할 수 있는 판매의 대기실입니다.",
 	HomeEmpty: "지금은 공개된 판매가 없습니다. 대기실 링크를 받으셨다면 그 링크로 바로 들어가 주세요.",
 	HomeOpens: "{time} 시작",
+	// brand
+	NoSuchImage: "이 주소에는 이미지가 없습니다.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

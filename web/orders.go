@@ -262,6 +262,7 @@ func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
 		OrderID: o.PublicID, Product: "#" + strconv.FormatInt(o.ProductID, 10), Quantity: o.Quantity}
 	if set, err := s.rooms.Room(r.Context(), name); err == nil {
 		page.Title, page.ShopURL, page.Assets.Icon = set.Title, set.ShopURL, set.Favicon
+		page.Brand = brandOf(name, set.Title, set.ShopURL, set.Branding)
 	}
 	if ps, err := s.orders.Products(r.Context(), name); err == nil {
 		for _, p := range ps {

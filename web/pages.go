@@ -108,7 +108,8 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		t := views.For(lang)
 		var buf bytes.Buffer
 		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
-			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
+			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
 		page.Assets.Preview = s.linkPreview(base, name, set, t, now)
 		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
@@ -253,7 +254,8 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		Status: string(p.Status), Rank: p.Rank, Ticket: p.Ticket, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
 		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut, Paused: p.Paused || set.Paused, Phase: p.Phase,
 		OpensIn: secondsUntil(p.OpensAt, now), PassLeft: secondsUntil(passExpires, now),
-		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
+		Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
 	if page.Paused || p.Status == queue.StatusPrequeued {
 		page.ETA = nil // no honest estimate while nobody is let in
 	}
@@ -294,6 +296,9 @@ func (s *Server) htmlPage(w http.ResponseWriter, r *http.Request, p views.ErrorP
 	p.T, p.Assets = s.roomText(r, of), s.roomAssets(f.favicon)
 	if p.ShopURL == "" && p.Room != "" {
 		p.ShopURL = s.roomFace(r.Context(), p.Room).shopURL
+	}
+	if p.Brand == (views.Brand{}) {
+		p.Brand = s.brandFor(r.Context(), p.Room)
 	}
 	s.render(w, r, p.Status, views.Error(p))
 }

@@ -12,16 +12,21 @@ import (
 
 // roomFace is what every page of a room needs of its settings: the shop
 // link of the error pages, the language of a request that names none, the
-// favicon.
+// favicon, and the title and branding of the error pages and the theme
+// stylesheet. found is false for a room that does not exist.
 type roomFace struct {
 	shopURL string
 	lang    string
 	favicon string
+	title   string
+	brand   room.Branding
+	found   bool
 	expires time.Time
 }
 
 func faceOf(set room.Settings, now time.Time) roomFace {
-	return roomFace{shopURL: set.ShopURL, lang: set.DefaultLanguage, favicon: set.Favicon, expires: now.Add(faceCacheTTL)}
+	return roomFace{shopURL: set.ShopURL, lang: set.DefaultLanguage, favicon: set.Favicon, title: set.Title,
+		brand: set.Branding, found: true, expires: now.Add(faceCacheTTL)}
 }
 
 // roomFace returns room name's face: from the cache, else from its

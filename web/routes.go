@@ -60,6 +60,12 @@ func (s *Server) routes() []route {
 		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
 		{"GET /admin/attribution", s.console(s.attributionPage)},
 		{"GET /admin/audit", s.console(s.auditPage)},
+		// brand
+		{"GET /media/{file}", http.HandlerFunc(s.serveMedia)},
+		{"GET /r/{room}/theme/{file}", http.HandlerFunc(s.serveTheme)},
+		{"GET /admin/rooms/{room}/branding", s.console(s.consoleBranding)},
+		{"POST /admin/rooms/{room}/branding", s.consoleChangeUpTo(brandingBodyMax, s.consoleSaveBranding)},
+
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 		// preview
 		{"GET /{$}", http.HandlerFunc(s.frontPage)},

@@ -115,6 +115,9 @@ type Options struct {
 	PublicURL  string
 	LandingURL string
 	OGFont     string
+	// Images keeps the uploaded images (brand); nil serves none and
+	// refuses uploads.
+	Images Images
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -149,6 +152,7 @@ type Server struct {
 	publicURL, landingURL string
 	og                    *ogImages
 	front                 *homeCache
+	media                 *media // brand: uploaded images
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
@@ -196,6 +200,7 @@ func New(o Options) (*Server, error) {
 	if err := s.previews(o); err != nil {
 		return nil, err
 	}
+	s.media = newMedia(o.Images)
 	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
