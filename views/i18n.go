@@ -106,6 +106,9 @@ type Messages struct {
 	TroublePage     string
 	// NotOpenHint refuses a join before the line opens.
 	NotOpenHint string
+
+	// share: a short link (/s/{code}) that does not exist.
+	ShareLinkGone string
 }
 
 var english = Messages{
@@ -196,6 +199,8 @@ var english = Messages{
 	AboutTime:       "about {t}",
 	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
 	NotOpenHint:     "The line is not open yet. Open the waiting room's page again to see when it opens.",
+
+	ShareLinkGone: "This short link does not exist or was removed. Please check the link, or ask the shop for a new one.",
 }
 
 var korean = Messages{
@@ -286,6 +291,8 @@ var korean = Messages{
 	AboutTime:       "약 {t}",
 	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",
 	NotOpenHint:     "아직 줄을 설 수 없습니다. 대기실 페이지를 다시 열어 시작 시간을 확인해 주세요.",
+
+	ShareLinkGone: "존재하지 않거나 삭제된 짧은 링크입니다. 링크를 확인하시거나 판매처에 새 링크를 요청해 주세요.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

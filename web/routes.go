@@ -60,6 +60,12 @@ func (s *Server) routes() []route {
 		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
 		{"GET /admin/attribution", s.console(s.attributionPage)},
 		{"GET /admin/audit", s.console(s.auditPage)},
+		// share
+		{"GET /s/{code}", http.HandlerFunc(s.followShare)},
+		{"GET /admin/rooms/{room}/share", s.console(s.consoleShare)},
+		{"POST /admin/rooms/{room}/share", s.consoleChange(s.consoleChangeShare)},
+		{"GET /admin/rooms/{room}/share/{code}/qr.png", s.console(s.consoleShareQR(false))},
+		{"GET /admin/rooms/{room}/share/{code}/qr.svg", s.console(s.consoleShareQR(true))},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 	}
 }

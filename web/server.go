@@ -106,6 +106,8 @@ type Options struct {
 	Operators Operators
 	// Audit records who changed what; nil records nothing.
 	Audit Audit
+	// Shares are the rooms' short links (share); nil turns them off.
+	Shares ShareLinks
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -136,6 +138,7 @@ type Server struct {
 	recorded   RecordedRooms
 	operators  Operators
 	auditLog   Audit
+	shares     ShareLinks // share
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
@@ -180,6 +183,7 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	s.shares = o.Shares
 	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
