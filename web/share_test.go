@@ -129,6 +129,15 @@ func TestShareLinks(t *testing.T) {
 	if _, body := sc.get(t, page, nil); !strings.Contains(body, `<td class="num clicks">2</td>`) {
 		t.Fatalf("clicks after two GETs and a HEAD: %.3000s", body)
 	}
+	// The attribution page links here and shows the campaign's link clicks;
+	// so does the dashboard's header.
+	if resp, body := sc.get(t, "/admin/attribution?room="+name, nil); resp.StatusCode != 200 ||
+		!strings.Contains(body, `href="`+page+`"`) || attributionRow(t, body, "kakao")["link-clicks"] != "2" {
+		t.Fatalf("attribution page: %d %.4000s", resp.StatusCode, body)
+	}
+	if _, body := sc.get(t, "/admin/rooms/"+name, nil); !strings.Contains(body, `href="`+page+`"`) {
+		t.Fatalf("the dashboard does not link to the share page: %.2000s", body)
+	}
 
 	// Unknown and malformed codes: a 404 page in the visitor's language.
 	for _, tc := range []struct{ path, lang, want string }{
