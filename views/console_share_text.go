@@ -30,6 +30,7 @@ type ShareText struct {
 	CreatedBy   string
 	CreatedAt   string
 	QR          string
+	QRAlt       string // {code}
 	PNG         string
 	SVG         string
 	Delete      string
@@ -72,6 +73,7 @@ var shareEnglish = ShareText{
 	CreatedBy:   "Created by",
 	CreatedAt:   "Created",
 	QR:          "QR code",
+	QRAlt:       "QR code of link {code}",
 	PNG:         "PNG",
 	SVG:         "SVG",
 	Delete:      "Delete",
@@ -114,6 +116,7 @@ var shareKorean = ShareText{
 	CreatedBy:   "만든 사람",
 	CreatedAt:   "만든 시각",
 	QR:          "QR 코드",
+	QRAlt:       "{code} 링크의 QR 코드",
 	PNG:         "PNG",
 	SVG:         "SVG",
 	Delete:      "삭제",

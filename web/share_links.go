@@ -121,7 +121,7 @@ func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess conso
 	}
 	t, q := views.ShareFor(consoleLang(r)), r.URL.Query()
 	if c := q.Get("created"); share.ValidCode(c) {
-		sp.Notice = views.Fill(t.Created, "url", s.shortURL(r, c))
+		sp.Notice, sp.Created = views.Fill(t.Created, "url", s.shortURL(r, c)), c
 	} else if c := q.Get("deleted"); share.ValidCode(c) {
 		sp.Notice = views.Fill(t.Deleted, "code", c)
 	}
