@@ -136,8 +136,10 @@ func TestShareLinks(t *testing.T) {
 		!strings.Contains(body, `href="`+page+`"`) || attributionRow(t, body, "kakao")["link-clicks"] != "2" {
 		t.Fatalf("attribution page: %d %.4000s", resp.StatusCode, body)
 	}
-	if _, body := sc.get(t, "/admin/rooms/"+name, nil); !strings.Contains(body, `href="`+page+`"`) {
-		t.Fatalf("the dashboard does not link to the share page: %.2000s", body)
+	for _, p := range []string{"/admin/rooms/" + name, "/admin/rooms/" + name + "/settings"} {
+		if _, body := sc.get(t, p, nil); !strings.Contains(body, `href="`+page+`"`) {
+			t.Fatalf("%s does not link to the share page: %.2000s", p, body)
+		}
 	}
 
 	// Unknown and malformed codes: a 404 page in the visitor's language.
