@@ -45,6 +45,9 @@ const (
 	// maxLookups bounds the database lookups under way at once, so that a
 	// storm of unknown codes cannot take the order database's connections.
 	maxLookups = 4
+	// lookupTimeout bounds one database lookup, waiting for its slot
+	// included.
+	lookupTimeout = 3 * time.Second
 	// FlushEvery is how often Run writes the clicks counted.
 	FlushEvery = time.Second
 )
@@ -120,9 +123,13 @@ func (l *Links) Follow(ctx context.Context, code string, click bool) (Link, erro
 }
 
 // lookup reads code's link from the database: one query per code at a
-// time, at most maxLookups at once.
+// time, at most maxLookups at once. The shared query does not end with
+// the request that started it (the others wait on it too): it has
+// lookupTimeout of its own.
 func (l *Links) lookup(ctx context.Context, code string) (Link, error) {
-	v, err, _ := l.group.Do(code, func() (any, error) {
+	ch := l.group.DoChan(code, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+		defer cancel()
 		select {
 		case l.lookups <- struct{}{}:
 		case <-ctx.Done():
@@ -131,6 +138,13 @@ func (l *Links) lookup(ctx context.Context, code string) (Link, error) {
 		defer func() { <-l.lookups }()
 		return l.st.Get(ctx, code)
 	})
+	var res singleflight.Result
+	select {
+	case res = <-ch:
+	case <-ctx.Done():
+		return Link{}, ErrBusy
+	}
+	v, err := res.Val, res.Err
 	if err != nil {
 		return Link{}, err
 	}
