@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -146,4 +147,41 @@ func clicksOf(ls []share.Link, code string) int64 {
 		}
 	}
 	return -1
+}
+
+// TestClickStorm: many followers of one link at once, the link not yet
+// known here: every click counts, exactly, in one flush.
+func TestClickStorm(t *testing.T) {
+	db := storetest.Migrated(t, store.Postgres)
+	ctx := context.Background()
+	st := share.NewStore(db)
+	l, err := st.Create(ctx, share.Link{Room: "storm", Source: "kakao"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := share.NewLinks(st, quiet())
+	const followers, each = 100, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, followers)
+	for range followers {
+		wg.Go(func() {
+			for range each {
+				if _, err := links.Follow(ctx, l.Code, true); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if err := links.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, l.Code); err != nil || got.Clicks != followers*each {
+		t.Fatalf("clicks %d %v, want %d", got.Clicks, err, followers*each)
+	}
 }
