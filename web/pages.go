@@ -109,7 +109,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
 			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
 			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
-		page.Assets.Preview = s.linkPreview(base, name, set, t, now)
+		page.Assets.Preview = s.linkPreview(ctx, base, name, set, t, now)
 		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
 			return
