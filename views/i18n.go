@@ -106,6 +106,17 @@ type Messages struct {
 	TroublePage     string
 	// NotOpenHint refuses a join before the line opens.
 	NotOpenHint string
+
+	// WIDGET: the embeddable widget's texts (/r/{room}/widget) and the
+	// console's embed page.
+	WidgetFrameTitle string // {title}
+	WidgetPrequeue   string
+	WidgetOpen       string
+	WidgetWaiting    string // {n}, {t}
+	WidgetWaitingNow string // {n}
+	WidgetOpening    string
+	WidgetButton     string
+	WidgetLive       string
 }
 
 var english = Messages{
@@ -196,6 +207,15 @@ var english = Messages{
 	AboutTime:       "about {t}",
 	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
 	NotOpenHint:     "The line is not open yet. Open the waiting room's page again to see when it opens.",
+
+	WidgetFrameTitle: "{title}: live sale status",
+	WidgetPrequeue:   "The pre-queue is open",
+	WidgetOpen:       "Open now",
+	WidgetWaiting:    "{n} waiting · about {t}",
+	WidgetWaitingNow: "{n} waiting",
+	WidgetOpening:    "Opening…",
+	WidgetButton:     "Go to the sale",
+	WidgetLive:       "Live",
 }
 
 var korean = Messages{
@@ -286,6 +306,15 @@ var korean = Messages{
 	AboutTime:       "약 {t}",
 	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",
 	NotOpenHint:     "아직 줄을 설 수 없습니다. 대기실 페이지를 다시 열어 시작 시간을 확인해 주세요.",
+
+	WidgetFrameTitle: "{title}: 실시간 판매 현황",
+	WidgetPrequeue:   "사전 대기열이 열렸습니다",
+	WidgetOpen:       "지금 구매할 수 있습니다",
+	WidgetWaiting:    "{n}명 대기 중 · 약 {t}",
+	WidgetWaitingNow: "{n}명 대기 중",
+	WidgetOpening:    "곧 열립니다…",
+	WidgetButton:     "판매 페이지로 가기",
+	WidgetLive:       "실시간",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

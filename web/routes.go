@@ -60,6 +60,13 @@ func (s *Server) routes() []route {
 		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
 		{"GET /admin/attribution", s.console(s.attributionPage)},
 		{"GET /admin/audit", s.console(s.auditPage)},
+		// widget
+		{"GET /r/{room}/widget", http.HandlerFunc(s.widgetPage)},
+		{"GET /r/{room}/widget/status", http.HandlerFunc(s.widgetStatus)},
+		{"GET /r/{room}/widget/events", http.HandlerFunc(s.widgetEvents)},
+		{"GET /static/embed.js", s.assets.servePlain("embed.js", 5*time.Minute)},
+		{"GET /embed.js", s.assets.servePlain("embed.js", 5*time.Minute)},
+		{"GET /admin/rooms/{room}/embed", s.console(s.consoleEmbed)},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 	}
 }

@@ -136,6 +136,8 @@ type Server struct {
 	recorded   RecordedRooms
 	operators  Operators
 	auditLog   Audit
+	// widgets caches the embeddable widget's room settings and status.
+	widgets widgetCache
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
