@@ -60,7 +60,7 @@
   }
   var lastHeight = 0;
   function size() {
-    var h = Math.ceil(document.documentElement.scrollHeight);
+    var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
     if (h === lastHeight || window.parent === window) return;
     lastHeight = h;
     window.parent.postMessage({ type: 'wr-widget-size', room: d.room, height: h }, '*');
