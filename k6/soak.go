@@ -46,6 +46,9 @@ type Soak struct {
 	// R3labs follows the streams with the r3labs/sse client instead of the
 	// lean raw client.
 	R3labs bool
+	// Widget holds embedded-widget viewers (/r/{room}/widget/events, no
+	// ticket) instead of waiting visitors; raw client only.
+	Widget bool
 	// RedisCalls, when set, reads the Redis server's total command calls
 	// (INFO commandstats, including commands run inside scripts), at the
 	// start and the end of the hold.
@@ -160,7 +163,7 @@ func (r *Report) perConnection() {
 				"the per-connection figure is rough; measure with -n %d or more", r.Connected, roughBelow))
 		}
 	}
-	if r.Mode == "sse" && r.ServerConnsKnown {
+	if r.streams() && r.ServerConnsKnown {
 		if diff := r.ServerConns - own; diff > max(2, 0.02*own) || -diff > max(2, 0.02*own) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("the server's SSE connections went from %.0f to %.0f during the soak, "+
 				"but the soak opened %d: other clients came or went meanwhile, or some of the soak's were refused; "+
@@ -185,6 +188,8 @@ func (s Soak) Validate() error {
 		return fmt.Errorf("soak: hold %v out of (0, 30m]", s.Hold)
 	case s.SourceIPs < 1 || s.FirstIP+s.SourceIPs > 250:
 		return fmt.Errorf("soak: source IPs %d out of 1..250", s.SourceIPs)
+	case s.Widget && (s.Poll || s.R3labs):
+		return errors.New("soak: widget viewers use the raw SSE client only")
 	}
 	return nil
 }
@@ -270,8 +275,11 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		return Report{}, err
 	}
 	rep := Report{Mode: "sse"}
-	if s.Poll {
+	switch {
+	case s.Poll:
 		rep.Mode = "poll"
+	case s.Widget:
+		rep.Mode = "widget"
 	}
 	metricsURL := s.MetricsEndpoint()
 
@@ -320,6 +328,9 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			rs, err := newRawStream(s.BaseURL, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+s.FirstIP+i%s.SourceIPs))})
 			if err != nil {
 				return rep, err
+			}
+			if s.Widget {
+				rs.path = "/r/" + url.PathEscape(s.Room) + "/widget/events"
 			}
 			wg.Go(func() {
 				tr := tracker{sh: sh, c: &c}
@@ -587,11 +598,15 @@ func (r Report) Check(max float64) error {
 }
 
 // String formats the report as the tables in BENCHMARKS.md quote it.
+// streams reports whether the soak held SSE streams (visitors' or
+// widgets'), not polls.
+func (r Report) streams() bool { return r.Mode == "sse" || r.Mode == "widget" }
+
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mode %s: %d connected, %d failed, %d reconnects in %.1f s (time to headers p50 %v, p99 %v)\n",
 		r.Mode, r.Connected, r.Failed, r.Reconnects, r.ConnectSeconds, r.HeadersP50.Round(time.Microsecond), r.HeadersP99.Round(time.Microsecond))
-	if r.Mode == "sse" {
+	if r.streams() {
 		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d\n", r.Events, r.Ticks, r.Lost, r.Duplicates)
 		fmt.Fprintf(&b, "broadcast latency, tick -> client: p50 %v, p99 %v, max %v; worst tick p99 %v\n",
 			r.LatencyP50.Round(time.Microsecond), r.LatencyP99.Round(time.Microsecond), r.LatencyMax.Round(time.Microsecond), r.WorstTickP99.Round(time.Microsecond))
@@ -604,7 +619,7 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %s, over the soak's own %d connections\n",
 		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), perConn, r.Connected)
-	if r.Mode == "sse" && r.ServerConnsKnown {
+	if r.streams() && r.ServerConnsKnown {
 		fmt.Fprintf(&b, "SSE connections the server gained during the soak: %.0f (it had %.0f before)\n", r.ServerConns, r.ServerConnsBefore)
 	}
 	fmt.Fprintf(&b, "Redis commands sent by the server: %.1f/s over %.1f s\n", r.CommandsPerSec, r.HoldSeconds)
