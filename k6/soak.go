@@ -84,6 +84,11 @@ type Report struct {
 	RSSBefore  float64
 	RSSAfter   float64
 	RSSPerConn float64
+	// HeapBefore and HeapAfter are the server's Go heap in use at the same
+	// moments (0 when it does not export it); HeapPerConn is their
+	// difference over the soak's own connections. Unlike the RSS, it does
+	// not hide connections in memory the runtime already held.
+	HeapBefore, HeapAfter, HeapPerConn float64
 	// ServerConns is how many SSE connections the server gained between
 	// just before the soak connected and the start of the hold (never
 	// below 0); ServerConnsBefore is what it had before. ServerConnsKnown
@@ -116,11 +121,12 @@ const (
 	metricRSS      = "process_resident_memory_bytes"
 	metricCommands = "waitingroom_redis_commands_total"
 	metricSSE      = "waitingroom_sse_connections"
+	metricHeap     = "go_memstats_heap_inuse_bytes"
 )
 
 // ScrapeSoak reads the server figures a soak needs from a /metrics URL.
 func ScrapeSoak(ctx context.Context, url string) (map[string]float64, error) {
-	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE)
+	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE, metricHeap)
 }
 
 // ServerFigures sets the server-side figures from three scrapes: before,
@@ -129,6 +135,7 @@ func ScrapeSoak(ctx context.Context, url string) (map[string]float64, error) {
 func (r *Report) ServerFigures(before, mid, after map[string]float64, holdSeconds float64) {
 	r.HoldSeconds = holdSeconds
 	r.RSSBefore, r.RSSAfter = before[metricRSS], after[metricRSS]
+	r.HeapBefore, r.HeapAfter = before[metricHeap], after[metricHeap]
 	_, r.ServerConnsKnown = mid[metricSSE]
 	r.ServerConnsBefore = before[metricSSE]
 	r.ServerConns = max(0, mid[metricSSE]-before[metricSSE])
@@ -150,6 +157,10 @@ func (r *Report) perConnection() {
 		return
 	}
 	own := float64(r.Connected)
+	r.HeapPerConn = 0
+	if r.HeapBefore > 0 && r.HeapAfter > r.HeapBefore {
+		r.HeapPerConn = (r.HeapAfter - r.HeapBefore) / own
+	}
 	delta := r.RSSAfter - r.RSSBefore
 	switch {
 	case delta <= 0:
@@ -619,6 +630,10 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %s, over the soak's own %d connections\n",
 		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), perConn, r.Connected)
+	if r.HeapBefore > 0 {
+		fmt.Fprintf(&b, "server Go heap in use %.1f MiB -> %.1f MiB: %.2f KiB per connection\n",
+			r.HeapBefore/(1<<20), r.HeapAfter/(1<<20), r.HeapPerConn/1024)
+	}
 	if r.streams() && r.ServerConnsKnown {
 		fmt.Fprintf(&b, "SSE connections the server gained during the soak: %.0f (it had %.0f before)\n", r.ServerConns, r.ServerConnsBefore)
 	}
