@@ -46,6 +46,11 @@ type Soak struct {
 	// R3labs follows the streams with the r3labs/sse client instead of the
 	// lean raw client.
 	R3labs bool
+	// GCURL, when set, is fetched just before the server figures are read
+	// at the start and at the end (a server's DEBUG_ADDR
+	// /debug/pprof/heap?gc=1 runs a garbage collection), so that the
+	// memory figures count live memory, not the ramp's garbage.
+	GCURL string
 	// Widget holds embedded-widget viewers (/r/{room}/widget/events, no
 	// ticket) instead of waiting visitors; raw client only.
 	Widget bool
@@ -205,6 +210,29 @@ func (s Soak) Validate() error {
 	return nil
 }
 
+// collect runs a garbage collection on the server through GCURL, if set.
+func (s Soak) collect(ctx context.Context) error {
+	if s.GCURL == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.GCURL, nil)
+	if err != nil {
+		return fmt.Errorf("soak: gc url: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("soak: gc url: %w", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("soak: gc url %s: %s", s.GCURL, resp.Status)
+	}
+	return nil
+}
+
 // DefaultMetricsURL is where a server with the default METRICS_ADDR serves
 // /metrics; the public port never does.
 const DefaultMetricsURL = "http://127.0.0.1:9090/metrics"
@@ -311,6 +339,9 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	var wg sync.WaitGroup
 	// The baseline, just before connecting: what the server holds for
 	// others is not the soak's.
+	if err := s.collect(ctx); err != nil {
+		return rep, err
+	}
 	before, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return rep, err
@@ -404,6 +435,9 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			return rep, err
 		}
 		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / held
+	}
+	if err := s.collect(ctx); err != nil {
+		return rep, err
 	}
 	after, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
