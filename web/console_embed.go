@@ -15,10 +15,11 @@ func embedSnippet(base, name string) string {
 	return `<script src="` + base + `/static/embed.js" data-room="` + name + `" async></script>`
 }
 
-// requestBase is r's scheme and host.
-func requestBase(r *http.Request) string {
+// requestBase is the scheme and host the operator reached this server
+// at (https behind a trusted TLS proxy).
+func (s *Server) requestBase(r *http.Request) string {
 	scheme := "http"
-	if r.TLS != nil {
+	if s.overTLS(r) {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
@@ -46,7 +47,7 @@ func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess conso
 		}
 	}
 	p := views.EmbedPage{Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"), T: t, Room: name,
-		Snippet: embedSnippet(requestBase(r), name), Origins: origins, SameTab: set.EmbedTarget == room.EmbedSameTab}
+		Snippet: embedSnippet(s.requestBase(r), name), Origins: origins, SameTab: set.EmbedTarget == room.EmbedSameTab}
 	var buf bytes.Buffer
 	if err := views.ConsoleEmbed(p).Render(ctx, &buf); err != nil {
 		s.log.Error("render", "path", r.URL.Path, "err", err)

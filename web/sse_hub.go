@@ -294,6 +294,9 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 					continue
 				}
 				if c.widget {
+					if c.epoch != st.Epoch {
+						c.epoch, c.lastTick = st.Epoch, 0 // the room started again: its ticks count anew
+					}
 					if st.Tick > c.lastTick {
 						c.lastTick = st.Tick
 						if err := c.writeFramed(widgetFrame); err != nil {

@@ -94,6 +94,12 @@ func (h *Hub) acquireWidget() bool {
 
 func (h *Hub) releaseWidget() { h.widgets.Add(-1) }
 
+// widgetIPKey is the per-IP count of a client network's widget streams:
+// capped like its buyers' streams (HubOptions.MaxPerIP) but apart from
+// them, so that viewers of a landing page behind one address never take
+// the stream of a buyer behind it.
+func widgetIPKey(ip string) string { return "widget\x00" + ip }
+
 // Widgets returns the number of widget streams open on this hub.
 func (h *Hub) Widgets() int64 { return h.widgets.Load() }
 
@@ -116,6 +122,7 @@ func (h *Hub) attachWidget(r *hubRoom, c *sseConn, tick int64) bool {
 	}
 	c.room, c.widget, c.lastTick = r, true, tick
 	r.mu.Lock()
+	c.epoch = r.state.Epoch
 	c.index = len(r.conns)
 	r.conns = append(r.conns, c)
 	behind := r.state.Tick > tick

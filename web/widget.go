@@ -312,7 +312,7 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 			"This server holds as many live widgets as it can; the widget checks every few seconds instead.")
 		return
 	}
-	ip := s.clientKey(r)
+	ip := widgetIPKey(s.clientKey(r))
 	if !s.hub.acquireIP(ip) {
 		s.hub.releaseWidget()
 		s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()

@@ -135,7 +135,7 @@ func TestWidgetStreams(t *testing.T) {
 	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
 		t.Fatal(err)
 	}
-	in := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, HubOptions{MaxWidgets: 3})
+	in := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, HubOptions{MaxWidgets: 3, MaxPerIP: 3})
 	url := in.url + "/r/" + name + "/widget/events"
 	var clients []*sseClient
 	for range 3 {
@@ -174,6 +174,16 @@ func TestWidgetStreams(t *testing.T) {
 	}
 	if st.Issued != 0 {
 		t.Fatalf("widget viewers took %d tickets", st.Issued)
+	}
+	// Viewers behind this address took its 3 widget streams, not the
+	// stream of a buyer behind it.
+	buyer, err := http.Get(in.url + "/r/" + name + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyer.Body.Close()
+	if buyer.StatusCode != http.StatusOK {
+		t.Fatalf("a buyer behind the viewers' address: %d", buyer.StatusCode)
 	}
 	clients[0].cancel()
 	deadline := time.Now().Add(20 * time.Second) // a heartbeat or a tick finds the closed peer
