@@ -90,7 +90,6 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	widgetShot(t, tab, "widget-1-countdown.png")
-	axeCheck(t, widget, axeSource(t), "widget page")
 	// It turns to open live, without a reload.
 	if err := chromedp.Do(widget, chromedp.Poll[chromedp.Void](
 		`document.getElementById("wr-w-state").textContent === "Open now" && window.__noReload === 7`,
@@ -148,12 +147,14 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	other, cancelOT := context.WithTimeout(other, 15*time.Second)
 	defer cancelOT()
 	if err := chromedp.Do(other, chromedp.Navigate(stranger+"/?utm_source=x"), chromedp.WaitVisible(chromedp.CSS("iframe")),
-		chromedp.Sleep(1500*time.Millisecond)); err != nil {
+		chromedp.Sleep(3*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := chromedp.Run(other, chromedp.Evaluate[int](`window.__sizes`)); err != nil || n != 0 {
 		t.Fatalf("a page on an unlisted origin framed the widget (%d size messages, %v)", n, err)
 	}
+	// Last, as it may skip where axe-core is missing (it fails in CI).
+	axeCheck(t, widget, axeSource(t), "widget page")
 }
 
 // widgetShot saves a screenshot of tab under artifacts/e2e.
