@@ -50,6 +50,9 @@ func TestConsoleEmbedPage(t *testing.T) {
 	if !strings.Contains(dash, `<a id="dash-embed" href="/admin/rooms/`+rc.room+`/embed">퍼가기</a>`) {
 		t.Error("the dashboard does not link the embed page")
 	}
+	if _, settings := get("/admin/rooms/"+rc.room+"/settings", "en"); !strings.Contains(settings, `href="/admin/rooms/`+rc.room+`/embed">Embed</a>`) {
+		t.Error("the room settings page does not link the embed page")
+	}
 	if resp, _ := get("/admin/rooms/no-such-room-e/embed", "en"); resp.StatusCode != 404 {
 		t.Errorf("unknown room: %d", resp.StatusCode)
 	}
