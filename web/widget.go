@@ -270,7 +270,9 @@ func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", widgetCSP(ancestors))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-	h.Set("Cache-Control", "no-cache")
+	// A CDN may keep it for a few seconds (by URL: the carried fields are
+	// in it): the script brings the phase up to date at once.
+	h.Set("Cache-Control", "public, max-age=5")
 	h.Set("Vary", "Accept-Language, Accept-Encoding")
 	h.Set("Content-Language", t.Lang)
 	writeBody(w, r, buf.Bytes(), nil)
