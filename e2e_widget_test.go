@@ -54,7 +54,9 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		t.Skip("browser test")
 	}
 	alloc := browser(t)
-	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	// Two live streams per address: one widget on the shop's page, one
+	// buyer; a third viewer (below) is refused its stream and polls.
+	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "2")
 	name := servicetest.RoomName(t, rdb)
 	shop := hostPage(t, base, name)
 	stranger := hostPage(t, base, name)
@@ -152,6 +154,27 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	}
 	if n, err := chromedp.Run(other, chromedp.Evaluate[int](`window.__sizes`)); err != nil || n != 0 {
 		t.Fatalf("a page on an unlisted origin framed the widget (%d size messages, %v)", n, err)
+	}
+	// Where the stream is refused (another viewer behind this address
+	// holds the last one), the widget polls its status instead.
+	hold, err := http.Get(base + "/r/" + name + "/widget/events")
+	if err != nil || hold.StatusCode != http.StatusOK {
+		t.Fatalf("holding a widget stream: %v %v", hold, err)
+	}
+	defer hold.Body.Close()
+	poller, cancelP := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	defer cancelP()
+	poller, cancelPT := context.WithTimeout(poller, 15*time.Second)
+	defer cancelPT()
+	if err := chromedp.Do(poller, chromedp.Navigate(shop+"/?utm_source=poll"), chromedp.WaitVisible(chromedp.CSS("iframe"))); err != nil {
+		t.Fatal(err)
+	}
+	polled := frameTarget(t, poller, base+"/r/"+name+"/widget?utm_source=poll")
+	if err := chromedp.Do(polled, chromedp.Poll[chromedp.Void](
+		`performance.getEntriesByType("resource").some(function (e) { return e.name.indexOf("/widget/status") >= 0; }) &&
+		 document.getElementById("wr-w-state").textContent === "Open now"`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the widget did not fall back to polling: %v", err)
 	}
 	// Last, as it may skip where axe-core is missing (it fails in CI).
 	axeCheck(t, widget, axeSource(t), "widget page")
