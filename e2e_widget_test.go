@@ -54,9 +54,9 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		t.Skip("browser test")
 	}
 	alloc := browser(t)
-	// Two live streams per address: one widget on the shop's page, one
-	// buyer; a third viewer (below) is refused its stream and polls.
-	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "2")
+	// Two widget streams per address (the shop's page and the console's
+	// preview); a third viewer (below) is refused its stream and polls.
+	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "2", "-admin-token", consoleToken)
 	name := servicetest.RoomName(t, rdb)
 	shop := hostPage(t, base, name)
 	stranger := hostPage(t, base, name)
@@ -92,6 +92,35 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	widgetShot(t, tab, "widget-1-countdown.png")
+	// A site the room does not list cannot frame it (CSP frame-ancestors;
+	// meanwhile the countdown runs).
+	other, cancelO := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	defer cancelO()
+	other, cancelOT := context.WithTimeout(other, 15*time.Second)
+	defer cancelOT()
+	if err := chromedp.Do(other, chromedp.Navigate(stranger+"/?utm_source=x"), chromedp.WaitVisible(chromedp.CSS("iframe")),
+		chromedp.Sleep(3*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := chromedp.Run(other, chromedp.Evaluate[int](`window.__sizes`)); err != nil || n != 0 {
+		t.Fatalf("a page on an unlisted origin framed the widget (%d size messages, %v)", n, err)
+	}
+	// The console's embed page shows the snippet and a live preview,
+	// which its own CSP and the widget's let it frame (meanwhile the
+	// countdown runs).
+	op, cancelOp := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	defer cancelOp()
+	op, cancelOpT := context.WithTimeout(op, 20*time.Second)
+	defer cancelOpT()
+	waitReady(t, base)
+	signInConsole(t, op, base)
+	openPage(t, op, base+"/admin/rooms/"+name+"/embed")
+	if err := chromedp.Do(op, chromedp.Poll[chromedp.Void](
+		`(function (f) { var d = f && f.contentDocument, s = d && d.getElementById("wr-w-state"); return !!s && s.textContent !== ""; })(document.getElementById("embed-preview"))`,
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("the console's preview of the widget: %v", err)
+	}
+	widgetShot(t, op, "widget-3-console-embed.png")
 	// It turns to open live, without a reload.
 	if err := chromedp.Do(widget, chromedp.Poll[chromedp.Void](
 		`document.getElementById("wr-w-state").textContent === "Open now" && window.__noReload === 7`,
@@ -143,25 +172,9 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		t.Fatalf("the order's UTMs are %v, %v; want news, spring", deref(utm.Source), deref(utm.Campaign))
 	}
 
-	// A site the room does not list cannot frame it (CSP frame-ancestors).
-	other, cancelO := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
-	defer cancelO()
-	other, cancelOT := context.WithTimeout(other, 15*time.Second)
-	defer cancelOT()
-	if err := chromedp.Do(other, chromedp.Navigate(stranger+"/?utm_source=x"), chromedp.WaitVisible(chromedp.CSS("iframe")),
-		chromedp.Sleep(3*time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := chromedp.Run(other, chromedp.Evaluate[int](`window.__sizes`)); err != nil || n != 0 {
-		t.Fatalf("a page on an unlisted origin framed the widget (%d size messages, %v)", n, err)
-	}
-	// Where the stream is refused (another viewer behind this address
-	// holds the last one), the widget polls its status instead.
-	hold, err := http.Get(base + "/r/" + name + "/widget/events")
-	if err != nil || hold.StatusCode != http.StatusOK {
-		t.Fatalf("holding a widget stream: %v %v", hold, err)
-	}
-	defer hold.Body.Close()
+	// Where the stream is refused (the shop's widget and the console's
+	// preview hold this address's two), the widget polls its status
+	// instead.
 	poller, cancelP := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
 	defer cancelP()
 	poller, cancelPT := context.WithTimeout(poller, 15*time.Second)
@@ -177,7 +190,9 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		t.Fatalf("the widget did not fall back to polling: %v", err)
 	}
 	// Last, as it may skip where axe-core is missing (it fails in CI).
-	axeCheck(t, widget, axeSource(t), "widget page")
+	axe := axeSource(t)
+	axeCheck(t, widget, axe, "widget page")
+	axeCheck(t, op, axe, "console embed page")
 }
 
 // widgetShot saves a screenshot of tab under artifacts/e2e.
