@@ -307,6 +307,10 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 		return
 	}
+	if r.Method == http.MethodHead {
+		s.headEvents(w, r, name) // whether the stream exists, holding nothing
+		return
+	}
 	if !s.hub.acquireWidget() {
 		s.metrics.Rejected.WithLabelValues("widget_streams").Inc()
 		w.Header().Set("Retry-After", "30")

@@ -160,6 +160,9 @@ func TestWidgetStreams(t *testing.T) {
 	if n := in.hub.Widgets(); n != 3 {
 		t.Fatalf("hub holds %d widget streams, want 3", n)
 	}
+	if head, err := http.Head(url); err != nil || head.StatusCode != http.StatusOK || head.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("HEAD of the widget stream: %v %v", head, err)
+	}
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
