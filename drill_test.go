@@ -325,6 +325,25 @@ func TestDrillEdgeCache(t *testing.T) {
 	if st := d.audit(name); st.Issued != 21 {
 		t.Fatalf("%d tickets, want the 21 enters (page loads take none)", st.Issued)
 	}
+	// preview: a request that names no language (a link-preview crawler)
+	// reaches the instances without Accept-Language, so that the room's
+	// default language answers it, in a cache entry of its own.
+	d.room(name, map[string]any{"defaultLanguage": "ko"})
+	for _, tt := range []struct{ accept, want string }{{"", "ko"}, {"fr-FR", "ko"}, {"en-US", "en"}, {"de, en;q=0.5", "en"}} {
+		req, _ := http.NewRequest(http.MethodGet, d.url+"/r/"+name, nil)
+		if tt.accept != "" {
+			req.Header.Set("Accept-Language", tt.accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), `<html lang="`+tt.want+`"`) {
+			t.Errorf("Accept-Language %q through nginx: not in %s", tt.accept, tt.want)
+		}
+	}
 }
 
 // pageRenders counts the room-page requests that reached the instances

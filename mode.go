@@ -23,7 +23,21 @@ const (
 
 // demoProduct is what the demo room sells.
 func demoProduct() order.Product {
-	return order.Product{Name: "Demo sneakers", Price: 129000, Currency: "KRW", Stock: 1000}
+	return order.Product{Name: "Air Runner 1 “Seoul Night”, black", Price: 129000, Currency: "KRW", Stock: 1000}
+}
+
+// demoSettings are the demo room's settings: a limited sneaker drop of a
+// shop in Seoul, listed on the front page. Its title is English, so its
+// pages and previews default to English too (a request that names Korean
+// gets Korean).
+func demoSettings() room.Settings {
+	set := room.Defaults(room.Demo)
+	set.Title = "Limited drop: Air Runner 1 “Seoul Night”"
+	set.Description = "1,000 pairs of the black Air Runner 1, released once. Join the line: everyone gets a fair place, and the page shows yours live."
+	set.ShopName = "Seoul Sneaker Lab"
+	set.DefaultLanguage = room.LangEnglish
+	set.Listed = true
+	return set
 }
 
 // startMode says which mode the server runs in and, in demo mode, creates
@@ -40,7 +54,7 @@ func startMode(ctx context.Context, cfg config.Config, eng *queue.Engine, rooms 
 		why = "both stores are embedded"
 	}
 	log.Warn("DEMO MODE: the demo room and its demo product exist", "why", why, "room", room.Demo)
-	set := room.Defaults(room.Demo)
+	set := demoSettings()
 	rooms.Keep(room.Demo, set)
 	created, err := eng.CreateRoom(ctx, room.Demo, set)
 	if err != nil {

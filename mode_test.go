@@ -124,7 +124,7 @@ func TestProductionModeHasNoDemo(t *testing.T) {
 			for deadline := time.Now().Add(5 * time.Second); len(ps) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 				_, ps = demoProducts(t, base)
 			}
-			if len(ps) != 1 || ps[0]["name"] != "Demo sneakers" || ps[0]["currency"] != "KRW" || products() != 1 {
+			if len(ps) != 1 || ps[0]["name"] != demoProduct().Name || ps[0]["currency"] != "KRW" || products() != 1 {
 				t.Fatalf("demo products %v, %d in the database; want one", ps, products())
 			}
 			if !strings.Contains(logs.String(), "DEMO MODE") || !strings.Contains(logs.String(), `why="DEMO=1"`) {
@@ -147,5 +147,20 @@ func TestEmbeddedStoresAreADemo(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "why=\"both stores are embedded\"") {
 		t.Fatalf("the mode was not logged clearly:\n%s", logs.String())
+	}
+	// The demo room has a proper title and shop, and the front page lists it.
+	for path, want := range map[string]string{
+		"/r/demo": `<meta property="og:site_name" content="Seoul Sneaker Lab">`,
+		"/":       `<a href="/r/demo">Limited drop: Air Runner 1 “Seoul Night”</a>`,
+	} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %d, lacks %s:\n%s", path, resp.StatusCode, want, b)
+		}
 	}
 }

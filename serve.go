@@ -137,6 +137,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Ready:           rooms,
 		Sale:            sale,
 		RecordedRooms:   db,
+		Images:          db,
 		Operators:       ops,
 		Audit:           auditLog,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
@@ -152,6 +153,9 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		IdleConnsPerIP:  cfg.IdleConnsPerIP,
 		Metrics:         metrics,
 		Log:             log,
+		PublicURL:       cfg.PublicURL,
+		LandingURL:      cfg.LandingURL,
+		OGFont:          cfg.OGFont,
 	})
 	if err != nil {
 		ln.Close()

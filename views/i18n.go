@@ -107,16 +107,25 @@ type Messages struct {
 	// NotOpenHint refuses a join before the line opens.
 	NotOpenHint string
 
+	// preview: the default link preview image's opening line ({time}),
+	// before and after the opening, and the page at GET /.
+	OGOpens   string
+	OGOpened  string
+	HomeTitle string
+	HomeIntro string
+	HomeEmpty string
+	HomeOpens string // {time}
+	// brand: the uploaded images' address (/media/…).
+	NoSuchImage string
+
 	// WIDGET: the embeddable widget's texts (/r/{room}/widget) and the
 	// console's embed page.
-	WidgetFrameTitle string // {title}
 	WidgetPrequeue   string
 	WidgetOpen       string
 	WidgetWaiting    string // {n}, {t}
 	WidgetWaitingNow string // {n}
 	WidgetOpening    string
 	WidgetButton     string
-	WidgetLive       string
 }
 
 var english = Messages{
@@ -208,14 +217,21 @@ var english = Messages{
 	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
 	NotOpenHint:     "The line is not open yet. Open the waiting room's page again to see when it opens.",
 
-	WidgetFrameTitle: "{title}: live sale status",
+	OGOpens:   "Sale opens {time}",
+	OGOpened:  "On sale since {time}",
+	HomeTitle: "Sales",
+	HomeIntro: "Waiting rooms of the sales open to everyone.",
+	HomeEmpty: "There is no public sale right now. If you have a link to a waiting room, open it directly.",
+	HomeOpens: "Opens {time}",
+	// brand
+	NoSuchImage: "There is no image at this address.",
+
 	WidgetPrequeue:   "The pre-queue is open",
 	WidgetOpen:       "Open now",
 	WidgetWaiting:    "{n} waiting · about {t}",
 	WidgetWaitingNow: "{n} waiting",
 	WidgetOpening:    "Opening…",
 	WidgetButton:     "Go to the sale",
-	WidgetLive:       "Live",
 }
 
 var korean = Messages{
@@ -307,14 +323,21 @@ var korean = Messages{
 	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",
 	NotOpenHint:     "아직 줄을 설 수 없습니다. 대기실 페이지를 다시 열어 시작 시간을 확인해 주세요.",
 
-	WidgetFrameTitle: "{title}: 실시간 판매 현황",
+	OGOpens:   "{time} 판매 시작",
+	OGOpened:  "{time}부터 판매 중",
+	HomeTitle: "판매 목록",
+	HomeIntro: "누구나 참여할 수 있는 판매의 대기실입니다.",
+	HomeEmpty: "지금은 공개된 판매가 없습니다. 대기실 링크를 받으셨다면 그 링크로 바로 들어가 주세요.",
+	HomeOpens: "{time} 시작",
+	// brand
+	NoSuchImage: "이 주소에는 이미지가 없습니다.",
+
 	WidgetPrequeue:   "사전 대기열이 열렸습니다",
 	WidgetOpen:       "지금 구매할 수 있습니다",
 	WidgetWaiting:    "{n}명 대기 중 · 약 {t}",
 	WidgetWaitingNow: "{n}명 대기 중",
 	WidgetOpening:    "곧 열립니다…",
 	WidgetButton:     "판매 페이지로 가기",
-	WidgetLive:       "실시간",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.
@@ -328,6 +351,15 @@ func For(lang string) Messages {
 // Negotiate picks "ko" or "en" from an Accept-Language header by quality,
 // defaulting to English.
 func Negotiate(acceptLanguage string) string {
+	lang, _ := Named(acceptLanguage)
+	return lang
+}
+
+// Named picks "ko" or "en" from an Accept-Language header by quality, and
+// reports whether the header named either; when it names neither (a
+// crawler sends none), it returns "en" and false, and a room's page uses
+// the room's default language instead.
+func Named(acceptLanguage string) (string, bool) {
 	best, bestQ := "en", -1.0
 	if len(acceptLanguage) > 512 {
 		acceptLanguage = acceptLanguage[:512]
@@ -350,7 +382,7 @@ func Negotiate(acceptLanguage string) string {
 			best, bestQ = primary, q
 		}
 	}
-	return best
+	return best, bestQ >= 0
 }
 
 // Fill replaces {key} with val in s.

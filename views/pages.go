@@ -6,6 +6,11 @@ import "net/url"
 type Assets struct {
 	CSS string
 	JS  string
+	// preview: Icon is the page's favicon (the room's uploaded one; ""
+	// is DefaultIcon); Preview, set on the room page only, is its link
+	// preview.
+	Icon    string
+	Preview *LinkPreview
 }
 
 // Product is one product as the order form shows it.
@@ -36,6 +41,7 @@ type RoomPage struct {
 	ShopURL string
 	// MaxPerBuyer, when positive, is said next to the quantity.
 	MaxPerBuyer int
+	Brand       Brand
 }
 
 // StatusPage is the per-visitor page for browsers without JavaScript.
@@ -73,6 +79,7 @@ type StatusPage struct {
 	MaxPerBuyer int
 	// Products fill the order form.
 	Products []Product
+	Brand    Brand
 }
 
 // Field is one hidden form field.
@@ -99,6 +106,7 @@ type ConfirmPage struct {
 	Currency string
 	Quantity int
 	ShopURL  string
+	Brand    Brand
 }
 
 // ErrorPage is an HTML error answer. Its heading says what happened in
@@ -117,6 +125,7 @@ type ErrorPage struct {
 	ShopURL string
 	T       Messages
 	Assets  Assets
+	Brand   Brand
 }
 
 // firstInStock is the index of the first product with stock left, or 0.

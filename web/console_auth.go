@@ -132,10 +132,16 @@ func (s *Server) console(h func(http.ResponseWriter, *http.Request, consoleSessi
 // consoleChange wraps a POST: valid session AND form field "csrf" equal (constant time)
 // to the session's; otherwise a 403 console error page. It bounds the body (64 KiB).
 func (s *Server) consoleChange(h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
+	return s.consoleChangeUpTo(consoleBodyMax, h)
+}
+
+// consoleChangeUpTo is consoleChange for a form of at most limit bytes (a
+// form with uploads).
+func (s *Server) consoleChangeUpTo(limit int64, h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		t := consoleText(r)
-		if !parseConsoleForm(w, r) {
+		if !parseConsoleForm(w, r, limit) {
 			s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
 			return
 		}
@@ -159,13 +165,13 @@ func (s *Server) consoleChange(h func(http.ResponseWriter, *http.Request, consol
 	}
 }
 
-// parseConsoleForm reads a form of at most consoleBodyMax bytes into
+// parseConsoleForm reads a form of at most limit bytes into
 // r.PostForm. It reports false when the body is too large or malformed.
-func parseConsoleForm(w http.ResponseWriter, r *http.Request) bool {
-	r.Body = http.MaxBytesReader(w, r.Body, consoleBodyMax)
+func parseConsoleForm(w http.ResponseWriter, r *http.Request, limit int64) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	var err error
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
-		err = r.ParseMultipartForm(consoleBodyMax)
+		err = r.ParseMultipartForm(limit)
 	} else {
 		err = r.ParseForm()
 	}
@@ -263,7 +269,7 @@ const signinHashes = 4
 // once. Failures are logged without what was typed.
 func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	t := consoleText(r)
-	if !parseConsoleForm(w, r) {
+	if !parseConsoleForm(w, r, consoleBodyMax) {
 		s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
 		return
 	}

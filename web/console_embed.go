@@ -9,20 +9,10 @@ import (
 	"waitingroom/views"
 )
 
-// embedSnippet is the one line a host page pastes: base is this server's
-// scheme and host, as the operator reached it.
+// embedSnippet is the one line a host page pastes: base is the site's
+// absolute origin (PUBLIC_URL, else the host the operator reached).
 func embedSnippet(base, name string) string {
 	return `<script src="` + base + `/static/embed.js" data-room="` + name + `" async></script>`
-}
-
-// requestBase is the scheme and host the operator reached this server
-// at (https behind a trusted TLS proxy).
-func (s *Server) requestBase(r *http.Request) string {
-	scheme := "http"
-	if s.overTLS(r) {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 // consoleEmbed serves GET /admin/rooms/{room}/embed: the snippet to copy,
@@ -47,7 +37,7 @@ func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess conso
 		}
 	}
 	p := views.EmbedPage{Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"), T: t, Room: name,
-		Snippet: embedSnippet(s.requestBase(r), name), Origins: origins, SameTab: set.EmbedTarget == room.EmbedSameTab}
+		Snippet: embedSnippet(s.baseURL(r), name), Origins: origins, SameTab: set.EmbedTarget == room.EmbedSameTab}
 	var buf bytes.Buffer
 	if err := views.ConsoleEmbed(p).Render(ctx, &buf); err != nil {
 		s.log.Error("render", "path", r.URL.Path, "err", err)

@@ -41,7 +41,8 @@ func (s *Server) refuseCrossSite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "cross_site", "Requests from another site cannot change anything here. Open the waiting room itself to continue.")
 		return
 	}
-	s.htmlError(w, r, http.StatusForbidden, messages(r).ErrCrossSite, roomOfPath(r.URL.Path), false)
+	name := roomOfPath(r.URL.Path)
+	s.htmlError(w, r, http.StatusForbidden, s.roomText(r, name).ErrCrossSite, name, false)
 }
 
 // roomOfPath returns the room of a /r/{room}/… path, or "" when there is

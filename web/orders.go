@@ -146,7 +146,7 @@ var utmFields = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term",
 // page, with a retry button where a retry can succeed.
 func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	t := messages(r)
+	t := s.roomText(r, roomOfPath(r.URL.Path))
 	if !room.ValidName(name) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
@@ -244,7 +244,7 @@ func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
 	id := r.PathValue("id")
 	visitor, ok := s.visitorID(r)
-	t := messages(r)
+	t := s.roomText(r, roomOfPath(r.URL.Path))
 	if !room.ValidName(name) || !order.ValidPublicID(id) || !ok {
 		s.htmlError(w, r, http.StatusNotFound, t.NoSuchOrder, "", false)
 		return
@@ -255,13 +255,14 @@ func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {
 		s.htmlError(w, r, http.StatusNotFound, t.NoSuchOrder, name, false)
 		return
 	case err != nil:
-		s.htmlError(w, r, http.StatusServiceUnavailable, messages(r).ErrUnavailable, name, true)
+		s.htmlError(w, r, http.StatusServiceUnavailable, t.ErrUnavailable, name, true)
 		return
 	}
 	page := views.ConfirmPage{Room: name, Title: name, T: t, Assets: s.pageAssets(),
 		OrderID: o.PublicID, Product: "#" + strconv.FormatInt(o.ProductID, 10), Quantity: o.Quantity}
 	if set, err := s.rooms.Room(r.Context(), name); err == nil {
-		page.Title, page.ShopURL = set.Title, set.ShopURL
+		page.Title, page.ShopURL, page.Assets.Icon = set.Title, set.ShopURL, set.Favicon
+		page.Brand = brandOf(name, set.Title, set.ShopURL, set.Branding)
 	}
 	if ps, err := s.orders.Products(r.Context(), name); err == nil {
 		for _, p := range ps {

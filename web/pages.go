@@ -47,76 +47,48 @@ func messages(r *http.Request) views.Messages {
 type renderedPage struct {
 	body, gz []byte
 	etag     string
+	lang     string
 	expires  time.Time
 }
 
 // pageCache keeps each room page for a second, so that a page-load burst
 // that reaches the origin (no CDN in front) costs one render and one Redis
-// read per room, language and second. It also keeps each room's shop link
-// for the error pages, so that a flood of refusals costs no Redis read.
+// read per room, language and second. It also keeps what each room's other
+// pages need of its settings (roomFace), so that a flood of refusals costs
+// no Redis read.
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[string]*renderedPage
-	shops map[string]shopLink
-}
-
-// shopLink is a room's shopURL as the error pages link it.
-type shopLink struct {
-	url     string
-	expires time.Time
+	faces map[string]roomFace
 }
 
 const (
 	pageCacheTTL = time.Second
-	shopCacheTTL = 10 * time.Second
+	faceCacheTTL = 10 * time.Second
 	// maxCachedPages bounds each of pageCache's maps.
 	maxCachedPages = 10000
 )
 
-// shopURL returns the shop link of room for an error page: from the cache,
-// else from the room's settings; "" when there is none or the settings
-// cannot be read (the page still answers).
-func (s *Server) shopURL(ctx context.Context, name string) string {
-	if name == "" {
-		return ""
-	}
-	now := time.Now()
-	s.pages.mu.Lock()
-	l, ok := s.pages.shops[name]
-	s.pages.mu.Unlock()
-	if ok && now.Before(l.expires) {
-		return l.url
-	}
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	set, err := s.rooms.Room(ctx, name)
-	if err != nil {
-		return ""
-	}
-	s.rememberShop(name, set.ShopURL, now)
-	return set.ShopURL
-}
-
-func (s *Server) rememberShop(name, url string, now time.Time) {
-	s.pages.mu.Lock()
-	defer s.pages.mu.Unlock()
-	if s.pages.shops == nil || len(s.pages.shops) > maxCachedPages {
-		s.pages.shops = map[string]shopLink{}
-	}
-	s.pages.shops[name] = shopLink{url: url, expires: now.Add(shopCacheTTL)}
-}
-
 // roomPage serves GET /r/{room}: the same bytes for every visitor, no
-// cookie, no ticket, cacheable by a CDN.
+// cookie, no ticket, cacheable by a CDN. A request that names neither
+// Korean nor English (a crawler's) gets the room's default language. The
+// link preview's absolute URLs take PUBLIC_URL, else the request's host:
+// then the host is part of the cache key.
 func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	s.metrics.PageRequests.Inc()
 	name := r.PathValue("room")
-	t := messages(r)
+	lang, named := views.Named(r.Header.Get("Accept-Language"))
 	if !room.ValidName(name) {
+		t := views.For(lang)
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
 	}
-	key := name + "\x00" + t.Lang
+	langKey := lang
+	if !named {
+		langKey = "default"
+	}
+	base := s.baseURL(r)
+	key := name + "\x00" + langKey + "\x00" + base
 	now := time.Now()
 	s.pages.mu.Lock()
 	p := s.pages.pages[key]
@@ -129,16 +101,22 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 			s.htmlFail(w, r, err, name)
 			return
 		}
-		s.rememberShop(name, set.ShopURL, now)
+		s.rememberFace(name, faceOf(set, now))
+		if !named {
+			lang = set.DefaultLanguage
+		}
+		t := views.For(lang)
 		var buf bytes.Buffer
-		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(),
-			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
+			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
+			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
+		page.Assets.Preview = s.linkPreview(base, name, set, t, now)
 		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
 			return
 		}
 		sum := sha256.Sum256(buf.Bytes())
-		p = &renderedPage{body: buf.Bytes(), gz: gzipBytes(buf.Bytes()),
+		p = &renderedPage{body: buf.Bytes(), gz: gzipBytes(buf.Bytes()), lang: t.Lang,
 			etag: `"` + hex.EncodeToString(sum[:8]) + `"`, expires: now.Add(pageCacheTTL)}
 		s.pages.mu.Lock()
 		if len(s.pages.pages) > maxCachedPages {
@@ -151,7 +129,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "public, max-age=10, stale-while-revalidate=30")
 	h.Set("Vary", "Accept-Language, Accept-Encoding")
-	h.Set("Content-Language", t.Lang)
+	h.Set("Content-Language", p.lang)
 	h.Set("ETag", p.etag)
 	if r.Header.Get("If-None-Match") == p.etag {
 		w.WriteHeader(http.StatusNotModified)
@@ -191,7 +169,7 @@ func withUTM(path string, utm []views.Field) string {
 // its status page, carrying the utm_* fields along.
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	t := messages(r)
+	t := s.roomText(r, roomOfPath(r.URL.Path))
 	if !room.ValidName(name) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
@@ -240,7 +218,7 @@ func secondsUntil(at *int64, now int64) *int64 {
 // refreshes itself at the polling tier and is never cached.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	t := messages(r)
+	t := s.roomText(r, roomOfPath(r.URL.Path))
 	if !room.ValidName(name) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
@@ -269,11 +247,15 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	if p.PassExpiresAt > 0 {
 		passExpires = &p.PassExpiresAt
 	}
-	page := views.StatusPage{Room: name, Title: set.Title, T: t, Assets: s.pageAssets(),
+	if _, named := views.Named(r.Header.Get("Accept-Language")); !named {
+		t = views.For(set.DefaultLanguage) // fresher than the face's
+	}
+	page := views.StatusPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
 		Status: string(p.Status), Rank: p.Rank, Ticket: p.Ticket, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
 		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut, Paused: p.Paused || set.Paused, Phase: p.Phase,
 		OpensIn: secondsUntil(p.OpensAt, now), PassLeft: secondsUntil(passExpires, now),
-		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer}
+		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
+		Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
 	if page.Paused || p.Status == queue.StatusPrequeued {
 		page.ETA = nil // no honest estimate while nobody is let in
 	}
@@ -307,9 +289,16 @@ func (s *Server) htmlPage(w http.ResponseWriter, r *http.Request, p views.ErrorP
 		w.Header().Set("Retry-After", "2")
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	p.T, p.Assets = messages(r), s.pageAssets()
-	if p.ShopURL == "" {
-		p.ShopURL = s.shopURL(r.Context(), p.Room)
+	// The page is in the language, and has the icon, of the room of its
+	// address, even when it offers no way back to it.
+	of := roomOfPath(r.URL.Path)
+	f := s.roomFace(r.Context(), of)
+	p.T, p.Assets = s.roomText(r, of), s.roomAssets(f.favicon)
+	if p.ShopURL == "" && p.Room != "" {
+		p.ShopURL = s.roomFace(r.Context(), p.Room).shopURL
+	}
+	if p.Brand == (views.Brand{}) {
+		p.Brand = s.brandFor(r.Context(), p.Room)
 	}
 	s.render(w, r, p.Status, views.Error(p))
 }
@@ -322,7 +311,7 @@ func (s *Server) htmlError(w http.ResponseWriter, r *http.Request, status int, m
 // htmlFail maps an engine error onto an HTML error page, as fail does for
 // JSON.
 func (s *Server) htmlFail(w http.ResponseWriter, r *http.Request, err error, roomName string) {
-	t := messages(r)
+	t := s.roomText(r, roomName)
 	switch {
 	case errors.Is(err, room.ErrNotFound):
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: t.NoSuchRoom, ShopURL: ""})

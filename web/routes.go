@@ -60,6 +60,12 @@ func (s *Server) routes() []route {
 		{"POST /admin/orders/{id}/cancel", s.consoleChange(s.cancelOrder)},
 		{"GET /admin/attribution", s.console(s.attributionPage)},
 		{"GET /admin/audit", s.console(s.auditPage)},
+		// brand
+		{"GET /media/{file}", http.HandlerFunc(s.serveMedia)},
+		{"GET /r/{room}/theme/{file}", http.HandlerFunc(s.serveTheme)},
+		{"GET /admin/rooms/{room}/branding", s.console(s.consoleBranding)},
+		{"POST /admin/rooms/{room}/branding", s.consoleChangeUpTo(brandingBodyMax, s.consoleSaveBranding)},
+
 		// widget
 		{"GET /r/{room}/widget", http.HandlerFunc(s.widgetPage)},
 		{"GET /r/{room}/widget/status", http.HandlerFunc(s.widgetStatus)},
@@ -68,5 +74,9 @@ func (s *Server) routes() []route {
 		{"GET /embed.js", s.assets.servePlain("embed.js", 5*time.Minute)},
 		{"GET /admin/rooms/{room}/embed", s.console(s.consoleEmbed)},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
+		// preview
+		{"GET /{$}", http.HandlerFunc(s.frontPage)},
+		{"GET /favicon.ico", s.assets.servePlain("favicon.ico", 7*24*time.Hour)},
+		{"GET /r/{room}/og/{file}", http.HandlerFunc(s.ogImage)},
 	}
 }

@@ -106,6 +106,18 @@ type Options struct {
 	Operators Operators
 	// Audit records who changed what; nil records nothing.
 	Audit Audit
+
+	// preview: PublicURL is the site's absolute origin for link previews
+	// ("" takes each request's host); LandingURL is where GET / redirects
+	// ("" lists the listed rooms); OGFont is the font file of the default
+	// preview images ("" searches known CJK font paths, and Go's font,
+	// without Hangul, draws when none is found).
+	PublicURL  string
+	LandingURL string
+	OGFont     string
+	// Images keeps the uploaded images (brand); nil serves none and
+	// refuses uploads.
+	Images Images
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -136,6 +148,11 @@ type Server struct {
 	recorded   RecordedRooms
 	operators  Operators
 	auditLog   Audit
+	// preview
+	publicURL, landingURL string
+	og                    *ogImages
+	front                 *homeCache
+	media                 *media // brand: uploaded images
 	// widgets caches the embeddable widget's room settings and status.
 	widgets widgetCache
 
@@ -182,6 +199,10 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	if err := s.previews(o); err != nil {
+		return nil, err
+	}
+	s.media = newMedia(o.Images)
 	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil

@@ -48,6 +48,9 @@ func loadAssets(fsys fs.FS) (*assets, error) {
 		hash := hex.EncodeToString(sum[:])[:12]
 		ext := path.Ext(name)
 		ctype := mime.TypeByExtension(ext)
+		if ext == ".ico" { // not in Go's table; the system's may lack it
+			ctype = "image/x-icon"
+		}
 		if ctype == "" {
 			ctype = "application/octet-stream"
 		}

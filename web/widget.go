@@ -44,6 +44,7 @@ type widgetCache struct {
 // widgetRoom is one room's cached widget settings and status.
 type widgetRoom struct {
 	title     string
+	theme     string // the room's accent stylesheet (brand), or ""
 	ancestors string // the CSP frame-ancestors source list
 	target    string
 	schedule  room.Schedule
@@ -94,7 +95,7 @@ func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, erro
 	if err != nil {
 		return nil, err
 	}
-	wr = &widgetRoom{title: set.Title, ancestors: frameAncestors(set.EmbedOrigins), target: set.EmbedTarget,
+	wr = &widgetRoom{title: set.Title, theme: themeURL(name, set.Branding), ancestors: frameAncestors(set.EmbedOrigins), target: set.EmbedTarget,
 		schedule: set.Schedule, closed: room.CanonicalMode(set.Mode) == room.ModeClosed, expires: now.Add(widgetTTL)}
 	if wr.title == "" {
 		wr.title = name
@@ -230,7 +231,7 @@ func waitWords(t views.Messages, sec int64) string {
 // the room's embed origins. It sets no cookie and takes no ticket.
 func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	t := messages(r)
+	t := s.roomText(r, name) // the room's default language where the request names none
 	if !room.ValidName(name) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
 		return
@@ -248,7 +249,7 @@ func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.widgetView(hr, wr, now)
 	state, detail := widgetText(t, v, now)
-	page := views.WidgetPage{Room: name, Title: wr.title, T: t, CSS: s.assets.url("widget.css"), JS: s.assets.url("widget.js"),
+	page := views.WidgetPage{Room: name, Title: wr.title, T: t, CSS: s.assets.url("widget.css"), Theme: wr.theme, JS: s.assets.url("widget.js"),
 		State: state, Detail: detail, Link: widgetLink(name, r.URL.Query()), Target: wr.target,
 		StatusJSON: string(appendWidgetJSON(nil, v))}
 	var buf bytes.Buffer

@@ -33,6 +33,13 @@ func (h *harness) setRoom(t *testing.T, mut func(*room.Settings)) {
 // unframeable.
 func TestWidgetPage(t *testing.T) {
 	h := newHarness(t, nil)
+	// A request that names no language gets the room's default; the
+	// room's accent stylesheet applies.
+	h.setRoom(t, func(s *room.Settings) { s.DefaultLanguage, s.AccentColor = "ko", "#1d4ed8" })
+	r := h.do(t, "GET", "/r/"+h.room+"/widget", "", nil, nil)
+	if !strings.Contains(r.body, "판매 페이지로 가기") || !strings.Contains(r.body, `href="/r/`+h.room+`/theme/`) || r.header.Get("Content-Language") != "ko" {
+		t.Fatalf("default language or theme missing: %s\n%s", r.header, r.body)
+	}
 	before, _ := h.eng.Stats(context.Background(), h.room)
 	for _, tc := range []struct {
 		name      string
@@ -83,7 +90,7 @@ func TestWidgetPage(t *testing.T) {
 		t.Fatalf("widget loads took %d tickets", after.Issued-before.Issued)
 	}
 	// The room page itself stays unframeable, embed origins or not.
-	r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
+	r = h.do(t, "GET", "/r/"+h.room, "", nil, nil)
 	if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") || r.header.Get("X-Frame-Options") != "DENY" {
 		t.Fatalf("room page: CSP %q, X-Frame-Options %q", csp, r.header.Get("X-Frame-Options"))
 	}

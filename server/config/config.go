@@ -78,6 +78,19 @@ type Config struct {
 	// deployment (REDIS_NAMESPACE); empty means "wr:db<N>", N the Redis
 	// database number (see queue.DefaultNamespace).
 	RedisNamespace string
+
+	// preview: link previews and the site's front door.
+
+	// PublicURL is the site's absolute origin as buyers reach it
+	// (PUBLIC_URL, "https://queue.shop.example"), used in link previews;
+	// empty takes each request's host.
+	PublicURL string
+	// LandingURL, when set, is where GET / redirects (LANDING_URL);
+	// empty shows the page listing the listed rooms.
+	LandingURL string
+	// OGFont is the font file that draws the default preview images
+	// (OG_FONT, a .ttf, .otf or .ttc); empty searches known CJK font paths.
+	OGFont string
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -129,6 +142,9 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	}
 	str(&c.DebugAddr, "debug-addr", "DEBUG_ADDR", "", "loopback address for Go's pprof profiles; empty disables them")
 	str(&c.RedisNamespace, "redis-namespace", "REDIS_NAMESPACE", "", "prefix of every Redis key and channel of this deployment ([A-Za-z0-9:_-], at most 64); empty is wr:db<N>, N the Redis database")
+	str(&c.PublicURL, "public-url", "PUBLIC_URL", "", "absolute origin of the site as buyers reach it (https://queue.shop.example), for link previews; empty uses each request's host")
+	str(&c.LandingURL, "landing-url", "LANDING_URL", "", "absolute http(s) URL that GET / redirects to; empty lists the listed rooms")
+	str(&c.OGFont, "og-font", "OG_FONT", "", "font file (.ttf, .otf, .ttc) for the default preview images; empty searches known CJK font paths")
 	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns string
 	str(&origins, "allowed-origins", "ALLOWED_ORIGINS", "", "comma-separated origins (https://shop.example) whose cross-origin POST, PUT and DELETE are accepted")
 	str(&v6Prefix, "ipv6-prefix", "IPV6_PREFIX", strconv.Itoa(DefaultIPv6Prefix), "IPv6 prefix length that per-client caps count as one client")
@@ -184,7 +200,34 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if c.IdleConnsPerIP, err = strconv.Atoi(idleConns); err != nil || c.IdleConnsPerIP < 1 {
 		return Config{}, fmt.Errorf("IDLE_CONNS_PER_IP %q must be a positive integer", idleConns)
 	}
+	if c.PublicURL, err = parsePublicURL(c.PublicURL); err != nil {
+		return Config{}, fmt.Errorf("PUBLIC_URL: %w", err)
+	}
+	if c.LandingURL != "" && !absoluteHTTP(c.LandingURL) {
+		return Config{}, fmt.Errorf("LANDING_URL %q must be an absolute http(s) URL such as https://shop.example/sale", c.LandingURL)
+	}
 	return c, c.validate()
+}
+
+// parsePublicURL reads PUBLIC_URL: empty, or an http(s) origin (a
+// trailing slash is dropped); it returns the origin.
+func parsePublicURL(s string) (string, error) {
+	if s == "" {
+		return "", nil
+	}
+	o, err := parseOrigins(s)
+	if err != nil || len(o) != 1 || strings.Contains(s, ",") {
+		return "", fmt.Errorf("%q must be the absolute origin of the site, such as https://queue.shop.example (a scheme, a host, an optional port, no path)", s)
+	}
+	return o[0], nil
+}
+
+// absoluteHTTP reports whether u is an absolute http or https URL with a
+// host and no credentials.
+func absoluteHTTP(u string) bool {
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.User == nil &&
+		len(u) <= 2048 && !strings.ContainsAny(u, " \t\r\n")
 }
 
 // parseOrigins reads a comma-separated list of origins: a scheme (http or

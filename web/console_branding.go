@@ -1,0 +1,256 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// The console's branding page: every field of a room's room.Branding and
+// its shop address, with uploads of its images, saved through saveRoom
+// (validated, recorded, audited) like any other room write.
+
+// brandingBodyMax bounds the branding form: its images at their limits,
+// and the text fields.
+var brandingBodyMax = int64(logoSlot.MaxBytes+ogImageSlot.MaxBytes+faviconSlot.MaxBytes) + consoleBodyMax
+
+func brandingText(r *http.Request) views.BrandingText { return views.BrandingFor(consoleLang(r)) }
+
+// brandingForm is the form of set as saved.
+func brandingForm(name, csrf string, set room.Settings) views.BrandingForm {
+	b := set.Branding
+	return views.BrandingForm{Room: name, CSRF: csrf,
+		Images:      map[string]string{logoSlot.Field: b.Logo, ogImageSlot.Field: b.OGImage, faviconSlot.Field: b.Favicon},
+		AccentColor: b.AccentColor, AccentColorDark: b.AccentColorDark, Description: b.Description,
+		DefaultLanguage: b.DefaultLanguage, ShopName: b.ShopName, ShopURL: set.ShopURL,
+		EmbedOrigins: strings.Join(b.EmbedOrigins, "\n"), EmbedTarget: b.EmbedTarget, Listed: b.Listed,
+		Limits: imageLimits(), Errors: map[string]string{}}
+}
+
+// imageLimits are the image fields' limits in KB.
+func imageLimits() map[string]int {
+	out := map[string]int{}
+	for _, sl := range imageSlots {
+		out[sl.Field] = sl.MaxBytes >> 10
+	}
+	return out
+}
+
+func (s *Server) renderBranding(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.BrandingForm) {
+	t := brandingText(r)
+	f.JS = s.assets.url("console-branding.js")
+	s.render(w, r, status, views.ConsoleBranding(s.consolePage(r, sess, views.Fill(t.Title, "room", f.Room), "rooms"), f))
+}
+
+// consoleBranding serves GET /admin/rooms/{room}/branding.
+func (s *Server) consoleBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	f := brandingForm(name, sess.CSRF, set)
+	if r.URL.Query().Get("saved") == "1" {
+		f.Notice = brandingText(r).Saved
+	}
+	s.renderBranding(w, r, sess, http.StatusOK, f)
+}
+
+// consoleSaveBranding serves POST /admin/rooms/{room}/branding.
+func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := brandingText(r)
+	cur, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	f, errs := s.readBrandingForm(ctx, r, sess, cur.Branding, t)
+	f.Room, f.CSRF, f.Errors = name, sess.CSRF, errs
+	refuse := func() {
+		if f.Error == "" {
+			f.Error = t.FixErrors
+		}
+		s.renderBranding(w, r, sess, http.StatusUnprocessableEntity, f)
+	}
+	if len(errs) > 0 {
+		refuse()
+		return
+	}
+	origins := []string{}
+	for l := range strings.Lines(f.EmbedOrigins) {
+		if o := strings.ToLower(strings.TrimSpace(l)); o != "" {
+			origins = append(origins, o)
+		}
+	}
+	p := room.Patch{ShopURL: &f.ShopURL, BrandingPatch: room.BrandingPatch{
+		Logo: ptr(f.Images[logoSlot.Field]), OGImage: ptr(f.Images[ogImageSlot.Field]), Favicon: ptr(f.Images[faviconSlot.Field]),
+		AccentColor: &f.AccentColor, AccentColorDark: &f.AccentColorDark, Description: &f.Description,
+		DefaultLanguage: &f.DefaultLanguage, ShopName: &f.ShopName, EmbedOrigins: &origins, EmbedTarget: &f.EmbedTarget, Listed: &f.Listed,
+	}}
+	_, err = s.saveRoom(ctx, sess.Operator, name, roomWrite{Patch: p, Exist: mustExist})
+	var invalid *invalidSettingsError
+	switch {
+	case errors.As(err, &invalid):
+		field, _, _ := strings.Cut(invalid.err.Error(), ":")
+		field, _, _ = strings.Cut(field, " ")
+		if msg, ok := brandingFieldError(t, field); ok {
+			f.Errors[field] = msg
+		} else {
+			// A setting this page does not show (an older record's): its
+			// own words, which name it.
+			f.Error = t.FixErrors + " " + invalid.err.Error()
+		}
+		refuse()
+		return
+	case err != nil:
+		s.consoleFail(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/admin/rooms/"+name+"/branding?saved=1", http.StatusSeeOther)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// brandingFieldError is the message of a field that room validation
+// refused, with its limit filled in.
+func brandingFieldError(t views.BrandingText, field string) (string, bool) {
+	for _, sl := range imageSlots {
+		if sl.Field == field {
+			return t.ErrNoImage, true
+		}
+	}
+	msg, ok := t.ErrField[field]
+	n := map[string]int{"description": room.MaxDescriptionLen, "shopName": room.MaxShopNameLen, "embedOrigins": room.MaxEmbedOrigins}[field]
+	return views.Fill(msg, "n", strconv.Itoa(n)), ok
+}
+
+// readBrandingForm reads the posted form as typed, keeps its uploads, and
+// returns the errors of the fields that fail before validation: images
+// refused, colours that are not colours or lack contrast (in the
+// operator's language, next to the field).
+func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess consoleSession, cur room.Branding, t views.BrandingText) (views.BrandingForm, map[string]string) {
+	pf := r.PostForm
+	get := func(k string, max int) string {
+		v := strings.TrimSpace(pf.Get(k))
+		if len(v) > max {
+			v = strings.ToValidUTF8(v[:max], "")
+		}
+		return v
+	}
+	f := views.BrandingForm{
+		Images:      map[string]string{},
+		AccentColor: strings.ToLower(get("accentColor", 16)), AccentColorDark: strings.ToLower(get("accentColorDark", 16)),
+		Description: get("description", 4*room.MaxDescriptionLen), DefaultLanguage: get("defaultLanguage", 8),
+		ShopName: get("shopName", 4*room.MaxShopNameLen), ShopURL: get("shopURL", room.MaxShopURLLen+1),
+		EmbedOrigins: get("embedOrigins", room.MaxEmbedOrigins*(room.MaxOriginLen+2)), EmbedTarget: get("embedTarget", 8),
+		Listed: pf.Get("listed") == "1", Limits: imageLimits(),
+	}
+	errs := map[string]string{}
+	saved := map[string]string{logoSlot.Field: cur.Logo, ogImageSlot.Field: cur.OGImage, faviconSlot.Field: cur.Favicon}
+	for _, slot := range imageSlots {
+		path := get(slot.Field, 128)
+		if pf.Get("remove-"+slot.Field) == "1" {
+			path = ""
+		}
+		data, has, err := uploadOf(r, slot)
+		switch {
+		case err != nil:
+			errs[slot.Field] = t.ErrImage[imageErrTooLarge]
+		case has && s.media == nil:
+			errs[slot.Field] = t.ErrNoImage
+		case has:
+			p, err := s.media.put(ctx, sess.Operator, slot, data)
+			var refused *imageError
+			switch {
+			case errors.As(err, &refused):
+				errs[slot.Field] = t.ErrImage[refused.Code]
+			case err != nil:
+				s.log.Error("console: keep image", "field", slot.Field, "err", err)
+				errs[slot.Field] = t.ErrNoImage
+			default:
+				path = p
+			}
+		case path != "" && path != saved[slot.Field] && !s.hasImage(ctx, path):
+			// A path typed or kept from an earlier form: it must name an
+			// image this server holds.
+			errs[slot.Field] = t.ErrNoImage
+			path = saved[slot.Field]
+		}
+		f.Images[slot.Field] = path
+	}
+	for _, a := range []struct {
+		field, colour string
+		scheme        room.Scheme
+	}{{"accentColor", f.AccentColor, room.Light}, {"accentColorDark", f.AccentColorDark, room.Dark}} {
+		err := room.CheckAccent(a.colour, a.scheme)
+		var low *room.ContrastError
+		switch {
+		case errors.As(err, &low):
+			scheme := t.SchemeLight
+			if low.Scheme == room.Dark.Name {
+				scheme = t.SchemeDark
+			}
+			msg := views.Fill(t.ErrContrast, "scheme", scheme)
+			msg = views.Fill(views.Fill(msg, "fg", low.Foreground), "bg", low.Background)
+			msg = views.Fill(msg, "ratio", strconv.FormatFloat(math.Floor(low.Ratio*100)/100, 'f', 2, 64))
+			errs[a.field] = views.Fill(msg, "min", strconv.FormatFloat(low.Min, 'f', 1, 64))
+		case err != nil:
+			errs[a.field] = t.ErrColour
+		}
+	}
+	return f, errs
+}
+
+// uploadOf returns the file posted for slot, if any, read up to its
+// limit; an error when it is over.
+func uploadOf(r *http.Request, slot imageSlot) ([]byte, bool, error) {
+	if r.MultipartForm == nil || len(r.MultipartForm.File[slot.Field+"-file"]) == 0 {
+		return nil, false, nil
+	}
+	fh := r.MultipartForm.File[slot.Field+"-file"][0]
+	if fh.Size == 0 {
+		return nil, false, nil // the browser's empty file input
+	}
+	if fh.Size > int64(slot.MaxBytes) {
+		return nil, true, &imageError{Field: slot.Field, Code: imageErrTooLarge}
+	}
+	file, err := fh.Open()
+	if err != nil {
+		return nil, true, err
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, int64(slot.MaxBytes)+1))
+	if err != nil || len(data) > slot.MaxBytes {
+		return nil, true, &imageError{Field: slot.Field, Code: imageErrTooLarge}
+	}
+	return data, true, nil
+}
+
+// hasImage reports whether path is an image this server holds.
+func (s *Server) hasImage(ctx context.Context, path string) bool {
+	m := mediaFile.FindStringSubmatch(strings.TrimPrefix(path, "/media/"))
+	if s.media == nil || m == nil || !strings.HasPrefix(path, "/media/") {
+		return false
+	}
+	img, err := s.media.image(ctx, m[1])
+	return err == nil && imageTypes[img.ContentType].ext == m[2]
+}

@@ -1,0 +1,129 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/room"
+)
+
+// someRooms is the room store with its list cut to names, so that a test
+// sees only its own rooms on the shared Redis.
+type someRooms struct {
+	roomStore
+	names []string
+}
+
+// roomStore names the embedded store, whose Rooms someRooms replaces.
+type roomStore = Rooms
+
+func (s someRooms) Rooms(context.Context) ([]string, error) { return s.names, nil }
+
+// TestFrontPage: GET / redirects to LANDING_URL when it is set; else it is
+// an HTML page (never JSON) listing the listed rooms, in the visitor's
+// language, with an empty state.
+func TestFrontPage(t *testing.T) {
+	base := newHarness(t, nil)
+	listed, unlisted := base.room, base.room+"-u"
+	opens := time.Now().Add(48 * time.Hour)
+	for _, r := range []struct {
+		name   string
+		listed bool
+		title  string
+	}{{listed, true, "Winter <drop> 한정판"}, {unlisted, false, "Hidden test sale"}} {
+		set := room.Defaults(r.name)
+		set.Title, set.Listed, set.ShopName, set.OpensAt = r.title, r.listed, "Seoul Shoes", &opens
+		if err := base.eng.SaveRoom(context.Background(), r.name, set); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { base.eng.DeleteRoom(context.Background(), r.name) })
+	}
+	tests := []struct {
+		name     string
+		names    []string
+		landing  string
+		accept   string
+		status   int
+		want     []string
+		wantNot  []string
+		location string
+	}{
+		{"landing URL", []string{listed}, "https://shop.example/sale?from=queue", "", 302, nil, nil, "https://shop.example/sale?from=queue"},
+		{"listed rooms, English", []string{listed, unlisted}, "", "en", 200,
+			[]string{`<html lang="en"`, `href="/r/` + listed + `"`, "Winter &lt;drop&gt; 한정판", "Seoul Shoes", "Opens "},
+			[]string{unlisted, "Hidden test sale"}, ""},
+		{"listed rooms, Korean", []string{listed, unlisted}, "", "ko-KR", 200,
+			[]string{`<html lang="ko"`, `href="/r/` + listed + `"`, "KST 시작"}, []string{unlisted}, ""},
+		{"no listed room", []string{unlisted}, "", "", 200,
+			[]string{"There is no public sale right now"}, []string{"<ul"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, func(o *Options) {
+				o.Rooms = someRooms{roomStore: o.Rooms, names: tt.names}
+				o.LandingURL = tt.landing
+			})
+			nofollow := *h.srv.Client()
+			nofollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			req, _ := http.NewRequest("GET", h.srv.URL+"/", nil)
+			if tt.accept != "" {
+				req.Header.Set("Accept-Language", tt.accept)
+			}
+			resp, err := nofollow.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			_, _ = copyBody(&b, resp)
+			body := b.String()
+			if resp.StatusCode != tt.status || resp.Header.Get("Location") != tt.location {
+				t.Fatalf("%d to %q, want %d to %q", resp.StatusCode, resp.Header.Get("Location"), tt.status, tt.location)
+			}
+			if tt.status == 200 && (!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+				!strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'self'")) {
+				t.Errorf("not an HTML page with the CSP: %v", resp.Header)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("page lacks %q:\n%s", w, body)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(body, w) {
+					t.Errorf("page holds %q", w)
+				}
+			}
+		})
+	}
+}
+
+// TestFavicon: /favicon.ico is the default icon, cached long; room pages
+// link the room's favicon when it has one, else it.
+func TestFavicon(t *testing.T) {
+	h := newHarness(t, nil)
+	r := h.do(t, "GET", "/favicon.ico", "", nil, nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(r.body, "\x00\x00\x01\x00") ||
+		!strings.Contains(r.header.Get("Cache-Control"), "max-age=604800") {
+		t.Fatalf("/favicon.ico: %d %v", r.status, r.header)
+	}
+	if p := h.do(t, "GET", "/r/"+h.room, "", nil, nil); !strings.Contains(p.body, `<link rel="icon" href="/favicon.ico">`) {
+		t.Errorf("the room page does not link the default icon")
+	}
+	icon := room.MediaPath(strings.Repeat("cd", 32), "ico")
+	saveBranded(t, h, func(s *room.Settings) { s.Favicon = icon })
+	time.Sleep(pageCacheTTL + 50*time.Millisecond)
+	for _, path := range []string{"/r/" + h.room, "/r/" + h.room + "/status"} {
+		if p := h.do(t, "GET", path, "", nil, nil); !strings.Contains(p.body, `<link rel="icon" href="`+icon+`">`) {
+			t.Errorf("%s does not link the room's icon", path)
+		}
+	}
+}
+
+func copyBody(b *strings.Builder, resp *http.Response) (int64, error) {
+	defer resp.Body.Close()
+	return io.Copy(b, resp.Body)
+}

@@ -1,0 +1,226 @@
+package web
+
+import (
+	"bytes"
+	"encoding/binary"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
+	"net/http"
+	"strings"
+
+	"golang.org/x/image/webp"
+)
+
+// Uploaded images are checked from their bytes, never from their name or
+// the browser's Content-Type: the type is sniffed and then confirmed by
+// the decoder, the dimensions are read from the header before anything is
+// decoded (a decompression bomb is a small file that claims a huge
+// canvas), and the whole image is then decoded so that a truncated or
+// corrupt file is refused at upload rather than shown broken to buyers.
+
+// imageSlot is what an upload is for, and its limits.
+type imageSlot struct {
+	// Field is the branding field and the form's file input.
+	Field string
+	// MaxBytes bounds the file.
+	MaxBytes int
+	// MaxSide and MaxPixels bound the canvas.
+	MaxSide, MaxPixels int
+	// ICO accepts Windows icons (the favicon).
+	ICO bool
+}
+
+// The image slots. The logo is fetched by every buyer of a sale, so it
+// is kept small (the page's budget is 25 KB; a logo of a few hundred
+// pixels is tens of KB); the preview image is fetched by link previewers
+// only and is drawn at 1200×630, which a photo-like JPEG fits in well
+// under 2 MiB; a favicon is at most 256×256 per icon.
+var (
+	logoSlot    = imageSlot{Field: "logo", MaxBytes: 512 << 10, MaxSide: 4096, MaxPixels: 8 << 20}
+	ogImageSlot = imageSlot{Field: "ogImage", MaxBytes: 2 << 20, MaxSide: 4096, MaxPixels: 8 << 20}
+	faviconSlot = imageSlot{Field: "favicon", MaxBytes: 256 << 10, MaxSide: 512, MaxPixels: 512 * 512, ICO: true}
+)
+
+// imageSlots are the slots in the form's order.
+var imageSlots = []imageSlot{logoSlot, ogImageSlot, faviconSlot}
+
+// imageType is an accepted image type.
+type imageType struct {
+	ext    string
+	config func([]byte) (image.Config, error)
+	decode func([]byte) error
+}
+
+func reader[T any](f func(*bytes.Reader) (T, error)) func([]byte) (T, error) {
+	return func(b []byte) (T, error) { return f(bytes.NewReader(b)) }
+}
+
+func decodes[T any](f func(*bytes.Reader) (T, error)) func([]byte) error {
+	return func(b []byte) error { _, err := f(bytes.NewReader(b)); return err }
+}
+
+// imageTypes are the accepted types, by their sniffed Content-Type.
+var imageTypes = map[string]imageType{
+	"image/png": {"png", reader(func(r *bytes.Reader) (image.Config, error) { return png.DecodeConfig(r) }),
+		decodes(func(r *bytes.Reader) (image.Image, error) { return png.Decode(r) })},
+	"image/jpeg": {"jpg", reader(func(r *bytes.Reader) (image.Config, error) { return jpeg.DecodeConfig(r) }),
+		decodes(func(r *bytes.Reader) (image.Image, error) { return jpeg.Decode(r) })},
+	"image/gif": {"gif", reader(func(r *bytes.Reader) (image.Config, error) { return gif.DecodeConfig(r) }),
+		// The first frame only: an animation of many large frames, each
+		// kept, would be a bomb of its own.
+		decodes(func(r *bytes.Reader) (image.Image, error) { return gif.Decode(r) })},
+	"image/webp": {"webp", reader(func(r *bytes.Reader) (image.Config, error) { return webp.DecodeConfig(r) }),
+		decodes(func(r *bytes.Reader) (image.Image, error) { return webp.Decode(r) })},
+	"image/x-icon": {"ico", icoConfig, checkICO},
+}
+
+// imageError is a refused upload: why, as a code the form words in the
+// operator's language.
+type imageError struct {
+	Field string
+	// Code is one of the imageErr* codes.
+	Code string
+}
+
+func (e *imageError) Error() string { return e.Field + ": image refused: " + e.Code }
+
+// The reasons an upload is refused.
+const (
+	imageErrTooLarge = "too_large" // over the slot's MaxBytes
+	imageErrSVG      = "svg"       // SVG can carry scripts
+	imageErrType     = "type"      // not an accepted type
+	imageErrCanvas   = "canvas"    // dimensions over the caps
+	imageErrCorrupt  = "corrupt"   // truncated or malformed
+)
+
+// checkedImage is an accepted upload.
+type checkedImage struct {
+	contentType, ext string
+	width, height    int
+}
+
+// checkImage checks data as an upload for slot.
+func checkImage(slot imageSlot, data []byte) (checkedImage, error) {
+	refuse := func(code string) (checkedImage, error) {
+		return checkedImage{}, &imageError{Field: slot.Field, Code: code}
+	}
+	if len(data) > slot.MaxBytes {
+		return refuse(imageErrTooLarge)
+	}
+	ct := http.DetectContentType(data)
+	typ, ok := imageTypes[ct]
+	switch {
+	case !ok && looksLikeSVG(data):
+		return refuse(imageErrSVG)
+	case !ok, typ.ext == "ico" && !slot.ICO:
+		return refuse(imageErrType)
+	}
+	cfg, err := typ.config(data)
+	if err != nil {
+		return refuse(imageErrCorrupt)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return refuse(imageErrCorrupt)
+	}
+	if cfg.Width > slot.MaxSide || cfg.Height > slot.MaxSide || cfg.Width*cfg.Height > slot.MaxPixels {
+		return refuse(imageErrCanvas)
+	}
+	if err := typ.decode(data); err != nil {
+		return refuse(imageErrCorrupt)
+	}
+	return checkedImage{contentType: ct, ext: typ.ext, width: cfg.Width, height: cfg.Height}, nil
+}
+
+// looksLikeSVG reports an SVG document (text that opens an <svg element),
+// to be refused with its own reason.
+func looksLikeSVG(data []byte) bool {
+	head := strings.ToLower(string(data[:min(len(data), 1024)]))
+	return strings.Contains(head, "<svg")
+}
+
+// icoEntry is one image of a Windows icon file.
+type icoEntry struct {
+	width, height int
+	data          []byte
+}
+
+// icoEntries reads an ICO file's directory, checking that every image it
+// lists lies inside the file.
+func icoEntries(b []byte) ([]icoEntry, bool) {
+	le := binary.LittleEndian
+	if len(b) < 6 || le.Uint16(b[0:]) != 0 || le.Uint16(b[2:]) != 1 {
+		return nil, false
+	}
+	n := int(le.Uint16(b[4:]))
+	if n == 0 || n > 64 || len(b) < 6+16*n {
+		return nil, false
+	}
+	out := make([]icoEntry, 0, n)
+	for i := range n {
+		e := b[6+16*i:]
+		w, h := int(e[0]), int(e[1])
+		if w == 0 {
+			w = 256
+		}
+		if h == 0 {
+			h = 256
+		}
+		size, off := uint64(le.Uint32(e[8:])), uint64(le.Uint32(e[12:]))
+		if size < 40 || off < uint64(6+16*n) || off+size > uint64(len(b)) {
+			return nil, false
+		}
+		data := b[off : off+size]
+		if bytes.HasPrefix(data, pngSignature) {
+			// An icon's PNG says its own size, which is the one decoded.
+			c, err := png.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				return nil, false
+			}
+			w, h = c.Width, c.Height
+		}
+		out = append(out, icoEntry{width: w, height: h, data: data})
+	}
+	return out, true
+}
+
+// icoConfig is the largest image of an ICO file.
+func icoConfig(b []byte) (image.Config, error) {
+	es, ok := icoEntries(b)
+	if !ok {
+		return image.Config{}, errBadICO
+	}
+	var c image.Config
+	for _, e := range es {
+		c.Width, c.Height = max(c.Width, e.width), max(c.Height, e.height)
+	}
+	return c, nil
+}
+
+// checkICO checks each image of an ICO file: a PNG that decodes, or a
+// bitmap with a BITMAPINFOHEADER (or a later version of it).
+func checkICO(b []byte) error {
+	es, ok := icoEntries(b)
+	if !ok {
+		return errBadICO
+	}
+	for _, e := range es {
+		if bytes.HasPrefix(e.data, pngSignature) {
+			if _, err := png.Decode(bytes.NewReader(e.data)); err != nil {
+				return err
+			}
+			continue
+		}
+		switch binary.LittleEndian.Uint32(e.data) {
+		case 40, 52, 56, 108, 124:
+		default:
+			return errBadICO
+		}
+	}
+	return nil
+}
+
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+var errBadICO = &imageError{Field: "favicon", Code: imageErrCorrupt}

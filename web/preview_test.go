@@ -1,0 +1,400 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"html"
+	"image"
+	"image/png"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// The crawlers that fetch a shared link, by their real user agents.
+var crawlerAgents = []struct{ name, ua string }{
+	{"KakaoTalk", "facebookexternalhit/1.1; kakaotalk-scrap/1.0; +https://devtalk.kakao.com/t/scrap/33984"},
+	{"Facebook", "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"},
+	{"Slack", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"},
+	{"X", "Twitterbot/1.0"},
+}
+
+// metaContent returns the content of the <meta> whose property or name is
+// key, unescaped, and whether there is one.
+func metaContent(page, key string) (string, bool) {
+	re := regexp.MustCompile(`<meta (?:property|name)="` + regexp.QuoteMeta(key) + `" content="([^"]*)"`)
+	m := re.FindStringSubmatch(page)
+	if m == nil {
+		return "", false
+	}
+	return html.UnescapeString(m[1]), true
+}
+
+// saveBranded gives the harness's room its title and branding.
+func saveBranded(t *testing.T, h *harness, edit func(*room.Settings)) {
+	t.Helper()
+	set, err := h.eng.Room(context.Background(), h.room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&set)
+	if err := set.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.SaveRoom(context.Background(), h.room, set); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCrawlersGetTheRoomsPreview: the link-preview crawlers of KakaoTalk,
+// Facebook, Slack and X send no Accept-Language. They get the room's
+// default language (a Korean shop's preview is Korean), every preview tag
+// with absolute URLs, an og:image that answers a 1200×630 PNG, no cookie,
+// and no ticket.
+func TestCrawlersGetTheRoomsPreview(t *testing.T) {
+	opens := time.Date(2030, 12, 1, 11, 0, 0, 0, time.UTC)
+	rooms := []struct {
+		name       string
+		lang       string // the room's defaultLanguage
+		title      string
+		wantLang   string
+		wantLocale string
+		wantText   string // on the page, in its language
+		wantSite   string
+		desc       string
+		wantDesc   string
+	}{
+		{"a Korean shop", "ko", "한정판 스니커즈 발매", "ko", "ko_KR", "줄 서기", "서울 슈즈", "단 하루, 1,000켤레 한정", "단 하루, 1,000켤레 한정"},
+		{"an English shop", "en", "Limited drop", "en", "en_US", "Join the line", "Seoul Shoes", "", "Join the line for Limited drop."},
+		{"no default language", "", "Limited drop", "en", "en_US", "Join the line", "Seoul Shoes", "", "Join the line for Limited drop."},
+	}
+	for _, rm := range rooms {
+		t.Run(rm.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			saveBranded(t, h, func(s *room.Settings) {
+				s.Title, s.DefaultLanguage, s.ShopName, s.Description = rm.title, rm.lang, rm.wantSite, rm.desc
+				s.OpensAt = &opens
+			})
+			for _, c := range crawlerAgents {
+				hdr := map[string]string{"User-Agent": c.ua}
+				r := h.do(t, "GET", "/r/"+h.room, "", hdr, nil)
+				if r.status != 200 || r.header.Get("Set-Cookie") != "" {
+					t.Fatalf("%s: %d, Set-Cookie %q", c.name, r.status, r.header.Get("Set-Cookie"))
+				}
+				if !strings.Contains(r.body, `<html lang="`+rm.wantLang+`"`) || !strings.Contains(r.body, rm.wantText) ||
+					r.header.Get("Content-Language") != rm.wantLang {
+					t.Errorf("%s: the page is not in %s (Content-Language %q)", c.name, rm.wantLang, r.header.Get("Content-Language"))
+				}
+				if v := r.header.Get("Vary"); !strings.Contains(v, "Accept-Language") {
+					t.Errorf("%s: Vary %q", c.name, v)
+				}
+				want := map[string]string{
+					"og:title": rm.title, "og:description": rm.wantDesc, "og:url": h.srv.URL + "/r/" + h.room,
+					"og:site_name": rm.wantSite, "og:locale": rm.wantLocale, "og:type": "website",
+					"og:image:width": "1200", "og:image:height": "630",
+					"twitter:card": "summary_large_image", "twitter:title": rm.title, "twitter:description": rm.wantDesc,
+				}
+				for k, v := range want {
+					if got, ok := metaContent(r.body, k); !ok || got != v {
+						t.Errorf("%s: %s = %q, want %q", c.name, k, got, v)
+					}
+				}
+				img, _ := metaContent(r.body, "og:image")
+				if tw, _ := metaContent(r.body, "twitter:image"); tw != img {
+					t.Errorf("%s: twitter:image %q differs from og:image %q", c.name, tw, img)
+				}
+				if !strings.HasPrefix(img, h.srv.URL+"/r/"+h.room+"/og/") || !strings.HasSuffix(img, ".png") {
+					t.Fatalf("%s: og:image %q is not an absolute URL of the room's image", c.name, img)
+				}
+				ir := h.do(t, "GET", strings.TrimPrefix(img, h.srv.URL), "", hdr, nil)
+				if ir.status != 200 || ir.header.Get("Content-Type") != "image/png" || ir.header.Get("Set-Cookie") != "" ||
+					!strings.Contains(ir.header.Get("Cache-Control"), "immutable") {
+					t.Fatalf("%s: og:image answered %d %v", c.name, ir.status, ir.header)
+				}
+				cfg, err := png.DecodeConfig(strings.NewReader(ir.body))
+				if err != nil || cfg.Width != 1200 || cfg.Height != 630 {
+					t.Fatalf("%s: og:image is %dx%d (%v), want a 1200x630 PNG", c.name, cfg.Width, cfg.Height, err)
+				}
+			}
+			st, err := h.eng.Stats(context.Background(), h.room)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Issued != 0 || st.Waiting != 0 {
+				t.Fatalf("crawlers took %d tickets; %d wait in the line", st.Issued, st.Waiting)
+			}
+		})
+	}
+}
+
+// TestRoomLanguageNegotiation: the request's language wins; a request
+// that names neither Korean nor English gets the room's default, on the
+// room page, the status page and the room's error pages.
+func TestRoomLanguageNegotiation(t *testing.T) {
+	h := newHarness(t, nil)
+	saveBranded(t, h, func(s *room.Settings) { s.DefaultLanguage = "ko" })
+	tests := []struct {
+		name, path, accept, want string
+		status                   int
+	}{
+		{"room page, no header", "/r/" + h.room, "", "ko", 200},
+		{"room page, French", "/r/" + h.room, "fr-FR,fr;q=0.9", "ko", 200},
+		{"room page, English asked", "/r/" + h.room, "en-US,en;q=0.8", "en", 200},
+		{"room page, Korean asked", "/r/" + h.room, "ko", "ko", 200},
+		{"status page, no header", "/r/" + h.room + "/status", "", "ko", 200},
+		{"status page, English asked", "/r/" + h.room + "/status", "en", "en", 200},
+		{"unknown order, no header", "/r/" + h.room + "/orders/1", "", "ko", 404},
+		{"unknown room, no header", "/r/no-such-room-preview", "", "en", 404},
+	}
+	for _, tt := range tests {
+		r := h.do(t, "GET", tt.path, "", map[string]string{"Accept-Language": tt.accept}, nil)
+		if r.status != tt.status || !strings.Contains(r.body, `<html lang="`+tt.want+`"`) {
+			t.Errorf("%s: %d, want %d in %s:\n%.300s", tt.name, r.status, tt.status, tt.want, r.body)
+		}
+	}
+	// A refused cross-site join, in the room's language too.
+	r := h.do(t, "POST", "/r/"+h.room+"/join", "", map[string]string{"Sec-Fetch-Site": "cross-site"}, nil)
+	if r.status != 403 || !strings.Contains(r.body, `<html lang="ko"`) || r.header.Get("Set-Cookie") != "" {
+		t.Errorf("cross-site join: %d, not in Korean or with a cookie", r.status)
+	}
+}
+
+// TestPreviewTagsEscapeHostileText: a title, description and shop name
+// that try to break out of the attribute stay text.
+func TestPreviewTagsEscapeHostileText(t *testing.T) {
+	h := newHarness(t, nil)
+	hostile := `"><script>alert(1)</script><meta property="og:image" content="https://evil.example/x.png`
+	saveBranded(t, h, func(s *room.Settings) { s.Title, s.Description, s.ShopName = hostile, hostile, `Shop "><b>x</b>` })
+	r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
+	if strings.Contains(r.body, "<script>alert") || strings.Contains(r.body, `content="https://evil.example`) {
+		t.Fatalf("the hostile text broke out of the tags:\n%s", r.body)
+	}
+	for _, k := range []string{"og:title", "og:description", "twitter:title"} {
+		if got, _ := metaContent(r.body, k); got != hostile {
+			t.Errorf("%s = %q, want the text itself", k, got)
+		}
+	}
+	if img, _ := metaContent(r.body, "og:image"); !strings.HasPrefix(img, h.srv.URL+"/") {
+		t.Errorf("og:image %q", img)
+	}
+}
+
+// TestPreviewBaseURL: PUBLIC_URL makes every absolute URL; without it
+// the request's host does, over https only when a trusted proxy says so,
+// and each host gets its own page.
+func TestPreviewBaseURL(t *testing.T) {
+	h := newHarness(t, nil)
+	p := newHarness(t, func(o *Options) { o.PublicURL = "https://queue.shop.example" })
+	tests := []struct {
+		name string
+		h    *harness
+		hdr  map[string]string
+		want string
+	}{
+		{"PUBLIC_URL", p, nil, "https://queue.shop.example"},
+		{"PUBLIC_URL beats the host", p, map[string]string{"X-Forwarded-Proto": "http"}, "https://queue.shop.example"},
+		{"the request's host", h, nil, h.srv.URL},
+		{"an untrusted proxy's word", h, map[string]string{"X-Forwarded-Proto": "https"}, h.srv.URL},
+	}
+	for _, tt := range tests {
+		r := tt.h.do(t, "GET", "/r/"+tt.h.room, "", tt.hdr, nil)
+		if got, _ := metaContent(r.body, "og:url"); got != tt.want+"/r/"+tt.h.room {
+			t.Errorf("%s: og:url %q, want under %s", tt.name, got, tt.want)
+		}
+		if got, _ := metaContent(r.body, "og:image"); !strings.HasPrefix(got, tt.want+"/r/") {
+			t.Errorf("%s: og:image %q, want under %s", tt.name, got, tt.want)
+		}
+	}
+	// Without PUBLIC_URL, each host gets its own page: one host's URLs are
+	// never served to another.
+	for _, host := range []string{"alias.example:8443", strings.TrimPrefix(h.srv.URL, "http://")} {
+		req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room, nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got, _ := metaContent(string(b), "og:url"); got != "http://"+host+"/r/"+h.room {
+			t.Errorf("Host %s: og:url %q", host, got)
+		}
+	}
+	trusted := newHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
+	r := trusted.do(t, "GET", "/r/"+trusted.room, "", map[string]string{"X-Forwarded-Proto": "https"}, nil)
+	if got, _ := metaContent(r.body, "og:url"); got != "https://"+strings.TrimPrefix(trusted.srv.URL, "http://")+"/r/"+trusted.room {
+		t.Errorf("behind a trusted TLS proxy: og:url %q", got)
+	}
+}
+
+// TestOGFontMustExist: an OG_FONT that names no font file stops the
+// server at start, naming the variable.
+func TestOGFontMustExist(t *testing.T) {
+	var opts Options
+	newHarness(t, func(o *Options) { opts = *o })
+	for _, p := range []string{"/no/such/font.ttc", t.TempDir()} {
+		o := opts
+		o.OGFont, o.Metrics = p, NewMetrics()
+		if _, err := New(o); err == nil || !strings.Contains(err.Error(), "OG_FONT") {
+			t.Errorf("OG_FONT=%s: %v, want an error naming OG_FONT", p, err)
+		}
+	}
+}
+
+// TestUploadedOGImage: a room's uploaded image is the preview's, under
+// the site's absolute URL, without the default image's size.
+func TestUploadedOGImage(t *testing.T) {
+	h := newHarness(t, nil)
+	up := room.MediaPath(strings.Repeat("ab", 32), "png")
+	saveBranded(t, h, func(s *room.Settings) { s.OGImage = up })
+	r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
+	if got, _ := metaContent(r.body, "og:image"); got != h.srv.URL+up {
+		t.Errorf("og:image %q, want %q", got, h.srv.URL+up)
+	}
+	if _, ok := metaContent(r.body, "og:image:width"); ok {
+		t.Error("an uploaded image's size is not known here, yet og:image:width is given")
+	}
+}
+
+// TestOGImageRoute: an outdated fingerprint is sent to the current image;
+// a malformed one, or an unknown room, is a 404.
+func TestOGImageRoute(t *testing.T) {
+	h := newHarness(t, nil)
+	r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
+	img, _ := metaContent(r.body, "og:image")
+	path := strings.TrimPrefix(img, h.srv.URL)
+	stale := "/r/" + h.room + "/og/" + strings.Repeat("0", 24) + ".png"
+	nofollow := *h.srv.Client()
+	nofollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := nofollow.Get(h.srv.URL + stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 302 || resp.Header.Get("Location") != path {
+		t.Errorf("stale fingerprint: %d to %q, want 302 to %q", resp.StatusCode, resp.Header.Get("Location"), path)
+	}
+	for _, p := range []string{"/r/" + h.room + "/og/xyz.png", "/r/" + h.room + "/og/" + strings.Repeat("0", 24) + ".gif",
+		"/r/no-such-room-og/og/" + strings.Repeat("0", 24) + ".png", "/r/Bad_Room/og/" + strings.Repeat("0", 24) + ".png"} {
+		if r := h.do(t, "GET", p, "", nil, nil); r.status != 404 {
+			t.Errorf("%s: %d, want 404", p, r.status)
+		}
+	}
+	if r := h.do(t, "GET", path, "", map[string]string{"If-None-Match": `"` + strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".png") + `"`}, nil); r.status != 304 {
+		t.Errorf("a revalidation: %d, want 304", r.status)
+	}
+}
+
+// cjkFont returns the system's CJK font, skipping the test without one
+// (failing it in CI, which installs fonts-noto-cjk).
+func cjkFont(t *testing.T) *ogFont {
+	t.Helper()
+	p := findFont(cjkFontPaths())
+	if p == "" {
+		servicetest.Missing(t, "a CJK font (Debian: fonts-noto-cjk)", errors.New("none at the known paths"))
+	}
+	return newOGFont(p, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// titleArea decodes a drawn card and returns its title lines' pixels.
+func titleArea(t *testing.T, b []byte) []byte {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds() != image.Rect(0, 0, ogWidth, ogHeight) {
+		t.Fatalf("image bounds %v", img.Bounds())
+	}
+	rgba := image.NewRGBA(image.Rect(0, ogTitleY-ogTitleSize, ogWidth, ogTitleY+ogTitleLine))
+	for y := rgba.Rect.Min.Y; y < rgba.Rect.Max.Y; y++ {
+		for x := 0; x < ogWidth; x++ {
+			rgba.Set(x, y, img.At(x, y))
+		}
+	}
+	return rgba.Pix
+}
+
+// TestOGImageDrawsHangul: with the CJK font, two Korean titles of the same
+// length draw differently (glyphs); with Go's font they draw the same
+// boxes (tofu), which shows that the comparison can tell.
+func TestOGImageDrawsHangul(t *testing.T) {
+	tests := []struct {
+		name     string
+		font     *ogFont
+		wantSame bool
+	}{
+		{"CJK font", cjkFont(t), false},
+		{"Go's font", newOGFont("", slog.New(slog.NewTextHandler(io.Discard, nil))), true},
+	}
+	for _, tt := range tests {
+		a, err := drawOGImage(ogCard{Title: "가나다라", Shop: "서울 슈즈", Accent: "#2456e8"}, tt.font)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := drawOGImage(ogCard{Title: "마바사아", Shop: "서울 슈즈", Accent: "#2456e8"}, tt.font)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pa, pb := titleArea(t, a), titleArea(t, b)
+		inked := 0
+		for i := 0; i < len(pa); i += 4 {
+			if pa[i] < 0x80 {
+				inked++
+			}
+		}
+		if inked < 500 {
+			t.Errorf("%s: only %d dark pixels in the title area", tt.name, inked)
+		}
+		if same := bytes.Equal(pa, pb); same != tt.wantSame {
+			t.Errorf("%s: different Hangul titles drew the same pixels: %v, want %v", tt.name, same, tt.wantSame)
+		}
+	}
+}
+
+// TestWrapText: long titles wrap at spaces, break words too long for a
+// line, and end in "…" past the last line.
+func TestWrapText(t *testing.T) {
+	f := newOGFont("", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	fc, err := opentypeFace(f, ogTitleSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	width := ogWidth - ogBar - 2*ogMargin
+	tests := []struct {
+		name      string
+		in        string
+		wantLines int
+		wantEll   bool
+	}{
+		{"short", "Limited drop", 1, false},
+		{"two lines", "Limited drop of the winter sneakers", 2, false},
+		{"too long", strings.Repeat("Limited drop ", 30), 3, true},
+		{"one long word", strings.Repeat("x", 200), 3, true},
+		{"empty", "", 0, false},
+	}
+	for _, tt := range tests {
+		lines := wrapText(fc, tt.in, width, ogTitleMax)
+		if len(lines) != tt.wantLines {
+			t.Errorf("%s: %d lines %q, want %d", tt.name, len(lines), lines, tt.wantLines)
+			continue
+		}
+		for _, l := range lines {
+			if !fits(fc, l, width) {
+				t.Errorf("%s: line %q is wider than %d", tt.name, l, width)
+			}
+		}
+		if n := len(lines); n > 0 && strings.HasSuffix(lines[n-1], "…") != tt.wantEll {
+			t.Errorf("%s: last line %q, ellipsis wanted: %v", tt.name, lines[n-1], tt.wantEll)
+		}
+	}
+}

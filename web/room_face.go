@@ -1,0 +1,88 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// roomFace is what every page of a room needs of its settings: the shop
+// link of the error pages, the language of a request that names none, the
+// favicon, and the title and branding of the error pages and the theme
+// stylesheet. found is false for a room that does not exist.
+type roomFace struct {
+	shopURL string
+	lang    string
+	favicon string
+	title   string
+	brand   room.Branding
+	found   bool
+	expires time.Time
+}
+
+func faceOf(set room.Settings, now time.Time) roomFace {
+	return roomFace{shopURL: set.ShopURL, lang: set.DefaultLanguage, favicon: set.Favicon, title: set.Title,
+		brand: set.Branding, found: true, expires: now.Add(faceCacheTTL)}
+}
+
+// roomFace returns room name's face: from the cache, else from its
+// settings; the zero face when there is no such room or the settings
+// cannot be read (the page still answers, in English, without a shop
+// link).
+func (s *Server) roomFace(ctx context.Context, name string) roomFace {
+	if !room.ValidName(name) {
+		return roomFace{}
+	}
+	now := time.Now()
+	s.pages.mu.Lock()
+	f, ok := s.pages.faces[name]
+	s.pages.mu.Unlock()
+	if ok && now.Before(f.expires) {
+		return f
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	switch {
+	case errors.Is(err, room.ErrNotFound):
+		s.rememberFace(name, roomFace{expires: now.Add(faceCacheTTL)}) // no such room: no read per refusal
+		return roomFace{}
+	case err != nil:
+		return roomFace{}
+	}
+	f = faceOf(set, now)
+	s.rememberFace(name, f)
+	return f
+}
+
+func (s *Server) rememberFace(name string, f roomFace) {
+	s.pages.mu.Lock()
+	defer s.pages.mu.Unlock()
+	if s.pages.faces == nil || len(s.pages.faces) > maxCachedPages {
+		s.pages.faces = map[string]roomFace{}
+	}
+	s.pages.faces[name] = f
+}
+
+// roomText returns the texts of a page of room name: in the language the
+// request names, else in the room's default language (a crawler names
+// none), else in English.
+func (s *Server) roomText(r *http.Request, name string) views.Messages {
+	lang, named := views.Named(r.Header.Get("Accept-Language"))
+	if named || name == "" {
+		return views.For(lang)
+	}
+	return views.For(s.roomFace(r.Context(), name).lang)
+}
+
+// roomAssets returns the page assets of a page of a room whose favicon is
+// favicon ("" for the site's).
+func (s *Server) roomAssets(favicon string) views.Assets {
+	a := s.pageAssets()
+	a.Icon = favicon
+	return a
+}

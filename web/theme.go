@@ -1,0 +1,119 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+	"time"
+
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// A room's accent colours reach its pages through a stylesheet of its own
+// (the CSP allows no inline style), at an address that names its content,
+// /r/{room}/theme/{hash}.css, cached forever.
+
+// themeCSS is the stylesheet of b's accent colours, "" when b keeps the
+// built-in ones. The light accent applies outside the dark scheme only, so
+// that an unset dark accent keeps static/app.css's.
+func themeCSS(b room.Branding) string {
+	var sb strings.Builder
+	for _, sc := range []struct {
+		colour, media string
+		scheme        room.Scheme
+	}{
+		{b.AccentColor, "not all and (prefers-color-scheme:dark)", room.Light},
+		{b.AccentColorDark, "(prefers-color-scheme:dark)", room.Dark},
+	} {
+		c := strings.ToLower(sc.colour)
+		if c == "" || room.CheckAccent(c, sc.scheme) != nil {
+			continue // the settings are validated; a CSS value is never the operator's text
+		}
+		sb.WriteString("@media " + sc.media + "{:root{--accent:" + c + ";--on-accent:" + room.OnAccent(c, sc.scheme) + "}}\n")
+	}
+	return sb.String()
+}
+
+// themeFile is the last segment of a theme's path: its content's hash.
+func themeFile(css string) string {
+	sum := sha256.Sum256([]byte(css))
+	return hex.EncodeToString(sum[:8]) + ".css"
+}
+
+// themeURL is the path of room name's stylesheet for b, "" when there is
+// none.
+func themeURL(name string, b room.Branding) string {
+	css := themeCSS(b)
+	if css == "" {
+		return ""
+	}
+	return "/r/" + name + "/theme/" + themeFile(css)
+}
+
+// brandOf is the branding of room name on its pages.
+func brandOf(name, title, shopURL string, b room.Branding) views.Brand {
+	alt := b.ShopName
+	if alt == "" {
+		alt = title
+	}
+	return views.Brand{Logo: b.Logo, LogoAlt: alt, Description: b.Description, ShopName: b.ShopName,
+		ShopURL: shopURL, Theme: themeURL(name, b)}
+}
+
+// brandFor is the branding of room name for its error pages, from the
+// cache of the rooms' looks; empty when the room cannot be read.
+func (s *Server) brandFor(ctx context.Context, name string) views.Brand {
+	f := s.roomFace(ctx, name)
+	if !f.found {
+		return views.Brand{}
+	}
+	return brandOf(name, f.title, f.shopURL, f.brand)
+}
+
+// serveTheme serves GET /r/{room}/theme/{file}. The address of the current
+// colours is cached forever; an older one (a page rendered before a
+// change) gets the current colours, cached briefly.
+func (s *Server) serveTheme(w http.ResponseWriter, r *http.Request) {
+	name, file := r.PathValue("room"), r.PathValue("file")
+	t := s.roomText(r, name)
+	if !room.ValidName(name) {
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNoSuchPage, Message: t.BadRoomName})
+		return
+	}
+	f := s.roomFace(r.Context(), name)
+	ok := f.found
+	css := themeCSS(f.brand)
+	if ok && themeFile(css) != file {
+		// The cache may be older than the page that links file.
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		set, err := s.rooms.Room(ctx, name)
+		cancel()
+		if err == nil {
+			f = faceOf(set, time.Now())
+			s.rememberFace(name, f)
+			css = themeCSS(f.brand)
+		}
+	}
+	if !ok || css == "" {
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNoSuchPage, Message: t.NoSuchRoom})
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/css; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if themeFile(css) == file {
+		etag := `"` + strings.TrimSuffix(file, ".css") + `"`
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		h.Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	} else {
+		h.Set("Cache-Control", "public, max-age=60")
+	}
+	w.Write([]byte(css))
+}
