@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"waitingroom/server/plaintext"
@@ -29,8 +30,12 @@ var widgetCarried = []string{"utm_source", "utm_medium", "utm_campaign", "utm_te
 // maxCarried bounds one carried value (a click id can be long).
 const maxCarried = 500
 
-// widgetTTL is how long a room's widget settings and status are reused.
-const widgetTTL = time.Second
+// widgetTTL is how long a room's widget settings and status are reused;
+// past it, an entry being renewed is still answered for widgetStale.
+const (
+	widgetTTL   = time.Second
+	widgetStale = 5 * time.Second
+)
 
 // widgetCache keeps, per room, what the widget needs from its settings
 // and its newest status bytes, so that a crowd of viewers costs one
@@ -51,6 +56,9 @@ type widgetRoom struct {
 	closed    bool // mode closed
 	status    []byte
 	expires   time.Time
+	// refreshing is set while one request renews an expired entry; the
+	// others are answered from it meanwhile (for up to widgetStale).
+	refreshing atomic.Bool
 }
 
 // frameAncestors returns the CSP frame-ancestors sources of origins:
@@ -85,14 +93,23 @@ func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, erro
 	if wr != nil && now.Before(wr.expires) {
 		return wr, nil
 	}
+	if wr != nil && now.Before(wr.expires.Add(widgetStale)) && !wr.refreshing.CompareAndSwap(false, true) {
+		return wr, nil // another request is renewing it: a burst costs one read
+	}
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
+		if wr != nil {
+			wr.refreshing.Store(false)
+		}
 		return nil, err
 	}
 	hr, err := s.hub.room(ctx, name)
 	if err != nil {
+		if wr != nil {
+			wr.refreshing.Store(false)
+		}
 		return nil, err
 	}
 	wr = &widgetRoom{title: set.Title, theme: themeURL(name, set.Branding), ancestors: frameAncestors(set.EmbedOrigins), target: set.EmbedTarget,

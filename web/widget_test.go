@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,5 +270,47 @@ func TestEmbedScriptAtAStableURL(t *testing.T) {
 			!strings.HasPrefix(r.header.Get("Content-Type"), "text/javascript") || !strings.Contains(r.body, "wr-widget-size") {
 			t.Fatalf("%s: %d %v", path, r.status, r.header)
 		}
+	}
+}
+
+// countingRooms counts the settings reads.
+type countingRooms struct {
+	widgetRoomsStore
+	reads atomic.Int64
+}
+
+// widgetRoomsStore is the room store that countingRooms wraps.
+type widgetRoomsStore = Rooms
+
+func (c *countingRooms) Room(ctx context.Context, name string) (room.Settings, error) {
+	c.reads.Add(1)
+	return c.widgetRoomsStore.Room(ctx, name)
+}
+
+// TestWidgetBurstCostsOneRead: a crowd of viewers loading the widget at
+// once, when the cached entry has just expired, costs one settings read.
+func TestWidgetBurstCostsOneRead(t *testing.T) {
+	var counted *countingRooms
+	h := newHarness(t, func(o *Options) {
+		counted = &countingRooms{widgetRoomsStore: o.Rooms}
+		o.Rooms = counted
+	})
+	if r := h.do(t, "GET", "/r/"+h.room+"/widget/status", "", nil, nil); r.status != 200 {
+		t.Fatalf("status %d", r.status)
+	}
+	time.Sleep(widgetTTL + 50*time.Millisecond)
+	before := counted.reads.Load()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			resp, err := http.Get(h.srv.URL + "/r/" + h.room + "/widget/status")
+			if err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	if n := counted.reads.Load() - before; n > 2 {
+		t.Fatalf("50 viewers at once cost %d settings reads", n)
 	}
 }
