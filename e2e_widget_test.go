@@ -76,7 +76,7 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	defer cancel()
 	tab, cancelT := context.WithTimeout(tab, 40*time.Second)
 	defer cancelT()
-	if err := chromedp.Do(tab, chromedp.Navigate(shop+"/?utm_source=news&utm_campaign=spring"),
+	if err := chromedp.Do(tab, chromedp.Navigate(shop+"/?utm_source=news&utm_campaign=spring&gclid=Cj0-spring.1"),
 		chromedp.WaitVisible(chromedp.CSS("iframe"))); err != nil {
 		t.Fatal(err)
 	}
@@ -164,12 +164,13 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	var utm struct {
 		Source   *string `db:"utm_source"`
 		Campaign *string `db:"utm_campaign"`
+		Gclid    *string `db:"gclid"`
 	}
-	if err := db.Get(&utm, `SELECT utm_source, utm_campaign FROM orders WHERE room = $1`, name); err != nil {
+	if err := db.Get(&utm, `SELECT utm_source, utm_campaign, gclid FROM orders WHERE room = $1`, name); err != nil {
 		t.Fatal(err)
 	}
-	if utm.Source == nil || *utm.Source != "news" || utm.Campaign == nil || *utm.Campaign != "spring" {
-		t.Fatalf("the order's UTMs are %v, %v; want news, spring", deref(utm.Source), deref(utm.Campaign))
+	if deref(utm.Source) != "news" || deref(utm.Campaign) != "spring" || deref(utm.Gclid) != "Cj0-spring.1" {
+		t.Fatalf("the order's attribution is %v, %v, %v; want news, spring, Cj0-spring.1", deref(utm.Source), deref(utm.Campaign), deref(utm.Gclid))
 	}
 
 	// Where the stream is refused (the shop's widget and the console's

@@ -27,6 +27,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/roomsync"
 	"waitingroom/server/salelog"
+	"waitingroom/server/share"
 	"waitingroom/server/store"
 	"waitingroom/server/visitor"
 	"waitingroom/web"
@@ -125,6 +126,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	metrics.CountDB(db.Stats)
 	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, ReadySpread: cfg.Tick * 8 / 10}, metrics, log)
 	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), sale.WatchGate(eng), 0, log)
+	shares := share.NewLinks(share.NewStore(db), log)
 	live := livestats.NewRecorder(conn.Client, ns, instanceID(), hub.Connections, log)
 	handler, err := web.New(web.Options{
 		Queue:           eng,
@@ -140,6 +142,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Images:          db,
 		Operators:       ops,
 		Audit:           auditLog,
+		Shares:          shares,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:          signer,
 		AdminToken:      cfg.AdminToken,
@@ -171,6 +174,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	var wg sync.WaitGroup
 	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Record(live).WatchPhases(sale).Run(loopCtx) })
 	wg.Go(func() { live.Run(loopCtx) })
+	wg.Go(func() { shares.Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried
 	// until they apply, and orders answer 503 meanwhile. The embedded store

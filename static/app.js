@@ -20,10 +20,12 @@
   var countdown = null;    // {at: ms, kind: "opens"|"draw"|"pass"}
   var warned = false, entered = false, lastEnter = 0, reason = "", reasonUntil = 0;
 
-  // utm_* parameters ride along to the enter and the stream (where the
-  // join counts for its campaign) and to the order; the page's bytes never
-  // depend on the query string. Each value is cut to 200 UTF-8 bytes (the
-  // server's bound), on a character boundary; lone surrogates go.
+  // utm_* parameters and the ad click ids (gclid, fbclid, ttclid) ride
+  // along to the enter and the stream (where the join counts for its
+  // campaign and the server remembers them) and to the order; the page's
+  // bytes never depend on the query string. Each UTM value is cut to 200
+  // UTF-8 bytes (the server's bound), on a character boundary; lone
+  // surrogates go. A click id is kept whole or not at all.
   function cut(s) {
     var enc = window.TextEncoder ? new TextEncoder() : null, out = "", used = 0, cps = Array.from(String(s));
     for (var i = 0; i < cps.length; i++) {
@@ -35,16 +37,23 @@
     }
     return out;
   }
+  var clickIDs = ["gclid", "fbclid", "ttclid"];
+  function keep(k, v) {
+    if (clickIDs.indexOf(k) >= 0) return /^[A-Za-z0-9._~+\/=-]{1,512}$/.test(v) ? v : "";
+    return cut(v);
+  }
   var utm = {};
   try {
     var q = new URLSearchParams(location.search);
-    q.forEach(function (v, k) { if (/^utm_[a-z]{1,20}$/.test(k)) utm[k] = cut(v); });
+    q.forEach(function (v, k) {
+      if (/^utm_[a-z]{1,20}$/.test(k) || clickIDs.indexOf(k) >= 0) { v = keep(k, v); if (v) utm[k] = v; }
+    });
     if (Object.keys(utm).length) sessionStorage.setItem("wr_utm_" + room, JSON.stringify(utm));
     else utm = JSON.parse(sessionStorage.getItem("wr_utm_" + room) || "{}");
-    Object.keys(utm).forEach(function (k) { utm[k] = cut(utm[k]); });
+    Object.keys(utm).forEach(function (k) { utm[k] = keep(k, String(utm[k])); if (!utm[k]) delete utm[k]; });
   } catch (e) { utm = {}; }
   var utmQuery = "";
-  ["utm_source", "utm_medium", "utm_campaign"].forEach(function (k) {
+  ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"].concat(clickIDs).forEach(function (k) {
     if (utm[k]) utmQuery += (utmQuery ? "&" : "?") + k + "=" + encodeURIComponent(utm[k]);
   });
 

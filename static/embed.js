@@ -13,7 +13,7 @@
   var q = new URLSearchParams();
   carried.forEach(function (k) {
     var v = page.get(k);
-    if (v) q.set(k, v.slice(0, 500));
+    if (v) q.set(k, v.slice(0, 512));
   });
   var ko = /^ko\b/i.test(document.documentElement.lang || navigator.language || '');
   var f = document.createElement('iframe');

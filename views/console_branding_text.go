@@ -105,6 +105,7 @@ var brandingEnglish = BrandingText{
 		"type":      "This file is not an image of an accepted type (PNG, JPEG, GIF or WebP; ICO for the favicon).",
 		"canvas":    "This image is too large in pixels.",
 		"corrupt":   "This image is damaged or incomplete. Save it again from your image editor.",
+		"shape":     "A link-preview image must be at least 600×315 pixels and about 1.91 times as wide as it is high: 1200×630 is best.",
 	},
 	ErrNoImage: "This image is not on the server. Upload it again.",
 	ErrField: map[string]string{
@@ -168,6 +169,7 @@ var brandingKorean = BrandingText{
 		"type":      "허용된 이미지 형식이 아닙니다(PNG, JPEG, GIF, WebP, 파비콘은 ICO도 가능).",
 		"canvas":    "이미지의 픽셀 크기가 너무 큽니다.",
 		"corrupt":   "이미지가 손상되었거나 잘렸습니다. 이미지 편집기에서 다시 저장해 주세요.",
+		"shape":     "링크 미리보기 이미지는 600×315 픽셀 이상, 가로가 세로의 약 1.91배여야 합니다. 1200×630이 가장 좋습니다.",
 	},
 	ErrNoImage: "서버에 없는 이미지입니다. 다시 올려 주세요.",
 	ErrField: map[string]string{

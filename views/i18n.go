@@ -117,6 +117,8 @@ type Messages struct {
 	HomeOpens string // {time}
 	// brand: the uploaded images' address (/media/…).
 	NoSuchImage string
+	// share: a short link (/s/{code}) that does not exist.
+	ShareLinkGone string
 
 	// WIDGET: the embeddable widget's texts (/r/{room}/widget) and the
 	// console's embed page.
@@ -224,7 +226,8 @@ var english = Messages{
 	HomeEmpty: "There is no public sale right now. If you have a link to a waiting room, open it directly.",
 	HomeOpens: "Opens {time}",
 	// brand
-	NoSuchImage: "There is no image at this address.",
+	NoSuchImage:   "There is no image at this address.",
+	ShareLinkGone: "This short link does not exist or was removed. Please check the link, or ask the shop for a new one.",
 
 	WidgetPrequeue:   "The pre-queue is open",
 	WidgetOpen:       "Open now",
@@ -330,7 +333,8 @@ var korean = Messages{
 	HomeEmpty: "지금은 공개된 판매가 없습니다. 대기실 링크를 받으셨다면 그 링크로 바로 들어가 주세요.",
 	HomeOpens: "{time} 시작",
 	// brand
-	NoSuchImage: "이 주소에는 이미지가 없습니다.",
+	NoSuchImage:   "이 주소에는 이미지가 없습니다.",
+	ShareLinkGone: "존재하지 않거나 삭제된 짧은 링크입니다. 링크를 확인하시거나 판매처에 새 링크를 요청해 주세요.",
 
 	WidgetPrequeue:   "사전 대기열이 열렸습니다",
 	WidgetOpen:       "지금 구매할 수 있습니다",

@@ -95,7 +95,9 @@ func TestBrandingUploads(t *testing.T) {
 		{"bomb", upload{"ogImage-file", "og.png", "image/png", pngClaiming(t, 60000, 60000)}, "ko", ko["canvas"], "", ""},
 		{"png named .jpg", upload{"logo-file", "logo.jpg", "image/jpeg", pngImg}, "", "", "png", "image/png"},
 		{"jpeg", upload{"logo-file", "logo.jpeg", "image/jpeg", testImage(t, "jpeg", 30, 30)}, "", "", "jpg", "image/jpeg"},
-		{"gif", upload{"ogImage-file", "og.gif", "image/gif", testImage(t, "gif", 30, 30)}, "", "", "gif", "image/gif"},
+		{"gif", upload{"logo-file", "logo.gif", "image/gif", testImage(t, "gif", 30, 30)}, "", "", "gif", "image/gif"},
+		{"square preview", upload{"ogImage-file", "og.png", "image/png", testImage(t, "png", 630, 630)}, "ko", ko["shape"], "", ""},
+		{"preview card", upload{"ogImage-file", "og.jpg", "image/jpeg", testImage(t, "jpeg", 1200, 630)}, "", "", "jpg", "image/jpeg"},
 		{"webp", upload{"logo-file", "logo.webp", "image/webp", testWebP(t)}, "", "", "webp", "image/webp"},
 		{"ico favicon", upload{"favicon-file", "favicon.ico", "image/vnd.microsoft.icon", testICO(t, 32)}, "", "", "ico", "image/x-icon"},
 	} {

@@ -29,6 +29,7 @@ type campaignKey struct{ source, medium, campaign string }
 type campaignFigures struct {
 	joined, admitted      int64
 	orders, buyers, units int64
+	clicks                int64 // of the campaign's share links
 	revenue               map[string]int64
 }
 
@@ -80,14 +81,16 @@ func (s *Server) attributionPage(w http.ResponseWriter, r *http.Request, sess co
 	} else {
 		v.Live = false
 	}
-	v.Lines, v.Total = attributionLines(counts, sales, consoleLang(r))
+	clicks, ok := s.linkClicks(ctx, name)
+	v.Links = ok
+	v.Lines, v.Total = attributionLines(counts, sales, clicks, consoleLang(r))
 	s.render(w, r, http.StatusOK, views.ConsoleAttribution(page, v))
 }
 
 // attributionLines joins the line's counts and the orders per campaign:
 // the most joins first, then the most orders. It returns the lines and
 // their total.
-func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, lang string) ([]views.AttributionLine, views.AttributionLine) {
+func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, clicks map[campaignKey]int64, lang string) ([]views.AttributionLine, views.AttributionLine) {
 	by := map[campaignKey]*campaignFigures{}
 	get := func(k campaignKey) *campaignFigures {
 		f := by[k]
@@ -110,6 +113,9 @@ func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, 
 		for cur, amount := range sale.Revenue {
 			f.revenue[cur] += amount
 		}
+	}
+	for k, n := range clicks {
+		get(k).clicks += n
 	}
 	keys := slices.Collect(maps.Keys(by))
 	sort.Slice(keys, func(i, j int) bool {
@@ -142,6 +148,7 @@ func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, 
 		total.orders += f.orders
 		total.buyers += f.buyers
 		total.units += f.units
+		total.clicks += f.clicks
 		for cur, amount := range f.revenue {
 			total.revenue[cur] += amount
 		}
@@ -152,7 +159,7 @@ func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, 
 // figuresLine formats f. The total's buyers add up the campaigns' (a
 // visitor who bought through two campaigns counts in each).
 func figuresLine(f campaignFigures, lang string) views.AttributionLine {
-	l := views.AttributionLine{Joined: f.joined, Admitted: f.admitted, Orders: f.orders, Buyers: f.buyers, Units: f.units,
+	l := views.AttributionLine{Joined: f.joined, Admitted: f.admitted, Orders: f.orders, Buyers: f.buyers, Units: f.units, Clicks: f.clicks,
 		Conversion: sharePercent(f.buyers, f.joined), AdmittedOrdered: sharePercent(f.buyers, f.admitted)}
 	for _, cur := range slices.Sorted(maps.Keys(f.revenue)) {
 		l.Revenue = append(l.Revenue, views.FormatPrice(f.revenue[cur], cur, lang))
@@ -167,4 +174,23 @@ func sharePercent(part, whole int64) string {
 		return ""
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(part)/float64(whole))
+}
+
+// linkClicks adds up the clicks of room name's share links per campaign
+// (share). It reports false when there are no share links to count, or
+// they could not be read (the page shows no clicks then).
+func (s *Server) linkClicks(ctx context.Context, name string) (map[campaignKey]int64, bool) {
+	if s.shares == nil {
+		return nil, false
+	}
+	ls, err := s.shares.List(ctx, name)
+	if err != nil {
+		s.log.Warn("console: attribution: share links", "room", name, "err", err)
+		return nil, false
+	}
+	out := map[campaignKey]int64{}
+	for _, l := range ls {
+		out[campaignKey{l.Source, l.Medium, l.Campaign}] += l.Clicks
+	}
+	return out, len(ls) > 0
 }

@@ -186,7 +186,7 @@ func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess console
 	for _, o := range rows {
 		l := views.OrderLine{PublicID: o.PublicID, Room: o.Room, Product: o.ProductName, Quantity: o.Quantity,
 			Cancelled: o.Status == order.StatusCancelled, Source: o.Source, Medium: o.Medium, Campaign: o.Campaign,
-			Term: o.Term, Content: o.Content, At: views.ConsoleTime(o.CreatedAt, oq.loc, lang),
+			Term: o.Term, Content: o.Content, Gclid: o.Gclid, Fbclid: o.Fbclid, Ttclid: o.Ttclid, At: views.ConsoleTime(o.CreatedAt, oq.loc, lang),
 			AtISO: o.CreatedAt.UTC().Format(time.RFC3339)}
 		if o.UnitPrice >= 0 {
 			l.UnitPrice = views.FormatPrice(o.UnitPrice, o.Currency, lang)

@@ -104,10 +104,10 @@ func (oc *ordersConsole) place(t *testing.T, p placed) {
 		return s
 	}
 	_, err := oc.db.Exec(`INSERT INTO orders (room, product_id, visitor, quantity, entry_token_hash, utm_source, utm_medium,
-		utm_campaign, utm_term, utm_content, public_id, unit_price, currency, status, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		utm_campaign, utm_term, utm_content, gclid, fbclid, ttclid, public_id, unit_price, currency, status, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 		p.room, p.product, p.visitor, p.quantity, order.TokenHash(p.id), null(p.utm.Source), null(p.utm.Medium),
-		null(p.utm.Campaign), null(p.utm.Term), null(p.utm.Content), p.id, p.price, p.currency, p.status, p.at)
+		null(p.utm.Campaign), null(p.utm.Term), null(p.utm.Content), null(p.utm.Gclid), null(p.utm.Fbclid), null(p.utm.Ttclid), p.id, p.price, p.currency, p.status, p.at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +291,9 @@ func TestConsoleOrdersCSV(t *testing.T) {
 	k := oc.product(t, oc.room, "운동화", 129000, "KRW", 10)
 	at := time.Date(2026, 11, 27, 1, 2, 3, 0, time.UTC)
 	oc.place(t, placed{id: orderID(1), room: oc.room, product: p, quantity: 3, price: 1250, currency: "USD", at: at,
-		utm: order.UTM{Source: "@evil", Medium: "email", Campaign: "블프", Term: "+1", Content: "-x"}})
-	oc.place(t, placed{id: orderID(2), room: oc.room, product: k, quantity: 2, price: 129000, currency: "KRW", at: at.Add(time.Second)})
+		utm: order.UTM{Source: "@evil", Medium: "email", Campaign: "블프", Term: "+1", Content: "-x", Gclid: "Cj0KCQ-x_1"}})
+	oc.place(t, placed{id: orderID(2), room: oc.room, product: k, quantity: 2, price: 129000, currency: "KRW", at: at.Add(time.Second),
+		utm: order.UTM{Fbclid: "IwAR_y"}})
 	oc.place(t, placed{id: orderID(3), room: oc.room + "-other", product: k, quantity: 1, price: 129000, currency: "KRW", at: at})
 
 	resp, body := oc.get(t, "/admin/orders.csv?room="+oc.room, nil)
@@ -327,6 +328,7 @@ func TestConsoleOrdersCSV(t *testing.T) {
 		{usd, "unit_price", "12.50"}, {usd, "amount", "37.50"}, {usd, "currency", "USD"},
 		{usd, "product", "'=cmd|' /C calc'!A0"}, {usd, "utm_source", "'@evil"}, {usd, "utm_medium", "email"},
 		{usd, "utm_campaign", "블프"}, {usd, "utm_term", "'+1"}, {usd, "utm_content", "'-x"},
+		{usd, "gclid", "Cj0KCQ-x_1"}, {usd, "fbclid", ""}, {krw, "fbclid", "IwAR_y"}, {krw, "gclid", ""},
 	} {
 		if got := c.rec[col[c.field]]; got != c.want {
 			t.Errorf("%s of %s is %q, want %q", c.field, c.rec[0], got, c.want)
@@ -334,6 +336,13 @@ func TestConsoleOrdersCSV(t *testing.T) {
 	}
 	if strings.Contains(body, "visitor-") {
 		t.Error("the export names a visitor")
+	}
+	// The list shows the click ids; an order with a click id alone is not
+	// "Direct".
+	_, page := oc.get(t, "/admin/orders?room="+oc.room, nil)
+	if !strings.Contains(page, `<small class="utm-extra click-id">gclid=Cj0KCQ-x_1</small>`) ||
+		!strings.Contains(page, `<small class="utm-extra click-id">fbclid=IwAR_y</small>`) {
+		t.Fatalf("the orders list lacks the click ids: %.4000s", page)
 	}
 	// The page's export link carries its filters.
 	resp, body = oc.get(t, "/admin/orders.csv?utm_campaign=%EB%B8%94%ED%94%84", nil)

@@ -30,6 +30,10 @@ type imageSlot struct {
 	MaxSide, MaxPixels int
 	// ICO accepts Windows icons (the favicon).
 	ICO bool
+	// Preview asks for a link-preview card: at least 600×315 and about
+	// 1.91:1 (1200×630 is the size previewers ask for), so that KakaoTalk,
+	// Facebook, Slack and X show it large and uncropped.
+	Preview bool
 }
 
 // The image slots. The logo is fetched by every buyer of a sale, so it
@@ -39,7 +43,7 @@ type imageSlot struct {
 // under 2 MiB; a favicon is at most 256×256 per icon.
 var (
 	logoSlot    = imageSlot{Field: "logo", MaxBytes: 512 << 10, MaxSide: 4096, MaxPixels: 8 << 20}
-	ogImageSlot = imageSlot{Field: "ogImage", MaxBytes: 2 << 20, MaxSide: 4096, MaxPixels: 8 << 20}
+	ogImageSlot = imageSlot{Field: "ogImage", MaxBytes: 2 << 20, MaxSide: 4096, MaxPixels: 8 << 20, Preview: true}
 	faviconSlot = imageSlot{Field: "favicon", MaxBytes: 256 << 10, MaxSide: 512, MaxPixels: 512 * 512, ICO: true}
 )
 
@@ -93,6 +97,7 @@ const (
 	imageErrType     = "type"      // not an accepted type
 	imageErrCanvas   = "canvas"    // dimensions over the caps
 	imageErrCorrupt  = "corrupt"   // truncated or malformed
+	imageErrShape    = "shape"     // a preview image too small or not about 1.91:1
 )
 
 // checkedImage is an accepted upload.
@@ -130,7 +135,17 @@ func checkImage(slot imageSlot, data []byte) (checkedImage, error) {
 	if err := typ.decode(data); err != nil {
 		return refuse(imageErrCorrupt)
 	}
+	if slot.Preview && !previewShape(cfg.Width, cfg.Height) {
+		return refuse(imageErrShape)
+	}
 	return checkedImage{contentType: ct, ext: typ.ext, width: cfg.Width, height: cfg.Height}, nil
+}
+
+// previewShape reports whether a w×h image makes a link-preview card: at
+// least 600×315, with a width 1.8 to 2.0 times its height (1200×630 is
+// 1.905; X's large card crops to 2:1).
+func previewShape(w, h int) bool {
+	return w >= 600 && h >= 315 && 10*w >= 18*h && 10*w <= 20*h
 }
 
 // looksLikeSVG reports an SVG document (text that opens an <svg element),

@@ -95,7 +95,12 @@ func TestCheckImage(t *testing.T) {
 	}{
 		{"png", logoSlot, pngImg, "", "png", 40},
 		{"jpeg", logoSlot, jpg, "", "jpg", 40},
-		{"gif", ogImageSlot, testImage(t, "gif", 40, 20), "", "gif", 40},
+		{"gif", logoSlot, testImage(t, "gif", 40, 20), "", "gif", 40},
+		{"preview card", ogImageSlot, testImage(t, "png", 1200, 630), "", "png", 1200},
+		{"preview at X's 2:1", ogImageSlot, testImage(t, "jpeg", 800, 400), "", "jpg", 800},
+		{"preview too small", ogImageSlot, testImage(t, "png", 400, 210), imageErrShape, "", 0},
+		{"square preview", ogImageSlot, testImage(t, "png", 800, 800), imageErrShape, "", 0},
+		{"banner preview", ogImageSlot, testImage(t, "png", 1500, 500), imageErrShape, "", 0},
 		{"webp", logoSlot, testWebP(t), "", "webp", 0},
 		{"ico favicon", faviconSlot, testICO(t, 32), "", "ico", 32},
 		{"png favicon", faviconSlot, testImage(t, "png", 32, 32), "", "png", 32},

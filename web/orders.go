@@ -28,6 +28,9 @@ type orderJSON struct {
 		Campaign string `json:"campaign"`
 		Term     string `json:"term"`
 		Content  string `json:"content"`
+		Gclid    string `json:"gclid"`
+		Fbclid   string `json:"fbclid"`
+		Ttclid   string `json:"ttclid"`
 	} `json:"utm"`
 }
 
@@ -50,11 +53,12 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 		req.Quantity = *body.Quantity
 	}
 	if body.UTM != nil {
-		req.UTM = order.UTM{Source: body.UTM.Source, Medium: body.UTM.Medium, Campaign: body.UTM.Campaign, Term: body.UTM.Term, Content: body.UTM.Content}
+		req.UTM = order.UTM{Source: body.UTM.Source, Medium: body.UTM.Medium, Campaign: body.UTM.Campaign, Term: body.UTM.Term, Content: body.UTM.Content,
+			Gclid: body.UTM.Gclid, Fbclid: body.UTM.Fbclid, Ttclid: body.UTM.Ttclid}
 	}
 	req.UTM = orderUTM(r, req.UTM)
 	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plaintext.Valid(req.IdempotencyKey) {
-		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes and the Idempotency-Key at most 128, of valid UTF-8 without control or bidirectional formatting characters.")
+		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes of valid UTF-8 without control or bidirectional formatting characters, click ids (gclid, fbclid, ttclid) at most 512 bytes of A-Z a-z 0-9 - _ . ~ + / =, and the Idempotency-Key at most 128 bytes of plain text.")
 		return
 	}
 	id, ok := s.visitorID(r)
@@ -119,27 +123,12 @@ func retrySeconds(d time.Duration) int {
 	return max(1, int(math.Ceil(d.Seconds())))
 }
 
-// maxUTM bounds each UTM value, in bytes.
-const maxUTM = 200
-
 // writeErrorRetry answers an error with Retry-After set to after, rounded
 // up to whole seconds (writeError would set its own).
 func writeErrorRetry(w http.ResponseWriter, status int, after time.Duration, code, msg string) {
 	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(after)))
 	writeJSON(w, status, apiError{Code: code, Message: msg})
 }
-
-func validUTM(u order.UTM) bool {
-	for _, v := range []string{u.Source, u.Medium, u.Campaign, u.Term, u.Content} {
-		if len(v) > maxUTM || !plaintext.Valid(v) {
-			return false
-		}
-	}
-	return true
-}
-
-// utmFields are the form fields that carry attribution.
-var utmFields = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
 
 // placeOrderForm serves POST /r/{room}/order, the page's order form: on
 // success it redirects to the confirmation; on failure it shows a clear
@@ -167,17 +156,16 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		req.ProductID, bad = n, bad || err != nil || n <= 0
 	}
-	// The form's utm_* fields come from the page's address: one that is not
-	// a valid UTM value is dropped, never a reason to refuse the order.
+	// The form's utm_* and click id fields come from the page's address:
+	// one that is not valid is dropped, never a reason to refuse the order.
+	req.UTM = attributionOf(f)
 	utm := map[string]string{}
-	for _, k := range utmFields {
-		if v := f.Get(k); v != "" && len(v) <= maxUTM && plaintext.Valid(v) {
-			utm[k] = v
+	for _, kv := range attributionValues(req.UTM) {
+		if kv[1] != "" {
+			utm[kv[0]] = kv[1]
 		}
 	}
-	req.UTM = order.UTM{Source: utm["utm_source"], Medium: utm["utm_medium"], Campaign: utm["utm_campaign"],
-		Term: utm["utm_term"], Content: utm["utm_content"]}
-	req.UTM = orderUTM(r, req.UTM) // the join's campaign when the page lost the link's
+	req.UTM = orderUTM(r, req.UTM) // the join's attribution when the page lost the link's
 	retry := &views.Retry{Token: req.Token, ProductID: req.ProductID, Quantity: req.Quantity, UTM: utm}
 	if bad {
 		s.htmlError(w, r, http.StatusBadRequest, t.ErrBadOrder, name, false)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"waitingroom/server/plaintext"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -110,7 +109,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
 			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
 			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
-		page.Assets.Preview = s.linkPreview(base, name, set, t, now)
+		page.Assets.Preview = s.linkPreview(ctx, base, name, set, t, now)
 		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
 			return
@@ -138,14 +137,13 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	writeBody(w, r, p.body, p.gz)
 }
 
-// queryUTM returns the valid utm_* fields of r's query string, in
-// utmFields order; the others are dropped.
+// queryUTM returns the valid attribution fields (utm_* and the click
+// ids) of r's query string, in utmFields order; the others are dropped.
 func queryUTM(r *http.Request) []views.Field {
-	q := r.URL.Query()
 	var out []views.Field
-	for _, k := range utmFields {
-		if v := q.Get(k); v != "" && len(v) <= maxUTM && plaintext.Valid(v) {
-			out = append(out, views.Field{Name: k, Value: v})
+	for _, kv := range attributionValues(attributionOf(r.URL.Query())) {
+		if kv[1] != "" {
+			out = append(out, views.Field{Name: kv[0], Value: kv[1]})
 		}
 	}
 	return out

@@ -71,8 +71,9 @@ func validHost(h string) bool {
 }
 
 // linkPreview returns the room page's preview: absolute URLs under base,
-// the room's uploaded image or the default one the server draws.
-func (s *Server) linkPreview(base, name string, set room.Settings, t views.Messages, now time.Time) *views.LinkPreview {
+// the room's uploaded image (with its size, when the image store answers
+// within ctx) or the default one the server draws.
+func (s *Server) linkPreview(ctx context.Context, base, name string, set room.Settings, t views.Messages, now time.Time) *views.LinkPreview {
 	title := set.Title
 	if title == "" {
 		title = name
@@ -86,7 +87,13 @@ func (s *Server) linkPreview(base, name string, set room.Settings, t views.Messa
 		p.SiteName = siteName
 	}
 	if set.OGImage != "" {
-		p.Image = base + set.OGImage // its size is the uploader's
+		p.Image = base + set.OGImage
+		if s.media != nil && room.ValidMediaPath(set.OGImage) {
+			sum := strings.TrimPrefix(set.OGImage[:strings.LastIndexByte(set.OGImage, '.')], "/media/")
+			if img, err := s.media.image(ctx, sum); err == nil {
+				p.ImageWidth, p.ImageHeight = img.Width, img.Height
+			}
+		}
 	} else {
 		p.Image = base + ogImagePath(name, newOGCard(name, set, t, now).fingerprint(s.og.font.id()))
 		p.ImageWidth, p.ImageHeight = ogWidth, ogHeight

@@ -17,6 +17,7 @@ import (
 
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/server/store"
 )
 
 // The crawlers that fetch a shared link, by their real user agents.
@@ -250,18 +251,50 @@ func TestOGFontMustExist(t *testing.T) {
 }
 
 // TestUploadedOGImage: a room's uploaded image is the preview's, under
-// the site's absolute URL, without the default image's size.
+// the site's absolute URL, with its size from the image store when the
+// store holds it, and without one when it does not.
 func TestUploadedOGImage(t *testing.T) {
 	h := newHarness(t, nil)
-	up := room.MediaPath(strings.Repeat("ab", 32), "png")
-	saveBranded(t, h, func(s *room.Settings) { s.OGImage = up })
-	r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
-	if got, _ := metaContent(r.body, "og:image"); got != h.srv.URL+up {
-		t.Errorf("og:image %q, want %q", got, h.srv.URL+up)
+	stored := store.Image{SHA256: strings.Repeat("cd", 32), ContentType: "image/png", Width: 1200, Height: 630, Data: []byte("x")}
+	h.web.media = newMedia(fakeImages{stored.SHA256: stored})
+	for _, tt := range []struct {
+		name          string
+		path          string
+		width, height string
+	}{
+		{"stored", room.MediaPath(stored.SHA256, "png"), "1200", "630"},
+		{"not in the store", room.MediaPath(strings.Repeat("ab", 32), "png"), "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			saveBranded(t, h, func(s *room.Settings) { s.OGImage = tt.path })
+			h.web.pages.mu.Lock()
+			clear(h.web.pages.pages)
+			h.web.pages.mu.Unlock()
+			r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
+			if got, _ := metaContent(r.body, "og:image"); got != h.srv.URL+tt.path {
+				t.Errorf("og:image %q, want %q", got, h.srv.URL+tt.path)
+			}
+			w, _ := metaContent(r.body, "og:image:width")
+			ht, _ := metaContent(r.body, "og:image:height")
+			if w != tt.width || ht != tt.height {
+				t.Errorf("og:image size %q×%q, want %q×%q", w, ht, tt.width, tt.height)
+			}
+		})
 	}
-	if _, ok := metaContent(r.body, "og:image:width"); ok {
-		t.Error("an uploaded image's size is not known here, yet og:image:width is given")
+}
+
+// fakeImages is an image store in memory.
+type fakeImages map[string]store.Image
+
+func (f fakeImages) PutImage(_ context.Context, img store.Image) error {
+	f[img.SHA256] = img
+	return nil
+}
+func (f fakeImages) Image(_ context.Context, sum string) (store.Image, error) {
+	if img, ok := f[sum]; ok {
+		return img, nil
 	}
+	return store.Image{}, store.ErrNoImage
 }
 
 // TestOGImageRoute: an outdated fingerprint is sent to the current image;

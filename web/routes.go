@@ -66,6 +66,12 @@ func (s *Server) routes() []route {
 		{"GET /admin/rooms/{room}/branding", s.console(s.consoleBranding)},
 		{"POST /admin/rooms/{room}/branding", s.consoleChangeUpTo(brandingBodyMax, s.consoleSaveBranding)},
 
+		// share
+		{"GET /s/{code}", http.HandlerFunc(s.followShare)},
+		{"GET /admin/rooms/{room}/share", s.console(s.consoleShare)},
+		{"POST /admin/rooms/{room}/share", s.consoleChange(s.consoleChangeShare)},
+		{"GET /admin/rooms/{room}/share/{code}/qr.png", s.console(s.consoleShareQR(false))},
+		{"GET /admin/rooms/{room}/share/{code}/qr.svg", s.console(s.consoleShareQR(true))},
 		// widget
 		{"GET /r/{room}/widget", http.HandlerFunc(s.widgetPage)},
 		{"GET /r/{room}/widget/status", http.HandlerFunc(s.widgetStatus)},

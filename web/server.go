@@ -118,6 +118,8 @@ type Options struct {
 	// Images keeps the uploaded images (brand); nil serves none and
 	// refuses uploads.
 	Images Images
+	// Shares are the rooms' short links (share); nil turns them off.
+	Shares ShareLinks
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -152,7 +154,8 @@ type Server struct {
 	publicURL, landingURL string
 	og                    *ogImages
 	front                 *homeCache
-	media                 *media // brand: uploaded images
+	media                 *media     // brand: uploaded images
+	shares                ShareLinks // share
 	// widgets caches the embeddable widget's room settings and status.
 	widgets widgetCache
 
@@ -203,6 +206,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s.media = newMedia(o.Images)
+	s.shares = o.Shares
 	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil

@@ -8,9 +8,10 @@ import (
 	"waitingroom/server/queue"
 )
 
-// utmCookie remembers the campaign a buyer joined a room by, so that their
-// order counts under it even when the page they buy from was opened
-// without the link's utm_* query string (a bookmark, a new tab).
+// utmCookie remembers the campaign a buyer joined a room by, with the
+// link's utm_term, utm_content and ad click ids, so that their order
+// counts under it even when the page they buy from was opened without the
+// link's query string (a bookmark, a new tab).
 //
 // Attribution is not a security boundary: a buyer can already put any
 // UTM values in the link they join by or in the order itself. The cookie
@@ -18,30 +19,42 @@ import (
 // checked again (validUTM) when read, and its size is bounded.
 const utmCookie = "wr_utm"
 
-// maxUTMCookie bounds the cookie's encoded value, in bytes; a campaign
-// whose encoding is longer is not remembered.
-const maxUTMCookie = 1024
+// maxUTMCookie bounds the cookie's encoded value, in bytes (under the
+// 4 KiB browsers keep of a cookie); attribution whose encoding is longer
+// is not remembered.
+const maxUTMCookie = 3500
 
-// utmCookies returns the cookies that remember c for room: one for the
-// room's pages (the order form posts to /r/{room}/order) and one for its
-// API (POST /api/rooms/{room}/orders). It returns nil when there is
-// nothing to remember (a direct join, values that are not valid) or when
-// r already carries a remembered campaign: a room counts a visitor's
-// first join, so the first campaign stays.
+// utmCookies returns the cookies that remember the attribution of r's
+// join for room: the campaign c (with the link's utm_term and
+// utm_content) when it is a valid one with a utm_source, and the link's
+// valid ad click ids. There is one cookie for the room's pages (the order
+// form posts to /r/{room}/order) and one for its API (POST
+// /api/rooms/{room}/orders). It returns nil when there is nothing to
+// remember (a direct join without click ids, values that are not valid)
+// or when r already carries remembered attribution: a room counts a
+// visitor's first join, so the first campaign stays.
 func utmCookies(r *http.Request, room string, c queue.Campaign) []*http.Cookie {
-	if c.Direct() || c == queue.OtherCampaign || c.Source == "" ||
-		!validUTM(order.UTM{Source: c.Source, Medium: c.Medium, Campaign: c.Campaign}) {
-		return nil
-	}
 	if _, ok := utmFromCookie(r); ok {
 		return nil
 	}
-	v := url.Values{"utm_source": {c.Source}}
-	if c.Medium != "" {
-		v.Set("utm_medium", c.Medium)
+	from := r.Form // the join form's fields and query string
+	if from == nil {
+		from = r.URL.Query()
 	}
-	if c.Campaign != "" {
-		v.Set("utm_campaign", c.Campaign)
+	link := attributionOf(from)
+	u := order.UTM{Gclid: link.Gclid, Fbclid: link.Fbclid, Ttclid: link.Ttclid}
+	if !c.Direct() && c != queue.OtherCampaign && c.Source != "" &&
+		validUTM(order.UTM{Source: c.Source, Medium: c.Medium, Campaign: c.Campaign}) {
+		u.Source, u.Medium, u.Campaign, u.Term, u.Content = c.Source, c.Medium, c.Campaign, link.Term, link.Content
+	}
+	if u == (order.UTM{}) {
+		return nil
+	}
+	v := url.Values{}
+	for _, kv := range attributionValues(u) {
+		if kv[1] != "" {
+			v.Set(kv[0], kv[1])
+		}
 	}
 	enc := v.Encode()
 	if len(enc) > maxUTMCookie {
@@ -63,8 +76,8 @@ func setUTMCookies(w http.ResponseWriter, r *http.Request, room string, c queue.
 	}
 }
 
-// utmFromCookie returns the campaign remembered in r's wr_utm cookie, if
-// it holds a valid one.
+// utmFromCookie returns the attribution remembered in r's wr_utm cookie,
+// if it holds valid attribution.
 func utmFromCookie(r *http.Request) (order.UTM, bool) {
 	ck, err := r.Cookie(utmCookie)
 	if err != nil || ck.Value == "" || len(ck.Value) > maxUTMCookie {
@@ -74,15 +87,18 @@ func utmFromCookie(r *http.Request) (order.UTM, bool) {
 	if err != nil {
 		return order.UTM{}, false
 	}
-	u := order.UTM{Source: v.Get("utm_source"), Medium: v.Get("utm_medium"), Campaign: v.Get("utm_campaign")}
-	if u.Source == "" || !validUTM(u) {
+	var u order.UTM
+	for _, k := range utmFields {
+		setAttribution(&u, k, v.Get(k))
+	}
+	if u == (order.UTM{}) || !validUTM(u) {
 		return order.UTM{}, false
 	}
 	return u, true
 }
 
-// orderUTM returns u, or the campaign remembered in r's wr_utm cookie when
-// the order carries no UTM value at all: an explicit UTM always wins.
+// orderUTM returns u, or the attribution remembered in r's wr_utm cookie
+// when the order carries none at all: an explicit UTM always wins.
 func orderUTM(r *http.Request, u order.UTM) order.UTM {
 	if u != (order.UTM{}) {
 		return u

@@ -121,6 +121,8 @@ func TestUTMCookie(t *testing.T) {
 	}{
 		{"campaign link", "utm_source=insta&utm_medium=social&utm_campaign=drop1", true},
 		{"direct join", "", false},
+		{"ad click id alone", "gclid=Cj0KCQ-x_1", true},
+		{"campaign with content and a click id", "utm_source=insta&utm_content=hero&fbclid=IwAR_x", true},
 		{"values that are not valid", url.Values{"utm_source": {"a\x00b"}}.Encode(), false},
 		{"too long", url.Values{"utm_source": {"news"}, "utm_campaign": {strings.Repeat("x", maxUTM+1)}}.Encode(), false},
 	}

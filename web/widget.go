@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"waitingroom/server/plaintext"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -22,13 +21,6 @@ import (
 // WIDGET (issue 12): the embeddable live widget. Its page, its status and
 // its stream are the same for every viewer of a room: no cookie, no
 // ticket, no Redis work per viewer.
-
-// widgetCarried are the host page's query fields the widget's link
-// carries to the room: the utm_* fields and the ad click ids.
-var widgetCarried = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "fbclid", "ttclid"}
-
-// maxCarried bounds one carried value (a click id can be long).
-const maxCarried = 500
 
 // widgetTTL is how long a room's widget settings and status are reused;
 // past it, an entry being renewed is still answered for widgetStale.
@@ -165,11 +157,12 @@ func schedulePhase(sc room.Schedule, closed bool, now time.Time) string {
 	return queue.PhaseOpen
 }
 
-// widgetLink is the room's URL carrying the host page's fields in q.
+// widgetLink is the room's URL carrying the host page's attribution in q
+// (utmFields: the utm_* fields and the ad click ids), the valid ones.
 func widgetLink(name string, q url.Values) string {
 	out := url.Values{}
-	for _, k := range widgetCarried {
-		if v := q.Get(k); v != "" && len(v) <= maxCarried && plaintext.Valid(v) {
+	for _, k := range utmFields {
+		if v := q.Get(k); v != "" && validAttribution(k, v) {
 			out.Set(k, v)
 		}
 	}

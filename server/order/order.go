@@ -69,9 +69,12 @@ type Product struct {
 	ImageURL string `json:"imageURL" db:"image_url"`
 }
 
-// UTM is the marketing attribution carried from the room's link.
+// UTM is the marketing attribution carried from the room's link: its
+// five UTM values and the ad click ids (Google's gclid, Meta's fbclid,
+// TikTok's ttclid).
 type UTM struct {
 	Source, Medium, Campaign, Term, Content string
+	Gclid, Fbclid, Ttclid                   string
 }
 
 // Request is one order attempt.

@@ -161,7 +161,7 @@ func TestValidOrderConsumesTheToken(t *testing.T) {
 			vs, toks := e.buyers(t, 1)
 			ctx := context.Background()
 			o, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 3,
-				UTM: UTM{Source: "newsletter", Campaign: "bf"}})
+				UTM: UTM{Source: "newsletter", Campaign: "bf", Content: "hero", Gclid: "Cj0KCQ-abc_123", Fbclid: "IwAR0x", Ttclid: "E.C.P.x1"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,6 +175,11 @@ func TestValidOrderConsumesTheToken(t *testing.T) {
 			e.db.Get(&src, e.db.Rebind(`SELECT utm_source FROM orders WHERE id = ?`), o.ID)
 			if src != "newsletter" {
 				t.Fatalf("utm_source %q not kept", src)
+			}
+			rows, err := e.svc.ListOrders(ctx, OrderFilter{Room: e.room})
+			want := UTM{Source: "newsletter", Campaign: "bf", Content: "hero", Gclid: "Cj0KCQ-abc_123", Fbclid: "IwAR0x", Ttclid: "E.C.P.x1"}
+			if err != nil || len(rows) != 1 || rows[0].UTM() != want {
+				t.Fatalf("listed %+v %v, want the attribution %+v kept", rows, err, want)
 			}
 			p, _ := e.eng.Position(ctx, e.room, vs[0])
 			st, _ := e.eng.Stats(ctx, e.room)

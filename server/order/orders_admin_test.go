@@ -48,10 +48,11 @@ func (e *env) insert(t *testing.T, f fixture) int64 {
 	}
 	var id int64
 	err := e.db.QueryRowx(e.db.Rebind(`INSERT INTO orders (room, product_id, visitor, quantity, entry_token_hash,
-		utm_source, utm_medium, utm_campaign, utm_term, utm_content, public_id, unit_price, currency, status, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		utm_source, utm_medium, utm_campaign, utm_term, utm_content, gclid, fbclid, ttclid, public_id, unit_price, currency, status, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		f.room, f.product, f.visitor, f.quantity, TokenHash(f.id), null(f.utm.Source), null(f.utm.Medium),
-		null(f.utm.Campaign), null(f.utm.Term), null(f.utm.Content), f.id, price, cur, f.status,
+		null(f.utm.Campaign), null(f.utm.Term), null(f.utm.Content), null(f.utm.Gclid), null(f.utm.Fbclid), null(f.utm.Ttclid),
+		f.id, price, cur, f.status,
 		e.svc.store.timeArg(f.at)).Scan(&id)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +211,8 @@ func TestExportOrdersCSV(t *testing.T) {
 			ctx := context.Background()
 			evil := e.product(t, e.room, `=HYPERLINK("http://x","운동화")`, 1250, "USD", 10)
 			e.insert(t, fixture{id: pid(1), room: e.room, product: evil, quantity: 3, unitPrice: 1250, currency: "USD", at: base,
-				utm: UTM{Source: "+cmd", Medium: "-1+2", Campaign: "@SUM(A1)", Term: "\tx", Content: "plain, \"quoted\""}})
+				utm: UTM{Source: "+cmd", Medium: "-1+2", Campaign: "@SUM(A1)", Term: "\tx", Content: "plain, \"quoted\"",
+					Gclid: "Cj0KCQ_x-1", Fbclid: "=cmd", Ttclid: "E.C.P"}})
 			e.insert(t, fixture{id: pid(2), room: e.room, product: evil, unitPrice: -1, at: base.Add(time.Second)})
 
 			var b bytes.Buffer
@@ -225,7 +227,8 @@ func TestExportOrdersCSV(t *testing.T) {
 				t.Fatalf("records %q", recs)
 			}
 			want := []string{pid(1), "2026-11-27T10:00:00Z", e.room, "placed", fmt.Sprint(evil), `'=HYPERLINK("http://x","운동화")`, "3",
-				"12.50", "USD", "37.50", "'+cmd", "'-1+2", "'@SUM(A1)", "'\tx", `plain, "quoted"`}
+				"12.50", "USD", "37.50", "'+cmd", "'-1+2", "'@SUM(A1)", "'\tx", `plain, "quoted"`,
+				"Cj0KCQ_x-1", "'=cmd", "E.C.P"}
 			if !slices.Equal(recs[2], want) {
 				t.Fatalf("row\n%q, want\n%q", recs[2], want)
 			}

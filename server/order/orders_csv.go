@@ -13,7 +13,8 @@ import (
 
 // CSVHeader is the first row of ExportOrders.
 var CSVHeader = []string{"order_id", "created_at", "room", "status", "product_id", "product", "quantity",
-	"unit_price", "currency", "amount", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
+	"unit_price", "currency", "amount", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content",
+	"gclid", "fbclid", "ttclid"}
 
 // csvPage is how many orders ExportOrders reads per query.
 const csvPage = MaxListLimit
@@ -70,7 +71,8 @@ func csvRecord(o OrderRow) []string {
 	}
 	rec := []string{o.PublicID, o.CreatedAt.UTC().Format(time.RFC3339), o.Room, o.Status,
 		strconv.FormatInt(o.ProductID, 10), o.ProductName, strconv.FormatInt(o.Quantity, 10),
-		unit, o.Currency, amount, o.Source, o.Medium, o.Campaign, o.Term, o.Content}
+		unit, o.Currency, amount, o.Source, o.Medium, o.Campaign, o.Term, o.Content,
+		o.Gclid, o.Fbclid, o.Ttclid}
 	for i, v := range rec {
 		rec[i] = CSVCell(v)
 	}

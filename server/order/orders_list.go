@@ -96,6 +96,9 @@ type OrderRow struct {
 	Campaign  string    `db:"utm_campaign"`
 	Term      string    `db:"utm_term"`
 	Content   string    `db:"utm_content"`
+	Gclid     string    `db:"gclid"`
+	Fbclid    string    `db:"fbclid"`
+	Ttclid    string    `db:"ttclid"`
 	CreatedAt time.Time `db:"created_at"`
 }
 
@@ -109,7 +112,8 @@ func (o OrderRow) Amount() int64 {
 
 // UTM returns the order's attribution.
 func (o OrderRow) UTM() UTM {
-	return UTM{Source: o.Source, Medium: o.Medium, Campaign: o.Campaign, Term: o.Term, Content: o.Content}
+	return UTM{Source: o.Source, Medium: o.Medium, Campaign: o.Campaign, Term: o.Term, Content: o.Content,
+		Gclid: o.Gclid, Fbclid: o.Fbclid, Ttclid: o.Ttclid}
 }
 
 // orderRowColumns are the columns an OrderRow is read from (orders o
@@ -118,7 +122,8 @@ const orderRowColumns = `o.id, o.public_id, o.room, o.product_id, p.name AS prod
 	COALESCE(o.unit_price, -1) AS unit_price, COALESCE(o.currency, '') AS currency, o.status,
 	COALESCE(o.utm_source, '') AS utm_source, COALESCE(o.utm_medium, '') AS utm_medium,
 	COALESCE(o.utm_campaign, '') AS utm_campaign, COALESCE(o.utm_term, '') AS utm_term,
-	COALESCE(o.utm_content, '') AS utm_content, o.created_at`
+	COALESCE(o.utm_content, '') AS utm_content, COALESCE(o.gclid, '') AS gclid, COALESCE(o.fbclid, '') AS fbclid,
+	COALESCE(o.ttclid, '') AS ttclid, o.created_at`
 
 // timeArg is t as the database compares it with created_at: a time for
 // PostgreSQL; for SQLite the text CURRENT_TIMESTAMP writes

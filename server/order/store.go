@@ -95,10 +95,11 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 	}
 	err = tx.QueryRowxContext(ctx, tx.Rebind(`INSERT INTO orders
 		(room, product_id, visitor, quantity, entry_token_hash, idempotency_key,
-		 utm_source, utm_medium, utm_campaign, utm_term, utm_content, public_id, unit_price, currency)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		 utm_source, utm_medium, utm_campaign, utm_term, utm_content, gclid, fbclid, ttclid, public_id, unit_price, currency)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		r.Room, productID, r.Visitor, r.Quantity, TokenHash(r.Token), idem,
-		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content), o.PublicID, o.UnitPrice, o.Currency).Scan(&o.ID)
+		null(r.UTM.Source), null(r.UTM.Medium), null(r.UTM.Campaign), null(r.UTM.Term), null(r.UTM.Content),
+		null(r.UTM.Gclid), null(r.UTM.Fbclid), null(r.UTM.Ttclid), o.PublicID, o.UnitPrice, o.Currency).Scan(&o.ID)
 	if err != nil {
 		switch uniqueViolation(err) {
 		case "token":

@@ -1,0 +1,98 @@
+// Package share keeps the rooms' short links: /s/{code} leads to a room
+// with the link's UTM values, and counts its clicks. Links live in the
+// order database (PostgreSQL or the embedded SQLite), table share_links.
+package share
+
+import (
+	"crypto/rand"
+	"errors"
+	"net/url"
+	"time"
+)
+
+// Link is one short link of a room.
+type Link struct {
+	Code     string `db:"code"`
+	Room     string `db:"room"`
+	Source   string `db:"utm_source"`
+	Medium   string `db:"utm_medium"`
+	Campaign string `db:"utm_campaign"`
+	Content  string `db:"utm_content"`
+	Term     string `db:"utm_term"`
+	// Clicks counts the link's followed redirects.
+	Clicks    int64     `db:"clicks"`
+	CreatedBy string    `db:"created_by"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// Query returns the link's non-empty utm_* values.
+func (l Link) Query() url.Values {
+	q := url.Values{}
+	for _, kv := range [...][2]string{{"utm_source", l.Source}, {"utm_medium", l.Medium}, {"utm_campaign", l.Campaign},
+		{"utm_content", l.Content}, {"utm_term", l.Term}} {
+		if kv[1] != "" {
+			q.Set(kv[0], kv[1])
+		}
+	}
+	return q
+}
+
+// Target is the room's path with the link's UTM values: where /s/{code}
+// leads.
+func (l Link) Target() string {
+	p := "/r/" + l.Room
+	if q := l.Query(); len(q) > 0 {
+		p += "?" + q.Encode()
+	}
+	return p
+}
+
+// Errors of the store.
+var (
+	// ErrNotFound: no link has this code (in this room).
+	ErrNotFound = errors.New("share: no such link")
+	// ErrTooMany: the room has MaxPerRoom links already.
+	ErrTooMany = errors.New("share: the room has too many links")
+	// ErrBusy: too many lookups are under way; retry shortly.
+	ErrBusy = errors.New("share: too many lookups under way")
+)
+
+// MaxPerRoom caps the links of one room.
+const MaxPerRoom = 1000
+
+// CodeLen is the length of a new code: 8 base62 characters, 47.6 bits,
+// so that codes cannot be enumerated cheaply.
+const CodeLen = 8
+
+const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// NewCode returns a fresh random code of CodeLen base62 characters from
+// crypto/rand.
+func NewCode() string {
+	out := make([]byte, 0, CodeLen)
+	buf := make([]byte, 2*CodeLen)
+	for len(out) < CodeLen {
+		rand.Read(buf) // never fails (crypto/rand crashes the program instead)
+		for _, b := range buf {
+			// 248 = 4 × 62: rejecting the rest keeps the letters uniform.
+			if b < 248 && len(out) < CodeLen {
+				out = append(out, alphabet[b%62])
+			}
+		}
+	}
+	return string(out)
+}
+
+// ValidCode reports whether s can be a code (6 to 16 base62 characters),
+// so that nothing else reaches the database.
+func ValidCode(s string) bool {
+	if len(s) < 6 || len(s) > 16 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,187 @@
+package share_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"waitingroom/server/share"
+	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
+)
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestCodes(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		c := share.NewCode()
+		if len(c) != share.CodeLen || !share.ValidCode(c) || seen[c] {
+			t.Fatalf("code %q: not a fresh valid code", c)
+		}
+		seen[c] = true
+	}
+	for _, c := range []string{"", "abc", "abcdefghijklmnopq", "abcd-efg", "abcdéfgh", "abcd/../x", "AbCd1234"} {
+		if got, want := share.ValidCode(c), c == "AbCd1234"; got != want {
+			t.Errorf("ValidCode(%q) = %v", c, got)
+		}
+	}
+}
+
+func TestTarget(t *testing.T) {
+	for _, tc := range []struct {
+		l    share.Link
+		want string
+	}{
+		{share.Link{Room: "spring"}, "/r/spring"},
+		{share.Link{Room: "spring", Source: "kakao", Content: "banner 1", Term: "봄"},
+			"/r/spring?utm_content=banner+1&utm_source=kakao&utm_term=" + url.QueryEscape("봄")},
+		{share.Link{Room: "a", Source: "s", Medium: "m", Campaign: "c"}, "/r/a?utm_campaign=c&utm_medium=m&utm_source=s"},
+	} {
+		if got := tc.l.Target(); got != tc.want {
+			t.Errorf("Target(%+v) = %q, want %q", tc.l, got, tc.want)
+		}
+	}
+}
+
+func TestLinks(t *testing.T) {
+	for _, dialect := range []string{store.Postgres, store.SQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			db := storetest.Migrated(t, dialect)
+			ctx := context.Background()
+			links := share.NewLinks(share.NewStore(db), quiet())
+			a, err := links.Create(ctx, share.Link{Room: "spring", Source: "kakao", Medium: "social", Content: "봄 배너", CreatedBy: "alice"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := links.Create(ctx, share.Link{Room: "spring", Source: "naver", CreatedBy: "bob"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := links.Create(ctx, share.Link{Room: "other", Source: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := links.List(ctx, "spring")
+			if err != nil || len(got) != 2 {
+				t.Fatalf("list: %+v %v", got, err)
+			}
+			codes := map[string]share.Link{got[0].Code: got[0], got[1].Code: got[1]}
+			if g := codes[a.Code]; g.Content != "봄 배너" || g.CreatedBy != "alice" || g.Source != "kakao" || !g.CreatedAt.Equal(a.CreatedAt) {
+				t.Fatalf("listed %+v, created %+v", g, a)
+			}
+
+			// Clicks: counted in memory, written by Flush, shown by List before.
+			for range 3 {
+				if l, err := links.Follow(ctx, a.Code, true); err != nil || l.Target() != a.Target() {
+					t.Fatalf("follow: %+v %v", l, err)
+				}
+			}
+			if _, err := links.Follow(ctx, b.Code, false); err != nil { // a HEAD: no click
+				t.Fatal(err)
+			}
+			if ls, _ := links.List(ctx, "spring"); clicksOf(ls, a.Code) != 3 || clicksOf(ls, b.Code) != 0 {
+				t.Fatalf("clicks before the flush: %+v", ls)
+			}
+			if err := links.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if stored, err := share.NewStore(db).Get(ctx, a.Code); err != nil || stored.Clicks != 3 {
+				t.Fatalf("stored clicks: %+v %v", stored, err)
+			}
+			if _, err := links.Follow(ctx, "Nope12345", true); !errors.Is(err, share.ErrNotFound) {
+				t.Fatalf("unknown code: %v", err)
+			}
+
+			// Deleting: only the room's own link, then gone.
+			if _, err := links.Delete(ctx, "other", b.Code); !errors.Is(err, share.ErrNotFound) {
+				t.Fatalf("delete from another room: %v", err)
+			}
+			if _, err := links.Delete(ctx, "spring", b.Code); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := links.Follow(ctx, b.Code, true); !errors.Is(err, share.ErrNotFound) {
+				t.Fatalf("deleted code: %v", err)
+			}
+
+			// The cap.
+			for i := range share.MaxPerRoom - 1 {
+				if _, err := db.Exec(db.Rebind(`INSERT INTO share_links (code, room) VALUES (?, 'spring')`), fmt.Sprintf("fill%05d", i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := links.Create(ctx, share.Link{Room: "spring"}); !errors.Is(err, share.ErrTooMany) {
+				t.Fatalf("over the cap: %v", err)
+			}
+
+			// The database goes away: a known link still leads to its room
+			// and its clicks wait; an unknown one is an error, not a 404.
+			db.Close()
+			later := time.Now().Add(time.Minute) // past what is fresh: the database is asked, and fails
+			share.SetClock(links, func() time.Time { return later })
+			if l, err := links.Follow(ctx, a.Code, true); err != nil || l.Room != "spring" {
+				t.Fatalf("known link, database away: %+v %v", l, err)
+			}
+			if _, err := links.Follow(ctx, "Unknown99", true); err == nil || errors.Is(err, share.ErrNotFound) {
+				t.Fatalf("unknown link, database away: %v", err)
+			}
+			if err := links.Flush(ctx); err == nil {
+				t.Fatal("flush with the database away: no error")
+			}
+			if p := links.Pending(); p[a.Code] != 1 {
+				t.Fatalf("clicks kept for the next flush: %v", p)
+			}
+		})
+	}
+}
+
+func clicksOf(ls []share.Link, code string) int64 {
+	for _, l := range ls {
+		if l.Code == code {
+			return l.Clicks
+		}
+	}
+	return -1
+}
+
+// TestClickStorm: many followers of one link at once, the link not yet
+// known here: every click counts, exactly, in one flush.
+func TestClickStorm(t *testing.T) {
+	db := storetest.Migrated(t, store.Postgres)
+	ctx := context.Background()
+	st := share.NewStore(db)
+	l, err := st.Create(ctx, share.Link{Room: "storm", Source: "kakao"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := share.NewLinks(st, quiet())
+	const followers, each = 100, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, followers)
+	for range followers {
+		wg.Go(func() {
+			for range each {
+				if _, err := links.Follow(ctx, l.Code, true); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if err := links.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, l.Code); err != nil || got.Clicks != followers*each {
+		t.Fatalf("clicks %d %v, want %d", got.Clicks, err, followers*each)
+	}
+}

@@ -1,0 +1,110 @@
+package share
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"waitingroom/server/store"
+)
+
+// Store is the share_links table, the same SQL for PostgreSQL and SQLite.
+type Store struct {
+	db  *store.DB
+	now func() time.Time
+}
+
+// NewStore returns the Store of db, whose migrations have applied.
+func NewStore(db *store.DB) *Store { return &Store{db: db, now: time.Now} }
+
+// linkColumns are the columns a Link is read from.
+const linkColumns = `code, room, utm_source, utm_medium, utm_campaign, utm_content, utm_term, clicks, created_by, created_at`
+
+// codeTries bounds the fresh codes Create draws when one is taken.
+const codeTries = 5
+
+// Create records a new link of l.Room with l's UTM values and CreatedBy
+// under a fresh code, and returns it. It returns ErrTooMany when the room
+// has MaxPerRoom links already.
+func (s *Store) Create(ctx context.Context, l Link) (Link, error) {
+	l.Clicks, l.CreatedAt = 0, s.now().UTC().Truncate(time.Second)
+	for range codeTries {
+		l.Code = NewCode()
+		// The cap and the code's uniqueness in one statement: no row is
+		// written when the room is full or the code taken.
+		res, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO share_links
+			(code, room, utm_source, utm_medium, utm_campaign, utm_content, utm_term, clicks, created_by, created_at)
+			SELECT ?, ?, ?, ?, ?, ?, ?, 0, ?, ? WHERE (SELECT COUNT(*) FROM share_links WHERE room = ?) < ?
+			ON CONFLICT (code) DO NOTHING`),
+			l.Code, l.Room, l.Source, l.Medium, l.Campaign, l.Content, l.Term, l.CreatedBy, l.CreatedAt, l.Room, MaxPerRoom)
+		if err != nil {
+			return Link{}, fmt.Errorf("share: create a link of %s: %w", l.Room, err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 1 {
+			return l, nil
+		}
+		if n, err := s.count(ctx, l.Room); err != nil {
+			return Link{}, err
+		} else if n >= MaxPerRoom {
+			return Link{}, ErrTooMany
+		}
+		// The code was taken: draw another.
+	}
+	return Link{}, fmt.Errorf("share: create a link of %s: %d codes in a row were taken", l.Room, codeTries)
+}
+
+func (s *Store) count(ctx context.Context, room string) (int, error) {
+	var n int
+	if err := s.db.GetContext(ctx, &n, s.db.Rebind(`SELECT COUNT(*) FROM share_links WHERE room = ?`), room); err != nil {
+		return 0, fmt.Errorf("share: count the links of %s: %w", room, err)
+	}
+	return n, nil
+}
+
+// List returns room's links, newest first.
+func (s *Store) List(ctx context.Context, room string) ([]Link, error) {
+	var ls []Link
+	err := s.db.SelectContext(ctx, &ls, s.db.Rebind(`SELECT `+linkColumns+` FROM share_links WHERE room = ?
+		ORDER BY created_at DESC, code`), room)
+	if err != nil {
+		return nil, fmt.Errorf("share: list the links of %s: %w", room, err)
+	}
+	return ls, nil
+}
+
+// Get returns the link of code, or ErrNotFound.
+func (s *Store) Get(ctx context.Context, code string) (Link, error) {
+	var l Link
+	err := s.db.GetContext(ctx, &l, s.db.Rebind(`SELECT `+linkColumns+` FROM share_links WHERE code = ?`), code)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Link{}, ErrNotFound
+	case err != nil:
+		return Link{}, fmt.Errorf("share: get link %s: %w", code, err)
+	}
+	return l, nil
+}
+
+// Delete removes room's link of code and returns it, or ErrNotFound.
+func (s *Store) Delete(ctx context.Context, room, code string) (Link, error) {
+	var l Link
+	err := s.db.GetContext(ctx, &l, s.db.Rebind(`DELETE FROM share_links WHERE room = ? AND code = ? RETURNING `+linkColumns), room, code)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Link{}, ErrNotFound
+	case err != nil:
+		return Link{}, fmt.Errorf("share: delete link %s: %w", code, err)
+	}
+	return l, nil
+}
+
+// AddClicks adds n clicks to the link of code, atomically (a link deleted
+// meanwhile takes none).
+func (s *Store) AddClicks(ctx context.Context, code string, n int64) error {
+	if _, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE share_links SET clicks = clicks + ? WHERE code = ?`), n, code); err != nil {
+		return fmt.Errorf("share: count clicks of %s: %w", code, err)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"net/url"
+
+	"waitingroom/server/order"
+	"waitingroom/server/plaintext"
+)
+
+// The attribution a buyer carries from the link they came by to their
+// order: the five UTM values and the ad click ids of Google (gclid), Meta
+// (fbclid) and TikTok (ttclid). Per-campaign counts in the line stay by
+// utm_source, utm_medium and utm_campaign (campaignOf).
+
+// maxUTM bounds each UTM value, in bytes.
+const maxUTM = 200
+
+// maxClickID bounds each ad click id, in bytes.
+const maxClickID = 512
+
+// utmFields are the query and form fields that carry attribution, in the
+// order pages and forms carry them.
+var utmFields = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "fbclid", "ttclid"}
+
+// validAttribution reports whether v may be field k's value: a UTM value
+// is at most maxUTM bytes of plain text (plaintext.Valid); a click id is
+// at most maxClickID bytes of the URL-safe and base64 alphabets.
+func validAttribution(k, v string) bool {
+	switch k {
+	case "gclid", "fbclid", "ttclid":
+		if len(v) > maxClickID {
+			return false
+		}
+		for _, c := range []byte(v) {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+				c == '-' || c == '_' || c == '.' || c == '~' || c == '+' || c == '/' || c == '=') {
+				return false
+			}
+		}
+		return true
+	}
+	return len(v) <= maxUTM && plaintext.Valid(v)
+}
+
+// attributionValues returns u's fields by their names, in utmFields order.
+func attributionValues(u order.UTM) [][2]string {
+	return [][2]string{{"utm_source", u.Source}, {"utm_medium", u.Medium}, {"utm_campaign", u.Campaign},
+		{"utm_term", u.Term}, {"utm_content", u.Content}, {"gclid", u.Gclid}, {"fbclid", u.Fbclid}, {"ttclid", u.Ttclid}}
+}
+
+// setAttribution sets u's field named k (one of utmFields) to v.
+func setAttribution(u *order.UTM, k, v string) {
+	switch k {
+	case "utm_source":
+		u.Source = v
+	case "utm_medium":
+		u.Medium = v
+	case "utm_campaign":
+		u.Campaign = v
+	case "utm_term":
+		u.Term = v
+	case "utm_content":
+		u.Content = v
+	case "gclid":
+		u.Gclid = v
+	case "fbclid":
+		u.Fbclid = v
+	case "ttclid":
+		u.Ttclid = v
+	}
+}
+
+// attributionOf returns the valid attribution fields of v; the others
+// are dropped, never a reason to refuse anything.
+func attributionOf(v url.Values) order.UTM {
+	var u order.UTM
+	for _, k := range utmFields {
+		if s := v.Get(k); s != "" && validAttribution(k, s) {
+			setAttribution(&u, k, s)
+		}
+	}
+	return u
+}
+
+// validUTM reports whether every field of u is valid (validAttribution).
+func validUTM(u order.UTM) bool {
+	for _, kv := range attributionValues(u) {
+		if !validAttribution(kv[0], kv[1]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,185 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"waitingroom/server/audit"
+	"waitingroom/server/order"
+	"waitingroom/server/share"
+	"waitingroom/views"
+)
+
+// ShareLinks are the rooms' short links (server/share's Links).
+type ShareLinks interface {
+	Create(ctx context.Context, l share.Link) (share.Link, error)
+	List(ctx context.Context, room string) ([]share.Link, error)
+	Delete(ctx context.Context, room, code string) (share.Link, error)
+	// Follow returns code's link, counting a click when click is set.
+	Follow(ctx context.Context, code string, click bool) (share.Link, error)
+}
+
+// shortURL is the absolute short link of code, on PUBLIC_URL, else on the
+// console request's own host (baseURL).
+func (s *Server) shortURL(r *http.Request, code string) string {
+	return s.baseURL(r) + "/s/" + code
+}
+
+// shareFields are the form's fields, in order, with their UTM values.
+func shareFields(t views.ShareText, l share.Link) []views.ShareField {
+	return []views.ShareField{
+		{Name: "utm_source", Label: t.Source, Hint: t.SourceHint, Value: l.Source, Required: true},
+		{Name: "utm_medium", Label: t.Medium, Hint: t.MediumHint, Value: l.Medium},
+		{Name: "utm_campaign", Label: t.Campaign, Hint: t.CampaignHnt, Value: l.Campaign},
+		{Name: "utm_content", Label: t.Content, Hint: t.ContentHint, Value: l.Content},
+		{Name: "utm_term", Label: t.Term, Hint: t.TermHint, Value: l.Term},
+	}
+}
+
+// parseShareForm reads the form's UTM values, trimmed, and the errors of
+// the fields that are not valid UTM values (validUTM's rule).
+func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]string) {
+	f := r.PostForm
+	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
+	l := share.Link{Source: get("utm_source"), Medium: get("utm_medium"), Campaign: get("utm_campaign"),
+		Content: get("utm_content"), Term: get("utm_term")}
+	errs := map[string]string{}
+	for k, v := range map[string]string{"utm_source": l.Source, "utm_medium": l.Medium, "utm_campaign": l.Campaign,
+		"utm_content": l.Content, "utm_term": l.Term} {
+		if !validUTM(order.UTM{Source: v}) {
+			errs[k] = views.Fill(t.ErrBadValue, "n", strconv.Itoa(maxUTM))
+		}
+	}
+	if l.Source == "" && errs["utm_source"] == "" {
+		errs["utm_source"] = t.ErrRequired
+	}
+	return l, errs
+}
+
+// sharePage is room name's share page: its links and an empty form.
+func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSession, name string) (views.SharePage, error) {
+	if _, err := s.rooms.Room(ctx, name); err != nil {
+		return views.SharePage{}, err
+	}
+	ls, err := s.shares.List(ctx, name)
+	if err != nil {
+		return views.SharePage{}, err
+	}
+	t, lang := views.ShareFor(consoleLang(r)), consoleLang(r)
+	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: maxUTM}
+	base := s.baseURL(r)
+	for _, l := range ls {
+		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + l.Target(),
+			Clicks: l.Clicks, CreatedBy: l.CreatedBy, CreatedAt: views.ConsoleTime(l.CreatedAt, time.UTC, lang),
+			AtISO: l.CreatedAt.UTC().Format(time.RFC3339)})
+	}
+	return sp, nil
+}
+
+// consoleShareReady answers 503 when no share links are configured, and
+// 404 for a path that names no valid room.
+func (s *Server) consoleShareReady(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if s.shares == nil {
+		s.consoleError(w, r, http.StatusServiceUnavailable, views.ShareFor(consoleLang(r)).ErrNoLinks)
+		return "", false
+	}
+	return s.consoleRoomName(w, r)
+}
+
+func (s *Server) renderShare(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, sp views.SharePage) {
+	t := views.ShareFor(consoleLang(r))
+	s.render(w, r, status, views.ConsoleShare(s.consolePage(r, sess, views.Fill(t.Title, "room", sp.Room), "rooms"), sp))
+}
+
+// consoleShare serves GET /admin/rooms/{room}/share.
+func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleShareReady(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	sp, err := s.sharePage(ctx, r, sess, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	t, q := views.ShareFor(consoleLang(r)), r.URL.Query()
+	if c := q.Get("created"); share.ValidCode(c) {
+		sp.Notice, sp.Created = views.Fill(t.Created, "url", s.shortURL(r, c)), c
+	} else if c := q.Get("deleted"); share.ValidCode(c) {
+		sp.Notice = views.Fill(t.Deleted, "code", c)
+	}
+	s.renderShare(w, r, sess, http.StatusOK, sp)
+}
+
+// consoleChangeShare serves POST /admin/rooms/{room}/share: op=delete
+// deletes the link of field code, anything else creates a link from the
+// form. Both are audited.
+func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleShareReady(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	t := views.ShareFor(consoleLang(r))
+	sp, err := s.sharePage(ctx, r, sess, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	if r.PostForm.Get("op") == "delete" {
+		code := r.PostForm.Get("code")
+		if !share.ValidCode(code) {
+			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+			return
+		}
+		old, err := s.shares.Delete(ctx, name, code)
+		switch {
+		case errors.Is(err, share.ErrNotFound):
+			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+		case err != nil:
+			s.consoleFail(w, r, err)
+		default:
+			s.log.Info("share link deleted", "room", name, "by", sess.Operator, "code", code)
+			s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: "share.delete", Target: code, Old: compactJSON(shareAudit(old))})
+			http.Redirect(w, r, "/admin/rooms/"+name+"/share?deleted="+code, http.StatusSeeOther)
+		}
+		return
+	}
+	l, errs := parseShareForm(r, t)
+	sp.Fields = shareFields(t, l)
+	if len(errs) == 0 {
+		l.Room, l.CreatedBy = name, sess.Operator
+		created, err := s.shares.Create(ctx, l)
+		switch {
+		case err == nil:
+			s.log.Info("share link created", "room", name, "by", sess.Operator, "code", created.Code)
+			s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: "share.create", Target: created.Code, New: compactJSON(shareAudit(created))})
+			http.Redirect(w, r, "/admin/rooms/"+name+"/share?created="+created.Code, http.StatusSeeOther)
+			return
+		case errors.Is(err, share.ErrTooMany):
+			sp.Error = views.Fill(t.ErrFull, "n", strconv.Itoa(share.MaxPerRoom))
+			s.renderShare(w, r, sess, http.StatusConflict, sp)
+			return
+		default:
+			s.consoleFail(w, r, err)
+			return
+		}
+	}
+	for i := range sp.Fields {
+		sp.Fields[i].Error = errs[sp.Fields[i].Name]
+	}
+	sp.Error = t.FixErrors
+	s.renderShare(w, r, sess, http.StatusUnprocessableEntity, sp)
+}
+
+// shareAudit is what the audit log keeps of a link: where it leads.
+func shareAudit(l share.Link) map[string]string {
+	return map[string]string{"code": l.Code, "target": l.Target()}
+}
