@@ -47,8 +47,8 @@ func hostPage(t *testing.T, base, roomName string) string {
 // TestBrowserWidgetOnAnotherSite embeds the room's widget in a shop's
 // page on another site: the widget counts down, turns to open live, and
 // its button opens the room in a new tab, where the buyer waits, gets in
-// and buys; the order carries the shop page's UTMs and ad click id. A page on an origin
-// the room does not list cannot frame the widget.
+// and buys; the order carries the shop page's UTMs and ad click id. A
+// page on an origin the room does not list cannot frame the widget.
 func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
