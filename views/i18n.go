@@ -119,6 +119,15 @@ type Messages struct {
 	NoSuchImage string
 	// share: a short link (/s/{code}) that does not exist.
 	ShareLinkGone string
+
+	// WIDGET: the embeddable widget's texts (/r/{room}/widget) and the
+	// console's embed page.
+	WidgetPrequeue   string
+	WidgetOpen       string
+	WidgetWaiting    string // {n}, {t}
+	WidgetWaitingNow string // {n}
+	WidgetOpening    string
+	WidgetButton     string
 }
 
 var english = Messages{
@@ -219,6 +228,13 @@ var english = Messages{
 	// brand
 	NoSuchImage:   "There is no image at this address.",
 	ShareLinkGone: "This short link does not exist or was removed. Please check the link, or ask the shop for a new one.",
+
+	WidgetPrequeue:   "The pre-queue is open",
+	WidgetOpen:       "Open now",
+	WidgetWaiting:    "{n} waiting · about {t}",
+	WidgetWaitingNow: "{n} waiting",
+	WidgetOpening:    "Opening…",
+	WidgetButton:     "Go to the sale",
 }
 
 var korean = Messages{
@@ -319,6 +335,13 @@ var korean = Messages{
 	// brand
 	NoSuchImage:   "이 주소에는 이미지가 없습니다.",
 	ShareLinkGone: "존재하지 않거나 삭제된 짧은 링크입니다. 링크를 확인하시거나 판매처에 새 링크를 요청해 주세요.",
+
+	WidgetPrequeue:   "사전 대기열이 열렸습니다",
+	WidgetOpen:       "지금 구매할 수 있습니다",
+	WidgetWaiting:    "{n}명 대기 중 · 약 {t}",
+	WidgetWaitingNow: "{n}명 대기 중",
+	WidgetOpening:    "곧 열립니다…",
+	WidgetButton:     "판매 페이지로 가기",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

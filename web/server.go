@@ -156,6 +156,8 @@ type Server struct {
 	front                 *homeCache
 	media                 *media     // brand: uploaded images
 	shares                ShareLinks // share
+	// widgets caches the embeddable widget's room settings and status.
+	widgets widgetCache
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
