@@ -53,11 +53,14 @@ func themeURL(name string, b room.Branding) string {
 	return "/r/" + name + "/theme/" + themeFile(css)
 }
 
-// brandOf is the branding of room name on its pages.
+// brandOf is the branding of room name on its pages. The logo's text
+// alternative is the room's title when no shop name is printed beside it;
+// with the name beside it the logo is decorative (alt=""), so that a
+// screen reader does not say the name twice.
 func brandOf(name, title, shopURL string, b room.Branding) views.Brand {
-	alt := b.ShopName
-	if alt == "" {
-		alt = title
+	alt := title
+	if b.ShopName != "" {
+		alt = ""
 	}
 	return views.Brand{Logo: b.Logo, LogoAlt: alt, Description: b.Description, ShopName: b.ShopName,
 		ShopURL: shopURL, Theme: themeURL(name, b)}
