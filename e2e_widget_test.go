@@ -28,8 +28,10 @@ func hostPage(t *testing.T, base, roomName string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Spring drop</title></head><body>
+	page := `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Spring drop</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:34rem;margin:1.5rem auto;padding:0 1rem">
 <h1>Spring drop</h1>
+<p>Air Runner 1 in three new colours, 300 pairs. The line opens on this page.</p>
 <script>window.__sizes = 0; addEventListener("message", function (e) { if (e.data && e.data.type === "wr-widget-size") window.__sizes++; });</script>
 <script src="` + base + `/static/embed.js" data-room="` + roomName + `" async></script>
 </body></html>`
@@ -92,6 +94,19 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		t.Fatal(err)
 	}
 	widgetShot(t, tab, "widget-1-countdown.png")
+	if os.Getenv("WR_DOCS_SHOTS") == "1" { // the README's picture of the widget
+		err := chromedp.Do(tab, chromedp.EmulateViewport(500, 250))
+		var shot []byte
+		if err == nil {
+			shot, err = chromedp.Run(tab, chromedp.CaptureScreenshot())
+		}
+		if err == nil {
+			err = os.WriteFile("docs/widget.png", shot, 0o644)
+		}
+		if err != nil {
+			t.Fatalf("docs shot: %v", err)
+		}
+	}
 	// A site the room does not list cannot frame it (CSP frame-ancestors;
 	// meanwhile the countdown runs).
 	other, cancelO := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
