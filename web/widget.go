@@ -330,11 +330,8 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ip := widgetIPKey(s.clientKey(r))
-	if !s.hub.acquireIP(ip) {
+	if !s.streamSlot(w, ip) {
 		s.hub.releaseWidget()
-		s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
-		w.Header().Set("Retry-After", "10")
-		writeError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
 		return
 	}
 	attached := false
