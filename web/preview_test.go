@@ -189,8 +189,8 @@ func TestPreviewTagsEscapeHostileText(t *testing.T) {
 }
 
 // TestPreviewBaseURL: PUBLIC_URL makes every absolute URL; without it
-// the request's host does, over https only when a trusted proxy says so,
-// and each host gets its own page.
+// a trusted request's host does (TestRequestOrigin), over https only when
+// a trusted proxy says so, and each host gets its own page.
 func TestPreviewBaseURL(t *testing.T) {
 	h := newHarness(t, nil)
 	p := newHarness(t, func(o *Options) { o.PublicURL = "https://queue.shop.example" })
@@ -214,9 +214,9 @@ func TestPreviewBaseURL(t *testing.T) {
 			t.Errorf("%s: og:image %q, want under %s", tt.name, got, tt.want)
 		}
 	}
-	// Without PUBLIC_URL, each host gets its own page: one host's URLs are
-	// never served to another.
-	for _, host := range []string{"alias.example:8443", strings.TrimPrefix(h.srv.URL, "http://")} {
+	// Without PUBLIC_URL, each trusted host gets its own page: one host's
+	// URLs are never served to another.
+	for _, host := range []string{"localhost:8443", strings.TrimPrefix(h.srv.URL, "http://")} {
 		req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room, nil)
 		req.Host = host
 		resp, err := http.DefaultClient.Do(req)

@@ -151,11 +151,12 @@ type Server struct {
 	operators  Operators
 	auditLog   Audit
 	// preview
-	publicURL, landingURL string
-	og                    *ogImages
-	front                 *homeCache
-	media                 *media     // brand: uploaded images
-	shares                ShareLinks // share
+	origin     publicOrigins // PUBLIC_URL and ALLOWED_ORIGINS
+	landingURL string
+	og         *ogImages
+	front      *homeCache
+	media      *media     // brand: uploaded images
+	shares     ShareLinks // share
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
