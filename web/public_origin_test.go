@@ -2,17 +2,13 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
-
-	"waitingroom/server/room"
 )
 
 // getWithHost fetches path from h's server with the Host header host.
@@ -170,15 +166,4 @@ func TestPublicURLUnsetWarns(t *testing.T) {
 			}
 		})
 	}
-}
-
-// countingRooms counts the settings reads of a room store.
-type countingRooms struct {
-	Rooms
-	reads atomic.Int64
-}
-
-func (c *countingRooms) Room(ctx context.Context, name string) (room.Settings, error) {
-	c.reads.Add(1)
-	return c.Rooms.Room(ctx, name)
 }
