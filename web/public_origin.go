@@ -68,6 +68,16 @@ func (s *Server) requestOrigin(r *http.Request) (origin string, trusted bool) {
 	return scheme + host, loopbackHost(name)
 }
 
+// baseURL is the origin of the console's absolute URLs (short links, QR
+// codes, the embed snippet): requestOrigin's, even for a host it would
+// not trust on a shared page. The console's pages are the signed-in
+// operator's own, never cached or shown to anyone else, and the session
+// cookie only reaches the host the operator opened.
+func (s *Server) baseURL(r *http.Request) string {
+	origin, _ := s.requestOrigin(r)
+	return origin
+}
+
 // hostName returns the host name of host[:port], without the brackets of
 // an IPv6 address.
 func hostName(host string) string {

@@ -23,19 +23,10 @@ type ShareLinks interface {
 	Follow(ctx context.Context, code string, click bool) (share.Link, error)
 }
 
-// shortURL is the absolute short link of code, on PUBLIC_URL, else on the
-// console request's own host even when requestOrigin would not trust it
-// for a shared page: the console's pages are the signed-in operator's
-// own, never cached or shown to anyone else, and its session cookie only
-// reaches the host the operator opened.
+// shortURL is the absolute short link of code, on the console's origin
+// (baseURL).
 func (s *Server) shortURL(r *http.Request, code string) string {
-	return s.consoleOrigin(r) + "/s/" + code
-}
-
-// consoleOrigin is the origin of the console's absolute URLs (see shortURL).
-func (s *Server) consoleOrigin(r *http.Request) string {
-	origin, _ := s.requestOrigin(r)
-	return origin
+	return s.baseURL(r) + "/s/" + code
 }
 
 // shareFields are the form's fields, in order, with their UTM values.
@@ -80,7 +71,7 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 	}
 	t, lang := views.ShareFor(consoleLang(r)), consoleLang(r)
 	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: maxUTM}
-	base := s.consoleOrigin(r)
+	base := s.baseURL(r)
 	for _, l := range ls {
 		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + l.Target(),
 			Clicks: l.Clicks, CreatedBy: l.CreatedBy, CreatedAt: views.ConsoleTime(l.CreatedAt, time.UTC, lang),
