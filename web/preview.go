@@ -19,8 +19,9 @@ const siteName = "waitingroom"
 // front page from o. It returns an error when OG_FONT names no usable
 // file.
 func (s *Server) previews(o Options) error {
-	s.origin = newPublicOrigins(o.PublicURL, o.AllowedOrigins)
-	if s.origin.public == "" {
+	s.publicURL = strings.TrimSuffix(o.PublicURL, "/")
+	s.trustHosts = originsByHost(o.AllowedOrigins)
+	if s.publicURL == "" {
 		s.log.Warn("PUBLIC_URL is unset: link previews carry absolute URLs (og:url, og:image) only for loopback hosts and the hosts of ALLOWED_ORIGINS; set PUBLIC_URL in production")
 	}
 	s.landingURL = o.LandingURL

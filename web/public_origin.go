@@ -14,27 +14,19 @@ import (
 // and shared (the room page, at the app and at the edge) may carry it only
 // when it is a host the operator named or a loopback one.
 
-// publicOrigins is what PUBLIC_URL and ALLOWED_ORIGINS say of the site's
-// origin.
-type publicOrigins struct {
-	// public is PUBLIC_URL without a trailing slash, "" when unset.
-	public string
-	// allowed maps the host names of ALLOWED_ORIGINS to their origins,
-	// in the order listed (an exact host[:port] match wins).
-	allowed map[string][]string
-}
-
-func newPublicOrigins(publicURL string, allowedOrigins []string) publicOrigins {
-	p := publicOrigins{public: strings.TrimSuffix(publicURL, "/"), allowed: map[string][]string{}}
+// originsByHost maps the host names of allowedOrigins (ALLOWED_ORIGINS)
+// to their origins, in the order listed (an exact host[:port] match wins).
+func originsByHost(allowedOrigins []string) map[string][]string {
+	m := map[string][]string{}
 	for _, o := range allowedOrigins {
 		u, err := url.Parse(strings.TrimSuffix(o, "/"))
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			continue // New refuses them (newCrossOrigin)
 		}
 		name := strings.ToLower(u.Hostname())
-		p.allowed[name] = append(p.allowed[name], u.Scheme+"://"+strings.ToLower(u.Host))
+		m[name] = append(m[name], u.Scheme+"://"+strings.ToLower(u.Host))
 	}
-	return p
+	return m
 }
 
 // requestOrigin returns the origin for r's absolute URLs, and whether a
@@ -45,15 +37,15 @@ func newPublicOrigins(publicURL string, allowedOrigins []string) publicOrigins {
 // proxy that says so), trusted only when it is a loopback host. A host
 // that is not a host name or address gives http://localhost, untrusted.
 func (s *Server) requestOrigin(r *http.Request) (origin string, trusted bool) {
-	if s.origin.public != "" {
-		return s.origin.public, true
+	if s.publicURL != "" {
+		return s.publicURL, true
 	}
 	host := strings.ToLower(r.Host)
 	if !validHost(host) {
 		return "http://localhost", false
 	}
 	name := hostName(host)
-	if list := s.origin.allowed[name]; len(list) > 0 {
+	if list := s.trustHosts[name]; len(list) > 0 {
 		for _, o := range list {
 			if strings.HasSuffix(o, "://"+host) {
 				return o, true

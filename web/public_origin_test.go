@@ -34,8 +34,8 @@ func getWithHost(t *testing.T, h *harness, path, host string) reply {
 // origin as configured; PUBLIC_URL always wins.
 func TestRequestOrigin(t *testing.T) {
 	allowed := []string{"https://shop.example", "http://alias.example:8443", "https://alias.example"}
-	plain := &Server{origin: newPublicOrigins("", allowed)}
-	public := &Server{origin: newPublicOrigins("https://queue.shop.example/", allowed)}
+	plain := &Server{trustHosts: originsByHost(allowed)}
+	public := &Server{publicURL: "https://queue.shop.example", trustHosts: originsByHost(allowed)}
 	tests := []struct {
 		name        string
 		s           *Server

@@ -139,6 +139,7 @@ type Server struct {
 	v6Prefix   int
 	adminFails *failures
 	origins    *http.CrossOriginProtection
+	trustHosts map[string][]string // ALLOWED_ORIGINS by host name (requestOrigin)
 	idle       *idleConns
 	pages      pageCache
 	metrics    *Metrics
@@ -151,12 +152,11 @@ type Server struct {
 	operators  Operators
 	auditLog   Audit
 	// preview
-	origin     publicOrigins // PUBLIC_URL and ALLOWED_ORIGINS
-	landingURL string
-	og         *ogImages
-	front      *homeCache
-	media      *media     // brand: uploaded images
-	shares     ShareLinks // share
+	publicURL, landingURL string
+	og                    *ogImages
+	front                 *homeCache
+	media                 *media     // brand: uploaded images
+	shares                ShareLinks // share
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
