@@ -362,9 +362,11 @@ func Negotiate(acceptLanguage string) string {
 // Named picks "ko" or "en" from an Accept-Language header by quality, and
 // reports whether the header named either; when it names neither (a
 // crawler sends none), it returns "en" and false, and a room's page uses
-// the room's default language instead.
+// the room's default language instead. q=0 refuses a language: a header
+// that accepts neither but refuses one gets the other (both refused: "en").
 func Named(acceptLanguage string) (string, bool) {
-	best, bestQ := "en", -1.0
+	best, bestQ := "en", 0.0
+	refused := map[string]bool{}
 	if len(acceptLanguage) > 512 {
 		acceptLanguage = acceptLanguage[:512]
 	}
@@ -381,12 +383,25 @@ func Named(acceptLanguage string) (string, bool) {
 			}
 			q = f
 		}
-		primary, _, _ := strings.Cut(strings.ToLower(tag), "-")
-		if (primary == "ko" || primary == "en") && q > bestQ {
+		primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+		if primary != "ko" && primary != "en" {
+			continue
+		}
+		if q == 0 {
+			refused[primary] = true
+		} else if q > bestQ {
 			best, bestQ = primary, q
 		}
 	}
-	return best, bestQ >= 0
+	switch {
+	case bestQ > 0:
+		return best, true
+	case refused["ko"]:
+		return "en", true
+	case refused["en"]:
+		return "ko", true
+	}
+	return "en", false
 }
 
 // Fill replaces {key} with val in s.

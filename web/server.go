@@ -139,6 +139,7 @@ type Server struct {
 	v6Prefix   int
 	adminFails *failures
 	origins    *http.CrossOriginProtection
+	trustHosts map[string][]string // ALLOWED_ORIGINS by host name (requestOrigin)
 	idle       *idleConns
 	pages      pageCache
 	metrics    *Metrics
