@@ -1,11 +1,9 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,9 +16,9 @@ import (
 // from a room face read less than a second ago: a flood of made-up names
 // costs at most one read per room and second.
 func TestFingerprintRoutesSpareRedis(t *testing.T) {
-	var rooms *faceReadRooms
+	var rooms *countingRooms
 	h := newHarness(t, func(o *Options) {
-		rooms = &faceReadRooms{roomStore: o.Rooms}
+		rooms = &countingRooms{widgetRoomsStore: o.Rooms}
 		o.Rooms = rooms
 	})
 	saveBranded(t, h, func(s *room.Settings) { s.AccentColor = "#1a4fd0" })
@@ -89,16 +87,4 @@ func TestFingerprintRoutesSpareRedis(t *testing.T) {
 	if r.status != 200 || !strings.Contains(r.body, "#0b57d0") {
 		t.Errorf("after a change: %d %q, want the current colours", r.status, r.body)
 	}
-}
-
-// faceReadRooms counts the settings reads of a room store (main has a
-// twin, countingRooms in widget_test.go: one can go after the merge).
-type faceReadRooms struct {
-	roomStore
-	reads atomic.Int64
-}
-
-func (c *faceReadRooms) Room(ctx context.Context, name string) (room.Settings, error) {
-	c.reads.Add(1)
-	return c.roomStore.Room(ctx, name)
 }
