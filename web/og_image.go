@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
 
 	"waitingroom/server/room"
@@ -27,7 +29,7 @@ const (
 	ogWidth  = 1200
 	ogHeight = 630
 	// ogVersion changes every fingerprint when the drawing changes.
-	ogVersion = "1"
+	ogVersion = "2"
 )
 
 // ogCard is what the default preview image shows: the texts are final
@@ -127,10 +129,11 @@ func drawOGImage(c ogCard, f *ogFont) ([]byte, error) {
 		d := font.Drawer{Dst: img, Src: image.NewUniform(col), Face: fc, Dot: fixed.P(left, y)}
 		d.DrawString(s)
 	}
-	if c.Shop != "" {
-		text(small, color.RGBA{0x5b, 0x62, 0x70, 0xff}, fitLine(small, c.Shop, width), ogShopY)
+	fnt := f.get()
+	if shop := drawable(fnt, c.Shop); shop != "" {
+		text(small, color.RGBA{0x5b, 0x62, 0x70, 0xff}, fitLine(small, shop, width), ogShopY)
 	}
-	for i, line := range wrapText(title, c.Title, width, ogTitleMax) {
+	for i, line := range wrapText(title, drawable(fnt, c.Title), width, ogTitleMax) {
 		text(title, color.RGBA{0x16, 0x18, 0x1d, 0xff}, line, ogTitleY+i*ogTitleLine)
 	}
 	if c.When != "" {
@@ -142,6 +145,23 @@ func drawOGImage(c ogCard, f *ogFont) ([]byte, error) {
 		return nil, fmt.Errorf("og image: encode: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// drawable returns s without the characters fnt has no glyph for (emoji,
+// most often, in a font of text), so that none is drawn as an empty box,
+// with the spaces they leave folded.
+func drawable(fnt *sfnt.Font, s string) string {
+	var buf sfnt.Buffer
+	kept := strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return ' '
+		}
+		if i, err := fnt.GlyphIndex(&buf, r); err != nil || i == 0 {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(kept), " ")
 }
 
 // opentypeFace returns a face of f at size pixels; each drawing has its

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/image/font/sfnt"
+
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
@@ -347,9 +349,10 @@ func titleArea(t *testing.T, b []byte) []byte {
 	if img.Bounds() != image.Rect(0, 0, ogWidth, ogHeight) {
 		t.Fatalf("image bounds %v", img.Bounds())
 	}
-	rgba := image.NewRGBA(image.Rect(0, ogTitleY-ogTitleSize, ogWidth, ogTitleY+ogTitleLine))
+	// Right of the accent bar: only text is dark there.
+	rgba := image.NewRGBA(image.Rect(ogBar, ogTitleY-ogTitleSize, ogWidth, ogTitleY+ogTitleLine))
 	for y := rgba.Rect.Min.Y; y < rgba.Rect.Max.Y; y++ {
-		for x := 0; x < ogWidth; x++ {
+		for x := ogBar; x < ogWidth; x++ {
 			rgba.Set(x, y, img.At(x, y))
 		}
 	}
@@ -357,16 +360,19 @@ func titleArea(t *testing.T, b []byte) []byte {
 }
 
 // TestOGImageDrawsHangul: with the CJK font, two Korean titles of the same
-// length draw differently (glyphs); with Go's font they draw the same
-// boxes (tofu), which shows that the comparison can tell.
+// length draw differently (glyphs); with Go's font, which has no Hangul,
+// nothing is drawn rather than boxes (tofu), which shows that the
+// comparison can tell.
 func TestOGImageDrawsHangul(t *testing.T) {
 	tests := []struct {
-		name     string
-		font     *ogFont
-		wantSame bool
+		name    string
+		font    *ogFont
+		inked   bool // the title area has the title's ink
+		differs bool // two Hangul titles draw differently
 	}{
-		{"CJK font", cjkFont(t), false},
-		{"Go's font", newOGFont("", slog.New(slog.NewTextHandler(io.Discard, nil))), true},
+		{"CJK font", cjkFont(t), true, true},
+		// Go's font has no Hangul: the title is left out, not drawn as boxes.
+		{"Go's font", newOGFont("", slog.New(slog.NewTextHandler(io.Discard, nil))), false, false},
 	}
 	for _, tt := range tests {
 		a, err := drawOGImage(ogCard{Title: "가나다라", Shop: "서울 슈즈", Accent: "#2456e8"}, tt.font)
@@ -384,11 +390,36 @@ func TestOGImageDrawsHangul(t *testing.T) {
 				inked++
 			}
 		}
-		if inked < 500 {
-			t.Errorf("%s: only %d dark pixels in the title area", tt.name, inked)
+		if (inked >= 500) != tt.inked {
+			t.Errorf("%s: %d dark pixels in the title area, want ink %v", tt.name, inked, tt.inked)
 		}
-		if same := bytes.Equal(pa, pb); same != tt.wantSame {
-			t.Errorf("%s: different Hangul titles drew the same pixels: %v, want %v", tt.name, same, tt.wantSame)
+		if differs := !bytes.Equal(pa, pb); differs != tt.differs {
+			t.Errorf("%s: different Hangul titles drew different pixels: %v, want %v", tt.name, differs, tt.differs)
+		}
+	}
+}
+
+// TestDrawable: characters the font has no glyph for (emoji in a text
+// font) are left out of a preview image's text, never drawn as boxes.
+func TestDrawable(t *testing.T) {
+	cjk := cjkFont(t).get()
+	goFont := newOGFont("", slog.New(slog.NewTextHandler(io.Discard, nil))).get()
+	tests := []struct {
+		name string
+		font *sfnt.Font
+		in   string
+		want string
+	}{
+		{"plain", cjk, "Spring drop", "Spring drop"},
+		{"Korean", cjk, "12월 한정 발매", "12월 한정 발매"},
+		{"emoji", cjk, "🔥 12월 한정 발매 🛍️", "12월 한정 발매"},
+		{"emoji between words", cjk, "Air 👟 Runner", "Air Runner"},
+		{"Hangul in Go's font", goFont, "Seoul 서울 Lab", "Seoul Lab"},
+		{"only emoji", cjk, "🔥🔥", ""},
+	}
+	for _, tt := range tests {
+		if got := drawable(tt.font, tt.in); got != tt.want {
+			t.Errorf("%s: drawable(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
 	}
 }
