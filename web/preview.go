@@ -31,7 +31,7 @@ func (s *Server) previews(o Options) error {
 			return fmt.Errorf("web: OG_FONT: %w", err)
 		}
 	} else if path = findFont(cjkFontPaths()); path == "" {
-		s.log.Warn("no CJK font found for the default preview images: Go's font draws them, and Korean titles come out as boxes; install fonts-noto-cjk or set OG_FONT")
+		s.log.Warn("no CJK font found for the default preview images: Go's font draws them, and leave Korean text out; install fonts-noto-cjk or set OG_FONT")
 	}
 	if path != "" {
 		s.log.Info("preview images font", "path", path)
