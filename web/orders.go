@@ -15,6 +15,12 @@ import (
 	"waitingroom/views"
 )
 
+// placedOrders finds the order an entry token already placed (the order
+// service); the order form uses it when it is sent twice.
+type placedOrders interface {
+	PlacedWith(ctx context.Context, room, visitor, token string) (order.Order, bool)
+}
+
 // maxIdempotencyKey bounds the Idempotency-Key header.
 const maxIdempotencyKey = 128
 
@@ -206,6 +212,15 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone,
 			Room: name, Rejoin: true})
 	case errors.Is(err, order.ErrTokenUsed):
+		// The form sent twice (a double click, the back button): show the
+		// order the first one placed, not a failure.
+		if po, ok := s.orders.(placedOrders); ok {
+			if o, found := po.PlacedWith(r.Context(), name, req.Visitor, req.Token); found {
+				w.Header().Set("Cache-Control", "no-store")
+				http.Redirect(w, r, "/r/"+name+"/orders/"+o.PublicID, http.StatusSeeOther)
+				return
+			}
+		}
 		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenUsed, nil)
 	case errors.As(err, &wait):
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait.RetryAfter)))

@@ -220,10 +220,13 @@ func TestOrderFormFlow(t *testing.T) {
 		cookie    *http.Cookie
 		form      url.Values
 		status    int
-		text      string
+		text      string // in the page, or the Location of a 303
 		wantRetry bool
 	}{
-		{"replayed token", c, url.Values{"entry_token": {tok}}, 409, "already been used", false},
+		// The form sent twice (a double click, the back button) shows the
+		// order the first one placed.
+		{"sent twice", c, url.Values{"entry_token": {tok}}, 303, loc, false},
+		{"another's used token", c2, url.Values{"entry_token": {tok}}, 401, "not valid", false},
 		{"sold out", c2, url.Values{"entry_token": {tok2}}, 409, "sold out", false},
 		{"no cookie", nil, url.Values{"entry_token": {tok2}}, 401, "not valid", false},
 		{"bad quantity", c2, url.Values{"entry_token": {tok2}, "quantity": {"abc"}}, 400, "not valid", false},
@@ -232,6 +235,12 @@ func TestOrderFormFlow(t *testing.T) {
 		resp := post(tt.cookie, tt.form)
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if tt.status == http.StatusSeeOther {
+			if resp.StatusCode != tt.status || resp.Header.Get("Location") != tt.text {
+				t.Fatalf("%s: %d to %q, want %d to %q", tt.name, resp.StatusCode, resp.Header.Get("Location"), tt.status, tt.text)
+			}
+			continue
+		}
 		if resp.StatusCode != tt.status || !strings.Contains(string(body), tt.text) || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("%s: %d, want %d with %q:\n%s", tt.name, resp.StatusCode, tt.status, tt.text, body)
 		}

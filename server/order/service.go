@@ -271,6 +271,17 @@ func (s *Service) refund(ctx context.Context, roomName string) {
 
 // byIdempotencyKey returns the visitor's order placed with the request's
 // idempotency key, if any.
+// PlacedWith returns the order that token already placed in room, when it
+// was visitor's: what a buyer who sent the order form twice (a double
+// click, the back button) placed the first time.
+func (s *Service) PlacedWith(ctx context.Context, room, visitor, entryToken string) (Order, bool) {
+	if visitor == "" || !token.Valid(entryToken) {
+		return Order{}, false
+	}
+	o, err := s.store.byToken(ctx, room, visitor, entryToken)
+	return o, err == nil
+}
+
 func (s *Service) byIdempotencyKey(ctx context.Context, r Request) (Order, bool) {
 	if r.IdempotencyKey == "" {
 		return Order{}, false

@@ -177,6 +177,15 @@ func (s *Store) byIdempotencyKey(ctx context.Context, room, visitor, key string)
 	return o, err
 }
 
+// byToken returns the order that token placed in room for visitor, or
+// sql.ErrNoRows.
+func (s *Store) byToken(ctx context.Context, room, visitor, token string) (Order, error) {
+	var o Order
+	err := s.db.GetContext(ctx, &o, s.db.Rebind(`SELECT `+orderColumns+` FROM orders
+		WHERE entry_token_hash = ? AND room = ? AND visitor = ?`), TokenHash(token), room, visitor)
+	return o, err
+}
+
 // orderColumns are the columns an Order is read from.
 const orderColumns = `id, public_id, room, product_id, visitor, quantity, COALESCE(unit_price, -1) AS unit_price,
 	COALESCE(currency, '') AS currency, created_at`
