@@ -39,9 +39,20 @@ func (l Link) Query() url.Values {
 
 // Target is the room's path with the link's UTM values: where /s/{code}
 // leads.
-func (l Link) Target() string {
+func (l Link) Target() string { return l.TargetWith(nil) }
+
+// TargetWith is Target with the values of extra the link does not set
+// itself: the ad click ids and utm_* values an ad platform appended to
+// the short link. The caller validates extra; the link's own values win.
+func (l Link) TargetWith(extra url.Values) string {
+	q := l.Query()
+	for k, vs := range extra {
+		if len(vs) > 0 && vs[0] != "" && q.Get(k) == "" {
+			q.Set(k, vs[0])
+		}
+	}
 	p := "/r/" + l.Room
-	if q := l.Query(); len(q) > 0 {
+	if len(q) > 0 {
 		p += "?" + q.Encode()
 	}
 	return p
