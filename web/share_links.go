@@ -10,6 +10,7 @@ import (
 
 	"waitingroom/server/audit"
 	"waitingroom/server/order"
+	"waitingroom/server/queue"
 	"waitingroom/server/share"
 	"waitingroom/views"
 )
@@ -40,8 +41,10 @@ func shareFields(t views.ShareText, l share.Link) []views.ShareField {
 	}
 }
 
-// parseShareForm reads the form's UTM values, trimmed, and the errors of
-// the fields that are not valid UTM values (validUTM's rule).
+// parseShareForm reads the form's UTM values, trimmed, utm_source and
+// utm_medium in lower case, and the errors of the fields that are not
+// valid UTM values (validUTM's rule) or, for utm_source and utm_medium,
+// that the line would count under (other) (queue.CountedValue).
 func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]string) {
 	f := r.PostForm
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
@@ -56,6 +59,21 @@ func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]
 	}
 	if l.Source == "" && errs["utm_source"] == "" {
 		errs["utm_source"] = t.ErrRequired
+	}
+	// The source and medium in lower case, and only values the line counts
+	// apart (queue.CountedValue): any other would count under (other).
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"utm_source", &l.Source}, {"utm_medium", &l.Medium}} {
+		if *f.v == "" || errs[f.name] != "" {
+			continue
+		}
+		lower, ok := queue.CountedValue(*f.v)
+		*f.v = lower
+		if !ok {
+			errs[f.name] = t.ErrOther
+		}
 	}
 	return l, errs
 }

@@ -69,6 +69,14 @@ func isToken(s string) bool {
 	return true
 }
 
+// CountedValue returns v in lower case and whether it is a short token
+// (isToken): the utm_source, and a utm_medium that is not empty, of a
+// campaign that Counted does not count as OtherCampaign.
+func CountedValue(v string) (string, bool) {
+	l := strings.ToLower(v)
+	return l, isToken(l)
+}
+
 // Counted is the campaign a join from c counts under: c with its source
 // and medium in lower case, when the source is a short token and the
 // medium is empty or one; else OtherCampaign (see MaxCampaignsPerSource
@@ -79,8 +87,9 @@ func (c Campaign) Counted() Campaign {
 	if c.Direct() || c == OtherCampaign {
 		return c
 	}
-	s, m := strings.ToLower(c.Source), strings.ToLower(c.Medium)
-	if !isToken(s) || (m != "" && !isToken(m)) {
+	s, sok := CountedValue(c.Source)
+	m, mok := CountedValue(c.Medium)
+	if !sok || (m != "" && !mok) {
 		return OtherCampaign
 	}
 	return Campaign{Source: s, Medium: m, Campaign: c.Campaign}
