@@ -90,6 +90,9 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 	t, lang := views.ShareFor(consoleLang(r)), consoleLang(r)
 	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: maxUTM}
 	base := s.baseURL(r)
+	if s.publicURL == "" {
+		sp.Warning = views.Fill(t.NoPublicURL, "base", base)
+	}
 	for _, l := range ls {
 		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + l.Target(),
 			Clicks: l.Clicks, CreatedBy: l.CreatedBy, CreatedAt: views.ConsoleTime(l.CreatedAt, time.UTC, lang),
