@@ -119,6 +119,8 @@ type Messages struct {
 	NoSuchImage string
 	// share: a short link (/s/{code}) that does not exist.
 	ShareLinkGone string
+	// fixc
+	NoSuchPage string // an address no route takes
 }
 
 var english = Messages{
@@ -219,6 +221,8 @@ var english = Messages{
 	// brand
 	NoSuchImage:   "There is no image at this address.",
 	ShareLinkGone: "This short link does not exist or was removed. Please check the link, or ask the shop for a new one.",
+	// fixc
+	NoSuchPage: "There is no page at this address. Please check the link you followed.",
 }
 
 var korean = Messages{
@@ -319,6 +323,8 @@ var korean = Messages{
 	// brand
 	NoSuchImage:   "이 주소에는 이미지가 없습니다.",
 	ShareLinkGone: "존재하지 않거나 삭제된 짧은 링크입니다. 링크를 확인하시거나 판매처에 새 링크를 요청해 주세요.",
+	// fixc
+	NoSuchPage: "이 주소에는 페이지가 없습니다. 따라오신 링크를 확인해 주세요.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.
