@@ -139,8 +139,9 @@ func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess conso
 }
 
 // consoleChangeShare serves POST /admin/rooms/{room}/share: op=delete
-// deletes the link of field code, anything else creates a link from the
-// form. Both are audited.
+// with confirm=1 deletes the link of field code (without confirm it asks
+// first, renderShareDelete), anything else creates a link from the form.
+// Both are audited.
 func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
@@ -158,6 +159,10 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 		code := r.PostForm.Get("code")
 		if !share.ValidCode(code) {
 			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+			return
+		}
+		if r.PostForm.Get("confirm") != "1" {
+			s.renderShareDelete(ctx, w, r, sess, name, code)
 			return
 		}
 		old, err := s.shares.Delete(ctx, name, code)
@@ -203,4 +208,40 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 // shareAudit is what the audit log keeps of a link: where it leads.
 func shareAudit(l share.Link) map[string]string {
 	return map[string]string{"code": l.Code, "target": l.Target()}
+}
+
+// consoleShareDelete serves GET /admin/rooms/{room}/share/{code}/delete:
+// the confirmation of a link's deletion.
+func (s *Server) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleShareReady(w, r)
+	if !ok {
+		return
+	}
+	code := r.PathValue("code")
+	if !share.ValidCode(code) {
+		s.consoleError(w, r, http.StatusNotFound, views.ShareFor(consoleLang(r)).ErrNoLink)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	s.renderShareDelete(ctx, w, r, sess, name, code)
+}
+
+// renderShareDelete asks before room name's link code is deleted, naming
+// its short link and clicks; 404 when the room has no such link.
+func (s *Server) renderShareDelete(ctx context.Context, w http.ResponseWriter, r *http.Request, sess consoleSession, name, code string) {
+	t := views.ShareFor(consoleLang(r))
+	ls, err := s.shares.List(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	for _, l := range ls {
+		if l.Code == code {
+			d := views.ShareDelete{Room: name, CSRF: sess.CSRF, Code: code, ShortURL: s.shortURL(r, code), Clicks: l.Clicks}
+			s.render(w, r, http.StatusOK, views.ConsoleShareDelete(s.consolePage(r, sess, views.Fill(t.ConfirmTitle, "code", code), "rooms"), d))
+			return
+		}
+	}
+	s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
 }

@@ -196,7 +196,7 @@ func TestShareLinks(t *testing.T) {
 	}
 
 	// Deleted: audited, and the short link answers 404.
-	resp, _ = postForm(t, sc.c, h.srv.URL+page, url.Values{"csrf": {sc.csrf}, "op": {"delete"}, "code": {code}}, nil)
+	resp, _ = postForm(t, sc.c, h.srv.URL+page, url.Values{"csrf": {sc.csrf}, "op": {"delete"}, "code": {code}, "confirm": {"1"}}, nil)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}
