@@ -64,7 +64,7 @@ func (s *Server) routes() []route {
 		{"GET /media/{file}", http.HandlerFunc(s.serveMedia)},
 		{"GET /r/{room}/theme/{file}", http.HandlerFunc(s.serveTheme)},
 		{"GET /admin/rooms/{room}/branding", s.console(s.consoleBranding)},
-		{"POST /admin/rooms/{room}/branding", s.consoleChangeUpTo(brandingBodyMax, s.consoleSaveBranding)},
+		{"POST /admin/rooms/{room}/branding", s.consoleChangeOr(brandingBodyMax, s.consoleSaveBranding, s.brandingTooLarge)},
 
 		// share
 		{"GET /s/{code}", http.HandlerFunc(s.followShare)},
