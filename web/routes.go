@@ -72,8 +72,8 @@ func (s *Server) routes() []route {
 		{"POST /admin/rooms/{room}/share", s.consoleChange(s.consoleChangeShare)},
 		{"GET /admin/rooms/{room}/share/{code}/qr.png", s.console(s.consoleShareQR(false))},
 		{"GET /admin/rooms/{room}/share/{code}/qr.svg", s.console(s.consoleShareQR(true))},
-		{"GET /admin/rooms/{room}/share/{code}/delete", s.console(s.consoleShareDelete)}, // fixc
-		{"/admin/", http.HandlerFunc(s.consoleNotFound)},                                 // any other console path, any method
+		{"GET /admin/rooms/{room}/share/{code}/delete", s.console(s.consoleShareDelete)},
+		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 		// preview
 		{"GET /{$}", http.HandlerFunc(s.frontPage)},
 		{"GET /favicon.ico", s.assets.servePlain("favicon.ico", 7*24*time.Hour)},
