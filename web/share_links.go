@@ -94,7 +94,7 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 		sp.Warning = views.Fill(t.NoPublicURL, "base", base)
 	}
 	for _, l := range ls {
-		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + l.Target(),
+		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + readableTarget(l),
 			Clicks: l.Clicks, CreatedBy: l.CreatedBy, CreatedAt: views.ConsoleTime(l.CreatedAt, time.UTC, lang),
 			AtISO: l.CreatedAt.UTC().Format(time.RFC3339)})
 	}
@@ -244,4 +244,18 @@ func (s *Server) renderShareDelete(ctx context.Context, w http.ResponseWriter, r
 		}
 	}
 	s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+}
+
+// readableTarget is where l leads, written for people: its UTM values as
+// typed, not percent-encoded (the page escapes them), source first.
+func readableTarget(l share.Link) string {
+	p, sep := "/r/"+l.Room, "?"
+	for _, kv := range [...][2]string{{"utm_source", l.Source}, {"utm_medium", l.Medium}, {"utm_campaign", l.Campaign},
+		{"utm_content", l.Content}, {"utm_term", l.Term}} {
+		if kv[1] != "" {
+			p += sep + kv[0] + "=" + kv[1]
+			sep = "&"
+		}
+	}
+	return p
 }
