@@ -329,7 +329,8 @@ func TestDrillEdgeCache(t *testing.T) {
 	// reaches the instances without Accept-Language, so that the room's
 	// default language answers it, in a cache entry of its own.
 	d.room(name, map[string]any{"defaultLanguage": "ko"})
-	for _, tt := range []struct{ accept, want string }{{"", "ko"}, {"fr-FR", "ko"}, {"en-US", "en"}, {"de, en;q=0.5", "en"}} {
+	for _, tt := range []struct{ accept, want string }{{"", "ko"}, {"fr-FR", "ko"}, {"en-US", "en"}, {"de, en;q=0.5", "en"},
+		{"ko;q=0", "en"}, {"ko-KR;q=0, fr", "en"}, {"ko;q=0, en;q=0", "en"}, {"ko;q=0.5", "ko"}, {"en;q=0, ko;q=0.1", "ko"}} {
 		req, _ := http.NewRequest(http.MethodGet, d.url+"/r/"+name, nil)
 		if tt.accept != "" {
 			req.Header.Set("Accept-Language", tt.accept)
@@ -342,6 +343,38 @@ func TestDrillEdgeCache(t *testing.T) {
 		resp.Body.Close()
 		if !strings.Contains(string(b), `<html lang="`+tt.want+`"`) {
 			t.Errorf("Accept-Language %q through nginx: not in %s", tt.accept, tt.want)
+		}
+	}
+	// A forged Host's page (no absolute URLs: PUBLIC_URL is unset) has an
+	// entry of its own: the page crawlers get on the real host keeps its
+	// og:url.
+	other := servicetest.RoomName(t, rdb)
+	d.room(other, map[string]any{"title": "Edge preview"})
+	for _, tt := range []struct{ host, wantURL string }{
+		{"evil.example", ""},
+		{"", d.url + "/r/" + other},
+		{"evil.example", ""},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, d.url+"/r/"+other, nil)
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		m := regexp.MustCompile(`<meta property="og:url" content="([^"]*)"`).FindSubmatch(b)
+		got := ""
+		if m != nil {
+			got = string(m[1])
+		}
+		if got != tt.wantURL {
+			t.Errorf("Host %q through nginx: og:url %q, want %q", tt.host, got, tt.wantURL)
+		}
+		if tt.host != "" && strings.Contains(string(b), tt.host) {
+			t.Errorf("Host %q through nginx: the page names it", tt.host)
 		}
 	}
 }

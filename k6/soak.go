@@ -46,6 +46,14 @@ type Soak struct {
 	// R3labs follows the streams with the r3labs/sse client instead of the
 	// lean raw client.
 	R3labs bool
+	// GCURL, when set, is fetched just before the server figures are read
+	// at the start and at the end (a server's DEBUG_ADDR
+	// /debug/pprof/heap?gc=1 runs a garbage collection), so that the
+	// memory figures count live memory, not the ramp's garbage.
+	GCURL string
+	// Widget holds embedded-widget viewers (/r/{room}/widget/events, no
+	// ticket) instead of waiting visitors; raw client only.
+	Widget bool
 	// RedisCalls, when set, reads the Redis server's total command calls
 	// (INFO commandstats, including commands run inside scripts), at the
 	// start and the end of the hold.
@@ -81,6 +89,11 @@ type Report struct {
 	RSSBefore  float64
 	RSSAfter   float64
 	RSSPerConn float64
+	// HeapBefore and HeapAfter are the server's Go heap in use at the same
+	// moments (0 when it does not export it); HeapPerConn is their
+	// difference over the soak's own connections. Unlike the RSS, it does
+	// not hide connections in memory the runtime already held.
+	HeapBefore, HeapAfter, HeapPerConn float64
 	// ServerConns is how many SSE connections the server gained between
 	// just before the soak connected and the start of the hold (never
 	// below 0); ServerConnsBefore is what it had before. ServerConnsKnown
@@ -113,11 +126,12 @@ const (
 	metricRSS      = "process_resident_memory_bytes"
 	metricCommands = "waitingroom_redis_commands_total"
 	metricSSE      = "waitingroom_sse_connections"
+	metricHeap     = "go_memstats_heap_inuse_bytes"
 )
 
 // ScrapeSoak reads the server figures a soak needs from a /metrics URL.
 func ScrapeSoak(ctx context.Context, url string) (map[string]float64, error) {
-	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE)
+	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE, metricHeap)
 }
 
 // ServerFigures sets the server-side figures from three scrapes: before,
@@ -126,6 +140,7 @@ func ScrapeSoak(ctx context.Context, url string) (map[string]float64, error) {
 func (r *Report) ServerFigures(before, mid, after map[string]float64, holdSeconds float64) {
 	r.HoldSeconds = holdSeconds
 	r.RSSBefore, r.RSSAfter = before[metricRSS], after[metricRSS]
+	r.HeapBefore, r.HeapAfter = before[metricHeap], after[metricHeap]
 	_, r.ServerConnsKnown = mid[metricSSE]
 	r.ServerConnsBefore = before[metricSSE]
 	r.ServerConns = max(0, mid[metricSSE]-before[metricSSE])
@@ -147,6 +162,10 @@ func (r *Report) perConnection() {
 		return
 	}
 	own := float64(r.Connected)
+	r.HeapPerConn = 0
+	if r.HeapBefore > 0 && r.HeapAfter > r.HeapBefore {
+		r.HeapPerConn = (r.HeapAfter - r.HeapBefore) / own
+	}
 	delta := r.RSSAfter - r.RSSBefore
 	switch {
 	case delta <= 0:
@@ -160,7 +179,7 @@ func (r *Report) perConnection() {
 				"the per-connection figure is rough; measure with -n %d or more", r.Connected, roughBelow))
 		}
 	}
-	if r.Mode == "sse" && r.ServerConnsKnown {
+	if r.streams() && r.ServerConnsKnown {
 		if diff := r.ServerConns - own; diff > max(2, 0.02*own) || -diff > max(2, 0.02*own) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("the server's SSE connections went from %.0f to %.0f during the soak, "+
 				"but the soak opened %d: other clients came or went meanwhile, or some of the soak's were refused; "+
@@ -185,6 +204,31 @@ func (s Soak) Validate() error {
 		return fmt.Errorf("soak: hold %v out of (0, 30m]", s.Hold)
 	case s.SourceIPs < 1 || s.FirstIP+s.SourceIPs > 250:
 		return fmt.Errorf("soak: source IPs %d out of 1..250", s.SourceIPs)
+	case s.Widget && (s.Poll || s.R3labs):
+		return errors.New("soak: widget viewers use the raw SSE client only")
+	}
+	return nil
+}
+
+// collect runs a garbage collection on the server through GCURL, if set.
+func (s Soak) collect(ctx context.Context) error {
+	if s.GCURL == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.GCURL, nil)
+	if err != nil {
+		return fmt.Errorf("soak: gc url: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("soak: gc url: %w", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("soak: gc url %s: %s", s.GCURL, resp.Status)
 	}
 	return nil
 }
@@ -270,8 +314,11 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		return Report{}, err
 	}
 	rep := Report{Mode: "sse"}
-	if s.Poll {
+	switch {
+	case s.Poll:
 		rep.Mode = "poll"
+	case s.Widget:
+		rep.Mode = "widget"
 	}
 	metricsURL := s.MetricsEndpoint()
 
@@ -292,6 +339,9 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	var wg sync.WaitGroup
 	// The baseline, just before connecting: what the server holds for
 	// others is not the soak's.
+	if err := s.collect(ctx); err != nil {
+		return rep, err
+	}
 	before, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
 		return rep, err
@@ -320,6 +370,9 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			rs, err := newRawStream(s.BaseURL, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+s.FirstIP+i%s.SourceIPs))})
 			if err != nil {
 				return rep, err
+			}
+			if s.Widget {
+				rs.path = "/r/" + url.PathEscape(s.Room) + "/widget/events"
 			}
 			wg.Go(func() {
 				tr := tracker{sh: sh, c: &c}
@@ -382,6 +435,9 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			return rep, err
 		}
 		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / held
+	}
+	if err := s.collect(ctx); err != nil {
+		return rep, err
 	}
 	after, err := ScrapeSoak(ctx, metricsURL)
 	if err != nil {
@@ -587,11 +643,15 @@ func (r Report) Check(max float64) error {
 }
 
 // String formats the report as the tables in BENCHMARKS.md quote it.
+// streams reports whether the soak held SSE streams (visitors' or
+// widgets'), not polls.
+func (r Report) streams() bool { return r.Mode == "sse" || r.Mode == "widget" }
+
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mode %s: %d connected, %d failed, %d reconnects in %.1f s (time to headers p50 %v, p99 %v)\n",
 		r.Mode, r.Connected, r.Failed, r.Reconnects, r.ConnectSeconds, r.HeadersP50.Round(time.Microsecond), r.HeadersP99.Round(time.Microsecond))
-	if r.Mode == "sse" {
+	if r.streams() {
 		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d\n", r.Events, r.Ticks, r.Lost, r.Duplicates)
 		fmt.Fprintf(&b, "broadcast latency, tick -> client: p50 %v, p99 %v, max %v; worst tick p99 %v\n",
 			r.LatencyP50.Round(time.Microsecond), r.LatencyP99.Round(time.Microsecond), r.LatencyMax.Round(time.Microsecond), r.WorstTickP99.Round(time.Microsecond))
@@ -604,7 +664,11 @@ func (r Report) String() string {
 	}
 	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %s, over the soak's own %d connections\n",
 		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), perConn, r.Connected)
-	if r.Mode == "sse" && r.ServerConnsKnown {
+	if r.HeapBefore > 0 {
+		fmt.Fprintf(&b, "server Go heap in use %.1f MiB -> %.1f MiB: %.2f KiB per connection\n",
+			r.HeapBefore/(1<<20), r.HeapAfter/(1<<20), r.HeapPerConn/1024)
+	}
+	if r.streams() && r.ServerConnsKnown {
 		fmt.Fprintf(&b, "SSE connections the server gained during the soak: %.0f (it had %.0f before)\n", r.ServerConns, r.ServerConnsBefore)
 	}
 	fmt.Fprintf(&b, "Redis commands sent by the server: %.1f/s over %.1f s\n", r.CommandsPerSec, r.HoldSeconds)

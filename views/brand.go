@@ -5,7 +5,8 @@ package views
 type Brand struct {
 	// Logo is the logo's path (/media/…), or "".
 	Logo string
-	// LogoAlt names the logo: the shop's name, else the room's title.
+	// LogoAlt names the logo: the room's title, or "" (decorative) when
+	// the shop's name is printed beside it.
 	LogoAlt     string
 	Description string
 	ShopName    string

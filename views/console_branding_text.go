@@ -48,6 +48,7 @@ type BrandingText struct {
 	SchemeLight  string
 	SchemeDark   string
 	ErrContrast  string // {scheme} {fg} {bg} {ratio} {min}
+	ErrSuggest   string // {colour}: the nearest that passes
 	ErrColour    string
 	ErrImage     map[string]string // {kb}; canvas: {side}, {pixels}
 	// ErrFormTooLarge: the whole form was over its limit, so nothing
@@ -101,7 +102,8 @@ var brandingEnglish = BrandingText{
 	ErrFormTooLarge: "The upload was too large, so nothing was saved and the form shows the saved settings again. Each image has its own limit: logo at most {logo} KB, preview image {ogImage} KB, favicon {favicon} KB. Choose smaller files and try again.",
 	SchemeLight:     "light",
 	SchemeDark:      "dark",
-	ErrContrast:     "In the {scheme} scheme, {fg} on {bg} has a contrast of {ratio}:1, under WCAG AA's {min}:1. Choose a darker or lighter colour.",
+	ErrContrast:     "In the {scheme} scheme, {fg} on {bg} has a contrast of {ratio}:1, under WCAG AA's {min}:1.",
+	ErrSuggest:      "The nearest colour of the same hue that passes is {colour}.",
 	ErrColour:       "Type a colour as # and six hexadecimal digits, such as #1a73e8.",
 	ErrImage: map[string]string{
 		"too_large": "This file is too large for this image: at most {kb} KB.",
@@ -166,7 +168,8 @@ var brandingKorean = BrandingText{
 	ErrFormTooLarge: "올린 파일이 너무 커서 아무것도 저장하지 않았고, 아래에는 저장된 설정을 다시 보여 드립니다. 이미지마다 한도가 있습니다: 로고 최대 {logo}KB, 미리보기 이미지 {ogImage}KB, 파비콘 {favicon}KB. 더 작은 파일을 골라 다시 시도해 주세요.",
 	SchemeLight:     "밝은",
 	SchemeDark:      "어두운",
-	ErrContrast:     "{scheme} 테마에서 {bg} 위의 {fg} 대비가 {ratio}:1로, WCAG AA 기준 {min}:1에 못 미칩니다. 더 어둡거나 밝은 색을 골라 주세요.",
+	ErrContrast:     "{scheme} 테마에서 {bg} 위의 {fg} 대비가 {ratio}:1로, WCAG AA 기준 {min}:1에 못 미칩니다.",
+	ErrSuggest:      "같은 색조에서 기준을 통과하는 가장 가까운 색은 {colour}입니다.",
 	ErrColour:       "#1a73e8처럼 #과 16진수 여섯 자리로 입력해 주세요.",
 	ErrImage: map[string]string{
 		"too_large": "이 이미지로 쓰기에는 파일이 너무 큽니다. 최대 {kb}KB까지입니다.",

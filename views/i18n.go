@@ -119,6 +119,16 @@ type Messages struct {
 	NoSuchImage string
 	// share: a short link (/s/{code}) that does not exist.
 	ShareLinkGone string
+
+	// WIDGET: the embeddable widget's texts (/r/{room}/widget) and the
+	// console's embed page.
+	WidgetPrequeue   string
+	WidgetOpen       string
+	WidgetWaiting    string // {n}, {t}
+	WidgetWaitingNow string // {n}
+	WidgetOpening    string
+	WidgetButton     string
+
 	// fixc
 	NoSuchPage string // an address no route takes
 }
@@ -221,6 +231,14 @@ var english = Messages{
 	// brand
 	NoSuchImage:   "There is no image at this address.",
 	ShareLinkGone: "This short link does not exist or was removed. Please check the link, or ask the shop for a new one.",
+
+	WidgetPrequeue:   "The pre-queue is open",
+	WidgetOpen:       "Open now",
+	WidgetWaiting:    "{n} waiting · about {t}",
+	WidgetWaitingNow: "{n} waiting",
+	WidgetOpening:    "Opening…",
+	WidgetButton:     "Go to the sale",
+
 	// fixc
 	NoSuchPage: "There is no page at this address. Please check the link you followed.",
 }
@@ -323,6 +341,14 @@ var korean = Messages{
 	// brand
 	NoSuchImage:   "이 주소에는 이미지가 없습니다.",
 	ShareLinkGone: "존재하지 않거나 삭제된 짧은 링크입니다. 링크를 확인하시거나 판매처에 새 링크를 요청해 주세요.",
+
+	WidgetPrequeue:   "사전 대기열이 열렸습니다",
+	WidgetOpen:       "지금 구매할 수 있습니다",
+	WidgetWaiting:    "{n}명 대기 중 · 약 {t}",
+	WidgetWaitingNow: "{n}명 대기 중",
+	WidgetOpening:    "곧 열립니다…",
+	WidgetButton:     "판매 페이지로 가기",
+
 	// fixc
 	NoSuchPage: "이 주소에는 페이지가 없습니다. 따라오신 링크를 확인해 주세요.",
 }
@@ -345,9 +371,11 @@ func Negotiate(acceptLanguage string) string {
 // Named picks "ko" or "en" from an Accept-Language header by quality, and
 // reports whether the header named either; when it names neither (a
 // crawler sends none), it returns "en" and false, and a room's page uses
-// the room's default language instead.
+// the room's default language instead. q=0 refuses a language: a header
+// that accepts neither but refuses one gets the other (both refused: "en").
 func Named(acceptLanguage string) (string, bool) {
-	best, bestQ := "en", -1.0
+	best, bestQ := "en", 0.0
+	refused := map[string]bool{}
 	if len(acceptLanguage) > 512 {
 		acceptLanguage = acceptLanguage[:512]
 	}
@@ -364,12 +392,25 @@ func Named(acceptLanguage string) (string, bool) {
 			}
 			q = f
 		}
-		primary, _, _ := strings.Cut(strings.ToLower(tag), "-")
-		if (primary == "ko" || primary == "en") && q > bestQ {
+		primary, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(tag)), "-")
+		if primary != "ko" && primary != "en" {
+			continue
+		}
+		if q == 0 {
+			refused[primary] = true
+		} else if q > bestQ {
 			best, bestQ = primary, q
 		}
 	}
-	return best, bestQ >= 0
+	switch {
+	case bestQ > 0:
+		return best, true
+	case refused["ko"]:
+		return "en", true
+	case refused["en"]:
+		return "ko", true
+	}
+	return "en", false
 }
 
 // Fill replaces {key} with val in s.

@@ -2,6 +2,35 @@ package views
 
 import "testing"
 
+// TestNamed: the language a request names, by quality; q=0 refuses one.
+func TestNamed(t *testing.T) {
+	tests := []struct {
+		in        string
+		want      string
+		wantNamed bool
+	}{
+		{"", "en", false},
+		{"fr-FR,de;q=0.5", "en", false},
+		{"ko", "ko", true},
+		{"en-US", "en", true},
+		{"ko;q=0", "en", true},
+		{"ko;q=0.0", "en", true},
+		{"ko-KR;q=0,fr", "en", true},
+		{"en;q=0", "ko", true},
+		{"ko;q=0,en;q=0", "en", true},
+		{"ko;q=0,en;q=0.1", "en", true},
+		{"en;q=0,ko;q=0.1", "ko", true},
+		{"ko;q=0.001", "ko", true},
+		{"ko;q=0, ko-KR;q=0.5", "ko", true},
+		{"fr;q=0", "en", false},
+	}
+	for _, tt := range tests {
+		if got, named := Named(tt.in); got != tt.want || named != tt.wantNamed {
+			t.Errorf("Named(%q) = %q, %v; want %q, %v", tt.in, got, named, tt.want, tt.wantNamed)
+		}
+	}
+}
+
 func TestNegotiate(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", "en"},

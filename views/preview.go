@@ -1,7 +1,8 @@
 package views
 
 // LinkPreview is what a link to the room page shows in a messenger or a
-// social network (Open Graph and the Twitter card). Its URLs are absolute.
+// social network (Open Graph and the Twitter card). Its URLs are absolute;
+// URL and Image are "" when the page has no trusted origin for them.
 type LinkPreview struct {
 	Title       string
 	Description string

@@ -212,7 +212,11 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 			msg := views.Fill(t.ErrContrast, "scheme", scheme)
 			msg = views.Fill(views.Fill(msg, "fg", low.Foreground), "bg", low.Background)
 			msg = views.Fill(msg, "ratio", strconv.FormatFloat(math.Floor(low.Ratio*100)/100, 'f', 2, 64))
-			errs[a.field] = views.Fill(msg, "min", strconv.FormatFloat(low.Min, 'f', 1, 64))
+			msg = views.Fill(msg, "min", strconv.FormatFloat(low.Min, 'f', 1, 64))
+			if low.Suggestion != "" {
+				msg += " " + views.Fill(t.ErrSuggest, "colour", low.Suggestion)
+			}
+			errs[a.field] = msg
 		case err != nil:
 			errs[a.field] = t.ErrColour
 		}

@@ -67,16 +67,17 @@ type ogFont struct {
 
 	once sync.Once
 	font *sfnt.Font
+	used string // the font that draws: path, or "gobold" when it failed
 }
 
 func newOGFont(path string, log *slog.Logger) *ogFont { return &ogFont{path: path, log: log} }
 
-// id names the typeface for the images' fingerprints.
+// id names the typeface that draws the images, for their fingerprints:
+// the file's path, or Go's font when there is none or it cannot be used
+// (so it loads the font, once).
 func (f *ogFont) id() string {
-	if f.path == "" {
-		return "gobold"
-	}
-	return f.path
+	f.get()
+	return f.used
 }
 
 // get returns the parsed font, loading it on first use.
@@ -85,12 +86,13 @@ func (f *ogFont) get() *sfnt.Font {
 		if f.path != "" {
 			fnt, err := openFont(f.path)
 			if err == nil {
-				f.font = fnt
+				f.font, f.used = fnt, f.path
 				return
 			}
 			f.log.Error("preview images: the font cannot be used; Go's font draws them, without Hangul", "path", f.path, "err", err)
 		}
 		f.font, _ = opentype.Parse(gobold.TTF) // embedded, known good
+		f.used = "gobold"
 	})
 	return f.font
 }

@@ -40,19 +40,19 @@ type ogCard struct {
 	Accent string // "#rrggbb"
 }
 
-// newOGCard returns the card of a room, in language t, at now. The opening
+// newOGCard returns the card of a room of face f, in language t, at now. The opening
 // time is shown in Korean time (UTC+9) for a Korean page and in UTC for an
 // English one: rooms have no zone of their own, and these are the zones
 // their buyers read.
-func newOGCard(name string, set room.Settings, t views.Messages, now time.Time) ogCard {
-	c := ogCard{Title: set.Title, Shop: set.ShopName, Accent: set.AccentColor}
+func newOGCard(name string, f roomFace, t views.Messages, now time.Time) ogCard {
+	c := ogCard{Title: f.title, Shop: f.brand.ShopName, Accent: f.brand.AccentColor}
 	if c.Title == "" {
 		c.Title = name
 	}
 	if c.Accent == "" {
 		c.Accent = room.Light.Default
 	}
-	if at := set.OpensAt; at != nil {
+	if at := f.opensAt; at != nil {
 		line := t.OGOpens
 		if !now.Before(*at) {
 			line = t.OGOpened

@@ -30,7 +30,7 @@ func TestOGCard(t *testing.T) {
 	for _, tt := range tests {
 		set := room.Defaults("drop")
 		set.Title, set.OpensAt = "", tt.at
-		c := newOGCard("drop", set, views.For(tt.lang), tt.now)
+		c := newOGCard("drop", faceOf(set, tt.now), views.For(tt.lang), tt.now)
 		if c.When != tt.want || c.Title != "drop" || c.Accent != room.Light.Default {
 			t.Errorf("%s: %+v, want When %q", tt.name, c, tt.want)
 		}

@@ -71,8 +71,8 @@ const (
 // roomPage serves GET /r/{room}: the same bytes for every visitor, no
 // cookie, no ticket, cacheable by a CDN. A request that names neither
 // Korean nor English (a crawler's) gets the room's default language. The
-// link preview's absolute URLs take PUBLIC_URL, else the request's host:
-// then the host is part of the cache key.
+// link preview's absolute URLs take PUBLIC_URL, else the request's host
+// when requestOrigin trusts it: then the host is part of the cache key.
 func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	s.metrics.PageRequests.Inc()
 	name := r.PathValue("room")
@@ -86,7 +86,12 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 	if !named {
 		langKey = "default"
 	}
-	base := s.baseURL(r)
+	// A host that may not be trusted gets the page without absolute URLs,
+	// under one key: random Hosts can neither poison nor grow the cache.
+	base, trusted := s.requestOrigin(r)
+	if !trusted {
+		base = ""
+	}
 	key := name + "\x00" + langKey + "\x00" + base
 	now := time.Now()
 	s.pages.mu.Lock()

@@ -20,6 +20,10 @@ const siteName = "waitingroom"
 // file.
 func (s *Server) previews(o Options) error {
 	s.publicURL = strings.TrimSuffix(o.PublicURL, "/")
+	s.trustHosts = originsByHost(o.AllowedOrigins)
+	if s.publicURL == "" {
+		s.log.Warn("PUBLIC_URL is unset: link previews carry absolute URLs (og:url, og:image) only for loopback hosts and the hosts of ALLOWED_ORIGINS; set PUBLIC_URL in production")
+	}
 	s.landingURL = o.LandingURL
 	path := o.OGFont
 	if path != "" {
@@ -37,48 +41,22 @@ func (s *Server) previews(o Options) error {
 	return nil
 }
 
-// baseURL returns the site's absolute origin for link previews: PUBLIC_URL
-// when set, else the request's host, over https when the request came over
-// TLS, to this server or to a trusted proxy that says so.
-func (s *Server) baseURL(r *http.Request) string {
-	if s.publicURL != "" {
-		return s.publicURL
-	}
-	host := strings.ToLower(r.Host)
-	if !validHost(host) {
-		host = "localhost"
-	}
-	if s.overTLS(r) {
-		return "https://" + host
-	}
-	return "http://" + host
-}
-
-// validHost reports whether h looks like a host[:port] (a name, an IPv4
-// address or a bracketed IPv6 address), so that a forged Host header can
-// put nothing else into a page.
-func validHost(h string) bool {
-	if h == "" || len(h) > 260 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']') {
-			return false
-		}
-	}
-	return true
-}
+// imageSizeWait bounds the image store's lookup of an uploaded preview
+// image's size: the shared room page never waits on the order database
+// for longer, and goes without the size instead.
+const imageSizeWait = 200 * time.Millisecond
 
 // linkPreview returns the room page's preview: absolute URLs under base,
 // the room's uploaded image (with its size, when the image store answers
-// within ctx) or the default one the server draws.
+// within imageSizeWait) or the default one the server draws. With base ""
+// (a request's host that may not be trusted) the tags that need an
+// absolute URL are left out: og:url and the image.
 func (s *Server) linkPreview(ctx context.Context, base, name string, set room.Settings, t views.Messages, now time.Time) *views.LinkPreview {
 	title := set.Title
 	if title == "" {
 		title = name
 	}
-	p := &views.LinkPreview{Title: title, Description: set.Description, URL: base + "/r/" + name,
+	p := &views.LinkPreview{Title: title, Description: set.Description,
 		SiteName: set.ShopName, Locale: views.OGLocale(t.Lang), ImageAlt: title}
 	if p.Description == "" {
 		p.Description = views.Fill(t.Description, "title", title)
@@ -86,19 +64,35 @@ func (s *Server) linkPreview(ctx context.Context, base, name string, set room.Se
 	if p.SiteName == "" {
 		p.SiteName = siteName
 	}
+	if base == "" {
+		return p
+	}
+	p.URL = base + "/r/" + name
 	if set.OGImage != "" {
 		p.Image = base + set.OGImage
-		if s.media != nil && room.ValidMediaPath(set.OGImage) {
-			sum := strings.TrimPrefix(set.OGImage[:strings.LastIndexByte(set.OGImage, '.')], "/media/")
-			if img, err := s.media.image(ctx, sum); err == nil {
-				p.ImageWidth, p.ImageHeight = img.Width, img.Height
-			}
-		}
+		p.ImageWidth, p.ImageHeight = s.imageSize(ctx, set.OGImage)
 	} else {
-		p.Image = base + ogImagePath(name, newOGCard(name, set, t, now).fingerprint(s.og.font.id()))
+		p.Image = base + ogImagePath(name, newOGCard(name, faceOf(set, now), t, now).fingerprint(s.og.font.id()))
 		p.ImageWidth, p.ImageHeight = ogWidth, ogHeight
 	}
 	return p
+}
+
+// imageSize returns the size of the uploaded image at path (/media/…)
+// from the image store, waiting at most imageSizeWait; 0, 0 when it is not
+// known in time.
+func (s *Server) imageSize(ctx context.Context, path string) (width, height int) {
+	if s.media == nil || !room.ValidMediaPath(path) {
+		return 0, 0
+	}
+	ctx, cancel := context.WithTimeout(ctx, imageSizeWait)
+	defer cancel()
+	sum := strings.TrimPrefix(path[:strings.LastIndexByte(path, '.')], "/media/")
+	img, err := s.media.image(ctx, sum)
+	if err != nil {
+		return 0, 0
+	}
+	return img.Width, img.Height
 }
 
 // ogImagePath is the fingerprinted path of a room's default preview image.
@@ -184,11 +178,15 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 		servePNG(w, r, b, fp)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
-	set, err := s.rooms.Room(ctx, name)
-	if err != nil {
+	// An address that is not the current image's (outdated, or made up)
+	// is answered from a face read less than a second ago.
+	f, err := s.currentFace(r.Context(), name)
+	switch {
+	case err != nil:
 		s.fail(w, r, err)
+		return
+	case !f.found:
+		writeError(w, http.StatusNotFound, "not_found", "No such image.")
 		return
 	}
 	// The address holds no language: the card is the one of either
@@ -198,17 +196,19 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 	var card ogCard
 	found := false
 	for _, lang := range []string{room.LangKorean, room.LangEnglish} {
-		if c := newOGCard(name, set, views.For(lang), now); c.fingerprint(fontID) == fp {
+		if c := newOGCard(name, f, views.For(lang), now); c.fingerprint(fontID) == fp {
 			card, found = c, true
 			break
 		}
 	}
 	if !found {
-		cur := newOGCard(name, set, s.roomText(r, name), now)
+		cur := newOGCard(name, f, s.roomText(r, name), now)
 		w.Header().Set("Cache-Control", "public, max-age=60")
 		http.Redirect(w, r, ogImagePath(name, cur.fingerprint(fontID)), http.StatusFound)
 		return
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
 	b, err := s.og.image(ctx, card, key)
 	if err != nil {
 		s.log.Warn("og image", "room", name, "err", err)

@@ -189,8 +189,8 @@ func TestPreviewTagsEscapeHostileText(t *testing.T) {
 }
 
 // TestPreviewBaseURL: PUBLIC_URL makes every absolute URL; without it
-// the request's host does, over https only when a trusted proxy says so,
-// and each host gets its own page.
+// a trusted request's host does (TestRequestOrigin), over https only when
+// a trusted proxy says so, and each host gets its own page.
 func TestPreviewBaseURL(t *testing.T) {
 	h := newHarness(t, nil)
 	p := newHarness(t, func(o *Options) { o.PublicURL = "https://queue.shop.example" })
@@ -214,9 +214,9 @@ func TestPreviewBaseURL(t *testing.T) {
 			t.Errorf("%s: og:image %q, want under %s", tt.name, got, tt.want)
 		}
 	}
-	// Without PUBLIC_URL, each host gets its own page: one host's URLs are
-	// never served to another.
-	for _, host := range []string{"alias.example:8443", strings.TrimPrefix(h.srv.URL, "http://")} {
+	// Without PUBLIC_URL, each trusted host gets its own page: one host's
+	// URLs are never served to another.
+	for _, host := range []string{"localhost:8443", strings.TrimPrefix(h.srv.URL, "http://")} {
 		req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room, nil)
 		req.Host = host
 		resp, err := http.DefaultClient.Do(req)
@@ -429,5 +429,76 @@ func TestWrapText(t *testing.T) {
 		if n := len(lines); n > 0 && strings.HasSuffix(lines[n-1], "…") != tt.wantEll {
 			t.Errorf("%s: last line %q, ellipsis wanted: %v", tt.name, lines[n-1], tt.wantEll)
 		}
+	}
+}
+
+// slowImages is an image store that answers only when its context ends,
+// or fails at once; it records the deadline it was given.
+type slowImages struct {
+	fail     bool
+	deadline chan time.Duration
+}
+
+func (f slowImages) PutImage(context.Context, store.Image) error { return errors.New("read only") }
+func (f slowImages) Image(ctx context.Context, _ string) (store.Image, error) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Now().Add(time.Hour)
+	}
+	select {
+	case f.deadline <- time.Until(d):
+	default:
+	}
+	if f.fail {
+		return store.Image{}, errors.New("database down")
+	}
+	select {
+	case <-ctx.Done():
+		return store.Image{}, ctx.Err()
+	case <-time.After(10 * time.Second):
+		return store.Image{}, errors.New("slow")
+	}
+}
+
+// TestUploadedOGImageSizeNeverStallsThePage: the uploaded preview image's
+// size comes from the order database; a slow or failing one costs the
+// shared room page at most imageSizeWait and the size, never the page.
+func TestUploadedOGImageSizeNeverStallsThePage(t *testing.T) {
+	h := newHarness(t, nil)
+	path := room.MediaPath(strings.Repeat("cd", 32), "png")
+	saveBranded(t, h, func(s *room.Settings) { s.OGImage = path })
+	for _, tt := range []struct {
+		name  string
+		store slowImages
+	}{
+		{"slow database", slowImages{deadline: make(chan time.Duration, 1)}},
+		{"failing database", slowImages{fail: true, deadline: make(chan time.Duration, 1)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h.web.media = newMedia(tt.store)
+			h.web.pages.mu.Lock()
+			clear(h.web.pages.pages)
+			h.web.pages.mu.Unlock()
+			start := time.Now()
+			r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
+			took := time.Since(start)
+			if r.status != 200 || took > imageSizeWait+time.Second {
+				t.Fatalf("the page answered %d after %v", r.status, took.Round(time.Millisecond))
+			}
+			if got, _ := metaContent(r.body, "og:image"); got != h.srv.URL+path {
+				t.Errorf("og:image %q, want %q", got, h.srv.URL+path)
+			}
+			if w, ok := metaContent(r.body, "og:image:width"); ok {
+				t.Errorf("og:image:width %q without a known size", w)
+			}
+			select {
+			case d := <-tt.store.deadline:
+				if d > imageSizeWait {
+					t.Errorf("the lookup had %v, want at most %v", d, imageSizeWait)
+				}
+			default:
+				t.Error("the image store was not asked")
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -13,20 +14,57 @@ import (
 // roomFace is what every page of a room needs of its settings: the shop
 // link of the error pages, the language of a request that names none, the
 // favicon, and the title and branding of the error pages and the theme
-// stylesheet. found is false for a room that does not exist.
+// stylesheet, and the opening time of the default preview image. found is
+// false for a room that does not exist; read is when the settings were
+// read.
 type roomFace struct {
 	shopURL string
 	lang    string
 	favicon string
 	title   string
 	brand   room.Branding
+	opensAt *time.Time
 	found   bool
+	read    time.Time
 	expires time.Time
 }
 
 func faceOf(set room.Settings, now time.Time) roomFace {
 	return roomFace{shopURL: set.ShopURL, lang: set.DefaultLanguage, favicon: set.Favicon, title: set.Title,
-		brand: set.Branding, found: true, expires: now.Add(faceCacheTTL)}
+		brand: set.Branding, opensAt: set.OpensAt, found: true, read: now, expires: now.Add(faceCacheTTL)}
+}
+
+// faceFresh is how old a cached face may be to answer an address that
+// does not match it (an outdated or made-up fingerprint) without reading
+// the settings again: a flood of made-up addresses costs one read per
+// room and second.
+const faceFresh = time.Second
+
+// currentFace returns room name's face when the cache holds one read less
+// than faceFresh ago (or that no such room exists: found is false), else
+// reads the settings and caches their face. It returns an error only when
+// the settings cannot be read.
+func (s *Server) currentFace(ctx context.Context, name string) (roomFace, error) {
+	now := time.Now()
+	s.pages.mu.Lock()
+	f, cached := s.pages.faces[name]
+	s.pages.mu.Unlock()
+	if cached && now.Sub(f.read) < faceFresh && now.Before(f.expires) {
+		return f, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	switch {
+	case errors.Is(err, room.ErrNotFound):
+		s.rememberFace(name, roomFace{read: now, expires: now.Add(faceCacheTTL)})
+		return roomFace{}, nil
+	case err != nil:
+		return roomFace{}, fmt.Errorf("read room %s: %w", name, err)
+	}
+	f = faceOf(set, now)
+	s.rememberFace(name, f)
+	return f, nil
 }
 
 // roomFace returns room name's face: from the cache, else from its
@@ -49,7 +87,7 @@ func (s *Server) roomFace(ctx context.Context, name string) roomFace {
 	set, err := s.rooms.Room(ctx, name)
 	switch {
 	case errors.Is(err, room.ErrNotFound):
-		s.rememberFace(name, roomFace{expires: now.Add(faceCacheTTL)}) // no such room: no read per refusal
+		s.rememberFace(name, roomFace{read: now, expires: now.Add(faceCacheTTL)}) // no such room: no read per refusal
 		return roomFace{}
 	case err != nil:
 		return roomFace{}

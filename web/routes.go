@@ -73,6 +73,13 @@ func (s *Server) routes() []route {
 		{"GET /admin/rooms/{room}/share/{code}/qr.png", s.console(s.consoleShareQR(false))},
 		{"GET /admin/rooms/{room}/share/{code}/qr.svg", s.console(s.consoleShareQR(true))},
 		{"GET /admin/rooms/{room}/share/{code}/delete", s.console(s.consoleShareDelete)},
+		// widget
+		{"GET /r/{room}/widget", http.HandlerFunc(s.widgetPage)},
+		{"GET /r/{room}/widget/status", http.HandlerFunc(s.widgetStatus)},
+		{"GET /r/{room}/widget/events", http.HandlerFunc(s.widgetEvents)},
+		{"GET /static/embed.js", s.assets.servePlain("embed.js", 5*time.Minute)},
+		{"GET /embed.js", s.assets.servePlain("embed.js", 5*time.Minute)},
+		{"GET /admin/rooms/{room}/embed", s.console(s.consoleEmbed)},
 		{"/admin/", http.HandlerFunc(s.consoleNotFound)}, // any other console path, any method
 		// preview
 		{"GET /{$}", http.HandlerFunc(s.frontPage)},

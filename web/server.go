@@ -139,6 +139,7 @@ type Server struct {
 	v6Prefix   int
 	adminFails *failures
 	origins    *http.CrossOriginProtection
+	trustHosts map[string][]string // ALLOWED_ORIGINS by host name (requestOrigin)
 	idle       *idleConns
 	pages      pageCache
 	metrics    *Metrics
@@ -156,6 +157,8 @@ type Server struct {
 	front                 *homeCache
 	media                 *media     // brand: uploaded images
 	shares                ShareLinks // share
+	// widgets caches the embeddable widget's room settings and status.
+	widgets widgetCache
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}

@@ -24,8 +24,8 @@ type ShareLinks interface {
 	Follow(ctx context.Context, code string, click bool) (share.Link, error)
 }
 
-// shortURL is the absolute short link of code, on PUBLIC_URL, else on the
-// console request's own host (baseURL).
+// shortURL is the absolute short link of code, on the console's origin
+// (baseURL).
 func (s *Server) shortURL(r *http.Request, code string) string {
 	return s.baseURL(r) + "/s/" + code
 }

@@ -29,7 +29,10 @@ type sseConn struct {
 	room    *hubRoom
 	visitor string
 	ip      string
-	ticket  atomic.Int64 // the line number, which ranks count from
+	// widget marks an embedded widget's stream: no visitor, no ticket; it
+	// is sent the room's one widget frame (see attachWidget).
+	widget bool
+	ticket atomic.Int64 // the line number, which ranks count from
 	// DRAW: shown is the visitor's own ticket (a drawn buyer's pre-queue
 	// ticket); prequeued marks a buyer waiting for the draw.
 	shown     atomic.Int64

@@ -15,6 +15,18 @@ import (
 // and first event; every later write is non-blocking.
 const handshakeTimeout = 5 * time.Second
 
+// streamSlot takes one of the per-network stream slots of ip (a buyer's,
+// or a widget's: widgetIPKey), or answers 429 and reports false.
+func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
+	if s.hub.acquireIP(ip) {
+		return true
+	}
+	s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
+	w.Header().Set("Retry-After", "10")
+	writeError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
+	return false
+}
+
 // events serves GET /r/{room}/events. It enters the visitor if they have no
 // ticket yet (idempotently), answers their current position at once (so a
 // reconnect to any instance is up to date), then hands the connection to
@@ -31,10 +43,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	camp := s.campaignOf(r.URL.Query())
 	ip := s.clientKey(r)
-	if !s.hub.acquireIP(ip) {
-		s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
-		w.Header().Set("Retry-After", "10")
-		writeError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
+	if !s.streamSlot(w, ip) {
 		return
 	}
 	attached := false

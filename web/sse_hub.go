@@ -37,6 +37,9 @@ type HubOptions struct {
 	// over this long, so that a batch does not reach the order database in
 	// the same millisecond (0: no spread). Serve sets it to 80% of TICK.
 	ReadySpread time.Duration
+	// MaxWidgets caps the process's embedded-widget streams (default
+	// DefaultMaxWidgets).
+	MaxWidgets int
 }
 
 // Hub fans each room's admission events out to this process's SSE
@@ -49,7 +52,8 @@ type Hub struct {
 	metrics *Metrics
 	opt     HubOptions
 
-	conns atomic.Int64 // open connections, for Connections
+	conns   atomic.Int64 // open connections, for Connections
+	widgets atomic.Int64 // open widget streams, for MaxWidgets
 
 	mu     sync.Mutex
 	rooms  map[string]*hubRoom
@@ -84,6 +88,9 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 	}
 	if opt.MaxPerIP <= 0 {
 		opt.MaxPerIP = 50
+	}
+	if opt.MaxWidgets <= 0 {
+		opt.MaxWidgets = DefaultMaxWidgets
 	}
 	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,
 		rooms: map[string]*hubRoom{}, perIP: map[string]int{},
@@ -275,6 +282,8 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 	per := (len(conns) + workers - 1) / workers
 	seen := make([][]int64, workers)
 	now := time.Now()
+	// WIDGET: one frame for every widget of the room.
+	widgetFrame := appendChunk(nil, func(b []byte) []byte { return appendWidgetEvent(b, widgetOf(&st, now)) })
 	var wg sync.WaitGroup
 	for w := range workers {
 		part := conns[min(w*per, len(conns)):min((w+1)*per, len(conns))]
@@ -282,6 +291,18 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 			buf := make([]byte, 0, 512)
 			for _, c := range part {
 				if c.done.Load() {
+					continue
+				}
+				if c.widget {
+					if c.epoch != st.Epoch {
+						c.epoch, c.lastTick = st.Epoch, 0 // the room started again: its ticks count anew
+					}
+					if st.Tick > c.lastTick {
+						c.lastTick = st.Tick
+						if err := c.writeFramed(widgetFrame); err != nil {
+							h.drop(c, err)
+						}
+					}
 					continue
 				}
 				if c.epoch != st.Epoch {
@@ -489,6 +510,9 @@ func (h *Hub) drop(c *sseConn, err error) {
 		h.metrics.SSESlowDrops.Inc()
 	}
 	h.releaseIP(c.ip)
+	if c.widget {
+		h.releaseWidget()
+	}
 	if r := c.room; r != nil {
 		r.mu.Lock()
 		if i := c.index; i < len(r.conns) && r.conns[i] == c {

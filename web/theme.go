@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
-	"time"
 
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -53,11 +52,14 @@ func themeURL(name string, b room.Branding) string {
 	return "/r/" + name + "/theme/" + themeFile(css)
 }
 
-// brandOf is the branding of room name on its pages.
+// brandOf is the branding of room name on its pages. The logo's text
+// alternative is the room's title when no shop name is printed beside it;
+// with the name beside it the logo is decorative (alt=""), so that a
+// screen reader does not say the name twice.
 func brandOf(name, title, shopURL string, b room.Branding) views.Brand {
-	alt := b.ShopName
-	if alt == "" {
-		alt = title
+	alt := title
+	if b.ShopName != "" {
+		alt = ""
 	}
 	return views.Brand{Logo: b.Logo, LogoAlt: alt, Description: b.Description, ShopName: b.ShopName,
 		ShopURL: shopURL, Theme: themeURL(name, b)}
@@ -73,31 +75,37 @@ func (s *Server) brandFor(ctx context.Context, name string) views.Brand {
 	return brandOf(name, f.title, f.shopURL, f.brand)
 }
 
+// themeFileLen is the length of a theme's file name: 16 hex digits and
+// ".css".
+const themeFileLen = 16 + len(".css")
+
+// validThemeFile reports whether file has the form of themeFile's names.
+func validThemeFile(file string) bool {
+	h, ok := strings.CutSuffix(file, ".css")
+	return ok && len(file) == themeFileLen && strings.Trim(h, "0123456789abcdef") == ""
+}
+
 // serveTheme serves GET /r/{room}/theme/{file}. The address of the current
 // colours is cached forever; an older one (a page rendered before a
-// change) gets the current colours, cached briefly.
+// change) gets the current colours, cached briefly. A malformed address
+// is refused before any read; an unknown one is answered from a face read
+// less than a second ago.
 func (s *Server) serveTheme(w http.ResponseWriter, r *http.Request) {
 	name, file := r.PathValue("room"), r.PathValue("file")
-	t := s.roomText(r, name)
-	if !room.ValidName(name) {
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNoSuchPage, Message: t.BadRoomName})
+	if !room.ValidName(name) || !validThemeFile(file) {
+		writeError(w, http.StatusNotFound, "not_found", "No such stylesheet.")
 		return
 	}
 	f := s.roomFace(r.Context(), name)
-	ok := f.found
 	css := themeCSS(f.brand)
-	if ok && themeFile(css) != file {
+	if f.found && themeFile(css) != file {
 		// The cache may be older than the page that links file.
-		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-		set, err := s.rooms.Room(ctx, name)
-		cancel()
-		if err == nil {
-			f = faceOf(set, time.Now())
-			s.rememberFace(name, f)
-			css = themeCSS(f.brand)
+		if cur, err := s.currentFace(r.Context(), name); err == nil {
+			f, css = cur, themeCSS(cur.brand)
 		}
 	}
-	if !ok || css == "" {
+	if !f.found || css == "" {
+		t := s.roomText(r, name)
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNoSuchPage, Message: t.NoSuchRoom})
 		return
 	}

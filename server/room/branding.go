@@ -198,11 +198,18 @@ var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 type ContrastError struct {
 	Scheme, Foreground, Background string
 	Ratio, Min                     float64
+	// Suggestion is the nearest colour that passes in the scheme: the
+	// refused one mixed with the least black or white ("" when none).
+	Suggestion string
 }
 
 func (e *ContrastError) Error() string {
-	return fmt.Sprintf("in the %s scheme, %s on %s has a contrast of %.2f:1, under WCAG AA's %.1f:1",
+	msg := fmt.Sprintf("in the %s scheme, %s on %s has a contrast of %.2f:1, under WCAG AA's %.1f:1",
 		e.Scheme, e.Foreground, e.Background, math.Floor(e.Ratio*100)/100, e.Min)
+	if e.Suggestion != "" {
+		msg += "; the nearest colour that passes is " + e.Suggestion
+	}
+	return msg
 }
 
 // CheckAccent returns nil when c is "" or a "#rrggbb" colour that keeps
@@ -216,7 +223,16 @@ func CheckAccent(c string, s Scheme) error {
 	if !hexColor.MatchString(c) {
 		return errors.New("must be a colour such as #1a73e8")
 	}
-	c = strings.ToLower(c)
+	if e := lowContrast(strings.ToLower(c), s); e != nil {
+		e.Suggestion = nearestAccent(strings.ToLower(c), s)
+		return e
+	}
+	return nil
+}
+
+// lowContrast returns the first pair of colours that falls under AA when
+// c is the accent of s, or nil.
+func lowContrast(c string, s Scheme) *ContrastError {
 	for _, bg := range s.Backgrounds {
 		if r := Contrast(c, bg); r < MinContrast {
 			return &ContrastError{Scheme: s.Name, Foreground: c, Background: bg, Ratio: r, Min: MinContrast}
@@ -227,6 +243,33 @@ func CheckAccent(c string, s Scheme) error {
 		return &ContrastError{Scheme: s.Name, Foreground: label, Background: c, Ratio: r, Min: MinContrast}
 	}
 	return nil
+}
+
+// nearestAccent returns c mixed with the least black or white (in steps
+// of 1%) that passes in s, keeping its hue: what a brand colour becomes
+// to stay readable. "" when no mix passes.
+func nearestAccent(c string, s Scheme) string {
+	for step := 1; step <= 100; step++ {
+		for _, toward := range []string{"#000000", "#ffffff"} {
+			m := mix(c, toward, float64(step)/100)
+			if lowContrast(m, s) == nil {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
+// mix returns the colour t of the way from a to b, both "#rrggbb".
+func mix(a, b string, t float64) string {
+	out := []byte{'#'}
+	for i := 0; i < 3; i++ {
+		x, _ := strconv.ParseUint(a[1+2*i:3+2*i], 16, 8)
+		y, _ := strconv.ParseUint(b[1+2*i:3+2*i], 16, 8)
+		v := math.Round(float64(x) + (float64(y)-float64(x))*t)
+		out = fmt.Appendf(out, "%02x", int(v))
+	}
+	return string(out)
 }
 
 // OnAccent returns the label colour of s with the higher contrast on c.

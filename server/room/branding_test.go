@@ -152,3 +152,36 @@ func TestBrandingPatch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNearestAccent: a refused brand colour comes with the nearest shade
+// that passes, of the same hue, and that shade does pass.
+func TestNearestAccent(t *testing.T) {
+	tests := []struct {
+		colour string
+		scheme Scheme
+		darker bool // the suggestion is darker than the colour
+	}{
+		{"#e60012", Light, true}, // a brand red at 4.47:1
+		{"#ffd400", Light, true}, // a brand yellow
+		{"#1a4fd0", Dark, false}, // a light-scheme blue in the dark scheme
+		{"#0a1f44", Dark, false}, // navy in the dark scheme
+		{"#777777", Light, true}, // the classic grey
+	}
+	for _, tt := range tests {
+		var ce *ContrastError
+		if err := CheckAccent(tt.colour, tt.scheme); !errors.As(err, &ce) {
+			t.Fatalf("CheckAccent(%s, %s) = %v, want a contrast error", tt.colour, tt.scheme.Name, err)
+		}
+		if ce.Suggestion == "" || CheckAccent(ce.Suggestion, tt.scheme) != nil {
+			t.Fatalf("%s in %s: suggestion %q does not pass", tt.colour, tt.scheme.Name, ce.Suggestion)
+		}
+		l1, _ := luminance(tt.colour)
+		l2, _ := luminance(ce.Suggestion)
+		if (l2 < l1) != tt.darker {
+			t.Errorf("%s in %s: suggestion %s goes the wrong way", tt.colour, tt.scheme.Name, ce.Suggestion)
+		}
+		if !strings.Contains(ce.Error(), ce.Suggestion) {
+			t.Errorf("the message does not name the suggestion: %v", ce)
+		}
+	}
+}

@@ -29,6 +29,8 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.DurationVar(&s.Settle, "settle", 3*time.Second, "pause between the ramp and the measurement")
 	fs.IntVar(&s.SourceIPs, "source-ips", 16, "spread connections over 127.0.0.1..127.0.0.N")
 	fs.BoolVar(&s.Poll, "poll", false, "poll the position API like the seed's clients instead of SSE")
+	fs.StringVar(&s.GCURL, "gc-url", "", "fetched before the memory figures are read: the server's DEBUG_ADDR /debug/pprof/heap?gc=1 collects its garbage first; with -procs 1")
+	fs.BoolVar(&s.Widget, "widget", false, "hold embedded-widget viewers (/r/{room}/widget/events: no ticket) instead of waiting visitors")
 	client := fs.String("client", "raw", "SSE client: raw (lean, one goroutine per stream) or r3labs")
 	redisURL := fs.String("redis-url", "", "also report Redis-side INFO commandstats deltas of this Redis")
 	procs := fs.Int("procs", 1, "child processes to spread the visitors over (one process holds at most 19,000)")
@@ -99,6 +101,9 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 			"-progress", s.ProgressEvery.String()}
 		if s.Poll {
 			args = append(args, "-poll")
+		}
+		if s.Widget {
+			args = append(args, "-widget")
 		}
 		lists = append(lists, args)
 	}

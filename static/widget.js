@@ -1,0 +1,96 @@
+/* The embeddable widget (/r/{room}/widget): keeps the room's phase live over SSE, or by polling where
+   EventSource fails, counts down from the server's clock, and tells the host page its height. */
+(function () {
+  'use strict';
+  var root = document.getElementById('wr-widget');
+  if (!root) return;
+  var d = root.dataset;
+  var stateEl = document.getElementById('wr-w-state');
+  var detailEl = document.getElementById('wr-w-detail');
+  var view = null;
+  var offset = 0; // server clock minus this clock, ms
+  var timer = 0;
+
+  function fill(s, k, v) { return s.split('{' + k + '}').join(v); }
+  function two(n) { return (n < 10 ? '0' : '') + n; }
+  function clock(ms) {
+    var s = Math.ceil(ms / 1000);
+    return two(Math.floor(s / 3600)) + ':' + two(Math.floor(s / 60) % 60) + ':' + two(s % 60);
+  }
+  function count(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  function wait(sec) {
+    if (sec < 60) return fill(d.seconds, 's', String(Math.max(sec, 1)));
+    if (sec < 3600) return fill(d.minutes, 'm', String(Math.ceil(sec / 60)));
+    return fill(d.hours, 'h', String(Math.floor(sec / 3600))) + ' ' + fill(d.minutes, 'm', String(Math.floor(sec / 60) % 60));
+  }
+  function countdown(at) {
+    var left = at - (Date.now() + offset);
+    return left <= 0 ? d.opening : fill(d.opensIn, 't', clock(left));
+  }
+  function words(v) {
+    if (v.soldOut) return [d.soldOut, ''];
+    if (v.phase === 'closed') return [d.ended, ''];
+    if (v.phase === 'scheduled') {
+      var at = v.prequeueAt || v.opensAt;
+      return at ? [countdown(at), ''] : [d.notOpen, ''];
+    }
+    if (v.phase === 'prequeue') return [d.prequeue, v.opensAt ? countdown(v.opensAt) : ''];
+    if (v.paused) return [d.paused, ''];
+    if (v.waiting > 0 && v.eta !== null) return [fill(fill(d.waiting, 'n', count(v.waiting)), 't', wait(v.eta)), ''];
+    if (v.waiting > 0) return [fill(d.waitingNow, 'n', count(v.waiting)), ''];
+    return [d.open, ''];
+  }
+  function show() {
+    if (!view) return;
+    var w = words(view);
+    var counting = view.phase === 'scheduled' || view.phase === 'prequeue';
+    stateEl.setAttribute('aria-live', view.phase === 'scheduled' ? 'off' : 'polite');
+    if (stateEl.textContent !== w[0]) stateEl.textContent = w[0];
+    if (detailEl.textContent !== w[1]) detailEl.textContent = w[1];
+    root.setAttribute('data-phase', view.soldOut ? 'soldout' : view.phase);
+    if (counting && !timer) timer = setInterval(show, 1000);
+    if (!counting && timer) { clearInterval(timer); timer = 0; }
+    size();
+  }
+  function apply(v) {
+    if (!v || typeof v.phase !== 'string') return;
+    if (v.serverTime) offset = v.serverTime - Date.now();
+    view = v;
+    show();
+  }
+  var lastHeight = 0;
+  function size() {
+    var h = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (h === lastHeight || window.parent === window) return;
+    lastHeight = h;
+    window.parent.postMessage({ type: 'wr-widget-size', room: d.room, height: h }, '*');
+  }
+
+  var polling = 0;
+  function poll() {
+    fetch(d.status, { credentials: 'omit' }).then(function (r) { return r.ok ? r.json() : null; })
+      .then(apply, function () {})
+      .then(function () { polling = setTimeout(poll, 4000 + Math.random() * 2000); });
+  }
+  function startPolling() {
+    if (!polling) polling = setTimeout(poll, 0);
+  }
+  function listen() {
+    if (!window.EventSource) { startPolling(); return; }
+    var es, failures = 0;
+    try { es = new EventSource(d.events); } catch (e) { startPolling(); return; }
+    es.addEventListener('room', function (e) {
+      failures = 0;
+      try { apply(JSON.parse(e.data)); } catch (err) { /* a bad frame: wait for the next */ }
+    });
+    es.onerror = function () {
+      failures++;
+      if (es.readyState === 2 || failures >= 3) { es.close(); startPolling(); }
+    };
+  }
+
+  try { apply(JSON.parse(d.first)); } catch (e) { /* the server-rendered words stay */ }
+  if (window.ResizeObserver) new ResizeObserver(size).observe(document.body);
+  window.addEventListener('load', size);
+  listen();
+})();

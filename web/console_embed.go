@@ -1,0 +1,51 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// embedSnippet is the one line a host page pastes: base is the site's
+// absolute origin (PUBLIC_URL, else the host the operator reached).
+func embedSnippet(base, name string) string {
+	return `<script src="` + base + `/static/embed.js" data-room="` + name + `" async></script>`
+}
+
+// consoleEmbed serves GET /admin/rooms/{room}/embed: the snippet to copy,
+// the room's embed settings (edited on its branding page) and a preview.
+func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	t := views.EmbedFor(consoleLang(r))
+	var origins []string
+	for _, o := range set.EmbedOrigins {
+		if room.ValidOrigin(o) {
+			origins = append(origins, o)
+		}
+	}
+	p := views.EmbedPage{Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"), T: t, Room: name,
+		Snippet: embedSnippet(s.baseURL(r), name), Origins: origins, SameTab: set.EmbedTarget == room.EmbedSameTab}
+	var buf bytes.Buffer
+	if err := views.ConsoleEmbed(p).Render(ctx, &buf); err != nil {
+		s.log.Error("render", "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, "internal", "The page could not be rendered.")
+		return
+	}
+	htmlHeaders(w)
+	// This page alone frames: its preview of the widget, from this origin.
+	w.Header().Set("Content-Security-Policy", contentSecurityPolicy+"; frame-src 'self'")
+	w.Write(buf.Bytes())
+}
