@@ -28,7 +28,7 @@ func TestMetricsArePrivate(t *testing.T) {
 		status int
 		want   string
 	}{
-		{base + "/metrics", 404, `"not_found"`},
+		{base + "/metrics", 404, "There is nothing here"},
 		{metricsURL(base), 200, "waitingroom_page_requests_total"},
 	} {
 		resp, err := http.Get(tt.url)

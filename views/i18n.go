@@ -128,6 +128,9 @@ type Messages struct {
 	WidgetWaitingNow string // {n}
 	WidgetOpening    string
 	WidgetButton     string
+
+	// fixc
+	NoSuchPage string // an address no route takes
 }
 
 var english = Messages{
@@ -235,6 +238,9 @@ var english = Messages{
 	WidgetWaitingNow: "{n} waiting",
 	WidgetOpening:    "Opening…",
 	WidgetButton:     "Go to the sale",
+
+	// fixc
+	NoSuchPage: "There is no page at this address. Please check the link you followed.",
 }
 
 var korean = Messages{
@@ -342,6 +348,9 @@ var korean = Messages{
 	WidgetWaitingNow: "{n}명 대기 중",
 	WidgetOpening:    "곧 열립니다…",
 	WidgetButton:     "판매 페이지로 가기",
+
+	// fixc
+	NoSuchPage: "이 주소에는 페이지가 없습니다. 따라오신 링크를 확인해 주세요.",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.

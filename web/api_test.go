@@ -436,7 +436,7 @@ func TestHealthMetricsRobots(t *testing.T) {
 		{h.srv.URL, "/healthz", 200, `"status":"ok"`},
 		{h.srv.URL, "/robots.txt", 200, "User-agent"},
 		// The metrics are private: not on the public routes.
-		{h.srv.URL, "/metrics", 404, `"error":"not_found"`},
+		{h.srv.URL, "/metrics", 404, "There is nothing here"},
 		{private.URL, "/metrics", 200, "waitingroom_enter_duration_seconds_count 1"},
 		{private.URL, "/metrics", 200, "process_resident_memory_bytes"},
 	}

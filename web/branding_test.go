@@ -88,11 +88,11 @@ func TestBrandingUploads(t *testing.T) {
 		// an image of extension ext and type ct.
 		refusal, ext, ct string
 	}{
-		{"too big", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...)}, "en", en["too_large"], "", ""},
+		{"too big", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...)}, "en", imageRefusal(views.BrandingFor("en"), logoSlot, imageErrTooLarge), "", ""},
 		{"wrong type", upload{"logo-file", "logo.png", "image/png", []byte("%PDF-1.4 not an image")}, "en", en["type"], "", ""},
 		{"svg with a script", upload{"logo-file", "logo.svg", "image/svg+xml", []byte(svgWithScript)}, "ko", ko["svg"], "", ""},
 		{"truncated", upload{"ogImage-file", "og.png", "image/png", pngImg[:len(pngImg)-20]}, "en", en["corrupt"], "", ""},
-		{"bomb", upload{"ogImage-file", "og.png", "image/png", pngClaiming(t, 60000, 60000)}, "ko", ko["canvas"], "", ""},
+		{"bomb", upload{"ogImage-file", "og.png", "image/png", pngClaiming(t, 60000, 60000)}, "ko", imageRefusal(views.BrandingFor("ko"), ogImageSlot, imageErrCanvas), "", ""},
 		{"png named .jpg", upload{"logo-file", "logo.jpg", "image/jpeg", pngImg}, "", "", "png", "image/png"},
 		{"jpeg", upload{"logo-file", "logo.jpeg", "image/jpeg", testImage(t, "jpeg", 30, 30)}, "", "", "jpg", "image/jpeg"},
 		{"gif", upload{"logo-file", "logo.gif", "image/gif", testImage(t, "gif", 30, 30)}, "", "", "gif", "image/gif"},

@@ -24,6 +24,15 @@ type CampaignCounts interface {
 // campaignKey is a campaign's utm_source, utm_medium and utm_campaign.
 type campaignKey struct{ source, medium, campaign string }
 
+// countedKey is the key of the campaign the line counts a join with these
+// values under (queue.Campaign.Counted): orders and link clicks fold into
+// the same lines as the joins ("Kakao" with "kakao", a Korean source into
+// (other)).
+func countedKey(source, medium, campaign string) campaignKey {
+	c := queue.Campaign{Source: source, Medium: medium, Campaign: campaign}.Counted()
+	return campaignKey{c.Source, c.Medium, c.Campaign}
+}
+
 // campaignFigures are one campaign's figures from both sides: the line
 // (Redis) and the orders (the database).
 type campaignFigures struct {
@@ -106,7 +115,7 @@ func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, 
 		f.admitted += c.Admitted
 	}
 	for _, sale := range sales {
-		f := get(campaignKey{sale.Source, sale.Medium, sale.Campaign})
+		f := get(countedKey(sale.Source, sale.Medium, sale.Campaign))
 		f.orders += sale.Orders
 		f.buyers += sale.Buyers
 		f.units += sale.Units
@@ -115,7 +124,7 @@ func attributionLines(counts []queue.CampaignCount, sales []order.CampaignSale, 
 		}
 	}
 	for k, n := range clicks {
-		get(k).clicks += n
+		get(countedKey(k.source, k.medium, k.campaign)).clicks += n
 	}
 	keys := slices.Collect(maps.Keys(by))
 	sort.Slice(keys, func(i, j int) bool {

@@ -138,10 +138,22 @@ func (s *Server) consoleChange(h func(http.ResponseWriter, *http.Request, consol
 // consoleChangeUpTo is consoleChange for a form of at most limit bytes (a
 // form with uploads).
 func (s *Server) consoleChangeUpTo(limit int64, h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
+	return s.consoleChangeOr(limit, h, nil)
+}
+
+// consoleChangeOr is consoleChangeUpTo that answers a form over limit (or
+// malformed) with tooLarge, when set, rather than an error page. The form
+// was not read then: tooLarge must change nothing (its CSRF token is
+// unknown).
+func (s *Server) consoleChangeOr(limit int64, h func(http.ResponseWriter, *http.Request, consoleSession), tooLarge http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		t := consoleText(r)
 		if !parseConsoleForm(w, r, limit) {
+			if tooLarge != nil {
+				tooLarge(w, r)
+				return
+			}
 			s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
 			return
 		}

@@ -174,7 +174,7 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 		data, has, err := uploadOf(r, slot)
 		switch {
 		case err != nil:
-			errs[slot.Field] = t.ErrImage[imageErrTooLarge]
+			errs[slot.Field] = imageRefusal(t, slot, imageErrTooLarge)
 		case has && s.media == nil:
 			errs[slot.Field] = t.ErrNoImage
 		case has:
@@ -182,7 +182,7 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 			var refused *imageError
 			switch {
 			case errors.As(err, &refused):
-				errs[slot.Field] = t.ErrImage[refused.Code]
+				errs[slot.Field] = imageRefusal(t, slot, refused.Code)
 			case err != nil:
 				s.log.Error("console: keep image", "field", slot.Field, "err", err)
 				errs[slot.Field] = t.ErrNoImage
@@ -257,4 +257,52 @@ func (s *Server) hasImage(ctx context.Context, path string) bool {
 	}
 	img, err := s.media.image(ctx, m[1])
 	return err == nil && imageTypes[img.ContentType].ext == m[2]
+}
+
+// imageRefusal words the refusal code of an upload for slot, with the
+// slot's limits filled in.
+func imageRefusal(t views.BrandingText, slot imageSlot, code string) string {
+	msg := views.Fill(t.ErrImage[code], "kb", strconv.Itoa(slot.MaxBytes>>10))
+	msg = views.Fill(msg, "side", strconv.Itoa(slot.MaxSide))
+	return views.Fill(msg, "pixels", groupDigits(slot.MaxPixels))
+}
+
+// groupDigits writes n with a comma between groups of three digits.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// brandingTooLarge answers a branding form over brandingBodyMax: the form
+// again, with the saved settings (the body was cut, so nothing typed can
+// be kept) and a message that gives each image's limit. It changes
+// nothing.
+func (s *Server) brandingTooLarge(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.session(r)
+	if err != nil {
+		s.consoleError(w, r, http.StatusRequestEntityTooLarge, consoleText(r).ErrTooLarge)
+		return
+	}
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	t := brandingText(r)
+	f := brandingForm(name, sess.CSRF, set)
+	msg := t.ErrFormTooLarge
+	for _, slot := range imageSlots {
+		msg = views.Fill(msg, slot.Field, strconv.Itoa(slot.MaxBytes>>10))
+	}
+	f.Error = msg
+	s.renderBranding(w, r, sess, http.StatusRequestEntityTooLarge, f)
 }

@@ -129,6 +129,12 @@ func checkImage(slot imageSlot, data []byte) (checkedImage, error) {
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return refuse(imageErrCorrupt)
 	}
+	// A GIF's header is 13 bytes: garbage after "GIF89a" reads as a huge
+	// canvas. Its blocks are walked (cheaply, nothing decoded) first, so
+	// that a damaged file is called damaged, not too large.
+	if typ.ext == "gif" && !gifBlocks(data) {
+		return refuse(imageErrCorrupt)
+	}
 	if cfg.Width > slot.MaxSide || cfg.Height > slot.MaxSide || cfg.Width*cfg.Height > slot.MaxPixels {
 		return refuse(imageErrCanvas)
 	}
@@ -239,3 +245,62 @@ func checkICO(b []byte) error {
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
 var errBadICO = &imageError{Field: "favicon", Code: imageErrCorrupt}
+
+// gifBlocks reports whether data's blocks after the header are well
+// formed, up to the trailer or the end of data after a whole image:
+// extensions and images made of length-prefixed sub-blocks. Nothing is
+// decompressed.
+func gifBlocks(data []byte) bool {
+	const header = 13 // "GIF89a", the logical screen descriptor
+	if len(data) < header {
+		return false
+	}
+	i := header + colourTable(data[10])
+	images := 0
+	subBlocks := func() bool {
+		for i < len(data) {
+			n := int(data[i])
+			i += 1 + n
+			if n == 0 {
+				return i <= len(data)
+			}
+		}
+		return false
+	}
+	for i < len(data) {
+		switch data[i] {
+		case 0x3b: // trailer
+			return true
+		case 0x21: // extension: label, sub-blocks
+			i += 2
+			if !subBlocks() {
+				return false
+			}
+		case 0x2c: // image: descriptor, local colour table, LZW width, sub-blocks
+			if i+11 > len(data) {
+				return false
+			}
+			i += 10 + colourTable(data[i+9])
+			if i >= len(data) || data[i] < 2 || data[i] > 8 {
+				return false
+			}
+			i++
+			if !subBlocks() {
+				return false
+			}
+			images++
+		default:
+			return false
+		}
+	}
+	return i == len(data) && images > 0
+}
+
+// colourTable is the size in bytes of the colour table that a GIF's
+// packed descriptor byte p announces.
+func colourTable(p byte) int {
+	if p&0x80 == 0 {
+		return 0
+	}
+	return 3 << ((p & 7) + 1)
+}

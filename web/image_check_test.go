@@ -114,6 +114,10 @@ func TestCheckImage(t *testing.T) {
 		{"truncated png", logoSlot, pngImg[:len(pngImg)-20], imageErrCorrupt, "", 0},
 		{"truncated jpeg", logoSlot, jpg[:len(jpg)/2], imageErrCorrupt, "", 0},
 		{"truncated ico", faviconSlot, testICO(t, 32)[:60], imageErrCorrupt, "", 0},
+		{"gif header then garbage", logoSlot, []byte("GIF89a\xff\xff\xff\xff\x00\x00\x00this is not a gif at all"), imageErrCorrupt, "", 0},
+		{"gif with a garbage block", logoSlot, gifThenGarbage(t), imageErrCorrupt, "", 0},
+		{"gif without a trailer", logoSlot, gifNoTrailer(t), "", "gif", 40},
+		{"animated gif", logoSlot, animatedGIF(t), "", "gif", 16},
 		{"bomb", logoSlot, pngClaiming(t, 100000, 100000), imageErrCanvas, "", 0},
 		{"too wide", logoSlot, pngClaiming(t, 5000, 1), imageErrCanvas, "", 0},
 		{"big favicon", faviconSlot, pngClaiming(t, 1024, 1024), imageErrCanvas, "", 0},
@@ -141,4 +145,29 @@ func TestCheckImageTruncatedGIF(t *testing.T) {
 	if _, err := checkImage(logoSlot, g[:len(g)-10]); err == nil {
 		t.Fatal("a truncated GIF was accepted")
 	}
+}
+
+func gifThenGarbage(t *testing.T) []byte {
+	g := testImage(t, "gif", 40, 20)
+	return append(g[:len(g)-1], []byte("garbage")...)
+}
+
+func gifNoTrailer(t *testing.T) []byte {
+	g := testImage(t, "gif", 40, 20)
+	return g[:len(g)-1]
+}
+
+func animatedGIF(t *testing.T) []byte {
+	pal := color.Palette{color.Black, color.White}
+	a := &gif.GIF{LoopCount: 0}
+	for i := range 3 {
+		img := image.NewPaletted(image.Rect(0, 0, 16, 16), pal)
+		img.SetColorIndex(i, i, 1)
+		a.Image, a.Delay = append(a.Image, img), append(a.Delay, 10)
+	}
+	var b bytes.Buffer
+	if err := gif.EncodeAll(&b, a); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

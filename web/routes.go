@@ -64,7 +64,7 @@ func (s *Server) routes() []route {
 		{"GET /media/{file}", http.HandlerFunc(s.serveMedia)},
 		{"GET /r/{room}/theme/{file}", http.HandlerFunc(s.serveTheme)},
 		{"GET /admin/rooms/{room}/branding", s.console(s.consoleBranding)},
-		{"POST /admin/rooms/{room}/branding", s.consoleChangeUpTo(brandingBodyMax, s.consoleSaveBranding)},
+		{"POST /admin/rooms/{room}/branding", s.consoleChangeOr(brandingBodyMax, s.consoleSaveBranding, s.brandingTooLarge)},
 
 		// share
 		{"GET /s/{code}", http.HandlerFunc(s.followShare)},
@@ -72,6 +72,7 @@ func (s *Server) routes() []route {
 		{"POST /admin/rooms/{room}/share", s.consoleChange(s.consoleChangeShare)},
 		{"GET /admin/rooms/{room}/share/{code}/qr.png", s.console(s.consoleShareQR(false))},
 		{"GET /admin/rooms/{room}/share/{code}/qr.svg", s.console(s.consoleShareQR(true))},
+		{"GET /admin/rooms/{room}/share/{code}/delete", s.console(s.consoleShareDelete)},
 		// widget
 		{"GET /r/{room}/widget", http.HandlerFunc(s.widgetPage)},
 		{"GET /r/{room}/widget/status", http.HandlerFunc(s.widgetStatus)},

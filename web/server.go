@@ -222,7 +222,7 @@ func (s *Server) Handler() http.Handler {
 	for _, rt := range s.routes() {
 		mux.Handle(rt.pattern, labelRoute(rt.handler))
 	}
-	return s.countResponses(s.recoverPanics(s.origins.Handler(jsonFallbacks(mux))))
+	return s.countResponses(s.recoverPanics(s.origins.Handler(s.fallbacks(mux))))
 }
 
 // ConnState is the http.Server's ConnState hook: it caps the idle

@@ -10,6 +10,7 @@ import (
 
 	"waitingroom/server/audit"
 	"waitingroom/server/order"
+	"waitingroom/server/queue"
 	"waitingroom/server/share"
 	"waitingroom/views"
 )
@@ -40,8 +41,10 @@ func shareFields(t views.ShareText, l share.Link) []views.ShareField {
 	}
 }
 
-// parseShareForm reads the form's UTM values, trimmed, and the errors of
-// the fields that are not valid UTM values (validUTM's rule).
+// parseShareForm reads the form's UTM values, trimmed, utm_source and
+// utm_medium in lower case, and the errors of the fields that are not
+// valid UTM values (validUTM's rule) or, for utm_source and utm_medium,
+// that the line would count under (other) (queue.CountedValue).
 func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]string) {
 	f := r.PostForm
 	get := func(k string) string { return strings.TrimSpace(f.Get(k)) }
@@ -56,6 +59,21 @@ func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]
 	}
 	if l.Source == "" && errs["utm_source"] == "" {
 		errs["utm_source"] = t.ErrRequired
+	}
+	// The source and medium in lower case, and only values the line counts
+	// apart (queue.CountedValue): any other would count under (other).
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"utm_source", &l.Source}, {"utm_medium", &l.Medium}} {
+		if *f.v == "" || errs[f.name] != "" {
+			continue
+		}
+		lower, ok := queue.CountedValue(*f.v)
+		*f.v = lower
+		if !ok {
+			errs[f.name] = t.ErrOther
+		}
 	}
 	return l, errs
 }
@@ -72,8 +90,11 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 	t, lang := views.ShareFor(consoleLang(r)), consoleLang(r)
 	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: maxUTM}
 	base := s.baseURL(r)
+	if s.publicURL == "" {
+		sp.Warning = views.Fill(t.NoPublicURL, "base", base)
+	}
 	for _, l := range ls {
-		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + l.Target(),
+		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + readableTarget(l),
 			Clicks: l.Clicks, CreatedBy: l.CreatedBy, CreatedAt: views.ConsoleTime(l.CreatedAt, time.UTC, lang),
 			AtISO: l.CreatedAt.UTC().Format(time.RFC3339)})
 	}
@@ -118,8 +139,9 @@ func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess conso
 }
 
 // consoleChangeShare serves POST /admin/rooms/{room}/share: op=delete
-// deletes the link of field code, anything else creates a link from the
-// form. Both are audited.
+// with confirm=1 deletes the link of field code (without confirm it asks
+// first, renderShareDelete), anything else creates a link from the form.
+// Both are audited.
 func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
@@ -137,6 +159,10 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 		code := r.PostForm.Get("code")
 		if !share.ValidCode(code) {
 			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+			return
+		}
+		if r.PostForm.Get("confirm") != "1" {
+			s.renderShareDelete(ctx, w, r, sess, name, code)
 			return
 		}
 		old, err := s.shares.Delete(ctx, name, code)
@@ -182,4 +208,54 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 // shareAudit is what the audit log keeps of a link: where it leads.
 func shareAudit(l share.Link) map[string]string {
 	return map[string]string{"code": l.Code, "target": l.Target()}
+}
+
+// consoleShareDelete serves GET /admin/rooms/{room}/share/{code}/delete:
+// the confirmation of a link's deletion.
+func (s *Server) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+	name, ok := s.consoleShareReady(w, r)
+	if !ok {
+		return
+	}
+	code := r.PathValue("code")
+	if !share.ValidCode(code) {
+		s.consoleError(w, r, http.StatusNotFound, views.ShareFor(consoleLang(r)).ErrNoLink)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	s.renderShareDelete(ctx, w, r, sess, name, code)
+}
+
+// renderShareDelete asks before room name's link code is deleted, naming
+// its short link and clicks; 404 when the room has no such link.
+func (s *Server) renderShareDelete(ctx context.Context, w http.ResponseWriter, r *http.Request, sess consoleSession, name, code string) {
+	t := views.ShareFor(consoleLang(r))
+	ls, err := s.shares.List(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	for _, l := range ls {
+		if l.Code == code {
+			d := views.ShareDelete{Room: name, CSRF: sess.CSRF, Code: code, ShortURL: s.shortURL(r, code), Clicks: l.Clicks}
+			s.render(w, r, http.StatusOK, views.ConsoleShareDelete(s.consolePage(r, sess, views.Fill(t.ConfirmTitle, "code", code), "rooms"), d))
+			return
+		}
+	}
+	s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+}
+
+// readableTarget is where l leads, written for people: its UTM values as
+// typed, not percent-encoded (the page escapes them), source first.
+func readableTarget(l share.Link) string {
+	p, sep := "/r/"+l.Room, "?"
+	for _, kv := range [...][2]string{{"utm_source", l.Source}, {"utm_medium", l.Medium}, {"utm_campaign", l.Campaign},
+		{"utm_content", l.Content}, {"utm_term", l.Term}} {
+		if kv[1] != "" {
+			p += sep + kv[0] + "=" + kv[1]
+			sep = "&"
+		}
+	}
+	return p
 }

@@ -102,7 +102,7 @@ func TestShareLinks(t *testing.T) {
 	short := h.srv.URL + "/s/" + code
 	_, body := sc.get(t, page+"?created="+code, nil)
 	for _, want := range []string{"Link created: " + short, `data-code="` + code + `"`, `href="` + short + `"`,
-		"/r/" + name + "?utm_campaign=" + url.QueryEscape("봄 세일"), `download="` + name + "-" + code + `.png"`,
+		"/r/" + name + "?utm_source=kakao&amp;utm_medium=social&amp;utm_campaign=봄 세일&amp;utm_content=banner-top", `download="` + name + "-" + code + `.png"`,
 		`<img src="/admin/rooms/` + name + `/share/` + code + `/qr.svg" alt="QR code of link ` + code + `"`} {
 		if !strings.Contains(body, want) {
 			t.Fatalf("list lacks %q: %.3000s", want, body)
@@ -196,7 +196,7 @@ func TestShareLinks(t *testing.T) {
 	}
 
 	// Deleted: audited, and the short link answers 404.
-	resp, _ = postForm(t, sc.c, h.srv.URL+page, url.Values{"csrf": {sc.csrf}, "op": {"delete"}, "code": {code}}, nil)
+	resp, _ = postForm(t, sc.c, h.srv.URL+page, url.Values{"csrf": {sc.csrf}, "op": {"delete"}, "code": {code}, "confirm": {"1"}}, nil)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete: %d", resp.StatusCode)
 	}

@@ -22,7 +22,7 @@ const MaxCampaigns = 1000
 // MaxCampaignsPerSource bounds the distinct campaigns of one utm_source.
 //
 // Why: a campaign is counted apart only when its source and medium look
-// like a real link's (see counted) and while its source has fewer than
+// like a real link's (see Counted) and while its source has fewer than
 // this many campaigns, so that a thousand throwaway joins with made-up
 // UTM values, before a sale, cannot use up MaxCampaigns and leave the
 // sale's real campaigns under (other). Made-up values can still fill one
@@ -69,16 +69,27 @@ func isToken(s string) bool {
 	return true
 }
 
-// counted is the campaign a join from c counts under: c with its source
+// CountedValue returns v in lower case and whether it is a short token
+// (isToken): the utm_source, and a utm_medium that is not empty, of a
+// campaign that Counted does not count as OtherCampaign.
+func CountedValue(v string) (string, bool) {
+	l := strings.ToLower(v)
+	return l, isToken(l)
+}
+
+// Counted is the campaign a join from c counts under: c with its source
 // and medium in lower case, when the source is a short token and the
 // medium is empty or one; else OtherCampaign (see MaxCampaignsPerSource
-// for why). The campaign's own name is kept as given.
-func (c Campaign) counted() Campaign {
+// for why). The campaign's own name is kept as given. The console folds
+// orders and link clicks by the same rule, and the share-link builder
+// refuses sources and media that it would count as OtherCampaign.
+func (c Campaign) Counted() Campaign {
 	if c.Direct() || c == OtherCampaign {
 		return c
 	}
-	s, m := strings.ToLower(c.Source), strings.ToLower(c.Medium)
-	if !isToken(s) || (m != "" && !isToken(m)) {
+	s, sok := CountedValue(c.Source)
+	m, mok := CountedValue(c.Medium)
+	if !sok || (m != "" && !mok) {
 		return OtherCampaign
 	}
 	return Campaign{Source: s, Medium: m, Campaign: c.Campaign}

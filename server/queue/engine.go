@@ -119,7 +119,7 @@ func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Positi
 }
 
 func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string, c Campaign) (Position, error) {
-	c = c.counted()
+	c = c.Counted()
 	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network, c.key(), MaxCampaigns,
 		c.Source, MaxCampaignsPerSource).Slice()
 	if err != nil {

@@ -39,9 +39,20 @@ func (l Link) Query() url.Values {
 
 // Target is the room's path with the link's UTM values: where /s/{code}
 // leads.
-func (l Link) Target() string {
+func (l Link) Target() string { return l.TargetWith(nil) }
+
+// TargetWith is Target with the values of extra the link does not set
+// itself: the ad click ids and utm_* values an ad platform appended to
+// the short link. The caller validates extra; the link's own values win.
+func (l Link) TargetWith(extra url.Values) string {
+	q := l.Query()
+	for k, vs := range extra {
+		if len(vs) > 0 && vs[0] != "" && q.Get(k) == "" {
+			q.Set(k, vs[0])
+		}
+	}
 	p := "/r/" + l.Room
-	if q := l.Query(); len(q) > 0 {
+	if len(q) > 0 {
 		p += "?" + q.Encode()
 	}
 	return p
@@ -60,31 +71,36 @@ var (
 // MaxPerRoom caps the links of one room.
 const MaxPerRoom = 1000
 
-// CodeLen is the length of a new code: 8 base62 characters, 47.6 bits,
-// so that codes cannot be enumerated cheaply.
+// CodeLen is the length of a new code: 8 characters of alphabet, 46.5
+// bits, so that codes cannot be enumerated cheaply.
 const CodeLen = 8
 
-const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+// alphabet is the 56 letters of new codes: base62 without the ones that
+// are easily confused when a code is read aloud or typed from print (0 O
+// o, 1 l I).
+const alphabet = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz"
 
-// NewCode returns a fresh random code of CodeLen base62 characters from
-// crypto/rand.
+// NewCode returns a fresh random code of CodeLen characters of alphabet
+// from crypto/rand.
 func NewCode() string {
 	out := make([]byte, 0, CodeLen)
 	buf := make([]byte, 2*CodeLen)
+	n := byte(len(alphabet))
+	limit := 256 - 256%int(n) // 224 = 4 × 56: rejecting the rest keeps the letters uniform
 	for len(out) < CodeLen {
 		rand.Read(buf) // never fails (crypto/rand crashes the program instead)
 		for _, b := range buf {
-			// 248 = 4 × 62: rejecting the rest keeps the letters uniform.
-			if b < 248 && len(out) < CodeLen {
-				out = append(out, alphabet[b%62])
+			if int(b) < limit && len(out) < CodeLen {
+				out = append(out, alphabet[b%n])
 			}
 		}
 	}
 	return string(out)
 }
 
-// ValidCode reports whether s can be a code (6 to 16 base62 characters),
-// so that nothing else reaches the database.
+// ValidCode reports whether s can be a code (6 to 16 base62 characters:
+// codes made before alphabet left out look-alikes stay valid), so that
+// nothing else reaches the database.
 func ValidCode(s string) bool {
 	if len(s) < 6 || len(s) > 16 {
 		return false

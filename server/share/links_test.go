@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -183,5 +184,62 @@ func TestClickStorm(t *testing.T) {
 	}
 	if got, err := st.Get(ctx, l.Code); err != nil || got.Clicks != followers*each {
 		t.Fatalf("clicks %d %v, want %d", got.Clicks, err, followers*each)
+	}
+}
+
+// TestNewestFirst: links made within one clock tick list newest first,
+// on both databases, and codes leave out look-alike letters.
+func TestNewestFirst(t *testing.T) {
+	for _, tc := range []struct {
+		dialect string
+		n       int
+	}{{store.Postgres, 6}, {store.SQLite, 6}} {
+		t.Run(tc.dialect, func(t *testing.T) {
+			db := storetest.Migrated(t, tc.dialect)
+			ctx := context.Background()
+			st := share.NewStore(db)
+			tick := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+			share.SetStoreClock(st, func() time.Time { return tick })
+			var made []string
+			for i := range tc.n {
+				l, err := st.Create(ctx, share.Link{Room: "spring", Source: fmt.Sprint("s", i)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.ContainsAny(l.Code, "0Oo1lI") {
+					t.Fatalf("code %q has a look-alike letter", l.Code)
+				}
+				made = append(made, l.Code)
+			}
+			got, err := st.List(ctx, "spring")
+			if err != nil || len(got) != tc.n {
+				t.Fatalf("list: %d %v", len(got), err)
+			}
+			for i, l := range got {
+				if want := made[tc.n-1-i]; l.Code != want {
+					t.Fatalf("position %d: %s (%s), want %s: not newest first", i, l.Code, l.Source, want)
+				}
+			}
+		})
+	}
+}
+
+// TestCodeAlphabet: many codes leave out 0 O o 1 l I and use the rest.
+func TestCodeAlphabet(t *testing.T) {
+	seen := map[rune]bool{}
+	for range 2000 {
+		for _, c := range share.NewCode() {
+			seen[c] = true
+		}
+	}
+	for _, tc := range []struct {
+		letters string
+		want    bool
+	}{{"0Oo1lI", false}, {"23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz", true}} {
+		for _, c := range tc.letters {
+			if seen[c] != tc.want {
+				t.Errorf("%q seen %v, want %v", c, seen[c], tc.want)
+			}
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"waitingroom/server/store"
@@ -14,10 +15,29 @@ import (
 type Store struct {
 	db  *store.DB
 	now func() time.Time
+
+	// mu guards last, the creation time of the newest link this Store
+	// made: each new link is strictly later, so that the list's newest
+	// first holds for links made within one clock tick.
+	mu   sync.Mutex
+	last time.Time
 }
 
 // NewStore returns the Store of db, whose migrations have applied.
 func NewStore(db *store.DB) *Store { return &Store{db: db, now: time.Now} }
+
+// createdAt is a new link's creation time: now to the microsecond (what
+// PostgreSQL keeps), after that of the Store's previous link.
+func (s *Store) createdAt() time.Time {
+	at := s.now().UTC().Truncate(time.Microsecond)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !at.After(s.last) {
+		at = s.last.Add(time.Microsecond)
+	}
+	s.last = at
+	return at
+}
 
 // linkColumns are the columns a Link is read from.
 const linkColumns = `code, room, utm_source, utm_medium, utm_campaign, utm_content, utm_term, clicks, created_by, created_at`
@@ -29,7 +49,7 @@ const codeTries = 5
 // under a fresh code, and returns it. It returns ErrTooMany when the room
 // has MaxPerRoom links already.
 func (s *Store) Create(ctx context.Context, l Link) (Link, error) {
-	l.Clicks, l.CreatedAt = 0, s.now().UTC().Truncate(time.Second)
+	l.Clicks, l.CreatedAt = 0, s.createdAt()
 	for range codeTries {
 		l.Code = NewCode()
 		// The cap and the code's uniqueness in one statement: no row is
