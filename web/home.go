@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 
 	"waitingroom/server/room"
@@ -16,14 +15,14 @@ import (
 // Bounds on the front page's list: rooms read, rooms listed, how long the
 // list is kept, how long one scan may take, how long a failed scan is
 // answered from the last list (or with its error) before another, and the
-// rooms' settings read at once.
+// rooms' settings read in one round trip.
 const (
 	homeScan    = 1000
 	homeMax     = 100
 	homeTTL     = 10 * time.Second
 	homeWithin  = 3 * time.Second
 	homeFailTTL = 3 * time.Second
-	homeReads   = 16
+	homeReads   = 100
 )
 
 // listedRoom is one room of the front page.
@@ -109,7 +108,8 @@ func (s *Server) listed(ctx context.Context) ([]listedRoom, error) {
 }
 
 // scanListed reads the rooms' names, then their settings homeReads at a
-// time, in name order, until homeMax listed ones are found.
+// time (one round trip each), in name order, until homeMax listed ones are
+// found.
 func (s *Server) scanListed(ctx context.Context) ([]listedRoom, error) {
 	names, err := s.rooms.Rooms(ctx)
 	if err != nil {
@@ -120,24 +120,14 @@ func (s *Server) scanListed(ctx context.Context) ([]listedRoom, error) {
 	for len(names) > 0 && len(out) < homeMax {
 		batch := names[:min(len(names), homeReads)]
 		names = names[len(batch):]
-		sets := make([]room.Settings, len(batch))
-		var g errgroup.Group
-		for i, name := range batch {
-			g.Go(func() error {
-				set, err := s.rooms.Room(ctx, name)
-				if err != nil && ctx.Err() != nil {
-					return ctx.Err()
-				}
-				sets[i] = set // a room deleted meanwhile is not listed
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
+		sets, err := s.rooms.RoomsSettings(ctx, batch)
+		if err != nil {
 			return nil, err
 		}
-		for i, set := range sets {
-			if set.Listed && len(out) < homeMax {
-				out = append(out, listedRoom{name: batch[i], set: set})
+		for _, name := range batch {
+			// A room deleted meanwhile is not there.
+			if set, ok := sets[name]; ok && set.Listed && len(out) < homeMax {
+				out = append(out, listedRoom{name: name, set: set})
 			}
 		}
 	}

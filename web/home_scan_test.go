@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +20,17 @@ type flakyRooms struct {
 	release chan struct{}
 	fail    atomic.Bool
 	scans   atomic.Int64
+	reads   atomic.Int64 // calls reading rooms' settings
+}
+
+func (f *flakyRooms) Room(ctx context.Context, name string) (room.Settings, error) {
+	f.reads.Add(1)
+	return f.roomStore.Room(ctx, name)
+}
+
+func (f *flakyRooms) RoomsSettings(ctx context.Context, names []string) (map[string]room.Settings, error) {
+	f.reads.Add(1)
+	return f.roomStore.RoomsSettings(ctx, names)
 }
 
 func (f *flakyRooms) Rooms(ctx context.Context) ([]string, error) {
@@ -47,6 +59,20 @@ func TestFrontPageScans(t *testing.T) {
 		name string
 		run  func(t *testing.T, h *harness, f *flakyRooms, clock *time.Time)
 	}{
+		{"settings are read a hundred rooms a round trip", func(t *testing.T, h *harness, f *flakyRooms, _ *time.Time) {
+			f.names = nil
+			for i := range 250 {
+				f.names = append(f.names, fmt.Sprintf("%s-gone-%03d", base.room, i)) // unknown rooms
+			}
+			f.names = append(f.names, base.room)
+			rooms, err := h.web.listed(context.Background())
+			if err != nil || len(rooms) != 1 || rooms[0].name != base.room {
+				t.Fatalf("%v %v, want the listed room", rooms, err)
+			}
+			if n := f.reads.Load(); n != 3 {
+				t.Errorf("%d reads of settings, want 3", n)
+			}
+		}},
 		{"a waiting request heeds its context", func(t *testing.T, h *harness, f *flakyRooms, _ *time.Time) {
 			f.release = make(chan struct{})
 			defer close(f.release)
