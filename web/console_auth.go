@@ -136,7 +136,11 @@ func (s *Server) consoleChange(h func(http.ResponseWriter, *http.Request, consol
 }
 
 // consoleChangeUpTo is consoleChange for a form of at most limit bytes (a
-// form with uploads).
+// form with uploads). The session is checked before the body is read (it
+// needs only the cookie): a request without one is read up to
+// consoleBodyMax only, so that no one can make the server read large
+// forms without signing in. The CSRF token is in the body: it is checked
+// after.
 func (s *Server) consoleChangeUpTo(limit int64, h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
 	return s.consoleChangeOr(limit, h, nil)
 }
@@ -149,15 +153,19 @@ func (s *Server) consoleChangeOr(limit int64, h func(http.ResponseWriter, *http.
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		t := consoleText(r)
-		if !parseConsoleForm(w, r, limit) {
-			if tooLarge != nil {
+		sess, err := s.session(r)
+		bound := limit
+		if err != nil {
+			bound = min(limit, consoleBodyMax)
+		}
+		if !parseConsoleForm(w, r, bound) {
+			if tooLarge != nil && err == nil {
 				tooLarge(w, r)
 				return
 			}
 			s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
 			return
 		}
-		sess, err := s.session(r)
 		switch {
 		case errors.Is(err, operator.ErrNoSession):
 			s.consoleError(w, r, http.StatusForbidden, t.ErrBadCSRF)

@@ -9,7 +9,11 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+	"time"
 
+	"golang.org/x/sync/singleflight"
+
+	"waitingroom/server/absent"
 	"waitingroom/server/room"
 	"waitingroom/server/store"
 	"waitingroom/views"
@@ -23,29 +27,58 @@ type Images interface {
 
 // media serves and keeps the uploaded images: the store, a small cache of
 // recently served images (a room's logo is fetched by every buyer of a
-// sale that no CDN fronts), and one slot for decoding an upload.
+// sale that no CDN fronts), the names lately found missing, and one slot
+// for decoding an upload. Reads of one image share one query, and the
+// queries at once are bounded, so that neither a burst of buyers nor a
+// flood of made-up names takes the order database's connections.
 type media struct {
 	store Images
 	// decoding holds the one upload being decoded: a full decode of a
 	// large image takes tens of MiB, and uploads are rare.
 	decoding chan struct{}
 
+	lookups chan struct{} // a slot per store read under way
+	group   singleflight.Group
+	missing *absent.Set
+	now     func() time.Time
+
 	mu     sync.Mutex
 	cached map[string]store.Image
 	bytes  int
 }
 
-// mediaCacheBytes bounds the images kept in memory.
-const mediaCacheBytes = 32 << 20
+// Bounds of media.
+const (
+	// mediaCacheBytes bounds the images kept in memory.
+	mediaCacheBytes = 32 << 20
+	// mediaLookups bounds the store reads under way at once.
+	mediaLookups = 4
+	// mediaSlotWait is how long a read waits for a slot before the
+	// request is answered 503.
+	mediaSlotWait = 250 * time.Millisecond
+	// mediaReadTimeout bounds one store read.
+	mediaReadTimeout = 2 * time.Second
+	// mediaMissingFor is how long a name found missing is answered 404
+	// without asking the store again (an image is uploaded before any
+	// setting names it), and mediaMissingMax bounds those names.
+	mediaMissingFor = 30 * time.Second
+	mediaMissingMax = 10000
+)
+
+// errMediaBusy: every store slot stayed taken for mediaSlotWait.
+var errMediaBusy = errors.New("media: too many image reads under way")
 
 func newMedia(imgs Images) *media {
 	if imgs == nil {
 		return nil
 	}
-	return &media{store: imgs, decoding: make(chan struct{}, 1), cached: map[string]store.Image{}}
+	return &media{store: imgs, decoding: make(chan struct{}, 1), lookups: make(chan struct{}, mediaLookups),
+		missing: absent.New(mediaMissingFor, mediaMissingMax), now: time.Now, cached: map[string]store.Image{}}
 }
 
-// image returns the image sumHex, from the cache or the store.
+// image returns the image sumHex, from the cache or the store. It returns
+// store.ErrNoImage for an unknown image, errMediaBusy when the store's
+// slots stay taken, or the store's error.
 func (m *media) image(ctx context.Context, sumHex string) (store.Image, error) {
 	m.mu.Lock()
 	img, ok := m.cached[sumHex]
@@ -53,12 +86,40 @@ func (m *media) image(ctx context.Context, sumHex string) (store.Image, error) {
 	if ok {
 		return img, nil
 	}
-	img, err := m.store.Image(ctx, sumHex)
-	if err != nil {
-		return store.Image{}, err
+	if m.missing.Has(sumHex, m.now()) {
+		return store.Image{}, store.ErrNoImage
 	}
-	m.remember(img)
-	return img, nil
+	// The shared read does not end with the request that started it (the
+	// others wait on it too): it has its own bounds.
+	ch := m.group.DoChan(sumHex, func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mediaReadTimeout)
+		defer cancel()
+		wait := time.NewTimer(mediaSlotWait)
+		defer wait.Stop()
+		select {
+		case m.lookups <- struct{}{}:
+		case <-wait.C:
+			return store.Image{}, errMediaBusy
+		}
+		defer func() { <-m.lookups }()
+		img, err := m.store.Image(ctx, sumHex)
+		switch {
+		case errors.Is(err, store.ErrNoImage):
+			m.missing.Add(sumHex, m.now())
+		case err == nil:
+			m.remember(img)
+		}
+		return img, err
+	})
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return store.Image{}, res.Err
+		}
+		return res.Val.(store.Image), nil
+	case <-ctx.Done():
+		return store.Image{}, ctx.Err()
+	}
 }
 
 func (m *media) remember(img store.Image) {
@@ -93,6 +154,7 @@ func (m *media) put(ctx context.Context, actor string, slot imageSlot, data []by
 	if err := m.store.PutImage(ctx, img); err != nil {
 		return "", err
 	}
+	m.missing.Forget(img.SHA256)
 	return room.MediaPath(img.SHA256, checked.ext), nil
 }
 
@@ -120,7 +182,9 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {
 		notFound()
 		return
 	case err != nil:
-		s.log.Error("media: read image", "sha256", m[1], "err", err)
+		if !errors.Is(err, errMediaBusy) && r.Context().Err() == nil {
+			s.log.Error("media: read image", "sha256", m[1], "err", err)
+		}
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusServiceUnavailable, Message: t.TroublePage, Retry: true})
 		return
 	}

@@ -37,7 +37,7 @@ func (s *Server) previews(o Options) error {
 		s.log.Info("preview images font", "path", path)
 	}
 	s.og = newOGImages(newOGFont(path, s.log))
-	s.front = &homeCache{}
+	s.front = newHomeCache()
 	return nil
 }
 

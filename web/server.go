@@ -39,6 +39,9 @@ type Rooms interface {
 	Networks(ctx context.Context, name string, top int) ([]queue.NetworkCount, error)
 	// Rooms lists the live rooms' names.
 	Rooms(ctx context.Context) ([]string, error)
+	// RoomsSettings reads the settings of the rooms of names at once, by
+	// name, leaving out those it cannot read (preview: the front page).
+	RoomsSettings(ctx context.Context, names []string) (map[string]room.Settings, error)
 }
 
 // Orders places orders and lists products.

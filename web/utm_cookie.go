@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 
@@ -31,10 +32,13 @@ const maxUTMCookie = 3500
 // form posts to /r/{room}/order) and one for its API (POST
 // /api/rooms/{room}/orders). It returns nil when there is nothing to
 // remember (a direct join without click ids, values that are not valid)
-// or when r already carries remembered attribution: a room counts a
-// visitor's first join, so the first campaign stays.
+// or when r already carries a remembered campaign: a room counts a
+// visitor's first join, so the first campaign stays. Remembered click ids
+// without a campaign do not stay in the way of a join by a campaign: it is
+// remembered with them (the join's own click ids first).
 func utmCookies(r *http.Request, room string, c queue.Campaign) []*http.Cookie {
-	if _, ok := utmFromCookie(r); ok {
+	prev, had := utmFromCookie(r)
+	if had && prev.Source != "" {
 		return nil
 	}
 	from := r.Form // the join form's fields and query string
@@ -46,6 +50,12 @@ func utmCookies(r *http.Request, room string, c queue.Campaign) []*http.Cookie {
 	if !c.Direct() && c != queue.OtherCampaign && c.Source != "" &&
 		validUTM(order.UTM{Source: c.Source, Medium: c.Medium, Campaign: c.Campaign}) {
 		u.Source, u.Medium, u.Campaign, u.Term, u.Content = c.Source, c.Medium, c.Campaign, link.Term, link.Content
+	}
+	if had {
+		if u.Source == "" {
+			return nil // nothing new: the click ids first remembered stay
+		}
+		u.Gclid, u.Fbclid, u.Ttclid = cmp.Or(u.Gclid, prev.Gclid), cmp.Or(u.Fbclid, prev.Fbclid), cmp.Or(u.Ttclid, prev.Ttclid)
 	}
 	if u == (order.UTM{}) {
 		return nil

@@ -140,8 +140,39 @@ func (e *Engine) Room(ctx context.Context, name string) (room.Settings, error) {
 	if len(m) == 0 {
 		return room.Settings{}, fmt.Errorf("queue: load room %s: %w", name, room.ErrNotFound)
 	}
+	return decodeSettings(name, m)
+}
+
+// RoomsSettings returns the settings of the rooms of names, read in one
+// pipeline, by name. Unknown rooms, and rooms whose settings do not
+// decode, are left out.
+func (e *Engine) RoomsSettings(ctx context.Context, names []string) (map[string]room.Settings, error) {
+	cmds := make([]*redis.MapStringStringCmd, len(names))
+	_, err := e.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, name := range names {
+			cmds[i] = p.HGetAll(ctx, roomKeys(e.ns, name).key("cfg"))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue: load %d rooms: %w", len(names), err)
+	}
+	out := make(map[string]room.Settings, len(names))
+	for i, name := range names {
+		if m := cmds[i].Val(); len(m) > 0 {
+			if s, err := decodeSettings(name, m); err == nil {
+				out[name] = s
+			}
+		}
+	}
+	return out, nil
+}
+
+// decodeSettings decodes room name's settings from its cfg hash m.
+func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	var s room.Settings
 	var errs []error
+	var err error
 	s.Title = m["title"]
 	s.Rate, err = strconv.ParseFloat(m["rate"], 64)
 	errs = append(errs, err)

@@ -52,17 +52,11 @@ func (s *Store) Create(ctx context.Context, l Link) (Link, error) {
 	l.Clicks, l.CreatedAt = 0, s.createdAt()
 	for range codeTries {
 		l.Code = NewCode()
-		// The cap and the code's uniqueness in one statement: no row is
-		// written when the room is full or the code taken.
-		res, err := s.db.ExecContext(ctx, s.db.Rebind(`INSERT INTO share_links
-			(code, room, utm_source, utm_medium, utm_campaign, utm_content, utm_term, clicks, created_by, created_at)
-			SELECT ?, ?, ?, ?, ?, ?, ?, 0, ?, ? WHERE (SELECT COUNT(*) FROM share_links WHERE room = ?) < ?
-			ON CONFLICT (code) DO NOTHING`),
-			l.Code, l.Room, l.Source, l.Medium, l.Campaign, l.Content, l.Term, l.CreatedBy, l.CreatedAt, l.Room, MaxPerRoom)
+		created, err := s.insert(ctx, l)
 		if err != nil {
-			return Link{}, fmt.Errorf("share: create a link of %s: %w", l.Room, err)
+			return Link{}, err
 		}
-		if n, err := res.RowsAffected(); err == nil && n == 1 {
+		if created {
 			return l, nil
 		}
 		if n, err := s.count(ctx, l.Room); err != nil {
@@ -74,6 +68,44 @@ func (s *Store) Create(ctx context.Context, l Link) (Link, error) {
 	}
 	return Link{}, fmt.Errorf("share: create a link of %s: %d codes in a row were taken", l.Room, codeTries)
 }
+
+// insert writes l unless its room is full or its code taken, and reports
+// whether it did. The cap's count and the insert are one transaction; on
+// PostgreSQL, whose READ COMMITTED lets two of them count the same rows,
+// it holds the room's advisory lock (SQLite runs one write at a time).
+func (s *Store) insert(ctx context.Context, l Link) (bool, error) {
+	tx, err := s.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("share: create a link of %s: %w", l.Room, err)
+	}
+	defer tx.Rollback()
+	if s.db.Dialect == store.Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, roomLock, l.Room); err != nil {
+			return false, fmt.Errorf("share: lock the links of %s: %w", l.Room, err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, s.db.Rebind(`INSERT INTO share_links
+		(code, room, utm_source, utm_medium, utm_campaign, utm_content, utm_term, clicks, created_by, created_at)
+		SELECT ?, ?, ?, ?, ?, ?, ?, 0, ?, ? WHERE (SELECT COUNT(*) FROM share_links WHERE room = ?) < ?
+		ON CONFLICT (code) DO NOTHING`),
+		l.Code, l.Room, l.Source, l.Medium, l.Campaign, l.Content, l.Term, l.CreatedBy, l.CreatedAt, l.Room, MaxPerRoom)
+	if err != nil {
+		return false, fmt.Errorf("share: create a link of %s: %w", l.Room, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("share: create a link of %s: %w", l.Room, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("share: create a link of %s: %w", l.Room, err)
+	}
+	return n == 1, nil
+}
+
+// roomLock is the first key of the PostgreSQL advisory lock that
+// serialises the creation of one room's links (the second is the hash of
+// the room's name): "shar" in ASCII.
+const roomLock = 0x73686172
 
 func (s *Store) count(ctx context.Context, room string) (int, error) {
 	var n int
