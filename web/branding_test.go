@@ -248,11 +248,23 @@ func TestBrandingForm(t *testing.T) {
 			t.Fatalf("a refused form saved: %+v", b)
 		}
 	}
+	// Every wrong field is said in one answer, not one a submit.
+	many := map[string]string{"accentColor": "#ffff00", "description": strings.Repeat("x", room.MaxDescriptionLen+1),
+		"defaultLanguage": "xx", "embedOrigins": "https://shop.example/path"}
+	resp, body := rc.postBranding(t, many, []upload{{"logo-file", "logo.svg", "image/svg+xml", []byte(svgWithScript)}}, "en")
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Fatalf("several wrong fields: %d", resp.StatusCode)
+	}
+	for _, field := range []string{"accentColor", "description", "defaultLanguage", "embedOrigins", "logo"} {
+		if !strings.Contains(body, `id="err-`+field+`"`) {
+			t.Errorf("several wrong fields: %s is not said", field)
+		}
+	}
 	f := map[string]string{"accentColor": "#1A4FD0", "accentColorDark": "#8fb0ff"}
 	for k, v := range typed {
 		f[k] = v
 	}
-	resp, body := rc.postBranding(t, f, nil, "en")
+	resp, body = rc.postBranding(t, f, nil, "en")
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/admin/rooms/"+rc.room+"/branding?saved=1" {
 		t.Fatalf("save: %d %s", resp.StatusCode, body)
 	}

@@ -91,10 +91,6 @@ func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, ses
 		}
 		s.renderBranding(w, r, sess, http.StatusUnprocessableEntity, f)
 	}
-	if len(errs) > 0 {
-		refuse()
-		return
-	}
 	origins := []string{}
 	for l := range strings.Lines(f.EmbedOrigins) {
 		if o := strings.ToLower(strings.TrimSpace(l)); o != "" {
@@ -106,6 +102,19 @@ func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, ses
 		AccentColor: &f.AccentColor, AccentColorDark: &f.AccentColorDark, Description: &f.Description,
 		DefaultLanguage: &f.DefaultLanguage, ShopName: &f.ShopName, EmbedOrigins: &origins, EmbedTarget: &f.EmbedTarget, Listed: &f.Listed,
 	}}
+	// Every field's error at once, not one a submit.
+	for field := range p.Apply(cur).Branding.FieldErrors() {
+		if _, said := errs[field]; said {
+			continue
+		}
+		if msg, ok := brandingFieldError(t, field); ok {
+			errs[field] = msg
+		}
+	}
+	if len(errs) > 0 {
+		refuse()
+		return
+	}
 	_, err = s.saveRoom(ctx, sess.Operator, name, roomWrite{Patch: p, Exist: mustExist})
 	var invalid *invalidSettingsError
 	switch {

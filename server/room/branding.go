@@ -77,35 +77,85 @@ func MediaPath(sumHex, ext string) string { return "/media/" + sumHex + "." + ex
 
 // Validate returns an error that names the first invalid field.
 func (b Branding) Validate() error {
-	for _, f := range []struct{ name, v string }{{"logo", b.Logo}, {"ogImage", b.OGImage}, {"favicon", b.Favicon}} {
-		if f.v != "" && !ValidMediaPath(f.v) {
-			return fmt.Errorf("%s must be empty or the path of an uploaded image (/media/…)", f.name)
+	for _, f := range b.checks() {
+		if err := f.check(); err != nil {
+			return fmt.Errorf("%s: %w", f.field, err)
 		}
-	}
-	switch {
-	case !plaintext.Valid(b.Description) || utf8.RuneCountInString(b.Description) > MaxDescriptionLen:
-		return fmt.Errorf("description must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxDescriptionLen)
-	case !plaintext.Valid(b.ShopName) || utf8.RuneCountInString(b.ShopName) > MaxShopNameLen:
-		return fmt.Errorf("shopName must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxShopNameLen)
-	case b.DefaultLanguage != "" && b.DefaultLanguage != LangKorean && b.DefaultLanguage != LangEnglish:
-		return fmt.Errorf("defaultLanguage must be %q or %q", LangKorean, LangEnglish)
-	case b.EmbedTarget != "" && b.EmbedTarget != EmbedNewTab && b.EmbedTarget != EmbedSameTab:
-		return fmt.Errorf("embedTarget must be %q (a new tab) or %q (the same tab)", EmbedNewTab, EmbedSameTab)
-	case len(b.EmbedOrigins) > MaxEmbedOrigins:
-		return fmt.Errorf("embedOrigins may list at most %d origins", MaxEmbedOrigins)
-	}
-	for _, o := range b.EmbedOrigins {
-		if !ValidOrigin(o) {
-			return fmt.Errorf("embedOrigins: %q is not an origin such as https://shop.example (a scheme, a host and an optional port, nothing else)", cut(o, 80))
-		}
-	}
-	if err := CheckAccent(b.AccentColor, Light); err != nil {
-		return fmt.Errorf("accentColor: %w", err)
-	}
-	if err := CheckAccent(b.AccentColorDark, Dark); err != nil {
-		return fmt.Errorf("accentColorDark: %w", err)
 	}
 	return nil
+}
+
+// FieldErrors returns the error of every invalid field, by the field's
+// JSON name, so that a form can say them all at once; nil when none.
+func (b Branding) FieldErrors() map[string]error {
+	var out map[string]error
+	for _, f := range b.checks() {
+		if err := f.check(); err != nil {
+			if out == nil {
+				out = map[string]error{}
+			}
+			out[f.field] = err
+		}
+	}
+	return out
+}
+
+// fieldCheck is the check of one branding field.
+type fieldCheck struct {
+	field string
+	check func() error
+}
+
+// checks are the branding's field checks, in the form's order.
+func (b Branding) checks() []fieldCheck {
+	image := func(v string) func() error {
+		return func() error {
+			if v != "" && !ValidMediaPath(v) {
+				return errors.New("must be empty or the path of an uploaded image (/media/…)")
+			}
+			return nil
+		}
+	}
+	text := func(v string, max int) func() error {
+		return func() error {
+			if !plaintext.Valid(v) || utf8.RuneCountInString(v) > max {
+				return fmt.Errorf("must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", max)
+			}
+			return nil
+		}
+	}
+	return []fieldCheck{
+		{"logo", image(b.Logo)},
+		{"ogImage", image(b.OGImage)},
+		{"favicon", image(b.Favicon)},
+		{"description", text(b.Description, MaxDescriptionLen)},
+		{"shopName", text(b.ShopName, MaxShopNameLen)},
+		{"defaultLanguage", func() error {
+			if b.DefaultLanguage != "" && b.DefaultLanguage != LangKorean && b.DefaultLanguage != LangEnglish {
+				return fmt.Errorf("must be %q or %q", LangKorean, LangEnglish)
+			}
+			return nil
+		}},
+		{"embedTarget", func() error {
+			if b.EmbedTarget != "" && b.EmbedTarget != EmbedNewTab && b.EmbedTarget != EmbedSameTab {
+				return fmt.Errorf("must be %q (a new tab) or %q (the same tab)", EmbedNewTab, EmbedSameTab)
+			}
+			return nil
+		}},
+		{"embedOrigins", func() error {
+			if len(b.EmbedOrigins) > MaxEmbedOrigins {
+				return fmt.Errorf("may list at most %d origins", MaxEmbedOrigins)
+			}
+			for _, o := range b.EmbedOrigins {
+				if !ValidOrigin(o) {
+					return fmt.Errorf("%q is not an origin such as https://shop.example (a scheme, a host and an optional port, nothing else)", cut(o, 80))
+				}
+			}
+			return nil
+		}},
+		{"accentColor", func() error { return CheckAccent(b.AccentColor, Light) }},
+		{"accentColorDark", func() error { return CheckAccent(b.AccentColorDark, Dark) }},
+	}
 }
 
 func cut(s string, n int) string {
