@@ -90,12 +90,13 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 	t, lang := views.ShareFor(consoleLang(r)), consoleLang(r)
 	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: maxUTM}
 	base := s.baseURL(r)
+	loc, _, _ := consoleZone(r) // the orders' and audit log's zone
 	if s.publicURL == "" {
 		sp.Warning = views.Fill(t.NoPublicURL, "base", base)
 	}
 	for _, l := range ls {
 		sp.Links = append(sp.Links, views.ShareRow{Code: l.Code, ShortURL: base + "/s/" + l.Code, LongURL: base + readableTarget(l),
-			Clicks: l.Clicks, CreatedBy: l.CreatedBy, CreatedAt: views.ConsoleTime(l.CreatedAt, time.UTC, lang),
+			Clicks: l.Clicks, CreatedBy: l.CreatedBy, CreatedAt: views.ConsoleTime(l.CreatedAt, loc, lang),
 			AtISO: l.CreatedAt.UTC().Format(time.RFC3339)})
 	}
 	return sp, nil

@@ -9,7 +9,7 @@ import (
 )
 
 // TestShareListReadable: the list shows UTM values as typed (escaped,
-// not percent-encoded), and the rooms list and the branding page link to
+// not percent-encoded) and times in the console's zone, and the rooms list and the branding page link to
 // the share page.
 func TestShareListReadable(t *testing.T) {
 	sc := newShareConsole(t)
@@ -22,7 +22,11 @@ func TestShareListReadable(t *testing.T) {
 		path      string
 		want, not []string
 	}{
-		{page, []string{"?utm_source=kakao&amp;utm_campaign=봄 세일 &lt;b&gt;&amp;&amp;utm_term=50%</code>"}, []string{"%EB%B4%84", "utm_term=50%25", "<b>&"}},
+		// Times in the console's zone, as on the orders page (Seoul unless
+		// ?tz= says otherwise).
+		{page, []string{"?utm_source=kakao&amp;utm_campaign=봄 세일 &lt;b&gt;&amp;&amp;utm_term=50%</code>", "(UTC+09:00)"},
+			[]string{"%EB%B4%84", "utm_term=50%25", "<b>&"}},
+		{page + "?tz=UTC", []string{"(UTC)"}, []string{"(UTC+09:00)"}},
 		{"/admin/rooms", []string{`href="` + page + `"`}, nil},
 		{"/admin/rooms/" + name + "/branding", []string{`href="` + page + `"`}, nil},
 	} {
