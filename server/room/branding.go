@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -148,7 +149,7 @@ func (b Branding) checks() []fieldCheck {
 			}
 			for _, o := range b.EmbedOrigins {
 				if !ValidOrigin(o) {
-					return fmt.Errorf("%q is not an origin such as https://shop.example (a scheme, a host and an optional port, nothing else)", cut(o, 80))
+					return fmt.Errorf("%q is not an origin such as https://shop.example (a scheme, a host and an optional port from 1 to 65535, nothing else; an international name in its xn-- form)", cut(o, 80))
 				}
 			}
 			return nil
@@ -165,8 +166,11 @@ func cut(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-// ValidOrigin reports whether o is an http(s) origin: a scheme, a host and
-// an optional port, in lower case, with no path, query or user.
+// ValidOrigin reports whether o is an http(s) origin as a browser's CSP
+// matches it: a scheme, a host (DNS labels of a-z, 0-9 and '-', an IPv4
+// address, or a bracketed IPv6 address) and an optional port from 1 to
+// 65535, in lower case, with no path, query or user. An internationalised
+// name must be given in its ASCII form (xn--…), as CSP compares it.
 func ValidOrigin(o string) bool {
 	if o == "" || len(o) > MaxOriginLen || o != strings.ToLower(o) {
 		return false
@@ -175,10 +179,45 @@ func ValidOrigin(o string) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 		return false
 	}
-	if u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || strings.ContainsAny(o, "*?#;, '\"") {
+	if u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || u.Scheme+"://"+u.Host != o {
 		return false
 	}
-	return u.Scheme+"://"+u.Host == o
+	host, port := u.Hostname(), u.Port()
+	if strings.HasSuffix(u.Host, ":") {
+		return false // an empty port
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 || port[0] == '0' {
+			return false
+		}
+	}
+	if strings.HasPrefix(u.Host, "[") {
+		a, err := netip.ParseAddr(host)
+		return err == nil && a.Is6() && a.Zone() == ""
+	}
+	return validDNSName(host)
+}
+
+// validDNSName reports whether h is dot-separated labels of a-z, 0-9 and
+// '-', each 1 to 63 long and neither starting nor ending with '-' (an IPv4
+// address is such a name too).
+func validDNSName(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(h, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // BrandingPatch is a partial update of Branding: nil fields keep their

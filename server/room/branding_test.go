@@ -94,6 +94,19 @@ func TestValidOrigin(t *testing.T) {
 		{"https://a.example;script-src *", false},
 		{"'self'", false},
 		{"", false},
+		{"https://[::1]:8443", true},
+		{"http://localhost:3000", true},
+		{"https://xn--bcher-kva.example", true},
+		{"https://shop.example:", false},      // an empty port
+		{"https://shop.example:99999", false}, // no such port
+		{"https://shop.example:0", false},
+		{"https://shop.example:080", false},
+		{"https://bücher.example", false}, // CSP needs the xn-- form
+		{"https://a<b>.example", false},
+		{"https://a$b&c.example", false},
+		{"https://-shop.example", false},
+		{"https://shop..example", false},
+		{"https://[fe80::1%25eth0]", false},
 	}
 	for _, tt := range tests {
 		if got := ValidOrigin(tt.in); got != tt.want {
