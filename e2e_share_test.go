@@ -14,7 +14,9 @@ import (
 // TestBrowserShareLink: an operator builds a share link in the console
 // (axe-core checks the page in English and Korean, and it fits a phone),
 // and a buyer who follows the short link lands on the room with the
-// link's UTM values; an unknown short link is a clear page.
+// link's UTM values, buys, and the console's attribution and orders pages
+// say which campaign and which link content sold it; an unknown short
+// link is a clear page.
 func TestBrowserShareLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -28,6 +30,7 @@ func TestBrowserShareLink(t *testing.T) {
 	op := stateTab(t, alloc, "en", "light")
 	signInConsole(t, op, base)
 	createConsoleRoom(t, op, base, name, "Share")
+	addConsoleProduct(t, op, base, name, "Spring tee", "39000", "5")
 	openPage(t, op, base+"/admin/rooms/"+name+"/share")
 	axeCheck(t, op, axe, "share")
 	setValues(t, op, "share link", [][2]string{{"#f-utm_source", "kakao"}, {"#f-utm_medium", "social"},
@@ -52,6 +55,29 @@ func TestBrowserShareLink(t *testing.T) {
 	want := base + "/r/" + name + "?" + url.Values{"utm_source": {"kakao"}, "utm_medium": {"social"}, "utm_campaign": {"spring"}, "utm_content": {"banner-top"}}.Encode()
 	if err != nil || loc != want {
 		t.Fatalf("the short link led to %q (%v), want %q", loc, err, want)
+	}
+	// The buyer gets in and buys; the console says which campaign sold it.
+	if err := chromedp.Do(buyer, chromedp.WaitVisible(chromedp.ID("wr-order")), chromedp.Click(chromedp.CSS("#wr-order button")),
+		chromedp.WaitVisible(chromedp.CSS(".order-id"))); err != nil {
+		t.Fatalf("the buyer from the short link could not buy: %v\npage: %s", err, pageText(t, buyer))
+	}
+	openPage(t, op, base+"/admin/attribution?room="+name)
+	sold, err := chromedp.Run(op, chromedp.Evaluate[string](`(function () {
+		var rows = document.querySelectorAll("table.attribution tbody tr.campaign");
+		for (var i = 0; i < rows.length; i++) {
+			var c = rows[i].cells;
+			if (c[0].textContent.trim() === "kakao" && c[2].textContent.trim() === "spring") {
+				return rows[i].querySelector(".joined").textContent.trim() + "/" + rows[i].querySelector(".orders").textContent.trim();
+			}
+		}
+		return "";
+	})()`))
+	if err != nil || sold != "1/1" {
+		t.Fatalf("the attribution page's kakao/spring row: joined/orders %q (%v), want 1/1\n%s", sold, err, pageText(t, op))
+	}
+	openPage(t, op, base+"/admin/orders?room="+name)
+	if text := pageText(t, op); !strings.Contains(text, "banner-top") {
+		t.Errorf("the orders page does not show the link's utm_content:\n%s", text)
 	}
 	resp, err := chromedp.Run(buyer, chromedp.NavigateResponse(base+"/s/Nope9999"))
 	if err != nil || resp.Status != 404 || !strings.Contains(pageText(t, buyer), "존재하지 않거나 삭제된") {
