@@ -13,6 +13,7 @@ import (
 
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
+	"waitingroom/server/room"
 )
 
 // PushSource is what the hub asks Redis: a room's rank snapshot when it
@@ -221,6 +222,10 @@ func (h *Hub) resyncLocked(r *hubRoom) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.syncing = false
+		if errors.Is(err, room.ErrNotFound) {
+			go h.widgetsGone(r) // WIDGET: tell its widgets; buyers keep their state
+			return
+		}
 		if err != nil {
 			h.log.Warn("sse: resync", "room", r.name, "err", err)
 			return

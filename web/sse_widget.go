@@ -134,3 +134,30 @@ func (h *Hub) attachWidget(r *hubRoom, c *sseConn, tick int64) bool {
 	h.metrics.SSEConnections.Inc()
 	return true
 }
+
+// widgetGoneFrame is the last event of a deleted room's widget stream.
+var widgetGoneFrame = chunk([]byte("event: gone\ndata: {}\n\n"))
+
+// RoomGone tells the widgets of room name that it no longer exists (it was
+// deleted) and closes their streams. Buyers' streams are left as they are.
+func (h *Hub) RoomGone(name string) {
+	h.mu.Lock()
+	r := h.rooms[name]
+	h.mu.Unlock()
+	if r != nil {
+		h.widgetsGone(r)
+	}
+}
+
+func (h *Hub) widgetsGone(r *hubRoom) {
+	for _, c := range r.snapshotConns() {
+		if !c.widget {
+			continue
+		}
+		if err := c.writeFramed(widgetGoneFrame); err != nil {
+			h.drop(c, err)
+			continue
+		}
+		h.drop(c, nil)
+	}
+}

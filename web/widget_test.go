@@ -218,7 +218,9 @@ func TestWidgetText(t *testing.T) {
 		state, extra string
 	}{
 		{"countdown", widgetView{Phase: queue.PhaseScheduled, OpensAt: now.Add(2*time.Hour + 14*time.Minute + 5*time.Second).UnixMilli()}, "en", "Opens in 02:14:05", ""},
-		{"countdown to the pre-queue", widgetView{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(90 * time.Second).UnixMilli(), OpensAt: now.Add(time.Hour).UnixMilli()}, "en", "Opens in 00:01:30", ""},
+		{"countdown to the pre-queue", widgetView{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(90 * time.Second).UnixMilli(), OpensAt: now.Add(time.Hour).UnixMilli()}, "en", "Line opens in 00:01:30", "Opens in 01:00:00"},
+		{"countdown to the pre-queue, Korean", widgetView{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(90 * time.Second).UnixMilli()}, "ko", "00:01:30 후 대기열 시작", ""},
+		{"pre-queue time passed, no tick yet", widgetView{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(-time.Second).UnixMilli(), OpensAt: now.Add(time.Minute).UnixMilli()}, "en", "Opens in 00:01:00", ""},
 		{"countdown over", widgetView{Phase: queue.PhaseScheduled, OpensAt: now.Add(-time.Second).UnixMilli()}, "en", "Opening…", ""},
 		{"pre-queue", widgetView{Phase: queue.PhasePrequeue, OpensAt: now.Add(time.Minute).UnixMilli()}, "en", "The pre-queue is open", "Opens in 00:01:00"},
 		{"waiting", widgetView{Phase: queue.PhaseOpen, Waiting: 1284, ETA: &eta}, "en", "1,284 waiting · about 4 min", ""},
