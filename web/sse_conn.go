@@ -46,8 +46,10 @@ type sseConn struct {
 	// epoch is the room state's epoch that lastRank and lastTick belong to.
 	epoch    int64
 	lastTick int64 // the newest tick this connection was sent
-	nextSeen time.Time
-	index    int // position in room.conns; guarded by room.mu
+	// lastShown is what a widget's stream was last sent (WIDGET).
+	lastShown widgetShown
+	nextSeen  time.Time
+	index     int // position in room.conns; guarded by room.mu
 
 	resolving atomic.Bool // a token fetch is under way
 	rebound   atomic.Bool // a new ticket: the rank floor no longer applies

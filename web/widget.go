@@ -49,9 +49,9 @@ type widgetRoom struct {
 	ancestors string // the CSP frame-ancestors source list
 	target    string
 	schedule  room.Schedule
-	closed    bool // mode closed
-	status    []byte
-	gone      bool // no such room (cached for widgetGoneTTL)
+	closed    bool   // mode closed
+	status    []byte // the status JSON without its serverTime (see appendServerTime)
+	gone      bool   // no such room (cached for widgetGoneTTL)
 	expires   time.Time
 	// refreshing is set while one request renews an expired entry; the
 	// others are answered from it meanwhile (for up to widgetStale).
@@ -124,7 +124,7 @@ func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, erro
 	if wr.target != room.EmbedSameTab {
 		wr.target = room.EmbedNewTab
 	}
-	wr.status = appendWidgetJSON(nil, s.widgetView(hr, wr, now))
+	wr.status = widgetStatusHead(s.widgetView(hr, wr, now))
 	s.cacheWidgetRoom(name, wr)
 	return wr, nil
 }
@@ -327,7 +327,9 @@ func (s *Server) widgetStatus(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "public, max-age=1")
 	h.Set("X-Content-Type-Options", "nosniff")
-	writeBody(w, r, wr.status, nil)
+	// Each answer carries the server's clock now, for the countdown.
+	body := appendServerTime(append(make([]byte, 0, len(wr.status)+32), wr.status...), time.Now().UnixMilli())
+	writeBody(w, r, body, nil)
 }
 
 // widgetEvents serves GET /r/{room}/widget/events: the room's live view
@@ -392,7 +394,7 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	nc.SetWriteDeadline(time.Time{})
-	if !s.hub.attachWidget(hr, c, v.Tick) {
+	if !s.hub.attachWidget(hr, c, v) {
 		nc.Close()
 		return
 	}
