@@ -38,8 +38,8 @@ type HubOptions struct {
 	// over this long, so that a batch does not reach the order database in
 	// the same millisecond (0: no spread). Serve sets it to 80% of TICK.
 	ReadySpread time.Duration
-	// MaxWidgets caps the process's embedded-widget streams (default
-	// DefaultMaxWidgets).
+	// MaxWidgets caps the process's embedded-widget streams (0: default
+	// DefaultMaxWidgets; negative: none, the widgets poll).
 	MaxWidgets int
 }
 
@@ -96,7 +96,7 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 	if opt.MaxPerIP <= 0 {
 		opt.MaxPerIP = 50
 	}
-	if opt.MaxWidgets <= 0 {
+	if opt.MaxWidgets == 0 {
 		opt.MaxWidgets = DefaultMaxWidgets
 	}
 	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,

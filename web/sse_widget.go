@@ -10,9 +10,9 @@ import (
 )
 
 // DefaultMaxWidgets bounds the widget streams of one process when
-// HubOptions.MaxWidgets is zero. It leaves room for buyers' streams under
-// the 20,000 open files of one process.
-const DefaultMaxWidgets = 12000
+// HubOptions.MaxWidgets is zero (as config.DefaultWidgetMaxStreams). It
+// leaves most of the 20,000 open files of one process to buyers' streams.
+const DefaultMaxWidgets = 4000
 
 // widgetView is what an embedded widget shows: the room's phase and line,
 // the same for every viewer. Times are unix ms, 0 when unset.

@@ -182,3 +182,31 @@ func TestWidgetStatusCarriesTheClock(t *testing.T) {
 		})
 	}
 }
+
+// TestWidgetStreamCap: MaxWidgets caps the widget streams; negative
+// (WIDGET_MAX_STREAMS=0) allows none, zero takes the default.
+func TestWidgetStreamCap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		max  int
+		want int
+	}{
+		{"none: widgets poll only", -1, 0},
+		{"two", 2, 2},
+		{"default", 0, DefaultMaxWidgets},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := NewHub(&fakeSource{}, HubOptions{MaxWidgets: tc.max}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			got := 0
+			for range DefaultMaxWidgets + 1 {
+				if hub.acquireWidget() {
+					got++
+				}
+			}
+			if got != tc.want {
+				t.Fatalf("%d widget streams taken, want %d", got, tc.want)
+			}
+		})
+	}
+}
