@@ -20,8 +20,9 @@
   function count(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
   function wait(sec) {
     if (sec < 60) return fill(d.seconds, 's', String(Math.max(sec, 1)));
-    if (sec < 3600) return fill(d.minutes, 'm', String(Math.ceil(sec / 60)));
-    return fill(d.hours, 'h', String(Math.floor(sec / 3600))) + ' ' + fill(d.minutes, 'm', String(Math.floor(sec / 60) % 60));
+    var m = Math.ceil(sec / 60); // as the server's waitWords
+    if (m < 60) return fill(d.minutes, 'm', String(m));
+    return fill(d.hours, 'h', String(Math.floor(m / 60))) + (m % 60 ? ' ' + fill(d.minutes, 'm', String(m % 60)) : '');
   }
   function countdown(at) {
     var left = at - (Date.now() + offset);

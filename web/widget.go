@@ -245,17 +245,13 @@ func clock(d time.Duration) string {
 	return two(s/3600) + ":" + two(s/60%60) + ":" + two(s%60)
 }
 
-// waitWords words a wait of sec seconds: seconds under a minute, minutes
-// (rounded up) under an hour, else hours and minutes.
+// waitWords words a wait of sec seconds as the room page does
+// (views.Messages.Duration), rounded up to the minute past one.
 func waitWords(t views.Messages, sec int64) string {
-	switch {
-	case sec < 60:
-		return strings.ReplaceAll(t.Seconds, "{s}", strconv.FormatInt(max(sec, 1), 10))
-	case sec < 3600:
-		return strings.ReplaceAll(t.Minutes, "{m}", strconv.FormatInt((sec+59)/60, 10))
+	if sec < 60 {
+		return t.Duration(max(sec, 1))
 	}
-	return strings.ReplaceAll(t.Hours, "{h}", strconv.FormatInt(sec/3600, 10)) + " " +
-		strings.ReplaceAll(t.Minutes, "{m}", strconv.FormatInt(sec/60%60, 10))
+	return t.Duration((sec + 59) / 60 * 60)
 }
 
 // widgetPage serves GET /r/{room}/widget: the widget, frameable only by

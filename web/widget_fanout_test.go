@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/server/push"
 	"waitingroom/server/queue"
 )
 
@@ -206,6 +207,26 @@ func TestWidgetStreamCap(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Fatalf("%d widget streams taken, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWidgetETA: a wait is told only when someone waits.
+func TestWidgetETA(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		waiting int64
+		want    string
+	}{
+		{"nobody waiting", 0, `"eta":null`},
+		{"two waiting", 2, `"eta":1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := push.State{}
+			st.Phase, st.Waiting, st.Rate = queue.PhaseOpen, tc.waiting, 5
+			if got := string(appendWidgetJSON(nil, widgetOf(&st, time.Now()))); !strings.Contains(got, tc.want) {
+				t.Fatalf("%s, want %s", got, tc.want)
 			}
 		})
 	}
