@@ -107,6 +107,23 @@ func (c *sseConn) writeLocked(b []byte) error {
 	return nil
 }
 
+// peerGone reports whether the client closed its side (or reset it): a
+// read that would not wait finds the end of the stream. It consumes
+// nothing. A connection without a file descriptor is never found gone.
+func (c *sseConn) peerGone() bool {
+	if c.raw == nil {
+		return false
+	}
+	gone := false
+	var b [1]byte
+	c.raw.Read(func(fd uintptr) bool {
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		gone = (n == 0 && err == nil) || (err != nil && !errors.Is(err, syscall.EAGAIN))
+		return true // never wait
+	})
+	return gone
+}
+
 // close closes the connection once and reports whether this call did.
 func (c *sseConn) close() bool {
 	c.mu.Lock()

@@ -80,6 +80,9 @@ type hubRoom struct {
 	// widgetsStale is set when the widgets were told of an outage: the
 	// next pass sends them the state even if it did not change.
 	widgetsStale atomic.Bool
+	// widgetPeekAt is when the fan-out next looks for widget viewers
+	// that left (their streams get no write while nothing changes).
+	widgetPeekAt time.Time
 	running      bool // a fan-out is under way
 	pending      bool // another event arrived during it
 	syncing      bool // a resync snapshot is under way

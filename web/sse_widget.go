@@ -14,6 +14,10 @@ import (
 // leaves most of the 20,000 open files of one process to buyers' streams.
 const DefaultMaxWidgets = 4000
 
+// widgetPeekEvery is how often a room's fan-out looks for widget viewers
+// that left.
+const widgetPeekEvery = 2 * time.Second
+
 // widgetView is what an embedded widget shows: the room's phase and line,
 // the same for every viewer. Times are unix ms, 0 when unset.
 type widgetView struct {
@@ -186,11 +190,23 @@ func (h *Hub) pushWidgets(r *hubRoom, st push.State, widgets []*sseConn) {
 	if len(widgets) == 0 {
 		return
 	}
-	v := widgetOf(&st, time.Now())
+	now := time.Now()
+	v := widgetOf(&st, now)
 	shown := v.shown()
+	// Every widgetPeekEvery, the streams left unwritten are looked at for
+	// viewers that left, so that they do not hold a file until the next
+	// heartbeat finds them.
+	peek := !now.Before(r.widgetPeekAt)
+	if peek {
+		r.widgetPeekAt = now.Add(widgetPeekEvery)
+	}
 	var frame []byte
 	for _, c := range widgets {
 		if c.done.Load() {
+			continue
+		}
+		if peek && c.peerGone() {
+			h.drop(c, nil)
 			continue
 		}
 		if c.epoch != st.Epoch {

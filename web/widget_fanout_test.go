@@ -231,3 +231,38 @@ func TestWidgetETA(t *testing.T) {
 		})
 	}
 }
+
+// TestWidgetViewerWhoLeftIsDropped: a viewer who closed the widget is
+// found gone by the fan-out, though nothing changed to write to it.
+func TestWidgetViewerWhoLeftIsDropped(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave bool
+	}{
+		{"viewer left", true},
+		{"viewer stays", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := NewHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Rate: 1}}, HubOptions{}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			r, err := hub.room(context.Background(), "left")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, cli := tcpPair(t)
+			hub.widgets.Add(1)
+			v, _ := hub.roomView(r, time.Now())
+			hub.attachWidget(r, newSSEConn(srv), v)
+			if tc.leave {
+				cli.Close()
+			}
+			for tick := int64(2); tick < 60 && hub.Widgets() == 1; tick++ { // the same view every tick
+				hub.Event("left", queue.Event{Tick: tick, Rate: 1, Phase: queue.PhaseOpen})
+				time.Sleep(100 * time.Millisecond)
+			}
+			if want := map[bool]int64{true: 0, false: 1}[tc.leave]; hub.Widgets() != want {
+				t.Fatalf("%d widget streams held, want %d", hub.Widgets(), want)
+			}
+		})
+	}
+}
