@@ -83,9 +83,13 @@ type hubRoom struct {
 	// widgetPeekAt is when the fan-out next looks for widget viewers
 	// that left (their streams get no write while nothing changes).
 	widgetPeekAt time.Time
-	running      bool // a fan-out is under way
-	pending      bool // another event arrived during it
-	syncing      bool // a resync snapshot is under way
+	// lastEvent is when the room's last event (or snapshot) came in: a
+	// room with widgets that went quiet is resynced by the heartbeat,
+	// which finds a room deleted by another process.
+	lastEvent time.Time
+	running   bool // a fan-out is under way
+	pending   bool // another event arrived during it
+	syncing   bool // a resync snapshot is under way
 }
 
 // NewHub returns a hub; Close stops it.
@@ -147,6 +151,7 @@ func (h *Hub) Event(room string, e queue.Event) {
 		return // the snapshot being loaded will include it
 	}
 	r.mu.Lock()
+	r.lastEvent = time.Now()
 	if !r.state.Apply(e) {
 		h.resyncLocked(r)
 	}
@@ -198,6 +203,7 @@ func (h *Hub) room(ctx context.Context, name string) (*hubRoom, error) {
 		h.mu.Unlock()
 		snap, err := h.src.Snapshot(ctx, name)
 		r.mu.Lock()
+		r.lastEvent = time.Now()
 		if err == nil {
 			r.state.Reset(snap)
 		}
@@ -573,6 +579,7 @@ func (h *Hub) heartbeats() {
 		}
 		rooms := h.roomList()
 		for _, r := range rooms {
+			h.resyncQuietWidgets(r)
 			for _, c := range r.snapshotConns() {
 				if err := c.write(heartbeatFrame); err != nil {
 					h.drop(c, err)

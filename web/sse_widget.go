@@ -253,3 +253,21 @@ func (h *Hub) widgetsGone(r *hubRoom) {
 		h.drop(c, nil)
 	}
 }
+
+// resyncQuietWidgets resyncs a room that has widgets and sent no event for
+// two heartbeats: a room deleted by another process sends none, and its
+// resync finds it gone (see widgetsGone). One Redis read per quiet room per
+// heartbeat.
+func (h *Hub) resyncQuietWidgets(r *hubRoom) {
+	select {
+	case <-r.loaded:
+	default:
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.widgets) > 0 && time.Since(r.lastEvent) > 2*h.opt.Heartbeat {
+		r.lastEvent = time.Now()
+		h.resyncLocked(r)
+	}
+}

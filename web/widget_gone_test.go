@@ -51,17 +51,21 @@ func TestWidgetStreamOfDeletedRoom(t *testing.T) {
 	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
 		t.Fatal(err)
 	}
-	in := startInstance(t, rdb, eng, name, time.Hour, true, HubOptions{MaxWidgets: 3, MaxPerIP: 3})
+	in := startInstance(t, rdb, eng, name, time.Hour, true, HubOptions{MaxWidgets: 3, MaxPerIP: 3, Heartbeat: 200 * time.Millisecond})
 	for _, tc := range []struct {
 		name string
 		gone func()
 	}{
 		{"resync finds no room", func() { in.hub.Subscribed() }},
+		{"deleted by another process: the quiet room is resynced", func() {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := follow(t, in.url+"/r/"+name+"/widget/events", nil, "")
 			if e := c.next(t, 5*time.Second); string(e.Event) != "room" {
 				t.Fatalf("first event %q", e.Event)
+			}
+			if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
+				t.Fatal(err)
 			}
 			if _, err := eng.DeleteRoom(context.Background(), name); err != nil {
 				t.Fatal(err)
