@@ -20,8 +20,9 @@
   function count(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
   function wait(sec) {
     if (sec < 60) return fill(d.seconds, 's', String(Math.max(sec, 1)));
-    if (sec < 3600) return fill(d.minutes, 'm', String(Math.ceil(sec / 60)));
-    return fill(d.hours, 'h', String(Math.floor(sec / 3600))) + ' ' + fill(d.minutes, 'm', String(Math.floor(sec / 60) % 60));
+    var m = Math.ceil(sec / 60); // as the server's waitWords
+    if (m < 60) return fill(d.minutes, 'm', String(m));
+    return fill(d.hours, 'h', String(Math.floor(m / 60))) + (m % 60 ? ' ' + fill(d.minutes, 'm', String(m % 60)) : '');
   }
   function countdown(at) {
     var left = at - (Date.now() + offset);
@@ -31,8 +32,9 @@
     if (v.soldOut) return [d.soldOut, ''];
     if (v.phase === 'closed') return [d.ended, ''];
     if (v.phase === 'scheduled') {
-      var at = v.prequeueAt || v.opensAt;
-      return at ? [countdown(at), ''] : [d.notOpen, ''];
+      var lineLeft = v.prequeueAt ? v.prequeueAt - (Date.now() + offset) : 0;
+      if (lineLeft > 0) return [fill(d.lineOpensIn, 't', clock(lineLeft)), v.opensAt ? countdown(v.opensAt) : ''];
+      return v.opensAt ? [countdown(v.opensAt), ''] : [d.notOpen, ''];
     }
     if (v.phase === 'prequeue') return [d.prequeue, v.opensAt ? countdown(v.opensAt) : ''];
     if (v.paused) return [d.paused, ''];
@@ -66,14 +68,29 @@
     window.parent.postMessage({ type: 'wr-widget-size', room: d.room, height: h }, '*');
   }
 
+  // gone: the room no longer exists (deleted): say so, and ask again
+  // only once a minute.
+  var gone = false;
+  function ended() {
+    gone = true;
+    view = null;
+    if (timer) { clearInterval(timer); timer = 0; }
+    if (stateEl.textContent !== d.gone) stateEl.textContent = d.gone;
+    detailEl.textContent = '';
+    root.setAttribute('data-phase', 'gone');
+    size();
+  }
   var polling = 0;
   function poll() {
-    fetch(d.status, { credentials: 'omit' }).then(function (r) { return r.ok ? r.json() : null; })
-      .then(apply, function () {})
-      .then(function () { polling = setTimeout(poll, 4000 + Math.random() * 2000); });
+    fetch(d.status, { credentials: 'omit' }).then(function (r) {
+      if (r.status === 404) { ended(); return null; }
+      gone = false;
+      return r.ok ? r.json() : null;
+    }).then(apply, function () {})
+      .then(function () { polling = setTimeout(poll, gone ? 60000 + Math.random() * 10000 : 4000 + Math.random() * 2000); });
   }
   function startPolling() {
-    if (!polling) polling = setTimeout(poll, 0);
+    if (!polling) polling = setTimeout(poll, gone ? 60000 : 0);
   }
   function listen() {
     if (!window.EventSource) { startPolling(); return; }
@@ -82,6 +99,12 @@
     es.addEventListener('room', function (e) {
       failures = 0;
       try { apply(JSON.parse(e.data)); } catch (err) { /* a bad frame: wait for the next */ }
+    });
+    es.addEventListener('gone', function () { es.close(); ended(); startPolling(); });
+    es.addEventListener('outage', function () {
+      // Redis is away: the last state stays, marked as not live.
+      if (!gone && detailEl.textContent !== d.reconnecting) detailEl.textContent = d.reconnecting;
+      size();
     });
     es.onerror = function () {
       failures++;

@@ -128,6 +128,9 @@ type Messages struct {
 	WidgetWaitingNow string // {n}
 	WidgetOpening    string
 	WidgetButton     string
+	// fixw: a deleted room's widget; the countdown to a pre-queue.
+	WidgetGone        string
+	WidgetLineOpensIn string // {t}
 
 	// fixc
 	NoSuchPage string // an address no route takes
@@ -232,12 +235,14 @@ var english = Messages{
 	NoSuchImage:   "There is no image at this address.",
 	ShareLinkGone: "This short link does not exist or was removed. Please check the link, or ask the shop for a new one.",
 
-	WidgetPrequeue:   "The pre-queue is open",
-	WidgetOpen:       "Open now",
-	WidgetWaiting:    "{n} waiting · about {t}",
-	WidgetWaitingNow: "{n} waiting",
-	WidgetOpening:    "Opening…",
-	WidgetButton:     "Go to the sale",
+	WidgetPrequeue:    "The pre-queue is open",
+	WidgetOpen:        "Open now",
+	WidgetWaiting:     "{n} waiting · about {t}",
+	WidgetWaitingNow:  "{n} waiting",
+	WidgetOpening:     "Opening…",
+	WidgetGone:        "This sale is no longer available",
+	WidgetLineOpensIn: "Line opens in {t}",
+	WidgetButton:      "Go to the sale",
 
 	// fixc
 	NoSuchPage: "There is no page at this address. Please check the link you followed.",
@@ -342,12 +347,14 @@ var korean = Messages{
 	NoSuchImage:   "이 주소에는 이미지가 없습니다.",
 	ShareLinkGone: "존재하지 않거나 삭제된 짧은 링크입니다. 링크를 확인하시거나 판매처에 새 링크를 요청해 주세요.",
 
-	WidgetPrequeue:   "사전 대기열이 열렸습니다",
-	WidgetOpen:       "지금 구매할 수 있습니다",
-	WidgetWaiting:    "{n}명 대기 중 · 약 {t}",
-	WidgetWaitingNow: "{n}명 대기 중",
-	WidgetOpening:    "곧 열립니다…",
-	WidgetButton:     "판매 페이지로 가기",
+	WidgetPrequeue:    "사전 대기열이 열렸습니다",
+	WidgetOpen:        "지금 구매할 수 있습니다",
+	WidgetWaiting:     "{n}명 대기 중 · 약 {t}",
+	WidgetWaitingNow:  "{n}명 대기 중",
+	WidgetOpening:     "곧 열립니다…",
+	WidgetGone:        "더 이상 볼 수 없는 판매입니다",
+	WidgetLineOpensIn: "{t} 후 대기열 시작",
+	WidgetButton:      "판매 페이지로 가기",
 
 	// fixc
 	NoSuchPage: "이 주소에는 페이지가 없습니다. 따라오신 링크를 확인해 주세요.",

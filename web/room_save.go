@@ -189,6 +189,10 @@ func (s *Server) deleteRoomAs(ctx context.Context, actor, name string) (queue.De
 	if !d.Existed {
 		return d, room.ErrNotFound
 	}
+	s.hub.RoomGone(name) // WIDGET: its open widgets show that it ended
+	s.widgets.mu.Lock()
+	delete(s.widgets.rooms, name)
+	s.widgets.mu.Unlock()
 	s.log.Info("room deleted", "room", name, "by", actor, "redisKeys", d.Keys)
 	s.sale.Event(name, salelog.Deleted, "by", actor, "redisKeys", d.Keys)
 	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: actionDelete, Old: compactJSON(old)})

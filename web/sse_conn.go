@@ -46,8 +46,10 @@ type sseConn struct {
 	// epoch is the room state's epoch that lastRank and lastTick belong to.
 	epoch    int64
 	lastTick int64 // the newest tick this connection was sent
-	nextSeen time.Time
-	index    int // position in room.conns; guarded by room.mu
+	// lastShown is what a widget's stream was last sent (WIDGET).
+	lastShown widgetShown
+	nextSeen  time.Time
+	index     int // position in room.conns; guarded by room.mu
 
 	resolving atomic.Bool // a token fetch is under way
 	rebound   atomic.Bool // a new ticket: the rank floor no longer applies
@@ -103,6 +105,23 @@ func (c *sseConn) writeLocked(b []byte) error {
 		return errSlow
 	}
 	return nil
+}
+
+// peerGone reports whether the client closed its side (or reset it): a
+// read that would not wait finds the end of the stream. It consumes
+// nothing. A connection without a file descriptor is never found gone.
+func (c *sseConn) peerGone() bool {
+	if c.raw == nil {
+		return false
+	}
+	gone := false
+	var b [1]byte
+	c.raw.Read(func(fd uintptr) bool {
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		gone = (n == 0 && err == nil) || (err != nil && !errors.Is(err, syscall.EAGAIN))
+		return true // never wait
+	})
+	return gone
 }
 
 // close closes the connection once and reports whether this call did.

@@ -13,6 +13,7 @@ import (
 
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
+	"waitingroom/server/room"
 )
 
 // PushSource is what the hub asks Redis: a room's rank snapshot when it
@@ -37,8 +38,8 @@ type HubOptions struct {
 	// over this long, so that a batch does not reach the order database in
 	// the same millisecond (0: no spread). Serve sets it to 80% of TICK.
 	ReadySpread time.Duration
-	// MaxWidgets caps the process's embedded-widget streams (default
-	// DefaultMaxWidgets).
+	// MaxWidgets caps the process's embedded-widget streams (0: default
+	// DefaultMaxWidgets; negative: none, the widgets poll).
 	MaxWidgets int
 }
 
@@ -70,12 +71,25 @@ type hubRoom struct {
 	loaded chan struct{} // closed once the first snapshot is in
 	err    error         // the first snapshot's error, if any
 
-	mu      sync.Mutex
-	state   push.State
-	conns   []*sseConn
-	running bool // a fan-out is under way
-	pending bool // another event arrived during it
-	syncing bool // a resync snapshot is under way
+	mu    sync.Mutex
+	state push.State
+	conns []*sseConn
+	// widgets are the room's embedded-widget streams, apart from the
+	// buyers' (conns): they are written after them, and only on a change.
+	widgets []*sseConn
+	// widgetsStale is set when the widgets were told of an outage: the
+	// next pass sends them the state even if it did not change.
+	widgetsStale atomic.Bool
+	// widgetPeekAt is when the fan-out next looks for widget viewers
+	// that left (their streams get no write while nothing changes).
+	widgetPeekAt time.Time
+	// lastEvent is when the room's last event (or snapshot) came in: a
+	// room with widgets that went quiet is resynced by the heartbeat,
+	// which finds a room deleted by another process.
+	lastEvent time.Time
+	running   bool // a fan-out is under way
+	pending   bool // another event arrived during it
+	syncing   bool // a resync snapshot is under way
 }
 
 // NewHub returns a hub; Close stops it.
@@ -89,7 +103,7 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 	if opt.MaxPerIP <= 0 {
 		opt.MaxPerIP = 50
 	}
-	if opt.MaxWidgets <= 0 {
+	if opt.MaxWidgets == 0 {
 		opt.MaxWidgets = DefaultMaxWidgets
 	}
 	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,
@@ -137,6 +151,7 @@ func (h *Hub) Event(room string, e queue.Event) {
 		return // the snapshot being loaded will include it
 	}
 	r.mu.Lock()
+	r.lastEvent = time.Now()
 	if !r.state.Apply(e) {
 		h.resyncLocked(r)
 	}
@@ -166,6 +181,7 @@ func (h *Hub) Subscribed() {
 func (h *Hub) Lost() {
 	frame := chunk([]byte("event: outage\ndata: {\"reconnecting\":true}\n\n"))
 	for _, r := range h.roomList() {
+		r.widgetsStale.Store(true)
 		for _, c := range r.snapshotConns() {
 			if c.done.Load() {
 				continue
@@ -187,6 +203,7 @@ func (h *Hub) room(ctx context.Context, name string) (*hubRoom, error) {
 		h.mu.Unlock()
 		snap, err := h.src.Snapshot(ctx, name)
 		r.mu.Lock()
+		r.lastEvent = time.Now()
 		if err == nil {
 			r.state.Reset(snap)
 		}
@@ -221,6 +238,10 @@ func (h *Hub) resyncLocked(r *hubRoom) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.syncing = false
+		if errors.Is(err, room.ErrNotFound) {
+			go h.widgetsGone(r) // WIDGET: tell its widgets; buyers keep their state
+			return
+		}
 		if err != nil {
 			h.log.Warn("sse: resync", "room", r.name, "err", err)
 			return
@@ -246,11 +267,13 @@ func (h *Hub) fanOut(r *hubRoom) {
 		r.mu.Lock()
 		st := r.state.Clone()
 		conns := append([]*sseConn(nil), r.conns...)
+		widgets := append([]*sseConn(nil), r.widgets...)
 		r.pending = false
 		r.mu.Unlock()
 
 		start := time.Now()
 		seen := h.push(r, st, conns)
+		h.pushWidgets(r, st, widgets) // after the buyers' positions
 		h.metrics.FanoutDuration.Observe(time.Since(start).Seconds())
 		if len(seen) > 0 {
 			go func() {
@@ -282,8 +305,6 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 	per := (len(conns) + workers - 1) / workers
 	seen := make([][]int64, workers)
 	now := time.Now()
-	// WIDGET: one frame for every widget of the room.
-	widgetFrame := appendChunk(nil, func(b []byte) []byte { return appendWidgetEvent(b, widgetOf(&st, now)) })
 	var wg sync.WaitGroup
 	for w := range workers {
 		part := conns[min(w*per, len(conns)):min((w+1)*per, len(conns))]
@@ -291,18 +312,6 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 			buf := make([]byte, 0, 512)
 			for _, c := range part {
 				if c.done.Load() {
-					continue
-				}
-				if c.widget {
-					if c.epoch != st.Epoch {
-						c.epoch, c.lastTick = st.Epoch, 0 // the room started again: its ticks count anew
-					}
-					if st.Tick > c.lastTick {
-						c.lastTick = st.Tick
-						if err := c.writeFramed(widgetFrame); err != nil {
-							h.drop(c, err)
-						}
-					}
 					continue
 				}
 				if c.epoch != st.Epoch {
@@ -515,12 +524,10 @@ func (h *Hub) drop(c *sseConn, err error) {
 	}
 	if r := c.room; r != nil {
 		r.mu.Lock()
-		if i := c.index; i < len(r.conns) && r.conns[i] == c {
-			last := len(r.conns) - 1
-			r.conns[i] = r.conns[last]
-			r.conns[i].index = i
-			r.conns[last] = nil
-			r.conns = r.conns[:last]
+		if c.widget {
+			r.widgets = without(r.widgets, c)
+		} else {
+			r.conns = without(r.conns, c)
 		}
 		r.mu.Unlock()
 		h.conns.Add(-1)
@@ -539,10 +546,24 @@ func (h *Hub) roomList() []*hubRoom {
 	return rooms
 }
 
+// without removes c from list (at c.index) and returns the list.
+func without(list []*sseConn, c *sseConn) []*sseConn {
+	i := c.index
+	if i >= len(list) || list[i] != c {
+		return list
+	}
+	last := len(list) - 1
+	list[i] = list[last]
+	list[i].index = i
+	list[last] = nil
+	return list[:last]
+}
+
+// snapshotConns returns the room's connections, buyers' and widgets'.
 func (r *hubRoom) snapshotConns() []*sseConn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]*sseConn(nil), r.conns...)
+	return append(append([]*sseConn(nil), r.conns...), r.widgets...)
 }
 
 // heartbeats sends a comment to every connection each period; a write that
@@ -558,6 +579,7 @@ func (h *Hub) heartbeats() {
 		}
 		rooms := h.roomList()
 		for _, r := range rooms {
+			h.resyncQuietWidgets(r)
 			for _, c := range r.snapshotConns() {
 				if err := c.write(heartbeatFrame); err != nil {
 					h.drop(c, err)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 
@@ -9,9 +10,13 @@ import (
 )
 
 // DefaultMaxWidgets bounds the widget streams of one process when
-// HubOptions.MaxWidgets is zero. It leaves room for buyers' streams under
-// the 20,000 open files of one process.
-const DefaultMaxWidgets = 12000
+// HubOptions.MaxWidgets is zero (as config.DefaultWidgetMaxStreams). It
+// leaves most of the 20,000 open files of one process to buyers' streams.
+const DefaultMaxWidgets = 4000
+
+// widgetPeekEvery is how often a room's fan-out looks for widget viewers
+// that left.
+const widgetPeekEvery = 2 * time.Second
 
 // widgetView is what an embedded widget shows: the room's phase and line,
 // the same for every viewer. Times are unix ms, 0 when unset.
@@ -24,14 +29,37 @@ type widgetView struct {
 	ServerTime                    int64 // this server's clock when the view was made
 	Tick                          int64
 	TickMicros                    int64
+	Epoch                         int64 // the room state's epoch that Tick belongs to
+}
+
+// widgetShown is what a widget shows of a view: a frame is sent only when
+// it changes.
+type widgetShown struct {
+	phase                         string
+	waiting, eta                  int64 // eta -1: none
+	paused, soldOut               bool
+	prequeueAt, opensAt, closesAt int64
+}
+
+func (v widgetView) shown() widgetShown {
+	eta := int64(-1)
+	if v.ETA != nil {
+		eta = *v.ETA
+	}
+	return widgetShown{phase: v.Phase, waiting: v.Waiting, eta: eta, paused: v.Paused, soldOut: v.SoldOut,
+		prequeueAt: v.PrequeueAt, opensAt: v.OpensAt, closesAt: v.ClosesAt}
 }
 
 // widgetOf returns the view of the room's state st at now: a newcomer's
 // wait counts everyone in line.
 func widgetOf(st *push.State, now time.Time) widgetView {
-	return widgetView{Phase: st.Phase, Waiting: st.Waiting, ETA: queue.ETA(st.Waiting, st.Rate, st.Slots, st.Paused),
+	v := widgetView{Phase: st.Phase, Waiting: st.Waiting,
 		Paused: st.Paused, SoldOut: st.SoldOut, PrequeueAt: st.PrequeueAt, OpensAt: st.OpensAt, ClosesAt: st.ClosesAt,
-		ServerTime: now.UnixMilli(), Tick: st.Tick, TickMicros: st.TimeMicros}
+		ServerTime: now.UnixMilli(), Tick: st.Tick, TickMicros: st.TimeMicros, Epoch: st.Epoch}
+	if st.Waiting > 0 { // nobody waiting: no wait to tell
+		v.ETA = queue.ETA(st.Waiting, st.Rate, st.Slots, st.Paused)
+	}
+	return v
 }
 
 // appendWidgetJSON writes v as the widget's JSON (the polling answer and
@@ -63,11 +91,24 @@ func appendWidgetJSON(b []byte, v widgetView) []byte {
 			b = strconv.AppendInt(b, f.ms, 10)
 		}
 	}
-	b = append(b, `,"serverTime":`...)
-	b = strconv.AppendInt(b, v.ServerTime, 10)
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, v.TickMicros, 10)
+	return appendServerTime(b, v.ServerTime)
+}
+
+// appendServerTime closes a widget JSON object (appendWidgetJSON's, cut
+// before its serverTime) with the server clock ms.
+func appendServerTime(b []byte, ms int64) []byte {
+	b = append(b, `,"serverTime":`...)
+	b = strconv.AppendInt(b, ms, 10)
 	return append(b, '}')
+}
+
+// widgetStatusHead is v's widget JSON without its serverTime, to be closed
+// by appendServerTime per response.
+func widgetStatusHead(v widgetView) []byte {
+	b := appendWidgetJSON(nil, v)
+	return b[:bytes.LastIndex(b, []byte(`,"serverTime":`))]
 }
 
 // appendWidgetEvent appends v as one SSE "room" event, with the tick as
@@ -111,26 +152,122 @@ func (h *Hub) roomView(r *hubRoom, now time.Time) (v widgetView, ok bool) {
 	return widgetOf(&r.state, now), r.state.Phase != ""
 }
 
-// attachWidget registers a handshaken widget stream with its room. It
-// holds no visitor, no ticket and nothing per viewer but the connection:
-// every tick sends it the one frame built for all the room's widgets.
-func (h *Hub) attachWidget(r *hubRoom, c *sseConn, tick int64) bool {
+// attachWidget registers a handshaken widget stream with its room; v is
+// the view it was sent. It holds no visitor, no ticket and nothing per
+// viewer but the connection and what it was last shown.
+func (h *Hub) attachWidget(r *hubRoom, c *sseConn, v widgetView) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return false
 	}
-	c.room, c.widget, c.lastTick = r, true, tick
+	c.room, c.widget, c.lastTick, c.lastShown = r, true, v.Tick, v.shown()
 	r.mu.Lock()
 	c.epoch = r.state.Epoch
-	c.index = len(r.conns)
-	r.conns = append(r.conns, c)
-	behind := r.state.Tick > tick
-	if behind {
+	if c.epoch != v.Epoch {
+		// The room started again between the view and now: its ticks
+		// count anew, and the view is the old epoch's.
+		c.lastTick = 0
+	}
+	c.index = len(r.widgets)
+	r.widgets = append(r.widgets, c)
+	if r.state.Tick > c.lastTick {
 		h.scheduleLocked(r)
 	}
 	r.mu.Unlock()
 	h.conns.Add(1)
 	h.metrics.SSEConnections.Inc()
 	return true
+}
+
+// pushWidgets sends st to the room's widgets that have not been shown what
+// it shows: one frame, built once, for all of them. A tick that changes
+// nothing a widget shows writes nothing (the heartbeats keep the idle
+// streams open).
+func (h *Hub) pushWidgets(r *hubRoom, st push.State, widgets []*sseConn) {
+	// After an outage every widget is sent the state, changed or not.
+	stale := r.widgetsStale.Swap(false)
+	if len(widgets) == 0 {
+		return
+	}
+	now := time.Now()
+	v := widgetOf(&st, now)
+	shown := v.shown()
+	// Every widgetPeekEvery, the streams left unwritten are looked at for
+	// viewers that left, so that they do not hold a file until the next
+	// heartbeat finds them.
+	peek := !now.Before(r.widgetPeekAt)
+	if peek {
+		r.widgetPeekAt = now.Add(widgetPeekEvery)
+	}
+	var frame []byte
+	for _, c := range widgets {
+		if c.done.Load() {
+			continue
+		}
+		if peek && c.peerGone() {
+			h.drop(c, nil)
+			continue
+		}
+		if c.epoch != st.Epoch {
+			c.epoch, c.lastTick = st.Epoch, 0 // the room started again: its ticks count anew
+		}
+		if !stale && (st.Tick <= c.lastTick || c.lastShown == shown) {
+			c.lastTick = max(c.lastTick, st.Tick)
+			continue
+		}
+		c.lastTick = max(c.lastTick, st.Tick)
+		if frame == nil {
+			frame = appendChunk(nil, func(b []byte) []byte { return appendWidgetEvent(b, v) })
+		}
+		c.lastShown = shown
+		if err := c.writeFramed(frame); err != nil {
+			h.drop(c, err)
+		}
+	}
+}
+
+// widgetGoneFrame is the last event of a deleted room's widget stream.
+var widgetGoneFrame = chunk([]byte("event: gone\ndata: {}\n\n"))
+
+// RoomGone tells the widgets of room name that it no longer exists (it was
+// deleted) and closes their streams. Buyers' streams are left as they are.
+func (h *Hub) RoomGone(name string) {
+	h.mu.Lock()
+	r := h.rooms[name]
+	h.mu.Unlock()
+	if r != nil {
+		h.widgetsGone(r)
+	}
+}
+
+func (h *Hub) widgetsGone(r *hubRoom) {
+	r.mu.Lock()
+	widgets := append([]*sseConn(nil), r.widgets...)
+	r.mu.Unlock()
+	for _, c := range widgets {
+		if err := c.writeFramed(widgetGoneFrame); err != nil {
+			h.drop(c, err)
+			continue
+		}
+		h.drop(c, nil)
+	}
+}
+
+// resyncQuietWidgets resyncs a room that has widgets and sent no event for
+// two heartbeats: a room deleted by another process sends none, and its
+// resync finds it gone (see widgetsGone). One Redis read per quiet room per
+// heartbeat.
+func (h *Hub) resyncQuietWidgets(r *hubRoom) {
+	select {
+	case <-r.loaded:
+	default:
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.widgets) > 0 && time.Since(r.lastEvent) > 2*h.opt.Heartbeat {
+		r.lastEvent = time.Now()
+		h.resyncLocked(r)
+	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -27,6 +28,9 @@ import (
 const (
 	widgetTTL   = time.Second
 	widgetStale = 5 * time.Second
+	// widgetGoneTTL is how long "no such room" is reused, so that the
+	// widgets of a deleted room cost no Redis read per poll.
+	widgetGoneTTL = 5 * time.Second
 )
 
 // widgetCache keeps, per room, what the widget needs from its settings
@@ -45,8 +49,9 @@ type widgetRoom struct {
 	ancestors string // the CSP frame-ancestors source list
 	target    string
 	schedule  room.Schedule
-	closed    bool // mode closed
-	status    []byte
+	closed    bool   // mode closed
+	status    []byte // the status JSON without its serverTime (see appendServerTime)
+	gone      bool   // no such room (cached for widgetGoneTTL)
 	expires   time.Time
 	// refreshing is set while one request renews an expired entry; the
 	// others are answered from it meanwhile (for up to widgetStale).
@@ -83,14 +88,21 @@ func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, erro
 	wr := s.widgets.rooms[name]
 	s.widgets.mu.Unlock()
 	if wr != nil && now.Before(wr.expires) {
+		if wr.gone {
+			return nil, room.ErrNotFound
+		}
 		return wr, nil
 	}
-	if wr != nil && now.Before(wr.expires.Add(widgetStale)) && !wr.refreshing.CompareAndSwap(false, true) {
+	if wr != nil && !wr.gone && now.Before(wr.expires.Add(widgetStale)) && !wr.refreshing.CompareAndSwap(false, true) {
 		return wr, nil // another request is renewing it: a burst costs one read
 	}
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	set, err := s.rooms.Room(ctx, name)
+	if errors.Is(err, room.ErrNotFound) {
+		s.cacheWidgetRoom(name, &widgetRoom{gone: true, expires: now.Add(widgetGoneTTL)})
+		return nil, err
+	}
 	if err != nil {
 		if wr != nil {
 			wr.refreshing.Store(false)
@@ -112,14 +124,19 @@ func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, erro
 	if wr.target != room.EmbedSameTab {
 		wr.target = room.EmbedNewTab
 	}
-	wr.status = appendWidgetJSON(nil, s.widgetView(hr, wr, now))
+	wr.status = widgetStatusHead(s.widgetView(hr, wr, now))
+	s.cacheWidgetRoom(name, wr)
+	return wr, nil
+}
+
+// cacheWidgetRoom keeps wr as room name's widget entry.
+func (s *Server) cacheWidgetRoom(name string, wr *widgetRoom) {
 	s.widgets.mu.Lock()
+	defer s.widgets.mu.Unlock()
 	if s.widgets.rooms == nil || len(s.widgets.rooms) > maxCachedPages {
 		s.widgets.rooms = map[string]*widgetRoom{}
 	}
 	s.widgets.rooms[name] = wr
-	s.widgets.mu.Unlock()
-	return wr, nil
 }
 
 // widgetView is the room's view: the hub's, fed by the room's ticks;
@@ -188,14 +205,18 @@ func widgetText(t views.Messages, v widgetView, now time.Time) (state, detail st
 	case v.Phase == queue.PhaseClosed:
 		return t.Ended, ""
 	case v.Phase == queue.PhaseScheduled:
-		at := v.PrequeueAt
-		if at <= 0 {
-			at = v.OpensAt
+		if v.PrequeueAt > now.UnixMilli() {
+			// Before the pre-queue: its countdown, and the sale's opening.
+			state = strings.ReplaceAll(t.WidgetLineOpensIn, "{t}", clock(time.Duration(v.PrequeueAt-now.UnixMilli())*time.Millisecond))
+			if v.OpensAt > 0 {
+				detail = countdown(v.OpensAt)
+			}
+			return state, detail
 		}
-		if at <= 0 {
+		if v.OpensAt <= 0 {
 			return t.NotOpen, ""
 		}
-		return countdown(at), ""
+		return countdown(v.OpensAt), ""
 	case v.Phase == queue.PhasePrequeue:
 		if v.OpensAt > 0 {
 			return t.WidgetPrequeue, countdown(v.OpensAt)
@@ -224,17 +245,13 @@ func clock(d time.Duration) string {
 	return two(s/3600) + ":" + two(s/60%60) + ":" + two(s%60)
 }
 
-// waitWords words a wait of sec seconds: seconds under a minute, minutes
-// (rounded up) under an hour, else hours and minutes.
+// waitWords words a wait of sec seconds as the room page does
+// (views.Messages.Duration), rounded up to the minute past one.
 func waitWords(t views.Messages, sec int64) string {
-	switch {
-	case sec < 60:
-		return strings.ReplaceAll(t.Seconds, "{s}", strconv.FormatInt(max(sec, 1), 10))
-	case sec < 3600:
-		return strings.ReplaceAll(t.Minutes, "{m}", strconv.FormatInt((sec+59)/60, 10))
+	if sec < 60 {
+		return t.Duration(max(sec, 1))
 	}
-	return strings.ReplaceAll(t.Hours, "{h}", strconv.FormatInt(sec/3600, 10)) + " " +
-		strings.ReplaceAll(t.Minutes, "{m}", strconv.FormatInt(sec/60%60, 10))
+	return t.Duration((sec + 59) / 60 * 60)
 }
 
 // widgetPage serves GET /r/{room}/widget: the widget, frameable only by
@@ -306,7 +323,9 @@ func (s *Server) widgetStatus(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "public, max-age=1")
 	h.Set("X-Content-Type-Options", "nosniff")
-	writeBody(w, r, wr.status, nil)
+	// Each answer carries the server's clock now, for the countdown.
+	body := appendServerTime(append(make([]byte, 0, len(wr.status)+32), wr.status...), time.Now().UnixMilli())
+	writeBody(w, r, body, nil)
 }
 
 // widgetEvents serves GET /r/{room}/widget/events: the room's live view
@@ -371,7 +390,7 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	nc.SetWriteDeadline(time.Time{})
-	if !s.hub.attachWidget(hr, c, v.Tick) {
+	if !s.hub.attachWidget(hr, c, v) {
 		nc.Close()
 		return
 	}

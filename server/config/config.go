@@ -71,6 +71,9 @@ type Config struct {
 	// IdleConnsPerIP caps the idle keep-alive connections of one client
 	// network (IDLE_CONNS_PER_IP); beyond it the oldest idle one is closed.
 	IdleConnsPerIP int
+	// WidgetMaxStreams caps the embedded widgets' live streams of this
+	// process (WIDGET_MAX_STREAMS); 0: widgets poll only.
+	WidgetMaxStreams int
 	// WriteTimeout bounds the writing of every response but the SSE
 	// streams, which set their own deadlines (WRITE_TIMEOUT).
 	WriteTimeout time.Duration
@@ -104,7 +107,10 @@ const (
 	DefaultMetricsAddr     = "127.0.0.1:9090"
 	DefaultIPv6Prefix      = 64
 	DefaultIdleConnsPerIP  = 64
-	DefaultWriteTimeout    = 30 * time.Second
+	// DefaultWidgetMaxStreams leaves most of a process's ~20,000 files
+	// to the buyers' streams.
+	DefaultWidgetMaxStreams = 4000
+	DefaultWriteTimeout     = 30 * time.Second
 	// MinAdminToken is the shortest ADMIN_TOKEN accepted, in bytes.
 	MinAdminToken = 32
 )
@@ -145,7 +151,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&c.PublicURL, "public-url", "PUBLIC_URL", "", "absolute origin of the site as buyers reach it (https://queue.shop.example), for link previews; empty uses each request's host")
 	str(&c.LandingURL, "landing-url", "LANDING_URL", "", "absolute http(s) URL that GET / redirects to; empty lists the listed rooms")
 	str(&c.OGFont, "og-font", "OG_FONT", "", "font file (.ttf, .otf, .ttc) for the default preview images; empty searches known CJK font paths")
-	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns string
+	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns, widgetStreams string
+	str(&widgetStreams, "widget-max-streams", "WIDGET_MAX_STREAMS", strconv.Itoa(DefaultWidgetMaxStreams), "live streams of embedded widgets per process (0: widgets poll only)")
 	str(&origins, "allowed-origins", "ALLOWED_ORIGINS", "", "comma-separated origins (https://shop.example) whose cross-origin POST, PUT and DELETE are accepted")
 	str(&v6Prefix, "ipv6-prefix", "IPV6_PREFIX", strconv.Itoa(DefaultIPv6Prefix), "IPv6 prefix length that per-client caps count as one client")
 	str(&idleConns, "idle-conns-per-ip", "IDLE_CONNS_PER_IP", strconv.Itoa(DefaultIdleConnsPerIP), "idle keep-alive connections kept per client network")
@@ -199,6 +206,9 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	}
 	if c.IdleConnsPerIP, err = strconv.Atoi(idleConns); err != nil || c.IdleConnsPerIP < 1 {
 		return Config{}, fmt.Errorf("IDLE_CONNS_PER_IP %q must be a positive integer", idleConns)
+	}
+	if c.WidgetMaxStreams, err = strconv.Atoi(widgetStreams); err != nil || c.WidgetMaxStreams < 0 {
+		return Config{}, fmt.Errorf("WIDGET_MAX_STREAMS %q must be an integer, 0 or more", widgetStreams)
 	}
 	if c.PublicURL, err = parsePublicURL(c.PublicURL); err != nil {
 		return Config{}, fmt.Errorf("PUBLIC_URL: %w", err)

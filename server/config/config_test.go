@@ -33,6 +33,13 @@ func TestParse(t *testing.T) {
 		}, ""},
 		{"bad proxy", map[string]string{"TRUSTED_PROXIES": "nginx"}, nil, nil, "TRUSTED_PROXIES"},
 		{"bad sse cap", nil, []string{"-sse-max-per-ip", "0"}, nil, "SSE_MAX_PER_IP"},
+		{"default widget streams", nil, nil, func(c Config) bool {
+			return c.WidgetMaxStreams == 4000
+		}, ""},
+		{"widget streams", map[string]string{"WIDGET_MAX_STREAMS": "250"}, nil, func(c Config) bool { return c.WidgetMaxStreams == 250 }, ""},
+		{"widgets poll only", nil, []string{"-widget-max-streams", "0"}, func(c Config) bool { return c.WidgetMaxStreams == 0 }, ""},
+		{"negative widget streams", map[string]string{"WIDGET_MAX_STREAMS": "-1"}, nil, nil, "WIDGET_MAX_STREAMS"},
+		{"bad widget streams", nil, []string{"-widget-max-streams", "many"}, nil, "WIDGET_MAX_STREAMS"},
 		{"database", map[string]string{"DATABASE_URL": "postgres://x/y", "DB_MAX_CONNS": "12"}, nil, func(c Config) bool {
 			return c.DatabaseURL == "postgres://x/y" && c.DBMaxConns == 12
 		}, ""},

@@ -1,0 +1,268 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"waitingroom/server/push"
+	"waitingroom/server/queue"
+)
+
+// recLog records, in order, the events written to recConns.
+type recLog struct {
+	mu      sync.Mutex
+	entries []string // "conn:event"
+}
+
+func (l *recLog) add(name string, b []byte) {
+	s := string(b)
+	i := strings.Index(s, "event: ")
+	if i < 0 {
+		return // a heartbeat or a retry line
+	}
+	ev := s[i+len("event: "):]
+	ev = ev[:strings.IndexByte(ev, '\n')]
+	l.mu.Lock()
+	l.entries = append(l.entries, name+":"+ev)
+	l.mu.Unlock()
+}
+
+func (l *recLog) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.entries...)
+}
+
+// recConn is a connection that records what the hub writes to it.
+type recConn struct {
+	net.Conn
+	name string
+	log  *recLog
+}
+
+func (c *recConn) Write(b []byte) (int, error)      { c.log.add(c.name, b); return len(b), nil }
+func (c *recConn) SetWriteDeadline(time.Time) error { return nil }
+func (c *recConn) Close() error                     { return nil }
+
+func (l *recLog) waitN(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for len(l.list()) < n && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // anything more of the pass
+	return l.list()
+}
+
+// TestWidgetFanOut: a room's widgets are written after its buyers in a
+// tick, and only when what they show changed.
+func TestWidgetFanOut(t *testing.T) {
+	base := queue.Event{Tick: 2, Head: 0, Waiting: 5, Rate: 1, Phase: queue.PhaseOpen, TimeMicros: 1}
+	for _, tc := range []struct {
+		name string
+		next func(e queue.Event) queue.Event
+		want []string
+	}{
+		{"no visible change: no widget frame", func(e queue.Event) queue.Event { e.TimeMicros = 2; return e },
+			[]string{"buyer:position"}},
+		{"fewer waiting: buyers first, then the widget", func(e queue.Event) queue.Event { e.Waiting = 4; return e },
+			[]string{"buyer:position", "widget:room"}},
+		{"paused", func(e queue.Event) queue.Event { e.Paused = true; return e },
+			[]string{"buyer:position", "widget:room"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := NewHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 5, Rate: 1}}, HubOptions{SeenEvery: time.Hour},
+				NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			r, err := hub.room(context.Background(), "fan")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hub.Event("fan", base)
+			time.Sleep(50 * time.Millisecond)
+			log := &recLog{}
+			buyer := newSSEConn(&recConn{name: "buyer", log: log})
+			hub.attach(r, buyer, queue.Position{Status: queue.StatusWaiting, Ticket: 10, Rank: 9, Tick: 2})
+			widget := newSSEConn(&recConn{name: "widget", log: log})
+			hub.widgets.Add(1)
+			v, _ := hub.roomView(r, time.Now())
+			hub.attachWidget(r, widget, v)
+			e := tc.next(base)
+			e.Tick = 3
+			hub.Event("fan", e)
+			if got := log.waitN(t, len(tc.want)); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("written %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWidgetAttachAcrossARestart: a widget whose view was read before its
+// room started again is not held to the old epoch's tick.
+func TestWidgetAttachAcrossARestart(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		restart bool
+	}{
+		{"room started again between the view and the attach", true},
+		{"same epoch", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := NewHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 5, Rate: 1}}, HubOptions{SeenEvery: time.Hour},
+				NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			r, err := hub.room(context.Background(), "epoch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hub.Event("epoch", queue.Event{Tick: 50, Waiting: 5, Rate: 1, Phase: queue.PhaseOpen})
+			time.Sleep(50 * time.Millisecond)
+			v, _ := hub.roomView(r, time.Now()) // tick 50
+			tick := int64(51)
+			if tc.restart {
+				// The room is deleted and created: its ticks count from 1.
+				hub.Event("epoch", queue.Event{Tick: 1, Waiting: 5, Rate: 1, Phase: queue.PhaseOpen})
+				time.Sleep(50 * time.Millisecond)
+				tick = 2
+			}
+			log := &recLog{}
+			c := newSSEConn(&recConn{name: "widget", log: log})
+			hub.widgets.Add(1)
+			hub.attachWidget(r, c, v)
+			hub.Event("epoch", queue.Event{Tick: tick, Waiting: 3, Rate: 1, Phase: queue.PhaseOpen})
+			if got := log.waitN(t, 1); len(got) == 0 {
+				t.Fatal("the widget was sent nothing of its room's new state")
+			}
+		})
+	}
+}
+
+// TestWidgetStatusCarriesTheClock: each status answer carries the
+// server's clock of its own moment, from one settings read.
+func TestWidgetStatusCarriesTheClock(t *testing.T) {
+	var counted *countingRooms
+	h := newHarness(t, func(o *Options) {
+		counted = &countingRooms{widgetRoomsStore: o.Rooms}
+		o.Rooms = counted
+	})
+	for _, tc := range []struct {
+		name string
+		gap  time.Duration
+	}{
+		{"half a second apart", 500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			time.Sleep(widgetTTL + 10*time.Millisecond) // a fresh entry
+			serverTime := func() int64 {
+				var v struct {
+					ServerTime int64 `json:"serverTime"`
+				}
+				r := h.do(t, "GET", "/r/"+h.room+"/widget/status", "", nil, nil)
+				if err := json.Unmarshal([]byte(r.body), &v); err != nil || r.status != 200 {
+					t.Fatalf("status %d %s: %v", r.status, r.body, err)
+				}
+				return v.ServerTime
+			}
+			before := counted.reads.Load()
+			a := serverTime()
+			time.Sleep(tc.gap)
+			b := serverTime()
+			if b-a < tc.gap.Milliseconds()-50 {
+				t.Fatalf("serverTimes %d and %d, %v apart", a, b, tc.gap)
+			}
+			if n := counted.reads.Load() - before; n != 1 {
+				t.Fatalf("%d settings reads, want 1", n)
+			}
+		})
+	}
+}
+
+// TestWidgetStreamCap: MaxWidgets caps the widget streams; negative
+// (WIDGET_MAX_STREAMS=0) allows none, zero takes the default.
+func TestWidgetStreamCap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		max  int
+		want int
+	}{
+		{"none: widgets poll only", -1, 0},
+		{"two", 2, 2},
+		{"default", 0, DefaultMaxWidgets},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := NewHub(&fakeSource{}, HubOptions{MaxWidgets: tc.max}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			got := 0
+			for range DefaultMaxWidgets + 1 {
+				if hub.acquireWidget() {
+					got++
+				}
+			}
+			if got != tc.want {
+				t.Fatalf("%d widget streams taken, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWidgetETA: a wait is told only when someone waits.
+func TestWidgetETA(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		waiting int64
+		want    string
+	}{
+		{"nobody waiting", 0, `"eta":null`},
+		{"two waiting", 2, `"eta":1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := push.State{}
+			st.Phase, st.Waiting, st.Rate = queue.PhaseOpen, tc.waiting, 5
+			if got := string(appendWidgetJSON(nil, widgetOf(&st, time.Now()))); !strings.Contains(got, tc.want) {
+				t.Fatalf("%s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWidgetViewerWhoLeftIsDropped: a viewer who closed the widget is
+// found gone by the fan-out, though nothing changed to write to it.
+func TestWidgetViewerWhoLeftIsDropped(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		leave bool
+	}{
+		{"viewer left", true},
+		{"viewer stays", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := NewHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Rate: 1}}, HubOptions{}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			r, err := hub.room(context.Background(), "left")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, cli := tcpPair(t)
+			hub.widgets.Add(1)
+			v, _ := hub.roomView(r, time.Now())
+			hub.attachWidget(r, newSSEConn(srv), v)
+			if tc.leave {
+				cli.Close()
+			}
+			for tick := int64(2); tick < 60 && hub.Widgets() == 1; tick++ { // the same view every tick
+				hub.Event("left", queue.Event{Tick: tick, Rate: 1, Phase: queue.PhaseOpen})
+				time.Sleep(100 * time.Millisecond)
+			}
+			if want := map[bool]int64{true: 0, false: 1}[tc.leave]; hub.Widgets() != want {
+				t.Fatalf("%d widget streams held, want %d", hub.Widgets(), want)
+			}
+		})
+	}
+}
