@@ -42,31 +42,36 @@ func validAttribution(k, v string) bool {
 	return len(v) <= maxUTM && plaintext.Valid(v)
 }
 
+// attributionField is one attribution field of an order.UTM: its name
+// (one of utmFields) and where it is kept.
+type attributionField struct {
+	name string
+	v    *string
+}
+
+// attributionFields returns u's fields, in utmFields order.
+func attributionFields(u *order.UTM) []attributionField {
+	return []attributionField{{"utm_source", &u.Source}, {"utm_medium", &u.Medium}, {"utm_campaign", &u.Campaign},
+		{"utm_term", &u.Term}, {"utm_content", &u.Content}, {"gclid", &u.Gclid}, {"fbclid", &u.Fbclid}, {"ttclid", &u.Ttclid}}
+}
+
 // attributionValues returns u's fields by their names, in utmFields order.
 func attributionValues(u order.UTM) [][2]string {
-	return [][2]string{{"utm_source", u.Source}, {"utm_medium", u.Medium}, {"utm_campaign", u.Campaign},
-		{"utm_term", u.Term}, {"utm_content", u.Content}, {"gclid", u.Gclid}, {"fbclid", u.Fbclid}, {"ttclid", u.Ttclid}}
+	fs := attributionFields(&u)
+	out := make([][2]string, len(fs))
+	for i, f := range fs {
+		out[i] = [2]string{f.name, *f.v}
+	}
+	return out
 }
 
 // setAttribution sets u's field named k (one of utmFields) to v.
 func setAttribution(u *order.UTM, k, v string) {
-	switch k {
-	case "utm_source":
-		u.Source = v
-	case "utm_medium":
-		u.Medium = v
-	case "utm_campaign":
-		u.Campaign = v
-	case "utm_term":
-		u.Term = v
-	case "utm_content":
-		u.Content = v
-	case "gclid":
-		u.Gclid = v
-	case "fbclid":
-		u.Fbclid = v
-	case "ttclid":
-		u.Ttclid = v
+	for _, f := range attributionFields(u) {
+		if f.name == k {
+			*f.v = v
+			return
+		}
 	}
 }
 

@@ -51,15 +51,8 @@ func (s *Server) renderBranding(w http.ResponseWriter, r *http.Request, sess con
 
 // consoleBranding serves GET /admin/rooms/{room}/branding.
 func (s *Server) consoleBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	name, ok := s.consoleRoomName(w, r)
+	name, set, ok := s.consoleRoom(w, r)
 	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
-	set, err := s.rooms.Room(ctx, name)
-	if err != nil {
-		s.consoleFail(w, r, err)
 		return
 	}
 	f := brandingForm(name, sess.CSRF, set)

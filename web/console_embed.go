@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 
 	"waitingroom/server/room"
@@ -18,15 +17,8 @@ func embedSnippet(base, name string) string {
 // consoleEmbed serves GET /admin/rooms/{room}/embed: the snippet to copy,
 // the room's embed settings (edited on its branding page) and a preview.
 func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	name, ok := s.consoleRoomName(w, r)
+	name, set, ok := s.consoleRoom(w, r)
 	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
-	set, err := s.rooms.Room(ctx, name)
-	if err != nil {
-		s.consoleFail(w, r, err)
 		return
 	}
 	t := views.EmbedFor(consoleLang(r))
@@ -39,7 +31,7 @@ func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess conso
 	p := views.EmbedPage{Page: s.consolePage(r, sess, views.Fill(t.Title, "room", name), "rooms"), T: t, Room: name,
 		Snippet: embedSnippet(s.baseURL(r), name), Origins: origins, SameTab: set.EmbedTarget == room.EmbedSameTab}
 	var buf bytes.Buffer
-	if err := views.ConsoleEmbed(p).Render(ctx, &buf); err != nil {
+	if err := views.ConsoleEmbed(p).Render(r.Context(), &buf); err != nil {
 		s.log.Error("render", "path", r.URL.Path, "err", err)
 		writeError(w, http.StatusInternalServerError, "internal", "The page could not be rendered.")
 		return

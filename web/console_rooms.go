@@ -288,6 +288,23 @@ func (s *Server) consoleRoomName(w http.ResponseWriter, r *http.Request) (string
 	return name, true
 }
 
+// consoleRoom returns the room of a console page's path and its settings,
+// or answers the error page and reports false.
+func (s *Server) consoleRoom(w http.ResponseWriter, r *http.Request) (string, room.Settings, bool) {
+	name, ok := s.consoleRoomName(w, r)
+	if !ok {
+		return "", room.Settings{}, false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return "", room.Settings{}, false
+	}
+	return name, set, true
+}
+
 // consoleFail answers a console error page for err of a room or product
 // write or read.
 func (s *Server) consoleFail(w http.ResponseWriter, r *http.Request, err error) {
