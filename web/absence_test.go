@@ -59,7 +59,7 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	enter()         // ticket 2
 	jar, _ := cookiejar.New(nil)
 	me := follow(t, a.url+"/r/"+name+"/events", jar, "") // ticket 3
-	e := me.next(t, 5*time.Second)
+	e := me.next(t, eventWait)
 	if field(t, e, "rank") != "2" || field(t, e, "paused") != "true" || field(t, e, "estimatedWaitSeconds") != "null" {
 		t.Fatalf("first event while paused: %s, want rank 2, paused, no ETA", e.Data)
 	}
@@ -85,7 +85,7 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	myRank := func(n int64) {
 		t.Helper()
 		for {
-			e := me.next(t, 5*time.Second)
+			e := me.next(t, eventWait)
 			if string(e.Event) != "position" {
 				t.Fatalf("event %s %s, want a position", e.Event, e.Data)
 			}
@@ -114,7 +114,7 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	// The away buyer's page comes back: the stream enters (idempotent) and
 	// the next tick lets them in, ahead of me, with a visible deadline.
 	back := follow(t, a.url+"/r/"+name+"/events", away, "")
-	if e := back.next(t, 5*time.Second); string(e.Event) != "position" || field(t, e, "status") != "WAITING" || field(t, e, "ticket") != "1" {
+	if e := back.next(t, eventWait); string(e.Event) != "position" || field(t, e, "status") != "WAITING" || field(t, e, "ticket") != "1" {
 		t.Fatalf("the returning page is told %s %s, want WAITING with ticket 1", e.Event, e.Data)
 	}
 	adm = tick()
@@ -122,7 +122,7 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 		t.Fatalf("tick %+v: want the returning buyer admitted, me still waiting", adm)
 	}
 	for {
-		e := back.next(t, 5*time.Second)
+		e := back.next(t, eventWait)
 		if string(e.Event) != "ready" {
 			continue
 		}

@@ -140,7 +140,7 @@ func TestPrequeuedStreamsLearnTheDraw(t *testing.T) {
 	for range 3 {
 		jar, _ := cookiejar.New(nil)
 		c := follow(t, a.url+"/r/"+name+"/events", jar, "")
-		e := c.next(t, 5*time.Second)
+		e := c.next(t, eventWait)
 		if field(t, e, "status") != "PREQUEUED" || field(t, e, "phase") != "prequeue" {
 			t.Fatalf("first event %s", e.Data)
 		}

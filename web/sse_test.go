@@ -259,6 +259,12 @@ func follow(t *testing.T, url string, jar http.CookieJar, lastID string) *sseCli
 	return &sseClient{events: ch, cancel: cancel, client: c}
 }
 
+// eventWait bounds the wait for an event that must come. It is a bound for
+// a loaded two-core CI machine (the race detector, the root package's
+// browsers alongside), not a latency target: push latency is measured in
+// BENCHMARKS.md. An event that never comes still fails the test.
+const eventWait = 15 * time.Second
+
 // next returns the next event that carries data (a block holding only
 // "retry:" carries none).
 func (s *sseClient) next(t *testing.T, within time.Duration) *sse.Event {
@@ -313,7 +319,7 @@ func TestReadyReachesAnotherInstanceWithinATick(t *testing.T) {
 		resp.Body.Close()
 	}
 	c := follow(t, a.url+"/r/"+name+"/events", jar, "")
-	first := c.next(t, 5*time.Second)
+	first := c.next(t, eventWait)
 	if string(first.Event) != "position" || field(t, first, "rank") != "1" {
 		t.Fatalf("first event %s %s, want position rank 1", first.Event, first.Data)
 	}
@@ -334,7 +340,7 @@ func TestReadyReachesAnotherInstanceWithinATick(t *testing.T) {
 	}()
 	sawRank0 := false
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-		e := c.next(t, 5*time.Second)
+		e := c.next(t, eventWait)
 		switch string(e.Event) {
 		case "position":
 			if field(t, e, "rank") == "0" {
@@ -406,7 +412,7 @@ func TestReconnectGetsCurrentPositionAtOnce(t *testing.T) {
 	_ = ahead
 	jar, _ := cookiejar.New(nil)
 	c := follow(t, a.url+"/r/"+name+"/events", jar, "")
-	e := c.next(t, 5*time.Second)
+	e := c.next(t, eventWait)
 	if field(t, e, "rank") != "3" {
 		t.Fatalf("first rank %s, want 3", field(t, e, "rank"))
 	}
@@ -499,7 +505,7 @@ func TestSoldOutReachesWaitingVisitors(t *testing.T) {
 	a := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, HubOptions{})
 	jar, _ := cookiejar.New(nil)
 	c := follow(t, a.url+"/r/"+name+"/events", jar, "")
-	if e := c.next(t, 5*time.Second); string(e.Event) != "position" {
+	if e := c.next(t, eventWait); string(e.Event) != "position" {
 		t.Fatalf("first event %s", e.Event)
 	}
 	if err := eng.SetSoldOut(context.Background(), name, true); err != nil {
@@ -516,7 +522,7 @@ func TestSoldOutReachesWaitingVisitors(t *testing.T) {
 	}
 	jar2, _ := cookiejar.New(nil)
 	c2 := follow(t, a.url+"/r/"+name+"/events", jar2, "")
-	if e := c2.next(t, 5*time.Second); string(e.Event) != "soldout" {
+	if e := c2.next(t, eventWait); string(e.Event) != "soldout" {
 		t.Fatalf("a new connection to a sold-out room got %s %s", e.Event, e.Data)
 	}
 }
@@ -570,7 +576,7 @@ func TestRoomStartedAgainIsFollowed(t *testing.T) {
 	a := startInstance(t, rdb, eng, name, 50*time.Millisecond, true, HubOptions{})
 	jar, _ := cookiejar.New(nil)
 	old := follow(t, a.url+"/r/"+name+"/events", jar, "")
-	old.next(t, 5*time.Second)
+	old.next(t, eventWait)
 	for deadline := time.Now().Add(5 * time.Second); ; { // let the old room tick a while
 		if st, _ := eng.Stats(ctx, name); st.Tick >= 30 {
 			break

@@ -61,7 +61,7 @@ func TestWidgetStreamOfDeletedRoom(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := follow(t, in.url+"/r/"+name+"/widget/events", nil, "")
-			if e := c.next(t, 5*time.Second); string(e.Event) != "room" {
+			if e := c.next(t, eventWait); string(e.Event) != "room" {
 				t.Fatalf("first event %q", e.Event)
 			}
 			if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
@@ -71,7 +71,7 @@ func TestWidgetStreamOfDeletedRoom(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.gone()
-			if e := c.next(t, 5*time.Second); string(e.Event) != "gone" {
+			if e := c.next(t, eventWait); string(e.Event) != "gone" {
 				t.Fatalf("after the deletion: event %q %s", e.Event, e.Data)
 			}
 			deadline := time.Now().Add(5 * time.Second)

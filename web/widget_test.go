@@ -152,7 +152,7 @@ func TestWidgetStreams(t *testing.T) {
 		clients = append(clients, follow(t, url, nil, ""))
 	}
 	for i, c := range clients {
-		if first := c.next(t, 5*time.Second); string(first.Event) != "room" {
+		if first := c.next(t, eventWait); string(first.Event) != "room" {
 			t.Fatalf("client %d: first event %q", i, first.Event)
 		}
 	}
@@ -164,7 +164,7 @@ func TestWidgetStreams(t *testing.T) {
 	}
 	for i, c := range clients {
 		for {
-			e := c.next(t, 5*time.Second)
+			e := c.next(t, eventWait)
 			if string(e.Event) == "room" && field(t, e, "paused") == "true" {
 				if field(t, e, "phase") != queue.PhaseOpen || string(e.ID) == "" {
 					t.Fatalf("client %d: event %s", i, e.Data)
