@@ -11,7 +11,7 @@ run:
 ## test: every test, with the race detector, against real Redis, PostgreSQL, Chromium and nginx;
 ## it ends with the list of skipped tests and why (=== Skipped), then gotestsum's DONE line
 test:
-	WR_EVENT_AWAY=90s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -timeout 9m $(PKGS)
+	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -timeout 9m50s $(PKGS)
 
 ## generate: regenerate the templ components
 generate:
@@ -31,6 +31,6 @@ bench:
 	bash k6/bench.sh
 
 ## drill: the full failure drills and the whole-event browser test with its 3-minute absence
-## (minutes); `make test` runs them as short smokes (a 90 s absence)
+## (minutes); `make test` runs them as short smokes (an 80 s absence)
 drill:
 	$(GO) test -count=1 -timeout 30m -run 'TestDrill|TestBrowserWholeEvent' -v . -args -drill.full -event.away=3m
