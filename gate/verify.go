@@ -92,15 +92,19 @@ func (g *Gate) verify(ctx context.Context, compact string) (passClaims, error) {
 }
 
 // key returns the public key kid from the cached JWKS, fetching it when the
-// kid is unknown (at most once per refetchEvery) or the cache is old. A
-// failed fetch keeps the cached keys.
+// kid is unknown (at most once per refetchEvery, or downProbeEvery after a
+// failed fetch) or the cache is old. A failed fetch keeps the cached keys.
 func (g *Gate) key(ctx context.Context, kid string) (ed25519.PublicKey, error) {
 	kc := g.keys
 	now := g.now()
 	kc.mu.Lock()
 	k, ok := kc.keys[kid]
 	old := now.Sub(kc.fetched) >= jwksMaxAge
-	mayFetch := kc.tried.IsZero() || now.Sub(kc.tried) >= refetchEvery
+	wait := refetchEvery
+	if kc.lastErr != nil {
+		wait = downProbeEvery // the last fetch failed: try again sooner
+	}
+	mayFetch := kc.tried.IsZero() || now.Sub(kc.tried) >= wait
 	kc.mu.Unlock()
 	if ok && !old {
 		return k, nil
