@@ -591,7 +591,9 @@ func TestRecoversAfterABlip(t *testing.T) {
 	e.room.set(func(f *fakeRoom) { f.down = "" })
 	stranger := newEnv(t, nil)
 	stranger.shop, stranger.gate = e.shop, e.gate
-	stranger.do(http.MethodGet, "/checkout", nil) // starts the probe at once, not after 5 s
+	waitFor(t, "the first probe", func() bool { e.gate.cfg.mu.Lock(); defer e.gate.cfg.mu.Unlock(); return !e.gate.cfg.busy })
+	e.clock.Add(time.Second)
+	stranger.do(http.MethodGet, "/checkout", nil) // starts a probe a second after the failure, not after 5 s
 	waitFor(t, "the probe", func() bool { return !e.gate.health.isDown() })
 	if resp := stranger.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("after the blip a visitor without a session got %d, want 303 to the room", resp.StatusCode)
