@@ -35,6 +35,11 @@ type session struct {
 	IdleSeconds int       `json:"idleSeconds"`
 }
 
+// public is what the shop's handlers may see of s.
+func (s session) public() Session {
+	return Session{Room: s.Room, Subject: s.Subject, ExpiresAt: s.ExpiresAt, Mode: s.Mode}
+}
+
 // answer is a definitive (non-5xx) answer from waitingroom.
 type answer struct {
 	status int
