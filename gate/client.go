@@ -50,9 +50,11 @@ type answer struct {
 // call makes one bounded request to waitingroom. op names the operation in
 // errors; errors never carry the URL (it may hold a session id). A
 // transport error, a timeout or a 5xx is errUnavailable and marks
-// waitingroom down; any other answer marks it up.
+// waitingroom down; any other answer marks it up. The call is bounded by
+// Options.Timeout alone: a buyer who leaves mid-request does not cut it
+// short (which would look like an outage).
 func (g *Gate) call(ctx context.Context, op, method, path string, body any, auth bool) (answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), g.opts.Timeout)
 	defer cancel()
 	var rd io.Reader
 	if body != nil {

@@ -639,3 +639,25 @@ func TestDoubleSubmit(t *testing.T) {
 		t.Errorf("%d sessions, want 1", n)
 	}
 }
+
+func TestBuyerLeavingIsNoOutage(t *testing.T) {
+	no := false
+	e := newEnv(t, func(o *Options) { o.FailOpen = &no })
+	e.mustEnter()
+	e.room.set(func(f *fakeRoom) { f.down, f.slowFor = "slow", 150*time.Millisecond })
+	e.clock.Add(11 * time.Second)
+	impatient := *e.browser
+	impatient.Timeout = 30 * time.Millisecond
+	if resp, err := impatient.Get(e.shop.URL + "/checkout"); err == nil {
+		resp.Body.Close()
+		t.Fatal("the impatient request did not time out")
+	}
+	time.Sleep(200 * time.Millisecond) // the renew completes without its buyer
+	e.room.set(func(f *fakeRoom) { f.down = "" })
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("after a buyer left mid-renew: %d, want 200", resp.StatusCode)
+	}
+	if e.gate.health.isDown() {
+		t.Error("a buyer leaving marked waitingroom down")
+	}
+}
