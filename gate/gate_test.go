@@ -661,3 +661,18 @@ func TestBuyerLeavingIsNoOutage(t *testing.T) {
 		t.Error("a buyer leaving marked waitingroom down")
 	}
 }
+
+func TestNewPassReplacesSession(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustEnter()
+	e.mustEnter() // a second pass in the same browser
+	if n := len(e.room.liveSessions()); n != 1 {
+		t.Errorf("%d sessions hold slots, want 1", n)
+	}
+	if got := e.room.count("end"); got != 1 {
+		t.Errorf("%d end calls, want 1", got)
+	}
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("the new session answered %d", resp.StatusCode)
+	}
+}

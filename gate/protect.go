@@ -95,6 +95,10 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 		var s session
 		if s, err = g.redeem(ctx, pass); err == nil {
 			g.live.remember(s.ID, s.public(), true, g.freshUntil(g.now(), s), g.now())
+			if old, ok := g.sessionID(r); ok && old != s.ID {
+				// A new pass replaces this browser's session: free the old slot.
+				g.endSession(ctx, old)
+			}
 			g.setCookie(w, r, s.ID)
 			g.log.Info("gate: pass redeemed", "subject", s.Subject)
 			w.Header().Set("Referrer-Policy", "no-referrer")
@@ -158,9 +162,18 @@ func (g *Gate) End(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return nil
 	}
+	return g.endSession(r.Context(), id)
+}
+
+// endSession ends id at waitingroom and remembers it gone.
+func (g *Gate) endSession(ctx context.Context, id string) error {
 	now := g.now()
 	g.live.remember(id, Session{}, false, now.Add(g.opts.RenewEvery), now)
-	return g.end(r.Context(), id)
+	err := g.end(ctx, id)
+	if err != nil {
+		g.log.Warn("gate: end session", "err", err)
+	}
+	return err
 }
 
 // Session is what the gate knows of the visitor's session. Protect puts it
