@@ -282,7 +282,9 @@ func (failingConsume) Consume(context.Context, string, string, string) error {
 
 func TestConsumeFailsAfterCommit(t *testing.T) {
 	e := newEnv(t, store.Postgres, nil, 10)
-	svc := NewService(NewStore(e.db.DB, 0), failingConsume{e.eng}, 100*time.Millisecond, quiet)
+	// The claim lasts 1 s: an attempt may take half of it, which a loaded
+	// machine (the cluster drill runs this test) needs; 100 ms was missed.
+	svc := NewService(NewStore(e.db.DB, 0), failingConsume{e.eng}, time.Second, quiet)
 	vs, toks := e.buyers(t, 1)
 	ctx := context.Background()
 	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}
@@ -295,7 +297,7 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 	// The claim has expired: Redis would let it through, the database's
 	// unique token hash does not.
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay after the claim expired: %v, want ErrTokenUsed", err)
 	}
@@ -304,7 +306,7 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 	// The real service finishes the job (once the failed attempt's claim
 	// has expired): the token is gone.
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	if _, err := e.svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay through the real gate: %v", err)
 	}
