@@ -11,7 +11,7 @@ run:
 ## test: every test, with the race detector, against real Redis, PostgreSQL, Chromium and nginx;
 ## it ends with the list of skipped tests and why (=== Skipped), then gotestsum's DONE line
 test:
-	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -timeout 9m50s $(PKGS)
+	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 4 -timeout 9m50s $(PKGS)
 
 ## generate: regenerate the templ components
 generate:

@@ -336,26 +336,32 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			for _, lang := range []string{"en", "ko"} {
 				for _, scheme := range []string{"light", "dark"} {
 					what := s.name + "-" + lang + "-" + scheme
-					tab := stateTab(t, alloc, lang, scheme)
-					if err := chromedp.Do(tab, chromedp.Navigate(proxied+path)); err != nil {
-						t.Fatalf("%s: %v", what, err)
-					}
-					if s.act != nil {
-						s.act(t, tab)
-					}
-					err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
-					for i := 0; err != nil && navigatedAway(err) && i < 5; i++ {
-						// The act navigated (a form post): wait on the new page.
-						time.Sleep(100 * time.Millisecond)
-						err = chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
-					}
-					if err != nil {
-						text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.body.innerText`))
-						t.Fatalf("%s: the state did not show: %v\npage: %s", what, err, text)
-					}
-					axeCheck(t, tab, axe, what)
-					shot(t, tab, what, 390, 844)
-					shot(t, tab, what, 1280, 800)
+					// The four looks of a state are four visitors, each
+					// with its own tab and cookie jar, run side by side:
+					// most of a look's time is waiting on the page.
+					t.Run(lang+"-"+scheme, func(t *testing.T) {
+						t.Parallel()
+						tab := stateTab(t, alloc, lang, scheme)
+						if err := chromedp.Do(tab, chromedp.Navigate(proxied+path)); err != nil {
+							t.Fatalf("%s: %v", what, err)
+						}
+						if s.act != nil {
+							s.act(t, tab)
+						}
+						err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
+						for i := 0; err != nil && navigatedAway(err) && i < 5; i++ {
+							// The act navigated (a form post): wait on the new page.
+							time.Sleep(100 * time.Millisecond)
+							err = chromedp.Do(tab, chromedp.Poll[chromedp.Void](s.wait[lang], chromedp.WithPollingTimeout(15*time.Second)))
+						}
+						if err != nil {
+							text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.body.innerText`))
+							t.Fatalf("%s: the state did not show: %v\npage: %s", what, err, text)
+						}
+						axeCheck(t, tab, axe, what)
+						shot(t, tab, what, 390, 844)
+						shot(t, tab, what, 1280, 800)
+					})
 				}
 			}
 		})
