@@ -412,8 +412,9 @@ func TestSessionModes(t *testing.T) {
 			if n, _ := e.ActiveSessions(ctx, name); n != 0 {
 				t.Fatalf("%d live sessions past their expiry", n)
 			}
-			if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
-				t.Fatal(err)
+			a, err := e.Admit(ctx, name, time.Second, nil)
+			if err != nil || a.Sessions != (SessionCounts{Opened: 1, Idle: 1}) || a.Departures.Expired != 0 {
+				t.Fatalf("the sweeping tick: %+v %v", a, err)
 			}
 			if st, _ := e.Stats(ctx, name); st.Sessions != 0 || st.SessionsIdle != 1 || st.Active != 0 || st.Expired != 0 {
 				t.Fatalf("stats after the sweep %+v", st)
@@ -472,7 +473,8 @@ func TestEndedSessionFreesItsSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 3); len(a.Visitors) != 0 || a.Active != 1 {
+	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 3); len(a.Visitors) != 0 || a.Active != 1 ||
+		a.Sessions != (SessionCounts{Live: 1, Opened: 1}) {
 		t.Fatalf("admitted %v (active %d) while the session holds the only slot", a.Visitors, a.Active)
 	}
 	time.Sleep(300 * time.Millisecond)
