@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -346,6 +347,8 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 // JSON enter as a urlencoded form and as enctype=text/plain, and the order
 // form with a guessed pass. Each is refused with 403, the buyer's wr_vid
 // cookie is untouched, and the buyer then orders with the pass they held.
+// The same browser also waits in a paused room, whose join and enter the
+// other site posts too: it keeps its ticket and rank there.
 func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -361,6 +364,12 @@ func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	addProduct(t, name, "Limited sneakers", 129000, 1)
+	waitRoom := servicetest.RoomName(t, rdb)
+	ws := room.Defaults(waitRoom)
+	ws.Paused = true
+	if err := eng.SaveRoom(ctx, waitRoom, ws); err != nil {
+		t.Fatal(err)
+	}
 
 	// The other site's pages: each posts one form to the room at once.
 	autoSubmit := func(action, enctype, field, value string) string {
@@ -373,6 +382,9 @@ func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 		"/enter":      autoSubmit("/api/rooms/"+name+"/queue", "application/x-www-form-urlencoded", "x", "1"),
 		"/enter-text": autoSubmit("/api/rooms/"+name+"/queue", "text/plain", `{"x":"`, `"}`),
 		"/order":      autoSubmit("/r/"+name+"/order", "application/x-www-form-urlencoded", "entry_token", strings.Repeat("A", 43)),
+		// The paused room, where the same browser waits.
+		"/join-waiting":  autoSubmit("/r/"+waitRoom+"/join", "application/x-www-form-urlencoded", "x", "1"),
+		"/enter-waiting": autoSubmit("/api/rooms/"+waitRoom+"/queue", "text/plain", `{"x":"`, `"}`),
 	}
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -408,11 +420,31 @@ func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 	if before == "" {
 		t.Fatal("the buyer has no wr_vid cookie")
 	}
+	// place is the browser's visitor's place in the paused room, as the
+	// JSON API tells it with the browser's cookie: enter, or position.
+	place := func(method, path string) string {
+		req, _ := http.NewRequest(method, base+"/api/rooms/"+waitRoom+path, nil)
+		req.AddCookie(&http.Cookie{Name: "wr_vid", Value: before})
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var p struct {
+			Status       string
+			Rank, Ticket int64
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s place in the paused room: %d %v", method, resp.StatusCode, err)
+		}
+		return fmt.Sprintf("%s, rank %d, ticket %d", p.Status, p.Rank, p.Ticket)
+	}
+	waiting := place("POST", "/queue")
 
 	// The refusal: the JSON error, or the HTML error page's 403.
 	refused := `location.origin !== ` + strconv.Quote(evilURL) + ` && document.readyState === "complete" && ` +
 		`(document.body.innerText.indexOf("cross_site") >= 0 || (document.querySelector("main.error") || {dataset: {}}).dataset.status === "403")`
-	for _, path := range []string{"/join", "/enter", "/enter-text", "/order"} {
+	for _, path := range []string{"/join", "/enter", "/enter-text", "/order", "/join-waiting", "/enter-waiting"} {
 		err := chromedp.Do(tab, chromedp.Navigate(evilURL+path))
 		// The page navigates on by itself: evaluate until it has landed.
 		for deadline := time.Now().Add(10 * time.Second); err == nil; time.Sleep(50 * time.Millisecond) {
@@ -439,6 +471,12 @@ func TestBrowserCrossSiteFormsChangeNothing(t *testing.T) {
 	}
 	if st, _ := eng.Stats(ctx, name); st.Issued != 1 || st.Admitted != 1 || st.Consumed != 0 {
 		t.Fatalf("the refused posts changed the line: %+v", st)
+	}
+	if now := place("GET", "/queue/position"); now != waiting || !strings.HasPrefix(now, "WAITING") {
+		t.Fatalf("the waiting buyer was %s before the other site's posts, %s after", waiting, now)
+	}
+	if st, _ := eng.Stats(ctx, waitRoom); st.Issued != 1 {
+		t.Fatalf("the refused posts changed the paused room's line: %+v", st)
 	}
 
 	// Back on the room, the buyer holds the same pass, and orders with it.

@@ -88,6 +88,7 @@ type Messages struct {
 	BackToShop     string
 	MaxPerBuyer    string // {n}
 	ErrOverLimit   string // {n}
+	ErrFewLeft     string // {n}
 	Total          string
 	NextSteps      string
 	// Error page headings, by what went wrong.
@@ -208,6 +209,7 @@ var english = Messages{
 	BackToShop:      "Back to the shop",
 	MaxPerBuyer:     "At most {n} per buyer",
 	ErrOverLimit:    "You can buy at most {n} per order. Please choose a smaller quantity; your entry pass is still valid.",
+	ErrFewLeft:      "Only {n} left, fewer than you asked for. Your entry pass is still valid: please order {n} or fewer.",
 	Total:           "Total",
 	NextSteps:       "Keep this order number: the shop uses it for payment and delivery. You can open this page again from this browser.",
 	TitleNotFound:   "This link does not lead to a waiting room",
@@ -320,6 +322,7 @@ var korean = Messages{
 	BackToShop:      "쇼핑몰로 돌아가기",
 	MaxPerBuyer:     "1인당 최대 {n}개",
 	ErrOverLimit:    "한 번에 최대 {n}개까지 구매하실 수 있습니다. 수량을 줄여 주세요. 입장권은 아직 유효합니다.",
+	ErrFewLeft:      "남은 수량이 {n}개뿐이라 요청하신 수량을 주문할 수 없습니다. 입장권은 아직 유효하니 {n}개 이하로 주문해 주세요.",
 	Total:           "합계",
 	NextSteps:       "주문 번호를 보관해 주세요. 결제와 배송은 이 번호로 진행됩니다. 이 브라우저에서 이 페이지를 다시 열어 보실 수 있습니다.",
 	TitleNotFound:   "이 링크의 대기실을 찾을 수 없습니다",

@@ -40,6 +40,12 @@ type orderJSON struct {
 	} `json:"utm"`
 }
 
+// stockError is 409 insufficient_stock: the apiError and the stock left.
+type stockError struct {
+	apiError
+	Left int64 `json:"left"`
+}
+
 // placeOrderJSON serves POST /api/rooms/{room}/orders: the token in
 // X-Entry-Token, the visitor in wr_vid.
 func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
@@ -95,6 +101,7 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 func (s *Server) orderFailJSON(w http.ResponseWriter, r *http.Request, err error) {
 	var rl *order.RateLimitedError
 	var wait *order.WaitError
+	var short *order.StockError
 	switch {
 	case errors.As(err, &rl):
 		writeErrorRetry(w, http.StatusTooManyRequests, rl.RetryAfter, "rate_limited", "Many orders are arriving; retry shortly. The entry token stays valid.")
@@ -111,8 +118,14 @@ func (s *Server) orderFailJSON(w http.ResponseWriter, r *http.Request, err error
 		writeError(w, http.StatusConflict, "token_in_use", "An order with this entry token is being processed.")
 	case errors.Is(err, order.ErrTokenUsed):
 		writeError(w, http.StatusConflict, "token_used", "This entry token has already placed an order.")
+	case errors.As(err, &short):
+		// Some is left, less than asked: say how many, in the visitor's
+		// language, and as a number.
+		t := s.roomText(r, r.PathValue("room"))
+		writeJSON(w, http.StatusConflict, stockError{apiError: apiError{Code: "insufficient_stock",
+			Message: views.Fill(t.ErrFewLeft, "n", strconv.FormatInt(short.Left, 10))}, Left: short.Left})
 	case errors.Is(err, order.ErrSoldOut):
-		writeError(w, http.StatusConflict, "sold_out", "Not enough stock. The entry token stays valid.")
+		writeError(w, http.StatusConflict, "sold_out", "Sold out. The entry token stays valid.")
 	case errors.Is(err, order.ErrProductRequired):
 		writeError(w, http.StatusBadRequest, "product_required", "This room sells several products: name one with productId.")
 	case errors.Is(err, order.ErrProductNotFound):
@@ -197,6 +210,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	}
 	var rl *order.RateLimitedError
 	var wait *order.WaitError
+	var short *order.StockError
 	notPlaced := t.TitleNotPlaced
 	switch {
 	case errors.As(err, &rl):
@@ -227,6 +241,8 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenInUse, retry)
 	case errors.Is(err, order.ErrTokenInUse):
 		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenInUse, retry)
+	case errors.As(err, &short):
+		s.orderError(w, r, http.StatusConflict, notPlaced, views.Fill(t.ErrFewLeft, "n", strconv.FormatInt(short.Left, 10)), nil)
 	case errors.Is(err, order.ErrSoldOut):
 		s.orderError(w, r, http.StatusConflict, t.SoldOutTitle, t.ErrSoldOut, nil)
 	case errors.Is(err, order.ErrProductRequired), errors.Is(err, order.ErrProductNotFound), errors.Is(err, order.ErrBadQuantity):

@@ -107,7 +107,7 @@ func TestOrderAPI(t *testing.T) {
 		{"unknown field", `{"qty":1}`, map[string]string{"X-Entry-Token": tok}, c, 400, "bad_json"},
 		{"bad quantity", `{"quantity":11}`, map[string]string{"X-Entry-Token": tok}, c, 400, "bad_quantity"},
 		{"unknown product", `{"productId":999999}`, map[string]string{"X-Entry-Token": tok}, c, 400, "product_not_found"},
-		{"more than the stock", `{"quantity":4}`, map[string]string{"X-Entry-Token": tok}, c, 409, "sold_out"},
+		{"more than the stock", `{"quantity":4}`, map[string]string{"X-Entry-Token": tok}, c, 409, "insufficient_stock"},
 		{"placed (productId may be left out)", `{"quantity":2,"utm":{"source":"mail"}}`, map[string]string{"X-Entry-Token": tok}, c, 201, ""},
 		{"replay", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c, 409, "token_used"},
 		{"second buyer takes the last", `{"quantity":1}`, map[string]string{"X-Entry-Token": otherTok}, other, 201, ""},

@@ -157,8 +157,8 @@ func TestErrorPagesSayWhatHappened(t *testing.T) {
 			[]string{"다시 줄 서기", "쇼핑몰로 돌아가기"}},
 		{"bad order", "POST", "/r/" + h.room + "/order", url.Values{"entry_token": {tok}, "quantity": {"x"}}, "en", 400, "Something went wrong",
 			[]string{`href="https://shop.example/"`}},
-		{"more than the stock", "POST", "/r/" + h.room + "/order", url.Values{"entry_token": {tok}, "quantity": {"2"}}, "en", 409, "Sold out",
-			[]string{`href="https://shop.example/"`}},
+		{"more than the stock", "POST", "/r/" + h.room + "/order", url.Values{"entry_token": {tok}, "quantity": {"2"}}, "en", 409, "Your order was not placed",
+			[]string{"Only 1 left", `href="https://shop.example/"`}},
 	}
 	numeric := regexp.MustCompile(`<h1>\s*\d{3}\s*</h1>|class="code"`)
 	for _, tt := range tests {

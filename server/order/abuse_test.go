@@ -109,6 +109,31 @@ func TestRefusedOrdersRefundTheBucket(t *testing.T) {
 	}
 }
 
+// TestStaleStockSaysHowManyLeft: an order for more than is left, while the
+// cached stock still says enough (another instance sold some), is told how
+// many are left, not that the product is sold out; the token stays usable
+// for a smaller order.
+func TestStaleStockSaysHowManyLeft(t *testing.T) {
+	e := newEnv(t, store.Postgres, nil, 5)
+	vs, toks := e.buyers(t, 1)
+	ctx := context.Background()
+	if _, err := e.svc.Products(ctx, e.room); err != nil { // this instance caches stock 5
+		t.Fatal(err)
+	}
+	if _, err := e.db.Exec(e.db.Rebind(`UPDATE products SET stock = 2 WHERE id = ?`), e.prods[0]); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], ProductID: e.prods[0], Quantity: 3}
+	var short *StockError
+	if _, err := e.svc.Place(ctx, req); !errors.As(err, &short) || short.Left != 2 || errors.Is(err, ErrSoldOut) {
+		t.Fatalf("order of 3 with 2 left: %v, want a StockError of 2 left", err)
+	}
+	req.Quantity = 2
+	if _, err := e.svc.Place(ctx, req); err != nil {
+		t.Fatalf("order of the 2 left: %v", err)
+	}
+}
+
 // TestRetryAfterSuccessSaysUsed: a retry of an order that succeeded is
 // told the token was used (409 token_used), not that it is invalid.
 func TestRetryAfterSuccessSaysUsed(t *testing.T) {

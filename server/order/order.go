@@ -6,6 +6,7 @@ package order
 
 import (
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -23,8 +24,12 @@ var (
 	ErrTokenPaused = errors.New("entry token paused after too many failed attempts")
 	// ErrTokenUsed: the token already placed an order (409).
 	ErrTokenUsed = errors.New("entry token already used")
-	// ErrSoldOut: not enough stock; the token stays usable (409).
+	// ErrSoldOut: nothing left of the product; the token stays usable (409).
 	ErrSoldOut = errors.New("sold out")
+	// ErrInsufficientStock: some is left, but less than the quantity asked
+	// for (409, in a *StockError that says how many); the token stays
+	// usable.
+	ErrInsufficientStock = errors.New("not enough stock for this quantity")
 	// ErrProductRequired: the room has several products and none was named (400).
 	ErrProductRequired = errors.New("productId is required: the room has several products")
 	// ErrProductNotFound: no such product in the room (400).
@@ -40,6 +45,14 @@ var (
 type RateLimitedError struct{ RetryAfter time.Duration }
 
 func (e *RateLimitedError) Error() string { return "order rate limit reached" }
+
+// StockError wraps ErrInsufficientStock with the stock left, at least 1.
+type StockError struct{ Left int64 }
+
+func (e *StockError) Error() string { return "only " + strconv.FormatInt(e.Left, 10) + " left" }
+
+// Unwrap returns ErrInsufficientStock.
+func (e *StockError) Unwrap() error { return ErrInsufficientStock }
 
 // WaitError wraps ErrTokenInUse or ErrTokenPaused with the time after which
 // a retry with the same token can succeed.

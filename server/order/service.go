@@ -151,6 +151,12 @@ func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
 	o, err := s.store.place(ctx, r, p.ID)
 	switch {
 	case err == nil:
+	case errors.Is(err, ErrInsufficientStock):
+		// The cached stock was stale: less is left than asked for.
+		s.refund(ctx, r.Room)
+		a.release(ctx, "insufficient stock", true)
+		s.products.forget(r.Room)
+		return Order{}, err
 	case errors.Is(err, errNoStock):
 		s.refund(ctx, r.Room)
 		a.release(ctx, "sold out", true)
@@ -327,8 +333,11 @@ func (s *Service) pick(ctx context.Context, r Request) (Product, error) {
 	default:
 		return Product{}, ErrProductRequired
 	}
-	if p.Stock < int64(r.Quantity) {
+	switch {
+	case p.Stock < 1:
 		return Product{}, ErrSoldOut
+	case p.Stock < int64(r.Quantity):
+		return Product{}, &StockError{Left: p.Stock}
 	}
 	return p, nil
 }

@@ -52,9 +52,10 @@ func TokenHash(token string) []byte {
 }
 
 // place runs the order's one transaction: take the stock under
-// stock >= quantity, then insert the order. It returns errNoStock,
-// errDuplicate (the token already ordered), errIdemTaken, or a database
-// error; on any error nothing is written.
+// stock >= quantity, then insert the order. It returns errNoStock (none
+// left), a *StockError (less left than asked for), errDuplicate (the token
+// already ordered), errIdemTaken, or a database error; on any error nothing
+// is written.
 func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, error) {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -84,6 +85,11 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 		// the stock is gone: the caller consumes it rather than releasing it.
 		if used, err := tokenOrdered(ctx, tx, r.Token); err == nil && used {
 			return Order{}, errDuplicate
+		}
+		var left int64
+		err := tx.GetContext(ctx, &left, tx.Rebind(`SELECT stock FROM products WHERE id = ? AND room = ?`), productID, r.Room)
+		if err == nil && left > 0 {
+			return Order{}, &StockError{Left: left}
 		}
 		return Order{}, errNoStock
 	case err != nil:

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -230,10 +231,12 @@ type Departures struct {
 // Admit runs one admission tick for room. tick is the caller's tick length
 // (it sizes the burst); tokens are fresh entry tokens, one per visitor that
 // may be admitted, so Admit admits at most len(tokens). It returns
-// room.ErrNotFound for an unknown room.
+// room.ErrNotFound for an unknown room. In mode random the tick's picks
+// come from a fresh seed, so that they do not depend on the Redis
+// version's seeding of its scripts.
 func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration, tokens []string) (Admission, error) {
-	args := make([]any, 0, len(tokens)+1)
-	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64))
+	args := make([]any, 0, len(tokens)+2)
+	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64), rand.Int32())
 	for _, t := range tokens {
 		args = append(args, t)
 	}

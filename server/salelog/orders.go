@@ -56,6 +56,8 @@ func Reason(err error) string {
 		return "rate_limited"
 	case errors.Is(err, order.ErrSoldOut):
 		return "sold_out"
+	case errors.Is(err, order.ErrInsufficientStock):
+		return "insufficient_stock"
 	case errors.Is(err, order.ErrTokenMissing):
 		return "token_missing"
 	case errors.Is(err, order.ErrTokenInvalid):

@@ -248,6 +248,7 @@ func TestReason(t *testing.T) {
 	for err, want := range map[error]string{
 		&order.RateLimitedError{RetryAfter: time.Second}: "rate_limited",
 		fmt.Errorf("x: %w", order.ErrSoldOut):            "sold_out",
+		&order.StockError{Left: 2}:                       "insufficient_stock",
 		order.ErrTokenInvalid:                            "token_invalid",
 		order.ErrTokenInUse:                              "token_in_use",
 		order.ErrTokenUsed:                               "token_used",

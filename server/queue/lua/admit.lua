@@ -8,7 +8,7 @@
 -- event. Visitors away at their turn are passed over and kept aside; those
 -- who came back are admitted first (see lib.lua, ABSENCE). A crash can only
 -- happen before or after all of it.
--- ARGV: 2 tick seconds, 3.. tokens
+-- ARGV: 2 tick seconds, 3 a random seed (mode random), 4.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
 --   expired, phase, rate (as set), prequeued, paused, soldout, sessions,
 --   sessionsOpened, sessionsEnded, sessionsIdle, visitor...},
@@ -33,10 +33,14 @@ local nowMs = math.floor(now / 1000)
 -- DRAW: the schedule gates admission: none before the pre-queue is drawn,
 -- none in mode closed, none after closing unless the line is still served.
 -- The first tick past opening freezes the pre-queue for the draw. In mode
--- random each tick admits uniformly at random among the waiting.
+-- random each tick admits uniformly at random among the waiting: each pick
+-- is a place in line drawn from the caller's seed. (ZRANDMEMBER is not
+-- uniform once the line outgrows a listpack: its hash-table sampling
+-- favours the members that joined last.)
 local ph, sc = phaseNow(nowMs)
 local gated = admitsNone(ph, sc)
 local random = cfg[6] == 'random'
+if random then math.randomseed(tonumber(ARGV[3])) end
 local Q, ACTIVE = K.queue, K.active
 local base = seenBase()
 local cbase = campBase() -- ATTRIBUTION
@@ -98,9 +102,9 @@ if #used > 0 then
 end
 local n = math.floor(credit + 1e-9)
 if n > most then n = most end
-if passthrough then n = #ARGV - 2 end
+if passthrough then n = #ARGV - 3 end
 if paused or soldout or gated then n = 0 end
-if n > #ARGV - 2 then n = #ARGV - 2 end
+if n > #ARGV - 3 then n = #ARGV - 3 end
 if maxActive > 0 and not passthrough then
   local free = maxActive - redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
   if n > free then n = free end
@@ -119,7 +123,7 @@ local function admitOne(v, ticket)
   end
   redis.call('ZREM', K.done, v)
   local x = nowMs + ttl * 1000
-  putPass(v, {t = ARGV[2 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
+  putPass(v, {t = ARGV[3 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
   redis.call('ZADD', ACTIVE, I(x), v)
   admitCampaign(v, ticket, cbase)
 end
@@ -136,8 +140,16 @@ for _ = 1, 8 do
   if want <= 0 then break end
   local popped
   if random then
-    popped = redis.call('ZRANDMEMBER', Q, want, 'WITHSCORES')
-    for i = 1, #popped, 2 do redis.call('ZREM', Q, popped[i]) end
+    popped = {}
+    local size = redis.call('ZCARD', Q)
+    for _ = 1, math.min(want, size) do
+      local at = math.random(size) - 1
+      local one = redis.call('ZRANGE', Q, at, at, 'WITHSCORES')
+      redis.call('ZREM', Q, one[1])
+      popped[#popped + 1] = one[1]
+      popped[#popped + 1] = one[2]
+      size = size - 1
+    end
   else
     popped = redis.call('ZPOPMIN', Q, want)
   end
