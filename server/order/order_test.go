@@ -343,7 +343,7 @@ func (g *soldOutAtConsume) Consume(ctx context.Context, room, visitor, holder st
 func TestLastOrderFlagsSoldOutBeforeFreeingTheSlot(t *testing.T) {
 	e := newEnv(t, store.Postgres, nil, 1)
 	gate := &soldOutAtConsume{Engine: e.eng}
-	svc := NewService(NewStore(e.db.DB, 0), gate, 100*time.Millisecond, quiet)
+	svc := NewService(NewStore(e.db.DB, 0), gate, time.Second, quiet)
 	vs, toks := e.buyers(t, 1)
 	if _, err := svc.Place(context.Background(), Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1}); err != nil {
 		t.Fatal(err)
@@ -358,7 +358,9 @@ func TestLastOrderFlagsSoldOutBeforeFreeingTheSlot(t *testing.T) {
 // and a retry with the same idempotency key gets its order back.
 func TestReplayOfALostConsume(t *testing.T) {
 	e := newEnv(t, store.Postgres, nil, 1)
-	svc := NewService(NewStore(e.db.DB, 0), failingConsume{e.eng}, 100*time.Millisecond, quiet)
+	// A 1 s claim, as in TestConsumeFailsAfterCommit: 100 ms left an
+	// attempt 50 ms, which a loaded machine missed.
+	svc := NewService(NewStore(e.db.DB, 0), failingConsume{e.eng}, time.Second, quiet)
 	vs, toks := e.buyers(t, 1)
 	ctx := context.Background()
 	req := Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 1, IdempotencyKey: "once"}
@@ -366,12 +368,12 @@ func TestReplayOfALostConsume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(150 * time.Millisecond) // the claim expired
+	time.Sleep(1100 * time.Millisecond) // the claim expired
 	again, err := svc.Place(ctx, req)
 	if err != nil || again.ID != first.ID {
 		t.Fatalf("retry with the same key: %+v %v; want order %d", again, err, first.ID)
 	}
-	time.Sleep(150 * time.Millisecond)
+	time.Sleep(1100 * time.Millisecond)
 	req.IdempotencyKey = ""
 	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay once sold out: %v, want ErrTokenUsed", err)
