@@ -637,15 +637,23 @@ func TestBlipIsNoOutage(t *testing.T) {
 	yes := true
 	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
 	e.mustEnter()
-	waitFor(t, "the first probe", func() bool { e.gate.cfg.mu.Lock(); defer e.gate.cfg.mu.Unlock(); return e.gate.cfg.known })
+	probed := func() bool {
+		e.gate.health.mu.Lock()
+		defer e.gate.health.mu.Unlock()
+		return !e.gate.health.probing
+	}
+	waitFor(t, "the first probe", probed)
 	e.room.set(func(f *fakeRoom) { f.refuse = map[string]int{"renew": 503} })
 	for i := 0; i < 3; i++ {
 		e.clock.Add(11 * time.Second)
 		if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("renew %d failed: %d, want 503", i, resp.StatusCode)
 		}
+		waitFor(t, "the probe", probed)
 	}
-	waitFor(t, "the probes", func() bool { return e.room.count("gate") >= 3 })
+	if got := e.room.count("gate"); got != 4 {
+		t.Errorf("%d probes, want 4 (the first, and one per failed renew)", got)
+	}
 	if e.gate.health.isDown() {
 		t.Error("failed renews marked waitingroom down while the probe got answers")
 	}
