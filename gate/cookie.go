@@ -1,23 +1,69 @@
 package gate
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
 	"net/http"
 	"strings"
 )
 
+// cookieKeyInfo derives the cookie MAC key from the API key.
+const cookieKeyInfo = "waitingroom gate cookie v1"
+
+// macLen is the length of the cookie's MAC: 22 base64url characters, 132
+// bits.
+const macLen = 22
+
+// cookieKey returns HMAC-SHA256(apiKey, cookieKeyInfo), the key of the
+// cookie MACs.
+func cookieKey(apiKey string) []byte {
+	m := hmac.New(sha256.New, []byte(apiKey))
+	m.Write([]byte(cookieKeyInfo))
+	return m.Sum(nil)
+}
+
+// cookieMAC returns base64url(HMAC-SHA256(key, room+"."+id))[:22].
+func (g *Gate) cookieMAC(id string) string {
+	m := hmac.New(sha256.New, g.cookieKey)
+	m.Write([]byte(g.opts.Room + "." + id))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))[:macLen]
+}
+
+// cookieValue is the wr_gate value of session id: "<room>.<id>.<mac>".
+func (g *Gate) cookieValue(id string) string {
+	return g.opts.Room + "." + id + "." + g.cookieMAC(id)
+}
+
 // sessionID returns the session id of this gate's room from the wr_gate
-// cookie (value "<room>.<sessionID>").
+// cookie (value "<room>.<sessionID>.<mac>"). A cookie whose MAC does not
+// verify (forged, or made under another API key) is no session: it costs
+// no call to waitingroom.
 func (g *Gate) sessionID(r *http.Request) (string, bool) {
 	for _, c := range r.CookiesNamed(CookieName) {
-		i := strings.LastIndexByte(c.Value, '.')
-		if i < 0 || c.Value[:i] != g.opts.Room {
+		rest, mac, ok := cutLast(c.Value)
+		if !ok || len(mac) != macLen {
 			continue
 		}
-		if id := c.Value[i+1:]; validSessionID(id) {
+		room, id, ok := cutLast(rest)
+		if !ok || room != g.opts.Room || !validSessionID(id) {
+			continue
+		}
+		if subtle.ConstantTimeCompare([]byte(mac), []byte(g.cookieMAC(id))) == 1 {
 			return id, true
 		}
 	}
 	return "", false
+}
+
+// cutLast splits s around its last ".".
+func cutLast(s string) (before, after string, ok bool) {
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
 }
 
 // validSessionID accepts base64url ids of 16 to 64 characters (waitingroom
@@ -40,7 +86,7 @@ func validSessionID(id string) bool {
 // TLS, no Max-Age (waitingroom decides how long the session lives).
 func (g *Gate) setCookie(w http.ResponseWriter, r *http.Request, id string) {
 	http.SetCookie(w, &http.Cookie{
-		Name: CookieName, Value: g.opts.Room + "." + id, Path: "/",
+		Name: CookieName, Value: g.cookieValue(id), Path: "/",
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: g.secure || r.TLS != nil,
 	})
 }

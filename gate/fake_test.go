@@ -51,7 +51,8 @@ type fakeRoom struct {
 	keys     []signingKey // listed in the JWKS
 	aud      string
 	failOpen bool
-	down     string // "": up; "503": every answer 503; "slow": answers after slowFor
+	down     string         // "": up; "503": every answer 503; "slow": answers after slowFor
+	refuse   map[string]int // endpoint name → status of its every answer (see refusal)
 	slowFor  time.Duration
 	used     map[string]bool
 	sessions map[string]string // id → subject
@@ -107,6 +108,7 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.calls[name]++
+	status, refused := f.refuse[name]
 	f.mu.Unlock()
 	switch down {
 	case "503":
@@ -118,6 +120,10 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if refused {
+		refusal(w, status)
+		return
 	}
 	if name != "jwks" && name != "gate" && r.Header.Get("Authorization") != "Bearer "+testAPIKey {
 		writeJSON(w, 401, map[string]string{"error": "api_key_invalid"})
@@ -176,6 +182,17 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 		delete(f.sessions, strings.Split(r.URL.Path, "/")[5])
 		w.WriteHeader(204)
 	}
+}
+
+// refusal answers as waitingroom does when it refuses a call: 401
+// api_key_invalid, 403, 404 gate_off, 429, 503, or (200) a malformed body.
+func refusal(w http.ResponseWriter, status int) {
+	codes := map[int]string{401: "api_key_invalid", 403: "forbidden", 404: "gate_off", 429: "too_many_requests", 503: "unavailable"}
+	if status == http.StatusOK {
+		writeJSON(w, 200, map[string]string{"unexpected": "shape"})
+		return
+	}
+	writeJSON(w, status, map[string]string{"error": codes[status]})
 }
 
 func randID() string {
@@ -289,6 +306,7 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 		t.Fatal(err)
 	}
 	g.now = e.clock.Now
+	g.probeGap = 10 * time.Millisecond
 	e.gate = g
 	shopPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "shop %s %s", r.Method, r.URL.Path) })
 	mux.Handle("/", g.Protect(shopPage))
@@ -380,6 +398,18 @@ func readBody(t *testing.T, resp *http.Response) string {
 	var b bytes.Buffer
 	_, _ = b.ReadFrom(resp.Body)
 	return b.String()
+}
+
+// cookie sends a wr_gate cookie with the value v on every request of
+// the browser.
+func (e *env) cookie(v string) {
+	e.browser.Jar.SetCookies(mustURL(e.t, e.shop.URL), []*http.Cookie{{Name: CookieName, Value: v, Path: "/"}})
+}
+
+// waitDown waits until the probe finds waitingroom down (or up).
+func (e *env) waitDown(down bool) {
+	e.t.Helper()
+	waitFor(e.t, fmt.Sprintf("the probe to find waitingroom down=%v", down), func() bool { return e.gate.health.isDown() == down })
 }
 
 // waitFor polls cond for up to 3 s.

@@ -9,9 +9,14 @@
 // and then; a visitor without a live session is sent to the room. Call
 // Gate.End when the buyer is done, to give the slot back at once.
 //
-// When waitingroom cannot be reached, the gate fails open (lets buyers
-// through) or closed (a "please retry" page), as the room's operator chose
-// or as Options.FailOpen says.
+// The cookie carries a MAC keyed by the API key, so a forged one costs no
+// call to waitingroom. When waitingroom is down, the gate fails open (lets
+// buyers through) or closed (a "please retry" page), as the room's
+// operator chose or as Options.FailOpen says. Only a background probe
+// (GET /api/rooms/{room}/gate) decides that waitingroom is down, after
+// several failures in a row; a call that waitingroom refuses (a rotated
+// API key, a throttle) or that fails alone fails closed for its request.
+// At most 64 calls to waitingroom are in flight at once.
 //
 // The package depends only on the standard library and go-jose.
 package gate
@@ -30,7 +35,11 @@ import (
 // (form fields pass and next). Protect serves it.
 const EnterPath = "/_waitingroom/enter"
 
-// CookieName is the gate's session cookie; its value is "<room>.<sessionID>".
+// CookieName is the gate's session cookie; its value is
+// "<room>.<sessionID>.<mac>", where mac is the first 22 characters of
+// base64url(HMAC-SHA256(key, room+"."+sessionID)) and key is
+// HMAC-SHA256(APIKey, "waitingroom gate cookie v1"). A cookie whose MAC
+// does not verify is no session, and costs no call to waitingroom.
 const CookieName = "wr_gate"
 
 // Options configure a Gate.
@@ -42,7 +51,7 @@ type Options struct {
 	FailOpen   *bool         // nil: the room's failOpen from GET /api/rooms/{room}/gate (cached); closed before it is known
 	Timeout    time.Duration // per call to waitingroom, default 2 s
 	RenewEvery time.Duration // how often a request renews the session at waitingroom, default 10 s per session
-	Client     *http.Client  // default: a client that follows no redirects
+	Client     *http.Client  // default: a client that follows no redirects and keeps 64 idle connections to waitingroom
 	Logger     *slog.Logger  // default slog.Default()
 }
 
@@ -56,6 +65,10 @@ type Gate struct {
 	client   *http.Client
 	log      *slog.Logger
 	now      func() time.Time
+
+	cookieKey []byte        // HMAC key of the cookie's MAC
+	slots     chan struct{} // the calls to waitingroom in flight (at most maxCalls)
+	probeGap  time.Duration // pause between the probes that confirm an outage
 
 	keys   *keyCache
 	cfg    *configCache
@@ -94,9 +107,13 @@ func New(opts Options) (*Gate, error) {
 		client:   opts.Client,
 		log:      opts.Logger,
 		now:      time.Now,
+
+		cookieKey: cookieKey(opts.APIKey),
+		slots:     make(chan struct{}, maxCalls),
+		probeGap:  probeGap,
 	}
 	if g.client == nil {
-		g.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		g.client = newClient(opts.Timeout)
 	}
 	if g.log == nil {
 		g.log = slog.Default()
@@ -109,22 +126,32 @@ func New(opts Options) (*Gate, error) {
 	return g, nil
 }
 
-// parseBase checks RoomURL: an absolute http(s) URL without query or
-// fragment.
+// parseBase checks RoomURL: an absolute http(s) URL without userinfo,
+// query or fragment.
 func parseBase(raw string) (string, error) {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" {
 		return "", fmt.Errorf("gate: new: RoomURL %q: want an absolute http(s) URL", raw)
 	}
 	return strings.TrimRight(raw, "/"), nil
 }
 
-// parseOrigin checks Audience and returns it as scheme://host[:port].
+// parseOrigin checks Audience and returns it as scheme://host[:port], in
+// lower case and without the scheme's default port, as waitingroom writes
+// a room's audience.
 func parseOrigin(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", fmt.Errorf("gate: new: Audience %q: want this shop's origin, scheme://host[:port]", raw)
 	}
-	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+	host := strings.ToLower(u.Host)
+	switch u.Scheme {
+	case "https":
+		host = strings.TrimSuffix(host, ":443")
+	case "http":
+		host = strings.TrimSuffix(host, ":80")
+	}
+	return u.Scheme + "://" + host, nil
 }

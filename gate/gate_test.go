@@ -175,6 +175,18 @@ func TestSafeNext(t *testing.T) {
 		"/\t/evil.example":              "/",
 		"/\n/evil.example":              "/",
 		"/%2F%2Fevil.example":           "/%2F%2Fevil.example",
+		`/./\evil.example`:              "/",
+		`/.\/evil.example`:              "/",
+		`/a/..\/..\/\evil.example`:      "/",
+		`/a/../\evil.example`:           "/",
+		"/./evil.example":               "/evil.example",
+		"/a/..//evil.example":           "/evil.example",
+		"/a/../../b?x=/../y":            "/b?x=/../y",
+		"/a/b/":                         "/a/b/",
+		"/a/./b/../c#f":                 "/a/c#f",
+		"/.":                            "/",
+		"/x\u0000":                      "/",
+		"/x\u00a0y":                     "/x\u00a0y",
 		"/" + strings.Repeat("a", 3000): "/",
 	}
 	for in, want := range cases {
@@ -185,7 +197,8 @@ func TestSafeNext(t *testing.T) {
 }
 
 func TestEnterRedirectsOnlyOnSite(t *testing.T) {
-	for _, next := range []string{"//evil.example/x", "https://evil.example", `/\evil.example`} {
+	for _, next := range []string{"//evil.example/x", "https://evil.example", `/\evil.example`,
+		`/./\evil.example`, `/.\/evil.example`, `/a/..\/..\/\evil.example`, `/a/../\evil.example`} {
 		e := newEnv(t, nil)
 		resp := e.enter(e.pass(nil), next)
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
@@ -358,6 +371,11 @@ func TestWaitingroomDown(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t, func(o *Options) { o.FailOpen = c.opt })
 			e.room.set(func(f *fakeRoom) { f.failOpen = c.roomOpen })
+			if !c.learn {
+				// The room's settings cannot be read (gate_off, say): the
+				// probe gets answers but learns no failOpen.
+				e.room.set(func(f *fakeRoom) { f.refuse = map[string]int{"gate": 404} })
+			}
 			e.mustEnter()
 			if c.learn {
 				if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
@@ -377,10 +395,20 @@ func TestWaitingroomDown(t *testing.T) {
 			}
 			e.clock.Add(11 * time.Second)
 			start := time.Now()
-			resp := e.do(http.MethodGet, "/checkout", nil, "Accept-Language", "en")
+			first := e.do(http.MethodGet, "/checkout", nil, "Accept-Language", "en")
 			if took := time.Since(start); took > time.Second {
 				t.Errorf("the request took %s with a 300 ms timeout", took)
 			}
+			// One failed call fails closed; it starts the probe, which
+			// alone finds waitingroom down.
+			if first.StatusCode != http.StatusServiceUnavailable || first.Header.Get("X-Waitingroom-Fail") != "" {
+				t.Errorf("the first failed renew: %d %v, want 503 (closed until the probe confirms)", first.StatusCode, first.Header)
+			}
+			e.waitDown(true)
+			if got := e.gate.health.failCount(); got < probeFails {
+				t.Errorf("down after %d failed probes, want %d", got, probeFails)
+			}
+			resp := e.do(http.MethodGet, "/checkout", nil, "Accept-Language", "en")
 			body := readBody(t, resp)
 			if resp.StatusCode != c.wantStatus {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, c.wantStatus, body)
@@ -424,6 +452,8 @@ func TestEnterWhileDown(t *testing.T) {
 			e := newEnv(t, func(o *Options) { o.FailOpen = c.opt })
 			p := e.pass(nil)
 			e.room.set(func(f *fakeRoom) { f.down = "503" })
+			e.do(http.MethodGet, "/", nil) // starts the probe
+			e.waitDown(true)
 			resp := e.enter(p, "/checkout")
 			body := readBody(t, resp)
 			if resp.StatusCode != c.status {
@@ -555,6 +585,7 @@ func TestNewChecksOptions(t *testing.T) {
 		{"valid", func(*Options) {}, true},
 		{"audience with a slash", func(o *Options) { o.Audience = "https://shop.example/" }, true},
 		{"no room URL", func(o *Options) { o.RoomURL = "" }, false},
+		{"room URL with userinfo", func(o *Options) { o.RoomURL = "https://user:pw@queue.example" }, false},
 		{"relative room URL", func(o *Options) { o.RoomURL = "/queue" }, false},
 		{"ftp room URL", func(o *Options) { o.RoomURL = "ftp://queue.example" }, false},
 		{"no room", func(o *Options) { o.Room = "" }, false},
@@ -576,27 +607,60 @@ func TestNewChecksOptions(t *testing.T) {
 	}
 }
 
-func TestRecoversAfterABlip(t *testing.T) {
+func TestRecoversAfterAnOutage(t *testing.T) {
 	yes := true
 	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
 	e.mustEnter()
 	e.room.set(func(f *fakeRoom) { f.down = "503" })
 	e.clock.Add(11 * time.Second)
-	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
-		t.Fatalf("fail open: %d", resp.StatusCode)
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a failed renew before the probe confirms: %d, want 503", resp.StatusCode)
 	}
-	if !e.gate.health.isDown() {
-		t.Fatal("a 503 did not mark waitingroom down")
+	e.waitDown(true)
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("down, failing open: %d", resp.StatusCode)
 	}
 	e.room.set(func(f *fakeRoom) { f.down = "" })
 	stranger := newEnv(t, nil)
 	stranger.shop, stranger.gate = e.shop, e.gate
-	waitFor(t, "the first probe", func() bool { e.gate.cfg.mu.Lock(); defer e.gate.cfg.mu.Unlock(); return !e.gate.cfg.busy })
-	e.clock.Add(time.Second)
-	stranger.do(http.MethodGet, "/checkout", nil) // starts a probe a second after the failure, not after 5 s
-	waitFor(t, "the probe", func() bool { return !e.gate.health.isDown() })
+	e.clock.Add(downProbeEvery)
+	stranger.do(http.MethodGet, "/checkout", nil) // starts a probe downProbeEvery later
+	e.waitDown(false)
 	if resp := stranger.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
-		t.Errorf("after the blip a visitor without a session got %d, want 303 to the room", resp.StatusCode)
+		t.Errorf("after the outage a visitor without a session got %d, want 303 to the room", resp.StatusCode)
+	}
+}
+
+// TestBlipIsNoOutage: calls of requests that fail while the probe gets
+// answers fail closed, one by one; waitingroom never counts as down.
+func TestBlipIsNoOutage(t *testing.T) {
+	yes := true
+	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
+	e.mustEnter()
+	probed := func() bool {
+		e.gate.health.mu.Lock()
+		defer e.gate.health.mu.Unlock()
+		return !e.gate.health.probing
+	}
+	waitFor(t, "the first probe", probed)
+	e.room.set(func(f *fakeRoom) { f.refuse = map[string]int{"renew": 503} })
+	for i := 0; i < 3; i++ {
+		e.clock.Add(11 * time.Second)
+		if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("renew %d failed: %d, want 503", i, resp.StatusCode)
+		}
+		waitFor(t, "the probe", probed)
+	}
+	if got := e.room.count("gate"); got != 4 {
+		t.Errorf("%d probes, want 4 (the first, and one per failed renew)", got)
+	}
+	if e.gate.health.isDown() {
+		t.Error("failed renews marked waitingroom down while the probe got answers")
+	}
+	stranger := newEnv(t, nil)
+	stranger.shop, stranger.gate = e.shop, e.gate
+	if resp := stranger.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("a visitor without a session got %d, want 303 to the room", resp.StatusCode)
 	}
 }
 
@@ -618,6 +682,8 @@ func TestSessionFrom(t *testing.T) {
 	open.mustEnter()
 	open.room.set(func(f *fakeRoom) { f.down = "503" })
 	open.clock.Add(11 * time.Second)
+	open.do(http.MethodGet, "/whoami", nil) // fails closed, starts the probe
+	open.waitDown(true)
 	if got := readBody(t, open.do(http.MethodGet, "/whoami", nil)); !strings.HasPrefix(got, "false") {
 		t.Errorf("failing open: %q, want no session", got)
 	}

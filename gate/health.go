@@ -12,9 +12,17 @@ import (
 const (
 	// configTTL is how long the room's gate settings are cached.
 	configTTL = 60 * time.Second
-	// downProbeEvery is how often the settings are fetched again while
-	// waitingroom is down, to notice that it is back.
+	// downProbeEvery is how often the probe runs while waitingroom is
+	// down, to notice that it is back.
 	downProbeEvery = 5 * time.Second
+	// probeFails is how many probes in a row must fail before waitingroom
+	// counts as down.
+	probeFails = 3
+	// probeGap is the pause between the probes that confirm an outage.
+	probeGap = time.Second
+	// suspectGap is the least time between two probes that failed calls
+	// start while waitingroom is up.
+	suspectGap = time.Second
 	// logEvery spaces out repeated warnings.
 	logEvery = time.Minute
 )
@@ -35,42 +43,30 @@ func (t *throttle) allow(now time.Time) bool {
 	return true
 }
 
-// health remembers whether the last call to waitingroom got an answer.
+// health is whether waitingroom is down, as only the background probe
+// (GET /api/rooms/{room}/gate) decides: down after probeFails failed
+// probes in a row, up at the first probe that gets an answer. Failed calls
+// of requests start a probe; they never change the state themselves, so
+// that nobody outside can force the gate into its fail mode.
 type health struct {
 	mu        sync.Mutex
 	downSince time.Time // zero while up
-	fails     uint64    // failed calls so far
-	failLog   throttle
-	misconfig throttle
-}
-
-func (h *health) down(now time.Time) {
-	h.mu.Lock()
-	if h.downSince.IsZero() {
-		h.downSince = now
-	}
-	h.fails++
-	h.mu.Unlock()
-}
-
-func (h *health) up() {
-	h.mu.Lock()
-	h.downSince = time.Time{}
-	h.mu.Unlock()
+	streak    int       // failed probes in a row
+	fails     uint64    // failed probes so far
+	probing   bool      // a probe runs
+	lastProbe time.Time // when the last probe started
+	failLog   throttle  // "waitingroom unavailable" (the fail mode)
+	reqLog    throttle  // a request failed closed
+	misconfig throttle  // waitingroom refused a call
 }
 
 func (h *health) isDown() bool {
-	return !h.since().IsZero()
-}
-
-// since is when waitingroom went down, zero while up.
-func (h *health) since() time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.downSince
+	return !h.downSince.IsZero()
 }
 
-// failCount is the number of failed calls so far.
+// failCount is the number of failed probes so far.
 func (h *health) failCount() uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -82,58 +78,101 @@ type configCache struct {
 	mu       sync.Mutex
 	known    bool
 	failOpen bool
-	tried    time.Time
-	seen     uint64 // health.fails when the last fetch started
-	busy     bool
 }
 
-// refreshConfig fetches the room's gate settings in the background when
-// the cached ones are older than configTTL. The fetch doubles as a health
-// probe: after a call fails it runs soon (a second later, so that a lone
-// lost call does not leave the gate in its fail mode), then every
-// downProbeEvery until waitingroom answers. At most one fetch runs at a
-// time; the request that starts it does not wait.
+// refreshConfig starts the probe, which also fetches the room's gate
+// settings, when the settings are older than configTTL, or every
+// downProbeEvery while waitingroom is down. The request does not wait.
 func (g *Gate) refreshConfig() {
-	now := g.now()
+	h := g.health
+	h.mu.Lock()
 	every := configTTL
-	if g.health.isDown() {
+	if !h.downSince.IsZero() {
 		every = downProbeEvery
 	}
-	fails := g.health.failCount()
-	c := g.cfg
-	c.mu.Lock()
-	due := c.tried.IsZero() || now.Sub(c.tried) >= every || (fails > c.seen && now.Sub(c.tried) >= time.Second)
-	if c.busy || !due {
-		c.mu.Unlock()
+	due := h.lastProbe.IsZero() || g.now().Sub(h.lastProbe) >= every
+	h.mu.Unlock()
+	if due {
+		g.probe()
+	}
+}
+
+// suspect starts a probe after a request's call failed, unless one runs
+// or one started less than suspectGap ago, or waitingroom is down already
+// (then refreshConfig probes every downProbeEvery).
+func (g *Gate) suspect() {
+	h := g.health
+	h.mu.Lock()
+	due := h.downSince.IsZero() && g.now().Sub(h.lastProbe) >= suspectGap
+	h.mu.Unlock()
+	if due {
+		g.probe()
+	}
+}
+
+// probe runs in the background unless a probe runs: it fetches the room's
+// gate settings until waitingroom answers (up), or until probeFails
+// fetches in a row have failed, probeGap apart (down). While down, one
+// fetch per probe.
+func (g *Gate) probe() {
+	h := g.health
+	h.mu.Lock()
+	if h.probing {
+		h.mu.Unlock()
 		return
 	}
-	c.busy, c.tried, c.seen = true, now, fails
-	c.mu.Unlock()
+	h.probing, h.lastProbe = true, g.now()
+	h.mu.Unlock()
 	go func() {
-		open, ok := g.fetchConfig(context.Background())
-		c.mu.Lock()
-		c.busy = false
-		if ok {
-			c.known, c.failOpen = true, open
+		for {
+			open, known, reachable := g.fetchConfig(context.Background())
+			if known {
+				g.cfg.mu.Lock()
+				g.cfg.known, g.cfg.failOpen = true, open
+				g.cfg.mu.Unlock()
+			}
+			h.mu.Lock()
+			if reachable {
+				if !h.downSince.IsZero() {
+					g.log.Info("gate: waitingroom is back")
+				}
+				h.streak, h.downSince, h.probing = 0, time.Time{}, false
+				h.mu.Unlock()
+				return
+			}
+			h.streak++
+			h.fails++
+			if h.streak >= probeFails && h.downSince.IsZero() {
+				h.downSince = g.now()
+				g.log.Warn("gate: waitingroom is down", "failedProbes", h.streak)
+			}
+			if !h.downSince.IsZero() {
+				h.probing = false
+				h.mu.Unlock()
+				return
+			}
+			h.mu.Unlock()
+			time.Sleep(g.probeGap)
 		}
-		c.mu.Unlock()
 	}()
 }
 
-// fetchConfig reads the room's failOpen; ok is false when it could not.
-func (g *Gate) fetchConfig(ctx context.Context) (failOpen, ok bool) {
-	a, err := g.call(ctx, "gate settings", http.MethodGet, "/api/rooms/"+url.PathEscape(g.opts.Room)+"/gate", nil, false)
+// fetchConfig reads the room's failOpen. reachable is false only when
+// waitingroom did not answer (a transport error, a timeout, a 5xx); known
+// is false when failOpen could not be read.
+func (g *Gate) fetchConfig(ctx context.Context) (failOpen, known, reachable bool) {
+	a, err := g.call(ctx, "gate settings", http.MethodGet, "/api/rooms/"+url.PathEscape(g.opts.Room)+"/gate", nil, false, slotNone)
 	if err != nil {
-		return false, false
+		return false, false, false
 	}
 	var cfg struct {
 		FailOpen *bool `json:"failOpen"`
 	}
 	if a.status != http.StatusOK || json.Unmarshal(a.body, &cfg) != nil || cfg.FailOpen == nil {
-		_ = g.misconfigured("gate settings", a)
-		return false, false
+		_ = g.refused("gate settings", a)
+		return false, false, true
 	}
-	return *cfg.FailOpen, true
+	return *cfg.FailOpen, true, true
 }
 
 // failOpen reports the mode for when waitingroom cannot be reached:
@@ -147,9 +186,24 @@ func (g *Gate) failOpen() bool {
 	return g.cfg.known && g.cfg.failOpen
 }
 
-// fail answers a request that needs waitingroom while it cannot be
-// reached: through to next when failing open, else the "please retry" page
-// (with the retry form re when not nil). It logs at most once a minute.
+// failed answers a request whose call to waitingroom failed: the fail mode
+// when the probe found waitingroom down, else "please retry" for this
+// request alone (a refused call, every call slot taken, or a failure the
+// probe has not confirmed). It never fails open for a refusal.
+func (g *Gate) failed(w http.ResponseWriter, r *http.Request, next http.Handler, err error, re *repost) {
+	if g.health.isDown() {
+		g.fail(w, r, next, err, re)
+		return
+	}
+	if g.health.reqLog.allow(g.now()) {
+		g.log.Warn("gate: a call to waitingroom failed; the request fails closed", "err", err)
+	}
+	g.page(w, r, http.StatusServiceUnavailable, pageRetry, re)
+}
+
+// fail answers a request that needs waitingroom while it is down: through
+// to next when failing open, else the "please retry" page (with the retry
+// form re when not nil). It logs at most once a minute.
 func (g *Gate) fail(w http.ResponseWriter, r *http.Request, next http.Handler, err error, re *repost) {
 	open := g.failOpen()
 	if g.health.failLog.allow(g.now()) {

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -17,7 +18,8 @@ type liveEntry struct {
 	answered bool          // waitingroom has answered about it at least once
 	until    time.Time     // the answer holds until then
 	inflight chan struct{} // closed when the running renew ends; nil when none runs
-	failed   time.Time     // waitingroom could not answer; no new renew before this
+	failed   time.Time     // the last renew failed; no new renew before this
+	failErr  error         // the last renew's error, answered until failed
 }
 
 // liveCache maps session ids to liveEntry, with at most max entries.
@@ -67,7 +69,7 @@ func (c *liveCache) evict(now time.Time) {
 func (c *liveCache) remember(id string, info Session, live bool, until, now time.Time) {
 	c.mu.Lock()
 	e := c.entry(id, now)
-	e.info, e.live, e.answered, e.until, e.failed = info, live, true, until, time.Time{}
+	e.info, e.live, e.answered, e.until, e.failed, e.failErr = info, live, true, until, time.Time{}, nil
 	c.mu.Unlock()
 }
 
@@ -79,10 +81,13 @@ func (c *liveCache) len() int {
 }
 
 // checkSession reports whether the session is live (with what is known of
-// it): nil, errSessionGone, or an errUnavailable error. It renews the
-// session at waitingroom at most once per RenewEvery (and when its known
-// expiry passes); in between, and while one renew of it runs, it answers
-// from the cache.
+// it): nil, errSessionGone, errBusy (every call slot is taken and nothing
+// is known of the session: the caller treats it as no session), or an
+// errUnavailable or errRefused error. It renews the session at
+// waitingroom at most once per RenewEvery (and when its known expiry
+// passes); in between, while one renew of it runs, or when no call slot is
+// free, it answers from the cache. While the probe finds waitingroom down
+// it makes no call.
 func (g *Gate) checkSession(ctx context.Context, id string) (Session, error) {
 	for attempt := 0; ; attempt++ {
 		now := g.now()
@@ -90,32 +95,36 @@ func (g *Gate) checkSession(ctx context.Context, id string) (Session, error) {
 		c.mu.Lock()
 		e := c.entry(id, now)
 		info := e.info
+		wasLive := e.answered && e.live
 		if e.answered && now.Before(e.until) {
-			live := e.live
 			c.mu.Unlock()
-			if live {
+			if wasLive {
 				return info, nil
 			}
 			return Session{}, errSessionGone
 		}
 		if now.Before(e.failed) {
+			err := e.failErr
 			c.mu.Unlock()
-			return Session{}, errUnavailable // a renew just failed: do not wait for another timeout
+			return Session{}, err // a renew just failed: do not wait for another timeout
+		}
+		if g.health.isDown() {
+			c.mu.Unlock()
+			return Session{}, fmt.Errorf("gate: renew: %w (down)", errUnavailable)
 		}
 		if ch := e.inflight; ch != nil {
-			wasLive := e.answered && e.live
 			c.mu.Unlock()
 			if wasLive {
 				return info, nil // live at the last renew; another request renews it now
 			}
 			if attempt > 0 {
-				return Session{}, errUnavailable
+				return Session{}, fmt.Errorf("gate: renew: %w", errBusy)
 			}
 			select {
 			case <-ch:
 				continue
 			case <-ctx.Done():
-				return Session{}, errUnavailable
+				return Session{}, fmt.Errorf("gate: renew: %w", errBusy)
 			}
 		}
 		ch := make(chan struct{})
@@ -133,8 +142,12 @@ func (g *Gate) checkSession(ctx context.Context, id string) (Session, error) {
 			info = e.info
 		case errors.Is(err, errSessionGone):
 			e.live, e.answered, e.until = false, true, after.Add(g.opts.RenewEvery)
+		case errors.Is(err, errBusy):
+			if wasLive {
+				err = nil // no slot now: the session was live at its last renew
+			}
 		default:
-			e.failed = after.Add(downProbeEvery)
+			e.failed, e.failErr = after.Add(downProbeEvery), err
 		}
 		c.mu.Unlock()
 		return info, err

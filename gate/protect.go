@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 )
@@ -14,17 +15,22 @@ import (
 //
 //   - A valid wr_gate cookie: the session is renewed at waitingroom at most
 //     once per RenewEvery, then next serves the request.
-//   - No session, or a session waitingroom reports gone: GET and HEAD are
-//     sent to the room (303), other methods get 403.
-//   - Waitingroom cannot be reached: next serves the request when failing
-//     open, else a 503 "please retry" page.
+//   - No session (a cookie whose MAC does not verify is none), a session
+//     waitingroom reports gone, or an unknown session while every call
+//     slot is taken: GET and HEAD are sent to the room (303), other
+//     methods get 403.
+//   - Waitingroom is down (as the background probe found): next serves the
+//     request when failing open, else a 503 "please retry" page.
+//   - A call that waitingroom refused (401, 404, 429, a malformed answer),
+//     or that failed while the probe has not found waitingroom down: a 503
+//     "please retry" page for this request; never through.
 func (g *Gate) Protect(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.refreshConfig()
 		if r.URL.Path == EnterPath {
 			g.serveEnter(w, r)
 			return
 		}
-		g.refreshConfig()
 		id, ok := g.sessionID(r)
 		if !ok {
 			g.noSession(w, r, next)
@@ -37,8 +43,10 @@ func (g *Gate) Protect(next http.Handler) http.Handler {
 		case errors.Is(err, errSessionGone):
 			g.clearCookie(w, r)
 			g.noSession(w, r, next)
+		case errors.Is(err, errBusy):
+			g.noSession(w, r, next) // the cookie stays: the session may well be live
 		default:
-			g.fail(w, r, next, err, nil)
+			g.failed(w, r, next, err, nil)
 		}
 	})
 }
@@ -46,11 +54,14 @@ func (g *Gate) Protect(next http.Handler) http.Handler {
 // EnterHandler serves only POST EnterPath, for a shop that routes that
 // path apart from its protected pages (Protect serves it too).
 func (g *Gate) EnterHandler() http.Handler {
-	return http.HandlerFunc(g.serveEnter)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.refreshConfig()
+		g.serveEnter(w, r)
+	})
 }
 
 // noSession answers a visitor without a live session: to the room, or the
-// fail mode when waitingroom is known to be down.
+// fail mode when the probe found waitingroom down.
 func (g *Gate) noSession(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	if g.health.isDown() {
 		g.fail(w, r, next, errUnavailable, nil)
@@ -121,35 +132,50 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 		g.page(w, r, http.StatusConflict, pageUsed, nil)
 	case errors.Is(err, errPassExpired):
 		g.page(w, r, http.StatusForbidden, pageExpired, nil)
-	case errors.Is(err, errKeyNotYet):
+	case errors.Is(err, errKeyNotYet), errors.Is(err, errBusy), errors.Is(err, errRefused):
+		if !errors.Is(err, errKeyNotYet) && g.health.reqLog.allow(g.now()) {
+			g.log.Warn("gate: enter failed closed", "err", err)
+		}
 		g.page(w, r, http.StatusServiceUnavailable, pageRetry, retry)
 	case errors.Is(err, errUnavailable):
-		// Failing open, the buyer goes on to next without a session.
-		g.fail(w, r, http.RedirectHandler(next, http.StatusSeeOther), err, retry)
+		// Once the probe found waitingroom down and failing open, the
+		// buyer goes on to next without a session.
+		g.failed(w, r, http.RedirectHandler(next, http.StatusSeeOther), err, retry)
 	default:
 		g.page(w, r, http.StatusForbidden, pageInvalid, nil)
 	}
 }
 
-// safeNext returns next when it is a path on this host (one leading "/",
-// not "//" or "/\", no control characters), else "/".
+// safeNext returns next, path-cleaned, when it is a path on this host,
+// else "/": one leading "/" (not "//"), no backslash and no control
+// character anywhere, and still so after path.Clean (http.Redirect cleans
+// the path again; "/./\evil" would become "/\evil", which browsers read
+// as "//evil").
 func safeNext(next string) string {
-	if next == "" || next[0] != '/' || len(next) > 2048 {
-		return "/"
-	}
-	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
+	if next == "" || next[0] != '/' || len(next) > 2048 || strings.HasPrefix(next, "//") {
 		return "/"
 	}
 	for i := 0; i < len(next); i++ {
-		if next[i] < 0x20 || next[i] == 0x7f {
+		if c := next[i]; c < 0x20 || c == 0x7f || c == '\\' {
 			return "/"
 		}
 	}
 	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
 		return "/"
 	}
-	return next
+	p, rest := next, ""
+	if i := strings.IndexAny(next, "?#"); i >= 0 {
+		p, rest = next[:i], next[i:]
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && !strings.HasSuffix(clean, "/") {
+		clean += "/"
+	}
+	if !strings.HasPrefix(clean, "/") || strings.HasPrefix(clean, "//") {
+		return "/"
+	}
+	return clean + rest
 }
 
 // End ends the visitor's session at waitingroom (its slot goes back to the

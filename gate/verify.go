@@ -154,13 +154,13 @@ func (g *Gate) fetchKeys(ctx context.Context) error {
 
 func (g *Gate) fetchKeysOnce(ctx context.Context, start time.Time) error {
 	kc := g.keys
-	a, err := g.call(ctx, "jwks", http.MethodGet, "/.well-known/jwks.json", nil, false)
+	a, err := g.call(ctx, "jwks", http.MethodGet, "/.well-known/jwks.json", nil, false, slotWait)
 	if err != nil {
 		return err
 	}
 	var set jose.JSONWebKeySet
 	if a.status != http.StatusOK || json.Unmarshal(a.body, &set) != nil {
-		return g.misconfigured("jwks", a)
+		return g.refused("jwks", a)
 	}
 	keys := make(map[string]ed25519.PublicKey)
 	for _, k := range set.Keys {
@@ -174,7 +174,7 @@ func (g *Gate) fetchKeysOnce(ctx context.Context, start time.Time) error {
 		keys[k.KeyID] = pub
 	}
 	if len(keys) == 0 {
-		return g.misconfigured("jwks", a)
+		return g.refused("jwks", a)
 	}
 	kc.mu.Lock()
 	kc.keys, kc.fetched = keys, start

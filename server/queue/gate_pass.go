@@ -104,9 +104,11 @@ type Session struct {
 // path's claim, fenced by a holder id), then a consume that, in one
 // script, moves the pass's active slot to the session. Of concurrent
 // redeems of one jti, on any instances, at most one succeeds. It returns
-// ErrPassUnknown for an unknown jti (or an expired pass); ErrTokenUsed
-// for a pass already redeemed (or used by an order); a *WaitError
-// wrapping ErrTokenInUse while another redeem (or order) holds its claim.
+// ErrPassUnknown for an unknown jti (or a pass that expired, or whose
+// claim lapsed, before the session opened); ErrTokenUsed for a pass
+// already redeemed (or used by an order); a *WaitError wrapping
+// ErrTokenInUse while another redeem (or order) holds its claim, or when
+// this redeem lost its claim.
 func (e *Engine) Redeem(ctx context.Context, roomName, jti, sessionID string) (Session, error) {
 	if !validID(sessionID) {
 		return Session{}, fmt.Errorf("queue: redeem pass in %s: invalid session id", roomName)
@@ -148,9 +150,12 @@ func (e *Engine) Redeem(ctx context.Context, roomName, jti, sessionID string) (S
 			Expires: time.UnixMilli(asInt(res[2])), IdleSeconds: int(asInt(res[3])), Mode: asString(res[4])}, nil
 	case code == 0:
 		return Session{}, ErrPassUnknown
-	case code == -6:
-		return Session{}, fmt.Errorf("queue: redeem pass in %s: session id taken", roomName)
+	case code == -6 || code == -3:
+		// -6: the (random) session id collided, and the pass is released;
+		// -3: this redeem's claim lapsed and the pass moved on meanwhile.
+		// Either way another attempt decides: answered as "in use".
+		return Session{}, &WaitError{Err: ErrTokenInUse, RetryAfter: time.Second}
 	default:
-		return Session{}, fmt.Errorf("queue: redeem pass in %s: lost the claim", roomName)
+		return Session{}, fmt.Errorf("queue: redeem pass in %s: unexpected reply %d", roomName, code)
 	}
 }

@@ -70,8 +70,9 @@ func (g Gate) Session() (seconds int, mode string) {
 }
 
 // Audience returns the origin (scheme://host[:port]) of TargetURL, the
-// audience of the room's passes; "" when the gate is off or TargetURL
-// does not parse.
+// audience of the room's passes, lower case and without the scheme's
+// default port (https://shop.example:443 is https://shop.example); ""
+// when the gate is off or TargetURL does not parse.
 func (g Gate) Audience() string {
 	if g.TargetURL == "" {
 		return ""
@@ -80,7 +81,14 @@ func (g Gate) Audience() string {
 	if err != nil || u.Host == "" {
 		return ""
 	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	switch scheme {
+	case "https":
+		host = strings.TrimSuffix(host, ":443")
+	case "http":
+		host = strings.TrimSuffix(host, ":80")
+	}
+	return scheme + "://" + host
 }
 
 // Validate returns an error that names the first invalid field.

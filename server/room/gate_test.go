@@ -88,6 +88,10 @@ func TestGateSessionAndAudience(t *testing.T) {
 		{Gate{}, DefaultSessionSeconds, SessionIdle, ""},
 		{Gate{TargetURL: "https://Shop.Example:8443/checkout?x=1", SessionSeconds: 60, SessionMode: SessionFixed}, 60, SessionFixed, "https://shop.example:8443"},
 		{Gate{TargetURL: "http://127.0.0.1/"}, DefaultSessionSeconds, SessionIdle, "http://127.0.0.1"},
+		{Gate{TargetURL: "https://shop.example:443/x"}, DefaultSessionSeconds, SessionIdle, "https://shop.example"},
+		{Gate{TargetURL: "http://shop.example:80/x"}, DefaultSessionSeconds, SessionIdle, "http://shop.example"},
+		{Gate{TargetURL: "http://shop.example:443/x"}, DefaultSessionSeconds, SessionIdle, "http://shop.example:443"},
+		{Gate{TargetURL: "https://[::1]:443/"}, DefaultSessionSeconds, SessionIdle, "https://[::1]"},
 	}
 	for _, tt := range tests {
 		sec, mode := tt.g.Session()

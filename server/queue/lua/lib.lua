@@ -174,13 +174,20 @@ local function sessionConf()
   local c = redis.call('HMGET', K.cfg, 'sessionSeconds', 'sessionMode')
   return tonumber(c[1]) or 600, c[2] or 'idle'
 end
+-- STALE_SAMPLE bounds the stale members staleMembers reads.
+local STALE_SAMPLE = 1000
 -- staleMembers counts the members of K.active past their expiry that
--- admit.lua has not swept yet: passes, and sessions.
+-- admit.lua has not swept yet: passes, and sessions. The total is exact
+-- (ZCOUNT); the split reads at most STALE_SAMPLE of them and scales, so
+-- that a stalled admission loop cannot make the stats O(n).
 local function staleMembers(nowMs)
-  local st = redis.call('ZRANGEBYSCORE', K.active, '-inf', I(nowMs))
+  local total = redis.call('ZCOUNT', K.active, '-inf', I(nowMs))
+  if total == 0 then return 0, 0 end
+  local st = redis.call('ZRANGEBYSCORE', K.active, '-inf', I(nowMs), 'LIMIT', 0, STALE_SAMPLE)
   local n = 0
   for i = 1, #st do if isSession(st[i]) then n = n + 1 end end
-  return #st - n, n
+  if #st < total then n = math.floor(n * total / #st + 0.5) end
+  return total - n, n
 end
 -- slotFreesAt estimates when the slot of active member m (score x) frees,
 -- in ms: a pass after the mean hold time from its admission (at most its

@@ -6,21 +6,24 @@
 -- session's expiry. A pass id that is no longer the pass's (minted again
 -- meanwhile) opens nothing and undoes the claim.
 -- ARGV: 2 visitor, 3 holder, 4 pass id, 5 session id, 6 subject
+-- A redeem that stalled until its pass expired or its claim lapsed opens
+-- nothing either (the pass is released; admit.lua sweeps an expired one).
 -- Reply: {1, startedMs, expiresMs, seconds, mode}; {0} the pass id is no
---   longer the pass's; {-3} not claimed by this holder; {-6} the session
---   id is taken
+--   longer the pass's, the pass expired or the claim lapsed; {-3} not
+--   claimed by this holder; {-6} the session id is taken
 local v = ARGV[2]
 local e = getPass(v)
 if not e or e.s ~= 'C' or e.h ~= ARGV[3] then return {-3} end
-local stale = redis.call('HGET', K.jtiof, v) ~= ARGV[4]
-local taken = redis.call('HEXISTS', K.sessions, ARGV[5]) == 1
+local nowMs = math.floor(nowUs() / 1000)
+local lapsed = e.x <= nowMs or e.c <= nowMs
+local stale = lapsed or redis.call('HGET', K.jtiof, v) ~= ARGV[4]
+local taken = not stale and redis.call('HEXISTS', K.sessions, ARGV[5]) == 1
 if stale or taken then
   e.s, e.c, e.h = 'R', 0, '-'
   putPass(v, e)
   if taken then return {-6} end
   return {0}
 end
-local nowMs = math.floor(nowUs() / 1000)
 local ttl = tonumber(redis.call('HGET', K.cfg, 'tokenTTLSeconds')) or 300
 local secs, mode = sessionConf()
 local held = math.min(nowMs, math.max(0, e.x - ttl * 1000)) -- when the pass took its slot

@@ -1,0 +1,266 @@
+package gate
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestRefusedCallFailsClosed: a renew that waitingroom refuses (a rotated
+// API key, a throttle, the gate off, a malformed answer) fails closed for
+// that request, even failing open, and never makes waitingroom "down" for
+// visitors without a session.
+func TestRefusedCallFailsClosed(t *testing.T) {
+	cases := []struct {
+		name   string
+		status int
+	}{
+		{"401 api_key_invalid", http.StatusUnauthorized},
+		{"403", http.StatusForbidden},
+		{"404 gate_off", http.StatusNotFound},
+		{"429", http.StatusTooManyRequests},
+		{"malformed answer", http.StatusOK},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			yes := true
+			e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
+			e.mustEnter()
+			e.room.set(func(f *fakeRoom) { f.refuse = map[string]int{"renew": c.status} })
+			e.clock.Add(11 * time.Second)
+			for i := 0; i < 3; i++ {
+				resp := e.do(http.MethodGet, "/checkout", nil)
+				if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("X-Waitingroom-Fail") != "" {
+					t.Errorf("request %d with a refused renew: %d %q, want 503", i, resp.StatusCode, readBody(t, resp))
+				}
+			}
+			if got := e.room.count("renew"); got != 1 {
+				t.Errorf("%d renew calls, want 1 (then a pause)", got)
+			}
+			stranger := newEnv(t, nil)
+			stranger.shop, stranger.gate = e.shop, e.gate
+			if resp := stranger.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
+				t.Errorf("a visitor without a session: %d, want 303 to the room", resp.StatusCode)
+			}
+			if e.gate.health.isDown() {
+				t.Error("a refused call marked waitingroom down")
+			}
+			if !strings.Contains(e.logs.String(), "refused") {
+				t.Errorf("the refusal was not logged: %s", e.logs.String())
+			}
+		})
+	}
+}
+
+// TestRefusedRedeemFailsClosed: an enter whose redeem is refused shows the
+// retry form, failing open or not; the buyer does not go through.
+func TestRefusedRedeemFailsClosed(t *testing.T) {
+	for _, status := range []int{http.StatusUnauthorized, http.StatusTooManyRequests, http.StatusNotFound} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			yes := true
+			e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
+			e.room.set(func(f *fakeRoom) { f.refuse = map[string]int{"redeem": status} })
+			resp := e.enter(e.pass(nil), "/checkout")
+			if body := readBody(t, resp); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `name="pass"`) {
+				t.Errorf("refused redeem: %d %q, want 503 with the retry form", resp.StatusCode, body)
+			}
+			if e.gate.health.isDown() {
+				t.Error("a refused redeem marked waitingroom down")
+			}
+		})
+	}
+}
+
+// TestForgedCookieCostsNoCall: a wr_gate cookie whose MAC does not verify
+// is no session: to the room, with no call to waitingroom.
+func TestForgedCookieCostsNoCall(t *testing.T) {
+	yes := true
+	e := newEnv(t, func(o *Options) { o.FailOpen = &yes; o.APIKey = "rotated-away-old-key" })
+	other, err := New(Options{RoomURL: e.room.srv.URL, Room: testRoom, APIKey: "another-key", Audience: e.shop.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := randID()
+	good := e.gate.cookieValue(id)
+	forged := []string{
+		testRoom + "." + randID(),                                  // the unsigned format
+		testRoom + "." + randID() + "." + randID(),                 // a made-up MAC
+		testRoom + "." + id + "." + good[len(good)-22:][:21] + "A", // one character off
+		other.cookieValue(id),                                      // signed under another API key
+		"other-room." + id + "." + good[len(good)-22:],             // another room
+	}
+	const n = 200
+	var wg sync.WaitGroup
+	var through atomic.Int32
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, e.shop.URL+"/checkout", nil)
+			req.Header.Set("Cookie", CookieName+"="+forged[i%len(forged)])
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				return
+			}
+			through.Add(1)
+		}()
+	}
+	wg.Wait()
+	if got := e.room.count("renew"); got != 0 {
+		t.Errorf("%d forged cookies cost %d renew calls, want 0", n, got)
+	}
+	if through.Load() != 0 || e.gate.health.isDown() {
+		t.Errorf("%d forged cookies got through; down %v", through.Load(), e.gate.health.isDown())
+	}
+	if _, ok := e.gate.sessionID(&http.Request{Header: http.Header{"Cookie": {CookieName + "=" + good}}}); !ok {
+		t.Error("the gate's own cookie does not verify")
+	}
+}
+
+// TestFloodIsNoOutage: a flood of sessions to check against a waitingroom
+// of finite capacity keeps at most maxCalls calls in flight, sends those
+// it has no slot for to the room, and never opens the shop to visitors
+// without a session.
+func TestFloodIsNoOutage(t *testing.T) {
+	yes := true
+	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
+	inner := e.room.srv.Config.Handler
+	sem := make(chan struct{}, 8) // waitingroom serves 8 at a time, 20 ms each
+	e.room.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case sem <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-sem }()
+		time.Sleep(20 * time.Millisecond)
+		inner.ServeHTTP(w, r)
+	})
+	counting := &countingTransport{inner: e.gate.client.Transport}
+	e.gate.client = &http.Client{Transport: counting, CheckRedirect: e.gate.client.CheckRedirect}
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("before: %d", resp.StatusCode)
+	}
+	var wg sync.WaitGroup
+	codes := make(chan int, 300)
+	for i := 0; i < 300; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, e.shop.URL+"/checkout", nil)
+			req.Header.Set("Cookie", CookieName+"="+e.gate.cookieValue(randID()))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+				codes <- resp.StatusCode
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	stranger := e.do(http.MethodGet, "/checkout", nil)
+	wg.Wait()
+	close(codes)
+	if stranger.StatusCode != http.StatusSeeOther {
+		t.Errorf("a visitor without a session during the flood: %d, want 303", stranger.StatusCode)
+	}
+	for c := range codes {
+		if c == http.StatusOK {
+			t.Errorf("an unknown session got through during the flood")
+			break
+		}
+	}
+	if p := counting.peak.Load(); p > maxCalls+1 { // +1: the probe takes no slot
+		t.Errorf("%d calls in flight at waitingroom, bound %d", p, maxCalls)
+	}
+	if e.gate.health.isDown() {
+		t.Error("the flood marked waitingroom down")
+	}
+}
+
+// TestBusyMeansNoSession: with every call slot taken, a session live at
+// its last renew is served from the cache, an unknown one goes to the room
+// with its cookie kept.
+func TestBusyMeansNoSession(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustEnter()
+	e.gate.slots = make(chan struct{}, 1)
+	e.gate.slots <- struct{}{}
+	e.clock.Add(11 * time.Second)
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("a cached live session while busy: %d, want 200", resp.StatusCode)
+	}
+	e.cookie(e.gate.cookieValue(randID()))
+	resp := e.do(http.MethodGet, "/checkout", nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("an unknown session while busy: %d %q, want 303 keeping the cookie", resp.StatusCode, resp.Header.Get("Set-Cookie"))
+	}
+	if got := e.room.count("renew"); got != 0 {
+		t.Errorf("%d renew calls while busy", got)
+	}
+}
+
+// TestRetryLinkStaysOnSite: the retry page links to the request's path
+// only when it is a path on this host.
+func TestRetryLinkStaysOnSite(t *testing.T) {
+	no := false
+	e := newEnv(t, func(o *Options) { o.FailOpen = &no })
+	e.room.set(func(f *fakeRoom) { f.refuse = map[string]int{"renew": 503} })
+	h := e.gate.Protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	cases := map[string]string{
+		"//evil.example/x":  `href="/"`,
+		"/a/./b":            `href="/a/b"`,
+		"/shop/../cart?a=1": `href="/cart?a=1"`,
+	}
+	for uri, want := range cases {
+		req := httptest.NewRequest(http.MethodGet, "http://shop.example/", nil)
+		req.URL.Path, req.URL.RawQuery, req.RequestURI = uri, "", uri
+		if i := strings.IndexByte(uri, '?'); i >= 0 {
+			req.URL.Path, req.URL.RawQuery = uri[:i], uri[i+1:]
+		}
+		req.Header.Set("Cookie", CookieName+"="+e.gate.cookieValue(randID()))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, want) {
+			t.Errorf("%s: %d, want 503 with %s: %s", uri, w.Code, want, body)
+		}
+	}
+}
+
+// TestDefaultClient: the default transport keeps maxCalls idle
+// connections to waitingroom.
+func TestDefaultClient(t *testing.T) {
+	g, err := New(Options{RoomURL: "https://queue.example", Room: "sale", APIKey: "k", Audience: "https://shop.example:443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ok := g.client.Transport.(*http.Transport)
+	if !ok || tr.MaxIdleConnsPerHost < maxCalls || tr.ResponseHeaderTimeout != g.opts.Timeout {
+		t.Errorf("default transport %+v", g.client.Transport)
+	}
+	if g.opts.Audience != "https://shop.example" {
+		t.Errorf("audience %q, want the default port dropped", g.opts.Audience)
+	}
+}
+
+// countingTransport records the most requests in flight at once.
+type countingTransport struct {
+	inner          http.RoundTripper
+	inflight, peak atomic.Int32
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	n := c.inflight.Add(1)
+	defer c.inflight.Add(-1)
+	for p := c.peak.Load(); n > p && !c.peak.CompareAndSwap(p, n); p = c.peak.Load() {
+	}
+	return c.inner.RoundTrip(r)
+}
