@@ -63,6 +63,12 @@ func TestConsoleGateSettings(t *testing.T) {
 		t.Fatalf("saved %+v %v, want %+v", got.Gate, err, want)
 	}
 
+	// The dashboard shows the sessions of a gated room.
+	if status, body := rc.get(t, "/admin/rooms/"+name, "en"); status != 200 || !strings.Contains(body, `id="dash-sessions"`) ||
+		!strings.Contains(body, "opened 0 · ended 0 · idle 0") {
+		t.Fatalf("dashboard without the gate's sessions: %d %.2000s", status, body)
+	}
+
 	// A new API key is shown once; the room keeps its hash only.
 	resp, body = rc.post(t, "/admin/rooms/"+name+"/apikey", nil, map[string]string{"Accept-Language": "ko"})
 	key := regexp.MustCompile(`value="(wrk_[A-Za-z0-9_-]{43})"`).FindStringSubmatch(body)

@@ -610,3 +610,40 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 		})
 	}
 }
+
+func TestGateSessionMetrics(t *testing.T) {
+	g := newGateHarness(t, nil)
+	ended := g.redeemed(t)
+	g.redeemed(t)
+	if r := g.do(t, "POST", "/api/rooms/"+g.room+"/sessions/"+ended.ID+"/end", "", g.keyed(g.apiKey), nil); r.status != 204 {
+		t.Fatalf("end: %d", r.status)
+	}
+	g.do(t, "GET", "/gate/check", "", nil, nil)
+	want := map[string]float64{
+		`waitingroom_gate_sessions{room="` + g.room + `"}`:                      1,
+		`waitingroom_gate_session_events{event="opened",room="` + g.room + `"}`: 2,
+		`waitingroom_gate_session_events{event="ended",room="` + g.room + `"}`:  1,
+		`waitingroom_gate_session_events{event="idle",room="` + g.room + `"}`:   0,
+		`waitingroom_gate_checks_total{result="denied"}`:                        1,
+	}
+	mfs, err := g.web.metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.Metric {
+			var labels []string
+			for _, l := range m.Label {
+				labels = append(labels, l.GetName()+`="`+l.GetValue()+`"`)
+			}
+			v := m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			got[mf.GetName()+"{"+strings.Join(labels, ",")+"}"] = v
+		}
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+}
