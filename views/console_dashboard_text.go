@@ -64,6 +64,11 @@ type DashText struct {
 	NoRoom string
 	// Busy refuses a stream when too many dashboards are open.
 	Busy string
+
+	// GateSessions and GateSessionEvents ({opened}, {ended}, {idle}) are
+	// the gate's sessions in an outside shop (gate mode).
+	GateSessions      string
+	GateSessionEvents string
 }
 
 // Dash returns the dashboard's texts in lang ("ko" or "en").
@@ -141,7 +146,11 @@ var dashEN = DashText{
 		"room.drain":           "Draining",
 		"room.close":           "Closed",
 		"room.reopen":          "Reopened by an operator",
+		"room.apikey":          "New gate API key",
 	},
+
+	GateSessions:      "Sessions in the shop",
+	GateSessionEvents: "opened {opened} · ended {ended} · idle {idle}",
 }
 
 var dashKO = DashText{
@@ -211,7 +220,11 @@ var dashKO = DashText{
 		"room.drain":           "마감 중",
 		"room.close":           "닫힘",
 		"room.reopen":          "운영자가 다시 열기",
+		"room.apikey":          "새 게이트 API 키",
 	},
+
+	GateSessions:      "쇼핑몰 세션",
+	GateSessionEvents: "시작 {opened} · 종료 {ended} · 만료 {idle}",
 }
 
 // EventName returns the timeline's words for an audit action, or the
