@@ -190,8 +190,8 @@ func TestSafeNext(t *testing.T) {
 		"/" + strings.Repeat("a", 3000): "/",
 	}
 	for in, want := range cases {
-		if got := safeNext(in); got != want {
-			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
+		if got := LocalPath(in); got != want {
+			t.Errorf("LocalPath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

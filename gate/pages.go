@@ -81,7 +81,7 @@ func (g *Gate) page(w http.ResponseWriter, r *http.Request, status int, kind pag
 	}
 	href := g.roomPage
 	if kind == pageRetry {
-		href = safeNext(r.URL.RequestURI()) // the same URL, when a path on this host
+		href = LocalPath(r.URL.RequestURI()) // the same URL, when a path on this host
 	}
 	if wantsJSON(r) {
 		h.Set("Content-Type", "application/json")

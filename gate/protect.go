@@ -97,7 +97,7 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pass := r.PostForm.Get("pass")
-	next := safeNext(r.PostForm.Get("next"))
+	next := LocalPath(r.PostForm.Get("next"))
 	ctx := r.Context()
 	retry := &repost{Action: EnterPath, Pass: pass, Next: next}
 
@@ -146,12 +146,12 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// safeNext returns next, path-cleaned, when it is a path on this host,
+// LocalPath returns next, path-cleaned, when it is a path on this host,
 // else "/": one leading "/" (not "//"), no backslash and no control
 // character anywhere, and still so after path.Clean (http.Redirect cleans
 // the path again; "/./\evil" would become "/\evil", which browsers read
 // as "//evil").
-func safeNext(next string) string {
+func LocalPath(next string) string {
 	if next == "" || next[0] != '/' || len(next) > 2048 || strings.HasPrefix(next, "//") {
 		return "/"
 	}

@@ -5,10 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
+	"waitingroom/gate"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 )
@@ -55,23 +55,12 @@ func gateSettings(set room.Settings) gateOf {
 		return g
 	}
 	g.on = true
-	g.next = safeNext(u.RequestURI())
+	g.next = gate.LocalPath(u.RequestURI())
 	g.shop = set.ShopName
 	if g.shop == "" {
 		g.shop = u.Hostname()
 	}
 	return g
-}
-
-// safeNext returns p when it is a path of this host: it begins with a
-// single "/" (not "//", which a browser reads as another host, nor "/\"),
-// and holds no control character; "/" otherwise.
-func safeNext(p string) string {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.HasPrefix(p, "/\\") ||
-		len(p) > 2048 || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "/"
-	}
-	return p
 }
 
 // randomID returns n random bytes as unpadded base64url: a pass's jti and

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"waitingroom/gate"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -72,7 +73,7 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusRequestEntityTooLarge, "", "")
 		return
 	}
-	compact, next := r.PostForm.Get("pass"), safeNext(r.PostForm.Get("next"))
+	compact, next := r.PostForm.Get("pass"), gate.LocalPath(r.PostForm.Get("next"))
 	c, err := s.passKeys.Verify(compact, time.Now())
 	if err != nil || !room.ValidName(c.Room) {
 		refuse(http.StatusUnauthorized, "", "")

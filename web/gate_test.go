@@ -561,6 +561,10 @@ func TestGateEnterAndCheck(t *testing.T) {
 		{"used", p, "/", 409, "already used"},
 		{"forged", "eyJhbGciOiJFZERTQSJ9.e30.AAAA", "/", 401, "could not be used"},
 		{"another host in next", g.newPass(t), "//evil.example/x", 303, ""},
+		// http.Redirect cleans "/./\\evil" to "/\\evil", which browsers
+		// read as "//evil" (found in review).
+		{"dot backslash in next", g.newPass(t), `/./\evil.example`, 303, ""},
+		{"dot-dot backslash in next", g.newPass(t), `/a/../\evil.example`, 303, ""},
 	} {
 		r := enter(tc.pass, tc.next, map[string]string{"Accept-Language": "en"})
 		if r.status != tc.status || !strings.Contains(r.body, tc.words) {
