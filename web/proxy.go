@@ -36,10 +36,10 @@ type ProxyOptions struct {
 	Origin string
 	// Rooms are the source of the protect prefixes; nil uses the Server's.
 	Rooms ProtectRooms
-	// Sessions checks wr_gate sessions.
+	// Sessions checks wr_gate sessions; nil uses the Server's Gates.
 	Sessions GateSessions
 	// Enter serves POST /_waitingroom/enter (verify, redeem, set wr_gate);
-	// nil answers 404 there.
+	// nil uses the Server's (GateEnter).
 	Enter http.Handler
 	// MainAddr is the main listener's address: without PUBLIC_URL, a room's
 	// page is sent to on the proxy request's host name at its port.
@@ -89,8 +89,14 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	if err != nil || (origin.Scheme != "http" && origin.Scheme != "https") || origin.Host == "" {
 		return nil, fmt.Errorf("proxy: origin must be an absolute http(s) URL")
 	}
+	if o.Sessions == nil && s.gates != nil {
+		o.Sessions = s.gates
+	}
 	if o.Sessions == nil {
-		return nil, errors.New("proxy: Sessions is required")
+		return nil, errors.New("proxy: Sessions is required (Options.Gates)")
+	}
+	if o.Enter == nil {
+		o.Enter = s.GateEnter()
 	}
 	if o.Rooms == nil {
 		o.Rooms = s.rooms
@@ -194,7 +200,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 // serveReserved serves the gate's own paths on the shop's host.
 func (p *Proxy) serveReserved(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case r.URL.Path != enterPath || p.enter == nil:
+	case r.URL.Path != enterPath:
 		p.page(w, r, http.StatusNotFound, "")
 	case r.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)

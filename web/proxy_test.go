@@ -18,6 +18,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
@@ -58,6 +59,7 @@ type proxyRig struct {
 	proxy *Proxy
 	url   string // the proxy listener
 	rdb   redis.UniversalClient
+	keys  *pass.Keys
 }
 
 // newProxyRig starts a proxy to origin; mut changes its options.
@@ -65,12 +67,15 @@ func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig
 	t.Helper()
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, proxyDB))
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	keys, err := pass.Derive([]byte("proxy-test-secret-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := newHarness(t, func(o *Options) {
-		o.Queue, o.Rooms = eng, eng
+		o.Queue, o.Rooms, o.Gates, o.PassKeys = eng, eng, eng, keys
 		o.PublicURL = "https://queue.example"
 	})
-	o := ProxyOptions{Origin: origin, Sessions: eng, MainAddr: "127.0.0.1:8080", Refresh: 50 * time.Millisecond,
-		Enter: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })}
+	o := ProxyOptions{Origin: origin, MainAddr: "127.0.0.1:8080", Refresh: 50 * time.Millisecond}
 	if mut != nil {
 		mut(&o)
 	}
@@ -84,7 +89,7 @@ func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig
 	t.Cleanup(func() { cancel(); <-done })
 	srv := httptest.NewServer(p.Handler())
 	t.Cleanup(srv.Close)
-	return &proxyRig{h: h, eng: eng, proxy: p, url: srv.URL, rdb: rdb}
+	return &proxyRig{h: h, eng: eng, proxy: p, url: srv.URL, rdb: rdb, keys: keys}
 }
 
 // gateRoom saves a room that protects prefixes, and waits until the proxy
@@ -119,8 +124,19 @@ func (pr *proxyRig) gateRoom(t *testing.T, failOpen bool, prefixes ...string) st
 // live session, as the hand-off does; it returns the wr_gate cookie.
 func (pr *proxyRig) session(t *testing.T, name string) *http.Cookie {
 	t.Helper()
+	jti, sid := pr.mint(t, name), testID(t)
+	if _, err := pr.eng.Redeem(context.Background(), name, jti, sid); err != nil {
+		t.Fatal(err)
+	}
+	return &http.Cookie{Name: GateCookie, Value: name + "." + sid}
+}
+
+// mint lets a visitor through room's line and mints its pass; it returns
+// the pass's jti.
+func (pr *proxyRig) mint(t *testing.T, name string) string {
+	t.Helper()
 	ctx := context.Background()
-	vis, jti, sid := randomID(t), randomID(t), randomID(t)
+	vis, jti := testID(t), testID(t)
 	if _, err := pr.eng.Enter(ctx, name, vis); err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +149,10 @@ func (pr *proxyRig) session(t *testing.T, name string) *http.Cookie {
 	if _, err := pr.eng.MintPass(ctx, name, vis, toks[0], jti); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pr.eng.Redeem(ctx, name, jti, sid); err != nil {
-		t.Fatal(err)
-	}
-	return &http.Cookie{Name: gateCookie, Value: name + "." + sid}
+	return jti
 }
 
-func randomID(t *testing.T) string {
+func testID(t *testing.T) string {
 	var b [16]byte
 	rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
@@ -321,8 +334,8 @@ func TestProxyProtects(t *testing.T) {
 		{"post with a session", "POST", "/checkout", shopSession, 200, ""},
 		{"another room's session", "GET", "/checkout/vip", shopSession, 303, toVIP},
 		{"the right room's session", "GET", "/checkout/vip", vipSession, 200, ""},
-		{"a forged session", "GET", "/checkout", &http.Cookie{Name: gateCookie, Value: shop + "." + strings.Repeat("A", 22)}, 303, toShop},
-		{"a malformed cookie", "GET", "/checkout", &http.Cookie{Name: gateCookie, Value: "junk"}, 303, toShop},
+		{"a forged session", "GET", "/checkout", &http.Cookie{Name: GateCookie, Value: shop + "." + strings.Repeat("A", 22)}, 303, toShop},
+		{"a malformed cookie", "GET", "/checkout", &http.Cookie{Name: GateCookie, Value: "junk"}, 303, toShop},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var cs []*http.Cookie
@@ -394,7 +407,9 @@ func TestProxyRenewsIdleSessions(t *testing.T) {
 // /_waitingroom/.
 func TestProxyOwnPaths(t *testing.T) {
 	origin, seen := echoOrigin(t)
-	pr := newProxyRig(t, origin.URL, nil)
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) {
+		o.Enter = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	})
 	for _, tt := range []struct {
 		method, path string
 		status       int
@@ -411,6 +426,54 @@ func TestProxyOwnPaths(t *testing.T) {
 	}
 	if *seen != 0 {
 		t.Fatalf("the origin saw %d of the gate's requests", *seen)
+	}
+}
+
+// TestProxyHandOff is the buyer's way in reverse-proxy mode: the pass is
+// posted to /_waitingroom/enter on the shop's host (the proxy), redeemed
+// there into the wr_gate cookie, and the buyer reaches the protected page.
+// The origin never sees the pass, and the pass works once.
+func TestProxyHandOff(t *testing.T) {
+	var bodies []string
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, r.Method+" "+r.URL.RequestURI()+" "+string(b))
+		w.Header().Set("X-Origin", "yes")
+		io.WriteString(w, "checkout page")
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, nil)
+	name := pr.gateRoom(t, false, "/checkout")
+	jti := pr.mint(t, name)
+	now := time.Now()
+	compact, err := pr.keys.Sign(pass.Claims{Room: name, Subject: "s", ID: jti, Audience: "https://shop.example",
+		Issuer: "https://queue.example", IssuedAt: now, Expiry: now.Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"pass": {compact}, "next": {"/checkout/step?x=1"}}.Encode()
+	formHdr := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://queue.example"}
+	r := pr.do(t, "POST", "/_waitingroom/enter", form, formHdr)
+	if r.status != 303 || r.header.Get("Location") != "/checkout/step?x=1" {
+		t.Fatalf("enter: %d to %q: %s", r.status, r.header.Get("Location"), r.body)
+	}
+	var c *http.Cookie
+	for _, sc := range (&http.Response{Header: r.header}).Cookies() {
+		if sc.Name == GateCookie {
+			c = sc
+		}
+	}
+	if c == nil || !strings.HasPrefix(c.Value, name+".") {
+		t.Fatalf("enter set no wr_gate cookie of %s: %v", name, r.header["Set-Cookie"])
+	}
+	if r := pr.do(t, "GET", "/checkout/step?x=1", "", nil, &http.Cookie{Name: c.Name, Value: c.Value}); r.status != 200 || r.body != "checkout page" {
+		t.Fatalf("the protected page with the new session: %d %s", r.status, r.body)
+	}
+	if r := pr.do(t, "POST", "/_waitingroom/enter", form, formHdr); r.status != http.StatusConflict {
+		t.Fatalf("the pass worked twice: %d", r.status)
+	}
+	if len(bodies) != 1 || strings.Contains(strings.Join(bodies, "\n"), compact) {
+		t.Fatalf("the origin saw %q", bodies)
 	}
 }
 
@@ -465,7 +528,7 @@ func TestProxyRedisDown(t *testing.T) {
 		status     int
 		want       string
 	}{
-		{"fail open, with a cookie", "/open/x", &http.Cookie{Name: gateCookie, Value: open + "." + strings.Repeat("A", 22)}, 200, ""},
+		{"fail open, with a cookie", "/open/x", &http.Cookie{Name: GateCookie, Value: open + "." + strings.Repeat("A", 22)}, 200, ""},
 		{"fail open, without one", "/open/x", nil, 303, "https://queue.example/r/" + open},
 		{"fail closed", "/closed/x", c, 503, "Please retry in a moment"},
 		{"unprotected", "/elsewhere", nil, 200, ""},
