@@ -36,6 +36,10 @@ type ProxyOptions struct {
 	Origin string
 	// Rooms are the source of the protect prefixes; nil uses the Server's.
 	Rooms ProtectRooms
+	// Recorded is the database's record of the rooms, read for the protect
+	// prefixes when Redis cannot be read at start-up; nil uses the
+	// Server's (Options.RecordedRooms).
+	Recorded RecordedRooms
 	// Sessions checks wr_gate sessions; nil uses the Server's Gates.
 	Sessions GateSessions
 	// Enter serves POST /_waitingroom/enter (verify, redeem, set wr_gate);
@@ -64,8 +68,10 @@ type Proxy struct {
 	enter    http.Handler
 	mainPort string
 	write    time.Duration
-	idle     *idleConns
-	log      *slog.Logger
+	// firstWait is how long a request waits for the first protect table.
+	firstWait time.Duration
+	idle      *idleConns
+	log       *slog.Logger
 }
 
 const (
@@ -101,6 +107,9 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	if o.Rooms == nil {
 		o.Rooms = s.rooms
 	}
+	if o.Recorded == nil {
+		o.Recorded = s.recorded
+	}
 	if o.Refresh <= 0 {
 		o.Refresh = defaultProtectRefresh
 	}
@@ -111,8 +120,8 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 		o.WriteTimeout = 30 * time.Second
 	}
 	_, port, _ := net.SplitHostPort(o.MainAddr)
-	p := &Proxy{s: s, protect: newProtectCache(o.Rooms, o.Refresh), sessions: o.Sessions, enter: o.Enter,
-		mainPort: port, write: o.WriteTimeout, log: s.log.With("listener", "proxy")}
+	p := &Proxy{s: s, protect: newProtectCache(o.Rooms, o.Recorded, o.Refresh), sessions: o.Sessions, enter: o.Enter,
+		mainPort: port, write: o.WriteTimeout, firstWait: firstLoadWait, log: s.log.With("listener", "proxy")}
 	p.idle = newIdleConns(s.idle.max, s.v6Prefix, s.trusted, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:       func(pr *httputil.ProxyRequest) { p.rewrite(pr, origin) },
@@ -184,7 +193,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		p.serveReserved(w, r)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), firstLoadWait)
+	ctx, cancel := context.WithTimeout(r.Context(), p.firstWait)
 	table, ok := p.protect.current(ctx)
 	cancel()
 	if !ok {

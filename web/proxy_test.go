@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/server/store"
 	"waitingroom/server/token"
 )
 
@@ -502,6 +505,35 @@ func TestProxyOriginDown(t *testing.T) {
 	}
 }
 
+// switchedRooms reads the rooms from one engine, then another.
+type switchedRooms struct {
+	mu  sync.Mutex
+	eng *queue.Engine
+}
+
+func (r *switchedRooms) set(eng *queue.Engine) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.eng = eng
+}
+
+func (r *switchedRooms) get() *queue.Engine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eng
+}
+
+func (r *switchedRooms) Rooms(ctx context.Context) ([]string, error) {
+	if e := r.get(); e != nil {
+		return e.Rooms(ctx)
+	}
+	return nil, errors.New("no engine yet")
+}
+
+func (r *switchedRooms) RoomsSettings(ctx context.Context, names []string) (map[string]room.Settings, error) {
+	return r.get().RoomsSettings(ctx, names)
+}
+
 // TestProxyRedisDown: when sessions cannot be checked, a room that fails
 // open lets its buyers through and one that fails closed answers "please
 // retry" (503, Retry-After); the protect prefixes outlive the outage.
@@ -510,15 +542,15 @@ func TestProxyRedisDown(t *testing.T) {
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
 	deadEng := queue.New(dead, queue.DefaultNamespace(dead))
-	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.Sessions = deadEng })
+	rooms := &switchedRooms{}
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.Sessions, o.Rooms = deadEng, rooms })
+	rooms.set(pr.eng)
 	open := pr.gateRoom(t, true, "/open")
 	closed := pr.gateRoom(t, false, "/closed")
 	c := pr.session(t, closed)
 
 	// Redis goes away: the next reads of the prefixes fail, the last ones stay.
-	pr.proxy.protect.mu.Lock()
-	pr.proxy.protect.rooms = deadEng
-	pr.proxy.protect.mu.Unlock()
+	rooms.set(deadEng)
 	if err := pr.proxy.protect.load(context.Background()); err == nil {
 		t.Fatal("a read from the dead Redis did not fail")
 	}
@@ -555,6 +587,49 @@ func TestProxyRedisDown(t *testing.T) {
 				if !strings.Contains(r.body, tt.want) || r.header.Get("Retry-After") == "" || strings.Contains(r.body, "127.0.0.1:1") {
 					t.Fatalf("please-retry page: %v %s", r.header, r.body)
 				}
+			}
+		})
+	}
+}
+
+// recordedRooms is the database's record of the rooms, in memory.
+type recordedRooms []store.RoomRecord
+
+func (r recordedRooms) Rooms(context.Context) ([]store.RoomRecord, error) { return r, nil }
+
+// TestProxyStartsDuringAnOutage: a proxy that cannot read Redis when it
+// starts guards the prefixes of the database's record of the rooms; with
+// no record either, it answers "please retry" rather than let anyone
+// through unchecked.
+func TestProxyStartsDuringAnOutage(t *testing.T) {
+	origin, seen := echoOrigin(t)
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { dead.Close() })
+	deadEng := queue.New(dead, queue.DefaultNamespace(dead))
+	set := room.Defaults("recorded")
+	set.Gate.Protect, set.Gate.FailOpen = []string{"/checkout"}, true
+	for _, tt := range []struct {
+		name     string
+		recorded RecordedRooms
+		path     string
+		status   int
+	}{
+		{"a recorded prefix, no session", recordedRooms{{Name: "recorded", Settings: set}}, "/checkout", 303},
+		{"a recorded prefix, fail open", recordedRooms{{Name: "recorded", Settings: set}}, "/checkout?with=cookie", 200},
+		{"elsewhere", recordedRooms{{Name: "recorded", Settings: set}}, "/products", 200},
+		{"no record", nil, "/products", 503},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.Rooms, o.Sessions, o.Recorded = deadEng, deadEng, tt.recorded })
+			pr.proxy.firstWait = 1500 * time.Millisecond
+			var cs []*http.Cookie
+			if strings.Contains(tt.path, "cookie") {
+				cs = append(cs, &http.Cookie{Name: GateCookie, Value: "recorded." + strings.Repeat("A", 22)})
+			}
+			before := *seen
+			r := pr.do(t, "GET", tt.path, "", nil, cs...)
+			if r.status != tt.status || (r.status == 200) != (*seen > before) {
+				t.Fatalf("%d %s (origin reached: %v), want %d", r.status, r.body, *seen > before, tt.status)
 			}
 		})
 	}
