@@ -189,7 +189,7 @@ func (p *Proxy) Handler() http.Handler {
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	w = newDeadlineWriter(w, p.write)
-	if strings.HasPrefix(cleanPath(r.URL.Path), reservedPrefix) {
+	if strings.HasPrefix(strings.ToLower(cleanPath(r.URL.Path)), reservedPrefix) {
 		p.serveReserved(w, r)
 		return
 	}
@@ -222,10 +222,15 @@ func (p *Proxy) serveReserved(w http.ResponseWriter, r *http.Request) {
 // admitted checks a request to rule's protected path. It reports true to
 // let it through; false when it has answered: a redirect to the room (or
 // 403) without a live session, "please retry" when the session cannot be
-// checked and the room fails closed.
+// checked, or Redis is away, and the room fails closed.
 func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRule) bool {
 	id := gateSessionOf(r, rule.room)
 	if id == "" {
+		if p.protect.away.Load() {
+			// Redis is away (the last read of the prefixes failed): the
+			// room's page cannot let anyone in either.
+			return p.failMode(w, r, rule, errors.New("redis away"))
+		}
 		p.sendToRoom(w, r, rule.room)
 		return false
 	}
@@ -240,14 +245,21 @@ func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRul
 		return false
 	case r.Context().Err() != nil:
 		return false // the client left
-	case rule.failOpen:
-		p.log.Warn("proxy: session not checked; the room fails open", "room", rule.room, "err", err)
-		return true
 	default:
-		p.log.Warn("proxy: session not checked; the room fails closed", "room", rule.room, "err", err)
-		p.page(w, r, http.StatusServiceUnavailable, rule.room)
-		return false
+		return p.failMode(w, r, rule, err)
 	}
+}
+
+// failMode answers a protected request that cannot be checked, as its
+// room chose: through (failOpen), or "please retry" (503).
+func (p *Proxy) failMode(w http.ResponseWriter, r *http.Request, rule protectRule, err error) bool {
+	if rule.failOpen {
+		p.log.Debug("proxy: session not checked; the room fails open", "room", rule.room, "err", err)
+		return true
+	}
+	p.log.Debug("proxy: session not checked; the room fails closed", "room", rule.room, "err", err)
+	p.page(w, r, http.StatusServiceUnavailable, rule.room)
+	return false
 }
 
 // sendToRoom answers a request without a session: 303 to the room's page

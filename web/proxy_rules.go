@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"waitingroom/server/room"
@@ -108,6 +109,9 @@ type protectCache struct {
 	recorded RecordedRooms // nil: none
 	every    time.Duration
 
+	// away is set while the last read failed: Redis is away.
+	away atomic.Bool
+
 	mu     sync.RWMutex
 	table  protectTable
 	loaded bool
@@ -124,6 +128,7 @@ func (c *protectCache) load(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	set, err := c.read(ctx)
+	c.away.Store(err != nil)
 	if err != nil {
 		if c.known() || c.recorded == nil {
 			return err
