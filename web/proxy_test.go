@@ -648,3 +648,79 @@ func TestProxyRoomBase(t *testing.T) {
 		t.Fatalf("%d to %q, want %q", r.status, r.header.Get("Location"), want)
 	}
 }
+
+// TestProxyUpgrades: a connection upgrade (a WebSocket) goes through the
+// proxy both ways, and outlives the per-write deadline.
+func TestProxyUpgrades(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "echo" {
+			http.Error(w, "no upgrade", http.StatusBadRequest)
+			return
+		}
+		c, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		rw.Flush()
+		buf := make([]byte, 4)
+		for {
+			if _, err := io.ReadFull(rw, buf); err != nil {
+				return
+			}
+			c.Write(buf)
+		}
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.WriteTimeout = 200 * time.Millisecond })
+	c, err := net.Dial("tcp", strings.TrimPrefix(pr.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: shop\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	for _, msg := range []string{"ping", "pong"} {
+		time.Sleep(400 * time.Millisecond) // past the write deadline
+		io.WriteString(c, msg)
+		got := make([]byte, 4)
+		if _, err := io.ReadFull(br, got); err != nil || string(got) != msg {
+			t.Fatalf("echo of %q: %q %v", msg, got, err)
+		}
+	}
+}
+
+// TestProxyCutsAClientThatStopsReading: a long answer goes on while the
+// client reads, and a client that stops reading is cut after the write
+// timeout rather than held.
+func TestProxyCutsAClientThatStopsReading(t *testing.T) {
+	chunk := strings.Repeat("x", 64<<10)
+	done := make(chan struct{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
+		for i := 0; i < 2000; i++ { // 128 MiB at most: more than any socket buffers
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.WriteTimeout = 300 * time.Millisecond })
+	c, err := net.Dial("tcp", strings.TrimPrefix(pr.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /big HTTP/1.1\r\nHost: shop\r\n\r\n")
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy still held a client that stopped reading")
+	}
+}
