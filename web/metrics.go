@@ -52,6 +52,7 @@ type Metrics struct {
 	// GateChecks counts the answers of /gate/check by result: allowed,
 	// denied, fail_open, fail_closed.
 	GateChecks *prometheus.CounterVec
+	gates      *gateCollector
 
 	readiness *readinessCollector
 
@@ -167,6 +168,8 @@ func NewMetrics() *Metrics {
 	}
 	m.Registry.MustRegister(m.OrdersPlaced, m.OrdersFailed, m.OrderDuration, m.HTTPResponses,
 		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateChecks, m.readiness)
+	m.gates = newGateCollector()
+	m.Registry.MustRegister(m.gates)
 	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}
 	return m
 }

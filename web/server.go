@@ -233,6 +233,9 @@ func New(o Options) (*Server, error) {
 	s.shares = o.Shares
 	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
+	if s.gates != nil {
+		s.metrics.WatchGates(s.gateStats)
+	}
 	return s, nil
 }
 
