@@ -13,13 +13,17 @@ import (
 )
 
 // TestProxyOverhead runs the proxy tool against the real server in
-// reverse-proxy mode: both legs reach the tool's own origin, and each
-// gives figures.
+// reverse-proxy mode: every leg reaches the tool's own origin (the
+// protected one with the session the tool got through the room's line and
+// the hand-off), and each gives figures.
 func TestProxyOverhead(t *testing.T) {
 	originAddr, proxyAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
-	startServer(t, time.Second, "ORIGIN_URL=http://"+originAddr, "PROXY_ADDR="+proxyAddr)
+	srv := startServer(t, 100*time.Millisecond, "ORIGIN_URL=http://"+originAddr, "PROXY_ADDR="+proxyAddr)
+	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ToolsDB))
+	room := servicetest.RoomName(t, rdb)
 	var stdout bytes.Buffer
 	err := proxyCommand(context.Background(), []string{"-origin", originAddr, "-proxy", "http://" + proxyAddr,
+		"-url", srv.base, "-admin-token", testAdmin, "-room", room,
 		"-c", "2", "-n", "200", "-d", "10s", "-rounds", "2", "-json"}, &stdout, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +32,10 @@ func TestProxyOverhead(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &run); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
-	for name, leg := range map[string]proxyLeg{"direct": run.Direct, "proxy": run.Proxy} {
+	if run.Protected == nil {
+		t.Fatal("no protected leg")
+	}
+	for name, leg := range map[string]proxyLeg{"direct": run.Direct, "proxy": run.Proxy, "protected": *run.Protected} {
 		if leg.Requests != 400 || leg.Status[200] != 400 || leg.P50 <= 0 || leg.P99 < leg.P50 || leg.RPS <= 0 {
 			t.Fatalf("%s leg: %+v", name, leg)
 		}
