@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"waitingroom/server/queue"
 )
 
@@ -71,6 +73,7 @@ type Proxy struct {
 	// firstWait is how long a request waits for the first protect table.
 	firstWait time.Duration
 	idle      *idleConns
+	requests  *prometheus.CounterVec
 	log       *slog.Logger
 }
 
@@ -121,7 +124,7 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	}
 	_, port, _ := net.SplitHostPort(o.MainAddr)
 	p := &Proxy{s: s, protect: newProtectCache(o.Rooms, o.Recorded, o.Refresh), sessions: o.Sessions, enter: o.Enter,
-		mainPort: port, write: o.WriteTimeout, firstWait: firstLoadWait, log: s.log.With("listener", "proxy")}
+		mainPort: port, write: o.WriteTimeout, firstWait: firstLoadWait, requests: proxyRequests(s.metrics), log: s.log.With("listener", "proxy")}
 	p.idle = newIdleConns(s.idle.max, s.v6Prefix, s.trusted, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:       func(pr *httputil.ProxyRequest) { p.rewrite(pr, origin) },
@@ -190,6 +193,7 @@ func (p *Proxy) Handler() http.Handler {
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	w = newDeadlineWriter(w, p.write)
 	if strings.HasPrefix(strings.ToLower(cleanPath(r.URL.Path)), reservedPrefix) {
+		p.count(proxyGate)
 		p.serveReserved(w, r)
 		return
 	}
@@ -197,14 +201,21 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	table, ok := p.protect.current(ctx)
 	cancel()
 	if !ok {
+		p.count(proxyFailClosed)
 		p.page(w, r, http.StatusServiceUnavailable, "")
 		return
 	}
-	if rule, guarded := table.match(r.URL.Path); guarded && !p.admitted(w, r, rule) {
-		return
+	if rule, guarded := table.match(r.URL.Path); guarded {
+		if !p.admitted(w, r, rule) {
+			return
+		}
+	} else {
+		p.count(proxyPassed)
 	}
 	p.rp.ServeHTTP(w, r)
 }
+
+func (p *Proxy) count(outcome string) { p.requests.WithLabelValues(outcome).Inc() }
 
 // serveReserved serves the gate's own paths on the shop's host.
 func (p *Proxy) serveReserved(w http.ResponseWriter, r *http.Request) {
@@ -239,6 +250,7 @@ func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRul
 	cancel()
 	switch {
 	case err == nil:
+		p.count(proxyAdmitted)
 		return true
 	case errors.Is(err, queue.ErrSessionGone):
 		p.sendToRoom(w, r, rule.room)
@@ -254,9 +266,11 @@ func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRul
 // room chose: through (failOpen), or "please retry" (503).
 func (p *Proxy) failMode(w http.ResponseWriter, r *http.Request, rule protectRule, err error) bool {
 	if rule.failOpen {
+		p.count(proxyFailOpen)
 		p.log.Debug("proxy: session not checked; the room fails open", "room", rule.room, "err", err)
 		return true
 	}
+	p.count(proxyFailClosed)
 	p.log.Debug("proxy: session not checked; the room fails closed", "room", rule.room, "err", err)
 	p.page(w, r, http.StatusServiceUnavailable, rule.room)
 	return false
@@ -267,9 +281,11 @@ func (p *Proxy) failMode(w http.ResponseWriter, r *http.Request, rule protectRul
 func (p *Proxy) sendToRoom(w http.ResponseWriter, r *http.Request, roomName string) {
 	w.Header().Set("Cache-Control", "no-store")
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		p.count(proxySentToRoom)
 		http.Redirect(w, r, p.roomURL(r, roomName), http.StatusSeeOther)
 		return
 	}
+	p.count(proxyRefused)
 	p.page(w, r, http.StatusForbidden, roomName)
 }
 
@@ -339,6 +355,7 @@ func (p *Proxy) originFailed(w http.ResponseWriter, r *http.Request, err error) 
 	if r.Context().Err() != nil {
 		return // the client left; nobody reads an answer
 	}
+	p.count(proxyOriginError)
 	p.log.Warn("proxy: origin failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	p.page(w, r, http.StatusBadGateway, "")
 }

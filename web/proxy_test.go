@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/pass"
@@ -365,6 +366,11 @@ func TestProxyProtects(t *testing.T) {
 			}
 		})
 	}
+	for outcome, want := range map[string]float64{proxyAdmitted: 3, proxySentToRoom: 13, proxyRefused: 1, proxyPassed: 3} {
+		if got := testutil.ToFloat64(pr.proxy.requests.WithLabelValues(outcome)); got != want {
+			t.Errorf("waitingroom_proxy_requests_total{outcome=%q} = %v, want %v", outcome, got, want)
+		}
+	}
 	// Two cookies of two rooms: each room's path finds its own.
 	if r := pr.do(t, "GET", "/checkout/vip", "", nil, shopSession, vipSession); r.status != 200 {
 		t.Fatalf("with both rooms' sessions: %d", r.status)
@@ -591,6 +597,9 @@ func TestProxyRedisDown(t *testing.T) {
 				}
 			}
 		})
+	}
+	if o, c := testutil.ToFloat64(pr.proxy.requests.WithLabelValues(proxyFailOpen)), testutil.ToFloat64(pr.proxy.requests.WithLabelValues(proxyFailClosed)); o != 2 || c != 2 {
+		t.Fatalf("fail_open %v, fail_closed %v: want 2 and 2", o, c)
 	}
 }
 
