@@ -197,9 +197,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		p.serveReserved(w, r)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), p.firstWait)
-	table, ok := p.protect.current(ctx)
-	cancel()
+	table, ok := p.protect.current(r.Context(), p.firstWait)
 	if !ok {
 		p.count(proxyFailClosed)
 		p.page(w, r, http.StatusServiceUnavailable, "")

@@ -177,13 +177,21 @@ func (c *protectCache) replace(t protectTable) {
 	}
 }
 
-// current returns the table, waiting for the first load until ctx ends;
-// false when there is none yet.
-func (c *protectCache) current(ctx context.Context) (protectTable, bool) {
+// current returns the table, waiting up to wait (or ctx's end) for the
+// first load; false when there is none yet.
+func (c *protectCache) current(ctx context.Context, wait time.Duration) (protectTable, bool) {
 	select {
 	case <-c.ready:
-	case <-ctx.Done():
-		return nil, false
+	default:
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return nil, false
+		case <-t.C:
+			return nil, false
+		}
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -111,7 +111,7 @@ func (pr *proxyRig) gateRoom(t *testing.T, failOpen bool, prefixes ...string) st
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		table, _ := pr.proxy.protect.current(context.Background())
+		table, _ := pr.proxy.protect.current(context.Background(), time.Second)
 		for _, r := range table {
 			if r.room == name {
 				return name
