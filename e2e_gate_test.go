@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"waitingroom/gate"
@@ -40,7 +41,8 @@ func adminCall(t *testing.T, method, u, body string) (int, string) {
 // stand-in shop guarded by the real gate middleware; at READY the page
 // offers "Continue to" the shop (axe-core checks it, in English and
 // Korean, and it is shot), and the click carries the pass to the shop's
-// checkout, which the buyer reaches with a session.
+// checkout, which the buyer reaches with a session. Without JavaScript,
+// the status page and the hand-off page's button do the same.
 func TestBrowserGateHandOff(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -82,20 +84,56 @@ func TestBrowserGateHandOff(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, tc := range []struct{ lang, button string }{{"en", "Continue to Stand-in Shop"}, {"ko", "Stand-in Shop에서 계속하기"}} {
+	for _, tc := range []struct {
+		lang, button string
+		noJS         bool
+	}{{"en", "Continue to Stand-in Shop", false}, {"ko", "Stand-in Shop에서 계속하기", false}, {"en", "Continue to Stand-in Shop", true}} {
+		what := tc.lang
+		if tc.noJS {
+			what += "-nojs"
+		}
 		tab := stateTab(t, alloc, tc.lang, "light")
 		// Without a session the shop sends the buyer to the room.
-		if err := chromedp.Do(tab, chromedp.Navigate(shop.URL+"/checkout"), chromedp.WaitVisible(chromedp.CSS("#wr-order button"))); err != nil {
-			t.Fatalf("%s: no READY hand-off: %v\n%s", tc.lang, err, pageText(t, tab))
+		if err := chromedp.Do(tab, chromedp.Navigate(shop.URL+"/checkout"), chromedp.WaitReady(chromedp.CSS("#wr-join"))); err != nil {
+			t.Fatalf("%s: not sent to the room: %v", what, err)
+		}
+		if tc.noJS {
+			// The join form, the status page (refreshing itself until
+			// READY), and the hand-off page's button.
+			if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(tab, chromedp.Reload(), chromedp.Click(chromedp.CSS("#wr-join button"))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.CSS("#wr-order button"))); err != nil {
+			t.Fatalf("%s: no READY hand-off: %v", what, err)
 		}
 		label, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("#wr-order button")))
 		if strings.TrimSpace(label) != tc.button {
-			t.Fatalf("%s: the button says %q, want %q", tc.lang, label, tc.button)
+			t.Fatalf("%s: the button says %q, want %q", what, label, tc.button)
 		}
-		axeCheck(t, tab, axe, "gate-ready-"+tc.lang)
-		shotIn(t, tab, "gate", "ready-"+tc.lang, 420, 760)
-		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button"))); err != nil {
-			t.Fatal(err)
+		shotIn(t, tab, "gate", "ready-"+what, 420, 760)
+		if tc.noJS {
+			if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button")), chromedp.WaitVisible(chromedp.CSS("#wr-handoff button"))); err != nil {
+				t.Fatalf("%s: no hand-off page: %v", what, err)
+			}
+			shotIn(t, tab, "gate", "handoff-"+what, 420, 760)
+			// The page runs no script but its hand-off, which has not run:
+			// axe-core may run once scripts are allowed again.
+			if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+				t.Fatal(err)
+			}
+			axeCheck(t, tab, axe, "gate-handoff-"+what)
+			if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-handoff button"))); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			axeCheck(t, tab, axe, "gate-ready-"+what)
+			if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button"))); err != nil {
+				t.Fatal(err)
+			}
 		}
 		// The hand-off page posts the pass at once: two navigations, which
 		// a poll inside the page would not live through.
@@ -106,21 +144,21 @@ func TestBrowserGateHandOff(t *testing.T) {
 			if time.Now().After(deadline) {
 				loc, _ := chromedp.Run(tab, chromedp.Location())
 				text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
-				t.Fatalf("%s: the click did not reach the shop's checkout: at %s: %.2000s", tc.lang, loc, text)
+				t.Fatalf("%s: the click did not reach the shop's checkout: at %s: %.2000s", what, loc, text)
 			}
 		}
 		sub, _ := chromedp.Run(tab, chromedp.Text(chromedp.ID("sub")))
 		if !strings.HasPrefix(sub, "true ") || len(sub) != len("true ")+32 {
-			t.Fatalf("%s: the checkout has no session: %q", tc.lang, sub)
+			t.Fatalf("%s: the checkout has no session: %q", what, sub)
 		}
 		loc, _ := chromedp.Run(tab, chromedp.Location())
 		if loc != shop.URL+"/checkout" {
-			t.Fatalf("%s: landed on %q", tc.lang, loc)
+			t.Fatalf("%s: landed on %q", what, loc)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if n, err := eng.ActiveSessions(ctx, name); err != nil || n != 2 {
-		t.Fatalf("active sessions: %d %v, want 2", n, err)
+	if n, err := eng.ActiveSessions(ctx, name); err != nil || n != 3 {
+		t.Fatalf("active sessions: %d %v, want 3", n, err)
 	}
 }

@@ -619,6 +619,11 @@ func TestGateSessionMetrics(t *testing.T) {
 		t.Fatalf("end: %d", r.status)
 	}
 	g.do(t, "GET", "/gate/check", "", nil, nil)
+	a, err := g.eng.Admit(context.Background(), g.room, time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.web.metrics.Ticked(g.room, a, time.Millisecond, nil)
 	want := map[string]float64{
 		`waitingroom_gate_sessions{room="` + g.room + `"}`:                      1,
 		`waitingroom_gate_session_events{event="opened",room="` + g.room + `"}`: 2,
@@ -642,7 +647,7 @@ func TestGateSessionMetrics(t *testing.T) {
 		}
 	}
 	for k, v := range want {
-		if got[k] != v {
+		if n, ok := got[k]; !ok || n != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
 		}
 	}

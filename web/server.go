@@ -233,9 +233,6 @@ func New(o Options) (*Server, error) {
 	s.shares = o.Shares
 	s.dash = newDashboard(o)
 	s.metrics.WatchReadiness(s.readiness)
-	if s.gates != nil {
-		s.metrics.WatchGates(s.gateStats)
-	}
 	return s, nil
 }
 
