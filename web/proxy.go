@@ -127,11 +127,12 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 		mainPort: port, write: o.WriteTimeout, firstWait: firstLoadWait, requests: proxyRequests(s.metrics), log: s.log.With("listener", "proxy")}
 	p.idle = newIdleConns(s.idle.max, s.v6Prefix, s.trusted, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:       func(pr *httputil.ProxyRequest) { p.rewrite(pr, origin) },
-		Transport:     o.Transport,
-		FlushInterval: -1, // stream: every write of the origin reaches the client at once
-		ErrorLog:      slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
-		ErrorHandler:  p.originFailed,
+		Rewrite:        func(pr *httputil.ProxyRequest) { p.rewrite(pr, origin) },
+		Transport:      o.Transport,
+		FlushInterval:  -1, // stream: every write of the origin reaches the client at once
+		ErrorLog:       slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+		ErrorHandler:   p.originFailed,
+		ModifyResponse: privateAnswer,
 	}
 	if s.publicURL == "" {
 		p.log.Warn("PUBLIC_URL is empty: the proxy sends buyers to the rooms on the request's host at the main listener's port",
@@ -207,6 +208,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		if !p.admitted(w, r, rule) {
 			return
 		}
+		r = markGuarded(r)
 	} else {
 		p.count(proxyPassed)
 	}

@@ -487,6 +487,29 @@ func TestProxyHandOff(t *testing.T) {
 	}
 }
 
+// TestProxyProtectedAnswersArePrivate: a protected page let through may
+// not be kept by a shared cache in front of the proxy; other pages keep
+// the origin's Cache-Control.
+func TestProxyProtectedAnswersArePrivate(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=60, s-maxage=600")
+		w.Header().Set("X-Origin", "yes")
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, nil)
+	name := pr.gateRoom(t, false, "/checkout")
+	c := pr.session(t, name)
+	for _, tt := range []struct{ path, want string }{
+		{"/checkout/cart", "private, max-age=60"},
+		{"/products", "public, max-age=60, s-maxage=600"},
+	} {
+		r := pr.do(t, "GET", tt.path, "", nil, c)
+		if r.status != 200 || r.header.Get("Cache-Control") != tt.want {
+			t.Fatalf("%s: %d, Cache-Control %q, want %q", tt.path, r.status, r.header.Get("Cache-Control"), tt.want)
+		}
+	}
+}
+
 // TestProxyOriginDown: an origin that cannot be reached gets a 502 page
 // in the visitor's language, with no internal error in it.
 func TestProxyOriginDown(t *testing.T) {
