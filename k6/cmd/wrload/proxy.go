@@ -58,7 +58,7 @@ func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	proxyURL := fs.String("proxy", "", "the server's reverse-proxy listener, http://<PROXY_ADDR> (loopback)")
 	base := fs.String("url", "", "the server's main listener (with -admin-token)")
 	token := fs.String("admin-token", "", "the server's ADMIN_TOKEN: also measure a protected path with a live session")
-	roomName := fs.String("room", "proxy-bench", "the room that -admin-token sets up to protect "+protectedPath)
+	roomName := fs.String("room", "proxy-bench", "the room that -admin-token sets up to protect "+protectedPath+", deleted at the end")
 	path := fs.String("path", "/", "the unprotected path to GET")
 	conc := fs.Int("c", 16, "concurrent workers")
 	dur := fs.Duration("d", 5*time.Second, "duration of each leg of each round (at most 10m)")
@@ -99,7 +99,13 @@ func proxyCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		{URL: shop + *path},
 	}
 	if *token != "" {
-		session, err := protectedSession(ctx, strings.TrimSuffix(*base, "/"), *roomName, *token, shop)
+		b := strings.TrimSuffix(*base, "/")
+		defer func() {
+			if err := k6.DeleteRoom(context.WithoutCancel(ctx), b, *roomName, *token); err != nil {
+				fmt.Fprintf(stderr, "proxy: room %s stays: %v\n", *roomName, err)
+			}
+		}()
+		session, err := protectedSession(ctx, b, *roomName, *token, shop)
 		if err != nil {
 			return err
 		}

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 )
 
@@ -20,10 +23,10 @@ func TestProxyOverhead(t *testing.T) {
 	originAddr, proxyAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
 	srv := startServer(t, 100*time.Millisecond, "ORIGIN_URL=http://"+originAddr, "PROXY_ADDR="+proxyAddr)
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ToolsDB))
-	room := servicetest.RoomName(t, rdb)
+	name := servicetest.RoomName(t, rdb)
 	var stdout bytes.Buffer
 	err := proxyCommand(context.Background(), []string{"-origin", originAddr, "-proxy", "http://" + proxyAddr,
-		"-url", srv.base, "-admin-token", testAdmin, "-room", room,
+		"-url", srv.base, "-admin-token", testAdmin, "-room", name,
 		"-c", "2", "-n", "200", "-d", "10s", "-rounds", "2", "-json"}, &stdout, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +47,9 @@ func TestProxyOverhead(t *testing.T) {
 		t.Fatalf("rounds %d", run.Rounds)
 	}
 	t.Logf("%s", stdout.String())
+	if _, err := queue.New(rdb, queue.DefaultNamespace(rdb)).Room(context.Background(), name); !errors.Is(err, room.ErrNotFound) {
+		t.Fatalf("the tool's room was not deleted: %v", err)
+	}
 
 	// A proxy that serves another origin is refused, not measured.
 	err = proxyCommand(context.Background(), []string{"-origin", servicetest.FreeAddr(t), "-proxy", "http://" + proxyAddr, "-n", "10"},
