@@ -35,10 +35,14 @@ func TestIdleConnsPerClientAreCapped(t *testing.T) {
 	// client can be a few connections ahead of it: wait for each mark, so
 	// that "oldest" means the same to both.
 	idled := make(chan struct{}, 64)
+	active := make(chan struct{}, 64)
 	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
 		h.web.ConnState(c, st)
-		if st == http.StateIdle {
+		switch st {
+		case http.StateIdle:
 			idled <- struct{}{}
+		case http.StateActive:
+			active <- struct{}{}
 		}
 	}
 	srv.Start()
@@ -56,6 +60,13 @@ func TestIdleConnsPerClientAreCapped(t *testing.T) {
 	// A slow enter: half its body is sent, so its request is under way.
 	busy := dial()
 	busy.Write([]byte("POST /api/rooms/" + h.room + "/queue HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{"))
+	// On a loaded machine the server may not have read it yet: until it
+	// has, the connection is new, not under way (this test once failed so).
+	select {
+	case <-active:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow enter never got under way")
+	}
 
 	var conns []net.Conn
 	for i := range 20 {
