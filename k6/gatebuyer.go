@@ -1,0 +1,335 @@
+package k6
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// GateBuyer is one buyer of a gate-mode room going where a browser goes:
+// enter the line (the JSON API), wait for the ready event (SSE), take the
+// hand-off (POST /r/{room}/pass), post its form to the shop, open the page
+// it leads to, and after a hold say "done" to the shop.
+type GateBuyer struct {
+	// RoomURL is waitingroom's base URL (http).
+	RoomURL string
+	Room    string
+	// Client has the buyer's own cookie jar and follows no redirects
+	// (NewGateClient).
+	Client *http.Client
+	// Local is the source address of the buyer's SSE stream (nil: any).
+	Local *net.TCPAddr
+}
+
+// NewGateClient returns a client for one buyer: its own cookie jar, no
+// redirects followed, over rt (shared by many buyers).
+func NewGateClient(rt http.RoundTripper) *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Transport: rt, Jar: jar, Timeout: time.Minute,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// HandOff is the form of the hand-off page: where it posts the pass.
+type HandOff struct {
+	Action, Pass, Next string
+	// ReferrerPolicy is the page's Referrer-Policy header.
+	ReferrerPolicy string
+}
+
+// GateTrip is what one buyer went through.
+type GateTrip struct {
+	Ticket int64
+	// PassExpiresAt is the ready event's passExpiresAt (unix ms, Redis'
+	// clock): the admission time plus the room's token TTL.
+	PassExpiresAt int64
+	HandOff       HandOff
+	// Session is the session id of the wr_gate cookie the shop's host set.
+	Session string
+	// Ready is when the ready event arrived, CheckedOut when the shop's
+	// page answered.
+	Ready, CheckedOut time.Time
+}
+
+// Run takes the buyer from the line to the shop's page and, after hold,
+// to POST {shop}/checkout/done. It returns what it got as far as it got.
+func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error) {
+	var trip GateTrip
+	var err error
+	if trip.Ticket, err = b.Enter(ctx); err != nil {
+		return trip, err
+	}
+	tok, exp, err := b.WaitReady(ctx)
+	if err != nil {
+		return trip, err
+	}
+	trip.Ready, trip.PassExpiresAt = time.Now(), exp
+	if trip.HandOff, err = b.TakePass(ctx, tok); err != nil {
+		return trip, err
+	}
+	res, err := PostHandOff(ctx, b.Client, trip.HandOff, b.RoomURL)
+	if err != nil {
+		return trip, err
+	}
+	trip.Session = res.Session
+	if res.Status != http.StatusSeeOther || res.Session == "" {
+		return trip, fmt.Errorf("gate buyer: hand-off answered %d (session %t): %s", res.Status, res.Session != "", res.Body)
+	}
+	page, err := url.Parse(trip.HandOff.Action)
+	if err != nil {
+		return trip, fmt.Errorf("gate buyer: hand-off action: %w", err)
+	}
+	next, err := page.Parse(res.Location)
+	if err != nil {
+		return trip, fmt.Errorf("gate buyer: hand-off Location: %w", err)
+	}
+	status, body, err := b.do(ctx, http.MethodGet, next.String(), nil, nil)
+	if err != nil {
+		return trip, err
+	}
+	if status != http.StatusOK {
+		return trip, fmt.Errorf("gate buyer: %s answered %d: %s", next.Path, status, body)
+	}
+	trip.CheckedOut = time.Now()
+	select {
+	case <-ctx.Done():
+		return trip, ctx.Err()
+	case <-time.After(hold):
+	}
+	done := next.ResolveReference(&url.URL{Path: "/checkout/done"})
+	if status, body, err = b.do(ctx, http.MethodPost, done.String(), nil, nil); err != nil {
+		return trip, err
+	}
+	if status != http.StatusNoContent {
+		return trip, fmt.Errorf("gate buyer: done answered %d: %s", status, body)
+	}
+	return trip, nil
+}
+
+// Enter joins the line through the JSON API and returns the ticket.
+func (b GateBuyer) Enter(ctx context.Context) (int64, error) {
+	status, body, err := b.do(ctx, http.MethodPost, b.api()+"/queue", nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	if status != http.StatusOK {
+		return 0, fmt.Errorf("gate buyer: enter: %d %s", status, body)
+	}
+	var p struct {
+		Ticket int64 `json:"ticket"`
+	}
+	if err := json.Unmarshal([]byte(body), &p); err != nil {
+		return 0, fmt.Errorf("gate buyer: enter: %w", err)
+	}
+	return p.Ticket, nil
+}
+
+// WaitReady follows the buyer's stream until the ready event and returns
+// its entry token and passExpiresAt.
+func (b GateBuyer) WaitReady(ctx context.Context) (token string, passExpiresAt int64, err error) {
+	rs, err := newRawStream(b.RoomURL, b.Room, b.Local)
+	if err != nil {
+		return "", 0, err
+	}
+	u, _ := url.Parse(b.RoomURL)
+	for _, c := range b.Client.Jar.Cookies(u) {
+		if c.Name == "wr_vid" {
+			rs.cookie = c.Name + "=" + c.Value
+		}
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var ready struct {
+		EntryToken    string `json:"entryToken"`
+		PassExpiresAt int64  `json:"passExpiresAt"`
+	}
+	var streamErr error
+	rs.run(sctx, func(first bool, _ time.Duration, err error) {
+		if err != nil {
+			streamErr = err
+		}
+	}, func(_ int64, name, data []byte) {
+		if string(name) == "ready" {
+			streamErr = json.Unmarshal(data, &ready)
+			stop()
+		}
+	})
+	switch {
+	case ready.EntryToken != "":
+		return ready.EntryToken, ready.PassExpiresAt, nil
+	case streamErr != nil:
+		return "", 0, fmt.Errorf("gate buyer: stream: %w", streamErr)
+	}
+	return "", 0, fmt.Errorf("gate buyer: no ready event: %w", ctx.Err())
+}
+
+// TakePass posts the entry token to /r/{room}/pass, as the READY page's
+// "Continue" button does, and reads the hand-off form it answers.
+func (b GateBuyer) TakePass(ctx context.Context, token string) (HandOff, error) {
+	form := url.Values{"entry_token": {token}}
+	hdr := map[string]string{"Origin": origin(b.RoomURL), "Sec-Fetch-Site": "same-origin"}
+	req, err := newRequest(ctx, http.MethodPost, strings.TrimRight(b.RoomURL, "/")+"/r/"+url.PathEscape(b.Room)+"/pass", form, hdr)
+	if err != nil {
+		return HandOff{}, err
+	}
+	resp, err := b.Client.Do(req)
+	if err != nil {
+		return HandOff{}, fmt.Errorf("gate buyer: pass: %w", err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		return HandOff{}, fmt.Errorf("gate buyer: pass: %d %s", resp.StatusCode, shorten(page))
+	}
+	h, err := ParseHandOff(string(page), resp.Request.URL)
+	h.ReferrerPolicy = resp.Header.Get("Referrer-Policy")
+	return h, err
+}
+
+// HandOffResult is what the shop's host answered a posted pass.
+type HandOffResult struct {
+	Status   int
+	Location string
+	// Session is the session id of the wr_gate cookie it set ("" none).
+	Session string
+	Body    string
+}
+
+// PostHandOff posts h's form with client, from a page of roomURL (the
+// Origin a browser sends), and reports the answer. A client with another
+// cookie jar posting the same form is a replay.
+func PostHandOff(ctx context.Context, client *http.Client, h HandOff, roomURL string) (HandOffResult, error) {
+	form := url.Values{"pass": {h.Pass}, "next": {h.Next}}
+	hdr := map[string]string{"Origin": origin(roomURL), "Sec-Fetch-Site": "same-site"}
+	req, err := newRequest(ctx, http.MethodPost, h.Action, form, hdr)
+	if err != nil {
+		return HandOffResult{}, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return HandOffResult{}, fmt.Errorf("gate buyer: hand-off: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	res := HandOffResult{Status: resp.StatusCode, Location: resp.Header.Get("Location"), Body: shorten(body)}
+	for _, c := range resp.Cookies() {
+		if c.Name == GateCookie && c.Value != "" && c.MaxAge >= 0 {
+			_, res.Session, _ = strings.Cut(c.Value, ".")
+		}
+	}
+	return res, nil
+}
+
+var (
+	formTag  = regexp.MustCompile(`(?is)<form\b[^>]*>.*?</form>`)
+	startTag = regexp.MustCompile(`(?is)<(form|input)\b[^>]*>`)
+	attr     = regexp.MustCompile(`(?s)([a-zA-Z][a-zA-Z0-9_-]*)\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))`)
+)
+
+// ParseHandOff reads the hand-off page's form: the one with a "pass"
+// field. A relative action is resolved against base.
+func ParseHandOff(page string, base *url.URL) (HandOff, error) {
+	for _, f := range formTag.FindAllString(page, -1) {
+		var h HandOff
+		found := false
+		for _, tag := range startTag.FindAllStringSubmatch(f, -1) {
+			a := attrs(tag[0])
+			switch strings.ToLower(tag[1]) {
+			case "form":
+				h.Action = a["action"]
+			case "input":
+				switch a["name"] {
+				case "pass":
+					h.Pass, found = a["value"], true
+				case "next":
+					h.Next = a["value"]
+				}
+			}
+		}
+		if !found {
+			continue
+		}
+		if h.Pass == "" || h.Action == "" {
+			return HandOff{}, errors.New("gate buyer: the hand-off form has no pass or no action")
+		}
+		act, err := base.Parse(h.Action)
+		if err != nil {
+			return HandOff{}, fmt.Errorf("gate buyer: hand-off action %q: %w", h.Action, err)
+		}
+		h.Action = act.String()
+		return h, nil
+	}
+	return HandOff{}, fmt.Errorf("gate buyer: no hand-off form in %s", shorten([]byte(page)))
+}
+
+func attrs(tag string) map[string]string {
+	out := map[string]string{}
+	for _, m := range attr.FindAllStringSubmatch(tag, -1) {
+		out[strings.ToLower(m[1])] = html.UnescapeString(m[3] + m[4] + m[5])
+	}
+	return out
+}
+
+func (b GateBuyer) api() string {
+	return strings.TrimRight(b.RoomURL, "/") + "/api/rooms/" + url.PathEscape(b.Room)
+}
+
+// do sends a request with the buyer's client and returns the status and
+// the start of the body.
+func (b GateBuyer) do(ctx context.Context, method, u string, form url.Values, hdr map[string]string) (int, string, error) {
+	req, err := newRequest(ctx, method, u, form, hdr)
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := b.Client.Do(req)
+	if err != nil {
+		return 0, "", fmt.Errorf("gate buyer: %s %s: %w", method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return resp.StatusCode, shorten(body), nil
+}
+
+func newRequest(ctx context.Context, method, u string, form url.Values, hdr map[string]string) (*http.Request, error) {
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, fmt.Errorf("gate buyer: %w", err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return req, nil
+}
+
+// origin returns scheme://host[:port] of u.
+func origin(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return p.Scheme + "://" + p.Host
+}
+
+func shorten(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
