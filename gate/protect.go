@@ -1,0 +1,153 @@
+package gate
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Protect wraps next so that it is served only to visitors with a live
+// session of the room, and serves POST EnterPath (the room's hand-off).
+//
+//   - A valid wr_gate cookie: the session is renewed at waitingroom at most
+//     once per RenewEvery, then next serves the request.
+//   - No session, or a session waitingroom reports gone: GET and HEAD are
+//     sent to the room (303), other methods get 403.
+//   - Waitingroom cannot be reached: next serves the request when failing
+//     open, else a 503 "please retry" page.
+func (g *Gate) Protect(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == EnterPath {
+			g.serveEnter(w, r)
+			return
+		}
+		g.refreshConfig()
+		id, ok := g.sessionID(r)
+		if !ok {
+			g.noSession(w, r, next)
+			return
+		}
+		switch err := g.checkSession(r.Context(), id); {
+		case err == nil:
+			next.ServeHTTP(w, r)
+		case errors.Is(err, errSessionGone):
+			g.clearCookie(w, r)
+			g.noSession(w, r, next)
+		default:
+			g.fail(w, r, next, err, nil)
+		}
+	})
+}
+
+// EnterHandler serves only POST EnterPath, for a shop that routes that
+// path apart from its protected pages (Protect serves it too).
+func (g *Gate) EnterHandler() http.Handler {
+	return http.HandlerFunc(g.serveEnter)
+}
+
+// noSession answers a visitor without a live session: to the room, or the
+// fail mode when waitingroom is known to be down.
+func (g *Gate) noSession(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	if g.health.isDown() {
+		g.fail(w, r, next, errUnavailable, nil)
+		return
+	}
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, g.roomPage, http.StatusSeeOther)
+		return
+	}
+	g.page(w, r, http.StatusForbidden, pageRequired, nil)
+}
+
+// maxEnterBody bounds the enter form.
+const maxEnterBody = 16 << 10
+
+// serveEnter takes a pass posted by the room: verify offline, redeem, set
+// the cookie, 303 to next. It never logs the pass.
+func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxEnterBody)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, "request too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		g.page(w, r, http.StatusBadRequest, pageInvalid, nil)
+		return
+	}
+	pass := r.PostForm.Get("pass")
+	next := safeNext(r.PostForm.Get("next"))
+	ctx := r.Context()
+	retry := &repost{Action: EnterPath, Pass: pass, Next: next}
+
+	_, err := g.verify(ctx, pass)
+	if err == nil {
+		var s session
+		if s, err = g.redeem(ctx, pass); err == nil {
+			g.live.remember(s.ID, true, g.freshUntil(g.now(), s), g.now())
+			g.setCookie(w, r, s.ID)
+			g.log.Info("gate: pass redeemed", "subject", s.Subject)
+			w.Header().Set("Referrer-Policy", "no-referrer")
+			w.Header().Set("Cache-Control", "no-store")
+			http.Redirect(w, r, next, http.StatusSeeOther)
+			return
+		}
+	}
+	g.log.Info("gate: pass refused", "err", err)
+	switch {
+	case errors.Is(err, errPassUsed):
+		g.page(w, r, http.StatusConflict, pageUsed, nil)
+	case errors.Is(err, errPassExpired):
+		g.page(w, r, http.StatusForbidden, pageExpired, nil)
+	case errors.Is(err, errKeyNotYet):
+		g.page(w, r, http.StatusServiceUnavailable, pageRetry, retry)
+	case errors.Is(err, errUnavailable):
+		// Failing open, the buyer goes on to next without a session.
+		g.fail(w, r, http.RedirectHandler(next, http.StatusSeeOther), err, retry)
+	default:
+		g.page(w, r, http.StatusForbidden, pageInvalid, nil)
+	}
+}
+
+// safeNext returns next when it is a path on this host (one leading "/",
+// not "//" or "/\", no control characters), else "/".
+func safeNext(next string) string {
+	if next == "" || next[0] != '/' || len(next) > 2048 {
+		return "/"
+	}
+	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
+		return "/"
+	}
+	for i := 0; i < len(next); i++ {
+		if next[i] < 0x20 || next[i] == 0x7f {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	return next
+}
+
+// End ends the visitor's session at waitingroom (its slot goes back to the
+// room at once) and clears the cookie. Call it when the buyer is done, for
+// example after the order. A visitor without a session is not an error; the
+// cookie is cleared even when waitingroom cannot be reached.
+func (g *Gate) End(w http.ResponseWriter, r *http.Request) error {
+	id, ok := g.sessionID(r)
+	g.clearCookie(w, r)
+	if !ok {
+		return nil
+	}
+	now := g.now()
+	g.live.remember(id, false, now.Add(g.opts.RenewEvery), now)
+	return g.end(r.Context(), id)
+}
