@@ -25,6 +25,8 @@ type Load struct {
 	MaxRequests int
 	// FreshVisitor drops cookies, so every request is a new visitor.
 	FreshVisitor bool
+	// Header is sent with every request (a session cookie, say).
+	Header http.Header
 }
 
 // Result summarises a load run.
@@ -132,6 +134,9 @@ func (l Load) Run(ctx context.Context) (Result, error) {
 				if err != nil {
 					errs++
 					break
+				}
+				for k, v := range l.Header {
+					req.Header[k] = v
 				}
 				t0 := time.Now()
 				resp, err := client.Do(req)

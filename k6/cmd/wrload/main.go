@@ -40,6 +40,7 @@ func tools() []tool {
 		{"redis-memory", "Redis bytes per waiting visitor, beside a bare ZSET entry", memoryCommand},
 		{"sse-reference", "r3labs/sse with its defaults, the soak's reference server", referenceCommand},
 		{"verify-draw", "check a room's pre-queue draw: its seed, commitment and order", verifyDrawCommand},
+		{"gatecheck", "the gate check's cost: /gate/check direct, nginx auth_request beside unguarded, the reverse proxy", gatecheckCommand},
 	}
 }
 
