@@ -575,3 +575,25 @@ func TestNewChecksOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestRecoversAfterABlip(t *testing.T) {
+	yes := true
+	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
+	e.mustEnter()
+	e.room.set(func(f *fakeRoom) { f.down = "503" })
+	e.clock.Add(11 * time.Second)
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("fail open: %d", resp.StatusCode)
+	}
+	if !e.gate.health.isDown() {
+		t.Fatal("a 503 did not mark waitingroom down")
+	}
+	e.room.set(func(f *fakeRoom) { f.down = "" })
+	stranger := newEnv(t, nil)
+	stranger.shop, stranger.gate = e.shop, e.gate
+	stranger.do(http.MethodGet, "/checkout", nil) // starts the probe at once, not after 5 s
+	waitFor(t, "the probe", func() bool { return !e.gate.health.isDown() })
+	if resp := stranger.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("after the blip a visitor without a session got %d, want 303 to the room", resp.StatusCode)
+	}
+}

@@ -58,9 +58,14 @@ func (h *health) up() {
 }
 
 func (h *health) isDown() bool {
+	return !h.since().IsZero()
+}
+
+// since is when waitingroom went down, zero while up.
+func (h *health) since() time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return !h.downSince.IsZero()
+	return h.downSince
 }
 
 // configCache holds the room's failOpen from GET /api/rooms/{room}/gate.
@@ -73,18 +78,22 @@ type configCache struct {
 }
 
 // refreshConfig fetches the room's gate settings in the background when
-// the cached ones are older than configTTL (downProbeEvery while
-// waitingroom is down). The fetch doubles as a health probe. At most one
-// fetch runs at a time; the request that starts it does not wait.
+// the cached ones are older than configTTL. The fetch doubles as a health
+// probe: once a call fails it runs at once (so that a lone lost call does
+// not leave the gate in its fail mode), then every downProbeEvery until
+// waitingroom answers. At most one fetch runs at a time; the request that
+// starts it does not wait.
 func (g *Gate) refreshConfig() {
 	now := g.now()
 	every := configTTL
-	if g.health.isDown() {
+	down := g.health.since()
+	if !down.IsZero() {
 		every = downProbeEvery
 	}
 	c := g.cfg
 	c.mu.Lock()
-	if c.busy || (!c.tried.IsZero() && now.Sub(c.tried) < every) {
+	due := c.tried.IsZero() || now.Sub(c.tried) >= every || (!down.IsZero() && c.tried.Before(down))
+	if c.busy || !due {
 		c.mu.Unlock()
 		return
 	}
