@@ -92,6 +92,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	if cfg.AdminToken == "" {
 		log.Warn("ADMIN_TOKEN is empty: the admin API is disabled")
 	}
+	passKeys, err := passKeys(cfg, secret, log)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 
 	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns, log)
 	if err != nil {
@@ -149,6 +154,8 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Shares:          shares,
 		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:          signer,
+		PassKeys:        passKeys,
+		Gates:           eng,
 		AdminToken:      cfg.AdminToken,
 		Static:          static,
 		Hub:             hub,

@@ -141,6 +141,7 @@ var dashEN = DashText{
 		"room.drain":           "Draining",
 		"room.close":           "Closed",
 		"room.reopen":          "Reopened by an operator",
+		"room.apikey":          "New gate API key",
 	},
 }
 
@@ -211,6 +212,7 @@ var dashKO = DashText{
 		"room.drain":           "마감 중",
 		"room.close":           "닫힘",
 		"room.reopen":          "운영자가 다시 열기",
+		"room.apikey":          "새 게이트 API 키",
 	},
 }
 

@@ -1,6 +1,10 @@
 package views
 
-import "net/url"
+import (
+	"net/url"
+
+	"github.com/a-h/templ"
+)
 
 // Assets are the fingerprinted URLs of the page's stylesheet and script.
 type Assets struct {
@@ -42,6 +46,9 @@ type RoomPage struct {
 	// MaxPerBuyer, when positive, is said next to the quantity.
 	MaxPerBuyer int
 	Brand       Brand
+	// Handoff, when set, is the name of the outside shop that READY sends
+	// the buyer on to (gate mode), instead of the order form.
+	Handoff string
 }
 
 // StatusPage is the per-visitor page for browsers without JavaScript.
@@ -80,6 +87,9 @@ type StatusPage struct {
 	// Products fill the order form.
 	Products []Product
 	Brand    Brand
+	// Handoff, when set, is the name of the outside shop that READY sends
+	// the buyer on to (gate mode), instead of the order form.
+	Handoff string
 }
 
 // Field is one hidden form field.
@@ -119,6 +129,10 @@ type ErrorPage struct {
 	Retry   bool   // whether retrying can succeed (a GET of the page)
 	// Rejoin offers to join the room's line again (an expired pass).
 	Rejoin bool
+	// RoomURL, when set, is the room's absolute address, for a page
+	// served on another host (the shop's, gate mode); else the room is
+	// linked by its path.
+	RoomURL string
 	// RetryOrder, when set, is an order to post again.
 	RetryOrder *Retry
 	// ShopURL, when set, is linked back to.
@@ -126,6 +140,14 @@ type ErrorPage struct {
 	T       Messages
 	Assets  Assets
 	Brand   Brand
+}
+
+// roomHref is the link back to the error page's room.
+func (p ErrorPage) roomHref() templ.SafeURL {
+	if p.RoomURL != "" {
+		return templ.SafeURL(p.RoomURL)
+	}
+	return templ.SafeURL("/r/" + p.Room)
 }
 
 // firstInStock is the index of the first product with stock left, or 0.

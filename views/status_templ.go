@@ -499,9 +499,16 @@ func Status(p StatusPage) templ.Component {
 		}
 		switch p.state() {
 		case "ready":
-			templ_7745c5c3_Err = orderForm(p.Room, p.Token, p.Products, p.T, false, p.MaxPerBuyer, p.UTM).Render(ctx, templ_7745c5c3_Buffer)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
+			if p.Handoff != "" {
+				templ_7745c5c3_Err = handoffForm(p.Room, p.Token, p.Handoff, p.T, false).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			} else {
+				templ_7745c5c3_Err = orderForm(p.Room, p.Token, p.Products, p.T, false, p.MaxPerBuyer, p.UTM).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
 			}
 		case "waiting", "prequeued", "paused":
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "<p class=\"keep\">")
@@ -511,7 +518,7 @@ func Status(p StatusPage) templ.Component {
 			var templ_7745c5c3_Var28 string
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(p.T.KeepOpen)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/status.templ`, Line: 80, Col: 36}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/status.templ`, Line: 84, Col: 36}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {

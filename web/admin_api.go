@@ -37,10 +37,7 @@ func (s *Server) adminOnly(next http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		client := s.clientKey(r)
-		if wait := s.adminFails.blocked(client, time.Now()); wait > 0 {
-			s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
-			w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
-			writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many failed admin authentications from your network. Retry later.")
+		if s.refuseThrottled(w, s.adminFails, client, "admin_auth", "Too many failed admin authentications from your network. Retry later.") {
 			return
 		}
 		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -55,10 +52,38 @@ func (s *Server) adminOnly(next http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// refuseThrottled answers 429 when client failed to authenticate too
+// often lately (fails), counting the refusal under label, and reports
+// whether it did. A client that failed too often is refused before its
+// credential is even looked at.
+func (s *Server) refuseThrottled(w http.ResponseWriter, fails *failures, client, label, msg string) bool {
+	wait := fails.blocked(client, time.Now())
+	if wait <= 0 {
+		return false
+	}
+	s.metrics.Rejected.WithLabelValues(label).Inc()
+	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+	writeError(w, http.StatusTooManyRequests, "rate_limited", msg)
+	return true
+}
+
+// adminSettings are a room's settings as the admin API shows them: the
+// gate's API key hash is left out, and only whether there is a key said.
+type adminSettings struct {
+	room.Settings
+	APIKeySet bool `json:"apiKeySet"`
+}
+
+func adminView(set room.Settings) adminSettings {
+	v := adminSettings{Settings: set, APIKeySet: set.Gate.APIKeyHash != ""}
+	v.Settings.Gate.APIKeyHash = ""
+	return v
+}
+
 // roomView is the admin API's answer: settings and live counters.
 type roomView struct {
 	Name     string        `json:"name"`
-	Settings room.Settings `json:"settings"`
+	Settings adminSettings `json:"settings"`
 	Live     queue.Stats   `json:"live"`
 	// PrequeueNetworks are the client networks (/24, /64) with the most
 	// pre-queue entries, most first.
@@ -139,5 +164,5 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 	if nets == nil {
 		nets = []queue.NetworkCount{}
 	}
-	writeJSON(w, status, roomView{Name: name, Settings: set, Live: st, PrequeueNetworks: nets, Warnings: warnings})
+	writeJSON(w, status, roomView{Name: name, Settings: adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings})
 }

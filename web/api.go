@@ -11,20 +11,23 @@ import (
 // maxBody caps every request body; larger ones get 413.
 const maxBody = 4 << 10
 
-// api wraps a JSON endpoint: it validates the room name, caps the body and
-// bounds the request's Redis work.
-func (s *Server) api(next http.HandlerFunc) http.Handler {
+// api wraps a JSON endpoint: it validates the room name, caps the body
+// (maxBody) and bounds the request's Redis work.
+func (s *Server) api(next http.HandlerFunc) http.Handler { return s.apiMax(maxBody, next) }
+
+// apiMax is api with a body cap of limit bytes.
+func (s *Server) apiMax(limit int64, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		if !room.ValidName(r.PathValue("room")) {
 			writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 			return
 		}
-		if r.ContentLength > maxBody {
+		if r.ContentLength > limit {
 			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		if !jsonBody(w, r) {
 			return
 		}

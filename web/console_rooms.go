@@ -120,6 +120,7 @@ func zoneOf(tz string) (string, *time.Location) {
 // roomValues writes set as the form shows it, its times in zone tz.
 func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 	tz, loc := zoneOf(tz)
+	secs, mode := set.Gate.Session()
 	at := func(t *time.Time) string {
 		if t == nil {
 			return ""
@@ -138,6 +139,8 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 		Rate: fmtFloat(set.Rate), MaxActive: strconv.Itoa(set.MaxActive), TokenTTLSeconds: strconv.Itoa(set.TokenTTLSeconds),
 		OrderRate: fmtFloat(set.OrderRate), OrderBurst: strconv.Itoa(set.OrderBurst), MaxPerBuyer: strconv.Itoa(set.MaxPerBuyer),
 		ShopURL: set.ShopURL, AbandonAfterSeconds: strconv.Itoa(set.AbandonAfterSeconds), ReturnWithin: strconv.Itoa(set.ReturnWithinSeconds),
+		TargetURL: set.Gate.TargetURL, SessionSeconds: strconv.Itoa(secs), SessionMode: mode, FailOpen: set.Gate.FailOpen,
+		Protect: strings.Join(set.Gate.Protect, "\n"),
 	}
 }
 
@@ -166,6 +169,8 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		Rate: get("rate"), MaxActive: get("maxActive"), TokenTTLSeconds: get("tokenTTLSeconds"),
 		OrderRate: get("orderRate"), OrderBurst: get("orderBurst"), MaxPerBuyer: get("maxPerBuyer"),
 		ShopURL: get("shopURL"), AbandonAfterSeconds: get("abandonAfterSeconds"), ReturnWithin: get("returnWithinSeconds"),
+		TargetURL: get("targetURL"), SessionSeconds: get("sessionSeconds"), SessionMode: get("sessionMode"),
+		FailOpen: f.Get("failOpen") == "1", Protect: get("protect"),
 	}
 	if len(v.Title) > maxFieldLen {
 		v.Title = v.Title[:maxFieldLen]
@@ -173,6 +178,13 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	var p room.Patch
 	p.Title, p.Mode, p.ShopURL = &v.Title, &v.Mode, &v.ShopURL
 	p.ServeLineAfterClose = &v.ServeLineAfterClose
+	protect := []string{}
+	for _, line := range strings.Split(v.Protect, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			protect = append(protect, line)
+		}
+	}
+	p.GatePatch = room.GatePatch{TargetURL: &v.TargetURL, SessionMode: &v.SessionMode, FailOpen: &v.FailOpen, Protect: &protect}
 	if !slices.Contains(consoleZones, v.TZ) {
 		errs["tz"] = t.ErrBadZone
 	}
@@ -213,6 +225,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		{"maxActive", v.MaxActive, &p.MaxActive}, {"tokenTTLSeconds", v.TokenTTLSeconds, &p.TokenTTLSeconds},
 		{"orderBurst", v.OrderBurst, &p.OrderBurst}, {"maxPerBuyer", v.MaxPerBuyer, &p.MaxPerBuyer},
 		{"abandonAfterSeconds", v.AbandonAfterSeconds, &p.AbandonAfterSeconds}, {"returnWithinSeconds", v.ReturnWithin, &p.ReturnWithinSeconds},
+		{"sessionSeconds", v.SessionSeconds, &p.GatePatch.SessionSeconds},
 	} {
 		n, err := strconv.Atoi(nf.value)
 		if err != nil {
@@ -255,7 +268,8 @@ func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz str
 		return views.RoomForm{}, room.Settings{}, err
 	}
 	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
-		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Mode: set.Mode, Errors: map[string]string{}}, set, nil
+		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
+		APIKeySet: set.Gate.APIKeyHash != ""}, set, nil
 }
 
 // keepShownTimes keeps the saved schedule times that the form showed and
@@ -363,6 +377,7 @@ func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess 
 		// out of reach.
 		errs["name"] = t.ErrReservedName
 	}
+	gateFieldErrors(p, room.Defaults(v.Name), errs, r)
 	if len(errs) > 0 {
 		f.Error = t.FixErrors
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
@@ -436,6 +451,7 @@ func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess co
 	if v.TZ == f.V.TZ {
 		keepShownTimes(&p, f.V, v, cur)
 	}
+	gateFieldErrors(p, cur, errs, r)
 	v.Name, f.V, f.Errors = name, v, errs
 	if len(errs) > 0 {
 		f.Error = t.FixErrors

@@ -49,6 +49,9 @@ type Metrics struct {
 	RoomPaused  *prometheus.GaugeVec
 	RoomSoldOut *prometheus.GaugeVec
 	RoomPhase   *prometheus.GaugeVec
+	// GateChecks counts the answers of /gate/check by result: allowed,
+	// denied, fail_open, fail_closed.
+	GateChecks *prometheus.CounterVec
 
 	readiness *readinessCollector
 
@@ -155,12 +158,15 @@ func NewMetrics() *Metrics {
 	m.RoomPhase = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "waitingroom_room_phase", Help: "1 for the room's schedule phase (scheduled, prequeue, drawing, open, closed) as of this instance's last tick, 0 for the others.",
 	}, []string{"room", "phase"})
+	m.GateChecks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_gate_checks_total", Help: "Gate session checks (/gate/check, and passes redeemed while Redis was away) on this instance, by result: allowed, denied, fail_open, fail_closed.",
+	}, []string{"result"})
 	m.readiness = &readinessCollector{
 		redis: prometheus.NewDesc("waitingroom_redis_up", "1 when Redis answers, as the readiness check (/readyz) sees it at scrape time.", nil, nil),
 		db:    prometheus.NewDesc("waitingroom_db_up", "1 when the order database answers and is migrated, as the readiness check (/readyz) sees it at scrape time.", nil, nil),
 	}
 	m.Registry.MustRegister(m.OrdersPlaced, m.OrdersFailed, m.OrderDuration, m.HTTPResponses,
-		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.readiness)
+		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateChecks, m.readiness)
 	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}
 	return m
 }

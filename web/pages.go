@@ -113,7 +113,10 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
 		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
 			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
-			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
+			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding), Handoff: s.handoffShop(set)}
+		if page.Handoff != "" {
+			page.Products = nil // the shop sells: no order form
+		}
 		page.Assets.Preview = s.linkPreview(ctx, base, name, set, t, now)
 		if err := views.Room(page).Render(ctx, &buf); err != nil {
 			s.htmlFail(w, r, err, name)
@@ -258,7 +261,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut, Paused: p.Paused || set.Paused, Phase: p.Phase,
 		OpensIn: secondsUntil(p.OpensAt, now), PassLeft: secondsUntil(passExpires, now),
 		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
-		Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
+		Brand: brandOf(name, set.Title, set.ShopURL, set.Branding), Handoff: s.handoffShop(set)}
 	if page.Paused || p.Status == queue.StatusPrequeued {
 		page.ETA = nil // no honest estimate while nobody is let in
 	}
@@ -267,13 +270,21 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	}
 	if p.EntryToken != nil {
 		page.Token = *p.EntryToken
-		page.Products = s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer)
+		if page.Handoff == "" {
+			page.Products = s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer)
+		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, http.StatusOK, views.Status(page))
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	s.renderWith(w, r, status, c, nil)
+}
+
+// renderWith is render with headers changing the page's headers (a CSP
+// of its own) after htmlHeaders set them.
+func (s *Server) renderWith(w http.ResponseWriter, r *http.Request, status int, c templ.Component, headers func(http.Header)) {
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		s.log.Error("render", "path", r.URL.Path, "err", err)
@@ -281,6 +292,9 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 		return
 	}
 	htmlHeaders(w)
+	if headers != nil {
+		headers(w.Header())
+	}
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }

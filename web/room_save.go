@@ -41,6 +41,9 @@ type roomWrite struct {
 	// Action is the audit log's name of the change; "" names it from what
 	// changed (room.create, room.pause, room.resume or room.update).
 	Action string
+	// APIKeyHash, when set, replaces the gate's API key hash (no patch
+	// sets it: only the console's and the admin API's "new API key").
+	APIKeyHash *string
 }
 
 // roomWritten is what a write did.
@@ -93,6 +96,9 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		return roomWritten{}, errRoomExists
 	}
 	next := w.Patch.Apply(cur)
+	if w.APIKeyHash != nil {
+		next.Gate.APIKeyHash = *w.APIKeyHash
+	}
 	if err := next.Validate(); err != nil {
 		return roomWritten{}, &invalidSettingsError{err}
 	}
@@ -126,6 +132,7 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		s.records.Record(ctx, name, next) // a failure is logged and retried
 	}
 	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
+	s.gateRooms.remember(name, next.Gate.FailOpen, time.Now())
 	s.roomEvents(name, actor, w.Action, done)
 	s.auditRoom(ctx, actor, name, w.Action, done)
 	return done, nil
@@ -195,15 +202,30 @@ func (s *Server) deleteRoomAs(ctx context.Context, actor, name string) (queue.De
 	s.widgets.mu.Unlock()
 	s.log.Info("room deleted", "room", name, "by", actor, "redisKeys", d.Keys)
 	s.sale.Event(name, salelog.Deleted, "by", actor, "redisKeys", d.Keys)
-	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: actionDelete, Old: compactJSON(old)})
+	s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: actionDelete, Old: compactJSON(audited(old, false).Settings)})
 	return d, nil
 }
 
 // auditedRoom is what the audit log compares of a room: its settings and
-// its sold-out flag.
+// its sold-out flag. The API key's hash is recorded as a short
+// fingerprint (keyFingerprint), enough to see that a key was replaced.
 type auditedRoom struct {
 	room.Settings
 	SoldOut bool `json:"soldOut"`
+}
+
+func audited(set room.Settings, soldOut bool) auditedRoom {
+	set.Gate.APIKeyHash = keyFingerprint(set.Gate.APIKeyHash)
+	return auditedRoom{set, soldOut}
+}
+
+// keyFingerprint is "" for no API key, else "sha256:" and the first 8
+// hex digits of its hash.
+func keyFingerprint(hash string) string {
+	if len(hash) < 8 {
+		return ""
+	}
+	return "sha256:" + hash[:8]
 }
 
 // auditRoom records a write of room name in the audit log: a new room with
@@ -216,10 +238,10 @@ func (s *Server) auditRoom(ctx context.Context, actor, name, action string, d ro
 		if action == "" {
 			action = actionCreate
 		}
-		s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: action, New: compactJSON(auditedRoom{d.New, d.SoldOut})})
+		s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: action, New: compactJSON(audited(d.New, d.SoldOut))})
 		return
 	}
-	cs := audit.Changes(auditedRoom{d.Old, d.WasSoldOut}, auditedRoom{d.New, d.SoldOut})
+	cs := audit.Changes(audited(d.Old, d.WasSoldOut), audited(d.New, d.SoldOut))
 	if len(cs) == 0 {
 		return
 	}

@@ -85,5 +85,16 @@ func (s *Server) routes() []route {
 		{"GET /{$}", http.HandlerFunc(s.frontPage)},
 		{"GET /favicon.ico", s.assets.servePlain("favicon.ico", 7*24*time.Hour)},
 		{"GET /r/{room}/og/{file}", http.HandlerFunc(s.ogImage)},
+		// gate
+		{"GET /.well-known/jwks.json", http.HandlerFunc(s.jwks)},
+		{"GET /api/rooms/{room}/gate", s.api(s.gateInfo)},
+		{"POST /api/rooms/{room}/passes/redeem", s.apiMax(gateBodyMax, s.roomKeyOnly(s.redeem))},
+		{"POST /api/rooms/{room}/sessions/{id}/renew", s.apiMax(gateBodyMax, s.roomKeyOnly(s.renewSession))},
+		{"POST /api/rooms/{room}/sessions/{id}/end", s.apiMax(gateBodyMax, s.roomKeyOnly(s.endSession))},
+		{"POST /api/admin/rooms/{room}/apikey", s.api(s.adminOnly(s.postAPIKey))},
+		{"POST /r/{room}/pass", http.HandlerFunc(s.handoff)},
+		{"POST /_waitingroom/enter", http.HandlerFunc(s.gateEnter)},
+		{"GET /gate/check", http.HandlerFunc(s.gateCheck)},
+		{"POST /admin/rooms/{room}/apikey", s.consoleChange(s.consoleNewAPIKey)},
 	}
 }

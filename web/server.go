@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"waitingroom/server/order"
+	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/visitor"
@@ -123,6 +124,12 @@ type Options struct {
 	Images Images
 	// Shares are the rooms' short links (share); nil turns them off.
 	Shares ShareLinks
+
+	// gate (issue 13): PassKeys signs the passes and serves the JWKS;
+	// Gates mints and redeems them and keeps the sessions they open. With
+	// either nil, gate mode is off: its endpoints answer 404 gate_off.
+	PassKeys *pass.Keys
+	Gates    Gates
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -165,6 +172,12 @@ type Server struct {
 
 	// hashing holds a slot per console password check under way.
 	hashing chan struct{}
+
+	// gate
+	passKeys  *pass.Keys
+	gates     Gates
+	gateFails *failures // failed room API key authentications, per client
+	gateRooms gateFailOpen
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
@@ -196,6 +209,9 @@ func New(o Options) (*Server, error) {
 		enters:     newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
+		gateFails:  newFailures(adminFailures, adminFailWindow),
+		passKeys:   o.PassKeys,
+		gates:      o.Gates,
 		hashing:    make(chan struct{}, signinHashes),
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
 	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)

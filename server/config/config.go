@@ -94,6 +94,16 @@ type Config struct {
 	// OGFont is the font file that draws the default preview images
 	// (OG_FONT, a .ttf, .otf or .ttc); empty searches known CJK font paths.
 	OGFont string
+
+	// gate: the passes that send buyers on to an outside shop (issue 13).
+
+	// PassSigningKey is the PKCS#8 PEM file of the Ed25519 key that signs
+	// the passes (PASS_SIGNING_KEY); empty derives one from SECRET_KEY.
+	PassSigningKey string
+	// PassSigningKeyPrevious is the PEM file of the key signed with before
+	// the last rotation (PASS_SIGNING_KEY_PREVIOUS): still trusted, and
+	// listed in the JWKS. Optional.
+	PassSigningKeyPrevious string
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -151,6 +161,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&c.PublicURL, "public-url", "PUBLIC_URL", "", "absolute origin of the site as buyers reach it (https://queue.shop.example), for link previews; empty uses each request's host")
 	str(&c.LandingURL, "landing-url", "LANDING_URL", "", "absolute http(s) URL that GET / redirects to; empty lists the listed rooms")
 	str(&c.OGFont, "og-font", "OG_FONT", "", "font file (.ttf, .otf, .ttc) for the default preview images; empty searches known CJK font paths")
+	str(&c.PassSigningKey, "pass-signing-key", "PASS_SIGNING_KEY", "", "PKCS#8 PEM file of the Ed25519 key that signs gate passes (openssl genpkey -algorithm ed25519); empty derives one from SECRET_KEY")
+	str(&c.PassSigningKeyPrevious, "pass-signing-key-previous", "PASS_SIGNING_KEY_PREVIOUS", "", "PEM file of the previous pass signing key, still trusted after a rotation (optional)")
 	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns, widgetStreams string
 	str(&widgetStreams, "widget-max-streams", "WIDGET_MAX_STREAMS", strconv.Itoa(DefaultWidgetMaxStreams), "live streams of embedded widgets per process (0: widgets poll only)")
 	str(&origins, "allowed-origins", "ALLOWED_ORIGINS", "", "comma-separated origins (https://shop.example) whose cross-origin POST, PUT and DELETE are accepted")
@@ -300,6 +312,8 @@ func (c Config) validate() error {
 		return errors.New("ORDER_WORK must be between 0 and 10s")
 	case c.RedisNamespace != "" && !queue.ValidNamespace(c.RedisNamespace):
 		return fmt.Errorf("REDIS_NAMESPACE %q must be 1 to %d characters of A-Z, a-z, 0-9, ':', '_' and '-'", c.RedisNamespace, queue.MaxNamespaceLen)
+	case c.PassSigningKeyPrevious != "" && c.PassSigningKey == "":
+		return errors.New("PASS_SIGNING_KEY_PREVIOUS needs PASS_SIGNING_KEY (the key rotated to)")
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ func SettingsKey(ns, room string) string { return roomKeys(ns, room).key("cfg") 
 
 // settingsFields flattens s into the cfg hash's field/value pairs.
 func settingsFields(s room.Settings) []any {
+	sessionSeconds, sessionMode := s.Session()
 	paused := "0"
 	if s.Paused {
 		paused = "1"
@@ -51,7 +52,19 @@ func settingsFields(s room.Settings) []any {
 		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
 		// The branding, one JSON field: no script reads it.
 		"branding", brandingJSON(s.Branding),
+		// GATE: the gate, one JSON field, and the session's length and mode
+		// (defaults filled in) as plain fields for the session scripts.
+		"gate", gateJSON(s.Gate),
+		"sessionSeconds", strconv.Itoa(sessionSeconds),
+		"sessionMode", sessionMode,
 	}
+}
+
+// gateJSON encodes g for the cfg hash. Marshal cannot fail on strings, a
+// string slice, an int and a bool.
+func gateJSON(g room.Gate) string {
+	out, _ := json.Marshal(g)
+	return string(out)
 }
 
 // brandingJSON encodes b for the cfg hash. Marshal cannot fail on plain
@@ -207,6 +220,10 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	if v := m["branding"]; v != "" { // absent in rooms saved before it existed
 		errs = append(errs, json.Unmarshal([]byte(v), &s.Branding))
 	}
+	s.Gate = room.DefaultGate()
+	if v := m["gate"]; v != "" { // absent in rooms saved before it existed
+		errs = append(errs, json.Unmarshal([]byte(v), &s.Gate))
+	}
 
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
@@ -260,7 +277,7 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 // (but for the seconds of a draw), Left == Leaves + Abandoned.
 // Every pass admitted is held, consumed (an order), forfeited (given up
 // with a leave) or expired: Admitted == Active + Consumed + Forfeited +
-// Expired.
+// Expired, while no pass is redeemed into a session (see Sessions).
 type Stats struct {
 	Issued  int64 `json:"issued"`
 	Head    int64 `json:"head"`
@@ -286,6 +303,17 @@ type Stats struct {
 	Returning  int64 `json:"returning"`
 	PassedOver int64 `json:"passedOver"`
 	Returned   int64 `json:"returned"`
+
+	// GATE (issue 13): Sessions are the live sessions that redeemed passes
+	// opened for an outside shop (each holds a slot: they are in Active).
+	// A redeemed pass counts in SessionsOpened, not in Consumed, so
+	// Admitted == (Active − Sessions) + Consumed + Forfeited + Expired +
+	// SessionsOpened, and SessionsOpened == Sessions + SessionsEnded +
+	// SessionsIdle (ended by the shop; past sessionSeconds).
+	Sessions       int64 `json:"sessions"`
+	SessionsOpened int64 `json:"sessionsOpened"`
+	SessionsEnded  int64 `json:"sessionsEnded"`
+	SessionsIdle   int64 `json:"sessionsIdle"`
 }
 
 // Unaccounted returns how many issued tickets are in no state and no
@@ -301,7 +329,7 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 18 {
+	if len(res) != 22 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -311,5 +339,6 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 		Admitted: asInt(res[4]), Left: d.Leaves + d.Abandoned, Departures: d, Consumed: asInt(res[8]), Forfeited: asInt(res[9]),
 		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1, Prequeued: asInt(res[13]),
 		Away: asInt(res[14]), Returning: asInt(res[15]), PassedOver: asInt(res[16]), Returned: asInt(res[17]),
+		Sessions: asInt(res[18]), SessionsOpened: asInt(res[19]), SessionsEnded: asInt(res[20]), SessionsIdle: asInt(res[21]),
 	}, nil
 }

@@ -29,6 +29,8 @@ type scripts struct {
 	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
 	// DRAW
 	drawSeed, drawBegin, drawChunk, drawDone *script
+	// GATE
+	mint, openSession, touchSession, endSession, activeSessions *script
 }
 
 func loadScripts() scripts {
@@ -55,6 +57,12 @@ func loadScripts() scripts {
 		drawBegin:   load("draw_begin"),
 		drawChunk:   load("draw_chunk"),
 		drawDone:    load("draw_done"),
+		// GATE
+		mint:           load("mint"),
+		openSession:    load("open_session"),
+		touchSession:   load("touch_session"),
+		endSession:     load("end_session"),
+		activeSessions: load("active_sessions"),
 	}
 }
 

@@ -87,6 +87,9 @@ type Settings struct {
 
 	// Branding: how the room looks, previews and embeds (branding.go).
 	Branding
+
+	// Gate: guarding an outside shop with passes and sessions (gate.go).
+	Gate
 }
 
 // The room modes.
@@ -144,6 +147,7 @@ func Defaults(name string) Settings {
 		Mode:                ModeFIFO,
 		Schedule:            Schedule{ServeLineAfterClose: true},
 		ReturnWithinSeconds: DefaultReturnWithin,
+		Gate:                DefaultGate(),
 	}
 }
 
@@ -179,7 +183,10 @@ func (s Settings) Validate() error {
 	if err := s.Schedule.Validate(); err != nil {
 		return err
 	}
-	return s.Branding.Validate()
+	if err := s.Branding.Validate(); err != nil {
+		return err
+	}
+	return s.Gate.Validate()
 }
 
 // MaxShopURLLen bounds shopURL, in bytes; MaxPerBuyerLimit bounds
@@ -230,6 +237,9 @@ type Patch struct {
 
 	// BrandingPatch: the branding's fields (branding.go).
 	BrandingPatch
+
+	// GatePatch: the gate's fields (gate.go), but for the API key's hash.
+	GatePatch
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -250,6 +260,7 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.ShopURL, p.ShopURL)
 	set(&s.MaxPerBuyer, p.MaxPerBuyer)
 	s.Branding = p.BrandingPatch.apply(s.Branding)
+	s.Gate = p.GatePatch.apply(s.Gate)
 	return s
 }
 

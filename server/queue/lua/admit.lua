@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back attr campof camp campbase
+-- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back attr campof camp campbase jtis jtiof sessions
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
@@ -60,22 +60,40 @@ if credit > most + 1 then credit = most + 1 end
 
 -- Passes past their expiry leave the active set and count as expired; a
 -- bounded batch per tick (the slot count below ignores any left over).
--- Consumed passes' tombstones go at their own expiry.
+-- GATE: sessions past their expiry (idle, or at the end of a fixed one)
+-- end as sessionsIdle. Consumed passes' tombstones go at their own expiry,
+-- and pass ids (jti) with the passes.
 local SWEEP = 1000
-local gone = redis.call('ZRANGEBYSCORE', ACTIVE, '-inf', nowMs, 'LIMIT', 0, SWEEP)
+local gone = redis.call('ZRANGEBYSCORE', ACTIVE, '-inf', nowMs, 'WITHSCORES', 'LIMIT', 0, SWEEP)
 if #gone > 0 then
-  redis.call('HDEL', K.tokens, unpack(gone))
-  redis.call('ZREM', ACTIVE, unpack(gone))
-  redis.call('HINCRBY', K.counts, 'expired', #gone)
-  noteHolds(#gone, #gone * ttl * 1000) -- ABSENCE: an unused pass held its slot for its TTL
+  local passes = {}
+  for i = 1, #gone, 2 do
+    if isSession(gone[i]) then
+      dropSession(string.sub(gone[i], 3), tonumber(gone[i + 1]), 'sessionsIdle')
+    else
+      passes[#passes + 1] = gone[i]
+    end
+  end
+  if #passes > 0 then
+    redis.call('HDEL', K.tokens, unpack(passes))
+    redis.call('ZREM', ACTIVE, unpack(passes))
+    redis.call('HINCRBY', K.counts, 'expired', #passes)
+    noteHolds(#passes, #passes * ttl * 1000) -- ABSENCE: an unused pass held its slot for its TTL
+    forgetJtis(passes)
+  end
 end
 local used = redis.call('ZRANGEBYSCORE', K.done, '-inf', nowMs, 'LIMIT', 0, SWEEP)
 if #used > 0 then
+  local dropped = {}
   for i = 1, #used do
     local e = getPass(used[i])
-    if e and e.s == 'U' then redis.call('HDEL', K.tokens, used[i]) end
+    if e and e.s == 'U' then
+      redis.call('HDEL', K.tokens, used[i])
+      dropped[#dropped + 1] = used[i]
+    end
   end
   redis.call('ZREM', K.done, unpack(used))
+  forgetJtis(dropped)
 end
 local n = math.floor(credit + 1e-9)
 if n > most then n = most end
@@ -150,6 +168,7 @@ end
 if #admitted > 0 then
   credit = credit - #admitted
   redis.call('HINCRBY', K.counts, 'admitted', #admitted)
+  forgetJtis(admitted) -- GATE: the pass ids of the passes just replaced
 end
 if random then
   -- The head moves up to the lowest ticket still waiting.

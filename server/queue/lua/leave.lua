@@ -1,4 +1,4 @@
--- KEYS: queue counts departed departing tokens active prequeue withdrawn draw cfg rate away awaytk back campof
+-- KEYS: queue counts departed departing tokens active prequeue withdrawn draw cfg rate away awaytk back campof jtis jtiof
 -- leave.lua: a visitor leaves the line (or the pre-queue, or the side list
 -- of those passed over while away), or gives up an unused pass.
 -- ARGV: 2 visitor
@@ -42,6 +42,7 @@ local e = livePass(v, nowMs)
 if e and e.s == 'R' then
   redis.call('HDEL', K.tokens, v)
   redis.call('ZREM', K.active, v)
+  forgetJtis({v}) -- GATE
   redis.call('HINCRBY', K.counts, 'forfeited', 1)
   local ttl = tonumber(redis.call('HGET', K.cfg, 'tokenTTLSeconds')) or 300
   noteHolds(1, math.max(0, nowMs - (e.x - ttl * 1000))) -- ABSENCE: for the ETA

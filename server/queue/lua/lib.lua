@@ -124,6 +124,66 @@ local function achievable(rate, maxActive, ttl)
   if hold < 0.05 then hold = 0.05 end
   return math.min(rate, maxActive / hold)
 end
+-- GATE (issue 13): passes handed to an outside shop, and the sessions
+-- they open there. K.jtis maps a pass id (jti) to "visitor token" and
+-- K.jtiof a visitor to their pass id: one jti per pass, gone with the pass
+-- (or its tombstone). A session holds a slot as the member SESSION..id of
+-- K.active, scored with its expiry in ms; K.sessions maps id to "startedMs
+-- heldSinceMs subject" (heldSince: when its pass took the slot).
+local SESSION = 's:'
+local function isSession(m) return string.sub(m, 1, 2) == SESSION end
+-- forgetJtis drops the pass ids of visitors vs (at most a sweep's batch),
+-- whose passes are gone or replaced.
+local function forgetJtis(vs)
+  if #vs == 0 then return end
+  local js = redis.call('HMGET', K.jtiof, unpack(vs))
+  local dead = {}
+  for i = 1, #vs do if js[i] then dead[#dead + 1] = js[i] end end
+  if #dead > 0 then
+    redis.call('HDEL', K.jtis, unpack(dead))
+    redis.call('HDEL', K.jtiof, unpack(vs))
+  end
+end
+local function getSession(id)
+  local raw = redis.call('HGET', K.sessions, id)
+  if not raw then return nil end
+  local st, h, sub = string.match(raw, '^(%d+) (%d+) (%S+)$')
+  if not st then return nil end
+  return {s = tonumber(st), h = tonumber(h), sub = sub}
+end
+-- dropSession ends session id, whose slot was free from endMs on, and
+-- counts it under why ('sessionsEnded' or 'sessionsIdle'); the ETA learns
+-- how long its slot was really held.
+local function dropSession(id, endMs, why)
+  local se = getSession(id)
+  redis.call('HDEL', K.sessions, id)
+  redis.call('ZREM', K.active, SESSION .. id)
+  redis.call('HINCRBY', K.counts, why, 1)
+  if se then noteHolds(1, math.max(0, endMs - se.h)) end
+end
+-- sessionConf returns the room's session length in seconds and its mode.
+local function sessionConf()
+  local c = redis.call('HMGET', K.cfg, 'sessionSeconds', 'sessionMode')
+  return tonumber(c[1]) or 600, c[2] or 'idle'
+end
+-- staleMembers counts the members of K.active past their expiry that
+-- admit.lua has not swept yet: passes, and sessions.
+local function staleMembers(nowMs)
+  local st = redis.call('ZRANGEBYSCORE', K.active, '-inf', I(nowMs))
+  local n = 0
+  for i = 1, #st do if isSession(st[i]) then n = n + 1 end end
+  return #st - n, n
+end
+-- slotFreesAt estimates when the slot of active member m (score x) frees,
+-- in ms: a pass after the mean hold time from its admission (at most its
+-- TTL), a session after the mean hold time from when its pass took the
+-- slot, but no later than its expiry.
+local function slotFreesAt(m, x, ttl, hold)
+  if not isSession(m) then return x - ttl * 1000 + hold * 1000 end
+  local se = getSession(string.sub(m, 3))
+  if not se then return x end
+  return math.min(x, se.h + hold * 1000)
+end
 -- slotSchedule describes, as JSON, when maxActive's slots free up, so that
 -- the ETA of any rank follows the real release times (a wave of passes
 -- admitted together frees together): up to 32 samples, evenly spaced over
@@ -142,10 +202,13 @@ local function slotSchedule(rate, maxActive, ttl, nowMs)
     local v = 0
     if k >= 0 then
       local e = redis.call('ZRANGE', K.active, stale + k, stale + k, 'WITHSCORES')
-      if e[2] then v = math.max(0, tonumber(e[2]) - ttl * 1000 + hold * 1000 - nowMs) end
+      if e[2] then v = math.max(0, slotFreesAt(e[1], tonumber(e[2]), ttl, hold) - nowMs) end
     end
-    f[#f + 1] = I(v)
+    f[#f + 1] = v
   end
+  -- GATE: sessions free by another rule than passes: keep the samples sorted.
+  table.sort(f)
+  for i = 1, #f do f[i] = I(f[i]) end
   return '{"q":' .. string.format('%.4f', rate) .. ',"A":' .. I(maxActive) .. ',"H":' .. string.format('%.3f', hold) ..
     ',"f":[' .. table.concat(f, ',') .. ']}'
 end

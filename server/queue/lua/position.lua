@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase
+-- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions
 -- position.lua: a visitor's place, and (with ARGV[3] == "1") an atomic,
 -- idempotent enter. Status is decided by the pass first, then the
 -- pre-queue, then the queue.

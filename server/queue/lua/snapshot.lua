@@ -1,4 +1,4 @@
--- KEYS: cfg rate head tick queue soldout departed active
+-- KEYS: cfg rate head tick queue soldout departed active sessions
 -- snapshot.lua: what an instance needs to compute ranks in-process after it
 -- (re)subscribes: the tick, the head and the departed tickets above it.
 -- Reply: {tick, head, waiting, etaRate, soldout, paused, slots, departed...}

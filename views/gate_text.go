@@ -1,0 +1,54 @@
+package views
+
+// GateText are the texts of gate mode: a room that sends its buyers on to
+// an outside shop with a pass.
+type GateText struct {
+	// ContinueTo is the READY button ({shop}); ReadyHint is said above it.
+	ContinueTo string
+	ReadyHint  string
+	// Going is the hand-off page's heading ({shop}); GoingHint tells a
+	// browser without JavaScript to press the button.
+	Going     string
+	GoingHint string
+	// Off refuses a pass in a room that sends buyers to no shop.
+	Off string
+	// PassUsed refuses a pass that already let a buyer into the shop.
+	PassUsed string
+	// EnterRefused and EnterRefusedHint answer a pass the shop's callback
+	// cannot use; EnterTrouble, a waiting room it cannot reach.
+	EnterRefused     string
+	EnterRefusedHint string
+	EnterTrouble     string
+}
+
+var gateEnglish = GateText{
+	ContinueTo:       "Continue to {shop}",
+	ReadyHint:        "It is your turn. Your entry pass is valid for a few minutes: continue to the shop to buy.",
+	Going:            "Taking you to {shop}…",
+	GoingHint:        "If nothing happens in a moment, press the button.",
+	Off:              "This waiting room does not send buyers on to a shop.",
+	PassUsed:         "This entry pass has already been used to enter the shop.",
+	EnterRefused:     "Entry not possible",
+	EnterRefusedHint: "Your entry pass could not be used: it has expired, was already used, or is not for this shop. Please go back to the waiting room.",
+	EnterTrouble:     "The waiting room cannot be reached right now. Please retry in a moment.",
+}
+
+var gateKorean = GateText{
+	ContinueTo:       "{shop}에서 계속하기",
+	ReadyHint:        "입장 차례입니다. 입장권은 몇 분 동안 유효하니 쇼핑몰로 이동해 구매해 주세요.",
+	Going:            "{shop} 페이지로 이동하는 중…",
+	GoingHint:        "잠시 후에도 이동하지 않으면 버튼을 눌러 주세요.",
+	Off:              "이 대기실은 쇼핑몰로 연결되지 않습니다.",
+	PassUsed:         "이 입장권은 이미 쇼핑몰 입장에 사용되었습니다.",
+	EnterRefused:     "입장할 수 없습니다",
+	EnterRefusedHint: "입장권을 사용할 수 없습니다. 만료되었거나, 이미 사용되었거나, 이 쇼핑몰의 입장권이 아닙니다. 대기실로 돌아가 주세요.",
+	EnterTrouble:     "지금은 대기실에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.",
+}
+
+// Gate returns the gate texts in m's language.
+func (m Messages) Gate() GateText {
+	if m.Lang == "ko" {
+		return gateKorean
+	}
+	return gateEnglish
+}

@@ -1,0 +1,205 @@
+package web
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+)
+
+// The gate's JSON endpoints: the JWKS that shops verify passes with, a
+// room's public gate settings, and the server-to-server redeem, renew and
+// end that a shop calls with the room's API key.
+
+// jwks serves GET /.well-known/jwks.json: the current and the previous
+// public pass keys.
+func (s *Server) jwks(w http.ResponseWriter, r *http.Request) {
+	if s.passKeys == nil {
+		writeError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("Content-Type", "application/jwk-set+json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(s.passKeys.JWKS())
+}
+
+// gateView is GET /api/rooms/{room}/gate's answer.
+type gateView struct {
+	Room           string `json:"room"`
+	RoomURL        string `json:"roomURL"`
+	FailOpen       bool   `json:"failOpen"`
+	SessionSeconds int    `json:"sessionSeconds"`
+	SessionMode    string `json:"sessionMode"`
+	Audience       string `json:"audience"`
+}
+
+// gateInfo serves GET /api/rooms/{room}/gate: what a shop's middleware
+// needs of the room.
+func (s *Server) gateInfo(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("room")
+	set, err := s.rooms.Room(r.Context(), name)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	g := gateSettings(set)
+	s.gateRooms.remember(name, g.failOpen, time.Now())
+	if !g.on || s.gates == nil || s.passKeys == nil {
+		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		return
+	}
+	origin, _ := s.requestOrigin(r)
+	writeJSON(w, http.StatusOK, gateView{Room: name, RoomURL: origin + "/r/" + name, FailOpen: g.failOpen,
+		SessionSeconds: g.sessionSeconds, SessionMode: g.sessionMode, Audience: g.audience})
+}
+
+// sessionView is a session as the gate's API answers it.
+type sessionView struct {
+	ID          string `json:"id"`
+	Room        string `json:"room"`
+	Subject     string `json:"subject"`
+	ExpiresAt   string `json:"expiresAt"`
+	Mode        string `json:"mode"`
+	IdleSeconds int    `json:"idleSeconds"`
+}
+
+func viewSession(ss queue.Session) map[string]sessionView {
+	return map[string]sessionView{"session": {ID: ss.ID, Room: ss.Room, Subject: ss.Subject,
+		ExpiresAt: ss.Expires.UTC().Format(time.RFC3339), Mode: ss.Mode, IdleSeconds: ss.IdleSeconds}}
+}
+
+// roomKeyOnly lets through requests bearing room {room}'s API key
+// (Authorization: Bearer), compared in constant time through its SHA-256
+// with the room's Gate.APIKeyHash. Failures are throttled per client as
+// the admin token's are; the key is never logged.
+func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, set room.Settings)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.gates == nil || s.passKeys == nil {
+			writeError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+			return
+		}
+		client := s.clientKey(r)
+		if s.refuseThrottled(w, s.gateFails, client, "api_key", "Too many failed API key authentications from your network. Retry later.") {
+			return
+		}
+		name := r.PathValue("room")
+		set, err := s.rooms.Room(r.Context(), name)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || !apiKeyMatches(given, set.Gate.APIKeyHash) {
+			s.gateFails.fail(client, time.Now())
+			s.metrics.Rejected.WithLabelValues("api_key").Inc()
+			s.log.Warn("room API key authentication failed", "room", name, "client", client, "path", r.URL.Path)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-room"`)
+			writeError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
+			return
+		}
+		next(w, r, set)
+	}
+}
+
+// apiKeyMatches reports whether key's SHA-256 is hash (hex), in constant
+// time; a room without a key matches nothing.
+func apiKeyMatches(key, hash string) bool {
+	want, err := hex.DecodeString(hash)
+	if err != nil || len(want) != 32 {
+		return false
+	}
+	return subtle.ConstantTimeCompare(digest(key), want) == 1
+}
+
+// errPassRefused is a pass that does not verify, or is not for this room
+// and shop.
+var errPassRefused = errors.New("pass refused")
+
+// redeemPass verifies compact (signature, expiry, room name, audience the
+// room's shop) and turns it into a session on a fresh id. It returns
+// errPassRefused, queue.ErrPassUnknown, queue.ErrTokenUsed, a
+// *queue.WaitError or a store error.
+func (s *Server) redeemPass(ctx context.Context, name string, g gateOf, compact string) (queue.Session, error) {
+	c, err := s.passKeys.Verify(compact, time.Now())
+	if err != nil || !g.on || c.Room != name || subtle.ConstantTimeCompare([]byte(c.Audience), []byte(g.audience)) != 1 {
+		return queue.Session{}, errPassRefused
+	}
+	sid, err := randomID(16)
+	if err != nil {
+		return queue.Session{}, err
+	}
+	return s.gates.Redeem(ctx, name, c.ID, sid)
+}
+
+// passUsed reports whether err of a redeem means that the pass was
+// already used (or is being used right now).
+func passUsed(err error) bool {
+	var wait *queue.WaitError
+	return errors.Is(err, queue.ErrTokenUsed) || errors.As(err, &wait) || errors.Is(err, queue.ErrTokenInUse)
+}
+
+// redeem serves POST /api/rooms/{room}/passes/redeem.
+func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Settings) {
+	var body struct {
+		Pass string `json:"pass"`
+	}
+	if !decodeStrict(w, r, &body, `{"pass":"<the pass>"}`) {
+		return
+	}
+	name := r.PathValue("room")
+	g := gateSettings(set)
+	if !g.on {
+		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		return
+	}
+	ss, err := s.redeemPass(r.Context(), name, g, body.Pass)
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, viewSession(ss))
+	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
+		writeError(w, http.StatusUnauthorized, "pass_invalid", "The pass is not valid: a bad signature, expired, for another room or shop, or unknown.")
+	case passUsed(err):
+		writeError(w, http.StatusConflict, "pass_used", "This pass has already been used.")
+	default:
+		s.fail(w, r, err)
+	}
+}
+
+// renewSession serves POST /api/rooms/{room}/sessions/{id}/renew: the
+// session's state, its expiry pushed on in idle mode.
+func (s *Server) renewSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
+	name, id := r.PathValue("room"), r.PathValue("id")
+	if !validSessionID(id) {
+		writeError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
+		return
+	}
+	ss, err := s.gates.TouchSession(r.Context(), name, id, true)
+	switch {
+	case errors.Is(err, queue.ErrSessionGone):
+		writeError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
+	case err != nil:
+		s.fail(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, viewSession(ss))
+	}
+}
+
+// endSession serves POST /api/rooms/{room}/sessions/{id}/end: the session
+// ends now and frees its slot; a gone one is no error.
+func (s *Server) endSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
+	name, id := r.PathValue("room"), r.PathValue("id")
+	if validSessionID(id) {
+		if err := s.gates.EndSession(r.Context(), name, id); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,57 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+)
+
+// actionAPIKey is the audit log's name of a new room API key.
+const actionAPIKey = "room.apikey"
+
+// apiKeyPrefix marks a room API key, so that a leaked one is recognised.
+const apiKeyPrefix = "wrk_"
+
+// newAPIKey returns a new room API key (32 random bytes, base64url) and
+// the hex SHA-256 that the room keeps of it.
+func newAPIKey() (key, hash string, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	key = apiKeyPrefix + base64.RawURLEncoding.EncodeToString(b)
+	sum := sha256.Sum256([]byte(key))
+	return key, hex.EncodeToString(sum[:]), nil
+}
+
+// replaceAPIKey gives room name a new API key as actor, through the one
+// path of room writes (recorded and audited), and returns it: the room
+// keeps only its hash, so it is shown this once. The old key stops
+// working at once.
+func (s *Server) replaceAPIKey(ctx context.Context, actor, name string) (string, error) {
+	key, hash, err := newAPIKey()
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.saveRoom(ctx, actor, name, roomWrite{Exist: mustExist, Action: actionAPIKey, APIKeyHash: &hash}); err != nil {
+		return "", err
+	}
+	return key, nil
+}
+
+// postAPIKey serves POST /api/admin/rooms/{room}/apikey: 201
+// {"apiKey":"wrk_…"}.
+func (s *Server) postAPIKey(w http.ResponseWriter, r *http.Request) {
+	if !drainBody(w, r) {
+		return
+	}
+	key, err := s.replaceAPIKey(r.Context(), apiActor, r.PathValue("room"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]string{"apiKey": key})
+}

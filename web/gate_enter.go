@@ -1,0 +1,163 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// The gate as served on the shop's host (nginx's auth_request, the
+// reverse proxy): the callback that turns a pass into the wr_gate
+// session cookie, and the check of that cookie.
+
+// checkTimeout bounds /gate/check's one Redis round trip: nginx waits on
+// it for every request of a protected page.
+const checkTimeout = 2 * time.Second
+
+// GateEnter is POST /_waitingroom/enter, for a listener that serves the
+// shop's host (the reverse proxy).
+func (s *Server) GateEnter() http.Handler { return http.HandlerFunc(s.gateEnter) }
+
+// gateCookie is the wr_gate cookie of session id of room name. It has no
+// Max-Age: the server decides how long the session lives.
+func (s *Server) gateCookie(r *http.Request, name, id string) *http.Cookie {
+	return &http.Cookie{Name: GateCookie, Value: name + "." + id, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")}
+}
+
+// gateSession returns the room and session id of r's wr_gate cookie; ok
+// is false when there is none, or it is malformed.
+func gateSession(r *http.Request) (name, id string, ok bool) {
+	c, err := r.Cookie(GateCookie)
+	if err != nil {
+		return "", "", false
+	}
+	name, id, found := strings.Cut(c.Value, ".")
+	if !found || !room.ValidName(name) || !validSessionID(id) {
+		return "", "", false
+	}
+	return name, id, true
+}
+
+// gateEnter serves POST /_waitingroom/enter (fields pass and next): the
+// pass is verified and redeemed here, the session cookie set, and the
+// buyer sent on to next. A pass that cannot be used gets a page in the
+// buyer's language that links back to the room.
+func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	t := messages(r).Gate()
+	refuse := func(status int, name, issuer string) {
+		p := views.ErrorPage{Status: status, Heading: t.EnterRefused, Message: t.EnterRefusedHint, Room: name}
+		if name != "" && issuer != "" {
+			p.RoomURL = issuer + "/r/" + name
+		}
+		if status == http.StatusServiceUnavailable {
+			p.Message, p.Retry = t.EnterTrouble, true
+		}
+		s.htmlPage(w, r, p)
+	}
+	if s.gates == nil || s.passKeys == nil {
+		refuse(http.StatusNotFound, "", "")
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, gateBodyMax)
+	if err := r.ParseForm(); err != nil {
+		refuse(http.StatusRequestEntityTooLarge, "", "")
+		return
+	}
+	compact, next := r.PostForm.Get("pass"), safeNext(r.PostForm.Get("next"))
+	c, err := s.passKeys.Verify(compact, time.Now())
+	if err != nil || !room.ValidName(c.Room) {
+		refuse(http.StatusUnauthorized, "", "")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, c.Room)
+	switch {
+	case errors.Is(err, room.ErrNotFound):
+		refuse(http.StatusUnauthorized, "", "")
+		return
+	case err != nil:
+		s.enterUnavailable(w, r, c.Room, c.Issuer, next, s.gateRooms.get(c.Room), refuse)
+		return
+	}
+	g := gateSettings(set)
+	s.gateRooms.remember(c.Room, g.failOpen, time.Now())
+	ss, err := s.redeemPass(ctx, c.Room, g, compact)
+	switch {
+	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
+		refuse(http.StatusUnauthorized, c.Room, c.Issuer)
+		return
+	case passUsed(err):
+		refuse(http.StatusConflict, c.Room, c.Issuer)
+		return
+	case err != nil:
+		s.enterUnavailable(w, r, c.Room, c.Issuer, next, g.failOpen, refuse)
+		return
+	}
+	http.SetCookie(w, s.gateCookie(r, c.Room, ss.ID))
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// enterUnavailable answers a callback whose pass could not be redeemed
+// because the waiting room's store is away: a room that fails open lets
+// the buyer through to next (without a session: its checks fail open
+// too), one that fails closed asks to retry.
+func (s *Server) enterUnavailable(w http.ResponseWriter, r *http.Request, name, issuer, next string, failOpen bool, refuse func(int, string, string)) {
+	s.log.Warn("gate: a pass could not be redeemed", "room", name, "failOpen", failOpen)
+	if failOpen {
+		s.metrics.GateChecks.WithLabelValues("fail_open").Inc()
+		w.Header().Set("X-Waitingroom-Fail", "open")
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	refuse(http.StatusServiceUnavailable, name, issuer)
+}
+
+// gateCheck serves GET /gate/check, nginx's auth_request: 204 for a live
+// wr_gate session (renewed in idle mode), 401 for none. It reads no
+// database and makes one Redis round trip. When Redis cannot be reached
+// it answers as the room chose, from the settings last read: 204 with
+// X-Waitingroom-Fail: open, or 503.
+func (s *Server) gateCheck(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	name, id, ok := gateSession(r)
+	if want := r.Header.Get("X-Waitingroom-Room"); ok && want != "" && want != name {
+		ok = false
+	}
+	if !ok || s.gates == nil {
+		s.metrics.GateChecks.WithLabelValues("denied").Inc()
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
+	defer cancel()
+	_, err := s.gates.TouchSession(ctx, name, id, true)
+	switch {
+	case err == nil:
+		s.metrics.GateChecks.WithLabelValues("allowed").Inc()
+		if s.gateRooms.claimRefresh(name, time.Now()) {
+			s.refreshFailOpen(name)
+		}
+		w.WriteHeader(http.StatusNoContent)
+	case errors.Is(err, queue.ErrSessionGone):
+		s.metrics.GateChecks.WithLabelValues("denied").Inc()
+		w.WriteHeader(http.StatusUnauthorized)
+	case s.gateRooms.get(name):
+		s.metrics.GateChecks.WithLabelValues("fail_open").Inc()
+		w.Header().Set("X-Waitingroom-Fail", "open")
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		s.metrics.GateChecks.WithLabelValues("fail_closed").Inc()
+		w.Header().Set("Retry-After", "2")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+}

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"waitingroom/server/pass"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/views"
+)
+
+// handoffShop is the shop's name that a READY page offers to continue to,
+// or "" when room set sends its buyers to no shop (or gate mode is off):
+// then the page has its order form.
+func (s *Server) handoffShop(set room.Settings) string {
+	if s.gates == nil || s.passKeys == nil {
+		return ""
+	}
+	if g := gateSettings(set); g.on {
+		return g.shop
+	}
+	return ""
+}
+
+// handoffPolicy is the hand-off page's CSP: the page's own, but its one
+// form may post to the shop's origin only.
+func handoffPolicy(audience string) string {
+	return strings.Replace(contentSecurityPolicy, "form-action 'self'", "form-action "+audience, 1)
+}
+
+// subjectOf is the pass's sub: a hash of the visitor, the same for every
+// pass of one visitor, that says nothing of the visitor's id.
+func subjectOf(visitor string) string {
+	sum := sha256.Sum256([]byte("waitingroom pass subject:" + visitor))
+	return hex.EncodeToString(sum[:16])
+}
+
+// handoff serves POST /r/{room}/pass, the READY form of a room with a
+// targetURL: it mints a single-use pass for the visitor's entry token,
+// signs it, and answers a page that posts it to the shop's callback at
+// once. The pass is never logged, never in a URL, never in a Referer.
+func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("room")
+	t := s.roomText(r, roomOfPath(r.URL.Path))
+	if !room.ValidName(name) {
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := r.ParseForm(); err != nil {
+		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.FormTooLarge, name, false)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	set, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		s.htmlFail(w, r, err, name)
+		return
+	}
+	g := gateSettings(set)
+	if !g.on || s.gates == nil || s.passKeys == nil {
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: t.Gate().Off, Room: name})
+		return
+	}
+	visitor, ok := s.visitorID(r)
+	tok := r.PostForm.Get("entry_token")
+	if !ok || tok == "" {
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone, Room: name, Rejoin: true})
+		return
+	}
+	jti, err := randomID(16)
+	if err != nil {
+		s.htmlFail(w, r, err, name)
+		return
+	}
+	exp, err := s.gates.MintPass(ctx, name, visitor, tok, jti)
+	var wait *queue.WaitError
+	switch {
+	case errors.Is(err, queue.ErrTokenInvalid):
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone, Room: name, Rejoin: true})
+		return
+	case errors.Is(err, queue.ErrTokenUsed):
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.Gate().PassUsed, Room: name})
+		return
+	case errors.As(err, &wait), errors.Is(err, queue.ErrTokenInUse):
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name, Retry: false})
+		return
+	case err != nil:
+		s.htmlFail(w, r, err, name)
+		return
+	}
+	now := time.Now()
+	iss, _ := s.requestOrigin(r)
+	compact, err := s.passKeys.Sign(pass.Claims{Room: name, Subject: subjectOf(visitor), ID: jti, Audience: g.audience,
+		Issuer: iss, IssuedAt: now, Expiry: exp})
+	if err != nil {
+		s.htmlFail(w, r, err, name)
+		return
+	}
+	s.gateRooms.remember(name, g.failOpen, now)
+	w.Header().Set("Cache-Control", "no-store")
+	page := views.HandoffPage{Title: set.Title, Shop: g.shop, Action: g.audience + "/_waitingroom/enter", Pass: compact, Next: g.next,
+		T: t, Assets: s.roomAssets(set.Favicon), Script: s.assets.url("handoff.js"), Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}
+	s.renderWith(w, r, http.StatusOK, views.Handoff(page), func(h http.Header) {
+		h.Set("Content-Security-Policy", handoffPolicy(g.audience))
+		h.Set("Referrer-Policy", "no-referrer")
+	})
+}
