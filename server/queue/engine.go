@@ -207,6 +207,15 @@ type Admission struct {
 	Prequeued int64
 	// Paused and SoldOut are the room's flags at this tick.
 	Paused, SoldOut bool
+	// Sessions are the room's gate sessions as of this tick.
+	Sessions SessionCounts
+}
+
+// SessionCounts are a room's gate sessions: Live now, and since the room
+// was created Opened (passes redeemed), Ended (by the shop) and Idle (past
+// sessionSeconds without renewal, or the end of a fixed one).
+type SessionCounts struct {
+	Live, Opened, Ended, Idle int64
 }
 
 // Departures count, for one room since it was created, the visitors who
@@ -235,7 +244,7 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 14 {
+	if len(res) < 18 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -243,8 +252,9 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 		Active: asInt(res[4]), Tick: asInt(res[5]),
 		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])},
 		Phase:      asString(res[9]), Rate: rate, Prequeued: asInt(res[11]),
-		Paused: asInt(res[12]) == 1, SoldOut: asInt(res[13]) == 1}
-	for _, v := range res[14:] {
+		Paused: asInt(res[12]) == 1, SoldOut: asInt(res[13]) == 1,
+		Sessions: SessionCounts{Live: asInt(res[14]), Opened: asInt(res[15]), Ended: asInt(res[16]), Idle: asInt(res[17])}}
+	for _, v := range res[18:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil

@@ -17,6 +17,8 @@ func TestRoomRecords(t *testing.T) {
 			ctx := context.Background()
 			a, b := room.Defaults("a-room"), room.Defaults("b-room")
 			a.Rate, a.Paused = 12.5, true
+			a.Gate = room.Gate{TargetURL: "https://shop.example/buy", SessionSeconds: 90, SessionMode: room.SessionFixed,
+				FailOpen: true, Protect: []string{"/checkout"}, APIKeyHash: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
 			for _, step := range []struct {
 				name string
 				s    room.Settings
@@ -44,7 +46,8 @@ func TestRoomRecords(t *testing.T) {
 			if _, err := db.Exec(db.Rebind(`UPDATE rooms SET settings = ? WHERE name = ?`), `{"title":"old","rate":5,"tokenTTLSeconds":300,"orderRate":5,"orderBurst":5}`, "b-room"); err != nil {
 				t.Fatal(err)
 			}
-			if got, err := db.Rooms(ctx); err != nil || got[0].Settings.Mode != room.ModeFIFO || got[0].Settings.Rate != 5 {
+			if got, err := db.Rooms(ctx); err != nil || got[0].Settings.Mode != room.ModeFIFO || got[0].Settings.Rate != 5 ||
+				!reflect.DeepEqual(got[0].Settings.Gate, room.DefaultGate()) {
 				t.Fatalf("old record: %+v %v", got, err)
 			}
 		})

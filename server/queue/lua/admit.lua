@@ -10,7 +10,8 @@
 -- happen before or after all of it.
 -- ARGV: 2 tick seconds, 3.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
---   expired, phase, rate (as set), prequeued, paused, soldout, visitor...},
+--   expired, phase, rate (as set), prequeued, paused, soldout, sessions,
+--   sessionsOpened, sessionsEnded, sessionsIdle, visitor...},
 --   or {-1}
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
 if not cfg[1] then return {-1} end
@@ -286,8 +287,10 @@ redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t"
 
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
-local c = redis.call('HMGET', K.counts, 'leaves', 'abandoned', 'expired')
+local c = redis.call('HMGET', K.counts, 'leaves', 'abandoned', 'expired', 'sessionsOpened', 'sessionsEnded', 'sessionsIdle')
 local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, ph,
-  cfg[1], redis.call('ZCARD', K.prequeue), paused and 1 or 0, soldout and 1 or 0}
+  cfg[1], redis.call('ZCARD', K.prequeue), paused and 1 or 0, soldout and 1 or 0,
+  -- GATE: the sessions (those past their expiry were swept above)
+  redis.call('HLEN', K.sessions), tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply
