@@ -35,6 +35,11 @@ type session struct {
 	IdleSeconds int       `json:"idleSeconds"`
 }
 
+// public is what the shop's handlers may see of s.
+func (s session) public() Session {
+	return Session{Room: s.Room, Subject: s.Subject, ExpiresAt: s.ExpiresAt, Mode: s.Mode}
+}
+
 // answer is a definitive (non-5xx) answer from waitingroom.
 type answer struct {
 	status int
@@ -45,9 +50,11 @@ type answer struct {
 // call makes one bounded request to waitingroom. op names the operation in
 // errors; errors never carry the URL (it may hold a session id). A
 // transport error, a timeout or a 5xx is errUnavailable and marks
-// waitingroom down; any other answer marks it up.
+// waitingroom down; any other answer marks it up. The call is bounded by
+// Options.Timeout alone: a buyer who leaves mid-request does not cut it
+// short (which would look like an outage).
 func (g *Gate) call(ctx context.Context, op, method, path string, body any, auth bool) (answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.opts.Timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), g.opts.Timeout)
 	defer cancel()
 	var rd io.Reader
 	if body != nil {

@@ -54,13 +54,13 @@ type fakeRoom struct {
 	down     string // "": up; "503": every answer 503; "slow": answers after slowFor
 	slowFor  time.Duration
 	used     map[string]bool
-	sessions map[string]bool
+	sessions map[string]string // id → subject
 	calls    map[string]int
 	passes   []string // every pass handed out, to check the logs
 }
 
 func newFakeRoom(t *testing.T, keys ...signingKey) *fakeRoom {
-	f := &fakeRoom{t: t, keys: keys, used: map[string]bool{}, sessions: map[string]bool{}, calls: map[string]int{}}
+	f := &fakeRoom{t: t, keys: keys, used: map[string]bool{}, sessions: map[string]string{}, calls: map[string]int{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -160,16 +160,17 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		f.used[c.ID] = true
 		id := randID()
-		f.sessions[id] = true
-		writeJSON(w, 200, map[string]any{"session": map[string]any{"id": id, "room": testRoom, "subject": "sub-" + c.Subject,
+		f.sessions[id] = "sub-" + c.Subject
+		writeJSON(w, 200, map[string]any{"session": map[string]any{"id": id, "room": testRoom, "subject": f.sessions[id],
 			"expiresAt": time.Now().Add(10 * time.Minute).Format(time.RFC3339), "mode": "idle", "idleSeconds": 600}})
 	case "renew":
 		id := strings.Split(r.URL.Path, "/")[5]
-		if !f.sessions[id] {
+		subject, ok := f.sessions[id]
+		if !ok {
 			writeJSON(w, 404, map[string]string{"error": "session_gone"})
 			return
 		}
-		writeJSON(w, 200, map[string]any{"session": map[string]any{"id": id, "room": testRoom, "subject": "s",
+		writeJSON(w, 200, map[string]any{"session": map[string]any{"id": id, "room": testRoom, "subject": subject,
 			"expiresAt": time.Now().Add(10 * time.Minute).Format(time.RFC3339), "mode": "idle", "idleSeconds": 600}})
 	case "end":
 		delete(f.sessions, strings.Split(r.URL.Path, "/")[5])
@@ -291,6 +292,10 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 	e.gate = g
 	shopPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "shop %s %s", r.Method, r.URL.Path) })
 	mux.Handle("/", g.Protect(shopPage))
+	mux.Handle("/whoami", g.Protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, ok := SessionFrom(r.Context())
+		fmt.Fprintf(w, "%v %s %s %s", ok, s.Room, s.Subject, s.Mode)
+	})))
 	mux.HandleFunc("POST /done", func(w http.ResponseWriter, r *http.Request) {
 		if err := g.End(w, r); err != nil {
 			http.Error(w, err.Error(), 500)

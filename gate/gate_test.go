@@ -277,7 +277,7 @@ func TestSessionGone(t *testing.T) {
 		t.Run(c.method, func(t *testing.T) {
 			e := newEnv(t, nil)
 			e.mustEnter()
-			e.room.set(func(f *fakeRoom) { f.sessions = map[string]bool{} }) // the session went idle at waitingroom
+			e.room.set(func(f *fakeRoom) { f.sessions = map[string]string{} }) // the session went idle at waitingroom
 			if resp := e.do(c.method, "/checkout", nil); resp.StatusCode != http.StatusOK {
 				t.Fatalf("inside RenewEvery the cached session serves: %d", resp.StatusCode)
 			}
@@ -506,7 +506,7 @@ func TestLiveCacheBounded(t *testing.T) {
 	c := newLiveCache(100)
 	now := time.Now()
 	for i := 0; i < 1000; i++ {
-		c.remember(fmt.Sprintf("session-%04d-xxxxxxxx", i), true, now.Add(time.Minute), now)
+		c.remember(fmt.Sprintf("session-%04d-xxxxxxxx", i), Session{}, true, now.Add(time.Minute), now)
 	}
 	if n := c.len(); n > 100 {
 		t.Errorf("%d entries, bound 100", n)
@@ -591,9 +591,88 @@ func TestRecoversAfterABlip(t *testing.T) {
 	e.room.set(func(f *fakeRoom) { f.down = "" })
 	stranger := newEnv(t, nil)
 	stranger.shop, stranger.gate = e.shop, e.gate
-	stranger.do(http.MethodGet, "/checkout", nil) // starts the probe at once, not after 5 s
+	waitFor(t, "the first probe", func() bool { e.gate.cfg.mu.Lock(); defer e.gate.cfg.mu.Unlock(); return !e.gate.cfg.busy })
+	e.clock.Add(time.Second)
+	stranger.do(http.MethodGet, "/checkout", nil) // starts a probe a second after the failure, not after 5 s
 	waitFor(t, "the probe", func() bool { return !e.gate.health.isDown() })
 	if resp := stranger.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("after the blip a visitor without a session got %d, want 303 to the room", resp.StatusCode)
+	}
+}
+
+func TestSessionFrom(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustEnter()
+	want := "true " + testRoom + " sub-visitor-hash idle"
+	for i, advance := range []time.Duration{0, 11 * time.Second} { // from the redeem, then from a renew
+		e.clock.Add(advance)
+		if got := readBody(t, e.do(http.MethodGet, "/whoami", nil)); got != want {
+			t.Errorf("request %d: %q, want %q", i, got, want)
+		}
+	}
+	if e.room.count("renew") != 1 {
+		t.Errorf("%d renews", e.room.count("renew"))
+	}
+	yes := true
+	open := newEnv(t, func(o *Options) { o.FailOpen = &yes })
+	open.mustEnter()
+	open.room.set(func(f *fakeRoom) { f.down = "503" })
+	open.clock.Add(11 * time.Second)
+	if got := readBody(t, open.do(http.MethodGet, "/whoami", nil)); !strings.HasPrefix(got, "false") {
+		t.Errorf("failing open: %q, want no session", got)
+	}
+}
+
+func TestDoubleSubmit(t *testing.T) {
+	e := newEnv(t, nil)
+	p := e.pass(nil)
+	for i := 0; i < 2; i++ {
+		resp := e.enter(p, "/checkout")
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/checkout" {
+			t.Errorf("submit %d: %d %q, want 303 /checkout", i, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	if got := e.room.count("redeem"); got != 2 {
+		t.Errorf("%d redeems, want 2 (the second answered 409)", got)
+	}
+	if n := len(e.room.liveSessions()); n != 1 {
+		t.Errorf("%d sessions, want 1", n)
+	}
+}
+
+func TestBuyerLeavingIsNoOutage(t *testing.T) {
+	no := false
+	e := newEnv(t, func(o *Options) { o.FailOpen = &no })
+	e.mustEnter()
+	e.room.set(func(f *fakeRoom) { f.down, f.slowFor = "slow", 150*time.Millisecond })
+	e.clock.Add(11 * time.Second)
+	impatient := *e.browser
+	impatient.Timeout = 30 * time.Millisecond
+	if resp, err := impatient.Get(e.shop.URL + "/checkout"); err == nil {
+		resp.Body.Close()
+		t.Fatal("the impatient request did not time out")
+	}
+	time.Sleep(200 * time.Millisecond) // the renew completes without its buyer
+	e.room.set(func(f *fakeRoom) { f.down = "" })
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("after a buyer left mid-renew: %d, want 200", resp.StatusCode)
+	}
+	if e.gate.health.isDown() {
+		t.Error("a buyer leaving marked waitingroom down")
+	}
+}
+
+func TestNewPassReplacesSession(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustEnter()
+	e.mustEnter() // a second pass in the same browser
+	if n := len(e.room.liveSessions()); n != 1 {
+		t.Errorf("%d sessions hold slots, want 1", n)
+	}
+	if got := e.room.count("end"); got != 1 {
+		t.Errorf("%d end calls, want 1", got)
+	}
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("the new session answered %d", resp.StatusCode)
 	}
 }

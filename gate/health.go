@@ -39,6 +39,7 @@ func (t *throttle) allow(now time.Time) bool {
 type health struct {
 	mu        sync.Mutex
 	downSince time.Time // zero while up
+	fails     uint64    // failed calls so far
 	failLog   throttle
 	misconfig throttle
 }
@@ -48,6 +49,7 @@ func (h *health) down(now time.Time) {
 	if h.downSince.IsZero() {
 		h.downSince = now
 	}
+	h.fails++
 	h.mu.Unlock()
 }
 
@@ -68,36 +70,44 @@ func (h *health) since() time.Time {
 	return h.downSince
 }
 
+// failCount is the number of failed calls so far.
+func (h *health) failCount() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fails
+}
+
 // configCache holds the room's failOpen from GET /api/rooms/{room}/gate.
 type configCache struct {
 	mu       sync.Mutex
 	known    bool
 	failOpen bool
 	tried    time.Time
+	seen     uint64 // health.fails when the last fetch started
 	busy     bool
 }
 
 // refreshConfig fetches the room's gate settings in the background when
 // the cached ones are older than configTTL. The fetch doubles as a health
-// probe: once a call fails it runs at once (so that a lone lost call does
-// not leave the gate in its fail mode), then every downProbeEvery until
-// waitingroom answers. At most one fetch runs at a time; the request that
-// starts it does not wait.
+// probe: after a call fails it runs soon (a second later, so that a lone
+// lost call does not leave the gate in its fail mode), then every
+// downProbeEvery until waitingroom answers. At most one fetch runs at a
+// time; the request that starts it does not wait.
 func (g *Gate) refreshConfig() {
 	now := g.now()
 	every := configTTL
-	down := g.health.since()
-	if !down.IsZero() {
+	if g.health.isDown() {
 		every = downProbeEvery
 	}
+	fails := g.health.failCount()
 	c := g.cfg
 	c.mu.Lock()
-	due := c.tried.IsZero() || now.Sub(c.tried) >= every || (!down.IsZero() && c.tried.Before(down))
+	due := c.tried.IsZero() || now.Sub(c.tried) >= every || (fails > c.seen && now.Sub(c.tried) >= time.Second)
 	if c.busy || !due {
 		c.mu.Unlock()
 		return
 	}
-	c.busy, c.tried = true, now
+	c.busy, c.tried, c.seen = true, now, fails
 	c.mu.Unlock()
 	go func() {
 		open, ok := g.fetchConfig(context.Background())

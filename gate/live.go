@@ -12,6 +12,7 @@ const maxLiveEntries = 100_000
 
 // liveEntry is what the gate last learned about one session.
 type liveEntry struct {
+	info     Session // as waitingroom last described it
 	live     bool
 	answered bool          // waitingroom has answered about it at least once
 	until    time.Time     // the answer holds until then
@@ -63,10 +64,10 @@ func (c *liveCache) evict(now time.Time) {
 }
 
 // remember records an answer about id.
-func (c *liveCache) remember(id string, live bool, until, now time.Time) {
+func (c *liveCache) remember(id string, info Session, live bool, until, now time.Time) {
 	c.mu.Lock()
 	e := c.entry(id, now)
-	e.live, e.answered, e.until, e.failed = live, true, until, time.Time{}
+	e.info, e.live, e.answered, e.until, e.failed = info, live, true, until, time.Time{}
 	c.mu.Unlock()
 }
 
@@ -77,42 +78,44 @@ func (c *liveCache) len() int {
 	return len(c.m)
 }
 
-// checkSession reports whether the session is live: nil, errSessionGone, or
-// an errUnavailable error. It renews the session at waitingroom at most
-// once per RenewEvery (and when its known expiry passes); in between, and
-// while one renew of it runs, it answers from the cache.
-func (g *Gate) checkSession(ctx context.Context, id string) error {
+// checkSession reports whether the session is live (with what is known of
+// it): nil, errSessionGone, or an errUnavailable error. It renews the
+// session at waitingroom at most once per RenewEvery (and when its known
+// expiry passes); in between, and while one renew of it runs, it answers
+// from the cache.
+func (g *Gate) checkSession(ctx context.Context, id string) (Session, error) {
 	for attempt := 0; ; attempt++ {
 		now := g.now()
 		c := g.live
 		c.mu.Lock()
 		e := c.entry(id, now)
+		info := e.info
 		if e.answered && now.Before(e.until) {
 			live := e.live
 			c.mu.Unlock()
 			if live {
-				return nil
+				return info, nil
 			}
-			return errSessionGone
+			return Session{}, errSessionGone
 		}
 		if now.Before(e.failed) {
 			c.mu.Unlock()
-			return errUnavailable // a renew just failed: do not wait for another timeout
+			return Session{}, errUnavailable // a renew just failed: do not wait for another timeout
 		}
 		if ch := e.inflight; ch != nil {
 			wasLive := e.answered && e.live
 			c.mu.Unlock()
 			if wasLive {
-				return nil // live at the last renew; another request renews it now
+				return info, nil // live at the last renew; another request renews it now
 			}
 			if attempt > 0 {
-				return errUnavailable
+				return Session{}, errUnavailable
 			}
 			select {
 			case <-ch:
 				continue
 			case <-ctx.Done():
-				return errUnavailable
+				return Session{}, errUnavailable
 			}
 		}
 		ch := make(chan struct{})
@@ -126,14 +129,15 @@ func (g *Gate) checkSession(ctx context.Context, id string) error {
 		close(ch)
 		switch {
 		case err == nil:
-			e.live, e.answered, e.until = true, true, g.freshUntil(after, s)
+			e.info, e.live, e.answered, e.until = s.public(), true, true, g.freshUntil(after, s)
+			info = e.info
 		case errors.Is(err, errSessionGone):
 			e.live, e.answered, e.until = false, true, after.Add(g.opts.RenewEvery)
 		default:
 			e.failed = after.Add(downProbeEvery)
 		}
 		c.mu.Unlock()
-		return err
+		return info, err
 	}
 }
 
@@ -143,6 +147,9 @@ func (g *Gate) freshUntil(now time.Time, s session) time.Time {
 	until := now.Add(g.opts.RenewEvery)
 	if !s.ExpiresAt.IsZero() && s.ExpiresAt.Before(until) {
 		until = s.ExpiresAt
+	}
+	if floor := now.Add(time.Second); until.Before(floor) {
+		until = floor // a skewed clock must not turn every request into a renew
 	}
 	return until
 }

@@ -1,10 +1,12 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Protect wraps next so that it is served only to visitors with a live
@@ -28,9 +30,10 @@ func (g *Gate) Protect(next http.Handler) http.Handler {
 			g.noSession(w, r, next)
 			return
 		}
-		switch err := g.checkSession(r.Context(), id); {
+		info, err := g.checkSession(r.Context(), id)
+		switch {
 		case err == nil:
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, info)))
 		case errors.Is(err, errSessionGone):
 			g.clearCookie(w, r)
 			g.noSession(w, r, next)
@@ -91,7 +94,11 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		var s session
 		if s, err = g.redeem(ctx, pass); err == nil {
-			g.live.remember(s.ID, true, g.freshUntil(g.now(), s), g.now())
+			g.live.remember(s.ID, s.public(), true, g.freshUntil(g.now(), s), g.now())
+			if old, ok := g.sessionID(r); ok && old != s.ID {
+				// A new pass replaces this browser's session: free the old slot.
+				g.endSession(ctx, old)
+			}
 			g.setCookie(w, r, s.ID)
 			g.log.Info("gate: pass redeemed", "subject", s.Subject)
 			w.Header().Set("Referrer-Policy", "no-referrer")
@@ -100,9 +107,17 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	g.log.Info("gate: pass refused", "err", err)
+	g.log.Debug("gate: pass refused", "err", err)
 	switch {
 	case errors.Is(err, errPassUsed):
+		if id, ok := g.sessionID(r); ok {
+			if _, err := g.checkSession(ctx, id); err == nil {
+				// A second submit of the form that already let this
+				// browser in: on to next.
+				http.Redirect(w, r, next, http.StatusSeeOther)
+				return
+			}
+		}
 		g.page(w, r, http.StatusConflict, pageUsed, nil)
 	case errors.Is(err, errPassExpired):
 		g.page(w, r, http.StatusForbidden, pageExpired, nil)
@@ -147,7 +162,36 @@ func (g *Gate) End(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return nil
 	}
+	return g.endSession(r.Context(), id)
+}
+
+// endSession ends id at waitingroom and remembers it gone.
+func (g *Gate) endSession(ctx context.Context, id string) error {
 	now := g.now()
-	g.live.remember(id, false, now.Add(g.opts.RenewEvery), now)
-	return g.end(r.Context(), id)
+	g.live.remember(id, Session{}, false, now.Add(g.opts.RenewEvery), now)
+	err := g.end(ctx, id)
+	if err != nil {
+		g.log.Warn("gate: end session", "err", err)
+	}
+	return err
+}
+
+// Session is what the gate knows of the visitor's session. Protect puts it
+// in the request's context for next; see SessionFrom.
+type Session struct {
+	Room      string    // the room's name
+	Subject   string    // a hash of the visitor, as in the pass (the same buyer has the same subject)
+	ExpiresAt time.Time // when the session ends unless renewed, as of its last renew
+	Mode      string    // "idle" (renewed on activity) or "fixed"
+}
+
+// sessionKey is the context key of Session.
+type sessionKey struct{}
+
+// SessionFrom returns the session of a request that Protect let through.
+// It reports false when the request came through because the gate failed
+// open.
+func SessionFrom(ctx context.Context) (Session, bool) {
+	s, ok := ctx.Value(sessionKey{}).(Session)
+	return s, ok
 }
