@@ -287,8 +287,8 @@ func TestAdminAPI(t *testing.T) {
 			r.json(t, &v)
 			want := room.Defaults(fresh)
 			want.Title, want.Rate = "Black Friday", 40
-			if v.Name != fresh || !reflect.DeepEqual(v.Settings, want) {
-				t.Fatalf("created %+v, want %+v", v.Settings, want)
+			if v.Name != fresh || !reflect.DeepEqual(v.Settings.Settings, want) {
+				t.Fatalf("created %+v, want %+v", v.Settings.Settings, want)
 			}
 		}},
 		{"partial update keeps the rest", "PUT", "/api/admin/rooms/" + fresh, `{"paused":true,"maxActive":100}`, auth, 200, func(t *testing.T, r reply) {

@@ -178,7 +178,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	var p room.Patch
 	p.Title, p.Mode, p.ShopURL = &v.Title, &v.Mode, &v.ShopURL
 	p.ServeLineAfterClose = &v.ServeLineAfterClose
-	protect := []string{}
+	var protect []string // none is nil, as the JSON API's empty list
 	for _, line := range strings.Split(v.Protect, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			protect = append(protect, line)
@@ -227,6 +227,9 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		{"abandonAfterSeconds", v.AbandonAfterSeconds, &p.AbandonAfterSeconds}, {"returnWithinSeconds", v.ReturnWithin, &p.ReturnWithinSeconds},
 		{"sessionSeconds", v.SessionSeconds, &p.GatePatch.SessionSeconds},
 	} {
+		if nf.value == "" && nf.field == "sessionSeconds" {
+			nf.value = "0" // the default length
+		}
 		n, err := strconv.Atoi(nf.value)
 		if err != nil {
 			errs[nf.field] = t.ErrNotWhole

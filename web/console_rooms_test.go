@@ -92,9 +92,13 @@ func roomFormOf(name string, set room.Settings) url.Values {
 		"mode": {v.Mode}, "rate": {v.Rate}, "maxActive": {v.MaxActive}, "tokenTTLSeconds": {v.TokenTTLSeconds},
 		"orderRate": {v.OrderRate}, "orderBurst": {v.OrderBurst}, "maxPerBuyer": {v.MaxPerBuyer}, "shopURL": {v.ShopURL},
 		"abandonAfterSeconds": {v.AbandonAfterSeconds}, "returnWithinSeconds": {v.ReturnWithin},
+		"targetURL": {v.TargetURL}, "sessionSeconds": {v.SessionSeconds}, "sessionMode": {v.SessionMode}, "protect": {v.Protect},
 	}
 	if v.ServeLineAfterClose {
 		f.Set("serveLineAfterClose", "1")
+	}
+	if v.FailOpen {
+		f.Set("failOpen", "1")
 	}
 	return f
 }
@@ -130,7 +134,8 @@ func TestConsoleRoomForms(t *testing.T) {
 	}
 	want := room.Settings{Title: "Winter drop ❄", Rate: 12.5, MaxActive: 300, TokenTTLSeconds: 240, OrderRate: 20, OrderBurst: 40,
 		AbandonAfterSeconds: 90, Mode: "random", ReturnWithinSeconds: 600, ShopURL: "https://shop.example/drop", MaxPerBuyer: 2,
-		Schedule: room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true}}
+		Schedule: room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true},
+		Gate: room.DefaultGate()}
 
 	// Refused creations: nothing is created, the values stay, the field says why.
 	for _, tc := range []struct {

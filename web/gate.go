@@ -21,6 +21,9 @@ type Gates interface {
 	TouchSession(ctx context.Context, roomName, sessionID string, renew bool) (queue.Session, error)
 	EndSession(ctx context.Context, roomName, sessionID string) error
 	ActiveSessions(ctx context.Context, roomName string) (int, error)
+	// Namespace is the deployment's Redis namespace, which the pass's
+	// subject hashes in (queue.Subject).
+	Namespace() string
 }
 
 // GateCookie is the session cookie that the gate sets on the shop's host:

@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -32,13 +30,6 @@ func (s *Server) handoffShop(set room.Settings) string {
 // form may post to the shop's origin only.
 func handoffPolicy(audience string) string {
 	return strings.Replace(contentSecurityPolicy, "form-action 'self'", "form-action "+audience, 1)
-}
-
-// subjectOf is the pass's sub: a hash of the visitor, the same for every
-// pass of one visitor, that says nothing of the visitor's id.
-func subjectOf(visitor string) string {
-	sum := sha256.Sum256([]byte("waitingroom pass subject:" + visitor))
-	return hex.EncodeToString(sum[:16])
 }
 
 // handoff serves POST /r/{room}/pass, the READY form of a room with a
@@ -98,7 +89,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	iss, _ := s.requestOrigin(r)
-	compact, err := s.passKeys.Sign(pass.Claims{Room: name, Subject: subjectOf(visitor), ID: jti, Audience: g.audience,
+	compact, err := s.passKeys.Sign(pass.Claims{Room: name, Subject: queue.Subject(s.gates.Namespace(), visitor), ID: jti, Audience: g.audience,
 		Issuer: iss, IssuedAt: now, Expiry: exp})
 	if err != nil {
 		s.htmlFail(w, r, err, name)

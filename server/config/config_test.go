@@ -67,7 +67,9 @@ func TestParse(t *testing.T) {
 		{"bad DEMO", map[string]string{"DEMO": "maybe"}, nil, nil, "DEMO"},
 		// gate
 		{"pass signing keys", map[string]string{"PASS_SIGNING_KEY": "/k/new.pem", "PASS_SIGNING_KEY_PREVIOUS": "/k/old.pem"}, nil,
-			func(c Config) bool { return c.PassSigningKey == "/k/new.pem" && c.PassSigningKeyPrevious == "/k/old.pem" }, ""},
+			func(c Config) bool {
+				return c.PassSigningKey == "/k/new.pem" && c.PassSigningKeyPrevious == "/k/old.pem"
+			}, ""},
 		{"pass signing key flag", nil, []string{"-pass-signing-key", "/k/f.pem"},
 			func(c Config) bool { return c.PassSigningKey == "/k/f.pem" }, ""},
 		{"previous pass key alone", map[string]string{"PASS_SIGNING_KEY_PREVIOUS": "/k/old.pem"}, nil, nil, "PASS_SIGNING_KEY_PREVIOUS"},
