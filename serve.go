@@ -65,6 +65,16 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		return fmt.Errorf("METRICS_ADDR %s: %w", cfg.MetricsAddr, err)
 	}
 	defer mln.Close()
+	// Reverse-proxy mode listens on a port of its own (PROXY_ADDR); a
+	// taken address stops the start-up, as METRICS_ADDR's does.
+	var pln net.Listener
+	if cfg.ProxyAddr != "" {
+		if pln, err = net.Listen("tcp", cfg.ProxyAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("PROXY_ADDR %s: %w", cfg.ProxyAddr, err)
+		}
+		defer pln.Close()
+	}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		ln.Close()
@@ -176,6 +186,16 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		return err
 	}
 	srv := publicServer(cfg, handler, log)
+	var proxy *web.Proxy
+	var proxySrv *http.Server
+	if pln != nil {
+		if proxy, err = handler.NewProxy(web.ProxyOptions{Origin: cfg.OriginURL, MainAddr: ln.Addr().String(),
+			WriteTimeout: cfg.WriteTimeout}); err != nil {
+			ln.Close()
+			return err
+		}
+		proxySrv = proxyServer(proxy, log)
+	}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("GET /metrics", metrics.Handler())
 	metricsSrv := &http.Server{Handler: metricsMux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second,
@@ -220,6 +240,12 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	go metricsSrv.Serve(mln)
+	proxyErr := make(chan error, 1)
+	if proxySrv != nil {
+		wg.Go(func() { proxy.Run(loopCtx) })
+		go func() { proxyErr <- proxySrv.Serve(pln) }()
+		log.Info("reverse proxy listening", "addr", pln.Addr().String(), "origin", cfg.OriginURL)
+	}
 	if cfg.DemoMode() {
 		log.Info("waitingroom listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String()+"/r/"+room.Demo, "tick", cfg.Tick)
 	} else {
@@ -229,11 +255,24 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 
 	select {
 	case err = <-serveErr:
+	case err = <-proxyErr:
+		err = fmt.Errorf("reverse proxy: %w", err)
+		srv.Close()
 	case <-ctx.Done():
 		log.Info("shutting down")
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
-		err = srv.Shutdown(sctx)
+		if proxySrv != nil {
+			var pwg sync.WaitGroup
+			pwg.Go(func() { proxySrv.Shutdown(sctx) })
+			err = srv.Shutdown(sctx)
+			pwg.Wait()
+		} else {
+			err = srv.Shutdown(sctx)
+		}
 		cancel()
+	}
+	if proxySrv != nil {
+		proxySrv.Close() // whatever outlived the graceful shutdown, or the main server's end
 	}
 	hub.Close() // SSE connections are hijacked: Shutdown does not see them
 	metricsSrv.Close()
@@ -255,6 +294,23 @@ func instanceID() string {
 		host = "instance"
 	}
 	return host + ":" + strconv.Itoa(os.Getpid()) + "-" + rand.Text()[:4]
+}
+
+// proxyServer is the reverse-proxy listener's server: the public
+// server's header and read bounds and idle-connection cap, but no
+// WriteTimeout, which would cut every long download or stream of the
+// shop; the proxy gives each write its own deadline instead
+// (web.ProxyOptions.WriteTimeout).
+func proxyServer(p *web.Proxy, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           p.Handler(),
+		ConnState:         p.ConnState,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // publicServer is the public HTTP server. Every answer but an SSE stream

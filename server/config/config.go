@@ -104,6 +104,17 @@ type Config struct {
 	// the last rotation (PASS_SIGNING_KEY_PREVIOUS): still trusted, and
 	// listed in the JWKS. Optional.
 	PassSigningKeyPrevious string
+
+	// gate: reverse-proxy mode.
+
+	// OriginURL is the shop that the proxy listener serves (ORIGIN_URL,
+	// an absolute http(s) URL such as http://127.0.0.1:3000); set with
+	// ProxyAddr or not at all.
+	OriginURL string
+	// ProxyAddr is the proxy listener's address (PROXY_ADDR), a second
+	// listener that serves the shop at OriginURL with the rooms' protect
+	// prefixes guarded; empty turns reverse-proxy mode off.
+	ProxyAddr string
 }
 
 // Defaults used when neither a variable nor a flag is set.
@@ -163,6 +174,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&c.OGFont, "og-font", "OG_FONT", "", "font file (.ttf, .otf, .ttc) for the default preview images; empty searches known CJK font paths")
 	str(&c.PassSigningKey, "pass-signing-key", "PASS_SIGNING_KEY", "", "PKCS#8 PEM file of the Ed25519 key that signs gate passes (openssl genpkey -algorithm ed25519); empty derives one from SECRET_KEY")
 	str(&c.PassSigningKeyPrevious, "pass-signing-key-previous", "PASS_SIGNING_KEY_PREVIOUS", "", "PEM file of the previous pass signing key, still trusted after a rotation (optional)")
+	str(&c.OriginURL, "origin-url", "ORIGIN_URL", "", "reverse-proxy mode: absolute http(s) URL of the shop served on -proxy-addr (http://127.0.0.1:3000)")
+	str(&c.ProxyAddr, "proxy-addr", "PROXY_ADDR", "", "reverse-proxy mode: listen address that serves ORIGIN_URL with the rooms' protect prefixes guarded; empty: off")
 	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns, widgetStreams string
 	str(&widgetStreams, "widget-max-streams", "WIDGET_MAX_STREAMS", strconv.Itoa(DefaultWidgetMaxStreams), "live streams of embedded widgets per process (0: widgets poll only)")
 	str(&origins, "allowed-origins", "ALLOWED_ORIGINS", "", "comma-separated origins (https://shop.example) whose cross-origin POST, PUT and DELETE are accepted")
@@ -228,7 +241,32 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if c.LandingURL != "" && !absoluteHTTP(c.LandingURL) {
 		return Config{}, fmt.Errorf("LANDING_URL %q must be an absolute http(s) URL such as https://shop.example/sale", c.LandingURL)
 	}
+	if c.OriginURL, err = parseOriginURL(c.OriginURL, c.ProxyAddr); err != nil {
+		return Config{}, err
+	}
 	return c, c.validate()
+}
+
+// parseOriginURL checks ORIGIN_URL against PROXY_ADDR: both set or
+// neither, and the origin an absolute http(s) URL with neither query,
+// fragment nor credentials (a trailing slash is dropped).
+func parseOriginURL(origin, proxyAddr string) (string, error) {
+	switch {
+	case origin == "" && proxyAddr == "":
+		return "", nil
+	case origin == "":
+		return "", fmt.Errorf("PROXY_ADDR %q needs ORIGIN_URL, the shop it serves (http://127.0.0.1:3000)", proxyAddr)
+	case proxyAddr == "":
+		return "", fmt.Errorf("ORIGIN_URL %q needs PROXY_ADDR, the address that serves it (127.0.0.1:8081)", origin)
+	}
+	u, err := url.Parse(origin)
+	if err != nil || !absoluteHTTP(origin) || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Opaque != "" {
+		if err == nil {
+			origin = u.Redacted() // a password is never echoed
+		}
+		return "", fmt.Errorf("ORIGIN_URL %q must be an absolute http(s) URL without query, such as http://127.0.0.1:3000", origin)
+	}
+	return strings.TrimSuffix(origin, "/"), nil
 }
 
 // parsePublicURL reads PUBLIC_URL: empty, or an http(s) origin (a

@@ -102,6 +102,19 @@ func TestParse(t *testing.T) {
 		{"origin without a scheme", map[string]string{"ALLOWED_ORIGINS": "shop.example"}, nil, nil, "ALLOWED_ORIGINS"},
 		{"bad ipv6 prefix", map[string]string{"IPV6_PREFIX": "129"}, nil, nil, "IPV6_PREFIX"},
 		{"bad idle cap", map[string]string{"IDLE_CONNS_PER_IP": "0"}, nil, nil, "IDLE_CONNS_PER_IP"},
+		// gate: reverse-proxy mode
+		{"proxy off by default", nil, nil, func(c Config) bool { return c.OriginURL == "" && c.ProxyAddr == "" }, ""},
+		{"proxy", map[string]string{"ORIGIN_URL": "http://127.0.0.1:3000/", "PROXY_ADDR": "127.0.0.1:8081"}, nil,
+			func(c Config) bool { return c.OriginURL == "http://127.0.0.1:3000" && c.ProxyAddr == "127.0.0.1:8081" }, ""},
+		{"proxy flags", nil, []string{"-origin-url", "https://shop.example/base", "-proxy-addr", ":8081"},
+			func(c Config) bool { return c.OriginURL == "https://shop.example/base" && c.ProxyAddr == ":8081" }, ""},
+		{"origin without proxy", map[string]string{"ORIGIN_URL": "http://127.0.0.1:3000"}, nil, nil, "needs PROXY_ADDR"},
+		{"proxy without origin", map[string]string{"PROXY_ADDR": "127.0.0.1:8081"}, nil, nil, "needs ORIGIN_URL"},
+		{"relative origin", map[string]string{"ORIGIN_URL": "/shop", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
+		{"origin without a scheme", map[string]string{"ORIGIN_URL": "shop.example", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
+		{"origin of another scheme", map[string]string{"ORIGIN_URL": "ftp://shop.example", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
+		{"origin with a query", map[string]string{"ORIGIN_URL": "http://shop.example/?a=1", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
+		{"origin with credentials", map[string]string{"ORIGIN_URL": "http://u:p@shop.example", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
 		{"write timeout too short", map[string]string{"WRITE_TIMEOUT": "10ms"}, nil, nil, "WRITE_TIMEOUT"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/config"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// TestProxyAddrTaken: a PROXY_ADDR already taken stops the start-up with
+// an error naming it.
+func TestProxyAddrTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]string{"-metrics-addr", "127.0.0.1:0", "-origin-url", "http://127.0.0.1:1",
+		"-proxy-addr", taken.Addr().String()}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = serve(context.Background(), cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil || !strings.Contains(err.Error(), "PROXY_ADDR "+taken.Addr().String()) || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("start-up with PROXY_ADDR taken: %v", err)
+	}
+}
+
+// TestProxyListener: with ORIGIN_URL and PROXY_ADDR the server serves the
+// shop on a second port, passes its pages through, and sends a request to
+// a room's protect prefix without a session to the room, on the main
+// port.
+func TestProxyListener(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "shop:"+r.URL.Path)
+	}))
+	t.Cleanup(origin.Close)
+	proxyAddr := freeAddr(t)
+	base, eng, rdb := startServer(t, time.Second, "-origin-url", origin.URL, "-proxy-addr", proxyAddr)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Gate.TargetURL = "http://" + proxyAddr + "/checkout"
+	set.Gate.Protect = []string{"/checkout"}
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Timeout: 5 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string) (*http.Response, string) {
+		t.Helper()
+		resp, err := client.Get("http://" + proxyAddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	if resp, body := get("/products"); resp.StatusCode != 200 || body != "shop:/products" {
+		t.Fatalf("an unprotected page: %d %s", resp.StatusCode, body)
+	}
+	deadline := time.Now().Add(10 * time.Second) // the prefixes are read every 2 s
+	for {
+		resp, body := get("/checkout")
+		if resp.StatusCode == http.StatusSeeOther {
+			if loc := resp.Header.Get("Location"); loc != base+"/r/"+name {
+				t.Fatalf("sent to %q, want %q", loc, base+"/r/"+name)
+			}
+			break
+		}
+		if resp.StatusCode != 200 || time.Now().After(deadline) {
+			t.Fatalf("the protected page: %d %s", resp.StatusCode, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,575 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/pass"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/token"
+)
+
+// proxyDB is the Redis database of the reverse proxy's tests.
+const proxyDB = 8
+
+// echoed is what the test origin saw of a request.
+type echoed struct {
+	Method, Path, RawQuery, Body, Host, Cookie string
+	XFF, XFH, XFP                              string
+}
+
+// echoOrigin answers every request with what it saw, and counts them.
+func echoOrigin(t *testing.T) (*httptest.Server, *int) {
+	t.Helper()
+	var n int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n++
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Origin", "yes")
+		json.NewEncoder(w).Encode(echoed{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Body: string(b),
+			Host: r.Host, Cookie: r.Header.Get("Cookie"),
+			XFF: r.Header.Get("X-Forwarded-For"), XFH: r.Header.Get("X-Forwarded-Host"), XFP: r.Header.Get("X-Forwarded-Proto")})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// proxyRig is a Server with its Proxy in front of an origin, on Redis
+// database proxyDB.
+type proxyRig struct {
+	h     *harness
+	eng   *queue.Engine
+	proxy *Proxy
+	url   string // the proxy listener
+	rdb   redis.UniversalClient
+	keys  *pass.Keys
+}
+
+// newProxyRig starts a proxy to origin; mut changes its options.
+func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig {
+	t.Helper()
+	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, proxyDB))
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	keys, err := pass.Derive([]byte("proxy-test-secret-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(o *Options) {
+		o.Queue, o.Rooms, o.Gates, o.PassKeys = eng, eng, eng, keys
+		o.PublicURL = "https://queue.example"
+	})
+	o := ProxyOptions{Origin: origin, MainAddr: "127.0.0.1:8080", Refresh: 50 * time.Millisecond}
+	if mut != nil {
+		mut(&o)
+	}
+	p, err := h.web.NewProxy(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { p.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	srv := httptest.NewServer(p.Handler())
+	t.Cleanup(srv.Close)
+	return &proxyRig{h: h, eng: eng, proxy: p, url: srv.URL, rdb: rdb, keys: keys}
+}
+
+// gateRoom saves a room that protects prefixes, and waits until the proxy
+// knows it.
+func (pr *proxyRig) gateRoom(t *testing.T, failOpen bool, prefixes ...string) string {
+	t.Helper()
+	name := servicetest.RoomName(t, pr.rdb)
+	set := room.Defaults(name)
+	set.Rate = 1000
+	set.Gate.TargetURL = "https://shop.example/checkout"
+	set.Gate.FailOpen = failOpen
+	set.Gate.Protect = prefixes
+	if err := pr.eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		table, _ := pr.proxy.protect.current(context.Background())
+		for _, r := range table {
+			if r.room == name {
+				return name
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the proxy never read room %s's protect prefixes", name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// session lets a visitor through room's line and redeems a pass into a
+// live session, as the hand-off does; it returns the wr_gate cookie.
+func (pr *proxyRig) session(t *testing.T, name string) *http.Cookie {
+	t.Helper()
+	jti, sid := pr.mint(t, name), testID(t)
+	if _, err := pr.eng.Redeem(context.Background(), name, jti, sid); err != nil {
+		t.Fatal(err)
+	}
+	return &http.Cookie{Name: GateCookie, Value: name + "." + sid}
+}
+
+// mint lets a visitor through room's line and mints its pass; it returns
+// the pass's jti.
+func (pr *proxyRig) mint(t *testing.T, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	vis, jti := testID(t), testID(t)
+	if _, err := pr.eng.Enter(ctx, name, vis); err != nil {
+		t.Fatal(err)
+	}
+	pr.eng.Admit(ctx, name, time.Second, nil) // the rate clock starts
+	time.Sleep(20 * time.Millisecond)
+	toks, _ := token.NewBatch(1)
+	if adm, err := pr.eng.Admit(ctx, name, time.Second, toks); err != nil || len(adm.Visitors) != 1 {
+		t.Fatalf("admit: %+v %v", adm, err)
+	}
+	if _, err := pr.eng.MintPass(ctx, name, vis, toks[0], jti); err != nil {
+		t.Fatal(err)
+	}
+	return jti
+}
+
+func testID(t *testing.T) string {
+	var b [16]byte
+	rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// noRedirects is a client that shows redirects instead of following them.
+var proxyClient = &http.Client{Timeout: 10 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+type proxied struct {
+	status int
+	header http.Header
+	body   string
+	echo   echoed // when the origin answered
+}
+
+func (pr *proxyRig) do(t *testing.T, method, path, body string, hdr map[string]string, cookies ...*http.Cookie) proxied {
+	t.Helper()
+	req, err := http.NewRequest(method, pr.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	for _, c := range cookies {
+		req.AddCookie(c)
+	}
+	resp, err := proxyClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	out := proxied{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	if resp.Header.Get("X-Origin") == "yes" {
+		json.Unmarshal(b, &out.echo)
+	}
+	return out
+}
+
+// TestProxyPassesThrough: paths that no room protects reach the origin as
+// they were sent (method, path, query, body, cookies), with the
+// X-Forwarded headers of this hop, and the origin's answer comes back.
+func TestProxyPassesThrough(t *testing.T) {
+	origin, _ := echoOrigin(t)
+	pr := newProxyRig(t, origin.URL, nil)
+	pr.gateRoom(t, false, "/checkout")
+	host := strings.TrimPrefix(pr.url, "http://")
+	originHost := strings.TrimPrefix(origin.URL, "http://")
+	for _, tt := range []struct {
+		name, method, path, body string
+		hdr                      map[string]string
+		want                     echoed
+	}{
+		{"get with a query", "GET", "/products?id=7&q=a%20b", "", nil,
+			echoed{Method: "GET", Path: "/products", RawQuery: "id=7&q=a%20b"}},
+		{"post with a body", "POST", "/cart", "item=7&n=2", map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+			echoed{Method: "POST", Path: "/cart", Body: "item=7&n=2"}},
+		{"put", "PUT", "/api/cart/1", `{"n":3}`, nil, echoed{Method: "PUT", Path: "/api/cart/1", Body: `{"n":3}`}},
+		{"delete", "DELETE", "/api/cart/1", "", nil, echoed{Method: "DELETE", Path: "/api/cart/1"}},
+		{"cookies stay, the gate's too", "GET", "/", "", map[string]string{"Cookie": "shop=1; wr_gate=x.y"},
+			echoed{Method: "GET", Path: "/", Cookie: "shop=1; wr_gate=x.y"}},
+		{"not under the prefix", "GET", "/checkouts", "", nil, echoed{Method: "GET", Path: "/checkouts"}},
+		{"a forged X-Forwarded-For is dropped", "GET", "/", "", map[string]string{"X-Forwarded-For": "6.6.6.6", "X-Forwarded-Proto": "https"},
+			echoed{Method: "GET", Path: "/"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := pr.do(t, tt.method, tt.path, tt.body, tt.hdr)
+			if r.status != 200 || r.header.Get("X-Origin") != "yes" {
+				t.Fatalf("%d %s, want the origin's 200", r.status, r.body)
+			}
+			e := r.echo
+			if e.Method != tt.want.Method || e.Path != tt.want.Path || e.RawQuery != tt.want.RawQuery || e.Body != tt.want.Body ||
+				e.Cookie != tt.want.Cookie {
+				t.Fatalf("the origin saw %+v, want %+v", e, tt.want)
+			}
+			if e.XFF != "127.0.0.1" || e.XFH != host || e.XFP != "http" || e.Host != originHost {
+				t.Fatalf("forwarding headers %+v: want X-Forwarded-For 127.0.0.1, -Host %s, -Proto http, Host %s", e, host, originHost)
+			}
+		})
+	}
+}
+
+// TestProxyTrustedForwarding: a trusted proxy in front (a TLS
+// terminator) keeps its client and its https in the X-Forwarded headers.
+func TestProxyTrustedForwarding(t *testing.T) {
+	origin, _ := echoOrigin(t)
+	pr := newProxyRig(t, origin.URL, nil)
+	pr.proxy.s.trusted = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	r := pr.do(t, "GET", "/", "", map[string]string{"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
+	if r.echo.XFF != "203.0.113.9, 127.0.0.1" || r.echo.XFP != "https" || r.echo.XFH != "shop.example" {
+		t.Fatalf("the origin saw %+v behind a trusted proxy", r.echo)
+	}
+}
+
+// TestProxyStreams: the origin's answer reaches the client as it is
+// written, not when it ends.
+func TestProxyStreams(t *testing.T) {
+	release := make(chan struct{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, "last\n")
+	}))
+	t.Cleanup(origin.Close)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	pr := newProxyRig(t, origin.URL, nil)
+	resp, err := http.Get(pr.url + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if len(resp.TransferEncoding) == 0 || resp.TransferEncoding[0] != "chunked" {
+		t.Fatalf("transfer encoding %v, want chunked", resp.TransferEncoding)
+	}
+	lines := make(chan string, 2)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	select {
+	case l := <-lines:
+		if l != "first" {
+			t.Fatalf("first line %q", l)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first chunk did not reach the client before the origin finished")
+	}
+	close(release)
+	if l := <-lines; l != "last" {
+		t.Fatalf("last line %q", l)
+	}
+}
+
+// TestProxyProtects: paths under a room's prefix need a live session of
+// that room; without one, GET and HEAD go to the room's page and other
+// methods are refused. The longest prefix wins, and prefixes end on path
+// segment boundaries.
+func TestProxyProtects(t *testing.T) {
+	origin, _ := echoOrigin(t)
+	pr := newProxyRig(t, origin.URL, nil)
+	shop := pr.gateRoom(t, false, "/checkout", "/pay/")
+	vip := pr.gateRoom(t, false, "/checkout/vip")
+	shopSession, vipSession := pr.session(t, shop), pr.session(t, vip)
+	toShop, toVIP := "https://queue.example/r/"+shop, "https://queue.example/r/"+vip
+	for _, tt := range []struct {
+		name, method, path string
+		cookie             *http.Cookie
+		status             int
+		location           string // for 303
+	}{
+		{"the prefix itself", "GET", "/checkout", nil, 303, toShop},
+		{"below the prefix", "GET", "/checkout/step/2?x=1", nil, 303, toShop},
+		{"a path parameter", "GET", "/checkout;jsessionid=1", nil, 303, toShop},
+		{"another case", "GET", "/CheckOut", nil, 303, toShop},
+		{"dot segments", "GET", "/shop/../checkout", nil, 303, toShop},
+		{"a doubled slash", "GET", "//checkout", nil, 303, toShop},
+		{"an escaped letter", "GET", "/%63heckout", nil, 303, toShop},
+		{"head", "HEAD", "/checkout", nil, 303, toShop},
+		{"post is refused", "POST", "/checkout", nil, 403, ""},
+		{"not a segment boundary", "GET", "/checkouts", nil, 200, ""},
+		{"a sibling", "GET", "/check", nil, 200, ""},
+		{"a trailing-slash prefix", "GET", "/pay/card", nil, 303, toShop},
+		{"above a trailing-slash prefix", "GET", "/pay", nil, 200, ""},
+		{"the longest prefix wins", "GET", "/checkout/vip/seat", nil, 303, toVIP},
+		{"with a session", "GET", "/checkout/step/2", shopSession, 200, ""},
+		{"post with a session", "POST", "/checkout", shopSession, 200, ""},
+		{"another room's session", "GET", "/checkout/vip", shopSession, 303, toVIP},
+		{"the right room's session", "GET", "/checkout/vip", vipSession, 200, ""},
+		{"a forged session", "GET", "/checkout", &http.Cookie{Name: GateCookie, Value: shop + "." + strings.Repeat("A", 22)}, 303, toShop},
+		{"a malformed cookie", "GET", "/checkout", &http.Cookie{Name: GateCookie, Value: "junk"}, 303, toShop},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var cs []*http.Cookie
+			if tt.cookie != nil {
+				cs = append(cs, tt.cookie)
+			}
+			r := pr.do(t, tt.method, tt.path, "", nil, cs...)
+			if r.status != tt.status {
+				t.Fatalf("%s %s: %d %s, want %d", tt.method, tt.path, r.status, r.body, tt.status)
+			}
+			switch tt.status {
+			case 200:
+				if r.header.Get("X-Origin") != "yes" {
+					t.Fatalf("not the origin's answer: %s", r.body)
+				}
+			case 303:
+				if r.header.Get("Location") != tt.location || r.header.Get("X-Origin") != "" {
+					t.Fatalf("sent to %q, want %q", r.header.Get("Location"), tt.location)
+				}
+			case 403:
+				if !strings.Contains(r.body, `href="`+toShop+`"`) || r.header.Get("X-Origin") != "" {
+					t.Fatalf("the refusal does not link to the room: %s", r.body)
+				}
+			}
+		})
+	}
+	// Two cookies of two rooms: each room's path finds its own.
+	if r := pr.do(t, "GET", "/checkout/vip", "", nil, shopSession, vipSession); r.status != 200 {
+		t.Fatalf("with both rooms' sessions: %d", r.status)
+	}
+
+	// An ended session sends its buyer to the room again.
+	id := strings.TrimPrefix(shopSession.Value, shop+".")
+	if err := pr.eng.EndSession(context.Background(), shop, id); err != nil {
+		t.Fatal(err)
+	}
+	if r := pr.do(t, "GET", "/checkout", "", nil, shopSession); r.status != 303 || r.header.Get("Location") != toShop {
+		t.Fatalf("after the session ended: %d %s", r.status, r.header.Get("Location"))
+	}
+}
+
+// TestProxyRenewsIdleSessions: a protected request renews an idle-mode
+// session.
+func TestProxyRenewsIdleSessions(t *testing.T) {
+	origin, _ := echoOrigin(t)
+	pr := newProxyRig(t, origin.URL, nil)
+	name := pr.gateRoom(t, false, "/checkout")
+	c := pr.session(t, name)
+	id := strings.TrimPrefix(c.Value, name+".")
+	before, err := pr.eng.TouchSession(context.Background(), name, id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if r := pr.do(t, "GET", "/checkout", "", nil, c); r.status != 200 {
+		t.Fatalf("with a session: %d", r.status)
+	}
+	after, err := pr.eng.TouchSession(context.Background(), name, id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.Expires.After(before.Expires) {
+		t.Fatalf("the session was not renewed: expires %v, then %v", before.Expires, after.Expires)
+	}
+}
+
+// TestProxyOwnPaths: POST /_waitingroom/enter goes to the gate's enter
+// handler, never to the origin, nor does anything else under
+// /_waitingroom/.
+func TestProxyOwnPaths(t *testing.T) {
+	origin, seen := echoOrigin(t)
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) {
+		o.Enter = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	})
+	for _, tt := range []struct {
+		method, path string
+		status       int
+	}{
+		{"POST", "/_waitingroom/enter", http.StatusTeapot}, // the stand-in handler
+		{"GET", "/_waitingroom/enter", http.StatusMethodNotAllowed},
+		{"POST", "/_waitingroom/other", http.StatusNotFound},
+		{"POST", "/x/../_waitingroom/enter", http.StatusNotFound},
+	} {
+		r := pr.do(t, tt.method, tt.path, "pass=secret&next=/", map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+		if r.status != tt.status {
+			t.Fatalf("%s %s: %d, want %d", tt.method, tt.path, r.status, tt.status)
+		}
+	}
+	if *seen != 0 {
+		t.Fatalf("the origin saw %d of the gate's requests", *seen)
+	}
+}
+
+// TestProxyHandOff is the buyer's way in reverse-proxy mode: the pass is
+// posted to /_waitingroom/enter on the shop's host (the proxy), redeemed
+// there into the wr_gate cookie, and the buyer reaches the protected page.
+// The origin never sees the pass, and the pass works once.
+func TestProxyHandOff(t *testing.T) {
+	var bodies []string
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, r.Method+" "+r.URL.RequestURI()+" "+string(b))
+		w.Header().Set("X-Origin", "yes")
+		io.WriteString(w, "checkout page")
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, nil)
+	name := pr.gateRoom(t, false, "/checkout")
+	jti := pr.mint(t, name)
+	now := time.Now()
+	compact, err := pr.keys.Sign(pass.Claims{Room: name, Subject: "s", ID: jti, Audience: "https://shop.example",
+		Issuer: "https://queue.example", IssuedAt: now, Expiry: now.Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"pass": {compact}, "next": {"/checkout/step?x=1"}}.Encode()
+	formHdr := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://queue.example"}
+	r := pr.do(t, "POST", "/_waitingroom/enter", form, formHdr)
+	if r.status != 303 || r.header.Get("Location") != "/checkout/step?x=1" {
+		t.Fatalf("enter: %d to %q: %s", r.status, r.header.Get("Location"), r.body)
+	}
+	var c *http.Cookie
+	for _, sc := range (&http.Response{Header: r.header}).Cookies() {
+		if sc.Name == GateCookie {
+			c = sc
+		}
+	}
+	if c == nil || !strings.HasPrefix(c.Value, name+".") {
+		t.Fatalf("enter set no wr_gate cookie of %s: %v", name, r.header["Set-Cookie"])
+	}
+	if r := pr.do(t, "GET", "/checkout/step?x=1", "", nil, &http.Cookie{Name: c.Name, Value: c.Value}); r.status != 200 || r.body != "checkout page" {
+		t.Fatalf("the protected page with the new session: %d %s", r.status, r.body)
+	}
+	if r := pr.do(t, "POST", "/_waitingroom/enter", form, formHdr); r.status != http.StatusConflict {
+		t.Fatalf("the pass worked twice: %d", r.status)
+	}
+	if len(bodies) != 1 || strings.Contains(strings.Join(bodies, "\n"), compact) {
+		t.Fatalf("the origin saw %q", bodies)
+	}
+}
+
+// TestProxyOriginDown: an origin that cannot be reached gets a 502 page
+// in the visitor's language, with no internal error in it.
+func TestProxyOriginDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	pr := newProxyRig(t, dead, nil)
+	for _, tt := range []struct{ lang, want string }{
+		{"ko-KR,ko;q=0.9", "쇼핑몰이 응답하지 않습니다"},
+		{"en-US", "The shop is not answering"},
+	} {
+		r := pr.do(t, "GET", "/", "", map[string]string{"Accept-Language": tt.lang})
+		if r.status != http.StatusBadGateway || !strings.Contains(r.body, tt.want) ||
+			!strings.HasPrefix(r.header.Get("Content-Type"), "text/html") || r.header.Get("Cache-Control") != "no-store" {
+			t.Fatalf("%s: %d %q %s", tt.lang, r.status, r.header.Get("Content-Type"), r.body)
+		}
+		if strings.Contains(r.body, "dial") || strings.Contains(r.body, ln.Addr().String()) || strings.Contains(r.body, "goroutine") {
+			t.Fatalf("the page leaks the error: %s", r.body)
+		}
+	}
+}
+
+// TestProxyRedisDown: when sessions cannot be checked, a room that fails
+// open lets its buyers through and one that fails closed answers "please
+// retry" (503, Retry-After); the protect prefixes outlive the outage.
+func TestProxyRedisDown(t *testing.T) {
+	origin, _ := echoOrigin(t)
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { dead.Close() })
+	deadEng := queue.New(dead, queue.DefaultNamespace(dead))
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.Sessions = deadEng })
+	open := pr.gateRoom(t, true, "/open")
+	closed := pr.gateRoom(t, false, "/closed")
+	c := pr.session(t, closed)
+
+	// Redis goes away: the next reads of the prefixes fail, the last ones stay.
+	pr.proxy.protect.mu.Lock()
+	pr.proxy.protect.rooms = deadEng
+	pr.proxy.protect.mu.Unlock()
+	if err := pr.proxy.protect.load(context.Background()); err == nil {
+		t.Fatal("a read from the dead Redis did not fail")
+	}
+	for _, tt := range []struct {
+		name, path string
+		cookie     *http.Cookie
+		status     int
+		want       string
+	}{
+		{"fail open, with a cookie", "/open/x", &http.Cookie{Name: GateCookie, Value: open + "." + strings.Repeat("A", 22)}, 200, ""},
+		{"fail open, without one", "/open/x", nil, 303, "https://queue.example/r/" + open},
+		{"fail closed", "/closed/x", c, 503, "Please retry in a moment"},
+		{"unprotected", "/elsewhere", nil, 200, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var cs []*http.Cookie
+			if tt.cookie != nil {
+				cs = append(cs, tt.cookie)
+			}
+			r := pr.do(t, "GET", tt.path, "", nil, cs...)
+			if r.status != tt.status {
+				t.Fatalf("%d %s, want %d", r.status, r.body, tt.status)
+			}
+			switch tt.status {
+			case 200:
+				if r.header.Get("X-Origin") != "yes" {
+					t.Fatalf("not the origin's answer: %s", r.body)
+				}
+			case 303:
+				if r.header.Get("Location") != tt.want {
+					t.Fatalf("sent to %q", r.header.Get("Location"))
+				}
+			case 503:
+				if !strings.Contains(r.body, tt.want) || r.header.Get("Retry-After") == "" || strings.Contains(r.body, "127.0.0.1:1") {
+					t.Fatalf("please-retry page: %v %s", r.header, r.body)
+				}
+			}
+		})
+	}
+}
+
+// TestProxyRoomBase: without PUBLIC_URL, buyers are sent to the room on
+// the request's host name at the main listener's port.
+func TestProxyRoomBase(t *testing.T) {
+	origin, _ := echoOrigin(t)
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.MainAddr = "[::]:8080" })
+	pr.proxy.s.publicURL = ""
+	name := pr.gateRoom(t, false, "/checkout")
+	u, _ := url.Parse(pr.url)
+	r := pr.do(t, "GET", "/checkout", "", nil)
+	if want := "http://" + u.Hostname() + ":8080/r/" + name; r.status != 303 || r.header.Get("Location") != want {
+		t.Fatalf("%d to %q, want %q", r.status, r.header.Get("Location"), want)
+	}
+}
