@@ -65,8 +65,9 @@ func serverBinary(t *testing.T) string {
 
 // startServer runs the waitingroom server on the test Redis (the database
 // of the tools' tests) and a fresh PostgreSQL schema, with per-IP limits
-// high enough for a load from a few loopback addresses.
-func startServer(t *testing.T, tick time.Duration) server {
+// high enough for a load from a few loopback addresses; env adds to its
+// environment.
+func startServer(t *testing.T, tick time.Duration, env ...string) server {
 	t.Helper()
 	redisURL := servicetest.RedisURLDB(t, servicetest.ToolsDB)
 	servicetest.RedisAt(t, redisURL)
@@ -77,6 +78,7 @@ func startServer(t *testing.T, tick time.Duration) server {
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "METRICS_ADDR="+metricsAddr, "REDIS_URL="+redisURL,
 		"DATABASE_URL="+s.dbURL, "SECRET_KEY=wrload-test-secret-key-0123456789", "ADMIN_TOKEN="+testAdmin,
 		"SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "TICK="+tick.String())
+	cmd.Env = append(cmd.Env, env...)
 	var logs servicetest.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
