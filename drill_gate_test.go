@@ -135,6 +135,21 @@ func TestDrillGate(t *testing.T) {
 			serve: func(t *testing.T, room, apiKey string) {
 				pxShop.End = k6.EndSessionAPI(endClient, d.url, room, apiKey)
 				serveShop(pxShopLn, pxShop.Handler())
+				// The proxy reads the rooms' protect prefixes every 2 s.
+				c := k6.NewGateClient(nil)
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+					resp, err := c.Get("http://" + proxyAddr + "/checkout")
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusSeeOther {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("the reverse proxy does not guard /checkout 10 s after the room protected it: %d", resp.StatusCode)
+					}
+				}
 			},
 		},
 	}
