@@ -379,7 +379,6 @@ func gateBurst(t *testing.T, parent *drillEnv, g gateGuard, room string, roomURL
 	}
 }
 
-
 // TestDrillGateNginxDown: with docs/nginx-gate.conf and waitingroom
 // unreachable, the protected checkout answers the retry page (503) and
 // the rest of the shop is served; with the documented fail-open line in
