@@ -58,7 +58,14 @@ type GateTrip struct {
 	// Ready is when the ready event arrived, CheckedOut when the shop's
 	// page answered.
 	Ready, CheckedOut time.Time
+	// Retries counts the hand-offs posted again after a "please retry"
+	// (503) answer.
+	Retries int
 }
+
+// maxHandOffRetries is how often a buyer posts the hand-off again after a
+// "please retry" answer, a second apart.
+const maxHandOffRetries = 3
 
 // Run takes the buyer from the line to the shop's page and, after hold,
 // to POST {shop}/checkout/done. It returns what it got as far as it got.
@@ -76,9 +83,22 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	if trip.HandOff, err = b.TakePass(ctx, tok); err != nil {
 		return trip, err
 	}
-	res, err := PostHandOff(ctx, b.Client, trip.HandOff, b.RoomURL)
-	if err != nil {
-		return trip, err
+	// A 503 is the guard's "please retry" page (waitingroom was slow or
+	// away): its button posts the same pass again, as a buyer would.
+	var res HandOffResult
+	for {
+		if res, err = PostHandOff(ctx, b.Client, trip.HandOff, b.RoomURL); err != nil {
+			return trip, err
+		}
+		if res.Status != http.StatusServiceUnavailable || trip.Retries == maxHandOffRetries {
+			break
+		}
+		trip.Retries++
+		select {
+		case <-ctx.Done():
+			return trip, ctx.Err()
+		case <-time.After(time.Second):
+		}
 	}
 	trip.Session = res.Session
 	if res.Status != http.StatusSeeOther || res.Session == "" {
