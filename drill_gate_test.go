@@ -264,15 +264,24 @@ func gateBurst(t *testing.T, parent *drillEnv, g gateGuard, room string, roomURL
 		t.Errorf("%s: sampling the room: %v", g.name, err)
 	}
 	var failed []error
-	retried := 0
+	retried, polled := 0, 0
 	for i, err := range errs {
 		if err != nil {
 			failed = append(failed, err)
 		}
 		retried += trips[i].Retries
+		if trips[i].Polled {
+			polled++
+		}
 	}
 	t.Logf("%s: %d buyers through the line to the shop in %v (%d failed, %d hand-offs posted again after a 503); live slots peaked at %d, sessions at %d, maxActive %d (%d samples)",
 		g.name, buyers-len(failed), took.Round(time.Millisecond), len(failed), retried, peakSlots.Load(), peakSessions.Load(), maxActive, samples.Load())
+	if polled > 0 {
+		// Not the gate's doing: the room's SSE hub lost these ready
+		// events (their streams stayed open and silent). Said loudly, not
+		// failed here; the buyers went on from the position API.
+		t.Logf("LOST READY EVENTS: %d of %d buyers' streams never brought their ready event; the position API had it", polled, buyers)
+	}
 	if len(failed) > 0 {
 		t.Fatalf("%s: %d of %d buyers did not get through, e.g. %v", g.name, len(failed), buyers, errors.Join(failed[:min(5, len(failed))]...))
 	}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -61,6 +62,9 @@ type GateTrip struct {
 	// Retries counts the hand-offs posted again after a "please retry"
 	// (503) answer.
 	Retries int
+	// Polled is true when the buyer's stream never brought the ready
+	// event and the position API told of the admission (Ready.Polled).
+	Polled bool
 }
 
 // maxHandOffRetries is how often a buyer posts the hand-off again after a
@@ -75,12 +79,12 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	if trip.Ticket, err = b.Enter(ctx); err != nil {
 		return trip, err
 	}
-	tok, exp, err := b.WaitReady(ctx)
+	ready, err := b.WaitReady(ctx)
 	if err != nil {
 		return trip, err
 	}
-	trip.Ready, trip.PassExpiresAt = time.Now(), exp
-	if trip.HandOff, err = b.TakePass(ctx, tok); err != nil {
+	trip.Ready, trip.PassExpiresAt, trip.Polled = time.Now(), ready.PassExpiresAt, ready.Polled
+	if trip.HandOff, err = b.TakePass(ctx, ready.Token); err != nil {
 		return trip, err
 	}
 	// A 503 is the guard's "please retry" page (waitingroom was slow or
@@ -153,12 +157,30 @@ func (b GateBuyer) Enter(ctx context.Context) (int64, error) {
 	return p.Ticket, nil
 }
 
-// WaitReady follows the buyer's stream until the ready event and returns
-// its entry token and passExpiresAt.
-func (b GateBuyer) WaitReady(ctx context.Context) (token string, passExpiresAt int64, err error) {
+// Ready is a buyer's admission: the entry token and its expiry.
+type Ready struct {
+	Token string
+	// PassExpiresAt is the position's passExpiresAt (unix ms, Redis'
+	// clock): the admission time plus the room's token TTL.
+	PassExpiresAt int64
+	// Polled is true when the stream stayed silent and the position API
+	// gave the admission instead of a ready event.
+	Polled bool
+}
+
+// streamSilence is how long a buyer's stream may stay without an event
+// before the buyer asks the position API, as a safety net; a waiting
+// buyer's stream carries an event every tick.
+const streamSilence = 10 * time.Second
+
+// WaitReady follows the buyer's stream until the ready event. Should the
+// stream stay silent for streamSilence, it asks the position API (then
+// again after each further silence) and reports an admission found there
+// as Polled.
+func (b GateBuyer) WaitReady(ctx context.Context) (Ready, error) {
 	rs, err := newRawStream(b.RoomURL, b.Room, b.Local)
 	if err != nil {
-		return "", 0, err
+		return Ready{}, err
 	}
 	u, _ := url.Parse(b.RoomURL)
 	for _, c := range b.Client.Jar.Cookies(u) {
@@ -168,28 +190,95 @@ func (b GateBuyer) WaitReady(ctx context.Context) (token string, passExpiresAt i
 	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
-	var ready struct {
-		EntryToken    string `json:"entryToken"`
-		PassExpiresAt int64  `json:"passExpiresAt"`
-	}
-	var streamErr error
+	var (
+		mu        sync.Mutex
+		ready     Ready
+		streamErr error
+		lastEvent = time.Now()
+	)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+			}
+			mu.Lock()
+			silent := time.Since(lastEvent) > streamSilence
+			if silent {
+				lastEvent = time.Now()
+			}
+			mu.Unlock()
+			if !silent {
+				continue
+			}
+			if p, err := b.position(sctx); err == nil && p.Token != "" {
+				mu.Lock()
+				if ready.Token == "" {
+					ready, ready.Polled = p, true
+				}
+				mu.Unlock()
+				stop()
+				return
+			}
+		}
+	}()
 	rs.run(sctx, func(first bool, _ time.Duration, err error) {
 		if err != nil {
+			mu.Lock()
 			streamErr = err
+			mu.Unlock()
 		}
 	}, func(_ int64, name, data []byte) {
-		if string(name) == "ready" {
-			streamErr = json.Unmarshal(data, &ready)
-			stop()
+		mu.Lock()
+		defer mu.Unlock()
+		lastEvent = time.Now()
+		if string(name) != "ready" || ready.Token != "" {
+			return
 		}
+		var p struct {
+			EntryToken    string `json:"entryToken"`
+			PassExpiresAt int64  `json:"passExpiresAt"`
+		}
+		streamErr = json.Unmarshal(data, &p)
+		ready = Ready{Token: p.EntryToken, PassExpiresAt: p.PassExpiresAt}
+		stop()
 	})
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
 	switch {
-	case ready.EntryToken != "":
-		return ready.EntryToken, ready.PassExpiresAt, nil
+	case ready.Token != "":
+		return ready, nil
 	case streamErr != nil:
-		return "", 0, fmt.Errorf("gate buyer: stream: %w", streamErr)
+		return Ready{}, fmt.Errorf("gate buyer: stream: %w", streamErr)
 	}
-	return "", 0, fmt.Errorf("gate buyer: no ready event: %w", ctx.Err())
+	return Ready{}, fmt.Errorf("gate buyer: no ready event: %w", ctx.Err())
+}
+
+// position asks the position API; Token is "" while the buyer waits.
+func (b GateBuyer) position(ctx context.Context) (Ready, error) {
+	status, body, err := b.do(ctx, http.MethodGet, b.api()+"/queue/position", nil, nil)
+	if err != nil {
+		return Ready{}, err
+	}
+	if status != http.StatusOK {
+		return Ready{}, fmt.Errorf("gate buyer: position: %d %s", status, body)
+	}
+	var p struct {
+		Status        string  `json:"status"`
+		EntryToken    *string `json:"entryToken"`
+		PassExpiresAt int64   `json:"passExpiresAt"`
+	}
+	if err := json.Unmarshal([]byte(body), &p); err != nil {
+		return Ready{}, fmt.Errorf("gate buyer: position: %w", err)
+	}
+	if p.Status != "READY" || p.EntryToken == nil {
+		return Ready{}, nil
+	}
+	return Ready{Token: *p.EntryToken, PassExpiresAt: p.PassExpiresAt}, nil
 }
 
 // TakePass posts the entry token to /r/{room}/pass, as the READY page's

@@ -177,11 +177,11 @@ func (g GateCheck) session(ctx context.Context) (string, error) {
 	if _, err := b.Enter(ctx); err != nil {
 		return "", fmt.Errorf("gatecheck: %w", err)
 	}
-	tok, _, err := b.WaitReady(ctx)
+	ready, err := b.WaitReady(ctx)
 	if err != nil {
 		return "", fmt.Errorf("gatecheck: %w", err)
 	}
-	h, err := b.TakePass(ctx, tok)
+	h, err := b.TakePass(ctx, ready.Token)
 	if err != nil {
 		return "", fmt.Errorf("gatecheck: %w", err)
 	}
