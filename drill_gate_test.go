@@ -274,7 +274,7 @@ func gateBurst(t *testing.T, parent *drillEnv, g gateGuard, room string, roomURL
 			polled++
 		}
 	}
-	t.Logf("%s: %d buyers through the line to the shop in %v (%d failed, %d hand-offs posted again after a 503); live slots peaked at %d, sessions at %d, maxActive %d (%d samples)",
+	t.Logf("%s: %d buyers through the line to the shop in %v (%d failed, %d requests sent again after a 503); live slots peaked at %d, sessions at %d, maxActive %d (%d samples)",
 		g.name, buyers-len(failed), took.Round(time.Millisecond), len(failed), retried, peakSlots.Load(), peakSessions.Load(), maxActive, samples.Load())
 	if polled > 0 {
 		// Not the gate's doing: the room's SSE hub lost these ready

@@ -59,17 +59,36 @@ type GateTrip struct {
 	// Ready is when the ready event arrived, CheckedOut when the shop's
 	// page answered.
 	Ready, CheckedOut time.Time
-	// Retries counts the hand-offs posted again after a "please retry"
-	// (503) answer.
+	// Retries counts the requests (hand-off, checkout, done) sent again
+	// after a guard's "please retry" (503) answer.
 	Retries int
 	// Polled is true when the buyer's stream never brought the ready
 	// event and the position API told of the admission (Ready.Polled).
 	Polled bool
 }
 
-// maxHandOffRetries is how often a buyer posts the hand-off again after a
-// "please retry" answer, a second apart.
-const maxHandOffRetries = 3
+// maxRetries is how often a buyer sends a request again after a guard's
+// "please retry" (503) answer, a second apart.
+const maxRetries = 3
+
+// retrying calls send until it answers other than 503 (a guard's "please
+// retry" page: waitingroom was slow or away; its button sends the same
+// again, as the buyer would), at most maxRetries more times, counting them
+// in *retries.
+func retrying(ctx context.Context, retries *int, send func() (int, error)) error {
+	for tries := 0; ; tries++ {
+		status, err := send()
+		if err != nil || status != http.StatusServiceUnavailable || tries == maxRetries {
+			return err
+		}
+		*retries++
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
 
 // Run takes the buyer from the line to the shop's page and, after hold,
 // to POST {shop}/checkout/done. It returns what it got as far as it got.
@@ -87,22 +106,13 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	if trip.HandOff, err = b.TakePass(ctx, ready.Token); err != nil {
 		return trip, err
 	}
-	// A 503 is the guard's "please retry" page (waitingroom was slow or
-	// away): its button posts the same pass again, as a buyer would.
 	var res HandOffResult
-	for {
-		if res, err = PostHandOff(ctx, b.Client, trip.HandOff, b.RoomURL); err != nil {
-			return trip, err
-		}
-		if res.Status != http.StatusServiceUnavailable || trip.Retries == maxHandOffRetries {
-			break
-		}
-		trip.Retries++
-		select {
-		case <-ctx.Done():
-			return trip, ctx.Err()
-		case <-time.After(time.Second):
-		}
+	err = retrying(ctx, &trip.Retries, func() (status int, err error) {
+		res, err = PostHandOff(ctx, b.Client, trip.HandOff, b.RoomURL)
+		return res.Status, err
+	})
+	if err != nil {
+		return trip, err
 	}
 	trip.Session = res.Session
 	if res.Status != http.StatusSeeOther || res.Session == "" {
@@ -116,7 +126,12 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	if err != nil {
 		return trip, fmt.Errorf("gate buyer: hand-off Location: %w", err)
 	}
-	status, body, err := b.do(ctx, http.MethodGet, next.String(), nil, nil)
+	var status int
+	var body string
+	err = retrying(ctx, &trip.Retries, func() (int, error) {
+		status, body, err = b.do(ctx, http.MethodGet, next.String(), nil, nil)
+		return status, err
+	})
 	if err != nil {
 		return trip, err
 	}
@@ -130,7 +145,11 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	case <-time.After(hold):
 	}
 	done := next.ResolveReference(&url.URL{Path: "/checkout/done"})
-	if status, body, err = b.do(ctx, http.MethodPost, done.String(), nil, nil); err != nil {
+	err = retrying(ctx, &trip.Retries, func() (int, error) {
+		status, body, err = b.do(ctx, http.MethodPost, done.String(), nil, nil)
+		return status, err
+	})
+	if err != nil {
 		return trip, err
 	}
 	if status != http.StatusNoContent {
