@@ -281,6 +281,17 @@ func gateBurst(t *testing.T, parent *drillEnv, g gateGuard, room string, roomURL
 		// events (their streams stayed open and silent). Said loudly, not
 		// failed here; the buyers went on from the position API.
 		t.Logf("LOST READY EVENTS: %d of %d buyers' streams never brought their ready event; the position API had it", polled, buyers)
+		for _, in := range d.instances {
+			var warns []string
+			for _, l := range strings.Split(in.logs.String(), "\n") {
+				if strings.Contains(l, "sse: resolve") || strings.Contains(l, "sse: resync") {
+					warns = append(warns, l)
+				}
+			}
+			if len(warns) > 0 {
+				t.Logf("instance %s logged %d SSE resolve/resync warnings, e.g. %s", in.addr, len(warns), warns[0])
+			}
+		}
 	}
 	if len(failed) > 0 {
 		t.Fatalf("%s: %d of %d buyers did not get through, e.g. %v", g.name, len(failed), buyers, errors.Join(failed[:min(5, len(failed))]...))
