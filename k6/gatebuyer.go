@@ -103,7 +103,14 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 		return trip, err
 	}
 	trip.Ready, trip.PassExpiresAt, trip.Polled = time.Now(), ready.PassExpiresAt, ready.Polled
-	if trip.HandOff, err = b.TakePass(ctx, ready.Token); err != nil {
+	err = retrying(ctx, &trip.Retries, func() (status int, err error) {
+		trip.HandOff, status, err = b.takePass(ctx, ready.Token)
+		if status == http.StatusServiceUnavailable && trip.Retries < maxRetries {
+			return status, nil // the room's "please retry": post the token again
+		}
+		return status, err
+	})
+	if err != nil {
 		return trip, err
 	}
 	var res HandOffResult
@@ -303,24 +310,30 @@ func (b GateBuyer) position(ctx context.Context) (Ready, error) {
 // TakePass posts the entry token to /r/{room}/pass, as the READY page's
 // "Continue" button does, and reads the hand-off form it answers.
 func (b GateBuyer) TakePass(ctx context.Context, token string) (HandOff, error) {
+	h, _, err := b.takePass(ctx, token)
+	return h, err
+}
+
+// takePass is TakePass, with the answer's status.
+func (b GateBuyer) takePass(ctx context.Context, token string) (HandOff, int, error) {
 	form := url.Values{"entry_token": {token}}
 	hdr := map[string]string{"Origin": origin(b.RoomURL), "Sec-Fetch-Site": "same-origin"}
 	req, err := newRequest(ctx, http.MethodPost, strings.TrimRight(b.RoomURL, "/")+"/r/"+url.PathEscape(b.Room)+"/pass", form, hdr)
 	if err != nil {
-		return HandOff{}, err
+		return HandOff{}, 0, err
 	}
 	resp, err := b.Client.Do(req)
 	if err != nil {
-		return HandOff{}, fmt.Errorf("gate buyer: pass: %w", err)
+		return HandOff{}, 0, fmt.Errorf("gate buyer: pass: %w", err)
 	}
 	defer resp.Body.Close()
 	page, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode != http.StatusOK {
-		return HandOff{}, fmt.Errorf("gate buyer: pass: %d %s", resp.StatusCode, shorten(page))
+		return HandOff{}, resp.StatusCode, fmt.Errorf("gate buyer: pass: %d %s", resp.StatusCode, shorten(page))
 	}
 	h, err := ParseHandOff(string(page), resp.Request.URL)
 	h.ReferrerPolicy = resp.Header.Get("Referrer-Policy")
-	return h, err
+	return h, resp.StatusCode, err
 }
 
 // HandOffResult is what the shop's host answered a posted pass.
