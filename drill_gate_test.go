@@ -263,17 +263,18 @@ func gateBurst(t *testing.T, parent *drillEnv, g gateGuard, room string, roomURL
 		t.Errorf("%s: sampling the room: %v", g.name, err)
 	}
 	var failed []error
-	retried, polled := 0, 0
+	var retried k6.Retries
+	polled := 0
 	for i, err := range errs {
 		if err != nil {
 			failed = append(failed, err)
 		}
-		retried += trips[i].Retries
+		retried.Add(trips[i].Retries)
 		if trips[i].Polled {
 			polled++
 		}
 	}
-	t.Logf("%s: %d buyers through the line to the shop in %v (%d failed, %d requests sent again after a 503); live slots peaked at %d, sessions at %d, maxActive %d (%d samples)",
+	t.Logf("%s: %d buyers through the line to the shop in %v (%d failed; sent again after a 503: %+v); live slots peaked at %d, sessions at %d, maxActive %d (%d samples)",
 		g.name, buyers-len(failed), took.Round(time.Millisecond), len(failed), retried, peakSlots.Load(), peakSessions.Load(), maxActive, samples.Load())
 	if polled > 0 {
 		// Not the gate's doing: the room's SSE hub lost these ready

@@ -59,12 +59,27 @@ type GateTrip struct {
 	// Ready is when the ready event arrived, CheckedOut when the shop's
 	// page answered.
 	Ready, CheckedOut time.Time
-	// Retries counts the requests (hand-off, checkout, done) sent again
-	// after a guard's "please retry" (503) answer.
-	Retries int
+	// Retries counts the requests sent again after a "please retry"
+	// (503) answer, by step.
+	Retries Retries
 	// Polled is true when the buyer's stream never brought the ready
 	// event and the position API told of the admission (Ready.Polled).
 	Polled bool
+}
+
+// Retries counts, by step, the requests a buyer sent again after a
+// "please retry" (503): the room's POST /r/{room}/pass, the hand-off to the
+// shop, the checkout page and the done request.
+type Retries struct {
+	Pass, HandOff, Checkout, Done int
+}
+
+// Add adds o's counts to r.
+func (r *Retries) Add(o Retries) {
+	r.Pass += o.Pass
+	r.HandOff += o.HandOff
+	r.Checkout += o.Checkout
+	r.Done += o.Done
 }
 
 // maxRetries is how often a buyer sends a request again after a guard's
@@ -103,9 +118,9 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 		return trip, err
 	}
 	trip.Ready, trip.PassExpiresAt, trip.Polled = time.Now(), ready.PassExpiresAt, ready.Polled
-	err = retrying(ctx, &trip.Retries, func() (status int, err error) {
+	err = retrying(ctx, &trip.Retries.Pass, func() (status int, err error) {
 		trip.HandOff, status, err = b.takePass(ctx, ready.Token)
-		if status == http.StatusServiceUnavailable && trip.Retries < maxRetries {
+		if status == http.StatusServiceUnavailable && trip.Retries.Pass < maxRetries {
 			return status, nil // the room's "please retry": post the token again
 		}
 		return status, err
@@ -114,7 +129,7 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 		return trip, err
 	}
 	var res HandOffResult
-	err = retrying(ctx, &trip.Retries, func() (status int, err error) {
+	err = retrying(ctx, &trip.Retries.HandOff, func() (status int, err error) {
 		res, err = PostHandOff(ctx, b.Client, trip.HandOff, b.RoomURL)
 		return res.Status, err
 	})
@@ -135,7 +150,7 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	}
 	var status int
 	var body string
-	err = retrying(ctx, &trip.Retries, func() (int, error) {
+	err = retrying(ctx, &trip.Retries.Checkout, func() (int, error) {
 		status, body, err = b.do(ctx, http.MethodGet, next.String(), nil, nil)
 		return status, err
 	})
@@ -152,7 +167,7 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	case <-time.After(hold):
 	}
 	done := next.ResolveReference(&url.URL{Path: "/checkout/done"})
-	err = retrying(ctx, &trip.Retries, func() (int, error) {
+	err = retrying(ctx, &trip.Retries.Done, func() (int, error) {
 		status, body, err = b.do(ctx, http.MethodPost, done.String(), nil, nil)
 		return status, err
 	})
