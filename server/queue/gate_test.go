@@ -657,3 +657,29 @@ func TestDeleteRoomTakesTheGateKeys(t *testing.T) {
 		t.Fatalf("%d keys after the delete", n)
 	}
 }
+
+// TestGateHoldPrior: before any slot is released, the ETA takes a slot to
+// be held for the pass's TTL, or, in a room that hands its passes to a
+// shop, for the session they open.
+func TestGateHoldPrior(t *testing.T) {
+	ctx := context.Background()
+	rdb := gateRedis(t)
+	for _, tc := range []struct {
+		name   string
+		target string
+		hold   float64
+	}{
+		{"built-in orders", "", room.DefaultTokenTTL},
+		{"gate", "https://shop.example/buy", 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, name := gateRoom(t, rdb, func(s *room.Settings) {
+				s.MaxActive, s.TargetURL, s.SessionSeconds = 10, tc.target, 60
+			})
+			snap, err := e.Snapshot(ctx, name)
+			if err != nil || snap.Slots == nil || snap.Slots.Hold != tc.hold || math.Abs(snap.Rate-10/tc.hold) > 1e-3 {
+				t.Fatalf("snapshot %+v slots %+v %v, want hold %v", snap, snap.Slots, err, tc.hold)
+			}
+		})
+	}
+}

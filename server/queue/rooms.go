@@ -57,6 +57,7 @@ func settingsFields(s room.Settings) []any {
 		"gate", gateJSON(s.Gate),
 		"sessionSeconds", strconv.Itoa(sessionSeconds),
 		"sessionMode", sessionMode,
+		"gateOn", flag(s.TargetURL != ""), // the ETA's hold before one is measured
 	}
 }
 

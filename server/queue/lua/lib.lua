@@ -112,15 +112,23 @@ end
 -- maxActive binds, the rate at which slots free up: by Little's law,
 -- maxActive / the mean time a pass holds its slot. That mean is an EWMA
 -- over slot releases (K.rate 'hold', seconds); until one is measured a
--- pass is taken to hold its slot for its whole TTL.
+-- pass is taken to hold its slot for its whole TTL, or, in a room that
+-- hands its passes to a shop (GATE), for the session it opens there.
 local function noteHolds(n, totalMs)
   if n <= 0 then return end
   redis.call('HINCRBY', K.rate, 'holdn', n)
   redis.call('HINCRBY', K.rate, 'holdms', math.floor(totalMs))
 end
+local function meanHold(ttl)
+  local h = tonumber(redis.call('HGET', K.rate, 'hold'))
+  if h then return h end
+  local g = redis.call('HMGET', K.cfg, 'gateOn', 'sessionSeconds')
+  if g[1] == '1' then return tonumber(g[2]) or ttl end
+  return ttl
+end
 local function achievable(rate, maxActive, ttl)
   if maxActive <= 0 then return rate end
-  local hold = tonumber(redis.call('HGET', K.rate, 'hold')) or ttl
+  local hold = meanHold(ttl)
   if hold < 0.05 then hold = 0.05 end
   return math.min(rate, maxActive / hold)
 end
@@ -192,7 +200,7 @@ end
 -- free slots come first. '' when maxActive is 0 (the rate alone binds).
 local function slotSchedule(rate, maxActive, ttl, nowMs)
   if maxActive <= 0 then return '' end
-  local hold = tonumber(redis.call('HGET', K.rate, 'hold')) or ttl
+  local hold = meanHold(ttl)
   local stale = redis.call('ZCOUNT', K.active, '-inf', I(nowMs))
   local live = redis.call('ZCARD', K.active) - stale
   local q = math.min(maxActive, 32)
