@@ -34,6 +34,11 @@ type DashboardLive struct {
 	SoldOut bool
 	// Waiting, Prequeued and Active are the line as it is now.
 	Waiting, Prequeued, Active int64
+	// Gate is set in a room that sends buyers on to a shop: Sessions are
+	// its live sessions there, and the room's totals opened, ended by the
+	// shop and gone idle.
+	Gate                                          bool
+	Sessions, SessionsOpened, SessionsEnded, Idle int64
 	// AdmitSet is the room's rate; AdmitMeasured the admissions per
 	// second over the last seconds.
 	AdmitSet, AdmitMeasured float64

@@ -64,6 +64,11 @@ type DashText struct {
 	NoRoom string
 	// Busy refuses a stream when too many dashboards are open.
 	Busy string
+
+	// GateSessions and GateSessionEvents ({opened}, {ended}, {idle}) are
+	// the gate's sessions in an outside shop (gate mode).
+	GateSessions      string
+	GateSessionEvents string
 }
 
 // Dash returns the dashboard's texts in lang ("ko" or "en").
@@ -143,6 +148,9 @@ var dashEN = DashText{
 		"room.reopen":          "Reopened by an operator",
 		"room.apikey":          "New gate API key",
 	},
+
+	GateSessions:      "Sessions in the shop",
+	GateSessionEvents: "opened {opened} · ended {ended} · idle {idle}",
 }
 
 var dashKO = DashText{
@@ -214,6 +222,9 @@ var dashKO = DashText{
 		"room.reopen":          "운영자가 다시 열기",
 		"room.apikey":          "새 게이트 API 키",
 	},
+
+	GateSessions:      "쇼핑몰 세션",
+	GateSessionEvents: "시작 {opened} · 종료 {ended} · 만료 {idle}",
 }
 
 // EventName returns the timeline's words for an audit action, or the

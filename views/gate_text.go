@@ -23,7 +23,7 @@ type GateText struct {
 
 var gateEnglish = GateText{
 	ContinueTo:       "Continue to {shop}",
-	ReadyHint:        "It is your turn. Your entry pass is valid for a few minutes: continue to the shop to buy.",
+	ReadyHint:        "Your entry pass is valid for a few minutes: continue to the shop to buy.",
 	Going:            "Taking you to {shop}…",
 	GoingHint:        "If nothing happens in a moment, press the button.",
 	Off:              "This waiting room does not send buyers on to a shop.",
@@ -35,7 +35,7 @@ var gateEnglish = GateText{
 
 var gateKorean = GateText{
 	ContinueTo:       "{shop}에서 계속하기",
-	ReadyHint:        "입장 차례입니다. 입장권은 몇 분 동안 유효하니 쇼핑몰로 이동해 구매해 주세요.",
+	ReadyHint:        "입장권은 몇 분 동안 유효합니다. 쇼핑몰로 이동해 구매해 주세요.",
 	Going:            "{shop} 페이지로 이동하는 중…",
 	GoingHint:        "잠시 후에도 이동하지 않으면 버튼을 눌러 주세요.",
 	Off:              "이 대기실은 쇼핑몰로 연결되지 않습니다.",

@@ -198,6 +198,8 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 		failed("stats", err)
 	}
 	l.Waiting, l.Prequeued, l.Active, l.SoldOut = st.Waiting, st.Prequeued, st.Active, st.SoldOut
+	l.Gate = set.Gate.TargetURL != "" || st.SessionsOpened > 0
+	l.Sessions, l.SessionsOpened, l.SessionsEnded, l.Idle = st.Sessions, st.SessionsOpened, st.SessionsEnded, st.SessionsIdle
 	l.AdmitMeasured = st.RateEWMA
 
 	var series []livestats.Second

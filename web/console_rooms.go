@@ -256,6 +256,10 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 	if msg, ok := t.ErrSettings[name]; ok {
 		return name, msg
 	}
+	// The gate's errors are "field: what is wrong".
+	if msg, ok := views.GateFormFor(t.Lang).Err[strings.TrimSuffix(name, ":")]; ok {
+		return strings.TrimSuffix(name, ":"), msg
+	}
 	return "", e
 }
 

@@ -135,7 +135,7 @@ func TestConsoleRoomForms(t *testing.T) {
 	want := room.Settings{Title: "Winter drop ❄", Rate: 12.5, MaxActive: 300, TokenTTLSeconds: 240, OrderRate: 20, OrderBurst: 40,
 		AbandonAfterSeconds: 90, Mode: "random", ReturnWithinSeconds: 600, ShopURL: "https://shop.example/drop", MaxPerBuyer: 2,
 		Schedule: room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true},
-		Gate: room.DefaultGate()}
+		Gate:     room.DefaultGate()}
 
 	// Refused creations: nothing is created, the values stay, the field says why.
 	for _, tc := range []struct {

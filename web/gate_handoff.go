@@ -81,7 +81,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.Gate().PassUsed, Room: name})
 		return
 	case errors.As(err, &wait), errors.Is(err, queue.ErrTokenInUse):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name, Retry: false})
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name})
 		return
 	case err != nil:
 		s.htmlFail(w, r, err, name)

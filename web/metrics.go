@@ -52,6 +52,11 @@ type Metrics struct {
 	// GateChecks counts the answers of /gate/check by result: allowed,
 	// denied, fail_open, fail_closed.
 	GateChecks *prometheus.CounterVec
+	// GateSessions and GateSessionEvents are each gated room's sessions
+	// in its shop as of this instance's last tick: live, and the
+	// room-wide totals opened, ended (by the shop) and idle.
+	GateSessions      *prometheus.GaugeVec
+	GateSessionEvents *prometheus.GaugeVec
 
 	readiness *readinessCollector
 
@@ -167,6 +172,14 @@ func NewMetrics() *Metrics {
 	}
 	m.Registry.MustRegister(m.OrdersPlaced, m.OrdersFailed, m.OrderDuration, m.HTTPResponses,
 		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateChecks, m.readiness)
+	m.GateSessions = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "waitingroom_gate_sessions", Help: "Live gate sessions of the room in its shop (each holds an active slot), as of this instance's last tick; only rooms that opened one.",
+	}, []string{"room"})
+	m.GateSessionEvents = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "waitingroom_gate_session_events",
+		Help: "Room-wide totals of gate sessions opened (a pass redeemed), ended (by the shop) and idle (past sessionSeconds), as of this instance's last tick.",
+	}, []string{"room", "event"})
+	m.Registry.MustRegister(m.GateSessions, m.GateSessionEvents)
 	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}
 	return m
 }
@@ -213,6 +226,12 @@ func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err
 	m.Departures.WithLabelValues(room, "leave").Set(float64(a.Departures.Leaves))
 	m.Departures.WithLabelValues(room, "abandoned").Set(float64(a.Departures.Abandoned))
 	m.Departures.WithLabelValues(room, "expired").Set(float64(a.Departures.Expired))
+	if gs := a.Sessions; gs.Opened > 0 {
+		m.GateSessions.WithLabelValues(room).Set(float64(gs.Live))
+		m.GateSessionEvents.WithLabelValues(room, "opened").Set(float64(gs.Opened))
+		m.GateSessionEvents.WithLabelValues(room, "ended").Set(float64(gs.Ended))
+		m.GateSessionEvents.WithLabelValues(room, "idle").Set(float64(gs.Idle))
+	}
 	m.RoomPaused.WithLabelValues(room).Set(flag(a.Paused))
 	m.RoomSoldOut.WithLabelValues(room).Set(flag(a.SoldOut))
 	for _, ph := range roomPhases {
@@ -245,7 +264,7 @@ func (m *Metrics) forgetLocked(room string) {
 	only := prometheus.Labels{"room": room}
 	for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
 		m.Waiting, m.Active, m.Admitted, m.Departures, m.OrdersPlaced, m.OrdersFailed, m.OrderDuration,
-		m.RoomPaused, m.RoomSoldOut, m.RoomPhase,
+		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateSessions, m.GateSessionEvents,
 	} {
 		v.DeletePartialMatch(only)
 	}
