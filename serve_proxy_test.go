@@ -87,3 +87,67 @@ func TestProxyListener(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestProxyShutsDownGracefully: at shutdown a request under way through
+// the proxy finishes, then the proxy's port is closed and serve returns.
+func TestProxyShutsDownGracefully(t *testing.T) {
+	arrived, release := make(chan struct{}), make(chan struct{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			close(arrived)
+			<-release
+		}
+		io.WriteString(w, "shop:"+r.URL.Path)
+	}))
+	t.Cleanup(origin.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxyAddr := freeAddr(t)
+	cfg, err := config.Parse([]string{"-metrics-addr", "127.0.0.1:0", "-origin-url", origin.URL, "-proxy-addr", proxyAddr},
+		func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	waitHealthy(t, "http://"+ln.Addr().String())
+
+	got := make(chan string, 1)
+	go func() {
+		resp, err := http.Get("http://" + proxyAddr + "/slow")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- string(b)
+	}()
+	select {
+	case <-arrived:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the request never reached the origin")
+	}
+	cancel()
+	time.Sleep(200 * time.Millisecond) // the shutdown is under way
+	close(release)
+	if b := <-got; b != "shop:/slow" {
+		t.Fatalf("the request under way at shutdown got %q", b)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not return")
+	}
+	if c, err := net.DialTimeout("tcp", proxyAddr, time.Second); err == nil {
+		c.Close()
+		t.Fatal("the proxy's port still accepts connections after the shutdown")
+	}
+}

@@ -36,6 +36,26 @@ func PutRoom(ctx context.Context, base, room, token string, body map[string]any)
 	return nil
 }
 
+// DeleteRoom removes a room, its line and its keys through the admin API
+// of the server at base.
+func DeleteRoom(ctx context.Context, base, room, token string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, strings.TrimRight(base, "/")+"/api/admin/rooms/"+url.PathEscape(room), nil)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return fmt.Errorf("admin: DELETE room %s: %s: %s", room, resp.Status, msg)
+	}
+	return nil
+}
+
 // NewAPIKey makes a new API key for a gate-mode room through the admin
 // API of the server at base (POST /api/admin/rooms/{room}/apikey) and
 // returns it; the previous key stops working.

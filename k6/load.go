@@ -25,7 +25,7 @@ type Load struct {
 	MaxRequests int
 	// FreshVisitor drops cookies, so every request is a new visitor.
 	FreshVisitor bool
-	// Header is sent with every request (a session cookie, say).
+	// Header is sent with every request (a session cookie).
 	Header http.Header
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"waitingroom/server/queue"
 )
 
@@ -36,6 +38,10 @@ type ProxyOptions struct {
 	Origin string
 	// Rooms are the source of the protect prefixes; nil uses the Server's.
 	Rooms ProtectRooms
+	// Recorded is the database's record of the rooms, read for the protect
+	// prefixes when Redis cannot be read at start-up; nil uses the
+	// Server's (Options.RecordedRooms).
+	Recorded RecordedRooms
 	// Sessions checks wr_gate sessions; nil uses the Server's Gates.
 	Sessions GateSessions
 	// Enter serves POST /_waitingroom/enter (verify, redeem, set wr_gate);
@@ -64,8 +70,11 @@ type Proxy struct {
 	enter    http.Handler
 	mainPort string
 	write    time.Duration
-	idle     *idleConns
-	log      *slog.Logger
+	// firstWait is how long a request waits for the first protect table.
+	firstWait time.Duration
+	idle      *idleConns
+	requests  *prometheus.CounterVec
+	log       *slog.Logger
 }
 
 const (
@@ -101,6 +110,9 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	if o.Rooms == nil {
 		o.Rooms = s.rooms
 	}
+	if o.Recorded == nil {
+		o.Recorded = s.recorded
+	}
 	if o.Refresh <= 0 {
 		o.Refresh = defaultProtectRefresh
 	}
@@ -111,15 +123,16 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 		o.WriteTimeout = 30 * time.Second
 	}
 	_, port, _ := net.SplitHostPort(o.MainAddr)
-	p := &Proxy{s: s, protect: newProtectCache(o.Rooms, o.Refresh), sessions: o.Sessions, enter: o.Enter,
-		mainPort: port, write: o.WriteTimeout, log: s.log.With("listener", "proxy")}
+	p := &Proxy{s: s, protect: newProtectCache(o.Rooms, o.Recorded, o.Refresh), sessions: o.Sessions, enter: o.Enter,
+		mainPort: port, write: o.WriteTimeout, firstWait: firstLoadWait, requests: proxyRequests(s.metrics), log: s.log.With("listener", "proxy")}
 	p.idle = newIdleConns(s.idle.max, s.v6Prefix, s.trusted, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	p.rp = &httputil.ReverseProxy{
-		Rewrite:       func(pr *httputil.ProxyRequest) { p.rewrite(pr, origin) },
-		Transport:     o.Transport,
-		FlushInterval: -1, // stream: every write of the origin reaches the client at once
-		ErrorLog:      slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
-		ErrorHandler:  p.originFailed,
+		Rewrite:        func(pr *httputil.ProxyRequest) { p.rewrite(pr, origin) },
+		Transport:      o.Transport,
+		FlushInterval:  -1, // stream: every write of the origin reaches the client at once
+		ErrorLog:       slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+		ErrorHandler:   p.originFailed,
+		ModifyResponse: privateAnswer,
 	}
 	if s.publicURL == "" {
 		p.log.Warn("PUBLIC_URL is empty: the proxy sends buyers to the rooms on the request's host at the main listener's port",
@@ -180,22 +193,29 @@ func (p *Proxy) Handler() http.Handler {
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	w = newDeadlineWriter(w, p.write)
-	if strings.HasPrefix(cleanPath(r.URL.Path), reservedPrefix) {
+	if strings.HasPrefix(strings.ToLower(cleanPath(r.URL.Path)), reservedPrefix) {
+		p.count(proxyGate)
 		p.serveReserved(w, r)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), firstLoadWait)
-	table, ok := p.protect.current(ctx)
-	cancel()
+	table, ok := p.protect.current(r.Context(), p.firstWait)
 	if !ok {
+		p.count(proxyFailClosed)
 		p.page(w, r, http.StatusServiceUnavailable, "")
 		return
 	}
-	if rule, guarded := table.match(r.URL.Path); guarded && !p.admitted(w, r, rule) {
-		return
+	if rule, guarded := table.match(r.URL.Path); guarded {
+		if !p.admitted(w, r, rule) {
+			return
+		}
+		r = markGuarded(r)
+	} else {
+		p.count(proxyPassed)
 	}
 	p.rp.ServeHTTP(w, r)
 }
+
+func (p *Proxy) count(outcome string) { p.requests.WithLabelValues(outcome).Inc() }
 
 // serveReserved serves the gate's own paths on the shop's host.
 func (p *Proxy) serveReserved(w http.ResponseWriter, r *http.Request) {
@@ -213,10 +233,15 @@ func (p *Proxy) serveReserved(w http.ResponseWriter, r *http.Request) {
 // admitted checks a request to rule's protected path. It reports true to
 // let it through; false when it has answered: a redirect to the room (or
 // 403) without a live session, "please retry" when the session cannot be
-// checked and the room fails closed.
+// checked, or Redis is away, and the room fails closed.
 func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRule) bool {
 	id := gateSessionOf(r, rule.room)
 	if id == "" {
+		if p.protect.away.Load() {
+			// Redis is away (the last read of the prefixes failed): the
+			// room's page cannot let anyone in either.
+			return p.failMode(w, r, rule, errors.New("redis away"))
+		}
 		p.sendToRoom(w, r, rule.room)
 		return false
 	}
@@ -225,20 +250,30 @@ func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRul
 	cancel()
 	switch {
 	case err == nil:
+		p.count(proxyAdmitted)
 		return true
 	case errors.Is(err, queue.ErrSessionGone):
 		p.sendToRoom(w, r, rule.room)
 		return false
 	case r.Context().Err() != nil:
 		return false // the client left
-	case rule.failOpen:
-		p.log.Warn("proxy: session not checked; the room fails open", "room", rule.room, "err", err)
-		return true
 	default:
-		p.log.Warn("proxy: session not checked; the room fails closed", "room", rule.room, "err", err)
-		p.page(w, r, http.StatusServiceUnavailable, rule.room)
-		return false
+		return p.failMode(w, r, rule, err)
 	}
+}
+
+// failMode answers a protected request that cannot be checked, as its
+// room chose: through (failOpen), or "please retry" (503).
+func (p *Proxy) failMode(w http.ResponseWriter, r *http.Request, rule protectRule, err error) bool {
+	if rule.failOpen {
+		p.count(proxyFailOpen)
+		p.log.Debug("proxy: session not checked; the room fails open", "room", rule.room, "err", err)
+		return true
+	}
+	p.count(proxyFailClosed)
+	p.log.Debug("proxy: session not checked; the room fails closed", "room", rule.room, "err", err)
+	p.page(w, r, http.StatusServiceUnavailable, rule.room)
+	return false
 }
 
 // sendToRoom answers a request without a session: 303 to the room's page
@@ -246,9 +281,11 @@ func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRul
 func (p *Proxy) sendToRoom(w http.ResponseWriter, r *http.Request, roomName string) {
 	w.Header().Set("Cache-Control", "no-store")
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		p.count(proxySentToRoom)
 		http.Redirect(w, r, p.roomURL(r, roomName), http.StatusSeeOther)
 		return
 	}
+	p.count(proxyRefused)
 	p.page(w, r, http.StatusForbidden, roomName)
 }
 
@@ -318,6 +355,7 @@ func (p *Proxy) originFailed(w http.ResponseWriter, r *http.Request, err error) 
 	if r.Context().Err() != nil {
 		return // the client left; nobody reads an answer
 	}
+	p.count(proxyOriginError)
 	p.log.Warn("proxy: origin failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	p.page(w, r, http.StatusBadGateway, "")
 }

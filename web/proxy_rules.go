@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"waitingroom/server/room"
@@ -100,10 +101,16 @@ type ProtectRooms interface {
 }
 
 // protectCache keeps the last protect table read from Redis, so that an
-// outage keeps the last known one. ready is closed by the first load.
+// outage keeps the last known one. A server that starts during an outage
+// reads the database's record of the rooms instead (recorded), until
+// Redis answers. ready is closed by the first load.
 type protectCache struct {
-	rooms ProtectRooms
-	every time.Duration
+	rooms    ProtectRooms
+	recorded RecordedRooms // nil: none
+	every    time.Duration
+
+	// away is set while the last read failed: Redis is away.
+	away atomic.Bool
 
 	mu     sync.RWMutex
 	table  protectTable
@@ -111,23 +118,56 @@ type protectCache struct {
 	ready  chan struct{}
 }
 
-func newProtectCache(rooms ProtectRooms, every time.Duration) *protectCache {
-	return &protectCache{rooms: rooms, every: every, ready: make(chan struct{})}
+func newProtectCache(rooms ProtectRooms, recorded RecordedRooms, every time.Duration) *protectCache {
+	return &protectCache{rooms: rooms, recorded: recorded, every: every, ready: make(chan struct{})}
 }
 
-// load reads every room's settings once and replaces the table.
+// load reads every room's settings once and replaces the table. When
+// Redis fails before any table is known, the database's record stands in.
 func (c *protectCache) load(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
+	set, err := c.read(ctx)
+	c.away.Store(err != nil)
+	if err != nil {
+		if c.known() || c.recorded == nil {
+			return err
+		}
+		recs, rerr := c.recorded.Rooms(ctx)
+		if rerr != nil {
+			return fmt.Errorf("%w; proxy: read the rooms' record: %w", err, rerr)
+		}
+		set = make(map[string]room.Settings, len(recs))
+		for _, r := range recs {
+			set[r.Name] = r.Settings
+		}
+		c.replace(newProtectTable(set))
+		return fmt.Errorf("%w (the database's record of %d rooms stands in)", err, len(recs))
+	}
+	c.replace(newProtectTable(set))
+	return nil
+}
+
+// read reads every live room's settings from Redis.
+func (c *protectCache) read(ctx context.Context) (map[string]room.Settings, error) {
 	names, err := c.rooms.Rooms(ctx)
 	if err != nil {
-		return fmt.Errorf("proxy: list rooms: %w", err)
+		return nil, fmt.Errorf("proxy: list rooms: %w", err)
 	}
 	set, err := c.rooms.RoomsSettings(ctx, names)
 	if err != nil {
-		return fmt.Errorf("proxy: read rooms: %w", err)
+		return nil, fmt.Errorf("proxy: read rooms: %w", err)
 	}
-	t := newProtectTable(set)
+	return set, nil
+}
+
+func (c *protectCache) known() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.loaded
+}
+
+func (c *protectCache) replace(t protectTable) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.table = t
@@ -135,16 +175,23 @@ func (c *protectCache) load(ctx context.Context) error {
 		c.loaded = true
 		close(c.ready)
 	}
-	return nil
 }
 
-// current returns the table, waiting for the first load until ctx ends;
-// false when there is none yet.
-func (c *protectCache) current(ctx context.Context) (protectTable, bool) {
+// current returns the table, waiting up to wait (or ctx's end) for the
+// first load; false when there is none yet.
+func (c *protectCache) current(ctx context.Context, wait time.Duration) (protectTable, bool) {
 	select {
 	case <-c.ready:
-	case <-ctx.Done():
-		return nil, false
+	default:
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			return nil, false
+		case <-t.C:
+			return nil, false
+		}
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -13,15 +14,18 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/server/store"
 	"waitingroom/server/token"
 )
 
@@ -107,7 +111,7 @@ func (pr *proxyRig) gateRoom(t *testing.T, failOpen bool, prefixes ...string) st
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		table, _ := pr.proxy.protect.current(context.Background())
+		table, _ := pr.proxy.protect.current(context.Background(), time.Second)
 		for _, r := range table {
 			if r.room == name {
 				return name
@@ -362,6 +366,11 @@ func TestProxyProtects(t *testing.T) {
 			}
 		})
 	}
+	for outcome, want := range map[string]float64{proxyAdmitted: 3, proxySentToRoom: 13, proxyRefused: 1, proxyPassed: 3} {
+		if got := testutil.ToFloat64(pr.proxy.requests.WithLabelValues(outcome)); got != want {
+			t.Errorf("waitingroom_proxy_requests_total{outcome=%q} = %v, want %v", outcome, got, want)
+		}
+	}
 	// Two cookies of two rooms: each room's path finds its own.
 	if r := pr.do(t, "GET", "/checkout/vip", "", nil, shopSession, vipSession); r.status != 200 {
 		t.Fatalf("with both rooms' sessions: %d", r.status)
@@ -418,6 +427,7 @@ func TestProxyOwnPaths(t *testing.T) {
 		{"GET", "/_waitingroom/enter", http.StatusMethodNotAllowed},
 		{"POST", "/_waitingroom/other", http.StatusNotFound},
 		{"POST", "/x/../_waitingroom/enter", http.StatusNotFound},
+		{"POST", "/_WaitingRoom/enter", http.StatusNotFound},
 	} {
 		r := pr.do(t, tt.method, tt.path, "pass=secret&next=/", map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
 		if r.status != tt.status {
@@ -477,6 +487,29 @@ func TestProxyHandOff(t *testing.T) {
 	}
 }
 
+// TestProxyProtectedAnswersArePrivate: a protected page let through may
+// not be kept by a shared cache in front of the proxy; other pages keep
+// the origin's Cache-Control.
+func TestProxyProtectedAnswersArePrivate(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=60, s-maxage=600")
+		w.Header().Set("X-Origin", "yes")
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, nil)
+	name := pr.gateRoom(t, false, "/checkout")
+	c := pr.session(t, name)
+	for _, tt := range []struct{ path, want string }{
+		{"/checkout/cart", "private, max-age=60"},
+		{"/products", "public, max-age=60, s-maxage=600"},
+	} {
+		r := pr.do(t, "GET", tt.path, "", nil, c)
+		if r.status != 200 || r.header.Get("Cache-Control") != tt.want {
+			t.Fatalf("%s: %d, Cache-Control %q, want %q", tt.path, r.status, r.header.Get("Cache-Control"), tt.want)
+		}
+	}
+}
+
 // TestProxyOriginDown: an origin that cannot be reached gets a 502 page
 // in the visitor's language, with no internal error in it.
 func TestProxyOriginDown(t *testing.T) {
@@ -502,6 +535,35 @@ func TestProxyOriginDown(t *testing.T) {
 	}
 }
 
+// switchedRooms reads the rooms from one engine, then another.
+type switchedRooms struct {
+	mu  sync.Mutex
+	eng *queue.Engine
+}
+
+func (r *switchedRooms) set(eng *queue.Engine) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.eng = eng
+}
+
+func (r *switchedRooms) get() *queue.Engine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eng
+}
+
+func (r *switchedRooms) Rooms(ctx context.Context) ([]string, error) {
+	if e := r.get(); e != nil {
+		return e.Rooms(ctx)
+	}
+	return nil, errors.New("no engine yet")
+}
+
+func (r *switchedRooms) RoomsSettings(ctx context.Context, names []string) (map[string]room.Settings, error) {
+	return r.get().RoomsSettings(ctx, names)
+}
+
 // TestProxyRedisDown: when sessions cannot be checked, a room that fails
 // open lets its buyers through and one that fails closed answers "please
 // retry" (503, Retry-After); the protect prefixes outlive the outage.
@@ -510,15 +572,15 @@ func TestProxyRedisDown(t *testing.T) {
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
 	deadEng := queue.New(dead, queue.DefaultNamespace(dead))
-	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.Sessions = deadEng })
+	rooms := &switchedRooms{}
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.Sessions, o.Rooms = deadEng, rooms })
+	rooms.set(pr.eng)
 	open := pr.gateRoom(t, true, "/open")
 	closed := pr.gateRoom(t, false, "/closed")
 	c := pr.session(t, closed)
 
 	// Redis goes away: the next reads of the prefixes fail, the last ones stay.
-	pr.proxy.protect.mu.Lock()
-	pr.proxy.protect.rooms = deadEng
-	pr.proxy.protect.mu.Unlock()
+	rooms.set(deadEng)
 	if err := pr.proxy.protect.load(context.Background()); err == nil {
 		t.Fatal("a read from the dead Redis did not fail")
 	}
@@ -529,8 +591,9 @@ func TestProxyRedisDown(t *testing.T) {
 		want       string
 	}{
 		{"fail open, with a cookie", "/open/x", &http.Cookie{Name: GateCookie, Value: open + "." + strings.Repeat("A", 22)}, 200, ""},
-		{"fail open, without one", "/open/x", nil, 303, "https://queue.example/r/" + open},
+		{"fail open, without one", "/open/x", nil, 200, ""},
 		{"fail closed", "/closed/x", c, 503, "Please retry in a moment"},
+		{"fail closed, without a cookie", "/closed/x", nil, 503, "Please retry in a moment"},
 		{"unprotected", "/elsewhere", nil, 200, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -558,6 +621,50 @@ func TestProxyRedisDown(t *testing.T) {
 			}
 		})
 	}
+	if o, c := testutil.ToFloat64(pr.proxy.requests.WithLabelValues(proxyFailOpen)), testutil.ToFloat64(pr.proxy.requests.WithLabelValues(proxyFailClosed)); o != 2 || c != 2 {
+		t.Fatalf("fail_open %v, fail_closed %v: want 2 and 2", o, c)
+	}
+}
+
+// recordedRooms is the database's record of the rooms, in memory.
+type recordedRooms []store.RoomRecord
+
+func (r recordedRooms) Rooms(context.Context) ([]store.RoomRecord, error) { return r, nil }
+
+// TestProxyStartsDuringAnOutage: a proxy that cannot read Redis when it
+// starts guards the prefixes of the database's record of the rooms, each
+// in its room's fail mode; with no record either, it answers "please
+// retry" rather than let anyone through unchecked.
+func TestProxyStartsDuringAnOutage(t *testing.T) {
+	origin, seen := echoOrigin(t)
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { dead.Close() })
+	deadEng := queue.New(dead, queue.DefaultNamespace(dead))
+	open, closed := room.Defaults("open"), room.Defaults("closed")
+	open.Gate.Protect, open.Gate.FailOpen = []string{"/checkout"}, true
+	closed.Gate.Protect = []string{"/tickets"}
+	record := recordedRooms{{Name: "open", Settings: open}, {Name: "closed", Settings: closed}}
+	for _, tt := range []struct {
+		name     string
+		recorded RecordedRooms
+		path     string
+		status   int
+	}{
+		{"a recorded prefix failing open", record, "/checkout", 200},
+		{"a recorded prefix failing closed", record, "/tickets/1", 503},
+		{"elsewhere", record, "/products", 200},
+		{"no record", nil, "/products", 503},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.Rooms, o.Sessions, o.Recorded = deadEng, deadEng, tt.recorded })
+			pr.proxy.firstWait = 1500 * time.Millisecond
+			before := *seen
+			r := pr.do(t, "GET", tt.path, "", nil)
+			if r.status != tt.status || (r.status == 200) != (*seen > before) {
+				t.Fatalf("%d %s (origin reached: %v), want %d", r.status, r.body, *seen > before, tt.status)
+			}
+		})
+	}
 }
 
 // TestProxyRoomBase: without PUBLIC_URL, buyers are sent to the room on
@@ -571,5 +678,81 @@ func TestProxyRoomBase(t *testing.T) {
 	r := pr.do(t, "GET", "/checkout", "", nil)
 	if want := "http://" + u.Hostname() + ":8080/r/" + name; r.status != 303 || r.header.Get("Location") != want {
 		t.Fatalf("%d to %q, want %q", r.status, r.header.Get("Location"), want)
+	}
+}
+
+// TestProxyUpgrades: a connection upgrade (a WebSocket) goes through the
+// proxy both ways, and outlives the per-write deadline.
+func TestProxyUpgrades(t *testing.T) {
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "echo" {
+			http.Error(w, "no upgrade", http.StatusBadRequest)
+			return
+		}
+		c, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		rw.Flush()
+		buf := make([]byte, 4)
+		for {
+			if _, err := io.ReadFull(rw, buf); err != nil {
+				return
+			}
+			c.Write(buf)
+		}
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.WriteTimeout = 200 * time.Millisecond })
+	c, err := net.Dial("tcp", strings.TrimPrefix(pr.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: shop\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	for _, msg := range []string{"ping", "pong"} {
+		time.Sleep(400 * time.Millisecond) // past the write deadline
+		io.WriteString(c, msg)
+		got := make([]byte, 4)
+		if _, err := io.ReadFull(br, got); err != nil || string(got) != msg {
+			t.Fatalf("echo of %q: %q %v", msg, got, err)
+		}
+	}
+}
+
+// TestProxyCutsAClientThatStopsReading: a long answer goes on while the
+// client reads, and a client that stops reading is cut after the write
+// timeout rather than held.
+func TestProxyCutsAClientThatStopsReading(t *testing.T) {
+	chunk := strings.Repeat("x", 64<<10)
+	done := make(chan struct{})
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
+		for i := 0; i < 2000; i++ { // 128 MiB at most: more than any socket buffers
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(origin.Close)
+	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.WriteTimeout = 300 * time.Millisecond })
+	c, err := net.Dial("tcp", strings.TrimPrefix(pr.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /big HTTP/1.1\r\nHost: shop\r\n\r\n")
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy still held a client that stopped reading")
 	}
 }
