@@ -69,7 +69,8 @@ func (g GateCheck) Validate() error {
 }
 
 // Run sets the room up, lets one buyer through the line to a session,
-// measures with that session's cookie, then ends the session.
+// measures with that session's cookie, then ends the session and deletes
+// the room.
 func (g GateCheck) Run(ctx context.Context, progress io.Writer) ([]GateCheckLine, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
@@ -102,6 +103,7 @@ func (g GateCheck) Run(ctx context.Context, progress io.Writer) ([]GateCheckLine
 	if err != nil {
 		return nil, fmt.Errorf("gatecheck: %w", err)
 	}
+	defer DeleteRoom(context.Background(), g.RoomURL, g.Room, g.AdminToken)
 	apiKey, err := NewAPIKey(ctx, g.RoomURL, g.Room, g.AdminToken)
 	if err != nil {
 		return nil, fmt.Errorf("gatecheck: %w", err)
