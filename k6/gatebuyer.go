@@ -30,6 +30,9 @@ type GateBuyer struct {
 	Client *http.Client
 	// Local is the source address of the buyer's SSE stream (nil: any).
 	Local *net.TCPAddr
+	// Silence is how long the stream may stay without an event before the
+	// buyer asks the position API (0: DefaultSilence).
+	Silence time.Duration
 }
 
 // NewGateClient returns a client for one buyer: its own cookie jar, no
@@ -158,7 +161,7 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 		return trip, err
 	}
 	if status != http.StatusOK {
-		return trip, fmt.Errorf("gate buyer: %s answered %d: %s", next.Path, status, body)
+		return trip, fmt.Errorf("gate buyer: %s answered %d: %s", next.Path, status, shorten([]byte(body)))
 	}
 	trip.CheckedOut = time.Now()
 	select {
@@ -175,7 +178,7 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 		return trip, err
 	}
 	if status != http.StatusNoContent {
-		return trip, fmt.Errorf("gate buyer: done answered %d: %s", status, body)
+		return trip, fmt.Errorf("gate buyer: done answered %d: %s", status, shorten([]byte(body)))
 	}
 	return trip, nil
 }
@@ -187,7 +190,7 @@ func (b GateBuyer) Enter(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	if status != http.StatusOK {
-		return 0, fmt.Errorf("gate buyer: enter: %d %s", status, body)
+		return 0, fmt.Errorf("gate buyer: enter: %d %s", status, shorten([]byte(body)))
 	}
 	var p struct {
 		Ticket int64 `json:"ticket"`
@@ -209,13 +212,13 @@ type Ready struct {
 	Polled bool
 }
 
-// streamSilence is how long a buyer's stream may stay without an event
+// DefaultSilence is how long a buyer's stream may stay without an event
 // before the buyer asks the position API, as a safety net; a waiting
 // buyer's stream carries an event every tick.
-const streamSilence = 10 * time.Second
+const DefaultSilence = 10 * time.Second
 
 // WaitReady follows the buyer's stream until the ready event. Should the
-// stream stay silent for streamSilence, it asks the position API (then
+// stream stay silent for Silence, it asks the position API (then
 // again after each further silence) and reports an admission found there
 // as Polled.
 func (b GateBuyer) WaitReady(ctx context.Context) (Ready, error) {
@@ -229,6 +232,10 @@ func (b GateBuyer) WaitReady(ctx context.Context) (Ready, error) {
 			rs.cookie = c.Name + "=" + c.Value
 		}
 	}
+	silence := b.Silence
+	if silence <= 0 {
+		silence = DefaultSilence
+	}
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var (
@@ -238,7 +245,7 @@ func (b GateBuyer) WaitReady(ctx context.Context) (Ready, error) {
 		lastEvent = time.Now()
 	)
 	go func() {
-		t := time.NewTicker(time.Second)
+		t := time.NewTicker(min(time.Second, silence/2))
 		defer t.Stop()
 		for {
 			select {
@@ -247,7 +254,7 @@ func (b GateBuyer) WaitReady(ctx context.Context) (Ready, error) {
 			case <-t.C:
 			}
 			mu.Lock()
-			silent := time.Since(lastEvent) > streamSilence
+			silent := time.Since(lastEvent) > silence
 			if silent {
 				lastEvent = time.Now()
 			}
@@ -306,7 +313,7 @@ func (b GateBuyer) position(ctx context.Context) (Ready, error) {
 		return Ready{}, err
 	}
 	if status != http.StatusOK {
-		return Ready{}, fmt.Errorf("gate buyer: position: %d %s", status, body)
+		return Ready{}, fmt.Errorf("gate buyer: position: %d %s", status, shorten([]byte(body)))
 	}
 	var p struct {
 		Status        string  `json:"status"`
@@ -440,7 +447,7 @@ func (b GateBuyer) api() string {
 }
 
 // do sends a request with the buyer's client and returns the status and
-// the start of the body.
+// the body (its first 64 KiB).
 func (b GateBuyer) do(ctx context.Context, method, u string, form url.Values, hdr map[string]string) (int, string, error) {
 	req, err := newRequest(ctx, method, u, form, hdr)
 	if err != nil {
@@ -451,8 +458,8 @@ func (b GateBuyer) do(ctx context.Context, method, u string, form url.Values, hd
 		return 0, "", fmt.Errorf("gate buyer: %s %s: %w", method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	return resp.StatusCode, shorten(body), nil
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, string(body), nil
 }
 
 func newRequest(ctx context.Context, method, u string, form url.Values, hdr map[string]string) (*http.Request, error) {
