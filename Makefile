@@ -30,7 +30,8 @@ lint:
 bench:
 	bash k6/bench.sh
 
-## drill: the full failure drills and the whole-event browser test with its 3-minute absence
-## (minutes); `make test` runs them as short smokes (an 80 s absence)
+## drill: the full failure drills, the gate drill (5,000 buyers behind each of the three guards,
+## TestDrillGate) and the whole-event browser test with its 3-minute absence (minutes);
+## `make test` runs them as short smokes (an 80 s absence, 200 gate buyers)
 drill:
 	$(GO) test -count=1 -timeout 30m -run 'TestDrill|TestBrowserWholeEvent' -v . -args -drill.full -event.away=3m

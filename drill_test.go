@@ -161,7 +161,8 @@ func (d *drillEnv) room(name string, settings map[string]any) {
 // audit checks conservation: every ticket ever issued is waiting, passed
 // over while away (away or returning), admitted or departed for a counted
 // reason, exactly once; every pass is held,
-// consumed, given up or expired; and no token placed two orders.
+// consumed, given up, expired or redeemed into a gate session, and every
+// session is live, ended or idle; and no token placed two orders.
 func (d *drillEnv) audit(room string) queue.Stats {
 	d.t.Helper()
 	st, err := d.eng.Stats(context.Background(), room)
@@ -172,9 +173,15 @@ func (d *drillEnv) audit(room string) queue.Stats {
 		d.t.Fatalf("conservation broken in %s: waiting %d + away %d + returning %d + admitted %d + leaves %d + abandoned %d != issued %d",
 			room, st.Waiting, st.Away, st.Returning, st.Admitted, st.Leaves, st.Abandoned, st.Issued)
 	}
-	if st.Active+st.Consumed+st.Forfeited+st.Expired != st.Admitted {
-		d.t.Fatalf("passes lost in %s: active %d + consumed %d + forfeited %d + expired %d != admitted %d",
-			room, st.Active, st.Consumed, st.Forfeited, st.Expired, st.Admitted)
+	// A pass redeemed by a gate (issue 13) became a session: it counts in
+	// SessionsOpened, and a live session holds a slot in Active.
+	if st.Active-st.Sessions+st.Consumed+st.Forfeited+st.Expired+st.SessionsOpened != st.Admitted {
+		d.t.Fatalf("passes lost in %s: active %d - sessions %d + consumed %d + forfeited %d + expired %d + sessions opened %d != admitted %d",
+			room, st.Active, st.Sessions, st.Consumed, st.Forfeited, st.Expired, st.SessionsOpened, st.Admitted)
+	}
+	if st.Sessions+st.SessionsEnded+st.SessionsIdle != st.SessionsOpened {
+		d.t.Fatalf("sessions lost in %s: live %d + ended %d + idle %d != opened %d",
+			room, st.Sessions, st.SessionsEnded, st.SessionsIdle, st.SessionsOpened)
 	}
 	if st.Head > st.Issued {
 		d.t.Fatalf("head %d beyond the %d tickets issued", st.Head, st.Issued)

@@ -41,6 +41,7 @@ func tools() []tool {
 		{"sse-reference", "r3labs/sse with its defaults, the soak's reference server", referenceCommand},
 		{"proxy", "the reverse proxy's overhead: one GET directly and through PROXY_ADDR, same run", proxyCommand},
 		{"verify-draw", "check a room's pre-queue draw: its seed, commitment and order", verifyDrawCommand},
+		{"gatecheck", "the gate check's cost: /gate/check direct, nginx auth_request beside unguarded, the reverse proxy", gatecheckCommand},
 	}
 }
 
