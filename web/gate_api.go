@@ -50,7 +50,7 @@ func (s *Server) gateInfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := gateSettings(set)
-	s.gateRooms.remember(name, g.failOpen, time.Now())
+	s.gateRooms.remember(name, g, time.Now())
 	if !g.on || s.gates == nil || s.passKeys == nil {
 		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return

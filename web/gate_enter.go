@@ -79,6 +79,13 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusUnauthorized, "", "")
 		return
 	}
+	if shopHost(r) != audienceHost(c.Audience) {
+		// A pass opens a session on its own shop's host only: posted to
+		// another shop guarded here, it would open a session of its room
+		// there.
+		refuse(http.StatusUnauthorized, c.Room, c.Issuer)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	set, err := s.rooms.Room(ctx, c.Room)
@@ -91,7 +98,7 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := gateSettings(set)
-	s.gateRooms.remember(c.Room, g.failOpen, time.Now())
+	s.gateRooms.remember(c.Room, g, time.Now())
 	ss, err := s.redeemPass(ctx, c.Room, g, compact)
 	switch {
 	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
@@ -124,7 +131,9 @@ func (s *Server) enterUnavailable(w http.ResponseWriter, r *http.Request, name, 
 }
 
 // gateCheck serves GET /gate/check, nginx's auth_request: 204 for a live
-// wr_gate session (renewed in idle mode), 401 for none. It reads no
+// wr_gate session (renewed in idle mode) of the room that
+// X-Waitingroom-Room names or, without that header, of a room whose shop
+// is on the request's Host; 401 for none. It reads no
 // database and makes one Redis round trip. When Redis cannot be reached
 // it answers as the room chose, from the settings last read: 204 with
 // X-Waitingroom-Fail: open, or 503.
@@ -135,30 +144,57 @@ func (s *Server) gateCheck(w http.ResponseWriter, r *http.Request) {
 		ok = false
 	}
 	if !ok || s.gates == nil {
-		s.metrics.GateChecks.WithLabelValues("denied").Inc()
-		w.WriteHeader(http.StatusUnauthorized)
+		s.gateDenied(w)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
 	defer cancel()
+	if r.Header.Get("X-Waitingroom-Room") == "" {
+		// Without nginx naming the room, the session's room must be the
+		// one whose shop this host is: a session of another shop's room
+		// opens nothing here.
+		host, err := s.gateRoomHost(ctx, name)
+		if err != nil {
+			s.gateUnreachable(w, name)
+			return
+		}
+		if host != shopHost(r) {
+			s.gateDenied(w)
+			return
+		}
+	}
 	_, err := s.gates.TouchSession(ctx, name, id, true)
 	switch {
 	case err == nil:
 		s.metrics.GateChecks.WithLabelValues("allowed").Inc()
 		if s.gateRooms.claimRefresh(name, time.Now()) {
-			s.refreshFailOpen(name)
+			s.refreshGateRoom(name)
 		}
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, queue.ErrSessionGone):
-		s.metrics.GateChecks.WithLabelValues("denied").Inc()
-		w.WriteHeader(http.StatusUnauthorized)
-	case s.gateRooms.get(name):
+		s.gateDenied(w)
+	default:
+		s.gateUnreachable(w, name)
+	}
+}
+
+// gateDenied answers a check without a live session of the room: 401.
+func (s *Server) gateDenied(w http.ResponseWriter) {
+	s.metrics.GateChecks.WithLabelValues("denied").Inc()
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// gateUnreachable answers a check that could not reach Redis as room name
+// chose, from the settings last read: 204 with X-Waitingroom-Fail: open,
+// or 503.
+func (s *Server) gateUnreachable(w http.ResponseWriter, name string) {
+	if s.gateRooms.get(name) {
 		s.metrics.GateChecks.WithLabelValues("fail_open").Inc()
 		w.Header().Set("X-Waitingroom-Fail", "open")
 		w.WriteHeader(http.StatusNoContent)
-	default:
-		s.metrics.GateChecks.WithLabelValues("fail_closed").Inc()
-		w.Header().Set("Retry-After", "2")
-		w.WriteHeader(http.StatusServiceUnavailable)
+		return
 	}
+	s.metrics.GateChecks.WithLabelValues("fail_closed").Inc()
+	w.Header().Set("Retry-After", "2")
+	w.WriteHeader(http.StatusServiceUnavailable)
 }

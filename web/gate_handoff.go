@@ -95,7 +95,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	s.gateRooms.remember(name, g.failOpen, now)
+	s.gateRooms.remember(name, g, now)
 	w.Header().Set("Cache-Control", "no-store")
 	page := views.HandoffPage{Title: set.Title, Shop: g.shop, Action: g.audience + "/_waitingroom/enter", Pass: compact, Next: g.next,
 		T: t, Assets: s.roomAssets(set.Favicon), Script: s.assets.url("handoff.js"), Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}

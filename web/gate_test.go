@@ -107,13 +107,24 @@ func (g *gateHarness) readyVisitor(t *testing.T) (*http.Cookie, string) {
 	return c, *p.EntryToken
 }
 
-// form posts a browser's form to path.
+// testShopHost is the host of the test room's shop.
+const testShopHost = "shop.example"
+
+// form posts a browser's form to path. The callback on the shop's host,
+// /_waitingroom/enter, is posted with Host testShopHost unless hdr names
+// another.
 func (g *gateHarness) form(t *testing.T, path string, f url.Values, hdr map[string]string, c *http.Cookie) reply {
 	t.Helper()
 	req, _ := http.NewRequest("POST", g.srv.URL+path, strings.NewReader(f.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if path == enterPath {
+		req.Host = testShopHost
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
+	}
+	if v := hdr["Host"]; v != "" {
+		req.Host = v
 	}
 	if c != nil {
 		req.AddCookie(c)
@@ -520,7 +531,7 @@ func TestGateEnterAndCheck(t *testing.T) {
 		t.Fatalf("enter: %d %v %.500s", r.status, r.header, r.body)
 	}
 	check := func(c *http.Cookie, room string) reply {
-		hdr := map[string]string{}
+		hdr := map[string]string{"Host": testShopHost}
 		if room != "" {
 			hdr["X-Waitingroom-Room"] = room
 		}
@@ -604,7 +615,7 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 				t.Fatalf("enter: %d %s", r.status, r.body)
 			}
 			sw.down.Store(true)
-			r = g.do(t, "GET", "/gate/check", "", nil, c)
+			r = g.do(t, "GET", "/gate/check", "", map[string]string{"Host": testShopHost}, c)
 			if r.status != tc.status || r.header.Get("X-Waitingroom-Fail") != tc.header {
 				t.Fatalf("check with Redis down: %d %v", r.status, r.header)
 			}

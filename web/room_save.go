@@ -132,7 +132,7 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		s.records.Record(ctx, name, next) // a failure is logged and retried
 	}
 	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
-	s.gateRooms.remember(name, next.Gate.FailOpen, time.Now())
+	s.gateRooms.remember(name, gateSettings(next), time.Now())
 	s.roomEvents(name, actor, w.Action, done)
 	s.auditRoom(ctx, actor, name, w.Action, done)
 	return done, nil

@@ -177,7 +177,7 @@ type Server struct {
 	passKeys  *pass.Keys
 	gates     Gates
 	gateFails *failures // failed room API key authentications, per client
-	gateRooms gateFailOpen
+	gateRooms gateRoomCache
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
