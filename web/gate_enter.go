@@ -60,7 +60,10 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 			p.RoomURL = issuer + "/r/" + name
 		}
 		if status == http.StatusServiceUnavailable {
-			p.Message, p.Retry = t.EnterTrouble, true
+			// Retry posts the same pass again (the route takes POST only).
+			p.Message = t.EnterTrouble
+			p.RetryPost = &views.Repost{Action: enterPath, Fields: []views.Field{{Name: "pass", Value: r.PostForm.Get("pass")},
+				{Name: "next", Value: gate.LocalPath(r.PostForm.Get("next"))}}}
 		}
 		s.htmlPage(w, r, p)
 	}

@@ -508,6 +508,20 @@ func (s *switchable) TouchSession(ctx context.Context, name, id string, renew bo
 	return s.Gates.TouchSession(ctx, name, id, renew)
 }
 
+func (s *switchable) Redeem(ctx context.Context, name, jti, sid string) (queue.Session, error) {
+	if s.down.Load() {
+		return s.dead.Redeem(ctx, name, jti, sid)
+	}
+	return s.Gates.Redeem(ctx, name, jti, sid)
+}
+
+func (s *switchable) MintPass(ctx context.Context, name, visitor, tok, jti string) (time.Time, error) {
+	if s.down.Load() {
+		return s.dead.MintPass(ctx, name, visitor, tok, jti)
+	}
+	return s.Gates.MintPass(ctx, name, visitor, tok, jti)
+}
+
 func gateCookieOf(r reply) *http.Cookie {
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
 		if c.Name == GateCookie {

@@ -254,7 +254,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, heading, msg string, retry *views.Retry) {
-	s.htmlPage(w, r, views.ErrorPage{Status: status, Heading: heading, Message: msg, Room: r.PathValue("room"), RetryOrder: retry})
+	s.htmlPage(w, r, views.ErrorPage{Status: status, Heading: heading, Message: msg, Room: r.PathValue("room"), RetryPost: retry.Repost(r.PathValue("room"))})
 }
 
 // confirmation serves GET /r/{room}/orders/{id}, to the visitor who placed

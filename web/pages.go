@@ -338,6 +338,10 @@ func (s *Server) htmlFail(w http.ResponseWriter, r *http.Request, err error, roo
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.Ended, Message: t.EndedHint, Room: roomName})
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusServiceUnavailable, Message: t.TroublePage, Room: roomName, Retry: true})
+		// A retry is offered where it can succeed: a GET is asked again; a
+		// form posted (a hand-off, a join) goes back to the room's page,
+		// which offers it again.
+		retry := r.Method == http.MethodGet || r.Method == http.MethodHead
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusServiceUnavailable, Message: t.TroublePage, Room: roomName, Retry: retry})
 	}
 }
