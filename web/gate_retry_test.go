@@ -14,8 +14,8 @@ import (
 )
 
 var (
-	retryGetForm  = regexp.MustCompile(`<form method="get" action="">`)
-	repostForm = regexp.MustCompile(`<form method="post" action="/_waitingroom/enter">\s*<input type="hidden" name="pass" value="([^"]*)">\s*<input type="hidden" name="next" value="([^"]*)">`)
+	retryGetForm = regexp.MustCompile(`<form method="get" action="">`)
+	repostForm   = regexp.MustCompile(`<form method="post" action="/_waitingroom/enter">\s*<input type="hidden" name="pass" value="([^"]*)">\s*<input type="hidden" name="next" value="([^"]*)">`)
 )
 
 // TestGateRetryPostsAgain: the "please retry" pages of the gate's POST
