@@ -108,11 +108,27 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusUnauthorized, c.Room, c.Issuer)
 		return
 	case passUsed(err):
+		if old := gateSessionOf(r, c.Room); old != "" {
+			if _, err := s.gates.TouchSession(ctx, c.Room, old, false); err == nil {
+				// A second submit of the form that already let this
+				// browser in (a double click, the back button): on to
+				// next, as the gate package does.
+				http.Redirect(w, r, next, http.StatusSeeOther)
+				return
+			}
+		}
 		refuse(http.StatusConflict, c.Room, c.Issuer)
 		return
 	case err != nil:
 		s.enterUnavailable(w, r, c.Room, c.Issuer, next, g.failOpen, refuse)
 		return
+	}
+	if old := gateSessionOf(r, c.Room); old != "" && old != ss.ID {
+		// A new pass replaces this browser's session of the room: one
+		// browser holds one slot, so the old session ends now.
+		if err := s.gates.EndSession(ctx, c.Room, old); err != nil {
+			s.log.Warn("gate: the replaced session was not ended; it ends when idle", "room", c.Room, "err", err)
+		}
 	}
 	http.SetCookie(w, s.gateCookie(r, c.Room, ss.ID))
 	http.Redirect(w, r, next, http.StatusSeeOther)
