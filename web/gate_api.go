@@ -160,6 +160,11 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		return
 	}
 	ss, err := s.redeemPass(r.Context(), name, g, body.Pass)
+	if err != nil && !errors.Is(err, errPassRefused) && !errors.Is(err, queue.ErrPassUnknown) && !passUsed(err) {
+		s.storeDown.failed(time.Now())
+	} else {
+		s.storeDown.ok(time.Now())
+	}
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, viewSession(ss))

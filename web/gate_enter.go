@@ -97,6 +97,7 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusUnauthorized, "", "")
 		return
 	case err != nil:
+		s.storeDown.failed(time.Now())
 		s.enterUnavailable(w, r, c.Room, c.Issuer, next, s.gateRooms.get(c.Room), refuse)
 		return
 	}
@@ -120,6 +121,7 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusConflict, c.Room, c.Issuer)
 		return
 	case err != nil:
+		s.storeDown.failed(time.Now())
 		s.enterUnavailable(w, r, c.Room, c.Issuer, next, g.failOpen, refuse)
 		return
 	}
@@ -130,6 +132,7 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 			s.log.Warn("gate: the replaced session was not ended; it ends when idle", "room", c.Room, "err", err)
 		}
 	}
+	s.storeDown.ok(time.Now())
 	http.SetCookie(w, s.gateCookie(r, c.Room, ss.ID))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
@@ -152,49 +155,76 @@ func (s *Server) enterUnavailable(w http.ResponseWriter, r *http.Request, name, 
 // gateCheck serves GET /gate/check, nginx's auth_request: 204 for a live
 // wr_gate session (renewed in idle mode) of the room that
 // X-Waitingroom-Room names or, without that header, of a room whose shop
-// is on the request's Host; 401 for none. It reads no
-// database and makes one Redis round trip. When Redis cannot be reached
-// it answers as the room chose, from the settings last read: 204 with
-// X-Waitingroom-Fail: open, or 503.
+// is on the request's Host; 401 for none. It reads no database and makes
+// one Redis round trip (none without a session cookie). When Redis cannot
+// be reached, or is known to be away (storeDown), the room answers as it
+// chose, from the settings last read, for visitors with a cookie or
+// without: 204 with X-Waitingroom-Fail: open, or 503.
 func (s *Server) gateCheck(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	name, id, ok := gateSession(r)
-	if want := r.Header.Get("X-Waitingroom-Room"); ok && want != "" && want != name {
-		ok = false
-	}
-	if !ok || s.gates == nil {
+	if s.gates == nil {
 		s.gateDenied(w)
 		return
 	}
+	want := r.Header.Get("X-Waitingroom-Room")
+	name, id, ok := gateSession(r)
+	if ok && want != "" && want != name {
+		ok = false // a session of another room
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
 	defer cancel()
-	if r.Header.Get("X-Waitingroom-Room") == "" {
+	if ok && want == "" {
 		// Without nginx naming the room, the session's room must be the
 		// one whose shop this host is: a session of another shop's room
 		// opens nothing here.
 		host, err := s.gateRoomHost(ctx, name)
 		if err != nil {
+			s.storeDown.failed(time.Now())
 			s.gateUnreachable(w, name)
 			return
 		}
-		if host != shopHost(r) {
-			s.gateDenied(w)
-			return
-		}
+		ok = host == shopHost(r)
+	}
+	if !ok {
+		s.gateNoSession(w, r, want)
+		return
 	}
 	_, err := s.gates.TouchSession(ctx, name, id, true)
 	switch {
 	case err == nil:
+		s.storeDown.ok(time.Now())
 		s.metrics.GateChecks.WithLabelValues("allowed").Inc()
 		if s.gateRooms.claimRefresh(name, time.Now()) {
 			s.refreshGateRoom(name)
 		}
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, queue.ErrSessionGone):
+		s.storeDown.ok(time.Now())
 		s.gateDenied(w)
 	default:
+		s.storeDown.failed(time.Now())
 		s.gateUnreachable(w, name)
 	}
+}
+
+// gateNoSession answers a check without a session of the request's room:
+// 401, or, while Redis is known to be away, the fail mode of the room
+// that want names, else of the rooms whose shop is on the request's host
+// (as the check with a cookie would answer).
+func (s *Server) gateNoSession(w http.ResponseWriter, r *http.Request, want string) {
+	if !s.storeDown.down(time.Now()) {
+		s.gateDenied(w)
+		return
+	}
+	names := s.gateRooms.roomsOf(shopHost(r))
+	if want != "" {
+		names = []string{want}
+	}
+	if len(names) == 0 {
+		s.gateDenied(w)
+		return
+	}
+	s.gateUnreachable(w, names...)
 }
 
 // gateDenied answers a check without a live session of the room: 401.
@@ -203,11 +233,15 @@ func (s *Server) gateDenied(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusUnauthorized)
 }
 
-// gateUnreachable answers a check that could not reach Redis as room name
-// chose, from the settings last read: 204 with X-Waitingroom-Fail: open,
-// or 503.
-func (s *Server) gateUnreachable(w http.ResponseWriter, name string) {
-	if s.gateRooms.get(name) {
+// gateUnreachable answers a check that could not reach Redis as the rooms
+// chose, from the settings last read: 204 with X-Waitingroom-Fail: open
+// when every one of them fails open, else 503.
+func (s *Server) gateUnreachable(w http.ResponseWriter, names ...string) {
+	open := true
+	for _, name := range names {
+		open = open && s.gateRooms.get(name)
+	}
+	if open {
 		s.metrics.GateChecks.WithLabelValues("fail_open").Inc()
 		w.Header().Set("X-Waitingroom-Fail", "open")
 		w.WriteHeader(http.StatusNoContent)

@@ -84,10 +84,12 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name})
 		return
 	case err != nil:
+		s.storeDown.failed(time.Now())
 		s.htmlFail(w, r, err, name)
 		return
 	}
 	now := time.Now()
+	s.storeDown.ok(now)
 	iss, _ := s.requestOrigin(r)
 	compact, err := s.passKeys.Sign(pass.Claims{Room: name, Subject: queue.Subject(s.gates.Namespace(), visitor), ID: jti, Audience: g.audience,
 		Issuer: iss, IssuedAt: now, Expiry: exp})

@@ -628,13 +628,38 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 			if c == nil {
 				t.Fatalf("enter: %d %s", r.status, r.body)
 			}
-			sw.down.Store(true)
-			r = g.do(t, "GET", "/gate/check", "", map[string]string{"Host": testShopHost}, c)
-			if r.status != tc.status || r.header.Get("X-Waitingroom-Fail") != tc.header {
-				t.Fatalf("check with Redis down: %d %v", r.status, r.header)
+			shop := map[string]string{"Host": testShopHost}
+			if r := g.do(t, "GET", "/gate/check", "", shop, nil); r.status != 401 {
+				t.Fatalf("no cookie with Redis up: %d", r.status)
 			}
-			if r := g.do(t, "GET", "/gate/check", "", nil, nil); r.status != 401 {
-				t.Fatalf("no cookie with Redis down: %d", r.status)
+			sw.down.Store(true)
+			forged := &http.Cookie{Name: GateCookie, Value: g.room + "." + strings.Repeat("Z", 22)}
+			// The same answer with a cookie, a made-up one, or none (once
+			// Redis is known to be away), for the room by Host or by name.
+			for _, st := range []struct {
+				name   string
+				cookie *http.Cookie
+				hdr    map[string]string
+				status int
+				header string
+			}{
+				{"live cookie", c, shop, tc.status, tc.header},
+				{"made-up cookie", forged, shop, tc.status, tc.header},
+				{"no cookie", nil, shop, tc.status, tc.header},
+				{"no cookie, room named", nil, map[string]string{"X-Waitingroom-Room": g.room}, tc.status, tc.header},
+				{"no cookie, another shop's host", nil, map[string]string{"Host": "elsewhere.example"}, 401, ""},
+			} {
+				r := g.do(t, "GET", "/gate/check", "", st.hdr, st.cookie)
+				if r.status != st.status || r.header.Get("X-Waitingroom-Fail") != st.header {
+					t.Fatalf("check with Redis down, %s: %d %v", st.name, r.status, r.header)
+				}
+			}
+			sw.down.Store(false)
+			if r := g.do(t, "GET", "/gate/check", "", shop, c); r.status != 204 || r.header.Get("X-Waitingroom-Fail") != "" {
+				t.Fatalf("live cookie with Redis back: %d", r.status)
+			}
+			if r := g.do(t, "GET", "/gate/check", "", shop, nil); r.status != 401 {
+				t.Fatalf("no cookie with Redis back: %d", r.status)
 			}
 		})
 	}

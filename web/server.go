@@ -184,6 +184,8 @@ type Server struct {
 	gates     Gates
 	gateFails *failures // failed room API key authentications, per client
 	gateRooms gateRoomCache
+	// storeDown is whether Redis answered this process's last calls.
+	storeDown storeDown
 	// recording serializes the room records' writes that read the API
 	// key's hash from Redis (recordRoom).
 	recording sync.Mutex
