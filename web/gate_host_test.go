@@ -22,6 +22,7 @@ func TestGateSessionBoundToShopHost(t *testing.T) {
 	if err := g.eng.SaveRoom(context.Background(), roomB, set); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { g.eng.DeleteRoom(context.Background(), roomB) })
 	g.room = roomB
 	passB, passB2 := g.newPass(t), g.newPass(t)
 	g.room = roomA

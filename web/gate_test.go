@@ -403,9 +403,25 @@ func TestGateAPIKeyThrottled(t *testing.T) {
 			t.Fatalf("failure %d: %d %s", i, r.status, r.body)
 		}
 	}
-	r := g.do(t, "POST", redeem, `{"pass":"x"}`, g.keyed(g.apiKey), nil)
+	r := g.do(t, "POST", redeem, `{"pass":"x"}`, g.keyed("wrk_wrong"), nil)
 	if r.status != 429 || r.header.Get("Retry-After") == "" {
+		t.Fatalf("after %d failures, a wrong key: %d %s", adminFailures, r.status, r.body)
+	}
+	// The right key is checked first, and never refused.
+	if r := g.do(t, "POST", redeem, `{"pass":"x"}`, g.keyed(g.apiKey), nil); r.status != 401 || !strings.Contains(r.body, "pass_invalid") {
 		t.Fatalf("after %d failures, the right key: %d %s", adminFailures, r.status, r.body)
+	}
+	// Failures count per client and room: another room's key still works
+	// from this client.
+	other := g.room + "-b"
+	set := room.Defaults(other)
+	set.Gate.TargetURL = "https://other.example/"
+	if err := g.eng.SaveRoom(context.Background(), other, set); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.eng.DeleteRoom(context.Background(), other) })
+	if r := g.do(t, "POST", "/api/rooms/"+other+"/passes/redeem", `{"pass":"x"}`, g.keyed("wrk_wrong"), nil); r.status != 401 {
+		t.Fatalf("a wrong key of another room: %d %s", r.status, r.body)
 	}
 	// The admin API has a count of its own.
 	if r := g.do(t, "GET", "/api/admin/rooms/"+g.room, "", g.keyed(testAdminToken), nil); r.status != 200 {
