@@ -73,7 +73,7 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, gateBodyMax)
 	if err := r.ParseForm(); err != nil {
-		refuse(http.StatusRequestEntityTooLarge, "", "")
+		refuse(formStatus(err), "", "")
 		return
 	}
 	compact, next := r.PostForm.Get("pass"), gate.LocalPath(r.PostForm.Get("next"))

@@ -45,7 +45,11 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
-		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.FormTooLarge, name, false)
+		msg := t.FormInvalid
+		if formStatus(err) == http.StatusRequestEntityTooLarge {
+			msg = t.FormTooLarge
+		}
+		s.htmlError(w, r, formStatus(err), msg, name, false)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)

@@ -164,7 +164,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
-		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.ErrBadOrder, name, false)
+		s.htmlError(w, r, formStatus(err), t.ErrBadOrder, name, false)
 		return
 	}
 	f := r.PostForm
