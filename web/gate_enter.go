@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -27,9 +28,21 @@ func (s *Server) GateEnter() http.Handler { return http.HandlerFunc(s.gateEnter)
 
 // gateCookie is the wr_gate cookie of session id of room name. It has no
 // Max-Age: the server decides how long the session lives.
+// It is Secure when r came over TLS, or with X-Forwarded-Proto: https
+// from a trusted proxy (TRUSTED_PROXIES).
 func (s *Server) gateCookie(r *http.Request, name, id string) *http.Cookie {
 	return &http.Cookie{Name: GateCookie, Value: name + "." + id, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")}
+		Secure: s.overTLS(r)}
+}
+
+// httpOrigin is o when it is an http(s) origin (scheme://host[:port],
+// nothing more), else "".
+func httpOrigin(o string) string {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return ""
+	}
+	return o
 }
 
 // gateSession returns the room and session id of r's wr_gate cookie; ok
@@ -59,13 +72,17 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		if name != "" && issuer != "" {
 			p.RoomURL = issuer + "/r/" + name
 		}
+		base := s.publicURL
+		if base == "" {
+			base = issuer
+		}
 		if status == http.StatusServiceUnavailable {
 			// Retry posts the same pass again (the route takes POST only).
 			p.Message = t.EnterTrouble
 			p.RetryPost = &views.Repost{Action: enterPath, Fields: []views.Field{{Name: "pass", Value: r.PostForm.Get("pass")},
 				{Name: "next", Value: gate.LocalPath(r.PostForm.Get("next"))}}}
 		}
-		s.htmlPage(w, r, p)
+		s.htmlPageFrom(w, r, p, base)
 	}
 	if s.gates == nil || s.passKeys == nil {
 		refuse(http.StatusNotFound, "", "")
@@ -82,6 +99,7 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusUnauthorized, "", "")
 		return
 	}
+	c.Issuer = httpOrigin(c.Issuer)
 	if shopHost(r) != audienceHost(c.Audience) {
 		// A pass opens a session on its own shop's host only: posted to
 		// another shop guarded here, it would open a session of its room
