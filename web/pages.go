@@ -8,8 +8,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"sync"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
