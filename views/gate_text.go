@@ -19,6 +19,9 @@ type GateText struct {
 	EnterRefused     string
 	EnterRefusedHint string
 	EnterTrouble     string
+	// OrdersAtShop refuses an order on the room's own order form in a
+	// room that sends its buyers to a shop.
+	OrdersAtShop string
 }
 
 var gateEnglish = GateText{
@@ -31,6 +34,7 @@ var gateEnglish = GateText{
 	EnterRefused:     "Entry not possible",
 	EnterRefusedHint: "Your entry pass could not be used: it has expired, was already used, or is not for this shop. Please go back to the waiting room.",
 	EnterTrouble:     "The waiting room cannot be reached right now. Please retry in a moment.",
+	OrdersAtShop:     "This room's orders are taken at the shop: when it is your turn, continue to the shop from the waiting room's page.",
 }
 
 var gateKorean = GateText{
@@ -43,6 +47,7 @@ var gateKorean = GateText{
 	EnterRefused:     "입장할 수 없습니다",
 	EnterRefusedHint: "입장권을 사용할 수 없습니다. 만료되었거나, 이미 사용되었거나, 이 쇼핑몰의 입장권이 아닙니다. 대기실로 돌아가 주세요.",
 	EnterTrouble:     "지금은 대기실에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.",
+	OrdersAtShop:     "이 대기실의 주문은 쇼핑몰에서 받습니다. 차례가 되면 대기실 페이지에서 쇼핑몰로 이동해 주세요.",
 }
 
 // Gate returns the gate texts in m's language.

@@ -102,9 +102,11 @@ type Messages struct {
 	NoSuchRoom      string
 	BadRoomName     string
 	FormTooLarge    string
-	TooManyJoins    string
-	AboutTime       string // {t}
-	TroublePage     string
+	// FormInvalid answers a form whose body could not be read.
+	FormInvalid  string
+	TooManyJoins string
+	AboutTime    string // {t}
+	TroublePage  string
 	// NotOpenHint refuses a join before the line opens.
 	NotOpenHint string
 
@@ -222,6 +224,7 @@ var english = Messages{
 	NoSuchRoom:      "There is no waiting room at this address. Please check the link you followed.",
 	BadRoomName:     "This address is not a valid waiting-room link. Please check the link you followed.",
 	FormTooLarge:    "The form was too large.",
+	FormInvalid:     "The form could not be read. Please go back and try again.",
 	TooManyJoins:    "Too many attempts from your network. Please wait a moment, then try again.",
 	AboutTime:       "about {t}",
 	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
@@ -335,6 +338,7 @@ var korean = Messages{
 	NoSuchRoom:      "이 주소에는 대기실이 없습니다. 받으신 링크를 확인해 주세요.",
 	BadRoomName:     "올바른 대기실 링크가 아닙니다. 받으신 링크를 확인해 주세요.",
 	FormTooLarge:    "양식이 너무 큽니다.",
+	FormInvalid:     "양식을 읽을 수 없습니다. 돌아가서 다시 시도해 주세요.",
 	TooManyJoins:    "같은 네트워크에서 시도가 너무 많습니다. 잠시 기다린 후 다시 시도해 주세요.",
 	AboutTime:       "약 {t}",
 	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",

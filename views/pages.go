@@ -1,7 +1,10 @@
 package views
 
 import (
+	"maps"
 	"net/url"
+	"slices"
+	"strconv"
 
 	"github.com/a-h/templ"
 )
@@ -95,13 +98,37 @@ type StatusPage struct {
 // Field is one hidden form field.
 type Field struct{ Name, Value string }
 
+// Repost is a form to post again from an error page: its action and its
+// hidden fields, so that a retry that can succeed is one click.
+type Repost struct {
+	Action string
+	Fields []Field
+}
+
 // Retry is an order form to post again from an error page: the entry token
-// and the choices, so that a retry that can succeed is one click.
+// and the choices.
 type Retry struct {
 	Token     string
 	ProductID int64
 	Quantity  int
 	UTM       map[string]string
+}
+
+// Repost is o as the form that posts it again to room's order form; nil
+// for none.
+func (o *Retry) Repost(room string) *Repost {
+	if o == nil {
+		return nil
+	}
+	fs := []Field{{"entry_token", o.Token}}
+	if o.ProductID > 0 {
+		fs = append(fs, Field{"product_id", strconv.FormatInt(o.ProductID, 10)})
+	}
+	fs = append(fs, Field{"quantity", strconv.Itoa(o.Quantity)})
+	for _, k := range slices.Sorted(maps.Keys(o.UTM)) {
+		fs = append(fs, Field{k, o.UTM[k]})
+	}
+	return &Repost{Action: "/r/" + room + "/order", Fields: fs}
 }
 
 // ConfirmPage confirms a placed order.
@@ -126,15 +153,15 @@ type ErrorPage struct {
 	Heading string
 	Message string
 	Room    string // when set, a link back to the room
-	Retry   bool   // whether retrying can succeed (a GET of the page)
+	Retry   bool   // whether retrying can succeed (a GET of the page: only for a GET)
 	// Rejoin offers to join the room's line again (an expired pass).
 	Rejoin bool
 	// RoomURL, when set, is the room's absolute address, for a page
 	// served on another host (the shop's, gate mode); else the room is
 	// linked by its path.
 	RoomURL string
-	// RetryOrder, when set, is an order to post again.
-	RetryOrder *Retry
+	// RetryPost, when set, is a form to post again (an order, a pass).
+	RetryPost *Repost
 	// ShopURL, when set, is linked back to.
 	ShopURL string
 	T       Messages

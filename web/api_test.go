@@ -133,6 +133,9 @@ func (h *harness) do(t *testing.T, method, path, body string, hdr map[string]str
 		}
 		req.Header.Set(k, v)
 	}
+	if v := hdr["Host"]; v != "" {
+		req.Host = v // the client sends req.Host, not the header
+	}
 	if cookie != nil {
 		req.AddCookie(cookie)
 	}

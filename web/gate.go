@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/url"
-	"sync"
 	"time"
 
 	"waitingroom/gate"
@@ -80,75 +79,4 @@ func validSessionID(id string) bool {
 	}
 	_, err := base64.RawURLEncoding.DecodeString(id)
 	return err == nil
-}
-
-// gateFailOpen keeps each room's failOpen as last read, for /gate/check to
-// answer when Redis cannot be reached: it is never emptied by a failed
-// read, and refreshed in the background, off the check's path, once
-// gateFailOpenAge old.
-type gateFailOpen struct {
-	mu      sync.Mutex
-	rooms   map[string]gateFailOpenEntry
-	reading map[string]bool
-}
-
-type gateFailOpenEntry struct {
-	failOpen bool
-	read     time.Time
-}
-
-const gateFailOpenAge = 30 * time.Second
-
-// remember records room name's failOpen as read at now.
-func (c *gateFailOpen) remember(name string, failOpen bool, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.rooms == nil || len(c.rooms) > maxCachedPages {
-		c.rooms = map[string]gateFailOpenEntry{}
-	}
-	c.rooms[name] = gateFailOpenEntry{failOpen: failOpen, read: now}
-}
-
-// get returns room name's last known failOpen: false, closed, when none
-// is known.
-func (c *gateFailOpen) get(name string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.rooms[name].failOpen
-}
-
-// claimRefresh reports whether room name's entry is missing or older
-// than gateFailOpenAge at now and nobody reads it yet: the caller then
-// reads it, and calls doneReading.
-func (c *gateFailOpen) claimRefresh(name string, now time.Time) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.rooms[name]
-	if (ok && now.Sub(e.read) < gateFailOpenAge) || c.reading[name] {
-		return false
-	}
-	if c.reading == nil {
-		c.reading = map[string]bool{}
-	}
-	c.reading[name] = true
-	return true
-}
-
-func (c *gateFailOpen) doneReading(name string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.reading, name)
-}
-
-// refreshFailOpen reads room name's settings into the failOpen cache, in
-// the background.
-func (s *Server) refreshFailOpen(name string) {
-	go func() {
-		defer s.gateRooms.doneReading(name)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if set, err := s.rooms.Room(ctx, name); err == nil {
-			s.gateRooms.remember(name, set.Gate.FailOpen, time.Now())
-		}
-	}()
 }

@@ -50,7 +50,7 @@ func (s *Server) gateInfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g := gateSettings(set)
-	s.gateRooms.remember(name, g.failOpen, time.Now())
+	s.gateRooms.remember(name, g, time.Now())
 	if !g.on || s.gates == nil || s.passKeys == nil {
 		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
@@ -77,16 +77,14 @@ func viewSession(ss queue.Session) map[string]sessionView {
 
 // roomKeyOnly lets through requests bearing room {room}'s API key
 // (Authorization: Bearer), compared in constant time through its SHA-256
-// with the room's Gate.APIKeyHash. Failures are throttled per client as
-// the admin token's are; the key is never logged.
+// with the room's Gate.APIKeyHash. The key is checked first: the right
+// key is never refused. Wrong keys are counted per client and room, and
+// throttled as the admin token's are (with a count of their own); the key
+// is never logged.
 func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, set room.Settings)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.gates == nil || s.passKeys == nil {
 			writeError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
-			return
-		}
-		client := s.clientKey(r)
-		if s.refuseThrottled(w, s.gateFails, client, "api_key", "Too many failed API key authentications from your network. Retry later.") {
 			return
 		}
 		name := r.PathValue("room")
@@ -96,15 +94,19 @@ func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, s
 			return
 		}
 		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || !apiKeyMatches(given, set.Gate.APIKeyHash) {
-			s.gateFails.fail(client, time.Now())
-			s.metrics.Rejected.WithLabelValues("api_key").Inc()
-			s.log.Warn("room API key authentication failed", "room", name, "client", client, "path", r.URL.Path)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-room"`)
-			writeError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
+		if ok && apiKeyMatches(given, set.Gate.APIKeyHash) {
+			next(w, r, set)
 			return
 		}
-		next(w, r, set)
+		client := s.clientKey(r)
+		if s.refuseThrottled(w, s.gateFails, client+" "+name, "api_key", "Too many failed API key authentications from your network. Retry later.") {
+			return
+		}
+		s.gateFails.fail(client+" "+name, time.Now())
+		s.metrics.Rejected.WithLabelValues("api_key").Inc()
+		s.log.Warn("room API key authentication failed", "room", name, "client", client, "path", r.URL.Path)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-room"`)
+		writeError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
 	}
 }
 
@@ -160,6 +162,11 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		return
 	}
 	ss, err := s.redeemPass(r.Context(), name, g, body.Pass)
+	if err != nil && !errors.Is(err, errPassRefused) && !errors.Is(err, queue.ErrPassUnknown) && !passUsed(err) {
+		s.storeDown.failed(time.Now())
+	} else {
+		s.storeDown.ok(time.Now())
+	}
 	switch {
 	case err == nil:
 		writeJSON(w, http.StatusOK, viewSession(ss))

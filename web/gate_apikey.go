@@ -27,18 +27,32 @@ func newAPIKey() (key, hash string, err error) {
 	return key, hex.EncodeToString(sum[:]), nil
 }
 
-// replaceAPIKey gives room name a new API key as actor, through the one
-// path of room writes (recorded and audited), and returns it: the room
-// keeps only its hash, so it is shown this once. The old key stops
-// working at once.
+// replaceAPIKey gives room name a new API key as actor, and returns it:
+// the room keeps only its hash, so it is shown this once. The old key
+// stops working at once. The hash is written alone (SetAPIKeyHash), so a
+// settings save racing it cannot bring the old key back; the change is
+// recorded in the database and audited.
 func (s *Server) replaceAPIKey(ctx context.Context, actor, name string) (string, error) {
 	key, hash, err := newAPIKey()
 	if err != nil {
 		return "", err
 	}
-	if _, err := s.saveRoom(ctx, actor, name, roomWrite{Exist: mustExist, Action: actionAPIKey, APIKeyHash: &hash}); err != nil {
+	old, err := s.rooms.Room(ctx, name)
+	if err != nil {
 		return "", err
 	}
+	if err := s.rooms.SetAPIKeyHash(ctx, name, hash); err != nil {
+		return "", err
+	}
+	cur, err := s.rooms.Room(ctx, name)
+	if err != nil {
+		cur = old // the record takes the hash from Redis all the same
+	}
+	s.recordRoom(ctx, name, cur)
+	s.log.Info("room API key replaced", "room", name, "by", actor)
+	next := old
+	next.Gate.APIKeyHash = hash
+	s.auditRoom(ctx, actor, name, actionAPIKey, roomWritten{Old: old, New: next})
 	return key, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -27,9 +28,21 @@ func (s *Server) GateEnter() http.Handler { return http.HandlerFunc(s.gateEnter)
 
 // gateCookie is the wr_gate cookie of session id of room name. It has no
 // Max-Age: the server decides how long the session lives.
+// It is Secure when r came over TLS, or with X-Forwarded-Proto: https
+// from a trusted proxy (TRUSTED_PROXIES).
 func (s *Server) gateCookie(r *http.Request, name, id string) *http.Cookie {
 	return &http.Cookie{Name: GateCookie, Value: name + "." + id, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")}
+		Secure: s.overTLS(r)}
+}
+
+// httpOrigin is o when it is an http(s) origin (scheme://host[:port],
+// nothing more), else "".
+func httpOrigin(o string) string {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return ""
+	}
+	return o
 }
 
 // gateSession returns the room and session id of r's wr_gate cookie; ok
@@ -59,10 +72,17 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		if name != "" && issuer != "" {
 			p.RoomURL = issuer + "/r/" + name
 		}
-		if status == http.StatusServiceUnavailable {
-			p.Message, p.Retry = t.EnterTrouble, true
+		base := s.publicURL
+		if base == "" {
+			base = issuer
 		}
-		s.htmlPage(w, r, p)
+		if status == http.StatusServiceUnavailable {
+			// Retry posts the same pass again (the route takes POST only).
+			p.Message = t.EnterTrouble
+			p.RetryPost = &views.Repost{Action: enterPath, Fields: []views.Field{{Name: "pass", Value: r.PostForm.Get("pass")},
+				{Name: "next", Value: gate.LocalPath(r.PostForm.Get("next"))}}}
+		}
+		s.htmlPageFrom(w, r, p, base)
 	}
 	if s.gates == nil || s.passKeys == nil {
 		refuse(http.StatusNotFound, "", "")
@@ -70,13 +90,21 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, gateBodyMax)
 	if err := r.ParseForm(); err != nil {
-		refuse(http.StatusRequestEntityTooLarge, "", "")
+		refuse(formStatus(err), "", "")
 		return
 	}
 	compact, next := r.PostForm.Get("pass"), gate.LocalPath(r.PostForm.Get("next"))
 	c, err := s.passKeys.Verify(compact, time.Now())
 	if err != nil || !room.ValidName(c.Room) {
 		refuse(http.StatusUnauthorized, "", "")
+		return
+	}
+	c.Issuer = httpOrigin(c.Issuer)
+	if shopHost(r) != audienceHost(c.Audience) {
+		// A pass opens a session on its own shop's host only: posted to
+		// another shop guarded here, it would open a session of its room
+		// there.
+		refuse(http.StatusUnauthorized, c.Room, c.Issuer)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -87,23 +115,42 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusUnauthorized, "", "")
 		return
 	case err != nil:
+		s.storeDown.failed(time.Now())
 		s.enterUnavailable(w, r, c.Room, c.Issuer, next, s.gateRooms.get(c.Room), refuse)
 		return
 	}
 	g := gateSettings(set)
-	s.gateRooms.remember(c.Room, g.failOpen, time.Now())
+	s.gateRooms.remember(c.Room, g, time.Now())
 	ss, err := s.redeemPass(ctx, c.Room, g, compact)
 	switch {
 	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
 		refuse(http.StatusUnauthorized, c.Room, c.Issuer)
 		return
 	case passUsed(err):
+		if old := gateSessionOf(r, c.Room); old != "" {
+			if _, err := s.gates.TouchSession(ctx, c.Room, old, false); err == nil {
+				// A second submit of the form that already let this
+				// browser in (a double click, the back button): on to
+				// next, as the gate package does.
+				http.Redirect(w, r, next, http.StatusSeeOther)
+				return
+			}
+		}
 		refuse(http.StatusConflict, c.Room, c.Issuer)
 		return
 	case err != nil:
+		s.storeDown.failed(time.Now())
 		s.enterUnavailable(w, r, c.Room, c.Issuer, next, g.failOpen, refuse)
 		return
 	}
+	if old := gateSessionOf(r, c.Room); old != "" && old != ss.ID {
+		// A new pass replaces this browser's session of the room: one
+		// browser holds one slot, so the old session ends now.
+		if err := s.gates.EndSession(ctx, c.Room, old); err != nil {
+			s.log.Warn("gate: the replaced session was not ended; it ends when idle", "room", c.Room, "err", err)
+		}
+	}
+	s.storeDown.ok(time.Now())
 	http.SetCookie(w, s.gateCookie(r, c.Room, ss.ID))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
@@ -124,41 +171,101 @@ func (s *Server) enterUnavailable(w http.ResponseWriter, r *http.Request, name, 
 }
 
 // gateCheck serves GET /gate/check, nginx's auth_request: 204 for a live
-// wr_gate session (renewed in idle mode), 401 for none. It reads no
-// database and makes one Redis round trip. When Redis cannot be reached
-// it answers as the room chose, from the settings last read: 204 with
-// X-Waitingroom-Fail: open, or 503.
+// wr_gate session (renewed in idle mode) of the room that
+// X-Waitingroom-Room names or, without that header, of a room whose shop
+// is on the request's Host; 401 for none. It reads no database and makes
+// one Redis round trip (none without a session cookie). When Redis cannot
+// be reached, or is known to be away (storeDown), the room answers as it
+// chose, from the settings last read, for visitors with a cookie or
+// without: 204 with X-Waitingroom-Fail: open, or 503.
 func (s *Server) gateCheck(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	name, id, ok := gateSession(r)
-	if want := r.Header.Get("X-Waitingroom-Room"); ok && want != "" && want != name {
-		ok = false
-	}
-	if !ok || s.gates == nil {
-		s.metrics.GateChecks.WithLabelValues("denied").Inc()
-		w.WriteHeader(http.StatusUnauthorized)
+	if s.gates == nil {
+		s.gateDenied(w)
 		return
+	}
+	want := r.Header.Get("X-Waitingroom-Room")
+	name, id, ok := gateSession(r)
+	if ok && want != "" && want != name {
+		ok = false // a session of another room
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), checkTimeout)
 	defer cancel()
+	if ok && want == "" {
+		// Without nginx naming the room, the session's room must be the
+		// one whose shop this host is: a session of another shop's room
+		// opens nothing here.
+		host, err := s.gateRoomHost(ctx, name)
+		if err != nil {
+			s.storeDown.failed(time.Now())
+			s.gateUnreachable(w, name)
+			return
+		}
+		ok = host == shopHost(r)
+	}
+	if !ok {
+		s.gateNoSession(w, r, want)
+		return
+	}
 	_, err := s.gates.TouchSession(ctx, name, id, true)
 	switch {
 	case err == nil:
+		s.storeDown.ok(time.Now())
 		s.metrics.GateChecks.WithLabelValues("allowed").Inc()
 		if s.gateRooms.claimRefresh(name, time.Now()) {
-			s.refreshFailOpen(name)
+			s.refreshGateRoom(name)
 		}
 		w.WriteHeader(http.StatusNoContent)
 	case errors.Is(err, queue.ErrSessionGone):
-		s.metrics.GateChecks.WithLabelValues("denied").Inc()
-		w.WriteHeader(http.StatusUnauthorized)
-	case s.gateRooms.get(name):
+		s.storeDown.ok(time.Now())
+		s.gateDenied(w)
+	default:
+		s.storeDown.failed(time.Now())
+		s.gateUnreachable(w, name)
+	}
+}
+
+// gateNoSession answers a check without a session of the request's room:
+// 401, or, while Redis is known to be away, the fail mode of the room
+// that want names, else of the rooms whose shop is on the request's host
+// (as the check with a cookie would answer).
+func (s *Server) gateNoSession(w http.ResponseWriter, r *http.Request, want string) {
+	if !s.storeDown.down(time.Now()) {
+		s.gateDenied(w)
+		return
+	}
+	names := s.gateRooms.roomsOf(shopHost(r))
+	if want != "" {
+		names = []string{want}
+	}
+	if len(names) == 0 {
+		s.gateDenied(w)
+		return
+	}
+	s.gateUnreachable(w, names...)
+}
+
+// gateDenied answers a check without a live session of the room: 401.
+func (s *Server) gateDenied(w http.ResponseWriter) {
+	s.metrics.GateChecks.WithLabelValues("denied").Inc()
+	w.WriteHeader(http.StatusUnauthorized)
+}
+
+// gateUnreachable answers a check that could not reach Redis as the rooms
+// chose, from the settings last read: 204 with X-Waitingroom-Fail: open
+// when every one of them fails open, else 503.
+func (s *Server) gateUnreachable(w http.ResponseWriter, names ...string) {
+	open := true
+	for _, name := range names {
+		open = open && s.gateRooms.get(name)
+	}
+	if open {
 		s.metrics.GateChecks.WithLabelValues("fail_open").Inc()
 		w.Header().Set("X-Waitingroom-Fail", "open")
 		w.WriteHeader(http.StatusNoContent)
-	default:
-		s.metrics.GateChecks.WithLabelValues("fail_closed").Inc()
-		w.Header().Set("Retry-After", "2")
-		w.WriteHeader(http.StatusServiceUnavailable)
+		return
 	}
+	s.metrics.GateChecks.WithLabelValues("fail_closed").Inc()
+	w.Header().Set("Retry-After", "2")
+	w.WriteHeader(http.StatusServiceUnavailable)
 }

@@ -45,7 +45,11 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
-		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.FormTooLarge, name, false)
+		msg := t.FormInvalid
+		if formStatus(err) == http.StatusRequestEntityTooLarge {
+			msg = t.FormTooLarge
+		}
+		s.htmlError(w, r, formStatus(err), msg, name, false)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -84,10 +88,12 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name})
 		return
 	case err != nil:
+		s.storeDown.failed(time.Now())
 		s.htmlFail(w, r, err, name)
 		return
 	}
 	now := time.Now()
+	s.storeDown.ok(now)
 	iss, _ := s.requestOrigin(r)
 	compact, err := s.passKeys.Sign(pass.Claims{Room: name, Subject: queue.Subject(s.gates.Namespace(), visitor), ID: jti, Audience: g.audience,
 		Issuer: iss, IssuedAt: now, Expiry: exp})
@@ -95,7 +101,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	s.gateRooms.remember(name, g.failOpen, now)
+	s.gateRooms.remember(name, g, now)
 	w.Header().Set("Cache-Control", "no-store")
 	page := views.HandoffPage{Title: set.Title, Shop: g.shop, Action: g.audience + "/_waitingroom/enter", Pass: compact, Next: g.next,
 		T: t, Assets: s.roomAssets(set.Favicon), Script: s.assets.url("handoff.js"), Brand: brandOf(name, set.Title, set.ShopURL, set.Branding)}

@@ -107,13 +107,24 @@ func (g *gateHarness) readyVisitor(t *testing.T) (*http.Cookie, string) {
 	return c, *p.EntryToken
 }
 
-// form posts a browser's form to path.
+// testShopHost is the host of the test room's shop.
+const testShopHost = "shop.example"
+
+// form posts a browser's form to path. The callback on the shop's host,
+// /_waitingroom/enter, is posted with Host testShopHost unless hdr names
+// another.
 func (g *gateHarness) form(t *testing.T, path string, f url.Values, hdr map[string]string, c *http.Cookie) reply {
 	t.Helper()
 	req, _ := http.NewRequest("POST", g.srv.URL+path, strings.NewReader(f.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if path == enterPath {
+		req.Host = testShopHost
+	}
 	for k, v := range hdr {
 		req.Header.Set(k, v)
+	}
+	if v := hdr["Host"]; v != "" {
+		req.Host = v
 	}
 	if c != nil {
 		req.AddCookie(c)
@@ -392,9 +403,25 @@ func TestGateAPIKeyThrottled(t *testing.T) {
 			t.Fatalf("failure %d: %d %s", i, r.status, r.body)
 		}
 	}
-	r := g.do(t, "POST", redeem, `{"pass":"x"}`, g.keyed(g.apiKey), nil)
+	r := g.do(t, "POST", redeem, `{"pass":"x"}`, g.keyed("wrk_wrong"), nil)
 	if r.status != 429 || r.header.Get("Retry-After") == "" {
+		t.Fatalf("after %d failures, a wrong key: %d %s", adminFailures, r.status, r.body)
+	}
+	// The right key is checked first, and never refused.
+	if r := g.do(t, "POST", redeem, `{"pass":"x"}`, g.keyed(g.apiKey), nil); r.status != 401 || !strings.Contains(r.body, "pass_invalid") {
 		t.Fatalf("after %d failures, the right key: %d %s", adminFailures, r.status, r.body)
+	}
+	// Failures count per client and room: another room's key still works
+	// from this client.
+	other := g.room + "-b"
+	set := room.Defaults(other)
+	set.Gate.TargetURL = "https://other.example/"
+	if err := g.eng.SaveRoom(context.Background(), other, set); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.eng.DeleteRoom(context.Background(), other) })
+	if r := g.do(t, "POST", "/api/rooms/"+other+"/passes/redeem", `{"pass":"x"}`, g.keyed("wrk_wrong"), nil); r.status != 401 {
+		t.Fatalf("a wrong key of another room: %d %s", r.status, r.body)
 	}
 	// The admin API has a count of its own.
 	if r := g.do(t, "GET", "/api/admin/rooms/"+g.room, "", g.keyed(testAdminToken), nil); r.status != 200 {
@@ -434,7 +461,7 @@ func TestGateAPIKeyEndpoint(t *testing.T) {
 		status     int
 	}{
 		{"without the admin token", "/api/admin/rooms/" + g.room + "/apikey", nil, 401},
-		{"no such room", "/api/admin/rooms/gate-none-" + strings.ToLower(randomToken(t)[:6]) + "/apikey", admin, 404},
+		{"no such room", "/api/admin/rooms/gate-none-" + strings.ReplaceAll(strings.ToLower(randomToken(t)[:6]), "_", "x") + "/apikey", admin, 404},
 	} {
 		if r := g.do(t, "POST", tc.path, "", tc.hdr, nil); r.status != tc.status {
 			t.Fatalf("%s: %d %s", tc.name, r.status, r.body)
@@ -497,6 +524,20 @@ func (s *switchable) TouchSession(ctx context.Context, name, id string, renew bo
 	return s.Gates.TouchSession(ctx, name, id, renew)
 }
 
+func (s *switchable) Redeem(ctx context.Context, name, jti, sid string) (queue.Session, error) {
+	if s.down.Load() {
+		return s.dead.Redeem(ctx, name, jti, sid)
+	}
+	return s.Gates.Redeem(ctx, name, jti, sid)
+}
+
+func (s *switchable) MintPass(ctx context.Context, name, visitor, tok, jti string) (time.Time, error) {
+	if s.down.Load() {
+		return s.dead.MintPass(ctx, name, visitor, tok, jti)
+	}
+	return s.Gates.MintPass(ctx, name, visitor, tok, jti)
+}
+
 func gateCookieOf(r reply) *http.Cookie {
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
 		if c.Name == GateCookie {
@@ -513,14 +554,16 @@ func TestGateEnterAndCheck(t *testing.T) {
 	}
 	p := g.newPass(t)
 	// The hand-off page posts across sites, by design.
+	// X-Forwarded-Proto from a client that is no trusted proxy: no
+	// Secure (TestGateCookieSecure).
 	r := enter(p, "/checkout?step=1", map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": g.srv.URL, "X-Forwarded-Proto": "https"})
 	c := gateCookieOf(r)
-	if r.status != 303 || r.header.Get("Location") != "/checkout?step=1" || c == nil || !c.HttpOnly || !c.Secure ||
+	if r.status != 303 || r.header.Get("Location") != "/checkout?step=1" || c == nil || !c.HttpOnly || c.Secure ||
 		c.SameSite != http.SameSiteLaxMode || c.Path != "/" || c.MaxAge != 0 || !strings.HasPrefix(c.Value, g.room+".") {
 		t.Fatalf("enter: %d %v %.500s", r.status, r.header, r.body)
 	}
 	check := func(c *http.Cookie, room string) reply {
-		hdr := map[string]string{}
+		hdr := map[string]string{"Host": testShopHost}
 		if room != "" {
 			hdr["X-Waitingroom-Room"] = room
 		}
@@ -603,13 +646,38 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 			if c == nil {
 				t.Fatalf("enter: %d %s", r.status, r.body)
 			}
-			sw.down.Store(true)
-			r = g.do(t, "GET", "/gate/check", "", nil, c)
-			if r.status != tc.status || r.header.Get("X-Waitingroom-Fail") != tc.header {
-				t.Fatalf("check with Redis down: %d %v", r.status, r.header)
+			shop := map[string]string{"Host": testShopHost}
+			if r := g.do(t, "GET", "/gate/check", "", shop, nil); r.status != 401 {
+				t.Fatalf("no cookie with Redis up: %d", r.status)
 			}
-			if r := g.do(t, "GET", "/gate/check", "", nil, nil); r.status != 401 {
-				t.Fatalf("no cookie with Redis down: %d", r.status)
+			sw.down.Store(true)
+			forged := &http.Cookie{Name: GateCookie, Value: g.room + "." + strings.Repeat("Z", 22)}
+			// The same answer with a cookie, a made-up one, or none (once
+			// Redis is known to be away), for the room by Host or by name.
+			for _, st := range []struct {
+				name   string
+				cookie *http.Cookie
+				hdr    map[string]string
+				status int
+				header string
+			}{
+				{"live cookie", c, shop, tc.status, tc.header},
+				{"made-up cookie", forged, shop, tc.status, tc.header},
+				{"no cookie", nil, shop, tc.status, tc.header},
+				{"no cookie, room named", nil, map[string]string{"X-Waitingroom-Room": g.room}, tc.status, tc.header},
+				{"no cookie, another shop's host", nil, map[string]string{"Host": "elsewhere.example"}, 401, ""},
+			} {
+				r := g.do(t, "GET", "/gate/check", "", st.hdr, st.cookie)
+				if r.status != st.status || r.header.Get("X-Waitingroom-Fail") != st.header {
+					t.Fatalf("check with Redis down, %s: %d %v", st.name, r.status, r.header)
+				}
+			}
+			sw.down.Store(false)
+			if r := g.do(t, "GET", "/gate/check", "", shop, c); r.status != 204 || r.header.Get("X-Waitingroom-Fail") != "" {
+				t.Fatalf("live cookie with Redis back: %d", r.status)
+			}
+			if r := g.do(t, "GET", "/gate/check", "", shop, nil); r.status != 401 {
+				t.Fatalf("no cookie with Redis back: %d", r.status)
 			}
 		})
 	}

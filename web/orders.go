@@ -86,6 +86,9 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	if limit, err := s.checkPerBuyer(r.Context(), req.Room, req.Quantity); errors.Is(err, errOverLimit) {
 		writeError(w, http.StatusBadRequest, "over_limit", "quantity is over this room's limit of "+strconv.Itoa(limit)+" per buyer. The entry token stays valid.")
 		return
+	} else if errors.Is(err, errGateOn) {
+		writeError(w, http.StatusConflict, "gate_on", "This room's orders are taken at its shop: a buyer whose turn it is continues there with a pass (POST /r/{room}/pass).")
+		return
 	} else if err != nil {
 		s.fail(w, r, err)
 		return
@@ -161,7 +164,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if err := r.ParseForm(); err != nil {
-		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.ErrBadOrder, name, false)
+		s.htmlError(w, r, formStatus(err), t.ErrBadOrder, name, false)
 		return
 	}
 	f := r.PostForm
@@ -197,6 +200,9 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	}
 	if limit, err := s.checkPerBuyer(r.Context(), name, req.Quantity); errors.Is(err, errOverLimit) {
 		s.orderError(w, r, http.StatusBadRequest, t.TitleNotPlaced, views.Fill(t.ErrOverLimit, "n", strconv.Itoa(limit)), nil)
+		return
+	} else if errors.Is(err, errGateOn) {
+		s.orderError(w, r, http.StatusConflict, t.TitleNotPlaced, t.Gate().OrdersAtShop, nil)
 		return
 	} else if err != nil {
 		s.htmlFail(w, r, err, name)
@@ -254,7 +260,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, heading, msg string, retry *views.Retry) {
-	s.htmlPage(w, r, views.ErrorPage{Status: status, Heading: heading, Message: msg, Room: r.PathValue("room"), RetryOrder: retry})
+	s.htmlPage(w, r, views.ErrorPage{Status: status, Heading: heading, Message: msg, Room: r.PathValue("room"), RetryPost: retry.Repost(r.PathValue("room"))})
 }
 
 // confirmation serves GET /r/{room}/orders/{id}, to the visitor who placed
@@ -344,14 +350,21 @@ func orderLimit(perBuyer int) int {
 // errOverLimit reports an order over the room's maxPerBuyer.
 var errOverLimit = errors.New("quantity over the room's maxPerBuyer")
 
+// errGateOn refuses an order on the built-in order path of a room that
+// sends its buyers to a shop (gate mode): its orders are taken there.
+var errGateOn = errors.New("the room's orders are taken at its shop")
+
 // checkPerBuyer refuses, before the token is claimed or the order bucket
-// touched, an order of more than the room's maxPerBuyer. It returns the
-// limit with errOverLimit, or the error of reading the room (the order
-// path fails closed).
+// touched, an order in a gate room (errGateOn) or of more than the room's
+// maxPerBuyer. It returns the limit with errOverLimit, or the error of
+// reading the room (the order path fails closed).
 func (s *Server) checkPerBuyer(ctx context.Context, name string, quantity int) (int, error) {
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		return 0, err
+	}
+	if s.handoffShop(set) != "" {
+		return 0, errGateOn
 	}
 	if set.MaxPerBuyer > 0 && quantity > set.MaxPerBuyer {
 		return set.MaxPerBuyer, errOverLimit

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -302,6 +303,14 @@ func (s *Server) renderWith(w http.ResponseWriter, r *http.Request, status int, 
 // htmlPage answers the error page p, in the visitor's language, linking
 // back to the room's shop.
 func (s *Server) htmlPage(w http.ResponseWriter, r *http.Request, p views.ErrorPage) {
+	s.htmlPageFrom(w, r, p, "")
+}
+
+// htmlPageFrom is htmlPage for a page served on another host than the
+// waiting room's (the shop's, gate mode): when base, the waiting room's
+// origin, is set, the page's stylesheet, icon and logo are loaded from it
+// (a path on the shop's host would not be found), as the proxy's pages'.
+func (s *Server) htmlPageFrom(w http.ResponseWriter, r *http.Request, p views.ErrorPage, base string) {
 	if p.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "2")
 	}
@@ -317,7 +326,26 @@ func (s *Server) htmlPage(w http.ResponseWriter, r *http.Request, p views.ErrorP
 	if p.Brand == (views.Brand{}) {
 		p.Brand = s.brandFor(r.Context(), p.Room)
 	}
-	s.render(w, r, p.Status, views.Error(p))
+	if base == "" {
+		s.render(w, r, p.Status, views.Error(p))
+		return
+	}
+	if p.Assets.Icon == "" {
+		p.Assets.Icon = views.DefaultIcon
+	}
+	p.Assets.CSS, p.Assets.Icon, p.Brand.Logo = onOrigin(base, p.Assets.CSS), onOrigin(base, p.Assets.Icon), onOrigin(base, p.Brand.Logo)
+	s.renderWith(w, r, p.Status, views.Error(p), func(h http.Header) {
+		h.Set("Content-Security-Policy", shopPagePolicy(base))
+	})
+}
+
+// onOrigin is path (a path on this server, "/…") on base; anything else
+// (an absolute URL, a data: URL, "") is left as it is.
+func onOrigin(base, path string) string {
+	if strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "//") {
+		return base + path
+	}
+	return path
 }
 
 // htmlError answers an HTML error page whose heading says status in words.
@@ -338,6 +366,10 @@ func (s *Server) htmlFail(w http.ResponseWriter, r *http.Request, err error, roo
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.Ended, Message: t.EndedHint, Room: roomName})
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusServiceUnavailable, Message: t.TroublePage, Room: roomName, Retry: true})
+		// A retry is offered where it can succeed: a GET is asked again; a
+		// form posted (a hand-off, a join) goes back to the room's page,
+		// which offers it again.
+		retry := r.Method == http.MethodGet || r.Method == http.MethodHead
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusServiceUnavailable, Message: t.TroublePage, Room: roomName, Retry: retry})
 	}
 }

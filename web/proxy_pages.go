@@ -37,11 +37,18 @@ func (p *Proxy) page(w http.ResponseWriter, r *http.Request, status int, roomNam
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src "+base+"; img-src "+base+" data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", shopPagePolicy(base))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Vary", "Accept-Language")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		w.Write(buf.Bytes())
 	}
+}
+
+// shopPagePolicy is the CSP of a page the waiting room serves on the
+// shop's host (the proxy's pages, the enter callback's errors): its
+// stylesheet and images come from base, the waiting room's origin.
+func shopPagePolicy(base string) string {
+	return "default-src 'none'; style-src " + base + "; img-src " + base + " data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }

@@ -182,6 +182,9 @@ func (pr *proxyRig) do(t *testing.T, method, path, body string, hdr map[string]s
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
+	if v := hdr["Host"]; v != "" {
+		req.Host = v
+	}
 	for _, c := range cookies {
 		req.AddCookie(c)
 	}
@@ -462,7 +465,7 @@ func TestProxyHandOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	form := url.Values{"pass": {compact}, "next": {"/checkout/step?x=1"}}.Encode()
-	formHdr := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://queue.example"}
+	formHdr := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Origin": "https://queue.example", "Host": "shop.example"}
 	r := pr.do(t, "POST", "/_waitingroom/enter", form, formHdr)
 	if r.status != 303 || r.header.Get("Location") != "/checkout/step?x=1" {
 		t.Fatalf("enter: %d to %q: %s", r.status, r.header.Get("Location"), r.body)

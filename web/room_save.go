@@ -41,9 +41,6 @@ type roomWrite struct {
 	// Action is the audit log's name of the change; "" names it from what
 	// changed (room.create, room.pause, room.resume or room.update).
 	Action string
-	// APIKeyHash, when set, replaces the gate's API key hash (no patch
-	// sets it: only the console's and the admin API's "new API key").
-	APIKeyHash *string
 }
 
 // roomWritten is what a write did.
@@ -96,9 +93,6 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		return roomWritten{}, errRoomExists
 	}
 	next := w.Patch.Apply(cur)
-	if w.APIKeyHash != nil {
-		next.Gate.APIKeyHash = *w.APIKeyHash
-	}
 	if err := next.Validate(); err != nil {
 		return roomWritten{}, &invalidSettingsError{err}
 	}
@@ -128,14 +122,28 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		}
 		done.SoldOut = *w.SoldOut
 	}
-	if s.records != nil {
-		s.records.Record(ctx, name, next) // a failure is logged and retried
-	}
+	s.recordRoom(ctx, name, next)
 	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
-	s.gateRooms.remember(name, next.Gate.FailOpen, time.Now())
+	s.gateRooms.remember(name, gateSettings(next), time.Now())
 	s.roomEvents(name, actor, w.Action, done)
 	s.auditRoom(ctx, actor, name, w.Action, done)
 	return done, nil
+}
+
+// recordRoom writes room name's settings set to the database record, with
+// the API key's hash as Redis has it now: set was read before, and a key
+// rotation since must not be undone in the record (a restore after a loss
+// of Redis brings the record back). A failure is logged and retried.
+func (s *Server) recordRoom(ctx context.Context, name string, set room.Settings) {
+	if s.records == nil {
+		return
+	}
+	s.recording.Lock()
+	defer s.recording.Unlock()
+	if h, err := s.rooms.APIKeyHash(ctx, name); err == nil {
+		set.Gate.APIKeyHash = h
+	}
+	s.records.Record(ctx, name, set)
 }
 
 // openNow reports whether a room with settings r sells at now: not closed,

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync"
 	"time"
 
 	"waitingroom/server/order"
@@ -31,6 +32,11 @@ type Queue interface {
 type Rooms interface {
 	Room(ctx context.Context, name string) (room.Settings, error)
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
+	// SetAPIKeyHash replaces room name's API key hash alone (SaveRoom
+	// never writes it); room.ErrNotFound for an unknown room.
+	SetAPIKeyHash(ctx context.Context, name, hash string) error
+	// APIKeyHash is room name's API key hash as it is now.
+	APIKeyHash(ctx context.Context, name string) (string, error)
 	// CreateRoom saves s only when room name does not exist, and reports
 	// whether it did.
 	CreateRoom(ctx context.Context, name string, s room.Settings) (bool, error)
@@ -177,7 +183,12 @@ type Server struct {
 	passKeys  *pass.Keys
 	gates     Gates
 	gateFails *failures // failed room API key authentications, per client
-	gateRooms gateFailOpen
+	gateRooms gateRoomCache
+	// storeDown is whether Redis answered this process's last calls.
+	storeDown storeDown
+	// recording serializes the room records' writes that read the API
+	// key's hash from Redis (recordRoom).
+	recording sync.Mutex
 }
 
 // New returns a Server. Every field of o is required but AdminToken and

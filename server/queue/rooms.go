@@ -63,7 +63,10 @@ func settingsFields(s room.Settings) []any {
 
 // gateJSON encodes g for the cfg hash. Marshal cannot fail on strings, a
 // string slice, an int and a bool.
+// The API key's hash is not in it: it has a field of its own
+// (apiKeyField).
 func gateJSON(g room.Gate) string {
+	g.APIKeyHash = ""
 	out, _ := json.Marshal(g)
 	return string(out)
 }
@@ -94,6 +97,11 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 		p.HSet(ctx, cfg, settingsFields(s)...)
 		if existed == 0 { // created now (a room saved before CreatedField existed keeps none)
 			p.HSetNX(ctx, cfg, CreatedField, strconv.FormatInt(time.Now().UnixMilli(), 10))
+		}
+		if s.Gate.APIKeyHash != "" {
+			// GATE: only where there is none yet (a new room, or one saved
+			// before the field existed): the key is SetAPIKeyHash's.
+			p.HSetNX(ctx, cfg, apiKeyField, s.Gate.APIKeyHash)
 		}
 		return nil
 	})
@@ -128,6 +136,9 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
 	}
 	fields := append(settingsFields(s), CreatedField, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	if s.Gate.APIKeyHash != "" { // GATE: a restore brings the key back
+		fields = append(fields, apiKeyField, s.Gate.APIKeyHash)
+	}
 	n, err := e.run(ctx, e.s.createRoom, name, fields...).Int64()
 	if err != nil {
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
@@ -224,6 +235,9 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	s.Gate = room.DefaultGate()
 	if v := m["gate"]; v != "" { // absent in rooms saved before it existed
 		errs = append(errs, json.Unmarshal([]byte(v), &s.Gate))
+	}
+	if v, ok := m[apiKeyField]; ok { // else a room saved before it existed: the gate's JSON had it
+		s.Gate.APIKeyHash = v
 	}
 
 	if err := errors.Join(errs...); err != nil {

@@ -30,7 +30,7 @@ type scripts struct {
 	// DRAW
 	drawSeed, drawBegin, drawChunk, drawDone *script
 	// GATE
-	mint, openSession, touchSession, endSession, activeSessions *script
+	mint, openSession, touchSession, endSession, activeSessions, setAPIKey *script
 }
 
 func loadScripts() scripts {
@@ -63,6 +63,7 @@ func loadScripts() scripts {
 		touchSession:   load("touch_session"),
 		endSession:     load("end_session"),
 		activeSessions: load("active_sessions"),
+		setAPIKey:      load("set_apikey"),
 	}
 }
 
