@@ -58,9 +58,14 @@ const ServerDB = 1
 // they run whole servers too, at the same time as the root package's.
 const ToolsDB = 2
 
-// RedisURLDB returns the test Redis URL with database db.
+// RedisURLDB returns the test Redis URL with database db. A Redis Cluster
+// has database 0 only: its URL (with addr= parameters) comes back as it is,
+// so that the Cluster drill can run the same tests.
 func RedisURLDB(t testing.TB, db int) string {
 	t.Helper()
+	if strings.Contains(RedisURL(), "addr=") {
+		return RedisURL()
+	}
 	opt, err := redis.ParseURL(RedisURL())
 	if err != nil {
 		t.Fatalf("REDIS_TEST_URL: %v", err)
