@@ -189,10 +189,17 @@ func (g *Gate) decodeSession(op string, a answer) (session, error) {
 	return out.Session, nil
 }
 
-// redeem turns a verified pass into a session, once.
-func (g *Gate) redeem(ctx context.Context, pass string) (session, error) {
-	a, err := g.call(ctx, "redeem", http.MethodPost, "/api/rooms/"+url.PathEscape(g.opts.Room)+"/passes/redeem",
-		map[string]string{"pass": pass}, true, slotWait)
+// redeem turns a verified pass into the session sid, once: waitingroom
+// answers a retry with the same sid (after a timeout hid the first answer)
+// with the same session, and any other sid with 409. A waitingroom that
+// predates the session field (it refuses the body, 400 bad_json) is asked
+// again without it, and picks the id itself.
+func (g *Gate) redeem(ctx context.Context, pass, sid string) (session, error) {
+	path := "/api/rooms/" + url.PathEscape(g.opts.Room) + "/passes/redeem"
+	a, err := g.call(ctx, "redeem", http.MethodPost, path, map[string]string{"pass": pass, "session": sid}, true, slotWait)
+	if err == nil && a.status == http.StatusBadRequest && a.code == "bad_json" {
+		a, err = g.call(ctx, "redeem", http.MethodPost, path, map[string]string{"pass": pass}, true, slotWait)
+	}
 	if err != nil {
 		return session{}, err
 	}

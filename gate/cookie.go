@@ -2,6 +2,7 @@ package gate
 
 import (
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -55,6 +56,32 @@ func (g *Gate) sessionID(r *http.Request) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// enterSeed returns the id that this browser's enter derives its session
+// id from: the id in its wr_gate cookie when the MAC verifies (a live
+// session, a gone one, or the seed that an earlier enter's answer set),
+// else 16 fresh random bytes.
+func (g *Gate) enterSeed(r *http.Request) string {
+	if id, ok := g.sessionID(r); ok {
+		return id
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// sessionFor returns the session id that pass jti opens for the browser
+// whose enter seed is seed: 16 bytes of HMAC-SHA256(cookie key, "session"
+// NUL room NUL seed NUL jti), base64url (22 characters). The same browser
+// resending the same pass asks waitingroom for the same id, so that the
+// redeem is idempotent; another browser (another seed) asks for another
+// and is refused; a new pass gets a new id, apart from the browser's live
+// session, which it then replaces.
+func (g *Gate) sessionFor(seed, jti string) string {
+	m := hmac.New(sha256.New, g.cookieKey)
+	m.Write([]byte("session\x00" + g.opts.Room + "\x00" + seed + "\x00" + jti))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:16])
 }
 
 // cutLast splits s around its last ".".

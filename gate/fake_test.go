@@ -54,14 +54,17 @@ type fakeRoom struct {
 	down     string         // "": up; "503": every answer 503; "slow": answers after slowFor
 	refuse   map[string]int // endpoint name → status of its every answer (see refusal)
 	slowFor  time.Duration
-	used     map[string]bool
+	used     map[string]string // jti → the session id it opened
+	oldAPI   bool              // refuses the redeem's session field, as waitingroom did before it had one
+	lagging  int               // redeems still to answer only after lag, though applied at once
+	lag      time.Duration
 	sessions map[string]string // id → subject
 	calls    map[string]int
 	passes   []string // every pass handed out, to check the logs
 }
 
 func newFakeRoom(t *testing.T, keys ...signingKey) *fakeRoom {
-	f := &fakeRoom{t: t, keys: keys, used: map[string]bool{}, sessions: map[string]string{}, calls: map[string]int{}}
+	f := &fakeRoom{t: t, keys: keys, used: map[string]string{}, sessions: map[string]string{}, calls: map[string]int{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -142,8 +145,16 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"room": testRoom, "roomURL": f.srv.URL + "/r/" + testRoom, "failOpen": f.failOpen,
 			"sessionSeconds": 600, "sessionMode": "idle", "audience": f.aud})
 	case "redeem":
-		var body struct{ Pass string }
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<10)).Decode(&body); err != nil {
+		var body struct{ Pass, Session string }
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<10))
+		if f.oldAPI {
+			dec.DisallowUnknownFields()
+		}
+		if err := dec.Decode(&body); err != nil || f.oldAPI && body.Session != "" {
+			writeJSON(w, 400, map[string]string{"error": "bad_json"})
+			return
+		}
+		if body.Session != "" && (len(body.Session) != 22 || !validSessionID(body.Session)) {
 			writeJSON(w, 400, map[string]string{"error": "bad_request"})
 			return
 		}
@@ -160,13 +171,33 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, 401, map[string]string{"error": "pass_invalid"})
 			return
 		}
-		if f.used[c.ID] {
+		// Idempotent for the session id, as waitingroom: a retry with the id
+		// that the pass opened, while that session lives, gets it again.
+		id := body.Session
+		if id == "" {
+			id = randID()
+		}
+		if opened, used := f.used[c.ID]; used {
+			if _, live := f.sessions[id]; opened != id || !live {
+				writeJSON(w, 409, map[string]string{"error": "pass_used"})
+				return
+			}
+		} else if _, taken := f.sessions[id]; taken {
 			writeJSON(w, 409, map[string]string{"error": "pass_used"})
 			return
 		}
-		f.used[c.ID] = true
-		id := randID()
+		f.used[c.ID] = id
 		f.sessions[id] = "sub-" + c.Subject
+		if f.lagging > 0 {
+			// Applied, but answered too late for the gate's Timeout.
+			f.lagging--
+			f.mu.Unlock()
+			select {
+			case <-time.After(f.lag):
+			case <-r.Context().Done():
+			}
+			f.mu.Lock()
+		}
 		writeJSON(w, 200, map[string]any{"session": map[string]any{"id": id, "room": testRoom, "subject": f.sessions[id],
 			"expiresAt": time.Now().Add(10 * time.Minute).Format(time.RFC3339), "mode": "idle", "idleSeconds": 600}})
 	case "renew":

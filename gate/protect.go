@@ -100,11 +100,18 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 	next := LocalPath(r.PostForm.Get("next"))
 	ctx := r.Context()
 	retry := &repost{Action: EnterPath, Pass: pass, Next: next}
+	// The session id is chosen before the redeem, from the browser's
+	// cookie (its seed) and the pass, and the 303 and the retry page set
+	// the cookie: a resend of this form from the retry page (say after a
+	// timeout whose redeem went through) asks for the same id, and
+	// waitingroom answers it with that session. Refusals (used, expired,
+	// invalid) set no cookie: they are not to be resent.
+	seed := g.enterSeed(r)
 
-	_, err := g.verify(ctx, pass)
+	c, err := g.verify(ctx, pass)
 	if err == nil {
 		var s session
-		if s, err = g.redeem(ctx, pass); err == nil {
+		if s, err = g.redeem(ctx, pass, g.sessionFor(seed, c.ID)); err == nil {
 			g.live.remember(s.ID, s.public(), true, g.freshUntil(g.now(), s), g.now())
 			if old, ok := g.sessionID(r); ok && old != s.ID {
 				// A new pass replaces this browser's session: free the old slot.
@@ -136,10 +143,14 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 		if !errors.Is(err, errKeyNotYet) && g.health.reqLog.allow(g.now()) {
 			g.log.Warn("gate: enter failed closed", "err", err)
 		}
+		g.setCookie(w, r, seed) // for the resend: see seed
 		g.page(w, r, http.StatusServiceUnavailable, pageRetry, retry)
 	case errors.Is(err, errUnavailable):
-		// Once the probe found waitingroom down and failing open, the
-		// buyer goes on to next without a session.
+		// A timeout may hide a redeem that went through: the resend from
+		// the retry page asks for the same session id (see seed). Once the
+		// probe found waitingroom down and failing open, the buyer goes on
+		// to next without a session.
+		g.setCookie(w, r, seed)
 		g.failed(w, r, http.RedirectHandler(next, http.StatusSeeOther), err, retry)
 	default:
 		g.page(w, r, http.StatusForbidden, pageInvalid, nil)

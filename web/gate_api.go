@@ -129,13 +129,20 @@ var errPassRefused = errors.New("pass refused")
 // errPassRefused, queue.ErrPassUnknown, queue.ErrTokenUsed, a
 // *queue.WaitError or a store error.
 func (s *Server) redeemPass(ctx context.Context, name string, g gateOf, compact string) (queue.Session, error) {
+	return s.redeemPassAs(ctx, name, g, compact, "")
+}
+
+// redeemPassAs is redeemPass into the session id sid chosen by the caller
+// ("" for a fresh one): a retry with the same sid gets the same session.
+func (s *Server) redeemPassAs(ctx context.Context, name string, g gateOf, compact, sid string) (queue.Session, error) {
 	c, err := s.passKeys.Verify(compact, time.Now())
 	if err != nil || !g.on || c.Room != name || subtle.ConstantTimeCompare([]byte(c.Audience), []byte(g.audience)) != 1 {
 		return queue.Session{}, errPassRefused
 	}
-	sid, err := randomID(16)
-	if err != nil {
-		return queue.Session{}, err
+	if sid == "" {
+		if sid, err = randomID(16); err != nil {
+			return queue.Session{}, err
+		}
 	}
 	return s.gates.Redeem(ctx, name, c.ID, sid)
 }
@@ -151,8 +158,15 @@ func passUsed(err error) bool {
 func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Settings) {
 	var body struct {
 		Pass string `json:"pass"`
+		// Session is the caller's session id (22 base64url characters),
+		// optional: a retry with the same one is idempotent.
+		Session string `json:"session"`
 	}
-	if !decodeStrict(w, r, &body, `{"pass":"<the pass>"}`) {
+	if !decodeStrict(w, r, &body, `{"pass":"<the pass>","session":"<optional session id>"}`) {
+		return
+	}
+	if body.Session != "" && !validSessionID(body.Session) {
+		writeError(w, http.StatusBadRequest, "bad_request", "session must be 22 base64url characters (16 random bytes), or absent.")
 		return
 	}
 	name := r.PathValue("room")
@@ -161,7 +175,7 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
 	}
-	ss, err := s.redeemPass(r.Context(), name, g, body.Pass)
+	ss, err := s.redeemPassAs(r.Context(), name, g, body.Pass, body.Session)
 	if err != nil && !errors.Is(err, errPassRefused) && !errors.Is(err, queue.ErrPassUnknown) && !passUsed(err) {
 		s.storeDown.failed(time.Now())
 	} else {

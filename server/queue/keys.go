@@ -87,7 +87,7 @@ var keyNames = map[string]bool{
 	// GATE (issue 13): passes handed to an outside shop, and their sessions.
 	"jtis":     true, // hash pass id (jti) → "visitor token", until the pass (or its tombstone) goes
 	"jtiof":    true, // hash visitor → their pass id: one per pass
-	"sessions": true, // hash session id → "startedMs heldSinceMs subject"; its slot is active member "s:"+id
+	"sessions": true, // hash session id → "startedMs heldSinceMs subject jti"; its slot is active member "s:"+id
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

@@ -18,11 +18,21 @@ func (e *Engine) TouchSession(ctx context.Context, roomName, sessionID string, r
 	if err != nil {
 		return Session{}, fmt.Errorf("queue: touch session in %s: %w", roomName, err)
 	}
-	if len(res) != 6 || asInt(res[0]) != 1 {
+	s, ok := touched(roomName, sessionID, res)
+	if !ok {
 		return Session{}, ErrSessionGone
 	}
+	return s, nil
+}
+
+// touched reads touch_session.lua's reply res about session sessionID of
+// roomName; ok is false for a session gone.
+func touched(roomName, sessionID string, res []any) (s Session, ok bool) {
+	if len(res) != 6 || asInt(res[0]) != 1 {
+		return Session{}, false
+	}
 	return Session{ID: sessionID, Room: roomName, Subject: asString(res[5]), Started: time.UnixMilli(asInt(res[1])),
-		Expires: time.UnixMilli(asInt(res[2])), IdleSeconds: int(asInt(res[3])), Mode: asString(res[4])}, nil
+		Expires: time.UnixMilli(asInt(res[2])), IdleSeconds: int(asInt(res[3])), Mode: asString(res[4])}, true
 }
 
 // EndSession ends the session sessionID of roomName now and frees its

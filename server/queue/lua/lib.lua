@@ -137,7 +137,8 @@ end
 -- K.jtiof a visitor to their pass id: one jti per pass, gone with the pass
 -- (or its tombstone). A session holds a slot as the member SESSION..id of
 -- K.active, scored with its expiry in ms; K.sessions maps id to "startedMs
--- heldSinceMs subject" (heldSince: when its pass took the slot).
+-- heldSinceMs subject jti" (heldSince: when its pass took the slot; jti:
+-- the pass id that opened it, so that a retry of that redeem finds it).
 local SESSION = 's:'
 local function isSession(m) return string.sub(m, 1, 2) == SESSION end
 -- forgetJtis drops the pass ids of visitors vs (at most a sweep's batch),
@@ -155,9 +156,13 @@ end
 local function getSession(id)
   local raw = redis.call('HGET', K.sessions, id)
   if not raw then return nil end
-  local st, h, sub = string.match(raw, '^(%d+) (%d+) (%S+)$')
-  if not st then return nil end
-  return {s = tonumber(st), h = tonumber(h), sub = sub}
+  local st, h, sub, j = string.match(raw, '^(%d+) (%d+) (%S+) (%S+)$')
+  if not st then
+    -- A session opened before sessions named their pass id.
+    st, h, sub = string.match(raw, '^(%d+) (%d+) (%S+)$')
+    if not st then return nil end
+  end
+  return {s = tonumber(st), h = tonumber(h), sub = sub, j = j}
 end
 -- dropSession ends session id, whose slot was free from endMs on, and
 -- counts it under why ('sessionsEnded' or 'sessionsIdle'); the ETA learns

@@ -4,7 +4,9 @@
 -- becomes a tombstone, as after an order, and its slot passes to a new
 -- session: the member SESSION..id of the active set, scored with the
 -- session's expiry. A pass id that is no longer the pass's (minted again
--- meanwhile) opens nothing and undoes the claim.
+-- meanwhile) opens nothing and undoes the claim. The session records the
+-- pass id, so that a retry of this redeem with the same session id finds
+-- it (Engine.Redeem, through touch_session.lua).
 -- ARGV: 2 visitor, 3 holder, 4 pass id, 5 session id, 6 subject
 -- A redeem that stalled until its pass expired or its claim lapsed opens
 -- nothing either (the pass is released; admit.lua sweeps an expired one).
@@ -33,6 +35,6 @@ putPass(v, e)
 redis.call('ZREM', K.active, v)
 redis.call('ZADD', K.done, I(e.x), v)
 redis.call('ZADD', K.active, I(x), SESSION .. ARGV[5])
-redis.call('HSET', K.sessions, ARGV[5], I(nowMs) .. ' ' .. I(held) .. ' ' .. ARGV[6])
+redis.call('HSET', K.sessions, ARGV[5], I(nowMs) .. ' ' .. I(held) .. ' ' .. ARGV[6] .. ' ' .. ARGV[4])
 redis.call('HINCRBY', K.counts, 'sessionsOpened', 1)
 return {1, nowMs, x, secs, mode}
