@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"html"
 	"net/http"
@@ -85,6 +86,14 @@ func randomToken(t *testing.T) string {
 	b := make([]byte, 32)
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// missingRoom is a valid room name that no test creates: prefix and 8
+// random hex digits (a base64 token may hold '_', which room names refuse).
+func missingRoom(prefix string) string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
 }
 
 // readyVisitor enters a new visitor and admits it: its cookie and entry
@@ -223,7 +232,7 @@ func TestGateInfo(t *testing.T) {
 	for _, tc := range []struct {
 		name, room, code string
 	}{
-		{"no such room", "gate-nope-" + strings.ToLower(randomToken(t)[:8]), "room_not_found"},
+		{"no such room", missingRoom("gate-nope-"), "room_not_found"},
 	} {
 		var e apiError
 		r := g.do(t, "GET", "/api/rooms/"+tc.room+"/gate", "", nil, nil)
@@ -461,7 +470,7 @@ func TestGateAPIKeyEndpoint(t *testing.T) {
 		status     int
 	}{
 		{"without the admin token", "/api/admin/rooms/" + g.room + "/apikey", nil, 401},
-		{"no such room", "/api/admin/rooms/gate-none-" + strings.ReplaceAll(strings.ToLower(randomToken(t)[:6]), "_", "x") + "/apikey", admin, 404},
+		{"no such room", "/api/admin/rooms/" + missingRoom("gate-none-") + "/apikey", admin, 404},
 	} {
 		if r := g.do(t, "POST", tc.path, "", tc.hdr, nil); r.status != tc.status {
 			t.Fatalf("%s: %d %s", tc.name, r.status, r.body)
