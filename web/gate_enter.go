@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
@@ -121,7 +123,19 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	}
 	g := gateSettings(set)
 	s.gateRooms.remember(c.Room, g, time.Now())
-	ss, err := s.redeemPass(ctx, c.Room, g, compact)
+	// The session id comes from the browser's cookie of this room (or a
+	// fresh seed) and the pass: the same browser resending the same pass
+	// after a failed answer gets the session its first try opened, any
+	// other browser a different id (told the pass was used).
+	seed := gateSessionOf(r, c.Room)
+	if seed == "" {
+		if seed, err = randomID(16); err != nil {
+			refuse(http.StatusServiceUnavailable, c.Room, c.Issuer)
+			return
+		}
+	}
+	sid := sessionFor(seed, c.ID)
+	ss, err := s.redeemPassAs(ctx, c.Room, g, compact, sid)
 	switch {
 	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
 		refuse(http.StatusUnauthorized, c.Room, c.Issuer)
@@ -140,6 +154,9 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		s.storeDown.failed(time.Now())
+		// The redeem may have been applied before the error: the seed
+		// cookie makes a resend of this pass land in the same session.
+		http.SetCookie(w, s.gateCookie(r, c.Room, seed))
 		s.enterUnavailable(w, r, c.Room, c.Issuer, next, g.failOpen, refuse)
 		return
 	}
@@ -153,6 +170,14 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	s.storeDown.ok(time.Now())
 	http.SetCookie(w, s.gateCookie(r, c.Room, ss.ID))
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// sessionFor is the session id that the pass jti opens for a browser whose
+// wr_gate cookie of the room holds seed: 16 bytes of SHA-256 over both, as
+// base64url. Knowing it needs the browser's HttpOnly cookie.
+func sessionFor(seed, jti string) string {
+	sum := sha256.Sum256([]byte("waitingroom gate session v1\x00" + seed + "\x00" + jti))
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 // enterUnavailable answers a callback whose pass could not be redeemed

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"waitingroom/server/queue"
@@ -57,5 +58,57 @@ func TestGateEnterResubmit(t *testing.T) {
 	// The first pass again, now that its session ended: refused.
 	if r := enter(p, c); r.status != 409 {
 		t.Fatalf("the first pass with its ended session: %d", r.status)
+	}
+}
+
+// lostReply redeems for real, then answers the first redeem with an
+// error, as a Redis reply lost after the script ran would.
+type lostReply struct {
+	*queue.Engine
+	lost atomic.Bool
+}
+
+func (l *lostReply) Redeem(ctx context.Context, roomName, jti, sessionID string) (queue.Session, error) {
+	s, err := l.Engine.Redeem(ctx, roomName, jti, sessionID)
+	if err == nil && l.lost.CompareAndSwap(false, true) {
+		return queue.Session{}, errors.New("i/o timeout after the script ran")
+	}
+	return s, err
+}
+
+// TestGateEnterResendAfterALostReply: the first redeem of a pass opened a
+// session but its answer was lost, so the buyer saw "please retry". The
+// retry page's cookie makes the resend land in that same session (one
+// slot), while the pass copied into another browser is still refused.
+func TestGateEnterResendAfterALostReply(t *testing.T) {
+	var gates *lostReply
+	g := newGateHarness(t, func(o *Options) {
+		gates = &lostReply{Engine: o.Queue.(*queue.Engine)}
+		o.Gates = gates
+	})
+	ctx := context.Background()
+	p := g.newPass(t)
+	enter := func(c *http.Cookie) reply {
+		return g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
+	}
+	first := enter(nil)
+	seed := gateCookieOf(first)
+	if first.status != http.StatusServiceUnavailable || seed == nil || !strings.Contains(first.body, `name="pass"`) {
+		t.Fatalf("first try: %d, cookie %v: %.300s", first.status, seed, first.body)
+	}
+	if r := enter(nil); r.status != http.StatusConflict {
+		t.Fatalf("the pass from another browser: %d, want 409", r.status)
+	}
+	again := enter(seed)
+	c := gateCookieOf(again)
+	if again.status != http.StatusSeeOther || c == nil || again.header.Get("Location") != "/checkout" {
+		t.Fatalf("the resend: %d to %q, cookie %v", again.status, again.header.Get("Location"), c)
+	}
+	_, id, _ := strings.Cut(c.Value, ".")
+	if _, err := g.eng.TouchSession(ctx, g.room, id, false); err != nil {
+		t.Fatalf("the resend's session: %v", err)
+	}
+	if n, err := g.eng.ActiveSessions(ctx, g.room); err != nil || n != 1 {
+		t.Fatalf("active sessions: %d %v, want 1", n, err)
 	}
 }
