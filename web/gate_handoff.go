@@ -37,19 +37,8 @@ func handoffPolicy(audience string) string {
 // signs it, and answers a page that posts it to the shop's callback at
 // once. The pass is never logged, never in a URL, never in a Referer.
 func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("room")
-	t := s.roomText(r, roomOfPath(r.URL.Path))
-	if !room.ValidName(name) {
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		msg := t.FormInvalid
-		if formStatus(err) == http.StatusRequestEntityTooLarge {
-			msg = t.FormTooLarge
-		}
-		s.htmlError(w, r, formStatus(err), msg, name, false)
+	name, t, ok := s.postedRoomForm(w, r, func(t views.Messages) string { return t.FormInvalid })
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)

@@ -156,15 +156,8 @@ func writeErrorRetry(w http.ResponseWriter, status int, after time.Duration, cod
 // success it redirects to the confirmation; on failure it shows a clear
 // page, with a retry button where a retry can succeed.
 func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("room")
-	t := s.roomText(r, roomOfPath(r.URL.Path))
-	if !room.ValidName(name) {
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		s.htmlError(w, r, formStatus(err), t.ErrBadOrder, name, false)
+	name, t, ok := s.postedRoomForm(w, r, func(t views.Messages) string { return t.ErrBadOrder })
+	if !ok {
 		return
 	}
 	f := r.PostForm

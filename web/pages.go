@@ -175,15 +175,8 @@ func withUTM(path string, utm []views.Field) string {
 // it was opened with): it enters, sets wr_vid and sends the browser to
 // its status page, carrying the utm_* fields along.
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("room")
-	t := s.roomText(r, roomOfPath(r.URL.Path))
-	if !room.ValidName(name) {
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusBadRequest, Heading: t.TitleNotFound, Message: t.BadRoomName})
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-	if err := r.ParseForm(); err != nil {
-		s.htmlError(w, r, http.StatusRequestEntityTooLarge, t.FormTooLarge, name, false)
+	name, t, ok := s.postedRoomForm(w, r, func(t views.Messages) string { return t.FormInvalid })
+	if !ok {
 		return
 	}
 	camp := s.campaignOf(r.Form) // the form's fields, then the query string's
