@@ -18,41 +18,22 @@ func PutRoom(ctx context.Context, base, room, token string, body map[string]any)
 	if err != nil {
 		return fmt.Errorf("admin: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPut, strings.TrimRight(base, "/")+"/api/admin/rooms/"+url.PathEscape(room), bytes.NewReader(b))
+	resp, err := adminCall(ctx, http.MethodPut, base, room, "", token, b, "PUT room "+room)
 	if err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("admin: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return fmt.Errorf("admin: PUT room %s: %s: %s", room, resp.Status, msg)
-	}
+	resp.Body.Close()
 	return nil
 }
 
 // DeleteRoom removes a room, its line and its keys through the admin API
 // of the server at base.
 func DeleteRoom(ctx context.Context, base, room, token string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, strings.TrimRight(base, "/")+"/api/admin/rooms/"+url.PathEscape(room), nil)
+	resp, err := adminCall(ctx, http.MethodDelete, base, room, "", token, nil, "DELETE room "+room)
 	if err != nil {
-		return fmt.Errorf("admin: %w", err)
+		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("admin: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return fmt.Errorf("admin: DELETE room %s: %s: %s", room, resp.Status, msg)
-	}
+	resp.Body.Close()
 	return nil
 }
 
@@ -60,25 +41,46 @@ func DeleteRoom(ctx context.Context, base, room, token string) error {
 // API of the server at base (POST /api/admin/rooms/{room}/apikey) and
 // returns it; the previous key stops working.
 func NewAPIKey(ctx context.Context, base, room, token string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(base, "/")+"/api/admin/rooms/"+url.PathEscape(room)+"/apikey", nil)
+	what := "new API key for " + room
+	resp, err := adminCall(ctx, http.MethodPost, base, room, "/apikey", token, nil, what)
 	if err != nil {
-		return "", fmt.Errorf("admin: %w", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("admin: %w", err)
+		return "", err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return "", fmt.Errorf("admin: new API key for %s: %s: %s", room, resp.Status, msg)
-	}
 	var out struct {
 		APIKey string `json:"apiKey"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.APIKey == "" {
-		return "", fmt.Errorf("admin: new API key for %s: no key in the answer (%v)", room, err)
+		return "", fmt.Errorf("admin: %s: no key in the answer (%v)", what, err)
 	}
 	return out.APIKey, nil
+}
+
+// adminCall sends method to /api/admin/rooms/{room}{sub} of the server at
+// base with the admin token (and body as JSON, when not nil). An answer
+// of 300 or more is an error naming what; the caller closes a good
+// answer's body.
+func adminCall(ctx context.Context, method, base, room, sub, token string, body []byte, what string) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(base, "/")+"/api/admin/rooms/"+url.PathEscape(room)+sub, rd)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return nil, fmt.Errorf("admin: %s: %s: %s", what, resp.Status, msg)
+	}
+	return resp, nil
 }
