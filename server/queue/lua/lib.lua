@@ -196,33 +196,48 @@ local function staleMembers(nowMs)
 end
 -- slotFreesAt estimates when the slot of active member m (score x) frees,
 -- in ms: a pass after the mean hold time from its admission (at most its
--- TTL), a session after the mean hold time from when its pass took the
--- slot, but no later than its expiry.
-local function slotFreesAt(m, x, ttl, hold)
+-- TTL). A session (GATE) by this model, hold being the mean hold time
+-- (measured, or sessionSeconds until a release is measured):
+--   1. it holds the slot for hold from when its pass took it (h);
+--   2. a session that has already held it that long is not about to free
+--      (it is in use): it is taken to hold it for another mean hold from
+--      now, as a hold with no memory of its age would;
+--   3. in a fixed session, x is its end: never later than x;
+--   4. an idle session's x is only its current expiry: activity keeps
+--      pushing it, so x is no bound; but it frees no sooner than x unless
+--      the shop ends it (which a measured hold tells): no sooner than x
+--      or a mean hold from now, whichever comes first.
+-- Reading x as when a session frees would tell those still waiting that
+-- slots held by renewed sessions free at once (issue 13).
+local function slotFreesAt(m, x, ttl, hold, nowMs, mode)
   if not isSession(m) then return x - ttl * 1000 + hold * 1000 end
   local se = getSession(string.sub(m, 3))
   if not se then return x end
-  return math.min(x, se.h + hold * 1000)
+  local t = se.h + hold * 1000
+  if t <= nowMs then t = nowMs + hold * 1000 end
+  if mode == 'fixed' then return math.min(x, t) end
+  return math.max(t, math.min(x, nowMs + hold * 1000))
 end
 -- slotSchedule describes, as JSON, when maxActive's slots free up, so that
 -- the ETA of any rank follows the real release times (a wave of passes
 -- admitted together frees together): up to 32 samples, evenly spaced over
 -- the maxActive slots sorted by when they free, in ms after nowMs. A slot
--- frees when its pass has held it for the mean hold time (at most its TTL);
--- free slots come first. '' when maxActive is 0 (the rate alone binds).
+-- frees when its pass has held it for the mean hold time (at most its TTL),
+-- or as slotFreesAt tells for a session; free slots come first. '' when maxActive is 0 (the rate alone binds).
 local function slotSchedule(rate, maxActive, ttl, nowMs)
   if maxActive <= 0 then return '' end
   local hold = meanHold(ttl)
   local stale = redis.call('ZCOUNT', K.active, '-inf', I(nowMs))
   local live = redis.call('ZCARD', K.active) - stale
   local q = math.min(maxActive, 32)
+  local _, mode = sessionConf()
   local f = {}
   for i = 0, q - 1 do
     local k = math.floor(i * maxActive / q) - (maxActive - live)
     local v = 0
     if k >= 0 then
       local e = redis.call('ZRANGE', K.active, stale + k, stale + k, 'WITHSCORES')
-      if e[2] then v = math.max(0, slotFreesAt(e[1], tonumber(e[2]), ttl, hold) - nowMs) end
+      if e[2] then v = math.max(0, slotFreesAt(e[1], tonumber(e[2]), ttl, hold, nowMs, mode) - nowMs) end
     end
     f[#f + 1] = v
   end
