@@ -38,7 +38,7 @@ var gateEnglish = GateText{
 }
 
 var gateKorean = GateText{
-	ContinueTo:       "{shop}에서 계속하기",
+	ContinueTo:       "{shop}에서 구매 계속하기",
 	ReadyHint:        "입장권은 몇 분 동안 유효합니다. 쇼핑몰로 이동해 구매해 주세요.",
 	Going:            "{shop} 페이지로 이동하는 중…",
 	GoingHint:        "잠시 후에도 이동하지 않으면 버튼을 눌러 주세요.",

@@ -255,7 +255,7 @@ var scriptTag = regexp.MustCompile(`<script[^>]*>`)
 
 func TestGateHandoff(t *testing.T) {
 	g := newGateHarness(t, nil)
-	for _, lang := range []struct{ accept, words string }{{"en", "Continue to Demo Shop"}, {"ko", "Demo Shop에서 계속하기"}} {
+	for _, lang := range []struct{ accept, words string }{{"en", "Continue to Demo Shop"}, {"ko", "Demo Shop에서 구매 계속하기"}} {
 		page := g.do(t, "GET", "/r/"+g.room, "", map[string]string{"Accept-Language": lang.accept}, nil)
 		if !strings.Contains(page.body, `action="/r/`+g.room+`/pass"`) || !strings.Contains(page.body, lang.words) ||
 			strings.Contains(page.body, `/order"`) {
@@ -265,7 +265,7 @@ func TestGateHandoff(t *testing.T) {
 	c, tok := g.readyVisitor(t)
 	status := g.do(t, "GET", "/r/"+g.room+"/status", "", map[string]string{"Accept-Language": "ko"}, c)
 	if !strings.Contains(status.body, `action="/r/`+g.room+`/pass"`) || !strings.Contains(status.body, html.EscapeString(tok)) ||
-		!strings.Contains(status.body, "Demo Shop에서 계속하기") {
+		!strings.Contains(status.body, "Demo Shop에서 구매 계속하기") {
 		t.Fatalf("READY status page: %.3000s", status.body)
 	}
 
