@@ -24,6 +24,9 @@ import (
 const (
 	testRoom   = "t-gate"
 	testAPIKey = "test-api-key-0123456789"
+	// replacedJTI is a jti the fake does not know, as waitingroom does
+	// not once a newer pass of the same buyer replaced it.
+	replacedJTI = "replaced-jti"
 )
 
 // signingKey is a test Ed25519 key with its kid.
@@ -167,7 +170,7 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			err = tok.Claims(set, &c)
 		}
-		if err != nil || c.Room != testRoom {
+		if err != nil || c.Room != testRoom || c.ID == replacedJTI {
 			writeJSON(w, 401, map[string]string{"error": "pass_invalid"})
 			return
 		}
