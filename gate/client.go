@@ -33,7 +33,7 @@ var (
 	// JWKS no longer lists, even after a refetch) but can no longer be
 	// used: waitingroom answers pass_invalid for a jti that a newer pass
 	// of the same buyer replaced, or whose pass expired there.
-	errPassStale = errors.New("pass no longer usable")
+	errPassStale   = errors.New("pass no longer usable")
 	errSessionGone = errors.New("session gone")
 )
 
