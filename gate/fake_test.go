@@ -59,6 +59,7 @@ type fakeRoom struct {
 	slowFor  time.Duration
 	used     map[string]string // jti → the session id it opened
 	oldAPI   bool              // refuses the redeem's session field, as waitingroom did before it had one
+	noRoom   bool              // the gate settings answer 404 room_not_found
 	lagging  int               // redeems still to answer only after lag, though applied at once
 	lag      time.Duration
 	sessions map[string]string // id → subject
@@ -145,6 +146,10 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, 200, set)
 	case "gate":
+		if f.noRoom {
+			writeJSON(w, 404, map[string]string{"error": "room_not_found"})
+			return
+		}
 		writeJSON(w, 200, map[string]any{"room": testRoom, "roomURL": f.srv.URL + "/r/" + testRoom, "failOpen": f.failOpen,
 			"sessionSeconds": 600, "sessionMode": "idle", "audience": f.aud})
 	case "redeem":
