@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,29 @@ func TestSetupErrorsLogged(t *testing.T) {
 			e.gate.fetchConfig(context.Background())
 			if n := errors(); n != 3 || !strings.Contains(e.logs.String(), "roomAudience=https://elsewhere.example") {
 				t.Errorf("%d errors after the problem changed, want 3: %s", n, e.logs.String())
+			}
+		})
+	}
+}
+
+// TestStalePassPage: a pass waitingroom no longer knows (replaced by a
+// newer pass of the same buyer) gets the neutral page in the buyer's
+// language, or pass_invalid as JSON, with the way back to the room.
+func TestStalePassPage(t *testing.T) {
+	cases := []struct{ name, lang, accept, words string }{
+		{"en", "en", "text/html", "Go back to the waiting room: if it is still your turn"},
+		{"ko", "ko", "text/html", "더 이상 사용할 수 없습니다"},
+		{"json", "en", "application/json", `"error":"pass_invalid"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			p := e.pass(func(p *passOpts) { p.jti = replacedJTI })
+			resp := e.do(http.MethodPost, EnterPath, url.Values{"pass": {p}, "next": {"/"}}, "Accept-Language", c.lang, "Accept", c.accept)
+			body := readBody(t, resp)
+			if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, c.words) ||
+				!strings.Contains(body, e.room.srv.URL+"/r/"+testRoom) || strings.Contains(body, "did not come from") {
+				t.Fatalf("%d %s", resp.StatusCode, body)
 			}
 		})
 	}
