@@ -500,14 +500,22 @@ func startGateNginx(t *testing.T, conf, listen string, instances []*instance, sh
 	for _, in := range instances {
 		ups = append(ups, "server "+in.addr+" max_fails=1 fail_timeout=5s;")
 	}
-	n, err := k6.StartNginx(context.Background(), conf, t.TempDir(), map[string]string{
+	dir := t.TempDir()
+	n, err := k6.StartNginx(context.Background(), conf, dir, map[string]string{
 		"LISTEN": listen, "UPSTREAMS": strings.Join(ups, "\n        "), "SHOP_UPSTREAMS": "server " + shopAddr + ";",
 		"ROOM": room, "ROOM_URL": roomURL,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { n.Stop() })
+	t.Cleanup(func() {
+		n.Stop()
+		// The conf as shipped starts without alerts: a worker_rlimit_nofile
+		// above the hard limit logs "setrlimit … failed" at every start.
+		if b, _ := os.ReadFile(filepath.Join(dir, "error.log")); strings.Contains(string(b), "setrlimit") {
+			t.Errorf("%s: nginx could not set its descriptor limit: %s", conf, b)
+		}
+	})
 	return n
 }
 

@@ -87,7 +87,7 @@ func TestBrowserGateHandOff(t *testing.T) {
 	for _, tc := range []struct {
 		lang, button string
 		noJS         bool
-	}{{"en", "Continue to Stand-in Shop", false}, {"ko", "Stand-in Shop에서 계속하기", false}, {"en", "Continue to Stand-in Shop", true}} {
+	}{{"en", "Continue to Stand-in Shop", false}, {"ko", "Stand-in Shop에서 구매 계속하기", false}, {"en", "Continue to Stand-in Shop", true}} {
 		what := tc.lang
 		if tc.noJS {
 			what += "-nojs"

@@ -29,6 +29,11 @@ var (
 	errPassUsed    = errors.New("pass already used")
 	errPassInvalid = errors.New("pass invalid")
 	errPassExpired = errors.New("pass expired")
+	// errPassStale: a pass that verified here (or names a key that the
+	// JWKS no longer lists, even after a refetch) but can no longer be
+	// used: waitingroom answers pass_invalid for a jti that a newer pass
+	// of the same buyer replaced, or whose pass expired there.
+	errPassStale   = errors.New("pass no longer usable")
 	errSessionGone = errors.New("session gone")
 )
 
@@ -209,7 +214,9 @@ func (g *Gate) redeem(ctx context.Context, pass, sid string) (session, error) {
 	case a.status == http.StatusConflict:
 		return session{}, fmt.Errorf("gate: redeem: %w", errPassUsed)
 	case a.status == http.StatusUnauthorized && a.code == "pass_invalid":
-		return session{}, fmt.Errorf("gate: redeem: %w", errPassInvalid)
+		// The pass verified here (signature, room, audience), so
+		// waitingroom does not know its jti: replaced by a newer pass.
+		return session{}, fmt.Errorf("gate: redeem: %w", errPassStale)
 	}
 	return session{}, g.refused("redeem", a)
 }

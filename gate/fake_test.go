@@ -24,6 +24,9 @@ import (
 const (
 	testRoom   = "t-gate"
 	testAPIKey = "test-api-key-0123456789"
+	// replacedJTI is a jti the fake does not know, as waitingroom does
+	// not once a newer pass of the same buyer replaced it.
+	replacedJTI = "replaced-jti"
 )
 
 // signingKey is a test Ed25519 key with its kid.
@@ -56,6 +59,7 @@ type fakeRoom struct {
 	slowFor  time.Duration
 	used     map[string]string // jti → the session id it opened
 	oldAPI   bool              // refuses the redeem's session field, as waitingroom did before it had one
+	noRoom   bool              // the gate settings answer 404 room_not_found
 	lagging  int               // redeems still to answer only after lag, though applied at once
 	lag      time.Duration
 	sessions map[string]string // id → subject
@@ -142,6 +146,10 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, 200, set)
 	case "gate":
+		if f.noRoom {
+			writeJSON(w, 404, map[string]string{"error": "room_not_found"})
+			return
+		}
 		writeJSON(w, 200, map[string]any{"room": testRoom, "roomURL": f.srv.URL + "/r/" + testRoom, "failOpen": f.failOpen,
 			"sessionSeconds": 600, "sessionMode": "idle", "audience": f.aud})
 	case "redeem":
@@ -167,7 +175,7 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 			}
 			err = tok.Claims(set, &c)
 		}
-		if err != nil || c.Room != testRoom {
+		if err != nil || c.Room != testRoom || c.ID == replacedJTI {
 			writeJSON(w, 401, map[string]string{"error": "pass_invalid"})
 			return
 		}

@@ -65,7 +65,10 @@ func TestEnter(t *testing.T) {
 		{"unknown kid", func(e *env) string {
 			now := e.clock.Now()
 			return e.room.sign(stranger, passOpts{room: testRoom, aud: e.shop.URL, jti: "f2", iat: now, exp: now.Add(time.Minute)})
-		}, http.StatusForbidden, "This pass is not valid", 0},
+		}, http.StatusForbidden, "This pass can no longer be used", 0},
+		{"replaced by a newer pass (waitingroom: pass_invalid)", func(e *env) string {
+			return e.pass(func(p *passOpts) { p.jti = replacedJTI })
+		}, http.StatusForbidden, "This pass can no longer be used", 1},
 		{"wrong audience", func(e *env) string {
 			return e.pass(func(p *passOpts) { p.aud = "https://evil.example" })
 		}, http.StatusForbidden, "This pass is not valid", 0},

@@ -58,12 +58,45 @@ type health struct {
 	failLog   throttle  // "waitingroom unavailable" (the fail mode)
 	reqLog    throttle  // a request failed closed
 	misconfig throttle  // waitingroom refused a call
+	setup     changeLog // the room's settings do not fit this gate (audience, gate off, no room)
+}
+
+// changeLog allows one log of a problem per logEvery, and at once when the
+// problem changes.
+type changeLog struct {
+	mu   sync.Mutex
+	last string
+	at   time.Time
+}
+
+func (c *changeLog) allow(problem string, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if problem == c.last && now.Sub(c.at) < logEvery {
+		return false
+	}
+	c.last, c.at = problem, now
+	return true
+}
+
+// clear forgets the last problem: the settings fit again.
+func (c *changeLog) clear() {
+	c.mu.Lock()
+	c.last = ""
+	c.mu.Unlock()
 }
 
 func (h *health) isDown() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return !h.downSince.IsZero()
+}
+
+// probingNow reports whether a probe runs.
+func (h *health) probingNow() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.probing
 }
 
 // failCount is the number of failed probes so far.
@@ -157,7 +190,8 @@ func (g *Gate) probe() {
 	}()
 }
 
-// fetchConfig reads the room's failOpen. reachable is false only when
+// fetchConfig reads the room's failOpen, and logs an error when the room
+// does not fit this gate (see checkSetup). reachable is false only when
 // waitingroom did not answer (a transport error, a timeout, a 5xx); known
 // is false when failOpen could not be read.
 func (g *Gate) fetchConfig(ctx context.Context) (failOpen, known, reachable bool) {
@@ -166,13 +200,57 @@ func (g *Gate) fetchConfig(ctx context.Context) (failOpen, known, reachable bool
 		return false, false, false
 	}
 	var cfg struct {
-		FailOpen *bool `json:"failOpen"`
+		FailOpen *bool  `json:"failOpen"`
+		Audience string `json:"audience"`
 	}
-	if a.status != http.StatusOK || json.Unmarshal(a.body, &cfg) != nil || cfg.FailOpen == nil {
+	if a.status == http.StatusOK && json.Unmarshal(a.body, &cfg) == nil && cfg.FailOpen != nil {
+		g.checkSetup(a, cfg.Audience)
+		return *cfg.FailOpen, true, true
+	}
+	if !g.checkSetup(a, "") {
 		_ = g.refused("gate settings", a)
-		return false, false, true
 	}
-	return *cfg.FailOpen, true, true
+	return false, false, true
+}
+
+// checkSetup logs an error, at once when the problem is new and then once
+// a minute, when the room's gate settings a do not fit this gate: a room
+// audience (its targetURL's origin) other than Options.Audience, as both
+// are normalised (then every pass is refused as "not valid"), a room
+// without a targetURL (404 gate_off) or no such room (404
+// room_not_found). It reports whether a was such a problem.
+func (g *Gate) checkSetup(a answer, audience string) bool {
+	var problem, msg string
+	var args []any
+	switch {
+	case a.status == http.StatusNotFound && a.code == "gate_off":
+		problem, msg = "gate_off", "gate: the room has no targetURL (gate off): it sends no buyer to this shop and passes cannot be redeemed; set the room's Target URL in the console"
+	case a.status == http.StatusNotFound && a.code == "room_not_found":
+		problem, msg = "room_not_found", "gate: the room does not exist at RoomURL; check Options.Room and Options.RoomURL"
+		args = []any{"roomURL", g.base}
+	case a.status != http.StatusOK:
+		return false
+	case audience == "":
+		// A waitingroom that does not say its audience: nothing to compare.
+	default:
+		aud, err := parseOrigin(audience)
+		if err != nil {
+			aud = audience
+		}
+		if aud != g.opts.Audience {
+			problem = "audience " + aud
+			msg = "gate: the room's audience (its targetURL's origin) is not Options.Audience: every pass will be refused as not valid; make them equal"
+			args = []any{"roomAudience", aud, "audience", g.opts.Audience}
+		}
+	}
+	if problem == "" {
+		g.health.setup.clear()
+		return false
+	}
+	if g.health.setup.allow(problem, g.now()) {
+		g.log.Error(msg, args...)
+	}
+	return true
 }
 
 // failOpen reports the mode for when waitingroom cannot be reached:

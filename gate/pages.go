@@ -17,6 +17,7 @@ const (
 	pageInvalid                  // 403: a forged, foreign or malformed pass
 	pageExpired                  // 403: the pass expired
 	pageRequired                 // 403: a non-GET request without a session
+	pageStale                    // 403: a genuine-looking pass that can no longer be used (unknown key after a refetch, replaced by a newer pass)
 )
 
 // retryAfter is the Retry-After of the retry page, in seconds.
@@ -32,6 +33,7 @@ var pageTexts = map[string]map[pageKind]pageText{
 		pageInvalid:  {"This pass is not valid", "This link did not come from the waiting room for this shop. Please go through the waiting room.", "Go to the waiting room"},
 		pageExpired:  {"This pass has expired", "Passes are valid for a few minutes only. Go back to the waiting room to continue.", "Back to the waiting room"},
 		pageRequired: {"Please wait for your turn", "This page opens to buyers let in by the waiting room.", "Go to the waiting room"},
+		pageStale:    {"This pass can no longer be used", "Go back to the waiting room: if it is still your turn, you can continue from there.", "Back to the waiting room"},
 	},
 	"ko": {
 		pageRetry:    {"잠시 후 다시 시도해 주세요", "지금은 대기실에 연결할 수 없습니다. 몇 초 후에 다시 시도해 주세요.", "다시 시도"},
@@ -39,13 +41,14 @@ var pageTexts = map[string]map[pageKind]pageText{
 		pageInvalid:  {"유효하지 않은 입장권입니다", "이 링크는 이 상점의 대기실에서 발급된 것이 아닙니다. 대기실을 통해 입장해 주세요.", "대기실로 가기"},
 		pageExpired:  {"입장권이 만료되었습니다", "입장권은 몇 분 동안만 유효합니다. 대기실로 돌아가 계속해 주세요.", "대기실로 돌아가기"},
 		pageRequired: {"차례를 기다려 주세요", "이 페이지는 대기실을 거쳐 입장한 구매자만 이용할 수 있습니다.", "대기실로 가기"},
+		pageStale:    {"이 입장권은 더 이상 사용할 수 없습니다", "대기실로 돌아가 주세요. 아직 차례가 남아 있으면 대기실에서 계속 진행할 수 있습니다.", "대기실로 돌아가기"},
 	},
 }
 
 // pageCodes are the JSON error codes of the pages.
 var pageCodes = map[pageKind]string{
 	pageRetry: "unavailable", pageUsed: "pass_used", pageInvalid: "pass_invalid",
-	pageExpired: "pass_expired", pageRequired: "session_required",
+	pageExpired: "pass_expired", pageRequired: "session_required", pageStale: "pass_invalid",
 }
 
 var pageTmpl = template.Must(template.New("page").Parse(`<!doctype html>

@@ -139,6 +139,8 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 		g.page(w, r, http.StatusConflict, pageUsed, nil)
 	case errors.Is(err, errPassExpired):
 		g.page(w, r, http.StatusForbidden, pageExpired, nil)
+	case errors.Is(err, errPassStale):
+		g.page(w, r, http.StatusForbidden, pageStale, nil)
 	case errors.Is(err, errKeyNotYet), errors.Is(err, errBusy), errors.Is(err, errRefused):
 		if !errors.Is(err, errKeyNotYet) && g.health.reqLog.allow(g.now()) {
 			g.log.Warn("gate: enter failed closed", "err", err)

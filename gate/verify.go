@@ -54,7 +54,8 @@ type passClaims struct {
 // verify checks a pass offline: EdDSA only, a key of the room's JWKS, the
 // signature, exp (with leeway), iat not in the future, the room and the
 // audience of this gate, and a jti. Errors: errPassInvalid, errPassExpired,
-// errKeyNotYet, or errUnavailable when the JWKS cannot be had.
+// errPassStale (a kid the JWKS lacks even after a refetch), errKeyNotYet,
+// or errUnavailable when the JWKS cannot be had.
 func (g *Gate) verify(ctx context.Context, compact string) (passClaims, error) {
 	var c passClaims
 	if compact == "" || len(compact) > maxPassLen {
@@ -125,7 +126,10 @@ func (g *Gate) key(ctx context.Context, kid string) (ed25519.PublicKey, error) {
 	case fetchErr != nil:
 		return nil, fetchErr
 	case !ok2:
-		return nil, fmt.Errorf("gate: verify: %w: unknown kid", errPassInvalid)
+		// Not a forgery for sure (a rotation may have dropped the key):
+		// the buyer is told to go back to the room, not that the link is
+		// foreign.
+		return nil, fmt.Errorf("gate: verify: %w: unknown kid", errPassStale)
 	}
 	return k2, nil
 }

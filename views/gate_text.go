@@ -19,6 +19,11 @@ type GateText struct {
 	EnterRefused     string
 	EnterRefusedHint string
 	EnterTrouble     string
+	// EnterStale and EnterStaleHint answer a genuine-looking pass that can
+	// no longer be used: its key was rotated away, or a newer pass of the
+	// same buyer replaced it.
+	EnterStale     string
+	EnterStaleHint string
 	// OrdersAtShop refuses an order on the room's own order form in a
 	// room that sends its buyers to a shop.
 	OrdersAtShop string
@@ -34,11 +39,13 @@ var gateEnglish = GateText{
 	EnterRefused:     "Entry not possible",
 	EnterRefusedHint: "Your entry pass could not be used: it has expired, was already used, or is not for this shop. Please go back to the waiting room.",
 	EnterTrouble:     "The waiting room cannot be reached right now. Please retry in a moment.",
+	EnterStale:       "This pass can no longer be used",
+	EnterStaleHint:   "Go back to the waiting room: if it is still your turn, you can continue from there.",
 	OrdersAtShop:     "This room's orders are taken at the shop: when it is your turn, continue to the shop from the waiting room's page.",
 }
 
 var gateKorean = GateText{
-	ContinueTo:       "{shop}에서 계속하기",
+	ContinueTo:       "{shop}에서 구매 계속하기",
 	ReadyHint:        "입장권은 몇 분 동안 유효합니다. 쇼핑몰로 이동해 구매해 주세요.",
 	Going:            "{shop} 페이지로 이동하는 중…",
 	GoingHint:        "잠시 후에도 이동하지 않으면 버튼을 눌러 주세요.",
@@ -47,6 +54,8 @@ var gateKorean = GateText{
 	EnterRefused:     "입장할 수 없습니다",
 	EnterRefusedHint: "입장권을 사용할 수 없습니다. 만료되었거나, 이미 사용되었거나, 이 쇼핑몰의 입장권이 아닙니다. 대기실로 돌아가 주세요.",
 	EnterTrouble:     "지금은 대기실에 연결할 수 없습니다. 잠시 후 다시 시도해 주세요.",
+	EnterStale:       "이 입장권은 더 이상 사용할 수 없습니다",
+	EnterStaleHint:   "대기실로 돌아가 주세요. 아직 차례가 남아 있으면 대기실에서 계속 진행할 수 있습니다.",
 	OrdersAtShop:     "이 대기실의 주문은 쇼핑몰에서 받습니다. 차례가 되면 대기실 페이지에서 쇼핑몰로 이동해 주세요.",
 }
 

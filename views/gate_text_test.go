@@ -33,3 +33,24 @@ func TestGateTextsAreComplete(t *testing.T) {
 		t.Error("the Korean gate texts are the English ones")
 	}
 }
+
+// TestGateWording pins the words a stranger found misleading: the console
+// says which guards need an API key, the Korean Continue button says what
+// continues, and the Korean intro lets people in a few at a time (not "a
+// few minutes each").
+func TestGateWording(t *testing.T) {
+	for _, lang := range []string{"en", "ko"} {
+		noKey := GateFormFor(lang).NoKey
+		for _, want := range []string{"Go", "nginx"} {
+			if !strings.Contains(noKey, want) {
+				t.Errorf("%s: NoKey %q does not name %s", lang, noKey, want)
+			}
+		}
+	}
+	if got := For("ko").Gate().ContinueTo; got != "{shop}에서 구매 계속하기" {
+		t.Errorf("ko ContinueTo = %q", got)
+	}
+	if intro := For("ko").Intro; strings.Contains(intro, "몇 분씩") || !strings.Contains(intro, "명씩") {
+		t.Errorf("ko Intro = %q: want people let in a few at a time", intro)
+	}
+}

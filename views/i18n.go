@@ -256,7 +256,7 @@ var english = Messages{
 var korean = Messages{
 	Lang:          "ko",
 	WaitingRoom:   "대기실",
-	Intro:         "지금 접속자가 많아 공정하게 몇 분씩 차례로 입장합니다.",
+	Intro:         "지금 접속자가 많아 공정하게 순서대로 몇 명씩 입장합니다.",
 	KeepOpen:      "이 페이지를 열어 두시면 순서가 유지됩니다.",
 	Ahead:         "내 앞에 {n}명이 있습니다",
 	AheadOne:      "내 앞에 1명이 있습니다",

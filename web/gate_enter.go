@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"waitingroom/gate"
+	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -69,8 +70,8 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	t := messages(r).Gate()
-	refuse := func(status int, name, issuer string) {
-		p := views.ErrorPage{Status: status, Heading: t.EnterRefused, Message: t.EnterRefusedHint, Room: name}
+	refuseWith := func(status int, name, issuer, heading, hint string) {
+		p := views.ErrorPage{Status: status, Heading: heading, Message: hint, Room: name}
 		if name != "" && issuer != "" {
 			p.RoomURL = issuer + "/r/" + name
 		}
@@ -86,6 +87,15 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		}
 		s.htmlPageFrom(w, r, p, base)
 	}
+	refuse := func(status int, name, issuer string) {
+		refuseWith(status, name, issuer, t.EnterRefused, t.EnterRefusedHint)
+	}
+	// stale answers a genuine-looking pass that can no longer be used (its
+	// key rotated away, or a newer pass of the buyer replaced it): no
+	// "not for this shop", the way back to the room.
+	stale := func(name, issuer string) {
+		refuseWith(http.StatusUnauthorized, name, issuer, t.EnterStale, t.EnterStaleHint)
+	}
 	if s.gates == nil || s.passKeys == nil {
 		refuse(http.StatusNotFound, "", "")
 		return
@@ -97,6 +107,16 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	}
 	compact, next := r.PostForm.Get("pass"), gate.LocalPath(r.PostForm.Get("next"))
 	c, err := s.passKeys.Verify(compact, time.Now())
+	if errors.Is(err, pass.ErrUnknownKey) {
+		// A key rotated away since the pass was signed (or a forgery):
+		// the way back goes to the room it names, on this site only.
+		if name := pass.UnverifiedRoom(compact); s.publicURL != "" && room.ValidName(name) {
+			stale(name, s.publicURL)
+			return
+		}
+		stale("", "")
+		return
+	}
 	if err != nil || !room.ValidName(c.Room) {
 		refuse(http.StatusUnauthorized, "", "")
 		return
@@ -137,7 +157,10 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	sid := sessionFor(seed, c.ID)
 	ss, err := s.redeemPassAs(ctx, c.Room, g, compact, sid)
 	switch {
-	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
+	case errors.Is(err, queue.ErrPassUnknown):
+		stale(c.Room, c.Issuer) // replaced by a newer pass, or expired in the store
+		return
+	case errors.Is(err, errPassRefused):
 		refuse(http.StatusUnauthorized, c.Room, c.Issuer)
 		return
 	case passUsed(err):

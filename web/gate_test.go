@@ -255,7 +255,7 @@ var scriptTag = regexp.MustCompile(`<script[^>]*>`)
 
 func TestGateHandoff(t *testing.T) {
 	g := newGateHarness(t, nil)
-	for _, lang := range []struct{ accept, words string }{{"en", "Continue to Demo Shop"}, {"ko", "Demo Shop에서 계속하기"}} {
+	for _, lang := range []struct{ accept, words string }{{"en", "Continue to Demo Shop"}, {"ko", "Demo Shop에서 구매 계속하기"}} {
 		page := g.do(t, "GET", "/r/"+g.room, "", map[string]string{"Accept-Language": lang.accept}, nil)
 		if !strings.Contains(page.body, `action="/r/`+g.room+`/pass"`) || !strings.Contains(page.body, lang.words) ||
 			strings.Contains(page.body, `/order"`) {
@@ -265,7 +265,7 @@ func TestGateHandoff(t *testing.T) {
 	c, tok := g.readyVisitor(t)
 	status := g.do(t, "GET", "/r/"+g.room+"/status", "", map[string]string{"Accept-Language": "ko"}, c)
 	if !strings.Contains(status.body, `action="/r/`+g.room+`/pass"`) || !strings.Contains(status.body, html.EscapeString(tok)) ||
-		!strings.Contains(status.body, "Demo Shop에서 계속하기") {
+		!strings.Contains(status.body, "Demo Shop에서 구매 계속하기") {
 		t.Fatalf("READY status page: %.3000s", status.body)
 	}
 
@@ -562,6 +562,21 @@ func TestGateEnterAndCheck(t *testing.T) {
 		return g.form(t, "/_waitingroom/enter", url.Values{"pass": {p}, "next": {next}}, hdr, nil)
 	}
 	p := g.newPass(t)
+	// A second hand-off replaces the visitor's pass: the first one is
+	// unknown to the store.
+	vc, vtok := g.readyVisitor(t)
+	replaced := passOf(t, g.handoff(t, vc, vtok))
+	passOf(t, g.handoff(t, vc, vtok))
+	// A pass whose key is neither the current nor the previous one.
+	oldKeys, err := pass.Derive([]byte("a key two rotations ago 0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotatedAway, err := oldKeys.Sign(pass.Claims{Room: g.room, ID: "rotated-away-jti", Audience: testShopOrigin, Issuer: g.srv.URL,
+		IssuedAt: time.Now(), Expiry: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The hand-off page posts across sites, by design.
 	// X-Forwarded-Proto from a client that is no trusted proxy: no
 	// Secure (TestGateCookieSecure).
@@ -612,6 +627,8 @@ func TestGateEnterAndCheck(t *testing.T) {
 	}{
 		{"used", p, "/", 409, "already used"},
 		{"forged", "eyJhbGciOiJFZERTQSJ9.e30.AAAA", "/", 401, "could not be used"},
+		{"replaced by a newer pass", replaced, "/", 401, "This pass can no longer be used"},
+		{"a key rotated away", rotatedAway, "/", 401, "This pass can no longer be used"},
 		{"another host in next", g.newPass(t), "//evil.example/x", 303, ""},
 		// http.Redirect cleans "/./\\evil" to "/\\evil", which browsers
 		// read as "//evil" (found in review).
@@ -625,7 +642,7 @@ func TestGateEnterAndCheck(t *testing.T) {
 		if tc.status == 303 && (r.header.Get("Location") != "/" || gateCookieOf(r) == nil || gateCookieOf(r).Secure) {
 			t.Fatalf("enter %s: to %q, cookie %v", tc.name, r.header.Get("Location"), gateCookieOf(r))
 		}
-		if tc.status == 409 && !strings.Contains(r.body, `href="`+g.srv.URL+"/r/"+g.room+`"`) {
+		if (tc.status == 409 || tc.pass == replaced) && !strings.Contains(r.body, `href="`+g.srv.URL+"/r/"+g.room+`"`) {
 			t.Fatalf("enter %s: no way back to the room: %s", tc.name, r.body)
 		}
 	}
@@ -730,6 +747,29 @@ func TestGateSessionMetrics(t *testing.T) {
 	for k, v := range want {
 		if n, ok := got[k]; !ok || n != v {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+}
+
+// TestGateEnterRotatedKeyLinksBack: a pass signed by a key rotated away
+// gets the neutral page with the way back to the room it names, on this
+// site (PUBLIC_URL) only.
+func TestGateEnterRotatedKeyLinksBack(t *testing.T) {
+	g := newGateHarness(t, func(o *Options) { o.PublicURL = "https://queue.example" })
+	oldKeys, err := pass.Derive([]byte("a key two rotations ago 0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := oldKeys.Sign(pass.Claims{Room: g.room, ID: "rotated-away-jti", Audience: testShopOrigin, Issuer: "https://evil.example",
+		IssuedAt: time.Now(), Expiry: time.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []struct{ accept, words string }{{"en", "can no longer be used"}, {"ko", "더 이상 사용할 수 없습니다"}} {
+		r := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/"}}, map[string]string{"Accept-Language": lang.accept}, nil)
+		if r.status != 401 || !strings.Contains(r.body, lang.words) || !strings.Contains(r.body, `href="https://queue.example/r/`+g.room+`"`) ||
+			strings.Contains(r.body, "evil.example") {
+			t.Fatalf("%s: %d %.1500s", lang.accept, r.status, r.body)
 		}
 	}
 }

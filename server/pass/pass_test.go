@@ -225,6 +225,12 @@ func TestSignVerify(t *testing.T) {
 			if !errors.Is(err, ErrInvalid) {
 				t.Errorf("error %v does not wrap ErrInvalid", err)
 			}
+			if unknown := c.name == "unknown kid"; errors.Is(err, ErrUnknownKey) != unknown {
+				t.Errorf("error %v: ErrUnknownKey %v, want %v", err, !unknown, unknown)
+			}
+			if c.name == "unknown kid" && UnverifiedRoom(c.tok) != "sale" {
+				t.Errorf("UnverifiedRoom = %q, want sale", UnverifiedRoom(c.tok))
+			}
 		})
 	}
 }
