@@ -150,8 +150,15 @@ func (s *Server) redeemPassAs(ctx context.Context, name string, g gateOf, compac
 // passUsed reports whether err of a redeem means that the pass was
 // already used (or is being used right now).
 func passUsed(err error) bool {
+	return errors.Is(err, queue.ErrTokenUsed)
+}
+
+// passBusy reports whether err of a redeem means that another attempt
+// holds the pass right now (a stalled first try, say): worth a retry, not
+// a refusal, as that attempt may fail and leave the pass usable.
+func passBusy(err error) bool {
 	var wait *queue.WaitError
-	return errors.Is(err, queue.ErrTokenUsed) || errors.As(err, &wait) || errors.Is(err, queue.ErrTokenInUse)
+	return errors.As(err, &wait) || errors.Is(err, queue.ErrTokenInUse)
 }
 
 // redeem serves POST /api/rooms/{room}/passes/redeem.
@@ -176,7 +183,7 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		return
 	}
 	ss, err := s.redeemPassAs(r.Context(), name, g, body.Pass, body.Session)
-	if err != nil && !errors.Is(err, errPassRefused) && !errors.Is(err, queue.ErrPassUnknown) && !passUsed(err) {
+	if err != nil && !errors.Is(err, errPassRefused) && !errors.Is(err, queue.ErrPassUnknown) && !passUsed(err) && !passBusy(err) {
 		s.storeDown.failed(time.Now())
 	} else {
 		s.storeDown.ok(time.Now())
@@ -188,6 +195,9 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		writeError(w, http.StatusUnauthorized, "pass_invalid", "The pass is not valid: a bad signature, expired, for another room or shop, or unknown.")
 	case passUsed(err):
 		writeError(w, http.StatusConflict, "pass_used", "This pass has already been used.")
+	case passBusy(err):
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "pass_busy", "Another attempt is redeeming this pass right now; try again in a second.")
 	default:
 		s.fail(w, r, err)
 	}

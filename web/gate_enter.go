@@ -2,8 +2,7 @@ package web
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
+	"crypto/hmac"
 	"errors"
 	"net/http"
 	"net/url"
@@ -143,19 +142,20 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	}
 	g := gateSettings(set)
 	s.gateRooms.remember(c.Room, g, time.Now())
-	// The session id comes from the browser's cookie of this room (or a
-	// fresh seed) and the pass: the same browser resending the same pass
-	// after a failed answer gets the session its first try opened, any
-	// other browser a different id (told the pass was used).
-	seed := gateSessionOf(r, c.Room)
-	if seed == "" {
+	// The session id is a keyed hash of a seed and the pass. The seed is
+	// fresh, unless this browser holds the retry cookie that a failed
+	// answer for this very pass set: then the resend gets the session its
+	// first try may have opened, while any other browser gets another id
+	// (told the pass was used). Nobody can plant a seed: the retry cookie
+	// is MAC'd for this room and pass.
+	seed, ok := s.retrySeed(r, c.Room, c.ID)
+	if !ok {
 		if seed, err = randomID(16); err != nil {
 			refuse(http.StatusServiceUnavailable, c.Room, c.Issuer)
 			return
 		}
 	}
-	sid := sessionFor(seed, c.ID)
-	ss, err := s.redeemPassAs(ctx, c.Room, g, compact, sid)
+	ss, err := s.redeemPassAs(ctx, c.Room, g, compact, s.sessionFor(c.Room, seed, c.ID))
 	switch {
 	case errors.Is(err, queue.ErrPassUnknown):
 		stale(c.Room, c.Issuer) // replaced by a newer pass, or expired in the store
@@ -176,11 +176,14 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusConflict, c.Room, c.Issuer)
 		return
 	case err != nil:
-		s.storeDown.failed(time.Now())
-		// The redeem may have been applied before the error: the seed
-		// cookie makes a resend of this pass land in the same session.
-		http.SetCookie(w, s.gateCookie(r, c.Room, seed))
-		s.enterUnavailable(w, r, c.Room, c.Issuer, next, g.failOpen, refuse)
+		if !passBusy(err) {
+			s.storeDown.failed(time.Now())
+		}
+		// The redeem may have been applied before the error (or the try
+		// holding the pass may still succeed): the retry cookie makes a
+		// resend of this pass land in the same session.
+		http.SetCookie(w, s.retryCookie(r, c.Room, seed, c.ID))
+		s.enterUnavailable(w, r, c.Room, c.Issuer, next, g.failOpen && !passBusy(err), refuse)
 		return
 	}
 	if old := gateSessionOf(r, c.Room); old != "" && old != ss.ID {
@@ -192,15 +195,46 @@ func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	}
 	s.storeDown.ok(time.Now())
 	http.SetCookie(w, s.gateCookie(r, c.Room, ss.ID))
+	if ok {
+		http.SetCookie(w, &http.Cookie{Name: retryCookie, Path: enterPath, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.overTLS(r)})
+	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// sessionFor is the session id that the pass jti opens for a browser whose
-// wr_gate cookie of the room holds seed: 16 bytes of SHA-256 over both, as
-// base64url. Knowing it needs the browser's HttpOnly cookie.
-func sessionFor(seed, jti string) string {
-	sum := sha256.Sum256([]byte("waitingroom gate session v1\x00" + seed + "\x00" + jti))
-	return base64.RawURLEncoding.EncodeToString(sum[:16])
+// retryCookie holds, after a failed answer of the enter, the seed of the
+// session id that the resend of the same pass asks for, with its MAC.
+const retryCookie = "wr_gate_retry"
+
+// sessionFor is the session id that pass jti of room opens from seed: 22
+// characters of a MAC under the server's secret, so that nobody can
+// compute it from a seed and a pass they know.
+func (s *Server) sessionFor(room, seed, jti string) string {
+	return s.signer.MAC("gate session", room+"\x00"+seed+"\x00"+jti)[:22]
+}
+
+// retryTag is the MAC of the retry cookie: it binds seed to room and jti.
+func (s *Server) retryTag(room, seed, jti string) string {
+	return s.signer.MAC("gate retry", room+"\x00"+seed+"\x00"+jti)
+}
+
+// retryCookie returns the cookie that lets the resend of pass jti ask for
+// the session id of seed: sent back only to the enter path, same-site,
+// for ten minutes (a pass lives at most its room's token TTL).
+func (s *Server) retryCookie(r *http.Request, room, seed, jti string) *http.Cookie {
+	return &http.Cookie{Name: retryCookie, Value: seed + "." + s.retryTag(room, seed, jti), Path: enterPath, MaxAge: 600,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.overTLS(r)}
+}
+
+// retrySeed returns the seed of r's retry cookie when it was made for this
+// room and pass; ok is false otherwise (none, forged, another pass).
+func (s *Server) retrySeed(r *http.Request, room, jti string) (string, bool) {
+	for _, c := range r.CookiesNamed(retryCookie) {
+		seed, tag, found := strings.Cut(c.Value, ".")
+		if found && validSessionID(seed) && hmac.Equal([]byte(tag), []byte(s.retryTag(room, seed, jti))) {
+			return seed, true
+		}
+	}
+	return "", false
 }
 
 // enterUnavailable answers a callback whose pass could not be redeemed

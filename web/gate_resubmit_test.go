@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"waitingroom/server/queue"
 )
@@ -92,9 +93,10 @@ func TestGateEnterResendAfterALostReply(t *testing.T) {
 		return g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
 	}
 	first := enter(nil)
-	seed := gateCookieOf(first)
-	if first.status != http.StatusServiceUnavailable || seed == nil || !strings.Contains(first.body, `name="pass"`) {
-		t.Fatalf("first try: %d, cookie %v: %.300s", first.status, seed, first.body)
+	seed := cookieOf(first, retryCookie)
+	if first.status != http.StatusServiceUnavailable || seed == nil || seed.Path != enterPath || gateCookieOf(first) != nil ||
+		!strings.Contains(first.body, `name="pass"`) {
+		t.Fatalf("first try: %d, retry cookie %v: %.300s", first.status, seed, first.body)
 	}
 	if r := enter(nil); r.status != http.StatusConflict {
 		t.Fatalf("the pass from another browser: %d, want 409", r.status)
@@ -104,11 +106,78 @@ func TestGateEnterResendAfterALostReply(t *testing.T) {
 	if again.status != http.StatusSeeOther || c == nil || again.header.Get("Location") != "/checkout" {
 		t.Fatalf("the resend: %d to %q, cookie %v", again.status, again.header.Get("Location"), c)
 	}
+	if gone := cookieOf(again, retryCookie); gone == nil || gone.MaxAge >= 0 {
+		t.Fatalf("the retry cookie is not cleared: %v", gone)
+	}
 	_, id, _ := strings.Cut(c.Value, ".")
 	if _, err := g.eng.TouchSession(ctx, g.room, id, false); err != nil {
 		t.Fatalf("the resend's session: %v", err)
 	}
 	if n, err := g.eng.ActiveSessions(ctx, g.room); err != nil || n != 1 {
 		t.Fatalf("active sessions: %d %v, want 1", n, err)
+	}
+}
+
+// TestGateEnterSeedCannotBePlanted: an attacker who plants a cookie in the
+// victim's browser before the hand-off (from a sibling subdomain, say) and
+// holds a copy of the pass cannot ride the victim's session: the session
+// id does not follow from any cookie the attacker can make (found in
+// review: it was a hash of the wr_gate value and the pass).
+func TestGateEnterSeedCannotBePlanted(t *testing.T) {
+	g := newGateHarness(t, nil)
+	seed := strings.Repeat("A", 22)
+	for _, tc := range []struct {
+		name   string
+		cookie *http.Cookie
+	}{
+		{"a planted session cookie", &http.Cookie{Name: GateCookie, Value: g.room + "." + seed}},
+		{"a planted retry cookie", &http.Cookie{Name: retryCookie, Value: seed + "." + strings.Repeat("B", 43)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := g.newPass(t)
+			c, err := g.keys.Verify(p, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			victim := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie)
+			if victim.status != http.StatusSeeOther {
+				t.Fatalf("the victim: %d", victim.status)
+			}
+			_, id, _ := strings.Cut(gateCookieOf(victim).Value, ".")
+			if id == g.web.sessionFor(g.room, seed, c.ID) {
+				t.Fatal("the session id follows from the planted seed")
+			}
+			// The attacker resends the copied pass with the planted cookie.
+			if r := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie); r.status != http.StatusConflict {
+				t.Fatalf("the attacker's resend: %d, want 409", r.status)
+			}
+		})
+	}
+}
+
+// TestGateBusyPassIsRetried: while another attempt holds the pass (a
+// stalled first try), a redeem is told to try again (503 pass_busy), not
+// that the pass was used: that attempt may fail and leave it usable.
+func TestGateBusyPassIsRetried(t *testing.T) {
+	g := newGateHarness(t, nil)
+	ctx := context.Background()
+	c, tok := g.readyVisitor(t)
+	p := passOf(t, g.handoff(t, c, tok))
+	v, ok := g.web.signer.Verify(c.Value)
+	if !ok {
+		t.Fatal("the visitor cookie does not verify")
+	}
+	if _, err := g.eng.Claim(ctx, g.room, v, tok, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r := g.do(t, "POST", "/api/rooms/"+g.room+"/passes/redeem", `{"pass":"`+p+`"}`, g.keyed(g.apiKey), nil)
+	var e apiError
+	r.json(t, &e)
+	if r.status != http.StatusServiceUnavailable || e.Code != "pass_busy" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("redeem of a busy pass: %d %s", r.status, r.body)
+	}
+	enter := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, nil)
+	if enter.status != http.StatusServiceUnavailable || cookieOf(enter, retryCookie) == nil {
+		t.Fatalf("enter with a busy pass: %d, retry cookie %v", enter.status, cookieOf(enter, retryCookie))
 	}
 }

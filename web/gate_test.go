@@ -547,9 +547,12 @@ func (s *switchable) MintPass(ctx context.Context, name, visitor, tok, jti strin
 	return s.Gates.MintPass(ctx, name, visitor, tok, jti)
 }
 
-func gateCookieOf(r reply) *http.Cookie {
+func gateCookieOf(r reply) *http.Cookie { return cookieOf(r, GateCookie) }
+
+// cookieOf is the cookie called name that r sets, or nil.
+func cookieOf(r reply, name string) *http.Cookie {
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		if c.Name == GateCookie {
+		if c.Name == name {
 			return c
 		}
 	}
