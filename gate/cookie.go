@@ -58,17 +58,44 @@ func (g *Gate) sessionID(r *http.Request) (string, bool) {
 	return "", false
 }
 
-// enterSeed returns the id that this browser's enter derives its session
-// id from: the id in its wr_gate cookie when the MAC verifies (a live
-// session, a gone one, or the seed that an earlier enter's answer set),
-// else 16 fresh random bytes.
-func (g *Gate) enterSeed(r *http.Request) string {
-	if id, ok := g.sessionID(r); ok {
-		return id
+// RetryCookieName is the cookie that a failed enter sets for the resend
+// of the same pass: the seed of its session id, MAC'd for this room and
+// pass, sent back to EnterPath only.
+const RetryCookieName = "wr_gate_retry"
+
+// enterSeed returns the seed that this browser's enter of pass jti
+// derives its session id from: the one in its retry cookie when that was
+// made for this room and pass (a resend after a failed answer), else 16
+// fresh random bytes. No other cookie counts, so nobody can plant a seed
+// in a victim's browser and so fix the id of the victim's session.
+func (g *Gate) enterSeed(r *http.Request, jti string) (seed string, resent bool) {
+	for _, c := range r.CookiesNamed(RetryCookieName) {
+		seed, tag, ok := strings.Cut(c.Value, ".")
+		if ok && validSessionID(seed) && subtle.ConstantTimeCompare([]byte(tag), []byte(g.retryTag(seed, jti))) == 1 {
+			return seed, true
+		}
 	}
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return base64.RawURLEncoding.EncodeToString(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:]), false
+}
+
+// retryTag binds seed to this room and pass jti.
+func (g *Gate) retryTag(seed, jti string) string {
+	m := hmac.New(sha256.New, g.cookieKey)
+	m.Write([]byte("retry\x00" + g.opts.Room + "\x00" + seed + "\x00" + jti))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// setRetryCookie sets the retry cookie of seed and pass jti (maxAge -1
+// clears it).
+func (g *Gate) setRetryCookie(w http.ResponseWriter, r *http.Request, seed, jti string, maxAge int) {
+	v := ""
+	if maxAge > 0 {
+		v = seed + "." + g.retryTag(seed, jti)
+	}
+	http.SetCookie(w, &http.Cookie{Name: RetryCookieName, Value: v, Path: EnterPath, MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: g.secure || r.TLS != nil})
 }
 
 // sessionFor returns the session id that pass jti opens for the browser

@@ -100,16 +100,17 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 	next := LocalPath(r.PostForm.Get("next"))
 	ctx := r.Context()
 	retry := &repost{Action: EnterPath, Pass: pass, Next: next}
-	// The session id is chosen before the redeem, from the browser's
-	// cookie (its seed) and the pass, and the 303 and the retry page set
-	// the cookie: a resend of this form from the retry page (say after a
+	// The session id is chosen before the redeem, from a seed and the
+	// pass; the retry page sets a cookie with the seed, MAC'd for this
+	// pass: a resend of this form from the retry page (say after a
 	// timeout whose redeem went through) asks for the same id, and
 	// waitingroom answers it with that session. Refusals (used, expired,
 	// invalid) set no cookie: they are not to be resent.
-	seed := g.enterSeed(r)
-
+	var seed string
+	var resent bool
 	c, err := g.verify(ctx, pass)
 	if err == nil {
+		seed, resent = g.enterSeed(r, c.ID)
 		var s session
 		if s, err = g.redeem(ctx, pass, g.sessionFor(seed, c.ID)); err == nil {
 			g.live.remember(s.ID, s.public(), true, g.freshUntil(g.now(), s), g.now())
@@ -118,6 +119,9 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 				g.endSession(ctx, old)
 			}
 			g.setCookie(w, r, s.ID)
+			if resent {
+				g.setRetryCookie(w, r, "", "", -1)
+			}
 			g.log.Info("gate: pass redeemed", "subject", s.Subject)
 			w.Header().Set("Referrer-Policy", "no-referrer")
 			w.Header().Set("Cache-Control", "no-store")
@@ -145,19 +149,27 @@ func (g *Gate) serveEnter(w http.ResponseWriter, r *http.Request) {
 		if !errors.Is(err, errKeyNotYet) && g.health.reqLog.allow(g.now()) {
 			g.log.Warn("gate: enter failed closed", "err", err)
 		}
-		g.setCookie(w, r, seed) // for the resend: see seed
+		if seed != "" {
+			g.setRetryCookie(w, r, seed, c.ID, retryCookieAge) // for the resend: see seed
+		}
 		g.page(w, r, http.StatusServiceUnavailable, pageRetry, retry)
 	case errors.Is(err, errUnavailable):
 		// A timeout may hide a redeem that went through: the resend from
 		// the retry page asks for the same session id (see seed). Once the
 		// probe found waitingroom down and failing open, the buyer goes on
 		// to next without a session.
-		g.setCookie(w, r, seed)
+		if seed != "" {
+			g.setRetryCookie(w, r, seed, c.ID, retryCookieAge)
+		}
 		g.failed(w, r, http.RedirectHandler(next, http.StatusSeeOther), err, retry)
 	default:
 		g.page(w, r, http.StatusForbidden, pageInvalid, nil)
 	}
 }
+
+// retryCookieAge is how long a retry cookie lasts (seconds): longer than
+// a pass lives in most rooms.
+const retryCookieAge = 600
 
 // LocalPath returns next, path-cleaned, when it is a path on this host,
 // else "/": one leading "/" (not "//"), no backslash and no control

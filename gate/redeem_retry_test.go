@@ -34,9 +34,9 @@ func TestEnterRetryAfterTimeout(t *testing.T) {
 		// that a new pass replaces).
 		ended int
 	}{
-		{name: "a browser without a cookie", ended: 1}, // the seed the retry page set: no session, gone at once
-		{name: "a browser with a live session of an earlier pass", before: func(e *env) { e.mustEnter() }, ended: 1},
-		{name: "a browser with a forged cookie", before: func(e *env) { e.cookie(testRoom + "." + randID() + "." + strings.Repeat("A", macLen)) }, ended: 1},
+		{name: "a browser without a cookie", ended: 0},
+		{name: "a browser with a live session of an earlier pass", before: func(e *env) { e.mustEnter() }, ended: 1}, // replaced
+		{name: "a browser with a forged cookie", before: func(e *env) { e.cookie(testRoom + "." + randID() + "." + strings.Repeat("A", macLen)) }, ended: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, nil)
@@ -56,9 +56,14 @@ func TestEnterRetryAfterTimeout(t *testing.T) {
 			if !strings.Contains(body, `name="pass"`) {
 				t.Fatalf("the retry page does not repost the pass: %q", body)
 			}
-			seed := gateCookie(first)
-			if seed == nil || seed.Value == "" || seed.MaxAge < 0 {
-				t.Fatalf("the retry page set no wr_gate cookie: %v", first.Header["Set-Cookie"])
+			var seed *http.Cookie
+			for _, c := range first.Cookies() {
+				if c.Name == RetryCookieName {
+					seed = c
+				}
+			}
+			if seed == nil || seed.Value == "" || seed.MaxAge <= 0 || seed.Path != EnterPath {
+				t.Fatalf("the retry page set no retry cookie: %v", first.Header["Set-Cookie"])
 			}
 			opened := e.room.liveSessions()
 			if len(opened) != len(before)+1 {
@@ -131,5 +136,41 @@ func TestEnterWithAnOldWaitingroom(t *testing.T) {
 	}
 	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusOK {
 		t.Errorf("with the session the shop answered %d", resp.StatusCode)
+	}
+}
+
+// TestPlantedCookieFixesNoSession: an attacker enters with a pass of their
+// own (a valid wr_gate cookie C), plants C in the victim's browser, then
+// resends a copy of the victim's pass with C. Found in review: the session
+// id followed from C and the pass, so the resend rode the victim's
+// session. Now only a retry cookie made for that very pass carries a seed.
+func TestPlantedCookieFixesNoSession(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustEnter() // the attacker's own session
+	u := mustURL(t, e.shop.URL)
+	var planted *http.Cookie
+	for _, c := range e.browser.Jar.Cookies(u) {
+		if c.Name == CookieName {
+			planted = c
+		}
+	}
+	if planted == nil {
+		t.Fatal("the attacker has no cookie")
+	}
+	victim := *e.browser
+	victim.Jar, _ = cookiejar.New(nil)
+	victim.Jar.SetCookies(u, []*http.Cookie{{Name: CookieName, Value: planted.Value, Path: "/"}})
+	p := e.pass(nil)
+	vr, err := victim.PostForm(e.shop.URL+EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vr.Body.Close()
+	if vr.StatusCode != http.StatusSeeOther || gateCookie(vr) == nil {
+		t.Fatalf("the victim's enter: %d", vr.StatusCode)
+	}
+	ar := e.enter(p, "/checkout") // the attacker's jar still holds C
+	if ar.StatusCode != http.StatusConflict || gateCookie(ar) != nil {
+		t.Fatalf("the attacker's resend of the copied pass: %d, cookie %v; want 409 and none", ar.StatusCode, gateCookie(ar))
 	}
 }
