@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -662,5 +663,41 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	defer mu.Unlock()
 	if late := time.Duration(joinedAt-lineOpens) * time.Millisecond; late < 0 || late > 2500*time.Millisecond || refused > 3 {
 		t.Fatalf("joined %v after the line opened, after %d refusals", late, refused)
+	}
+}
+
+// TestBrowserSilentStreamAsksOnce: the stream opens, says the buyer waits,
+// then falls silent while the buyer's turn comes (a ready event lost on
+// the way, as the gate drill saw a few times in 5,000). The page asks the
+// position API after 15 s of silence and shows the turn.
+func TestBrowserSilentStreamAsksOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	t.Parallel()
+	alloc, st, proxied, name := stubbedRoom(t)
+	var polls atomic.Int32
+	st.mu.Lock()
+	st.enter[name] = func() (int, string) {
+		// The enter says WAITING; every later ask (the position API) READY.
+		if polls.Add(1) == 1 {
+			return 200, stubPosition(map[string]any{"rank": 0})
+		}
+		return 200, stubPosition(map[string]any{"status": "READY", "entryToken": strings.Repeat("A", 43)})
+	}
+	st.events[name] = []func() string{func() string { return sseEvent("position", stubPosition(map[string]any{"rank": 0})) }}
+	st.mu.Unlock()
+	tab := stateTab(t, alloc, "en", "light")
+	start := time.Now()
+	if err := chromedp.Do(tab, chromedp.Navigate(proxied+"/r/"+name),
+		chromedp.Poll[chromedp.Void](rankIs("It is your turn!"), chromedp.WithPollingTimeout(40*time.Second))); err != nil {
+		text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("the turn never showed: %v\npage: %s", err, text)
+	}
+	if took := time.Since(start); took < 14*time.Second {
+		t.Fatalf("the turn showed after %v: before the stream fell silent for 15 s, so not through the watchdog", took)
+	}
+	if n := polls.Load(); n != 2 {
+		t.Fatalf("%d asks of the enter/position API, want 2 (the enter, then one ask after the silence)", n)
 	}
 }

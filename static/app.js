@@ -277,18 +277,33 @@
     pollTimer = setTimeout(poll, (sec || 3) * 1000 + Math.random() * 500);
   }
 
+  // A waiting page hears its position every tick. An open stream silent
+  // for 15 s has lost something (the drills saw a ready event that never
+  // came): the position API is asked once, so that a turn is never missed.
+  var heard = 0;
+  setInterval(function () {
+    if (done || !es || es.readyState !== EventSource.OPEN || (state !== "waiting" && state !== "paused")) return;
+    if (Date.now() - heard < 15000) return;
+    heard = Date.now();
+    fetch(api + "/position", { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (p) { if (p) render(p); })
+      .catch(function () {});
+  }, 5000);
+
   function stream() {
     if (done) return;
     if (!window.EventSource) { conn(T.polling); return poll(); }
     es = new EventSource("/r/" + encodeURIComponent(room) + "/events" + utmQuery);
-    var onEvent = function (e) { conn(""); try { render(JSON.parse(e.data)); } catch (x) {} };
+    heard = Date.now();
+    var onEvent = function (e) { heard = Date.now(); conn(""); try { render(JSON.parse(e.data)); } catch (x) {} };
     es.addEventListener("position", onEvent);
     es.addEventListener("ready", onEvent);
     es.addEventListener("soldout", onEvent);
     // The server lost Redis: the position is on hold until the next one.
     es.addEventListener("outage", function () { conn(T.reconnecting); });
     var failures = 0;
-    es.onopen = function () { failures = 0; conn(""); };
+    es.onopen = function () { heard = Date.now(); failures = 0; conn(""); };
     es.onerror = function () {
       if (done) return;
       failures++;
