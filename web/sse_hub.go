@@ -444,6 +444,10 @@ func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
 	h.metrics.SSEEvents.Inc()
 }
 
+// unknownEpoch marks a connection whose room state may be another room's
+// (see attach): no state has it, so the next pass resolves the connection.
+const unknownEpoch = -1
+
 // attach registers a handshaken connection with its room and brings it up
 // to the room's newest state if a tick went by since its position was read.
 func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
@@ -469,15 +473,18 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 	r.mu.Lock()
 	c.epoch = r.state.Epoch
 	if p.Tick == 0 && r.state.Tick > 0 {
-		// The room never ticked, yet this process saw it tick: it started
-		// again (deleted and created, or restored) and its first tick has
-		// not arrived. The old state would give a wrong rank: wait for that
-		// tick, which starts a new epoch and resolves this connection.
-		c.lastTick = math.MaxInt64
+		// The room had not ticked when the position was read, yet this
+		// process saw it tick: either its first tick landed during the
+		// handshake, or it started again (deleted and created, or
+		// restored) and the new room's first tick has not arrived. Only
+		// Redis can tell: the next tick's pass asks it (no state has this
+		// epoch) and follows the connection from there. It schedules no
+		// pass of its own: the state may be the old room's.
+		c.epoch = unknownEpoch
 	}
 	c.index = len(r.conns)
 	r.conns = append(r.conns, c)
-	behind := r.state.Tick > p.Tick && !c.done.Load() && c.lastTick != math.MaxInt64
+	behind := r.state.Tick > p.Tick && !c.done.Load() && c.epoch != unknownEpoch
 	r.mu.Unlock()
 	h.conns.Add(1)
 	h.metrics.SSEConnections.Inc()
