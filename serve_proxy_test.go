@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,24 +18,9 @@ import (
 // TestProxyAddrTaken: a PROXY_ADDR already taken stops the start-up with
 // an error naming it.
 func TestProxyAddrTaken(t *testing.T) {
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer taken.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]string{"-metrics-addr", "127.0.0.1:0", "-origin-url", "http://127.0.0.1:1",
-		"-proxy-addr", taken.Addr().String()}, func(string) string { return "" }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = serve(context.Background(), cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err == nil || !strings.Contains(err.Error(), "PROXY_ADDR "+taken.Addr().String()) || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("start-up with PROXY_ADDR taken: %v", err)
-	}
+	addrTakenStops(t, "PROXY_ADDR", func(taken string) []string {
+		return []string{"-metrics-addr", "127.0.0.1:0", "-origin-url", "http://127.0.0.1:1", "-proxy-addr", taken}
+	})
 }
 
 // TestProxyListener: with ORIGIN_URL and PROXY_ADDR the server serves the

@@ -42,6 +42,14 @@ func TestMetricsArePrivate(t *testing.T) {
 		}
 	}
 
+	addrTakenStops(t, "METRICS_ADDR", func(taken string) []string { return []string{"-metrics-addr", taken} })
+}
+
+// addrTakenStops starts the server with args(an address already taken)
+// and wants the start-up to stop with an error naming setting and that
+// address.
+func addrTakenStops(t *testing.T, setting string, args func(taken string) []string) {
+	t.Helper()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -51,13 +59,13 @@ func TestMetricsArePrivate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Parse([]string{"-metrics-addr", taken.Addr().String()}, func(string) string { return "" }, io.Discard)
+	cfg, err := config.Parse(args(taken.Addr().String()), func(string) string { return "" }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = serve(context.Background(), cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err == nil || !strings.Contains(err.Error(), "METRICS_ADDR "+taken.Addr().String()) || !strings.Contains(err.Error(), "in use") {
-		t.Fatalf("start-up with METRICS_ADDR taken: %v", err)
+	if err == nil || !strings.Contains(err.Error(), setting+" "+taken.Addr().String()) || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("start-up with %s taken: %v", setting, err)
 	}
 }
 
