@@ -258,6 +258,11 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			wait: map[string]string{"en": textHas("joined it again at the end"), "ko": textHas("줄의 맨 뒤에서")}},
 		{name: "ready", real: true, setup: withProduct(100),
 			wait: map[string]string{"en": rankIs("It is your turn!"), "ko": rankIs("입장 차례입니다!")}},
+		// A gate room: the turn sends the buyer on to the shop's checkout.
+		{name: "ready-gate", real: true, settings: func(s *room.Settings) {
+			s.Gate.TargetURL, s.ShopName = "https://shop.example/checkout", "Hanbit Mall"
+		}, wait: map[string]string{"en": rankIs("It is your turn!") + ` && /Continue to Hanbit Mall/.test(document.body.innerText)`,
+			"ko": rankIs("입장 차례입니다!") + ` && /Hanbit Mall에서 구매 계속하기/.test(document.body.innerText)`}},
 		// A 55 s pass: under a minute from the start.
 		{name: "pass-countdown", real: true, settings: func(s *room.Settings) { s.TokenTTLSeconds = 55 }, setup: withProduct(100),
 			wait: map[string]string{"en": textHas("Less than a minute left"), "ko": textHas("1분도 남지 않았습니다")}},
