@@ -50,7 +50,7 @@ func TestSoakSmoke(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			name := testRoom(t, srv, 2)
 			if !tt.poll {
-				holdStreams(t, srv.base, name, 5) // another client's: not the soak's
+				holdStreams(t, srv, name, 5) // another client's: not the soak's
 			}
 			var progress servicetest.SyncBuffer
 			rep, err := k6.Soak{BaseURL: srv.base, MetricsURL: srv.metrics, Room: name, N: 20, Ramp: 200, Hold: 2 * time.Second,
@@ -101,13 +101,19 @@ func testRoom(t *testing.T, srv server, rate float64) string {
 }
 
 // holdStreams opens n SSE streams on room, as other visitors would, and
-// holds them until t ends.
-func holdStreams(t *testing.T, base, room string, n int) {
+// holds them until t ends. It returns once the server's gauge counts them:
+// a stream's headers can reach the client a moment before the hub counts
+// it, and a soak started in that moment would see it arrive as its own.
+func holdStreams(t *testing.T, srv server, room string, n int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	before, err := k6.ScrapeSoak(ctx, srv.metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range n {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/r/"+room+"/events", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.base+"/r/"+room+"/events", nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -116,5 +122,20 @@ func holdStreams(t *testing.T, base, room string, n int) {
 			t.Fatalf("stream: %s", resp.Status)
 		}
 		t.Cleanup(func() { resp.Body.Close() })
+	}
+	want := before["waitingroom_sse_connections"] + float64(n)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		now, err := k6.ScrapeSoak(ctx, srv.metrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now["waitingroom_sse_connections"] >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server counts %v SSE connections, want %v", now["waitingroom_sse_connections"], want)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
