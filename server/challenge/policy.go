@@ -30,11 +30,22 @@ type Policy struct {
 	RoomRate, RoomFactorMax float64
 }
 
-// DefaultPolicy returns the provisional defaults: M0 20,000 hashes, Max
-// 10,000,000, AlwaysFloor 200,000, NetRate 10/s with K 1, RoomRate 500/s
-// and RoomFactorMax 4.
+// DefaultPolicy returns the defaults, calibrated by k6/pow.sh (see
+// BENCHMARKS.md) for a phone that hashes 20,000 times a second on one
+// core (a quarter of headless Chromium's measured rate here):
+//
+//   - M0 5,000: a buyer alone on a network solves in at most 250 ms.
+//   - NetRate 1/s, K 2: cost rises with the square of a network's joins a
+//     second above one (2/s: 4×, 5/s: 25×), so a bot's own rate drives
+//     its cost up faster than its CPU can follow.
+//   - Max 600,000: a network joining ten or more times a second pays 30 s
+//     at worst (15 s on average) on that phone; a native bot, 0.13 s of a
+//     core per identity. A crowd behind one address still gets in.
+//   - AlwaysFloor 40,000: in mode always, 2 s at worst on the phone.
+//   - RoomRate 1,000/s, RoomFactorMax 4: a room flooded from many networks
+//     raises every join's cost, at most 4×.
 func DefaultPolicy() Policy {
-	return Policy{M0: 20_000, Max: 10_000_000, AlwaysFloor: 200_000, NetRate: 10, K: 1, RoomRate: 500, RoomFactorMax: 4}
+	return Policy{M0: 5_000, Max: 600_000, AlwaysFloor: 40_000, NetRate: 1, K: 2, RoomRate: 1000, RoomFactorMax: 4}
 }
 
 // MaxNumber returns the difficulty of a challenge in mode (a room's
