@@ -36,7 +36,7 @@ func htmlHeaders(w http.ResponseWriter) {
 }
 
 func (s *Server) pageAssets() views.Assets {
-	return views.Assets{CSS: s.assets.url("app.css"), JS: s.assets.url("app.js")}
+	return views.Assets{CSS: s.assets.url("app.css"), JS: s.assets.url("app.js"), Solver: s.assets.url("vendor/altcha/worker.js")}
 }
 
 func messages(r *http.Request) views.Messages {
