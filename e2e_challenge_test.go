@@ -67,6 +67,24 @@ func (p *pageRequests) counts() (challenges, proved, plain int) {
 	return p.challenges, p.proved, p.plainEnters
 }
 
+// enforcedTab is a fresh browser profile's tab in lang, for at most a
+// minute, that keeps the page's CSP (unlike stateTab): the solver's
+// workers must start under the room page's own policy.
+func enforcedTab(t *testing.T, alloc context.Context, lang string) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	tab, cancelT := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(cancelT)
+	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tab, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": lang}}); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
 // noPuzzle is a JS expression true when the page shows nothing to solve
 // or click but its own forms: no checkbox, no ALTCHA widget, no iframe.
 const noPuzzle = `document.querySelectorAll('input[type="checkbox"], altcha-widget, iframe, [class*="altcha"]').length === 0`
@@ -161,7 +179,7 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 			stub.mu.Lock()
 			stub.answers = 0
 			stub.mu.Unlock()
-			tab := stateTab(t, alloc, lang, "light")
+			tab := enforcedTab(t, alloc, lang)
 			rec := watchRequests(t, tab, name)
 			failed := map[string]string{"en": "Your place could not be prepared", "ko": "자리를 준비하지 못했습니다"}[lang]
 			err := chromedp.Do(tab,
