@@ -94,11 +94,13 @@ const noPuzzle = `document.querySelectorAll('input[type="checkbox"], altcha-widg
 // altcha-lib-go challenge, an enter without X-Altcha with 428
 // challenge_required, and the first correct answer with 428
 // challenge_invalid (a refused answer); the next correct answer goes on to
-// the real server.
+// the real server. The first challenge fetch waits for hold to close, so
+// that the test sees the page while it prepares the place.
 type proofStub struct {
 	room, key string
 	mu        sync.Mutex
 	answers   int
+	hold      chan struct{}
 }
 
 func (s *proofStub) handler(real string) http.Handler {
@@ -113,6 +115,17 @@ func (s *proofStub) handler(real string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/api/rooms/"+s.room+"/challenge":
+			s.mu.Lock()
+			hold := s.hold
+			s.hold = nil
+			s.mu.Unlock()
+			if hold != nil {
+				select {
+				case <-hold:
+				case <-r.Context().Done():
+					return
+				}
+			}
 			exp := time.Now().Add(2 * time.Minute)
 			ch, err := altcha.CreateChallenge(altcha.ChallengeOptions{HMACKey: s.key, MaxNumber: 20000, Expires: &exp})
 			if err != nil {
@@ -148,10 +161,12 @@ func (s *proofStub) handler(real string) http.Handler {
 }
 
 // TestBrowserChallengeRefusedThenJoins: the page meets a room that asks
-// for a proof of work. It solves the challenge with the vendored solver
-// (its answer verifies with altcha-lib-go), says in words that the place
-// could not be prepared when its first answer is refused, fetches a new
-// challenge and joins with it; nothing to click is ever shown.
+// for a proof of work. It says in words that the place is being prepared,
+// solves the challenge with the vendored solver (its answer verifies with
+// altcha-lib-go), says that the place could not be prepared when its
+// first answer is refused, fetches a new challenge and joins with it;
+// nothing to click is ever shown. Both states pass axe-core and are
+// screenshot in ko and en (artifacts/e2e/challenge).
 func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -176,17 +191,29 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 
 	for _, lang := range []string{"en", "ko"} {
 		t.Run(lang, func(t *testing.T) {
+			hold := make(chan struct{})
 			stub.mu.Lock()
-			stub.answers = 0
+			stub.answers, stub.hold = 0, hold
 			stub.mu.Unlock()
 			tab := enforcedTab(t, alloc, lang)
 			rec := watchRequests(t, tab, name)
+			preparing := map[string]string{"en": "Preparing your place…", "ko": "자리를 준비하고 있습니다…"}[lang]
 			failed := map[string]string{"en": "Your place could not be prepared", "ko": "자리를 준비하지 못했습니다"}[lang]
 			err := chromedp.Do(tab,
 				chromedp.Navigate("http://"+ln.Addr().String()+"/r/"+name),
-				chromedp.Poll[chromedp.Void](rankIs(failed), chromedp.WithPollingTimeout(20*time.Second)),
+				chromedp.Poll[chromedp.Void](rankIs(preparing), chromedp.WithPollingTimeout(20*time.Second)),
 			)
 			if err != nil {
+				close(hold)
+				t.Fatalf("the page did not say it prepares the place: %v", err)
+			}
+			axeCheck(t, tab, axe, lang+" preparing")
+			if ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](noPuzzle)); err != nil || !ok {
+				t.Errorf("preparing: a puzzle, checkbox or widget is on the page (%v)", err)
+			}
+			shotIn(t, tab, "challenge", "preparing-"+lang, 390, 844)
+			close(hold)
+			if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](rankIs(failed), chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 				t.Fatalf("the refused answer was not said: %v", err)
 			}
 			axeCheck(t, tab, axe, lang+" could not prepare")
@@ -194,9 +221,8 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 			if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](inLine, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 				t.Fatalf("never joined after the refused answer: %v", err)
 			}
-			ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](noPuzzle))
-			if err != nil || !ok {
-				t.Errorf("a puzzle, checkbox or widget is on the page (%v)", err)
+			if ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](noPuzzle)); err != nil || !ok {
+				t.Errorf("joined: a puzzle, checkbox or widget is on the page (%v)", err)
 			}
 			challenges, proved, _ := rec.counts()
 			if challenges != 2 || proved != 2 {

@@ -260,7 +260,7 @@ var english = Messages{
 	NoSuchPage: "There is no page at this address. Please check the link you followed.",
 
 	Preparing:         "Preparing your place…",
-	PreparingHint:     "This takes a moment. There is nothing to click.",
+	PreparingHint:     "This takes a moment; there is nothing you need to do.",
 	PrepareFailed:     "Your place could not be prepared",
 	PrepareFailedHint: "Trying again in a moment…",
 }
@@ -379,7 +379,7 @@ var korean = Messages{
 	NoSuchPage: "이 주소에는 페이지가 없습니다. 따라오신 링크를 확인해 주세요.",
 
 	Preparing:         "자리를 준비하고 있습니다…",
-	PreparingHint:     "잠시만 기다려 주세요. 누르실 것은 없습니다.",
+	PreparingHint:     "잠시만 기다려 주세요. 따로 하실 일은 없습니다.",
 	PrepareFailed:     "자리를 준비하지 못했습니다",
 	PrepareFailedHint: "잠시 후 다시 시도합니다…",
 }
