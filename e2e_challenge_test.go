@@ -235,3 +235,84 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 // inLine is a JS expression true once the page shows a place in the line
 // (waiting or ready: the progress bar shows).
 const inLine = `!document.getElementById("wr-progress").hidden`
+
+// TestBrowserJoinsThroughTheChallenge: a fresh browser opens a real room
+// whose challenge is auto, then one whose challenge is always. The page's
+// first enter is refused (428), it fetches the server's challenge, solves
+// it with the vendored solver under the page's own CSP and enters with
+// X-Altcha; the server counts its place. Nothing to click is ever shown;
+// axe-core passes; screenshots in ko and en (artifacts/e2e/challenge).
+func TestBrowserJoinsThroughTheChallenge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	axe := axeSource(t)
+	ctx := context.Background()
+	for _, mode := range []string{room.ChallengeAuto, room.ChallengeAlways} {
+		t.Run(mode, func(t *testing.T) {
+			name := servicetest.RoomName(t, rdb)
+			set := room.Defaults(name)
+			set.Rate = room.MinRate // the line forms: every visitor waits
+			set.Challenge = mode
+			if err := eng.SaveRoom(ctx, name, set); err != nil {
+				t.Fatal(err)
+			}
+			for i, lang := range []string{"en", "ko"} {
+				tab := enforcedTab(t, alloc, lang)
+				rec := watchRequests(t, tab, name)
+				if err := chromedp.Do(tab,
+					chromedp.Navigate(base+"/r/"+name),
+					chromedp.Poll[chromedp.Void](inLine, chromedp.WithPollingTimeout(45*time.Second)),
+				); err != nil {
+					t.Fatalf("%s: never joined: %v", lang, err)
+				}
+				if ok, err := chromedp.Run(tab, chromedp.Evaluate[bool](noPuzzle)); err != nil || !ok {
+					t.Errorf("%s: a puzzle, checkbox or widget is on the page (%v)", lang, err)
+				}
+				axeCheck(t, tab, axe, mode+" "+lang)
+				shotIn(t, tab, "challenge", mode+"-"+lang, 390, 844)
+				challenges, proved, plain := rec.counts()
+				if challenges != 1 || proved != 1 || plain != 1 {
+					t.Errorf("%s: %d challenges, %d enters with X-Altcha, %d without; want 1, 1, 1 (refused, solved, entered)", lang, challenges, proved, plain)
+				}
+				snap, err := eng.Snapshot(ctx, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if snap.Waiting != int64(i+1) {
+					t.Errorf("%s: the server counts %d waiting, want %d", lang, snap.Waiting, i+1)
+				}
+			}
+		})
+	}
+}
+
+// TestBrowserJoinsWithoutChallenge: a room whose challenge is off is
+// joined with one plain enter; the page never asks for a challenge.
+func TestBrowserJoinsWithoutChallenge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = room.MinRate
+	set.Challenge = room.ChallengeOff
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	tab := enforcedTab(t, alloc, "en")
+	rec := watchRequests(t, tab, name)
+	if err := chromedp.Do(tab,
+		chromedp.Navigate(base+"/r/"+name),
+		chromedp.Poll[chromedp.Void](inLine, chromedp.WithPollingTimeout(20*time.Second)),
+	); err != nil {
+		t.Fatalf("never joined: %v", err)
+	}
+	if challenges, proved, plain := rec.counts(); challenges != 0 || proved != 0 || plain != 1 {
+		t.Errorf("%d challenges, %d enters with X-Altcha, %d without; want 0, 0, 1", challenges, proved, plain)
+	}
+}
