@@ -53,14 +53,14 @@ function solve(ch, n) {
 // has the browser solve challenges made by altcha-lib-go whose answer is
 // maxNumber itself (the worst case: maxNumber+1 hashes), checks every
 // answer with altcha-lib-go, and prints hashes per second, with one worker
-// (one core) and with as many as the page would start.
+// (one core) and with as many as the room page would start.
 func hashrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hashrate", flag.ContinueOnError)
 	worker := fs.String("worker", "static/vendor/altcha/worker.js", "the vendored ALTCHA worker (run from the module root)")
 	chromium := fs.String("chromium", "", "Chromium's path (default $CHROME_PATH, else /usr/bin/chromium)")
 	n := fs.Int("n", 5, "timed solves per worker count (after one untimed warm-up)")
 	maxNumber := fs.Int64("max", 200000, "each challenge's maxNumber (its answer, so each solve hashes maxNumber+1 times)")
-	workers := fs.String("workers", "1,page", `worker counts, comma-separated; "page" is the page's own (min(16, hardwareConcurrency))`)
+	workers := fs.String("workers", "1,page", `worker counts, comma-separated; "page" is the room page's own (static/app.js: min(4, hardwareConcurrency))`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func hashrateCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		return fmt.Errorf("hashrate: open the page in %s: %w", path, err)
 	}
 	version, _ := chromedp.Run(tab, chromedp.Evaluate[string](`navigator.userAgent.match(/Chrome\/[\d.]+/)[0]`))
-	cores, err := chromedp.Run(tab, chromedp.Evaluate[int](`navigator.hardwareConcurrency || 8`))
+	cores, err := chromedp.Run(tab, chromedp.Evaluate[int](`navigator.hardwareConcurrency || 2`))
 	if err != nil {
 		return fmt.Errorf("hashrate: %w", err)
 	}
@@ -108,13 +108,12 @@ func hashrateCommand(ctx context.Context, args []string, stdout, stderr io.Write
 
 	key := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for _, w := range strings.Split(*workers, ",") {
-		count := cores
+		count := max(1, min(4, cores)) // as static/app.js starts them
 		if w != "page" {
 			if count, err = strconv.Atoi(w); err != nil || count < 1 || count > 16 {
 				return fmt.Errorf("hashrate: -workers: %q is not 1..16 or page", w)
 			}
 		}
-		count = min(count, 16)
 		var ms []float64
 		for i := range *n + 1 {
 			took, err := solveOnce(tab, key, *maxNumber, count)
