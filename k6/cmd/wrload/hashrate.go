@@ -10,57 +10,40 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/altcha-org/altcha-lib-go"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"waitingroom/views"
 )
 
-// hashratePage solves ALTCHA challenges with the vendored solver the room
-// page runs (static/vendor/altcha/worker.js), split over n workers as
-// app.js and altcha's widget split them: worker i searches [i·c, i·c + c]
-// with c = ceil(maxNumber / n), and the first answer stops the others.
-const hashratePage = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>hashrate</title></head><body>
-<script>
-function solve(ch, n) {
-  var t0 = performance.now(), c = Math.ceil(ch.maxNumber / n), ws = [];
-  return new Promise(function (resolve, reject) {
-    var left = n, found = null;
-    function end() { ws.forEach(function (w) { w.terminate(); }); }
-    for (var i = 0; i < n; i++) {
-      var w = new Worker("/worker.js");
-      ws.push(w);
-      w.onerror = function (e) { end(); reject(new Error(e.message || "worker error")); };
-      w.onmessage = function (e) {
-        left--;
-        if (e.data && !found) {
-          found = e.data;
-          ws.forEach(function (o) { o.postMessage({ type: "abort" }); });
-        }
-        if (found || left === 0) { end(); resolve(JSON.stringify({ number: found ? found.number : -1, ms: performance.now() - t0 })); }
-      };
-      w.postMessage({ type: "work", payload: ch, start: i * c, max: i * c + c });
-    }
-  });
-}
-</script></body></html>`
+// hashrateRoom is the room name of the page the tool serves.
+const hashrateRoom = "hashrate"
 
 // hashrateCommand measures how fast headless Chromium solves the room's
-// proof of work: it serves a page and the vendored solver on loopback,
-// has the browser solve challenges made by altcha-lib-go whose answer is
-// maxNumber itself (the worst case: maxNumber+1 hashes), checks every
-// answer with altcha-lib-go, and prints hashes per second, with one worker
-// (one core) and with as many as the room page would start.
+// proof of work with what ships: the real room page (views.Room,
+// static/app.js and the vendored ALTCHA worker) on loopback, in front of a
+// stand-in API. It refuses the page's first enter with 428, hands out a
+// challenge made by altcha-lib-go whose answer is maxNumber itself (the
+// worst case: maxNumber+1 hashes) and checks the enter's X-Altcha with
+// altcha-lib-go. A solve is the time from the challenge's answer to the
+// proved enter. It prints hashes per second with one worker
+// (hardwareConcurrency emulated as 1: one core) and with the page's own
+// count.
 func hashrateCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hashrate", flag.ContinueOnError)
-	worker := fs.String("worker", "static/vendor/altcha/worker.js", "the vendored ALTCHA worker (run from the module root)")
+	static := fs.String("static", "static", "the static folder (app.js, app.css, vendor/altcha/worker.js); run from the module root")
 	chromium := fs.String("chromium", "", "Chromium's path (default $CHROME_PATH, else /usr/bin/chromium)")
 	n := fs.Int("n", 5, "timed solves per worker count (after one untimed warm-up)")
 	maxNumber := fs.Int64("max", 200000, "each challenge's maxNumber (its answer, so each solve hashes maxNumber+1 times)")
-	workers := fs.String("workers", "1,page", `worker counts, comma-separated; "page" is the room page's own (static/app.js: min(4, hardwareConcurrency))`)
+	workers := fs.String("workers", "1,page", `comma-separated: a hardwareConcurrency to emulate (1-4; app.js starts min(4, it) workers), or "page" (the browser's own)`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -70,9 +53,10 @@ func hashrateCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	if *maxNumber < 1000 || *maxNumber > 100_000_000 {
 		return errors.New("hashrate: -max out of 1000..100000000")
 	}
-	js, err := os.ReadFile(*worker)
-	if err != nil {
-		return fmt.Errorf("hashrate: read the worker: %w", err)
+	for _, f := range []string{"app.js", "app.css", "vendor/altcha/worker.js"} {
+		if _, err := os.Stat(filepath.Join(*static, f)); err != nil {
+			return fmt.Errorf("hashrate: -static: %w", err)
+		}
 	}
 	path := *chromium
 	if path == "" {
@@ -82,7 +66,8 @@ func hashrateCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		path = "/usr/bin/chromium"
 	}
 
-	base, stop, err := serveHashrate(js)
+	api := &hashrateAPI{key: strconv.FormatInt(time.Now().UnixNano(), 36), maxNumber: *maxNumber, solved: make(chan solveResult, 1)}
+	base, stop, err := serveHashrate(api, *static)
 	if err != nil {
 		return err
 	}
@@ -93,92 +78,150 @@ func hashrateCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
-	tab, cancelTab := chromedp.NewContext(alloc)
-	defer cancelTab()
-	if _, err := chromedp.Run(tab, chromedp.Navigate(base)); err != nil {
-		return fmt.Errorf("hashrate: open the page in %s: %w", path, err)
+	browser, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	if _, err := chromedp.Run(browser, chromedp.Navigate("about:blank")); err != nil {
+		return fmt.Errorf("hashrate: start %s: %w", path, err)
 	}
-	version, _ := chromedp.Run(tab, chromedp.Evaluate[string](`navigator.userAgent.match(/Chrome\/[\d.]+/)[0]`))
-	cores, err := chromedp.Run(tab, chromedp.Evaluate[int](`navigator.hardwareConcurrency || 2`))
+	version, _ := chromedp.Run(browser, chromedp.Evaluate[string](`navigator.userAgent.match(/Chrome\/[\d.]+/)[0]`))
+	cores, err := chromedp.Run(browser, chromedp.Evaluate[int64](`navigator.hardwareConcurrency || 2`))
 	if err != nil {
 		return fmt.Errorf("hashrate: %w", err)
 	}
 	fmt.Fprintf(stdout, "headless %s, hardwareConcurrency %d; %d solves of maxNumber %d (answer = maxNumber: %d hashes each)\n",
 		version, cores, *n, *maxNumber, *maxNumber+1)
 
-	key := strconv.FormatInt(time.Now().UnixNano(), 36)
 	for _, w := range strings.Split(*workers, ",") {
-		count := max(1, min(4, cores)) // as static/app.js starts them
+		concurrency := cores
 		if w != "page" {
-			if count, err = strconv.Atoi(w); err != nil || count < 1 || count > 16 {
-				return fmt.Errorf("hashrate: -workers: %q is not 1..16 or page", w)
+			if concurrency, err = strconv.ParseInt(w, 10, 64); err != nil || concurrency < 1 || concurrency > 4 {
+				return fmt.Errorf("hashrate: -workers: %q is not 1..4 or page", w)
 			}
 		}
-		var ms []float64
-		for i := range *n + 1 {
-			took, err := solveOnce(tab, key, *maxNumber, count)
-			if err != nil {
-				return err
-			}
-			if i > 0 { // the first warms the JIT up
-				ms = append(ms, took)
-			}
+		ms, err := timeSolves(browser, base, api, concurrency, w != "page", *n)
+		if err != nil {
+			return err
 		}
-		slices.Sort(ms)
 		rate := func(m float64) float64 { return float64(*maxNumber+1) / (m / 1000) }
 		med := ms[len(ms)/2]
-		fmt.Fprintf(stdout, "workers %2d: %s hashes/s (median solve %.0f ms; slowest %s, fastest %s hashes/s)\n",
-			count, thousands(rate(med)), med, thousands(rate(ms[len(ms)-1])), thousands(rate(ms[0])))
+		fmt.Fprintf(stdout, "workers %d: %s hashes/s (median solve %.0f ms; slowest %s, fastest %s hashes/s)\n",
+			max(1, min(4, concurrency)), thousands(rate(med)), med, thousands(rate(ms[len(ms)-1])), thousands(rate(ms[0])))
 	}
 	return nil
 }
 
-// solveOnce has the page solve one worst-case challenge with count
-// workers, checks the answer with altcha-lib-go, and returns the solve's
-// wall time in milliseconds (workers started and stopped included).
-func solveOnce(tab context.Context, key string, maxNumber int64, count int) (float64, error) {
-	ch, err := altcha.CreateChallenge(altcha.ChallengeOptions{HMACKey: key, MaxNumber: maxNumber, Number: &maxNumber})
-	if err != nil {
-		return 0, fmt.Errorf("hashrate: create a challenge: %w", err)
+// timeSolves opens the room page n+1 times in a tab of browser (with
+// hardwareConcurrency emulated when emulate is set) and returns the
+// solves' times in milliseconds, sorted; the first, which warms the JIT
+// up, is not counted.
+func timeSolves(browser context.Context, base string, api *hashrateAPI, concurrency int64, emulate bool, n int) ([]float64, error) {
+	tab, cancel := chromedp.NewContext(browser)
+	defer cancel()
+	if emulate {
+		if _, err := chromedp.Call(tab, emulation.SetHardwareConcurrencyOverride,
+			emulation.SetHardwareConcurrencyOverrideParams{HardwareConcurrency: concurrency}); err != nil {
+			return nil, fmt.Errorf("hashrate: emulate hardwareConcurrency %d: %w", concurrency, err)
+		}
 	}
-	chJSON, _ := json.Marshal(ch)
-	out, err := chromedp.Run(tab, chromedp.Evaluate[string](fmt.Sprintf("solve(%s, %d)", chJSON, count), chromedp.EvalAwaitPromise))
-	if err != nil {
-		return 0, fmt.Errorf("hashrate: solve: %w", err)
+	var ms []float64
+	for i := range n + 1 {
+		if _, err := chromedp.Run(tab, chromedp.Navigate(base+"/r/"+hashrateRoom)); err != nil {
+			return nil, fmt.Errorf("hashrate: open the room page: %w", err)
+		}
+		select {
+		case res := <-api.solved:
+			if res.err != nil {
+				return nil, res.err
+			}
+			if i > 0 {
+				ms = append(ms, float64(res.took.Microseconds())/1000)
+			}
+		case <-time.After(3 * time.Minute):
+			return nil, errors.New("hashrate: the page sent no answer in 3 minutes")
+		}
 	}
-	var res struct {
-		Number int64   `json:"number"`
-		MS     float64 `json:"ms"`
-	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		return 0, fmt.Errorf("hashrate: the page answered %q", out)
-	}
-	payload := altcha.Payload{Algorithm: ch.Algorithm, Challenge: ch.Challenge, Number: res.Number, Salt: ch.Salt, Signature: ch.Signature}
-	if ok, err := altcha.VerifySolutionSafe(payload, key, false); !ok || err != nil {
-		return 0, fmt.Errorf("hashrate: the solver's number %d does not verify (%v)", res.Number, err)
-	}
-	return res.MS, nil
+	slices.Sort(ms)
+	return ms, nil
 }
 
-// serveHashrate serves the page at / and the worker at /worker.js on
+// solveResult is one proved enter: the time since its challenge was
+// served, or why the answer was refused.
+type solveResult struct {
+	took time.Duration
+	err  error
+}
+
+// hashrateAPI stands in for the room's API: challenges and enters.
+type hashrateAPI struct {
+	key       string
+	maxNumber int64
+	solved    chan solveResult
+	mu        sync.Mutex
+	served    time.Time
+}
+
+func (a *hashrateAPI) challenge(w http.ResponseWriter, r *http.Request) {
+	exp := time.Now().Add(2 * time.Minute)
+	ch, err := altcha.CreateChallenge(altcha.ChallengeOptions{HMACKey: a.key, MaxNumber: a.maxNumber, Number: &a.maxNumber, Expires: &exp})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	body, _ := json.Marshal(ch)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	a.mu.Lock()
+	a.served = time.Now()
+	a.mu.Unlock()
+	w.Write(body)
+}
+
+// enter refuses an enter without a proof (428), and ends the page's visit
+// after one (a closed sale: the page stops), reporting the solve.
+func (a *hashrateAPI) enter(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	payload := r.Header.Get("X-Altcha")
+	if payload == "" {
+		w.WriteHeader(http.StatusPreconditionRequired)
+		io.WriteString(w, `{"error":"challenge_required","message":"A proof of work is needed.","challenge":"/api/rooms/`+hashrateRoom+`/challenge"}`)
+		return
+	}
+	a.mu.Lock()
+	took := time.Since(a.served)
+	a.mu.Unlock()
+	res := solveResult{took: took}
+	if ok, err := altcha.VerifySolutionSafe(payload, a.key, true); !ok || err != nil {
+		res.err = fmt.Errorf("hashrate: the page's answer does not verify (%v)", err)
+	}
+	select {
+	case a.solved <- res:
+	default:
+	}
+	w.WriteHeader(http.StatusConflict)
+	io.WriteString(w, `{"error":"sale_ended","message":"Measured."}`)
+}
+
+// serveHashrate serves the room page, the static folder and api on
 // loopback.
-func serveHashrate(worker []byte) (string, func(), error) {
+func serveHashrate(api *hashrateAPI, static string) (string, func(), error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("hashrate: listen: %w", err)
 	}
+	page := views.RoomPage{Room: hashrateRoom, Title: "Hash rate", T: views.For("en"),
+		Assets: views.Assets{CSS: "/static/app.css", JS: "/static/app.js", Solver: "/static/vendor/altcha/worker.js"}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /r/"+hashrateRoom, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, hashratePage)
+		w.Header().Set("Cache-Control", "no-store")
+		views.Room(page).Render(r.Context(), w)
 	})
-	mux.HandleFunc("GET /worker.js", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		w.Write(worker)
-	})
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServer(http.Dir(static))))
+	mux.HandleFunc("GET /api/rooms/"+hashrateRoom+"/challenge", api.challenge)
+	mux.HandleFunc("POST /api/rooms/"+hashrateRoom+"/queue", api.enter)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
-	return "http://" + ln.Addr().String() + "/", func() { srv.Close() }, nil
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
 // thousands formats a rate as a whole number with thousands separators.
