@@ -333,7 +333,7 @@
   // share of [0, maxNumber], as altcha's widget splits it. It resolves to
   // the X-Altcha payload (base64 of the widget's JSON), or rejects.
   function solve(ch) {
-    var n = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2)), size = Math.ceil(ch.maxNumber / n);
+    var n = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2)), size = Math.ceil((ch.maxNumber || 1e6) / n);
     var workers = [], left = n, over = false, timer = null;
     return new Promise(function (resolve, reject) {
       function end(err, number) {
