@@ -298,6 +298,12 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			wait: map[string]string{"en": rankIs("Too many requests"), "ko": rankIs("요청이 너무 많습니다")}},
 		{name: "trouble", status: 503,
 			wait: map[string]string{"en": rankIs("We are having trouble"), "ko": rankIs("일시적인 문제가 발생했습니다")}},
+		// A room that asks a proof of work whose challenge cannot be had
+		// (the stub's 428, then the real room's 404 challenge_off): the
+		// page says the place could not be prepared, and tries again.
+		{name: "unproved", status: 428, stub: func() string {
+			return `{"error":"challenge_required","message":"stub","challenge":"/api/rooms/stub/challenge"}`
+		}, wait: map[string]string{"en": rankIs("Your place could not be prepared"), "ko": rankIs("자리를 준비하지 못했습니다")}},
 		{name: "reconnecting", events: []func() string{
 			func() string {
 				return sseEvent("position", stubPosition(map[string]any{"rank": 3, "estimatedWaitSeconds": 6}))

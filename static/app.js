@@ -1,6 +1,7 @@
 // waitingroom page script: enter, follow the SSE stream, fall back to
-// polling when EventSource fails, and say every state in words. Plain JS,
-// no dependencies. Times count from the server's clock (serverTime).
+// polling when EventSource fails, and say every state in words. Plain JS;
+// its one dependency is the vendored ALTCHA solver (data-solver), run in
+// Web Workers. Times count from the server's clock (serverTime).
 (function () {
   "use strict";
   var root = document.getElementById("wr");
@@ -319,21 +320,89 @@
     };
   }
 
+  // The proof of work (issue 14). A room that asks for one answers the
+  // enter of a visitor without a place with 428. The page then fetches a
+  // challenge, has the vendored ALTCHA solver find its number in Web
+  // Workers (nothing to click, nothing shown but words), and enters again
+  // with the answer in X-Altcha. A refused answer or a failed solve is said,
+  // and a new challenge is tried after a pause that grows.
+  var proofErrors = ["challenge_required", "challenge_invalid", "challenge_expired", "challenge_used"];
+  var proofFailures = 0;
+
+  // solve finds the number of challenge ch: n workers each search their
+  // share of [0, maxNumber], as altcha's widget splits it. It resolves to
+  // the X-Altcha payload (base64 of the widget's JSON), or rejects.
+  function solve(ch) {
+    var n = Math.max(1, Math.min(4, navigator.hardwareConcurrency || 2)), size = Math.ceil((ch.maxNumber || 1e6) / n);
+    var workers = [], left = n, over = false, timer = null;
+    return new Promise(function (resolve, reject) {
+      function end(err, number) {
+        if (over) return;
+        over = true;
+        clearTimeout(timer);
+        workers.forEach(function (w) { w.terminate(); });
+        if (err) return reject(err);
+        resolve(btoa(JSON.stringify({ algorithm: ch.algorithm, challenge: ch.challenge, number: number, salt: ch.salt, signature: ch.signature })));
+      }
+      // The challenge expires after about two minutes: give up then.
+      timer = setTimeout(function () { end(new Error("challenge: no number in time")); }, 120000);
+      try {
+        for (var i = 0; i < n; i++) {
+          var w = new Worker(root.dataset.solver);
+          workers.push(w);
+          w.onerror = function () { end(new Error("challenge: solver failed")); };
+          w.onmessage = function (e) {
+            if (e.data && typeof e.data.number === "number") return end(null, e.data.number);
+            if (--left === 0) end(new Error("challenge: no number found"));
+          };
+          w.postMessage({ type: "work", payload: { algorithm: ch.algorithm, challenge: ch.challenge, salt: ch.salt }, start: i * size, max: i * size + size });
+        }
+      } catch (err) { end(err); } // no Worker, or one refused
+    });
+  }
+
+  // prove says the place is being prepared, fetches a new challenge and
+  // enters with its answer.
+  function prove() {
+    view("preparing", T.preparing, T.preparingHint);
+    return fetch("/api/rooms/" + encodeURIComponent(room) + "/challenge", { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) {
+        if (!r.ok) throw new Error("challenge: fetch: HTTP " + r.status);
+        return r.json();
+      })
+      .then(solve)
+      .then(function (payload) { return enter(payload); }, function () { return unproved(); });
+  }
+
+  // unproved says the place could not be prepared, and enters again (with
+  // a new challenge) after 2, 4, 8 … 30 s.
+  function unproved() {
+    proofFailures++;
+    view("unproved", T.prepareFailed, T.prepareFailedHint, true);
+    retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); },
+      Math.min(30, Math.pow(2, proofFailures)) * 1000);
+    return false;
+  }
+
   // refused says why the line could not be joined; enter tries again.
   function refused(tooMany) {
-    if (state && state !== "trouble") { conn(tooMany ? T.tooMany : T.trouble); return; }
+    if (state && ["trouble", "preparing", "unproved"].indexOf(state) < 0) { conn(tooMany ? T.tooMany : T.trouble); return; }
     view("trouble", tooMany ? T.tooManyTitle : T.troubleTitle, tooMany ? T.tooMany : T.trouble);
   }
 
-  // enter joins the line (idempotent). A refusal says why and tries again.
-  function enter() {
+  // enter joins the line (idempotent), with proof (an X-Altcha payload)
+  // when it has one. A refusal says why and tries again; a room that asks
+  // for a proof of work gets one (prove).
+  function enter(proof) {
     lastEnter = Date.now();
     join.classList.remove("show");
     if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
-    return fetch(api + utmQuery, { method: "POST", credentials: "same-origin", cache: "no-store" })
+    var headers = proof ? { "X-Altcha": proof } : {};
+    return fetch(api + utmQuery, { method: "POST", credentials: "same-origin", cache: "no-store", headers: headers })
       .then(function (r) {
-        if (r.ok) return r.json().then(function (p) { conn(""); render(p); return true; });
+        if (r.ok) return r.json().then(function (p) { proofFailures = 0; conn(""); render(p); return true; });
         return r.json().catch(function () { return {}; }).then(function (e) {
+          if (r.status === 428 && e && proofErrors.indexOf(e.error) >= 0) return proof ? unproved() : prove();
           if (e && (e.error === "sale_ended" || e.error === "closed" || e.phase === "closed")) { ended(); return false; }
           // Before the line opens: count down to it, and join then.
           if (e && (e.phase === "scheduled" || e.error === "not_open")) { statusEl.hidden = false; notOpen(e); return false; }

@@ -140,6 +140,13 @@ type Messages struct {
 
 	// fixc
 	NoSuchPage string // an address no route takes
+
+	// pow: the page's words while it solves a room's proof of work
+	// (issue 14), and when solving failed and it tries again.
+	Preparing         string
+	PreparingHint     string
+	PrepareFailed     string
+	PrepareFailedHint string
 }
 
 var english = Messages{
@@ -255,6 +262,11 @@ var english = Messages{
 
 	// fixc
 	NoSuchPage: "There is no page at this address. Please check the link you followed.",
+
+	Preparing:         "Preparing your place…",
+	PreparingHint:     "This takes a moment; there is nothing you need to do.",
+	PrepareFailed:     "Your place could not be prepared",
+	PrepareFailedHint: "Trying again in a moment…",
 }
 
 var korean = Messages{
@@ -370,6 +382,11 @@ var korean = Messages{
 
 	// fixc
 	NoSuchPage: "이 주소에는 페이지가 없습니다. 따라오신 링크를 확인해 주세요.",
+
+	Preparing:         "자리를 준비하고 있습니다…",
+	PreparingHint:     "잠시만 기다려 주세요. 따로 하실 일은 없습니다.",
+	PrepareFailed:     "자리를 준비하지 못했습니다",
+	PrepareFailedHint: "잠시 후 다시 시도합니다…",
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.
@@ -468,6 +485,8 @@ func (m Messages) Script() map[string]string {
 		"passWarning": m.PassWarning, "expired": m.Expired, "expiredHint": m.ExpiredHint, "rejoin": m.Rejoin,
 		"join": m.Join, "ended": m.Ended, "endedHint": m.EndedHint, "tooMany": m.TooMany, "trouble": m.Trouble,
 		"tooManyTitle": m.TitleTooMany, "troubleTitle": m.TitleTrouble,
+		"preparing": m.Preparing, "preparingHint": m.PreparingHint,
+		"prepareFailed": m.PrepareFailed, "prepareFailedHint": m.PrepareFailedHint,
 	}
 }
 

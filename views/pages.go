@@ -18,6 +18,9 @@ type Assets struct {
 	// preview.
 	Icon    string
 	Preview *LinkPreview
+	// pow: Solver is the URL of the proof-of-work worker that the room
+	// page's script starts (the vendored ALTCHA worker).
+	Solver string
 }
 
 // Product is one product as the order form shows it.

@@ -22,7 +22,10 @@ import (
 // contentSecurityPolicy allows no inline script: a nonce would make the
 // shared page differ per visitor and break the edge cache. No page may be
 // framed (frame-ancestors), so that no other site can overlay it. Product
-// images may come from any https host (order.Product.ImageURL).
+// images may come from any https host (order.Product.ImageURL). The room
+// page's proof-of-work solver is a same-origin worker file
+// (static/vendor/altcha/worker.js), which script-src 'self' allows (no
+// worker-src, no blob:).
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
 	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
@@ -36,7 +39,7 @@ func htmlHeaders(w http.ResponseWriter) {
 }
 
 func (s *Server) pageAssets() views.Assets {
-	return views.Assets{CSS: s.assets.url("app.css"), JS: s.assets.url("app.js")}
+	return views.Assets{CSS: s.assets.url("app.css"), JS: s.assets.url("app.js"), Solver: s.assets.url("vendor/altcha/worker.js")}
 }
 
 func messages(r *http.Request) views.Messages {

@@ -137,7 +137,8 @@ func gunzip(t *testing.T, b []byte) []byte {
 }
 
 // TestPageWeight fetches the page and every asset it names, gzipped, as a
-// browser would: the total must stay within 25 KB.
+// browser would (the proof-of-work solver too, which a room asking for one
+// loads): the total must stay within 25 KB.
 func TestPageWeight(t *testing.T) {
 	h := newHarness(t, nil)
 	gz := map[string]string{"Accept-Encoding": "gzip"}
@@ -147,12 +148,12 @@ func TestPageWeight(t *testing.T) {
 	}
 	html := string(gunzip(t, []byte(page.body)))
 	total := len(page.body)
-	urls := regexp.MustCompile(`(?:src|href)="(/static/[^"]+)"`).FindAllStringSubmatch(html, -1)
-	if len(urls) != 2 {
-		t.Fatalf("page names %d assets, want the script and the stylesheet", len(urls))
+	urls := regexp.MustCompile(`(?:src|href|data-solver)="(/static/[^"]+)"`).FindAllStringSubmatch(html, -1)
+	if len(urls) != 3 {
+		t.Fatalf("page names %d assets, want the script, the stylesheet and the solver", len(urls))
 	}
 	for _, m := range urls {
-		if !regexp.MustCompile(`/static/app\.[0-9a-f]{12}\.(js|css)$`).MatchString(m[1]) {
+		if !regexp.MustCompile(`/static/(app|vendor/altcha/worker)\.[0-9a-f]{12}\.(js|css)$`).MatchString(m[1]) {
 			t.Errorf("asset URL %s is not fingerprinted", m[1])
 		}
 		r := h.do(t, "GET", m[1], "", gz, nil)

@@ -42,6 +42,7 @@ func tools() []tool {
 		{"proxy", "the reverse proxy's overhead: one GET directly and through PROXY_ADDR, same run", proxyCommand},
 		{"verify-draw", "check a room's pre-queue draw: its seed, commitment and order", verifyDrawCommand},
 		{"gatecheck", "the gate check's cost: /gate/check direct, nginx auth_request beside unguarded, the reverse proxy", gatecheckCommand},
+		{"hashrate", "headless Chromium's proof-of-work hash rate with the vendored ALTCHA solver", hashrateCommand},
 	}
 }
 
