@@ -98,8 +98,11 @@ type Options struct {
 	// IdleConnsPerIP caps the idle keep-alive connections of one client
 	// network (default 64); see ConnState.
 	IdleConnsPerIP int
-	Metrics        *Metrics
-	Log            *slog.Logger
+	// NetworkFlagJoins is how many pre-queue joins from one client network
+	// flag it in the admin figures (default DefaultNetworkFlagJoins).
+	NetworkFlagJoins int
+	Metrics          *Metrics
+	Log              *slog.Logger
 	// Catalog is the product admin; nil uses Orders when it is one.
 	Catalog Catalog
 	// Records keeps the database's record of the rooms; nil keeps none.
@@ -184,6 +187,8 @@ type Server struct {
 	gates     Gates
 	gateFails *failures // failed room API key authentications, per client
 	gateRooms gateRoomCache
+	// nets reads the rooms' pre-queue networks and flags the busy ones.
+	nets *networkFlags
 	// storeDown is whether Redis answered this process's last calls.
 	storeDown storeDown
 	// recording serializes the room records' writes that read the API
@@ -243,6 +248,7 @@ func New(o Options) (*Server, error) {
 	s.media = newMedia(o.Images)
 	s.shares = o.Shares
 	s.dash = newDashboard(o)
+	s.nets = newNetworkFlags(o.Rooms, o.NetworkFlagJoins)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
 }
