@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"waitingroom/server/audit"
+	"waitingroom/server/challenge"
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
 	"waitingroom/server/livestats"
@@ -107,6 +108,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		ln.Close()
 		return err
 	}
+	challenges, err := challenge.Derive(secret)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 
 	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns, log)
 	if err != nil {
@@ -171,6 +177,8 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Hub:              hub,
 		EnterRatePerIP:   cfg.EnterRatePerIP,
 		EnterBurstPerIP:  int(3 * cfg.EnterRatePerIP),
+		Challenges:       challenges,
+		ChallengeDefault: cfg.ChallengeDefault,
 		TrustedProxies:   cfg.TrustedProxies,
 		AllowedOrigins:   cfg.AllowedOrigins,
 		IPv6Prefix:       cfg.IPv6Prefix,

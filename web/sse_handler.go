@@ -22,7 +22,8 @@ func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
 		return true
 	}
 	s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
-	w.Header().Set("Retry-After", "10")
+	// A slot a client frees comes back at once (acquireIP): a short wait.
+	w.Header().Set("Retry-After", "2")
 	writeError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
 	return false
 }
@@ -75,8 +76,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r), camp)
-	if writeScheduleError(w, p, err) {
+	// The page enters by POST first: a stream never makes a new place in
+	// a room that asks a proof of work (EventSource cannot send one).
+	p, err := s.enterProved(ctx, r, name, id, "", camp)
+	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
 		return
 	}
 	if err != nil {
