@@ -29,6 +29,9 @@ type Queue interface {
 	// CountChallenge counts a challenge issued to network in room and
 	// returns the room's challenge mode and the rates to price it at.
 	CountChallenge(ctx context.Context, room, network string) (queue.ChallengeRates, error)
+	// BookWait books a no-JavaScript join of network in room, wait after
+	// the network's next free moment.
+	BookWait(ctx context.Context, room, network string, wait time.Duration) (queue.WaitSlot, error)
 	DrawInfo(ctx context.Context, room string) (queue.DrawInfo, error)
 	Position(ctx context.Context, room, visitor string) (queue.Position, error)
 	Leave(ctx context.Context, room, visitor string) (bool, error)
