@@ -216,6 +216,17 @@ func TestJoinFormNeedsProof(t *testing.T) {
 			t.Errorf("%s, altcha %q: %d %v, want %d saying %q", tc.lang, tc.altcha, resp.StatusCode, resp.Cookies(), tc.status, tc.want)
 		}
 	}
+	// With a solution in its altcha field, the form joins.
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	form := url.Values{"altcha": {solvePayload(t, h.fetchChallenge(t))}}
+	resp, err := noFollow.PostForm(h.srv.URL+"/r/"+h.room+"/join", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) == 0 {
+		t.Fatalf("join with a solution: %d %v", resp.StatusCode, resp.Cookies())
+	}
 }
 
 // TestAdminChallengeSetting: a room created without the field takes the

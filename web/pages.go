@@ -197,6 +197,8 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
+	// The form carries a proof of work: in its altcha field (the widget's
+	// payload) when a script solved one, or a wait token (wait.go).
 	if wt, err := s.joinProved(ctx, r, name, id, camp); err != nil {
 		s.joinRefused(ctx, w, r, name, wt, err)
 		return
