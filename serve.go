@@ -183,6 +183,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		AllowedOrigins:   cfg.AllowedOrigins,
 		IPv6Prefix:       cfg.IPv6Prefix,
 		IdleConnsPerIP:   cfg.IdleConnsPerIP,
+		NetworkFlagJoins: cfg.NetworkFlagJoins,
 		Metrics:          metrics,
 		Log:              log,
 		PublicURL:        cfg.PublicURL,

@@ -66,6 +66,17 @@ type DashboardLive struct {
 	IssuerFailedAt time.Time
 	// Unavailable: some figures could not be read this second.
 	Unavailable bool
+	// Networks: the room's pre-queue has recorded joins by client network;
+	// Flagged are the networks with FlagJoins joins or more, most first.
+	Networks  bool
+	Flagged   []NetworkRow
+	FlagJoins int64
+}
+
+// NetworkRow is a client network (/24, /64) and its pre-queue joins.
+type NetworkRow struct {
+	Network string
+	Entries int64
 }
 
 // Failures counts refused orders by the answer the buyer got.
@@ -158,6 +169,16 @@ func (l DashboardLive) when(at time.Time) string {
 // issuerFailed says how often the issuers failed and when last.
 func (l DashboardLive) issuerFailed(t DashText) string {
 	return Fill(Fill(t.IssuerFailed, "n", FormatCount(l.IssuerFailed)), "when", l.when(l.IssuerFailedAt))
+}
+
+// flaggedCount says how many networks are flagged.
+func (l DashboardLive) flaggedCount(t DashText) string {
+	return Fill(t.FlaggedCount, "n", FormatCount(int64(len(l.Flagged))))
+}
+
+// flagRule says from how many joins a network is flagged.
+func (l DashboardLive) flagRule(t DashText) string {
+	return Fill(t.FlagRule, "n", FormatCount(l.FlagJoins))
 }
 
 // phase names the room's phase; "" for an unknown one.

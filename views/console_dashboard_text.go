@@ -65,6 +65,19 @@ type DashText struct {
 	// Busy refuses a stream when too many dashboards are open.
 	Busy string
 
+	// Networks heads the pre-queue joins by client network; FlagRule says
+	// from how many joins ({n}) a network is flagged, and that many buyers
+	// can share one; Network and NetworkJoins head its columns; Flagged
+	// marks a flagged network in words; FlaggedCount ({n}) is the badge
+	// at the top; NoneFlagged is said when no network is.
+	Networks     string
+	FlagRule     string
+	Network      string
+	NetworkJoins string
+	Flagged      string
+	FlaggedCount string
+	NoneFlagged  string
+
 	// GateSessions and GateSessionEvents ({opened}, {ended}, {idle}) are
 	// the gate's sessions in an outside shop (gate mode).
 	GateSessions      string
@@ -149,6 +162,14 @@ var dashEN = DashText{
 		"room.apikey":          "New gate API key",
 	},
 
+	Networks:     "Pre-queue networks",
+	FlagRule:     "A network (/24 for IPv4, /64 for IPv6) is flagged from {n} pre-queue joins on. Many real buyers can share one network (mobile carriers, offices): a flag asks for a look, not a block.",
+	Network:      "Network",
+	NetworkJoins: "Pre-queue joins",
+	Flagged:      "Flagged",
+	FlaggedCount: "Networks flagged: {n}",
+	NoneFlagged:  "No network is flagged.",
+
 	GateSessions:      "Sessions in the shop",
 	GateSessionEvents: "opened {opened} · ended {ended} · idle {idle}",
 }
@@ -222,6 +243,14 @@ var dashKO = DashText{
 		"room.reopen":          "운영자가 다시 열기",
 		"room.apikey":          "새 게이트 API 키",
 	},
+
+	Networks:     "사전 대기열 네트워크",
+	FlagRule:     "사전 대기열 참가가 {n}건 이상인 네트워크(IPv4 /24, IPv6 /64)를 표시합니다. 통신사나 회사처럼 실제 구매자 여럿이 한 네트워크를 함께 쓸 수 있으니, 표시는 차단이 아니라 확인해 보라는 뜻입니다.",
+	Network:      "네트워크",
+	NetworkJoins: "사전 대기열 참가",
+	Flagged:      "주의",
+	FlaggedCount: "주의 네트워크 {n}개",
+	NoneFlagged:  "표시된 네트워크가 없습니다.",
 
 	GateSessions:      "쇼핑몰 세션",
 	GateSessionEvents: "시작 {opened} · 종료 {ended} · 만료 {idle}",

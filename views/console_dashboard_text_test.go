@@ -72,3 +72,42 @@ func TestIssuerFailuresAreSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestFlaggedNetworksAreSaid: the fragment lists the flagged pre-queue
+// networks, each marked in words, says when none is, and says nothing of
+// networks in a room without a pre-queue.
+func TestFlaggedNetworksAreSaid(t *testing.T) {
+	at := time.Date(2026, 11, 30, 18, 0, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		lang    string
+		nets    bool
+		flagged []NetworkRow
+		want    []string
+		not     []string
+	}{
+		{"no pre-queue", "en", false, nil, nil, []string{"dash-networks", "dash-flagged"}},
+		{"none flagged", "en", true, nil, []string{`id="dash-networks-none"`, "No network is flagged.", "from 50 pre-queue joins on"}, []string{"dash-flagged", `id="dash-networks"`}},
+		{"none flagged ko", "ko", true, nil, []string{"표시된 네트워크가 없습니다.", "50건 이상"}, []string{"dash-flagged"}},
+		{"two flagged", "en", true, []NetworkRow{{"10.1.1.0/24", 1200}, {"2001:db8::/64", 50}},
+			[]string{"Networks flagged: 2", `<th scope="row">10.1.1.0/24 <span class="dash-badge dash-warn"><span aria-hidden="true">⚑ </span>Flagged</span></th><td>1,200</td>`, "2001:db8::/64"},
+			[]string{"dash-networks-none"}},
+		{"one flagged ko", "ko", true, []NetworkRow{{"10.1.1.0/24", 70}}, []string{"주의 네트워크 1개", ">주의</span>"}, nil},
+	} {
+		var b strings.Builder
+		l := DashboardLive{At: at, Phase: queue.PhasePrequeue, Networks: tc.nets, Flagged: tc.flagged, FlagJoins: 50, P50: math.NaN(), P95: math.NaN()}
+		if err := DashboardLiveView(l, Dash(tc.lang)).Render(context.Background(), &b); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: the fragment lacks %s", tc.name, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(b.String(), n) {
+				t.Errorf("%s: the fragment has %s", tc.name, n)
+			}
+		}
+	}
+}

@@ -86,8 +86,8 @@ type roomView struct {
 	Settings adminSettings `json:"settings"`
 	Live     queue.Stats   `json:"live"`
 	// PrequeueNetworks are the client networks (/24, /64) with the most
-	// pre-queue entries, most first.
-	PrequeueNetworks []queue.NetworkCount `json:"prequeueNetworks"`
+	// pre-queue entries, most first, flagged from NetworkFlagJoins on.
+	PrequeueNetworks []networkView `json:"prequeueNetworks"`
 	// Warnings are said when a write did something to look at: a room
 	// created under a name that products are already attached to.
 	Warnings []string `json:"warnings,omitempty"`
@@ -147,22 +147,16 @@ func (s *Server) getRoom(w http.ResponseWriter, r *http.Request) {
 	s.writeRoom(w, r, http.StatusOK, name, set)
 }
 
-// topNetworks is how many client networks the admin room view lists.
-const topNetworks = 20
-
 func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, name string, set room.Settings, warnings ...string) {
 	st, err := s.rooms.Stats(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	nets, err := s.rooms.Networks(r.Context(), name, topNetworks)
+	nets, err := s.nets.read(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
-	}
-	if nets == nil {
-		nets = []queue.NetworkCount{}
 	}
 	writeJSON(w, status, roomView{Name: name, Settings: adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings})
 }

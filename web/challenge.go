@@ -12,10 +12,13 @@ import (
 	"waitingroom/server/queue"
 )
 
-// Challenges issues and verifies the proofs of work (package challenge).
+// Challenges issues and verifies the proofs of work, and signs and checks
+// the no-JavaScript wait tokens (package challenge).
 type Challenges interface {
 	Issue(room string, maxNumber int64, now time.Time) (challenge.Challenge, error)
 	Verify(payload, room string, now time.Time) (challenge.Proof, error)
+	SignWait(w challenge.Wait) string
+	VerifyWait(token, room string, now time.Time) (challenge.Wait, error)
 }
 
 // DefaultEnterRatePerIP is the default of Options.EnterRatePerIP, per
@@ -86,6 +89,13 @@ func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id, pay
 			proof = queue.Proof{ID: pr.ID, Expires: pr.Expires}
 		}
 	}
+	return s.enterWith(ctx, r, name, id, camp, proof, bad)
+}
+
+// enterWith enters the visitor with a verified proof (the zero Proof for
+// none); bad, when set, is why the proof the visitor sent is none, and is
+// the refusal when one was needed.
+func (s *Server) enterWith(ctx context.Context, r *http.Request, name, id string, camp queue.Campaign, proof queue.Proof, bad error) (queue.Position, error) {
 	start := time.Now()
 	p, err := s.q.EnterWithProof(ctx, name, id, s.enterNet(r), camp, proof)
 	s.metrics.EnterDuration.Observe(time.Since(start).Seconds())
@@ -116,6 +126,8 @@ func refusalReason(err error) string {
 		return "other_room"
 	case errors.Is(err, challenge.ErrInvalid):
 		return "invalid"
+	case errors.Is(err, challenge.ErrEarly):
+		return "early"
 	}
 	return ""
 }

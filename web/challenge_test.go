@@ -195,21 +195,25 @@ func TestEventsNeedAPlace(t *testing.T) {
 }
 
 // TestJoinFormNeedsProof: the no-JavaScript form in a challenge room,
-// without a proof, answers a page in the visitor's language, and no cookie.
+// without a proof, answers the wait page (wait.go) in the visitor's
+// language; with a proof that is not one, a page that says so. Neither
+// sets a cookie.
 func TestJoinFormNeedsProof(t *testing.T) {
 	h, _ := challengeHarness(t, room.ChallengeAuto)
-	for lang, want := range map[string]string{"ko": "참여를 확인하지 못했습니다", "en": "We could not check this join"} {
-		req, _ := http.NewRequest("POST", h.srv.URL+"/r/"+h.room+"/join", strings.NewReader(""))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Accept-Language", lang)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, tc := range []struct {
+		lang, altcha string
+		status       int
+		want         string
+	}{
+		{"ko", "", 200, "기다려 주세요"},
+		{"en", "", 200, "Please wait"},
+		{"ko", "bm90IGEgcHJvb2Y=", http.StatusPreconditionRequired, "참여를 확인하지 못했습니다"},
+		{"en", "bm90IGEgcHJvb2Y=", http.StatusPreconditionRequired, "We could not check this join"},
+	} {
+		resp := h.postForm(t, "/r/"+h.room+"/join", url.Values{"altcha": {tc.altcha}}, nil, tc.lang)
 		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusPreconditionRequired || len(resp.Cookies()) != 0 || !strings.Contains(string(b), want) {
-			t.Errorf("%s: %d %v, want 428 saying %q", lang, resp.StatusCode, resp.Cookies(), want)
+		if resp.StatusCode != tc.status || len(resp.Cookies()) != 0 || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s, altcha %q: %d %v, want %d saying %q", tc.lang, tc.altcha, resp.StatusCode, resp.Cookies(), tc.status, tc.want)
 		}
 	}
 	// With a solution in its altcha field, the form joins.

@@ -222,6 +222,12 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 	l.Charts = dashCharts(series, now, t)
 	l.ETA = lastInLineETA(l.Waiting, l.AdmitMeasured, l.Paused)
 
+	if nets, err := s.nets.recent(ctx, name, now); err != nil {
+		failed("networks", err)
+	} else {
+		l.Networks, l.Flagged, l.FlagJoins = len(nets) > 0, flaggedRows(nets), s.nets.threshold
+	}
+
 	if s.dash.stock != nil {
 		ss, err := s.dash.stock.StockSummary(ctx, name)
 		if err != nil {

@@ -58,7 +58,7 @@ type Metrics struct {
 	GateSessions      *prometheus.GaugeVec
 	GateSessionEvents *prometheus.GaugeVec
 	// ChallengesIssued, ChallengesSolved and ChallengesRefused (by reason:
-	// required, invalid, expired, other_room, used) count the proofs of
+	// required, invalid, expired, other_room, used, early) count the proofs of
 	// work of this instance; ChallengeDifficulty is the maxNumber of the
 	// challenges it issued.
 	ChallengesIssued    prometheus.Counter
@@ -189,14 +189,14 @@ func NewMetrics() *Metrics {
 	}, []string{"room", "event"})
 	m.Registry.MustRegister(m.GateSessions, m.GateSessionEvents)
 	m.ChallengesIssued = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "waitingroom_challenges_issued_total", Help: "Proof-of-work challenges issued by this instance.",
+		Name: "waitingroom_challenges_issued_total", Help: "Proof-of-work challenges issued by this instance, no-JavaScript wait tokens included.",
 	})
 	m.ChallengesSolved = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "waitingroom_challenges_solved_total", Help: "Enters on this instance that brought a valid proof of work and were let in.",
 	})
 	m.ChallengesRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_challenges_refused_total",
-		Help: "Enters refused with 428 on this instance, by reason: required (no proof), invalid, expired, other_room, used (a replay).",
+		Help: "Enters refused for their proof of work on this instance (428, or an HTML page), by reason: required (no proof), invalid, expired, other_room, used (a replay), early (a no-JavaScript wait token before its time).",
 	}, []string{"reason"})
 	m.ChallengeDifficulty = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "waitingroom_challenge_max_number", Help: "The maxNumber (the most hashes a solver needs) of the challenges this instance issued.",

@@ -151,9 +151,12 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 
 // queryUTM returns the valid attribution fields (utm_* and the click
 // ids) of r's query string, in utmFields order; the others are dropped.
-func queryUTM(r *http.Request) []views.Field {
+func queryUTM(r *http.Request) []views.Field { return utmOf(r.URL.Query()) }
+
+// utmOf returns the valid attribution fields of v, in utmFields order.
+func utmOf(v url.Values) []views.Field {
 	var out []views.Field
-	for _, kv := range attributionValues(attributionOf(r.URL.Query())) {
+	for _, kv := range attributionValues(attributionOf(v)) {
 		if kv[1] != "" {
 			out = append(out, views.Field{Name: kv[0], Value: kv[1]})
 		}
@@ -176,7 +179,9 @@ func withUTM(path string, utm []views.Field) string {
 // join serves the no-JS "Join the line" form (POST /r/{room}/join, and
 // POST /r/{room}, where the room page's form posts with the query string
 // it was opened with): it enters, sets wr_vid and sends the browser to
-// its status page, carrying the utm_* fields along.
+// its status page, carrying the utm_* fields along. In a room that asks a
+// proof of work, a visitor without a place brings one (field altcha, or a
+// wait token in field wait), or is answered a short wait (wait.go).
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	name, t, ok := s.postedRoomForm(w, r, func(t views.Messages) string { return t.FormInvalid })
 	if !ok {
@@ -195,10 +200,10 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	// The form carries a proof of work in its altcha field (the widget's
-	// payload) when a script solved one.
-	if _, err := s.enterProved(ctx, r, name, id, r.PostForm.Get("altcha"), camp); err != nil {
-		s.htmlFail(w, r, err, name)
+	// The form carries a proof of work: in its altcha field (the widget's
+	// payload) when a script solved one, or a wait token (wait.go).
+	if wt, err := s.joinProved(ctx, r, name, id, camp); err != nil {
+		s.joinRefused(ctx, w, r, name, wt, err)
 		return
 	}
 	if isNew {

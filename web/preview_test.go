@@ -28,6 +28,7 @@ var crawlerAgents = []struct{ name, ua string }{
 	{"Facebook", "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"},
 	{"Slack", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"},
 	{"X", "Twitterbot/1.0"},
+	{"Naver", "Mozilla/5.0 (compatible; Yeti/1.1; +https://naver.me/spd)"},
 }
 
 // metaContent returns the content of the <meta> whose property or name is
@@ -133,6 +134,98 @@ func TestCrawlersGetTheRoomsPreview(t *testing.T) {
 			}
 			if st.Issued != 0 || st.Waiting != 0 {
 				t.Fatalf("crawlers took %d tickets; %d wait in the line", st.Issued, st.Waiting)
+			}
+		})
+	}
+}
+
+// TestPreviewBot: the crawlers are told from the browsers, the in-app
+// browsers of KakaoTalk, Naver and Facebook included.
+func TestPreviewBot(t *testing.T) {
+	for _, tc := range []struct {
+		ua  string
+		bot bool
+	}{
+		{"facebookexternalhit/1.1; kakaotalk-scrap/1.0; +https://devtalk.kakao.com/t/scrap/33984", true},
+		{"Mozilla/5.0 (compatible; Yeti/1.1; +https://naver.me/spd)", true},
+		{"Mozilla/5.0 (compatible; Daum/4.1; +http://cs.daum.net/faq/15/4118.html?faqId=28966) Daumoa", true},
+		{"WhatsApp/2.23.20.0", true},
+		{"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", true},
+		{"Mozilla/5.0 (Linux; Android 14; SM-S918N) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36 KAKAOTALK 10.8.0", false},
+		{"Mozilla/5.0 (Linux; Android 13; SM-A536N) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36 NAVER(inapp; search; 2000; 12.1.10)", false},
+		{"Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/440.0]", false},
+		{"Mozilla/5.0 (Linux; Android 12; CUBOT X50) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36", false},
+		{"", false},
+		{strings.Repeat("x", 2000) + "googlebot", false}, // past the first 1,024 bytes
+	} {
+		if got := previewBot(tc.ua); got != tc.bot {
+			t.Errorf("previewBot(%.80q) = %v, want %v", tc.ua, got, tc.bot)
+		}
+	}
+}
+
+// TestCrawlersNeverTakeAPlace: a crawler that fetches a room's page, its
+// status page and its stream (open, or in the pre-queue) gets no cookie
+// and takes no place; the stream answers 204, so that it does not retry.
+// A browser's stream, the control, does take one.
+func TestCrawlersNeverTakeAPlace(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		prequeue bool
+	}{{"open", false}, {"pre-queue", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			if tc.prequeue {
+				saveBranded(t, h, func(s *room.Settings) {
+					pre, opens := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+					s.PrequeueAt, s.OpensAt = &pre, &opens
+				})
+			}
+			for _, c := range crawlerAgents {
+				for _, get := range []struct {
+					method, path string
+					status       int
+				}{
+					{"GET", "/r/" + h.room, 200},
+					{"GET", "/r/" + h.room + "/status", 200},
+					{"GET", "/r/" + h.room + "/events", http.StatusNoContent},
+					{"HEAD", "/r/" + h.room + "/events", 200},
+				} {
+					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second) // a stream that was opened ends
+					req, _ := http.NewRequestWithContext(ctx, get.method, h.srv.URL+get.path, nil)
+					req.Header.Set("User-Agent", c.ua)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+					cancel()
+					if resp.StatusCode != get.status || resp.Header.Get("Set-Cookie") != "" {
+						t.Errorf("%s %s %s: %d, want %d; Set-Cookie %q", c.name, get.method, get.path, resp.StatusCode, get.status, resp.Header.Get("Set-Cookie"))
+					}
+				}
+			}
+			places := func() int64 {
+				st, err := h.eng.Stats(context.Background(), h.room)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st.Issued + st.Waiting + st.Prequeued
+			}
+			if n := places(); n != 0 {
+				t.Fatalf("crawlers took places: %d", n)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/r/"+h.room+"/events", nil)
+			req.Header.Set("User-Agent", "Mozilla/5.0 (Linux; Android 14; SM-S918N) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Mobile Safari/537.36 KAKAOTALK 10.8.0")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Set-Cookie") == "" || places() == 0 {
+				t.Errorf("a browser's stream: %d, Set-Cookie %q, %d places", resp.StatusCode, resp.Header.Get("Set-Cookie"), places())
 			}
 		})
 	}

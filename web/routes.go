@@ -48,6 +48,7 @@ func (s *Server) routes() []route {
 		{"POST /r/{room}/join", http.HandlerFunc(s.join)},
 		{"POST /r/{room}", http.HandlerFunc(s.join)}, // the room page's join form, with its query string
 		{"GET /r/{room}/status", http.HandlerFunc(s.status)},
+		{"GET /r/{room}/wait", http.HandlerFunc(s.waitStatus)},
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
 		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},
 		{"GET /r/{room}/orders/{id}", http.HandlerFunc(s.confirmation)},

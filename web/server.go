@@ -29,6 +29,9 @@ type Queue interface {
 	// CountChallenge counts a challenge issued to network in room and
 	// returns the room's challenge mode and the rates to price it at.
 	CountChallenge(ctx context.Context, room, network string) (queue.ChallengeRates, error)
+	// BookWait books a no-JavaScript join of network in room, wait after
+	// the network's next free moment.
+	BookWait(ctx context.Context, room, network string, wait time.Duration) (queue.WaitSlot, error)
 	DrawInfo(ctx context.Context, room string) (queue.DrawInfo, error)
 	Position(ctx context.Context, room, visitor string) (queue.Position, error)
 	Leave(ctx context.Context, room, visitor string) (bool, error)
@@ -115,8 +118,11 @@ type Options struct {
 	// IdleConnsPerIP caps the idle keep-alive connections of one client
 	// network (default 64); see ConnState.
 	IdleConnsPerIP int
-	Metrics        *Metrics
-	Log            *slog.Logger
+	// NetworkFlagJoins is how many pre-queue joins from one client network
+	// flag it in the admin figures (default DefaultNetworkFlagJoins).
+	NetworkFlagJoins int
+	Metrics          *Metrics
+	Log              *slog.Logger
 	// Catalog is the product admin; nil uses Orders when it is one.
 	Catalog Catalog
 	// Records keeps the database's record of the rooms; nil keeps none.
@@ -205,6 +211,8 @@ type Server struct {
 	gates     Gates
 	gateFails *failures // failed room API key authentications, per client
 	gateRooms gateRoomCache
+	// nets reads the rooms' pre-queue networks and flags the busy ones.
+	nets *networkFlags
 	// storeDown is whether Redis answered this process's last calls.
 	storeDown storeDown
 	// recording serializes the room records' writes that read the API
@@ -279,6 +287,7 @@ func New(o Options) (*Server, error) {
 	s.media = newMedia(o.Images)
 	s.shares = o.Shares
 	s.dash = newDashboard(o)
+	s.nets = newNetworkFlags(o.Rooms, o.NetworkFlagJoins)
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
 }

@@ -64,10 +64,11 @@ func forwardedAttribution(q url.Values) url.Values {
 }
 
 // previewBot reports whether ua is a link-preview crawler's or a search
-// bot's: their GETs of a short link are not clicks.
+// bot's (Naver's Yeti and Daum's crawler too): their GETs of a short link
+// are not clicks, and their GET of a room's stream takes no place.
 func previewBot(ua string) bool {
 	bots := [...]string{"facebookexternalhit", "kakaotalk-scrap", "slackbot", "twitterbot", "linkedinbot",
-		"telegrambot", "whatsapp", "discordbot", "googlebot", "bingbot"}
+		"telegrambot", "whatsapp", "discordbot", "googlebot", "bingbot", "yeti/", "daumoa", "applebot"}
 	if len(ua) > 1024 {
 		ua = ua[:1024]
 	}

@@ -29,7 +29,7 @@ func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
 }
 
 // events serves GET /r/{room}/events. It enters the visitor if they have no
-// ticket yet (idempotently), answers their current position at once (so a
+// ticket yet (idempotently; a crawler never: previewBot), answers their current position at once (so a
 // reconnect to any instance is up to date), then hands the connection to
 // the hub, which pushes every tick's position and the ready event.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
@@ -40,6 +40,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodHead {
 		s.headEvents(w, r, name)
+		return
+	}
+	if previewBot(r.UserAgent()) {
+		// A crawler following the page's links never takes a place; 204
+		// tells an EventSource not to reconnect.
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	camp := s.campaignOf(r.URL.Query())

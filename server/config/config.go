@@ -55,6 +55,9 @@ type Config struct {
 	// safety valve far above human rates: a proof of work makes identities
 	// cost.
 	EnterRatePerIP float64
+	// NetworkFlagJoins is how many pre-queue joins from one client network
+	// (/24, /64) flag it in the admin figures (NETWORK_FLAG_JOINS).
+	NetworkFlagJoins int
 	// ChallengeDefault is the challenge setting (off, auto, always) of a
 	// room created without one (CHALLENGE_DEFAULT).
 	ChallengeDefault string
@@ -139,6 +142,8 @@ const (
 	DefaultMetricsAddr    = "127.0.0.1:9090"
 	DefaultIPv6Prefix     = 64
 	DefaultIdleConnsPerIP = 64
+	// DefaultNetworkFlagJoins flags a network with 50 pre-queue joins.
+	DefaultNetworkFlagJoins = 50
 	// DefaultWidgetMaxStreams leaves most of a process's ~20,000 files
 	// to the buyers' streams.
 	DefaultWidgetMaxStreams = 4000
@@ -187,7 +192,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&c.PassSigningKeyPrevious, "pass-signing-key-previous", "PASS_SIGNING_KEY_PREVIOUS", "", "PEM file of the previous pass signing key, still trusted after a rotation (optional)")
 	str(&c.OriginURL, "origin-url", "ORIGIN_URL", "", "reverse-proxy mode: absolute http(s) URL of the shop served on -proxy-addr (http://127.0.0.1:3000)")
 	str(&c.ProxyAddr, "proxy-addr", "PROXY_ADDR", "", "reverse-proxy mode: listen address that serves ORIGIN_URL with the rooms' protect prefixes guarded; empty: off")
-	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns, widgetStreams string
+	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns, widgetStreams, flagJoins string
+	str(&flagJoins, "network-flag-joins", "NETWORK_FLAG_JOINS", strconv.Itoa(DefaultNetworkFlagJoins), "pre-queue joins from one client network (/24, /64) that flag it in the admin figures")
 	str(&widgetStreams, "widget-max-streams", "WIDGET_MAX_STREAMS", strconv.Itoa(DefaultWidgetMaxStreams), "live streams of embedded widgets per process (0: widgets poll only)")
 	str(&origins, "allowed-origins", "ALLOWED_ORIGINS", "", "comma-separated origins (https://shop.example) whose cross-origin POST, PUT and DELETE are accepted")
 	str(&v6Prefix, "ipv6-prefix", "IPV6_PREFIX", strconv.Itoa(DefaultIPv6Prefix), "IPv6 prefix length that per-client caps count as one client")
@@ -234,6 +240,9 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	}
 	if c.EnterRatePerIP, err = strconv.ParseFloat(ratePerIP, 64); err != nil || !(c.EnterRatePerIP > 0 && c.EnterRatePerIP <= 1e6) {
 		return Config{}, fmt.Errorf("ENTER_RATE_PER_IP %q must be a number above 0", ratePerIP)
+	}
+	if c.NetworkFlagJoins, err = strconv.Atoi(flagJoins); err != nil || c.NetworkFlagJoins < 1 {
+		return Config{}, fmt.Errorf("NETWORK_FLAG_JOINS %q must be a positive integer", flagJoins)
 	}
 	if c.AllowedOrigins, err = parseOrigins(origins); err != nil {
 		return Config{}, fmt.Errorf("ALLOWED_ORIGINS: %w", err)

@@ -93,6 +93,8 @@ var keyNames = map[string]bool{
 	"powcur":  true, // hash "#w" → window index, "*" → challenges issued, network → its share
 	"powprev": true, // hash: powcur of the window before
 	"powused": true, // zset proof id → ms its record may go
+	// The no-JavaScript joins' bookings per network (see wait_slot.go).
+	"waitslot": true, // zset network → ms its next join may be booked at
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

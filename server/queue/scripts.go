@@ -32,7 +32,7 @@ type scripts struct {
 	// GATE
 	mint, openSession, touchSession, endSession, activeSessions, setAPIKey *script
 	// CHALLENGE
-	challengeCount *script
+	challengeCount, waitSlot *script
 }
 
 func loadScripts() scripts {
@@ -68,6 +68,7 @@ func loadScripts() scripts {
 		setAPIKey:      load("set_apikey"),
 		// CHALLENGE
 		challengeCount: load("challenge_count"),
+		waitSlot:       load("wait_slot"),
 	}
 }
 
