@@ -42,14 +42,32 @@ func (j Join) Refusal() string {
 // maxAnswer bounds what a join reads of an answer.
 const maxAnswer = 16 << 10
 
-// EnterRoom joins room on the server at base as a browser's page does:
-// POST /api/rooms/{room}/queue with hc (its cookie jar is the identity);
-// answered 428 challenge_required, it fetches the challenge, solves it and
-// posts again with X-Altcha. hdr (may be nil) goes with every request, e.g.
-// X-Forwarded-For. A refusal is a Join with its status; the error is for
-// a request that got no answer.
+// Entrant joins a room as a browser's page does: POST
+// /api/rooms/{room}/queue; answered 428 challenge_required, it fetches the
+// challenge, solves it and posts again with X-Altcha.
+type Entrant struct {
+	// Client's cookie jar is the identity.
+	Client     *http.Client
+	Base, Room string
+	// Header (may be nil) goes with every request, e.g. X-Forwarded-For.
+	Header http.Header
+	// Solvers, when not nil, bounds the solves under way: each takes a
+	// slot for its search, and the wait for one counts as time on the
+	// challenge (buyers that share this machine's cores queue for them).
+	Solvers chan struct{}
+}
+
+// EnterRoom joins room on the server at base with hc and hdr (an Entrant
+// without a bound on its solves).
 func EnterRoom(ctx context.Context, hc *http.Client, base, room string, hdr http.Header) (Join, error) {
-	api := strings.TrimRight(base, "/") + "/api/rooms/" + url.PathEscape(room)
+	return Entrant{Client: hc, Base: base, Room: room, Header: hdr}.Enter(ctx)
+}
+
+// Enter joins the room. A refusal is a Join with its status; the error is
+// for a request that got no answer, or a search that did not end.
+func (e Entrant) Enter(ctx context.Context) (Join, error) {
+	hc, hdr := e.Client, e.Header
+	api := strings.TrimRight(e.Base, "/") + "/api/rooms/" + url.PathEscape(e.Room)
 	j, challengePath, err := postEnter(ctx, hc, api+"/queue", hdr, "")
 	if err != nil || j.Status != http.StatusPreconditionRequired || j.Error != "challenge_required" {
 		return j, err
@@ -57,7 +75,7 @@ func EnterRoom(ctx context.Context, hc *http.Client, base, room string, hdr http
 	began := time.Now()
 	u := api + "/challenge"
 	if challengePath != "" {
-		b, _ := url.Parse(base)
+		b, _ := url.Parse(e.Base)
 		if p, err := b.Parse(challengePath); err == nil {
 			u = p.String()
 		}
@@ -66,14 +84,27 @@ func EnterRoom(ctx context.Context, hc *http.Client, base, room string, hdr http
 	if err != nil || status != http.StatusOK {
 		return Join{Status: status, Error: "challenge_fetch", Challenged: true, Challenge: time.Since(began)}, err
 	}
-	s, err := Solve(ctx, c)
+	s, err := e.solve(ctx, c)
 	if err != nil {
-		return Join{Challenged: true, MaxNumber: c.MaxNumber, Hashes: s.Hashes, Challenge: time.Since(began)}, fmt.Errorf("enter %s: %w", room, err)
+		return Join{Challenged: true, MaxNumber: c.MaxNumber, Hashes: s.Hashes, Challenge: time.Since(began)}, fmt.Errorf("enter %s: %w", e.Room, err)
 	}
 	took := time.Since(began)
 	j, _, err = postEnter(ctx, hc, api+"/queue", hdr, s.Payload)
 	j.Challenged, j.MaxNumber, j.Hashes, j.Challenge = true, c.MaxNumber, s.Hashes, took
 	return j, err
+}
+
+// solve solves c in one of the Solvers' slots.
+func (e Entrant) solve(ctx context.Context, c altcha.Challenge) (Solved, error) {
+	if e.Solvers != nil {
+		select {
+		case e.Solvers <- struct{}{}:
+			defer func() { <-e.Solvers }()
+		case <-ctx.Done():
+			return Solved{}, fmt.Errorf("solve: %w", ctx.Err())
+		}
+	}
+	return Solve(ctx, c)
 }
 
 // postEnter posts an enter (with the proof payload, when not "") and
