@@ -12,9 +12,9 @@ import (
 )
 
 // defaultPhoneHPS is the assumed mid-range phone's SHA-256 hashes per
-// second in a browser, until the lead's measurement replaces it
-// (-phone-hps).
-const defaultPhoneHPS = 500_000
+// second with the page's ALTCHA worker, one worker: a quarter of headless
+// Chromium's 80,000 on one core of the benchmark machine (BENCHMARKS.md).
+const defaultPhoneHPS = 20_000
 
 // phoneFlag defines -phone-hps.
 func phoneFlag(fs *flag.FlagSet) *float64 {
