@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,17 +18,25 @@ import (
 // challenge_required; refuse, when set, is the code answered to a
 // verified proof instead of a place.
 type challengeRoom struct {
+	mu           sync.Mutex
 	challenge    bool
 	refuse       string
 	challengeOff bool
 	number       int64
 	forwarded    []string
+	tickets      int64
+}
+
+func (c *challengeRoom) saw(r *http.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forwarded = append(c.forwarded, r.Header.Get("X-Forwarded-For"))
 }
 
 func (c *challengeRoom) handler(t *testing.T) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/rooms/sale/queue", func(w http.ResponseWriter, r *http.Request) {
-		c.forwarded = append(c.forwarded, r.Header.Get("X-Forwarded-For"))
+		c.saw(r)
 		w.Header().Set("Content-Type", "application/json")
 		if c.challenge {
 			p := r.Header.Get("X-Altcha")
@@ -48,10 +57,14 @@ func (c *challengeRoom) handler(t *testing.T) http.Handler {
 				return
 			}
 		}
-		fmt.Fprint(w, `{"status":"WAITING","ticket":42}`)
+		c.mu.Lock()
+		c.tickets++
+		ticket := 41 + c.tickets
+		c.mu.Unlock()
+		fmt.Fprintf(w, `{"status":"WAITING","ticket":%d}`, ticket)
 	})
 	mux.HandleFunc("GET /api/rooms/sale/challenge", func(w http.ResponseWriter, r *http.Request) {
-		c.forwarded = append(c.forwarded, r.Header.Get("X-Forwarded-For"))
+		c.saw(r)
 		if c.challengeOff {
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"error":"challenge_off"}`)
@@ -65,15 +78,15 @@ func (c *challengeRoom) handler(t *testing.T) http.Handler {
 func TestEnterRoom(t *testing.T) {
 	tests := []struct {
 		name string
-		room challengeRoom
+		room *challengeRoom
 		want Join
 	}{
-		{"no challenge", challengeRoom{}, Join{Status: 200, Ticket: 42}},
-		{"a challenge solved", challengeRoom{challenge: true, number: 1234},
+		{"no challenge", &challengeRoom{}, Join{Status: 200, Ticket: 42}},
+		{"a challenge solved", &challengeRoom{challenge: true, number: 1234},
 			Join{Status: 200, Ticket: 42, Challenged: true, MaxNumber: 5000, Hashes: 1235}},
-		{"a solution refused", challengeRoom{challenge: true, number: 7, refuse: "challenge_used"},
+		{"a solution refused", &challengeRoom{challenge: true, number: 7, refuse: "challenge_used"},
 			Join{Status: 428, Error: "challenge_used", Challenged: true, MaxNumber: 5000, Hashes: 8}},
-		{"no challenge to fetch", challengeRoom{challenge: true, challengeOff: true},
+		{"no challenge to fetch", &challengeRoom{challenge: true, challengeOff: true},
 			Join{Status: 404, Error: "challenge_fetch", Challenged: true}},
 	}
 	for _, tt := range tests {
