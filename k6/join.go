@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,8 @@ type Join struct {
 	MaxNumber, Hashes int64
 	// Challenge is the time spent on the challenge: fetching and solving.
 	Challenge time.Duration
+	// RetryAfter is a refusal's Retry-After (0: none).
+	RetryAfter time.Duration
 }
 
 // Refusal names a refused join for the reports: its status and error code.
@@ -137,6 +140,9 @@ func postEnter(ctx context.Context, hc *http.Client, u string, hdr http.Header, 
 	}
 	_ = json.Unmarshal(body, &a) // a refusal may be a page, not JSON
 	j := Join{Status: resp.StatusCode, Error: a.Error}
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+		j.RetryAfter = time.Duration(min(secs, 60)) * time.Second
+	}
 	if resp.StatusCode == http.StatusOK {
 		j.Ticket, j.Error = a.Ticket, ""
 	}

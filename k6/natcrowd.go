@@ -37,6 +37,11 @@ type NATCrowd struct {
 // NATCrowdReport is what the crowd went through.
 type NATCrowdReport struct {
 	N, Joined, Challenged int
+	// Retried counts the buyers refused 429 or 503 at least once, who
+	// tried again after Retry-After as the page does.
+	Retried int
+	// Took is each joined buyer's time from arrival to its place, sorted.
+	Took []time.Duration
 	// Refused counts the buyers without a place, by status and error.
 	Refused map[string]int64
 	// Wall is the time each challenged buyer spent on the challenge here
@@ -83,7 +88,7 @@ func (c NATCrowd) Run(ctx context.Context) (NATCrowdReport, error) {
 	slots := make(chan struct{}, solvers)
 	tr := &http.Transport{MaxIdleConnsPerHost: 1000, DisableCompression: true}
 	defer tr.CloseIdleConnections()
-	joins := make([]Join, c.N)
+	joins := make([]crowdJoin, c.N)
 	var entered, done atomic.Int64
 	start := time.Now()
 	if c.Progress != nil {
@@ -99,17 +104,13 @@ func (c NATCrowd) Run(ctx context.Context) (NATCrowdReport, error) {
 		wg.Go(func() {
 			select {
 			case <-ctx.Done():
-				joins[i] = Join{Error: "timeout"}
+				joins[i] = crowdJoin{Join: Join{Error: "timeout"}}
 				return
 			case <-time.After(time.Until(at)):
 			}
 			entered.Add(1)
 			e := Entrant{Client: NewGateClient(tr), Base: c.URL, Room: c.Room, Solvers: slots}
-			j, err := e.Enter(ctx)
-			if err != nil && j.Error == "" {
-				j.Error = "no answer"
-			}
-			joins[i] = j
+			joins[i] = c.buyer(ctx, e, at)
 			done.Add(1)
 		})
 	}
@@ -117,13 +118,60 @@ func (c NATCrowd) Run(ctx context.Context) (NATCrowdReport, error) {
 	return c.report(joins, time.Since(start)), nil
 }
 
+// crowdJoin is a buyer's way in: its last answer, the refusals it retried
+// after (429 or 503, as the page does after Retry-After), and how long from
+// its arrival to its place. Its Hashes and Challenge add up every
+// attempt's.
+type crowdJoin struct {
+	Join
+	Retried int
+	Took    time.Duration
+}
+
+// buyer enters as the page does: a 429 or a 503 is tried again after its
+// Retry-After (5 s when none), until the run's end. The time and hashes
+// of every attempt's challenge add up.
+func (c NATCrowd) buyer(ctx context.Context, e Entrant, arrived time.Time) crowdJoin {
+	var cj crowdJoin
+	var spent time.Duration
+	var hashes int64
+	for {
+		j, err := e.Enter(ctx)
+		spent, hashes = spent+j.Challenge, hashes+j.Hashes
+		if err != nil && j.Error == "" {
+			j.Error = "no answer"
+		}
+		cj.Join = j
+		if j.Status != http.StatusTooManyRequests && j.Status != http.StatusServiceUnavailable {
+			break
+		}
+		cj.Retried++
+		wait := j.RetryAfter
+		if wait <= 0 {
+			wait = 5 * time.Second
+		}
+		select {
+		case <-ctx.Done():
+			cj.Error = "timeout"
+			return cj
+		case <-time.After(wait):
+		}
+	}
+	cj.Challenge, cj.Hashes, cj.Took = spent, hashes, time.Since(arrived)
+	return cj
+}
+
 // report reduces the joins.
-func (c NATCrowd) report(joins []Join, elapsed time.Duration) NATCrowdReport {
+func (c NATCrowd) report(joins []crowdJoin, elapsed time.Duration) NATCrowdReport {
 	r := NATCrowdReport{N: c.N, PhoneHPS: c.PhoneHPS, Elapsed: elapsed}
 	var refused Tally
 	for _, j := range joins {
+		if j.Retried > 0 {
+			r.Retried++
+		}
 		if j.Status == http.StatusOK {
 			r.Joined++
+			r.Took = append(r.Took, j.Took)
 		} else {
 			refused.Add(j.Refusal())
 		}
@@ -136,6 +184,7 @@ func (c NATCrowd) report(joins []Join, elapsed time.Duration) NATCrowdReport {
 		r.MaxNumber = append(r.MaxNumber, j.MaxNumber)
 	}
 	r.Refused = refused.Counts()
+	slices.Sort(r.Took)
 	slices.Sort(r.Wall)
 	slices.Sort(r.Phone)
 	slices.Sort(r.MaxNumber)
@@ -152,11 +201,13 @@ func (r NATCrowdReport) Check() error {
 
 func (r NATCrowdReport) String() string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
-	return fmt.Sprintf("natcrowd: %d buyers behind one address: %d joined, %d challenged, refused: %s, in %.1f s\n"+
+	return fmt.Sprintf("natcrowd: %d buyers behind one address: %d joined, %d challenged, %d retried after a 429/503, refused: %s, in %.1f s\n"+
+		"  arrival to place: p50 %s, p95 %s, max %s\n"+
 		"  time on the challenge, here (wall, sharing this machine's cores): p50 %s, p95 %s, max %s\n"+
 		"  time on the challenge, phone-equivalent (hashes / %.0f hashes/s): p50 %s, p95 %s, max %s\n"+
 		"  issued maxNumber: p50 %d, p95 %d, max %d\n",
-		r.N, r.Joined, r.Challenged, FormatCounts(r.Refused), r.Elapsed.Seconds(),
+		r.N, r.Joined, r.Challenged, r.Retried, FormatCounts(r.Refused), r.Elapsed.Seconds(),
+		ms(Percentile(r.Took, 50)), ms(Percentile(r.Took, 95)), ms(Percentile(r.Took, 100)),
 		ms(Percentile(r.Wall, 50)), ms(Percentile(r.Wall, 95)), ms(Percentile(r.Wall, 100)),
 		r.PhoneHPS, ms(Percentile(r.Phone, 50)), ms(Percentile(r.Phone, 95)), ms(Percentile(r.Phone, 100)),
 		PercentileInt(r.MaxNumber, 50), PercentileInt(r.MaxNumber, 95), PercentileInt(r.MaxNumber, 100))
