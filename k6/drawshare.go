@@ -249,6 +249,15 @@ func (d DrawShare) waitDraw(ctx context.Context, opens time.Time) ([]int64, erro
 	}
 }
 
+// Check fails a draw that is not the pre-queue's joins: every place the
+// crowd and the bot were given is drawn, and nothing else.
+func (r DrawShareReport) Check() error {
+	if want := r.CrowdJoined + int(r.Bot.Placed); r.Drawn != want {
+		return fmt.Errorf("drawshare %s: %d places drawn, but the crowd joined %d and the bot %d", r.Room, r.Drawn, r.CrowdJoined, r.Bot.Placed)
+	}
+	return nil
+}
+
 func (r DrawShareReport) String() string {
 	return fmt.Sprintf("drawshare %s (challenge %s): crowd %d joined of %d tried from %d /24 networks (refused: %s; time on the challenge here p50 %v, p95 %v)\n"+
 		"  bot (one address, %d workers): %d placed of %d tried, refused: %s\n"+

@@ -50,6 +50,9 @@ func drawshareCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 		fmt.Fprint(stdout, rep)
+		if err := rep.Check(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
