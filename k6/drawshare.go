@@ -24,7 +24,8 @@ import (
 // joins. The server must trust loopback as a proxy.
 type DrawShare struct {
 	URL, Room, AdminToken string
-	// Challenge is the room's challenge setting ("off", "auto", "always").
+	// Challenge is the room's challenge setting ("off", "auto", "always";
+	// "": the server's default).
 	Challenge string
 	Prequeue  time.Duration
 	// CrowdRate is the crowd's joins per second.
@@ -107,8 +108,11 @@ func (d DrawShare) Run(ctx context.Context) (DrawShareReport, error) {
 	now := time.Now().Truncate(time.Second)
 	opens := now.Add(d.Prequeue + time.Second)
 	_ = DeleteRoom(ctx, d.URL, d.Room, d.AdminToken) // a room left by an earlier run; none is fine
-	err := PutRoom(ctx, d.URL, d.Room, d.AdminToken, map[string]any{"title": "Draw share " + d.Challenge,
-		"challenge": d.Challenge, "prequeueAt": now.Format(time.RFC3339), "opensAt": opens.Format(time.RFC3339)})
+	settings := map[string]any{"title": "Draw share " + d.Challenge, "prequeueAt": now.Format(time.RFC3339), "opensAt": opens.Format(time.RFC3339)}
+	if d.Challenge != "" {
+		settings["challenge"] = d.Challenge
+	}
+	err := PutRoom(ctx, d.URL, d.Room, d.AdminToken, settings)
 	if err != nil {
 		return DrawShareReport{}, fmt.Errorf("drawshare: %w", err)
 	}
