@@ -40,6 +40,8 @@ type NATCrowdReport struct {
 	// Retried counts the buyers refused 429 or 503 at least once, who
 	// tried again after Retry-After as the page does.
 	Retried int
+	// Expired counts the solutions that expired before they were sent.
+	Expired int
 	// Took is each joined buyer's time from arrival to its place, sorted.
 	Took []time.Duration
 	// Refused counts the buyers without a place, by status and error.
@@ -125,11 +127,16 @@ func (c NATCrowd) Run(ctx context.Context) (NATCrowdReport, error) {
 type crowdJoin struct {
 	Join
 	Retried int
+	// Expired counts the solutions the server found expired (solved too
+	// late in this simulation, where the crowd shares the cores); the
+	// buyer fetched a new challenge each time.
+	Expired int
 	Took    time.Duration
 }
 
 // buyer enters as the page does: a 429 or a 503 is tried again after its
-// Retry-After (5 s when none), until the run's end. The time and hashes
+// Retry-After (5 s when none), an expired challenge at once with a new
+// one (three times at most), until the run's end. The time and hashes
 // of every attempt's challenge add up.
 func (c NATCrowd) buyer(ctx context.Context, e Entrant, arrived time.Time) crowdJoin {
 	var cj crowdJoin
@@ -142,6 +149,10 @@ func (c NATCrowd) buyer(ctx context.Context, e Entrant, arrived time.Time) crowd
 			j.Error = "no answer"
 		}
 		cj.Join = j
+		if j.Status == http.StatusPreconditionRequired && j.Error == "challenge_expired" && cj.Expired < 3 {
+			cj.Expired++ // solved too late here: the page fetches a new challenge
+			continue
+		}
 		if j.Status != http.StatusTooManyRequests && j.Status != http.StatusServiceUnavailable {
 			break
 		}
@@ -169,6 +180,7 @@ func (c NATCrowd) report(joins []crowdJoin, elapsed time.Duration) NATCrowdRepor
 		if j.Retried > 0 {
 			r.Retried++
 		}
+		r.Expired += j.Expired
 		if j.Status == http.StatusOK {
 			r.Joined++
 			r.Took = append(r.Took, j.Took)
@@ -201,12 +213,12 @@ func (r NATCrowdReport) Check() error {
 
 func (r NATCrowdReport) String() string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond)) }
-	return fmt.Sprintf("natcrowd: %d buyers behind one address: %d joined, %d challenged, %d retried after a 429/503, refused: %s, in %.1f s\n"+
+	return fmt.Sprintf("natcrowd: %d buyers behind one address: %d joined, %d challenged, %d retried after a 429/503, %d solutions expired, refused: %s, in %.1f s\n"+
 		"  arrival to place: p50 %s, p95 %s, max %s\n"+
 		"  time on the challenge, here (wall, sharing this machine's cores): p50 %s, p95 %s, max %s\n"+
 		"  time on the challenge, phone-equivalent (hashes / %.0f hashes/s): p50 %s, p95 %s, max %s\n"+
 		"  issued maxNumber: p50 %d, p95 %d, max %d\n",
-		r.N, r.Joined, r.Challenged, r.Retried, FormatCounts(r.Refused), r.Elapsed.Seconds(),
+		r.N, r.Joined, r.Challenged, r.Retried, r.Expired, FormatCounts(r.Refused), r.Elapsed.Seconds(),
 		ms(Percentile(r.Took, 50)), ms(Percentile(r.Took, 95)), ms(Percentile(r.Took, 100)),
 		ms(Percentile(r.Wall, 50)), ms(Percentile(r.Wall, 95)), ms(Percentile(r.Wall, 100)),
 		r.PhoneHPS, ms(Percentile(r.Phone, 50)), ms(Percentile(r.Phone, 95)), ms(Percentile(r.Phone, 100)),
