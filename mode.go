@@ -55,6 +55,7 @@ func startMode(ctx context.Context, cfg config.Config, eng *queue.Engine, rooms 
 	}
 	log.Warn("DEMO MODE: the demo room and its demo product exist", "why", why, "room", room.Demo)
 	set := demoSettings()
+	set.Challenge = cfg.ChallengeDefault // auto, unless a load test turns it off
 	rooms.Keep(room.Demo, set)
 	created, err := eng.CreateRoom(ctx, room.Demo, set)
 	if err != nil {

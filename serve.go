@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"waitingroom/server/audit"
+	"waitingroom/server/challenge"
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
 	"waitingroom/server/livestats"
@@ -107,6 +108,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		ln.Close()
 		return err
 	}
+	challenges, err := challenge.Derive(secret)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 
 	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns, log)
 	if err != nil {
@@ -148,38 +154,40 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	shares := share.NewLinks(share.NewStore(db), log)
 	live := livestats.NewRecorder(conn.Client, ns, instanceID(), hub.Connections, log)
 	handler, err := web.New(web.Options{
-		Queue:           eng,
-		Rooms:           eng,
-		Orders:          sale.CountOrders(orders).Observe(live, metrics),
-		Catalog:         orders,
-		Stock:           orders,
-		Live:            livestats.NewReader(conn.Client, ns),
-		Records:         rooms,
-		Ready:           rooms,
-		Sale:            sale,
-		RecordedRooms:   db,
-		Images:          db,
-		Operators:       ops,
-		Audit:           auditLog,
-		Shares:          shares,
-		Health:          func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
-		Signer:          signer,
-		PassKeys:        passKeys,
-		Gates:           eng,
-		AdminToken:      cfg.AdminToken,
-		Static:          static,
-		Hub:             hub,
-		EnterRatePerIP:  cfg.EnterRatePerIP,
-		EnterBurstPerIP: int(3 * cfg.EnterRatePerIP),
-		TrustedProxies:  cfg.TrustedProxies,
-		AllowedOrigins:  cfg.AllowedOrigins,
-		IPv6Prefix:      cfg.IPv6Prefix,
-		IdleConnsPerIP:  cfg.IdleConnsPerIP,
-		Metrics:         metrics,
-		Log:             log,
-		PublicURL:       cfg.PublicURL,
-		LandingURL:      cfg.LandingURL,
-		OGFont:          cfg.OGFont,
+		Queue:            eng,
+		Rooms:            eng,
+		Orders:           sale.CountOrders(orders).Observe(live, metrics),
+		Catalog:          orders,
+		Stock:            orders,
+		Live:             livestats.NewReader(conn.Client, ns),
+		Records:          rooms,
+		Ready:            rooms,
+		Sale:             sale,
+		RecordedRooms:    db,
+		Images:           db,
+		Operators:        ops,
+		Audit:            auditLog,
+		Shares:           shares,
+		Health:           func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
+		Signer:           signer,
+		PassKeys:         passKeys,
+		Gates:            eng,
+		AdminToken:       cfg.AdminToken,
+		Static:           static,
+		Hub:              hub,
+		EnterRatePerIP:   cfg.EnterRatePerIP,
+		EnterBurstPerIP:  int(3 * cfg.EnterRatePerIP),
+		Challenges:       challenges,
+		ChallengeDefault: cfg.ChallengeDefault,
+		TrustedProxies:   cfg.TrustedProxies,
+		AllowedOrigins:   cfg.AllowedOrigins,
+		IPv6Prefix:       cfg.IPv6Prefix,
+		IdleConnsPerIP:   cfg.IdleConnsPerIP,
+		Metrics:          metrics,
+		Log:              log,
+		PublicURL:        cfg.PublicURL,
+		LandingURL:       cfg.LandingURL,
+		OGFont:           cfg.OGFont,
 	})
 	if err != nil {
 		ln.Close()

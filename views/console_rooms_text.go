@@ -31,6 +31,11 @@ type RoomsText struct {
 	PausedBadge    string
 	SoldOutBadge   string
 	ModeNames      map[string]string
+	// Challenge labels the proof-of-work setting; ChallengeNames name its
+	// values (off, auto, always).
+	Challenge      string
+	ChallengeHint  string
+	ChallengeNames map[string]string
 
 	NewRoomTitle  string
 	SettingsTitle string // {room}
@@ -172,6 +177,9 @@ var roomsKorean = RoomsText{
 	PausedBadge:    "일시 중지",
 	SoldOutBadge:   "품절",
 	ModeNames:      map[string]string{"fifo": "선착순 (FIFO)", "random": "무작위", "passthrough": "바로 통과 (대기 없음)", "closed": "닫힘"},
+	Challenge:      "봇 방지 (작업 증명)",
+	ChallengeHint:  "브라우저가 참여 전에 보이지 않게 작은 계산을 합니다. 자동: 같은 네트워크에서 참여가 많을수록 어려워집니다.",
+	ChallengeNames: map[string]string{"off": "끔", "auto": "자동", "always": "항상 (더 어렵게)"},
 
 	NewRoomTitle:         "새 대기실",
 	SettingsTitle:        "{room} 설정",
@@ -260,6 +268,7 @@ var roomsKorean = RoomsText{
 		"shopURL":             "비워 두거나 2048바이트 이하의 http(s) 주소여야 합니다.",
 		"maxPerBuyer":         "0(별도 한도 없음)에서 1000000 사이여야 합니다.",
 		"mode":                "목록에서 방식을 고르세요.",
+		"challenge":           "목록에서 봇 방지 설정을 고르세요.",
 		"schedule":            "2000년에서 9999년 사이의 시각이어야 합니다.",
 	},
 	ErrScheduleOrder: map[string]string{
@@ -333,6 +342,9 @@ var roomsEnglish = RoomsText{
 	PausedBadge:    "Paused",
 	SoldOutBadge:   "Sold out",
 	ModeNames:      map[string]string{"fifo": "First come, first served (FIFO)", "random": "Random", "passthrough": "Pass-through (no waiting)", "closed": "Closed"},
+	Challenge:      "Bot defence (proof of work)",
+	ChallengeHint:  "The browser does a small, invisible computation before joining. Automatic: harder the more one network joins.",
+	ChallengeNames: map[string]string{"off": "Off", "auto": "Automatic", "always": "Always (harder)"},
 
 	NewRoomTitle:         "New room",
 	SettingsTitle:        "Settings of {room}",
@@ -421,6 +433,7 @@ var roomsEnglish = RoomsText{
 		"shopURL":             "Must be empty or an http(s) address of at most 2048 bytes.",
 		"maxPerBuyer":         "Must be between 0 (no limit of its own) and 1000000.",
 		"mode":                "Pick a mode from the list.",
+		"challenge":           "Pick a bot defence setting from the list.",
 		"schedule":            "Times must be between the years 2000 and 9999.",
 	},
 	ErrScheduleOrder: map[string]string{

@@ -109,6 +109,9 @@ type Messages struct {
 	TroublePage  string
 	// NotOpenHint refuses a join before the line opens.
 	NotOpenHint string
+	// JoinCheck refuses a no-JavaScript join that brought no proof of work
+	// in a room that asks one.
+	JoinCheck string
 
 	// preview: the default link preview image's opening line ({time}),
 	// before and after the opening, and the page at GET /.
@@ -229,6 +232,7 @@ var english = Messages{
 	AboutTime:       "about {t}",
 	TroublePage:     "The waiting room is briefly unavailable. Please try again in a moment.",
 	NotOpenHint:     "The line is not open yet. Open the waiting room's page again to see when it opens.",
+	JoinCheck:       "We could not check this join. Please go back to the waiting room's page and join again.",
 
 	OGOpens:   "Sale opens {time}",
 	OGOpened:  "On sale since {time}",
@@ -343,6 +347,7 @@ var korean = Messages{
 	AboutTime:       "약 {t}",
 	TroublePage:     "대기실을 잠시 사용할 수 없습니다. 잠시 후 다시 시도해 주세요.",
 	NotOpenHint:     "아직 줄을 설 수 없습니다. 대기실 페이지를 다시 열어 시작 시간을 확인해 주세요.",
+	JoinCheck:       "참여를 확인하지 못했습니다. 대기실 페이지로 돌아가 다시 참여해 주세요.",
 
 	OGOpens:   "{time} 판매 시작",
 	OGOpened:  "{time}부터 판매 중",

@@ -138,7 +138,7 @@ func TestStatusPageStates(t *testing.T) {
 
 // TestErrorHeadingsAreWords: no status code is ever a heading.
 func TestErrorHeadingsAreWords(t *testing.T) {
-	for _, status := range []int{400, 401, 403, 404, 409, 413, 429, 500, 503} {
+	for _, status := range []int{400, 401, 403, 404, 409, 413, 428, 429, 500, 503} {
 		for _, lang := range []string{"en", "ko"} {
 			html := render(t, Error(ErrorPage{Status: status, Message: "m", T: For(lang), ShopURL: "https://shop.example/"}))
 			h1 := html[strings.Index(html, "<h1>")+4 : strings.Index(html, "</h1>")]

@@ -413,7 +413,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 
 type panicky struct{ Queue }
 
-func (panicky) EnterFrom(context.Context, string, string, string, queue.Campaign) (queue.Position, error) {
+func (panicky) EnterWithProof(context.Context, string, string, string, queue.Campaign, queue.Proof) (queue.Position, error) {
 	panic(errors.New("boom"))
 }
 

@@ -135,7 +135,7 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 	return views.RoomValues{
 		Name: name, Title: set.Title, TZ: tz,
 		PrequeueAt: at(set.PrequeueAt), OpensAt: at(set.OpensAt), ClosesAt: at(set.ClosesAt),
-		ServeLineAfterClose: set.ServeLineAfterClose, Mode: set.Mode,
+		ServeLineAfterClose: set.ServeLineAfterClose, Mode: set.Mode, Challenge: room.CanonicalChallenge(set.Challenge),
 		Rate: fmtFloat(set.Rate), MaxActive: strconv.Itoa(set.MaxActive), TokenTTLSeconds: strconv.Itoa(set.TokenTTLSeconds),
 		OrderRate: fmtFloat(set.OrderRate), OrderBurst: strconv.Itoa(set.OrderBurst), MaxPerBuyer: strconv.Itoa(set.MaxPerBuyer),
 		ShopURL: set.ShopURL, AbandonAfterSeconds: strconv.Itoa(set.AbandonAfterSeconds), ReturnWithin: strconv.Itoa(set.ReturnWithinSeconds),
@@ -165,7 +165,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	v := views.RoomValues{
 		Name: get("name"), Title: f.Get("title"), TZ: get("tz"),
 		PrequeueAt: get("prequeueAt"), OpensAt: get("opensAt"), ClosesAt: get("closesAt"),
-		ServeLineAfterClose: f.Get("serveLineAfterClose") == "1", Mode: get("mode"),
+		ServeLineAfterClose: f.Get("serveLineAfterClose") == "1", Mode: get("mode"), Challenge: get("challenge"),
 		Rate: get("rate"), MaxActive: get("maxActive"), TokenTTLSeconds: get("tokenTTLSeconds"),
 		OrderRate: get("orderRate"), OrderBurst: get("orderBurst"), MaxPerBuyer: get("maxPerBuyer"),
 		ShopURL: get("shopURL"), AbandonAfterSeconds: get("abandonAfterSeconds"), ReturnWithin: get("returnWithinSeconds"),
@@ -177,6 +177,9 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	}
 	var p room.Patch
 	p.Title, p.Mode, p.ShopURL = &v.Title, &v.Mode, &v.ShopURL
+	if v.Challenge != "" { // a form without the field keeps the setting (or, creating, the default)
+		p.Challenge = &v.Challenge
+	}
 	p.ServeLineAfterClose = &v.ServeLineAfterClose
 	var protect []string // none is nil, as the JSON API's empty list
 	for _, line := range strings.Split(v.Protect, "\n") {
@@ -351,7 +354,7 @@ func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess con
 // consoleNewRoom serves GET /admin/rooms/new: the form with a new room's
 // defaults.
 func (s *Server) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	f := views.RoomForm{New: true, V: roomValues("", room.Defaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
+	f := views.RoomForm{New: true, V: roomValues("", s.roomDefaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
 	s.renderRoomForm(w, r, sess, http.StatusOK, f)
 }
 

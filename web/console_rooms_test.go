@@ -89,7 +89,7 @@ func roomFormOf(name string, set room.Settings) url.Values {
 	v := roomValues(name, set, "Asia/Seoul")
 	f := url.Values{
 		"name": {v.Name}, "title": {v.Title}, "tz": {v.TZ}, "prequeueAt": {v.PrequeueAt}, "opensAt": {v.OpensAt}, "closesAt": {v.ClosesAt},
-		"mode": {v.Mode}, "rate": {v.Rate}, "maxActive": {v.MaxActive}, "tokenTTLSeconds": {v.TokenTTLSeconds},
+		"mode": {v.Mode}, "challenge": {v.Challenge}, "rate": {v.Rate}, "maxActive": {v.MaxActive}, "tokenTTLSeconds": {v.TokenTTLSeconds},
 		"orderRate": {v.OrderRate}, "orderBurst": {v.OrderBurst}, "maxPerBuyer": {v.MaxPerBuyer}, "shopURL": {v.ShopURL},
 		"abandonAfterSeconds": {v.AbandonAfterSeconds}, "returnWithinSeconds": {v.ReturnWithin},
 		"targetURL": {v.TargetURL}, "sessionSeconds": {v.SessionSeconds}, "sessionMode": {v.SessionMode}, "protect": {v.Protect},
@@ -126,7 +126,8 @@ func TestConsoleRoomForms(t *testing.T) {
 	full := with(roomFormOf("", room.Defaults("")), "name", name, "title", "Winter drop ❄", "tz", "Asia/Seoul",
 		"prequeueAt", "2030-12-01T09:30", "opensAt", "2030-12-01T10:00", "closesAt", "2030-12-01T12:00",
 		"mode", "random", "rate", "12.5", "maxActive", "300", "tokenTTLSeconds", "240", "orderRate", "20", "orderBurst", "40",
-		"maxPerBuyer", "2", "shopURL", "https://shop.example/drop", "abandonAfterSeconds", "90", "returnWithinSeconds", "600")
+		"maxPerBuyer", "2", "shopURL", "https://shop.example/drop", "abandonAfterSeconds", "90", "returnWithinSeconds", "600",
+		"challenge", "always")
 	at := func(s string) *time.Time {
 		v, _ := time.ParseInLocation(datetimeLocal, s, seoul)
 		v = v.UTC()
@@ -134,8 +135,9 @@ func TestConsoleRoomForms(t *testing.T) {
 	}
 	want := room.Settings{Title: "Winter drop ❄", Rate: 12.5, MaxActive: 300, TokenTTLSeconds: 240, OrderRate: 20, OrderBurst: 40,
 		AbandonAfterSeconds: 90, Mode: "random", ReturnWithinSeconds: 600, ShopURL: "https://shop.example/drop", MaxPerBuyer: 2,
-		Schedule: room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true},
-		Gate:     room.DefaultGate()}
+		Challenge: room.ChallengeAlways,
+		Schedule:  room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true},
+		Gate:      room.DefaultGate()}
 
 	// Refused creations: nothing is created, the values stay, the field says why.
 	for _, tc := range []struct {
@@ -159,6 +161,7 @@ func TestConsoleRoomForms(t *testing.T) {
 		{"year out of range", "en", with(full, "prequeueAt", "", "opensAt", "1999-01-01T10:00", "closesAt", ""), 422, "schedule", "2000 and 9999"},
 		{"unknown zone", "en", with(full, "tz", "Mars/Olympus"), 422, "tz", "time zone"},
 		{"unknown mode", "en", with(full, "mode", "lottery"), 422, "mode", "Pick a mode"},
+		{"unknown challenge", "ko", with(full, "challenge", "sometimes"), 422, "challenge", "봇 방지 설정을 고르세요"},
 		{"shop URL", "en", with(full, "shopURL", "javascript:alert(1)"), 422, "shopURL", "http(s) address"},
 		{"return before away", "en", with(full, "abandonAfterSeconds", "900", "returnWithinSeconds", "600"), 422, "returnWithinSeconds", "at least the away time"},
 		{"title with bidi override", "en", with(full, "title", "abc\u202egpj"), 422, "title", "plain text"},
@@ -175,7 +178,7 @@ func TestConsoleRoomForms(t *testing.T) {
 			if tc.field == "schedule" {
 				typed = tc.form.Get("opensAt")
 			}
-			if !strings.Contains(body, `value="`+html.EscapeString(typed)+`"`) && tc.field != "tz" && tc.field != "mode" || tc.field != "title" && !strings.Contains(body, `value="Winter drop ❄"`) {
+			if !strings.Contains(body, `value="`+html.EscapeString(typed)+`"`) && tc.field != "tz" && tc.field != "mode" && tc.field != "challenge" || tc.field != "title" && !strings.Contains(body, `value="Winter drop ❄"`) {
 				t.Fatalf("the typed values are not kept: %s", body)
 			}
 			if _, err := rc.eng.Room(ctx, tc.form.Get("name")); !errors.Is(err, room.ErrNotFound) && room.ValidName(tc.form.Get("name")) {

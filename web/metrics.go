@@ -57,6 +57,14 @@ type Metrics struct {
 	// room-wide totals opened, ended (by the shop) and idle.
 	GateSessions      *prometheus.GaugeVec
 	GateSessionEvents *prometheus.GaugeVec
+	// ChallengesIssued, ChallengesSolved and ChallengesRefused (by reason:
+	// required, invalid, expired, other_room, used) count the proofs of
+	// work of this instance; ChallengeDifficulty is the maxNumber of the
+	// challenges it issued.
+	ChallengesIssued    prometheus.Counter
+	ChallengesSolved    prometheus.Counter
+	ChallengesRefused   *prometheus.CounterVec
+	ChallengeDifficulty prometheus.Histogram
 
 	readiness *readinessCollector
 
@@ -180,6 +188,21 @@ func NewMetrics() *Metrics {
 		Help: "Room-wide totals of gate sessions opened (a pass redeemed), ended (by the shop) and idle (past sessionSeconds), as of this instance's last tick.",
 	}, []string{"room", "event"})
 	m.Registry.MustRegister(m.GateSessions, m.GateSessionEvents)
+	m.ChallengesIssued = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "waitingroom_challenges_issued_total", Help: "Proof-of-work challenges issued by this instance.",
+	})
+	m.ChallengesSolved = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "waitingroom_challenges_solved_total", Help: "Enters on this instance that brought a valid proof of work and were let in.",
+	})
+	m.ChallengesRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_challenges_refused_total",
+		Help: "Enters refused with 428 on this instance, by reason: required (no proof), invalid, expired, other_room, used (a replay).",
+	}, []string{"reason"})
+	m.ChallengeDifficulty = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "waitingroom_challenge_max_number", Help: "The maxNumber (the most hashes a solver needs) of the challenges this instance issued.",
+		Buckets: prometheus.ExponentialBuckets(10_000, 4, 8),
+	})
+	m.Registry.MustRegister(m.ChallengesIssued, m.ChallengesSolved, m.ChallengesRefused, m.ChallengeDifficulty)
 	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}
 	return m
 }

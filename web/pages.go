@@ -192,7 +192,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	if _, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r), camp); err != nil {
+	if _, err := s.enterProved(ctx, r, name, id, "", camp); err != nil {
 		s.htmlFail(w, r, err, name)
 		return
 	}
@@ -357,6 +357,8 @@ func (s *Server) htmlFail(w http.ResponseWriter, r *http.Request, err error, roo
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.NotOpen, Message: t.NotOpenHint, Room: roomName})
 	case errors.Is(err, queue.ErrSaleEnded):
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.Ended, Message: t.EndedHint, Room: roomName})
+	case refusalReason(err) != "":
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusPreconditionRequired, Message: t.JoinCheck, Room: roomName, Retry: true})
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		// A retry is offered where it can succeed: a GET is asked again; a

@@ -2,7 +2,6 @@ package web
 
 import (
 	"net/http"
-	"time"
 )
 
 // enter puts the visitor in the line (idempotently) and answers their
@@ -22,10 +21,8 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	start := time.Now()
-	p, err := s.q.EnterFrom(r.Context(), name, id, s.enterNet(r), camp)
-	s.metrics.EnterDuration.Observe(time.Since(start).Seconds())
-	if writeScheduleError(w, p, err) {
+	p, err := s.enterProved(r.Context(), r, name, id, r.Header.Get(altchaHeader), camp)
+	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
 		return
 	}
 	if err != nil {

@@ -74,6 +74,14 @@ type invalidSettingsError struct{ err error }
 func (e *invalidSettingsError) Error() string { return e.err.Error() }
 func (e *invalidSettingsError) Unwrap() error { return e.err }
 
+// roomDefaults returns the settings of a new room name, before its patch:
+// room.Defaults with the server's default challenge.
+func (s *Server) roomDefaults(name string) room.Settings {
+	set := room.Defaults(name)
+	set.Challenge = s.challengeDefault
+	return set
+}
+
 // saveRoom applies w to room name as actor. It returns room.ErrNotFound,
 // errRoomExists, an *invalidSettingsError, or a store error.
 func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) (roomWritten, error) {
@@ -86,7 +94,7 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 	case created && w.Exist == mustExist:
 		return roomWritten{}, room.ErrNotFound
 	case created:
-		cur = room.Defaults(name)
+		cur = s.roomDefaults(name)
 	case err != nil:
 		return roomWritten{}, err
 	case w.Exist == mustBeNew:

@@ -14,6 +14,7 @@ type route struct {
 func (s *Server) routes() []route {
 	return []route{
 		{"POST /api/rooms/{room}/queue", s.api(s.enter)},
+		{"GET /api/rooms/{room}/challenge", s.api(s.issueChallenge)},
 		{"GET /api/rooms/{room}/queue/position", s.api(s.position)},
 		{"POST /api/rooms/{room}/orders", s.api(s.placeOrderJSON)},
 		{"GET /api/rooms/{room}/products", s.api(s.products)},

@@ -5,6 +5,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/challenge"
 	"waitingroom/server/order"
 	"waitingroom/server/pass"
 	"waitingroom/server/queue"
@@ -22,7 +24,11 @@ import (
 
 // Queue is the line as the HTTP handlers use it.
 type Queue interface {
-	EnterFrom(ctx context.Context, room, visitor, network string, c queue.Campaign) (queue.Position, error)
+	// EnterWithProof enters with a proof of work (the zero Proof for none).
+	EnterWithProof(ctx context.Context, room, visitor, network string, c queue.Campaign, proof queue.Proof) (queue.Position, error)
+	// CountChallenge counts a challenge issued to network in room and
+	// returns the room's challenge mode and the rates to price it at.
+	CountChallenge(ctx context.Context, room, network string) (queue.ChallengeRates, error)
 	DrawInfo(ctx context.Context, room string) (queue.DrawInfo, error)
 	Position(ctx context.Context, room, visitor string) (queue.Position, error)
 	Leave(ctx context.Context, room, visitor string) (bool, error)
@@ -83,9 +89,20 @@ type Options struct {
 	// DefaultDashboardStreams).
 	DashboardStreams int
 	// EnterRatePerIP and EnterBurstPerIP bound enters per client IP
-	// (defaults 10/s and 30).
+	// (defaults DefaultEnterRatePerIP, and 3 times the rate): a safety
+	// valve far above human rates, since the proof of work makes
+	// identities cost.
 	EnterRatePerIP  float64
 	EnterBurstPerIP int
+	// Challenges issues and verifies proofs of work; nil uses keys derived
+	// from a random secret (this process alone can verify them).
+	Challenges Challenges
+	// ChallengePolicy prices challenges; the zero Policy is
+	// challenge.DefaultPolicy().
+	ChallengePolicy challenge.Policy
+	// ChallengeDefault is the challenge setting of a room created without
+	// one (room.ChallengeOff, Auto or Always); "" means off.
+	ChallengeDefault string
 	// TrustedProxies may set X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 	// AllowedOrigins are other origins whose cross-origin POST, PUT and
@@ -140,17 +157,21 @@ type Options struct {
 
 // Server serves the HTTP contract of BRIEF §4.
 type Server struct {
-	q       Queue
-	rooms   Rooms
-	orders  Orders
-	health  func(ctx context.Context) error
-	signer  *visitor.Signer
-	admin   []byte // SHA-256 of the admin token, nil when disabled
-	assets  *assets
-	hub     *Hub
-	dash    *dashboard
-	enters  *ipLimiter
-	trusted []netip.Prefix
+	q      Queue
+	rooms  Rooms
+	orders Orders
+	health func(ctx context.Context) error
+	signer *visitor.Signer
+	admin  []byte // SHA-256 of the admin token, nil when disabled
+	assets *assets
+	hub    *Hub
+	dash   *dashboard
+	enters *ipLimiter
+	// challenges, policy and challengeDefault: the proof of work.
+	challenges       Challenges
+	policy           challenge.Policy
+	challengeDefault string
+	trusted          []netip.Prefix
 	// v6Prefix makes one client network of IPv6 addresses.
 	v6Prefix   int
 	adminFails *failures
@@ -204,10 +225,24 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	if o.EnterRatePerIP <= 0 {
-		o.EnterRatePerIP = 10
+		o.EnterRatePerIP = DefaultEnterRatePerIP
 	}
 	if o.EnterBurstPerIP <= 0 {
-		o.EnterBurstPerIP = 30
+		o.EnterBurstPerIP = int(3 * o.EnterRatePerIP)
+	}
+	if o.Challenges == nil {
+		k, err := randomChallengeKeys()
+		if err != nil {
+			return nil, err
+		}
+		o.Challenges = k
+	}
+	if o.ChallengePolicy == (challenge.Policy{}) {
+		o.ChallengePolicy = challenge.DefaultPolicy()
+	}
+	o.ChallengeDefault = room.CanonicalChallenge(o.ChallengeDefault)
+	if !room.ValidChallenge(o.ChallengeDefault) {
+		return nil, fmt.Errorf("web: challenge default %q: want off, auto or always", o.ChallengeDefault)
 	}
 	if o.IPv6Prefix <= 0 {
 		o.IPv6Prefix = 64
@@ -218,6 +253,7 @@ func New(o Options) (*Server, error) {
 	s := &Server{q: o.Queue, rooms: o.Rooms, orders: o.Orders, health: o.Health, signer: o.Signer,
 		metrics: o.Metrics, log: o.Log, assets: a, hub: o.Hub, trusted: o.TrustedProxies,
 		enters:     newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
+		challenges: o.Challenges, policy: o.ChallengePolicy, challengeDefault: o.ChallengeDefault,
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
 		gateFails:  newFailures(adminFailures, adminFailWindow),

@@ -68,8 +68,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.q.EnterFrom(ctx, name, id, s.enterNet(r), camp)
-	if writeScheduleError(w, p, err) {
+	// The page enters by POST first: a stream never makes a new place in
+	// a room that asks a proof of work (EventSource cannot send one).
+	p, err := s.enterProved(ctx, r, name, id, "", camp)
+	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
 		return
 	}
 	if err != nil {

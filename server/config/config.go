@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"waitingroom/server/queue"
+	"waitingroom/server/room"
 )
 
 // Config is the server's configuration.
@@ -50,8 +51,13 @@ type Config struct {
 	// (SSE_MAX_PER_IP).
 	SSEMaxPerIP int
 	// EnterRatePerIP caps enters per second per client IP
-	// (ENTER_RATE_PER_IP); the burst is three times as many.
+	// (ENTER_RATE_PER_IP); the burst is three times as many. It is a
+	// safety valve far above human rates: a proof of work makes identities
+	// cost.
 	EnterRatePerIP float64
+	// ChallengeDefault is the challenge setting (off, auto, always) of a
+	// room created without one (CHALLENGE_DEFAULT).
+	ChallengeDefault string
 	// DebugAddr, when set, serves Go's pprof profiles on this loopback
 	// address (DEBUG_ADDR).
 	DebugAddr string
@@ -122,12 +128,17 @@ const (
 	DefaultListenAddr      = "127.0.0.1:8080"
 	DefaultTick            = time.Second
 	DefaultShutdownTimeout = 10 * time.Second
-	DefaultSSEMaxPerIP     = 50
-	DefaultEnterRatePerIP  = 10
-	DefaultDBMaxConns      = 40
-	DefaultMetricsAddr     = "127.0.0.1:9090"
-	DefaultIPv6Prefix      = 64
-	DefaultIdleConnsPerIP  = 64
+	// DefaultSSEMaxPerIP leaves room for a crowd behind one address
+	// (carrier-grade NAT) while keeping one address from most of a
+	// process's ~20,000 files.
+	DefaultSSEMaxPerIP    = 10000
+	DefaultEnterRatePerIP = 200
+	// DefaultChallenge is CHALLENGE_DEFAULT's default.
+	DefaultChallenge      = room.ChallengeAuto
+	DefaultDBMaxConns     = 40
+	DefaultMetricsAddr    = "127.0.0.1:9090"
+	DefaultIPv6Prefix     = 64
+	DefaultIdleConnsPerIP = 64
 	// DefaultWidgetMaxStreams leaves most of a process's ~20,000 files
 	// to the buyers' streams.
 	DefaultWidgetMaxStreams = 4000
@@ -187,6 +198,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&proxies, "trusted-proxies", "TRUSTED_PROXIES", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed")
 	str(&maxPerIP, "sse-max-per-ip", "SSE_MAX_PER_IP", strconv.Itoa(DefaultSSEMaxPerIP), "concurrent SSE connections per client IP")
 	str(&ratePerIP, "enter-rate-per-ip", "ENTER_RATE_PER_IP", strconv.Itoa(DefaultEnterRatePerIP), "enters per second per client IP (burst: three times)")
+	str(&c.ChallengeDefault, "challenge-default", "CHALLENGE_DEFAULT", DefaultChallenge, "proof-of-work challenge of a room created without one: off, auto or always")
 	demo, demoErr := parseBool(getenv("DEMO"))
 	if demoErr != nil {
 		errs = append(errs, fmt.Errorf("DEMO: %w", demoErr))
@@ -350,6 +362,8 @@ func (c Config) validate() error {
 		return errors.New("ORDER_WORK must be between 0 and 10s")
 	case c.RedisNamespace != "" && !queue.ValidNamespace(c.RedisNamespace):
 		return fmt.Errorf("REDIS_NAMESPACE %q must be 1 to %d characters of A-Z, a-z, 0-9, ':', '_' and '-'", c.RedisNamespace, queue.MaxNamespaceLen)
+	case !room.ValidChallenge(c.ChallengeDefault):
+		return fmt.Errorf("CHALLENGE_DEFAULT %q must be off, auto or always", c.ChallengeDefault)
 	case c.PassSigningKeyPrevious != "" && c.PassSigningKey == "":
 		return errors.New("PASS_SIGNING_KEY_PREVIOUS needs PASS_SIGNING_KEY (the key rotated to)")
 	}

@@ -16,8 +16,13 @@ func TestParse(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults", nil, nil, func(c Config) bool {
-			return c.ListenAddr == DefaultListenAddr && c.Tick == time.Second && c.RedisURL == "" && c.AdminToken == ""
+			return c.ListenAddr == DefaultListenAddr && c.Tick == time.Second && c.RedisURL == "" && c.AdminToken == "" &&
+				c.ChallengeDefault == "auto" && c.EnterRatePerIP == 200 && c.SSEMaxPerIP == 10000
 		}, ""},
+		{"challenge default", map[string]string{"CHALLENGE_DEFAULT": "off"}, []string{"-challenge-default", "always"}, func(c Config) bool {
+			return c.ChallengeDefault == "always"
+		}, ""},
+		{"bad challenge default", map[string]string{"CHALLENGE_DEFAULT": "sometimes"}, nil, nil, "CHALLENGE_DEFAULT"},
 		{"env", map[string]string{"LISTEN_ADDR": ":9", "TICK": "250ms", "REDIS_URL": "redis://x:1/2"}, nil, func(c Config) bool {
 			return c.ListenAddr == ":9" && c.Tick == 250*time.Millisecond && c.RedisURL == "redis://x:1/2"
 		}, ""},

@@ -93,7 +93,19 @@ func (e *Engine) Enter(ctx context.Context, roomName, visitor string) (Position,
 // A new ticket counts a join for campaign c, and the visitor's admission
 // counts for it too (see Attribution); a repeated enter counts nothing.
 func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network string, c Campaign) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, true, network, c)
+	return e.EnterWithProof(ctx, roomName, visitor, network, c, Proof{})
+}
+
+// EnterWithProof is EnterFrom with a proof of work (the zero Proof for
+// none). In a room whose challenge is not off, an enter that would create
+// a new place (a ticket or a pre-queue entry) returns ErrChallengeRequired
+// without a proof, and ErrChallengeUsed with a proof that made a place in
+// the room before; the proof is recorded, atomically with the place, so
+// that it makes one place at most. A visitor who has a place enters
+// without one (a reconnect), and so does one who lapsed and goes back at
+// the end; one who left, or was admitted, needs a new proof.
+func (e *Engine) EnterWithProof(ctx context.Context, roomName, visitor, network string, c Campaign, proof Proof) (Position, error) {
+	p, err := e.position(ctx, roomName, visitor, true, network, c, proof)
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
 	}
@@ -112,31 +124,40 @@ func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network strin
 // Position returns visitor's place in room without entering. It returns
 // room.ErrNotFound for an unknown room.
 func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, false, "", Campaign{})
+	p, err := e.position(ctx, roomName, visitor, false, "", Campaign{}, Proof{})
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: position %s: %w", roomName, err)
 	}
 	return p, nil
 }
 
-func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string, c Campaign) (Position, error) {
+func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string, c Campaign, proof Proof) (Position, error) {
 	c = c.Counted()
+	var proofExpires int64
+	if proof.ID != "" {
+		proofExpires = proof.Expires.UnixMilli()
+	}
 	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network, c.key(), MaxCampaigns,
-		c.Source, MaxCampaignsPerSource).Slice()
+		c.Source, MaxCampaignsPerSource, proof.ID, proofExpires).Slice()
 	if err != nil {
 		return Position{}, err
 	}
-	if len(res) != 21 {
+	if len(res) != 22 {
 		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
 	}
 	code := asInt(res[0])
-	if code < 0 {
+	switch {
+	case code == -2:
+		return Position{}, ErrChallengeRequired
+	case code == -3:
+		return Position{}, ErrChallengeUsed
+	case code < 0:
 		return Position{}, room.ErrNotFound
 	}
 	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
 		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1,
 		Phase: asString(res[10]), PrequeueAt: msOrNil(res[11]), OpensAt: msOrNil(res[12]), ClosesAt: msOrNil(res[13]),
-		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1}
+		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1, Proved: asInt(res[21]) == 1}
 	switch code {
 	case 3:
 		p.Status = StatusPrequeued

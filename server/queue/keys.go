@@ -88,6 +88,11 @@ var keyNames = map[string]bool{
 	"jtis":     true, // hash pass id (jti) → "visitor token", until the pass (or its tombstone) goes
 	"jtiof":    true, // hash visitor → their pass id: one per pass
 	"sessions": true, // hash session id → "startedMs heldSinceMs subject jti"; its slot is active member "s:"+id
+	// CHALLENGE (issue 14): challenges issued, per network and in all, in
+	// two fixed windows (see challenge.go), and the proofs of work used.
+	"powcur":  true, // hash "#w" → window index, "*" → challenges issued, network → its share
+	"powprev": true, // hash: powcur of the window before
+	"powused": true, // zset proof id → ms its record may go
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

@@ -63,6 +63,9 @@ type Position struct {
 	Head int64 `json:"-"`
 	// Tick is the room's tick sequence number when the position was read.
 	Tick int64 `json:"-"`
+	// Proved reports an enter whose proof of work made the place (and is
+	// now used).
+	Proved bool `json:"-"`
 }
 
 // Reasons a visitor's rank can go up (Position.RankUpReason).

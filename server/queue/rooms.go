@@ -50,6 +50,8 @@ func settingsFields(s room.Settings) []any {
 
 		"shopURL", s.ShopURL,
 		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
+		// CHALLENGE: read by the enter and challenge scripts.
+		"challenge", room.CanonicalChallenge(s.Challenge),
 		// The branding, one JSON field: no script reads it.
 		"branding", brandingJSON(s.Branding),
 		// GATE: the gate, one JSON field, and the session's length and mode
@@ -229,6 +231,8 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 		errs = append(errs, err)
 	}
 
+	// CHALLENGE: off in rooms saved before it existed.
+	s.Challenge = room.CanonicalChallenge(m["challenge"])
 	if v := m["branding"]; v != "" { // absent in rooms saved before it existed
 		errs = append(errs, json.Unmarshal([]byte(v), &s.Branding))
 	}

@@ -31,6 +31,8 @@ type scripts struct {
 	drawSeed, drawBegin, drawChunk, drawDone *script
 	// GATE
 	mint, openSession, touchSession, endSession, activeSessions, setAPIKey *script
+	// CHALLENGE
+	challengeCount *script
 }
 
 func loadScripts() scripts {
@@ -64,6 +66,8 @@ func loadScripts() scripts {
 		endSession:     load("end_session"),
 		activeSessions: load("active_sessions"),
 		setAPIKey:      load("set_apikey"),
+		// CHALLENGE
+		challengeCount: load("challenge_count"),
 	}
 }
 

@@ -85,6 +85,11 @@ type Settings struct {
 	// order.MaxQuantity.
 	MaxPerBuyer int `json:"maxPerBuyer"`
 
+	// Challenge is ChallengeOff, ChallengeAuto or ChallengeAlways: whether
+	// a join that creates a new place needs a proof of work (challenge.go).
+	// "" is read as ChallengeOff.
+	Challenge string `json:"challenge"`
+
 	// Branding: how the room looks, previews and embeds (branding.go).
 	Branding
 
@@ -147,6 +152,7 @@ func Defaults(name string) Settings {
 		Mode:                ModeFIFO,
 		Schedule:            Schedule{ServeLineAfterClose: true},
 		ReturnWithinSeconds: DefaultReturnWithin,
+		Challenge:           ChallengeOff,
 		Gate:                DefaultGate(),
 	}
 }
@@ -179,6 +185,9 @@ func (s Settings) Validate() error {
 	case ModeFIFO, ModeRandom, ModePassthrough, ModeClosed:
 	default:
 		return fmt.Errorf("mode must be %q, %q, %q or %q", ModeFIFO, ModeRandom, ModePassthrough, ModeClosed)
+	}
+	if err := validateChallenge(s.Challenge); err != nil {
+		return err
 	}
 	if err := s.Schedule.Validate(); err != nil {
 		return err
@@ -234,6 +243,8 @@ type Patch struct {
 	ShopURL *string `json:"shopURL"`
 	// MaxPerBuyer, when set, replaces Settings.MaxPerBuyer.
 	MaxPerBuyer *int `json:"maxPerBuyer"`
+	// Challenge, when set, replaces Settings.Challenge.
+	Challenge *string `json:"challenge"`
 
 	// BrandingPatch: the branding's fields (branding.go).
 	BrandingPatch
@@ -259,6 +270,7 @@ func (p Patch) Apply(s Settings) Settings {
 
 	set(&s.ShopURL, p.ShopURL)
 	set(&s.MaxPerBuyer, p.MaxPerBuyer)
+	set(&s.Challenge, p.Challenge)
 	s.Branding = p.BrandingPatch.apply(s.Branding)
 	s.Gate = p.GatePatch.apply(s.Gate)
 	return s

@@ -83,6 +83,10 @@ func TestValidate(t *testing.T) {
 		{"a shop URL too long", func(s *Settings) { s.ShopURL = "https://shop.example/" + strings.Repeat("a", MaxShopURLLen-20) }, "shopURL"},
 		{"a per-buyer limit", func(s *Settings) { s.MaxPerBuyer = 2 }, ""},
 		{"a negative per-buyer limit", func(s *Settings) { s.MaxPerBuyer = -1 }, "maxPerBuyer"},
+		{"challenge auto", func(s *Settings) { s.Challenge = ChallengeAuto }, ""},
+		{"challenge always", func(s *Settings) { s.Challenge = ChallengeAlways }, ""},
+		{"challenge unset (a room saved before it existed)", func(s *Settings) { s.Challenge = "" }, ""},
+		{"an unknown challenge", func(s *Settings) { s.Challenge = "sometimes" }, "challenge must be"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

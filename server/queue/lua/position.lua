@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions
+-- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions powused
 -- position.lua: a visitor's place, and (with ARGV[3] == "1") an atomic,
 -- idempotent enter. Status is decided by the pass first, then the
 -- pre-queue, then the queue.
@@ -9,19 +9,27 @@
 -- ARGV: 2 visitor, 3 enter flag ("1" or "0"), 4 the client's network
 --   ('' if unknown), counted per pre-queue entry, 5 the campaign key ('' when
 --   direct), 6 the most campaigns kept apart, 7 the campaign's source and 8
---   the most campaigns of one source kept apart, counted per new ticket
+--   the most campaigns of one source kept apart, counted per new ticket,
+--   9 the proof of work's id ('' for none) and 10 its expiry (unix ms)
 -- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
---   paused, passExpiresMs, rankUp, etaRate, slots}
---   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED
+--   paused, passExpiresMs, rankUp, etaRate, slots, proved}
+--   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
+--   -2 a proof of work is needed (none given), -3 the proof was used before
 --   ticket is the visitor's own number: the pre-queue ticket of a drawn
 --   buyer, else the line number; line is the line number (ranks count it).
 --   rankUp: 1 when this call put a lapsed visitor back at the end.
+--   proved: 1 when this call's proof of work made the place.
 -- A sold-out room takes nobody new into the line; nor does a room before
 -- its pre-queue or after its closing.
-local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds')
+-- CHALLENGE: in a room whose challenge is not off, a new place (ticket or
+-- pre-queue entry) takes a proof of work that was never used in the room
+-- before; it is recorded in powused until a while after its expiry. A
+-- visitor who has a place, or who lapsed and goes back at the end, needs
+-- none.
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge')
 local rate = cfg[1]
-if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', ''} end
+if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0} end
 local soldout = redis.call('EXISTS', K.soldout)
 local v = ARGV[2]
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
@@ -39,12 +47,13 @@ local paused = cfg[2] == '1' and 1 or 0
 local maxActive, ttl = tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300
 local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
+local proved = 0
 local function reply(code, ticket, rank, waiting, token, line, x)
   x = x or {}
   local slots = ''
   if code == 1 then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
   return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
-    paused, x.passX or 0, x.rankUp or 0, eta, slots}
+    paused, x.passX or 0, x.rankUp or 0, eta, slots, proved}
 end
 local pass = livePass(v, nowMs)
 if pass then
@@ -74,6 +83,17 @@ end
 if not ticket then
   if ARGV[3] ~= '1' or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
     return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0)
+  end
+  local ch = cfg[5]
+  if rankUp == 0 and ch and ch ~= '' and ch ~= 'off' then
+    local id = ARGV[9] or ''
+    if id == '' then return reply(-2, 0, 0, 0, '', 0) end
+    redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
+    if redis.call('ZSCORE', K.powused, id) then return reply(-3, 0, 0, 0, '', 0) end
+    -- Kept a minute past its expiry, so that a clock behind Redis's
+    -- cannot verify a proof whose record is gone.
+    redis.call('ZADD', K.powused, I((tonumber(ARGV[10]) or nowMs) + 60000), id)
+    proved = 1
   end
   ticket = redis.call('INCR', K.seq)
   joinCampaign(ticket, campBase(), ARGV[5] or '', tonumber(ARGV[6]) or 0, ARGV[7] or '', tonumber(ARGV[8]) or 0)

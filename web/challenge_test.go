@@ -1,0 +1,247 @@
+package web
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	altcha "github.com/altcha-org/altcha-lib-go"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"waitingroom/server/challenge"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// challengeHarness is a harness whose room asks a proof of work (mode),
+// with challenge keys the test holds.
+func challengeHarness(t *testing.T, mode string) (*harness, *challenge.Keys) {
+	t.Helper()
+	keys, err := challenge.Derive([]byte("test-challenge-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(o *Options) { o.Challenges = keys })
+	set, err := h.eng.Room(context.Background(), h.room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Challenge = mode
+	if err := h.eng.SaveRoom(context.Background(), h.room, set); err != nil {
+		t.Fatal(err)
+	}
+	return h, keys
+}
+
+// solvePayload solves c and returns the X-Altcha header's value.
+func solvePayload(t *testing.T, c challenge.Challenge) string {
+	t.Helper()
+	s, err := altcha.SolveChallenge(c.Challenge, c.Salt, altcha.Algorithm(c.Algorithm), int(c.MaxNumber), 0, nil)
+	if err != nil || s == nil {
+		t.Fatalf("solve %+v: %v", c, err)
+	}
+	b, _ := json.Marshal(altcha.Payload{Algorithm: c.Algorithm, Challenge: c.Challenge, Number: int64(s.Number), Salt: c.Salt, Signature: c.Signature})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// fetchChallenge gets room's challenge over HTTP.
+func (h *harness) fetchChallenge(t *testing.T) challenge.Challenge {
+	t.Helper()
+	r := h.do(t, "GET", "/api/rooms/"+h.room+"/challenge", "", nil, nil)
+	if r.status != 200 || r.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("challenge: %d %v %s", r.status, r.header, r.body)
+	}
+	var c challenge.Challenge
+	r.json(t, &c)
+	return c
+}
+
+func refusal(t *testing.T, r reply) challengeRefusal {
+	t.Helper()
+	var e challengeRefusal
+	r.json(t, &e)
+	if r.status != http.StatusPreconditionRequired || r.cookie() != nil || r.header.Get("Set-Cookie") != "" {
+		t.Fatalf("want 428 without cookies, got %d %v %s", r.status, r.header, r.body)
+	}
+	return e
+}
+
+func TestChallengeEndpoint(t *testing.T) {
+	h, _ := challengeHarness(t, room.ChallengeAuto)
+	c := h.fetchChallenge(t)
+	if c.Algorithm != "SHA-256" || c.MaxNumber != challenge.DefaultPolicy().M0 || c.Signature == "" ||
+		!strings.Contains(c.Salt, "room="+h.room) || !strings.Contains(c.Salt, "expires=") {
+		t.Fatalf("challenge %+v: want SHA-256 at M0 for this room, expiring", c)
+	}
+	if n := testutil.ToFloat64(h.web.metrics.ChallengesIssued); n != 1 {
+		t.Errorf("issued counter %g, want 1", n)
+	}
+
+	off := newHarness(t, nil)
+	r := off.do(t, "GET", "/api/rooms/"+off.room+"/challenge", "", nil, nil)
+	if r.status != 404 || !strings.Contains(r.body, `"error":"challenge_off"`) {
+		t.Errorf("room without challenge: %d %s", r.status, r.body)
+	}
+	r = off.do(t, "GET", "/api/rooms/no-such-room-here/challenge", "", nil, nil)
+	if r.status != 404 || !strings.Contains(r.body, `"error":"room_not_found"`) {
+		t.Errorf("unknown room: %d %s", r.status, r.body)
+	}
+	r = off.do(t, "GET", "/api/rooms/Bad_Name/challenge", "", nil, nil)
+	if r.status != 400 {
+		t.Errorf("bad room name: %d %s", r.status, r.body)
+	}
+}
+
+// TestChallengeDifficultyRises: a network that asks many challenges pays
+// more for each.
+func TestChallengeDifficultyRises(t *testing.T) {
+	h, _ := challengeHarness(t, room.ChallengeAuto)
+	var last challenge.Challenge
+	for range 300 { // 30/s over the 10 s window: 3× the free rate
+		last = h.fetchChallenge(t)
+	}
+	if m0 := challenge.DefaultPolicy().M0; last.MaxNumber < 2*m0 {
+		t.Fatalf("after 300 challenges from one network: maxNumber %d, want at least %d", last.MaxNumber, 2*m0)
+	}
+}
+
+func TestEnterNeedsProof(t *testing.T) {
+	h, keys := challengeHarness(t, room.ChallengeAuto)
+	q := "/api/rooms/" + h.room + "/queue"
+
+	e := refusal(t, h.do(t, "POST", q, "", nil, nil))
+	if e.Code != "challenge_required" || e.Challenge != "/api/rooms/"+h.room+"/challenge" || e.Message == "" {
+		t.Fatalf("enter without a proof: %+v", e)
+	}
+
+	good := solvePayload(t, h.fetchChallenge(t))
+	first := h.do(t, "POST", q, "", map[string]string{altchaHeader: good}, nil)
+	if first.status != 200 || first.cookie() == nil {
+		t.Fatalf("enter with a proof: %d %s", first.status, first.body)
+	}
+	var p queue.Position
+	first.json(t, &p)
+	// The visitor with a place comes back without a proof, or with a
+	// stale one.
+	for _, hdr := range []map[string]string{nil, {altchaHeader: good}, {altchaHeader: "garbage"}} {
+		again := h.do(t, "POST", q, "", hdr, first.cookie())
+		var p2 queue.Position
+		again.json(t, &p2)
+		if again.status != 200 || p2.Ticket != p.Ticket {
+			t.Fatalf("re-enter with %v: %d %s, want ticket %d", hdr, again.status, again.body, p.Ticket)
+		}
+	}
+
+	other, _ := challengeHarness(t, room.ChallengeAuto)
+	expired, err := keys.Issue(h.room, 100, time.Now().Add(-challenge.TTL-time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, payload, code string }{
+		{"a replay", good, "challenge_used"},
+		{"garbage", "garbage", "challenge_invalid"},
+		{"another room's", solvePayload(t, other.fetchChallenge(t)), "challenge_invalid"},
+		{"an expired one", solvePayload(t, expired), "challenge_expired"},
+	} {
+		if e := refusal(t, h.do(t, "POST", q, "", map[string]string{altchaHeader: tc.payload}, nil)); e.Code != tc.code {
+			t.Errorf("%s: %+v, want %s", tc.name, e, tc.code)
+		}
+	}
+	m := h.web.metrics
+	if got := testutil.ToFloat64(m.ChallengesSolved); got != 1 {
+		t.Errorf("solved %g, want 1", got)
+	}
+	for reason, want := range map[string]float64{"required": 1, "used": 1, "invalid": 1, "other_room": 1, "expired": 1} {
+		if got := testutil.ToFloat64(m.ChallengesRefused.WithLabelValues(reason)); got != want {
+			t.Errorf("refused{%s} %g, want %g", reason, got, want)
+		}
+	}
+	if st, _ := h.eng.Stats(context.Background(), h.room); st.Issued != 1 {
+		t.Errorf("%d tickets, want 1", st.Issued)
+	}
+}
+
+// TestEventsNeedAPlace: the stream never makes a new place in a challenge
+// room; it serves a visitor who entered by POST.
+func TestEventsNeedAPlace(t *testing.T) {
+	h, _ := challengeHarness(t, room.ChallengeAlways)
+	e := refusal(t, h.do(t, "GET", "/r/"+h.room+"/events", "", map[string]string{"Accept": "text/event-stream"}, nil))
+	if e.Code != "challenge_required" {
+		t.Fatalf("stream without a place: %+v", e)
+	}
+	in := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", map[string]string{altchaHeader: solvePayload(t, h.fetchChallenge(t))}, nil)
+	if in.status != 200 {
+		t.Fatalf("enter: %d %s", in.status, in.body)
+	}
+	req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room+"/events", nil)
+	req.AddCookie(in.cookie())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream of a visitor with a place: %d %v", resp.StatusCode, resp.Header)
+	}
+}
+
+// TestJoinFormNeedsProof: the no-JavaScript form in a challenge room,
+// without a proof, answers a page in the visitor's language, and no cookie.
+func TestJoinFormNeedsProof(t *testing.T) {
+	h, _ := challengeHarness(t, room.ChallengeAuto)
+	for lang, want := range map[string]string{"ko": "참여를 확인하지 못했습니다", "en": "We could not check this join"} {
+		req, _ := http.NewRequest("POST", h.srv.URL+"/r/"+h.room+"/join", strings.NewReader(""))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept-Language", lang)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusPreconditionRequired || len(resp.Cookies()) != 0 || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %d %v, want 428 saying %q", lang, resp.StatusCode, resp.Cookies(), want)
+		}
+	}
+}
+
+// TestAdminChallengeSetting: a room created without the field takes the
+// server's default; the field is validated and kept.
+func TestAdminChallengeSetting(t *testing.T) {
+	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
+	for _, tc := range []struct{ def, want string }{{"", room.ChallengeOff}, {room.ChallengeAuto, room.ChallengeAuto}} {
+		h := newHarness(t, func(o *Options) { o.ChallengeDefault = tc.def })
+		name := servicetest.RoomName(t, h.rdb)
+		path := "/api/admin/rooms/" + name
+		if r := h.do(t, "PUT", path, `{"title":"t"}`, auth, nil); r.status != 200 && r.status != 201 {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		if set, err := h.eng.Room(context.Background(), name); err != nil || set.Challenge != tc.want {
+			t.Fatalf("default %q: created with %q %v, want %q", tc.def, set.Challenge, err, tc.want)
+		}
+		r := h.do(t, "PUT", path, `{"challenge":"sometimes"}`, auth, nil)
+		if r.status != 400 || !strings.Contains(r.body, "challenge must be") {
+			t.Errorf("an unknown challenge: %d %s", r.status, r.body)
+		}
+		if r := h.do(t, "PUT", path, `{"challenge":"always"}`, auth, nil); r.status != 200 {
+			t.Fatalf("set always: %d %s", r.status, r.body)
+		}
+		if r := h.do(t, "GET", path, "", auth, nil); !strings.Contains(r.body, `"challenge":"always"`) {
+			t.Errorf("GET does not show the setting: %s", r.body)
+		}
+	}
+	var o Options
+	newHarness(t, func(x *Options) { o = *x })
+	o.ChallengeDefault = "sometimes"
+	if _, err := New(o); err == nil || !strings.Contains(err.Error(), "challenge default") {
+		t.Errorf("New with an unknown challenge default: %v", err)
+	}
+}
