@@ -56,6 +56,9 @@ type DrawShareReport struct {
 	// Drawn is the number of drawn places, BotDrawn the bot's of them,
 	// Top the places counted and BotTop the bot's among them.
 	Drawn, BotDrawn, Top, BotTop int
+	// Missing counts the places the crowd and the bot were given that
+	// are not in the draw; CutShort the joins under way at the opening.
+	Missing, CutShort int
 }
 
 // JoinShare is the bot's share of the drawn joins.
@@ -158,11 +161,21 @@ func (d DrawShare) Run(ctx context.Context) (DrawShareReport, error) {
 		botTickets[t] = true
 	}
 	rep.Drawn, rep.Top = len(drawn), min(top, len(drawn))
+	rep.CutShort = crowdTried - len(crowd) + d.Bot.Workers
+	inDraw := make(map[int64]bool, len(drawn))
 	for i, t := range drawn {
+		inDraw[t] = true
 		if botTickets[t] {
 			rep.BotDrawn++
 			if i < rep.Top {
 				rep.BotTop++
+			}
+		}
+	}
+	for _, tickets := range []map[int64]bool{botTickets, crowdTickets} {
+		for t := range tickets {
+			if !inDraw[t] {
+				rep.Missing++
 			}
 		}
 	}
@@ -254,10 +267,15 @@ func (d DrawShare) waitDraw(ctx context.Context, opens time.Time) ([]int64, erro
 }
 
 // Check fails a draw that is not the pre-queue's joins: every place the
-// crowd and the bot were given is drawn, and nothing else.
+// crowd and the bot were told of is drawn, and at most the joins cut short
+// by the opening (whose answers never came) besides.
 func (r DrawShareReport) Check() error {
-	if want := r.CrowdJoined + int(r.Bot.Placed); r.Drawn != want {
-		return fmt.Errorf("drawshare %s: %d places drawn, but the crowd joined %d and the bot %d", r.Room, r.Drawn, r.CrowdJoined, r.Bot.Placed)
+	switch joined := r.CrowdJoined + int(r.Bot.Placed); {
+	case r.Missing > 0:
+		return fmt.Errorf("drawshare %s: %d of the crowd's and the bot's places are not in the draw", r.Room, r.Missing)
+	case r.Drawn > joined+r.CutShort:
+		return fmt.Errorf("drawshare %s: %d places drawn, but the crowd joined %d and the bot %d, and %d joins were cut short",
+			r.Room, r.Drawn, r.CrowdJoined, r.Bot.Placed, r.CutShort)
 	}
 	return nil
 }

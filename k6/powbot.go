@@ -158,7 +158,7 @@ func (b PowBot) Run(ctx context.Context) (PowBotReport, error) {
 					e.Header = http.Header{"X-Forwarded-For": {randomIn(b.Net).String()}}
 				}
 				j, err := e.Enter(rctx)
-				if rctx.Err() != nil {
+				if err != nil && rctx.Err() != nil {
 					return // cut short by the end of the run: not an attempt
 				}
 				attempts.Add(1)
