@@ -58,6 +58,10 @@ type Entrant struct {
 	// slot for its search, and the wait for one counts as time on the
 	// challenge (buyers that share this machine's cores queue for them).
 	Solvers chan struct{}
+	// ProofRetry, when positive, is the pause before the solved proof is
+	// posted again after a 429 (a bot keeps what it paid for); zero
+	// answers the 429.
+	ProofRetry time.Duration
 }
 
 // EnterRoom joins room on the server at base with hc and hdr (an Entrant
@@ -92,9 +96,18 @@ func (e Entrant) Enter(ctx context.Context) (Join, error) {
 		return Join{Challenged: true, MaxNumber: c.MaxNumber, Hashes: s.Hashes, Challenge: time.Since(began)}, fmt.Errorf("enter %s: %w", e.Room, err)
 	}
 	took := time.Since(began)
-	j, _, err = postEnter(ctx, hc, api+"/queue", hdr, s.Payload)
-	j.Challenged, j.MaxNumber, j.Hashes, j.Challenge = true, c.MaxNumber, s.Hashes, took
-	return j, err
+	for {
+		j, _, err = postEnter(ctx, hc, api+"/queue", hdr, s.Payload)
+		j.Challenged, j.MaxNumber, j.Hashes, j.Challenge = true, c.MaxNumber, s.Hashes, took
+		if err != nil || j.Status != http.StatusTooManyRequests || e.ProofRetry <= 0 {
+			return j, err
+		}
+		select {
+		case <-ctx.Done():
+			return j, fmt.Errorf("enter %s: %w", e.Room, ctx.Err())
+		case <-time.After(e.ProofRetry):
+		}
+	}
 }
 
 // solve solves c in one of the Solvers' slots.

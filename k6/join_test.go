@@ -25,6 +25,8 @@ type challengeRoom struct {
 	number       int64
 	forwarded    []string
 	tickets      int64
+	// limitProofs is how many posted proofs are answered 429.
+	limitProofs int
 }
 
 func (c *challengeRoom) saw(r *http.Request) {
@@ -49,6 +51,16 @@ func (c *challengeRoom) handler(t *testing.T) http.Handler {
 				t.Errorf("the proof %q does not verify: %v", p, err)
 				w.WriteHeader(http.StatusPreconditionRequired)
 				fmt.Fprint(w, `{"error":"challenge_invalid"}`)
+				return
+			}
+			c.mu.Lock()
+			limited := c.limitProofs > 0
+			c.limitProofs--
+			c.mu.Unlock()
+			if limited {
+				w.Header().Set("Retry-After", "2")
+				w.WriteHeader(http.StatusTooManyRequests)
+				fmt.Fprint(w, `{"error":"rate_limited"}`)
 				return
 			}
 			if c.refuse != "" {
@@ -132,4 +144,23 @@ func TestEnterRoomCancelled(t *testing.T) {
 func writeJSONTest(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(v)
+}
+
+// TestEnterRoomProofRetry: with ProofRetry, a proof answered 429 is posted
+// again rather than wasted; without, the 429 is the answer, with its
+// Retry-After.
+func TestEnterRoomProofRetry(t *testing.T) {
+	room := &challengeRoom{challenge: true, number: 5, limitProofs: 2}
+	srv := httptest.NewServer(room.handler(t))
+	defer srv.Close()
+	e := Entrant{Client: NewGateClient(nil), Base: srv.URL, Room: "sale"}
+	j, err := e.Enter(context.Background())
+	if err != nil || j.Status != http.StatusTooManyRequests || j.RetryAfter != 2*time.Second || j.Hashes != 6 {
+		t.Fatalf("without ProofRetry: %+v, %v", j, err)
+	}
+	e.ProofRetry = time.Millisecond
+	j, err = e.Enter(context.Background())
+	if err != nil || j.Status != http.StatusOK || j.Hashes != 6 || len(room.forwarded) != 7 {
+		t.Fatalf("with ProofRetry: %+v, %v, %d requests", j, err, len(room.forwarded))
+	}
 }

@@ -37,7 +37,8 @@ type PowBot struct {
 	// Net is the /64 of SourceV6 (zero: a random one of 2001:db8::/32).
 	Net netip.Prefix
 	// BackOff is the pause after a 429 (0: 20 ms): the bot keeps the
-	// per-address limit drained without spinning on refusals.
+	// per-address limit drained without spinning on refusals, and posts a
+	// solved proof again rather than waste it.
 	BackOff       time.Duration
 	Progress      io.Writer
 	ProgressEvery time.Duration
@@ -153,7 +154,7 @@ func (b PowBot) Run(ctx context.Context) (PowBotReport, error) {
 	for range b.Workers {
 		wg.Go(func() {
 			for rctx.Err() == nil {
-				e := Entrant{Client: NewGateClient(tr), Base: b.URL, Room: b.Room}
+				e := Entrant{Client: NewGateClient(tr), Base: b.URL, Room: b.Room, ProofRetry: backOff}
 				if b.Source == SourceV6 {
 					e.Header = http.Header{"X-Forwarded-For": {randomIn(b.Net).String()}}
 				}
