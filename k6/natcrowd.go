@@ -26,6 +26,9 @@ type NATCrowd struct {
 	// PhoneHPS is the assumed phone's SHA-256 hashes per second, which
 	// turns a solution's hashes into the phone-equivalent time.
 	PhoneHPS float64
+	// Expiry is the challenges' lifetime (0: 2 minutes): a phone whose
+	// search takes longer could never join.
+	Expiry time.Duration
 	// Solvers bounds the searches under way (0: GOMAXPROCS): the crowd
 	// shares this machine's cores, where each buyer has a phone of its own.
 	Solvers  int
@@ -54,7 +57,11 @@ type NATCrowdReport struct {
 	// MaxNumber is the issued challenges' maxNumber, sorted.
 	MaxNumber []int64
 	PhoneHPS  float64
-	Elapsed   time.Duration
+	// OverExpiry counts the challenged buyers whose phone-equivalent time
+	// exceeds Expiry: on the assumed phone they could never join.
+	OverExpiry int
+	Expiry     time.Duration
+	Elapsed    time.Duration
 }
 
 // Validate returns an error for a crowd that is unbounded or aims anywhere
@@ -174,7 +181,10 @@ func (c NATCrowd) buyer(ctx context.Context, e Entrant, arrived time.Time) crowd
 
 // report reduces the joins.
 func (c NATCrowd) report(joins []crowdJoin, elapsed time.Duration) NATCrowdReport {
-	r := NATCrowdReport{N: c.N, PhoneHPS: c.PhoneHPS, Elapsed: elapsed}
+	r := NATCrowdReport{N: c.N, PhoneHPS: c.PhoneHPS, Elapsed: elapsed, Expiry: c.Expiry}
+	if r.Expiry <= 0 {
+		r.Expiry = 2 * time.Minute
+	}
 	var refused Tally
 	for _, j := range joins {
 		if j.Retried > 0 {
@@ -192,7 +202,11 @@ func (c NATCrowd) report(joins []crowdJoin, elapsed time.Duration) NATCrowdRepor
 		}
 		r.Challenged++
 		r.Wall = append(r.Wall, j.Challenge)
-		r.Phone = append(r.Phone, time.Duration(float64(j.Hashes)/c.PhoneHPS*float64(time.Second)))
+		phone := time.Duration(float64(j.Hashes) / c.PhoneHPS * float64(time.Second))
+		if phone > r.Expiry {
+			r.OverExpiry++
+		}
+		r.Phone = append(r.Phone, phone)
 		r.MaxNumber = append(r.MaxNumber, j.MaxNumber)
 	}
 	r.Refused = refused.Counts()
@@ -216,11 +230,11 @@ func (r NATCrowdReport) String() string {
 	return fmt.Sprintf("natcrowd: %d buyers behind one address: %d joined, %d challenged, %d retried after a 429/503, %d solutions expired, refused: %s, in %.1f s\n"+
 		"  arrival to place: p50 %s, p95 %s, max %s\n"+
 		"  time on the challenge, here (wall, sharing this machine's cores): p50 %s, p95 %s, max %s\n"+
-		"  time on the challenge, phone-equivalent (hashes / %.0f hashes/s): p50 %s, p95 %s, max %s\n"+
+		"  time on the challenge, phone-equivalent (hashes / %.0f hashes/s): p50 %s, p95 %s, max %s; %d over the challenge's %v expiry\n"+
 		"  issued maxNumber: p50 %d, p95 %d, max %d\n",
 		r.N, r.Joined, r.Challenged, r.Retried, r.Expired, FormatCounts(r.Refused), r.Elapsed.Seconds(),
 		ms(Percentile(r.Took, 50)), ms(Percentile(r.Took, 95)), ms(Percentile(r.Took, 100)),
 		ms(Percentile(r.Wall, 50)), ms(Percentile(r.Wall, 95)), ms(Percentile(r.Wall, 100)),
-		r.PhoneHPS, ms(Percentile(r.Phone, 50)), ms(Percentile(r.Phone, 95)), ms(Percentile(r.Phone, 100)),
+		r.PhoneHPS, ms(Percentile(r.Phone, 50)), ms(Percentile(r.Phone, 95)), ms(Percentile(r.Phone, 100)), r.OverExpiry, r.Expiry,
 		PercentileInt(r.MaxNumber, 50), PercentileInt(r.MaxNumber, 95), PercentileInt(r.MaxNumber, 100))
 }

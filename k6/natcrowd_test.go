@@ -16,14 +16,14 @@ func TestNATCrowd(t *testing.T) {
 	srv := httptest.NewServer(room.handler(t))
 	defer srv.Close()
 	rep, err := NATCrowd{URL: srv.URL, Room: "sale", N: 20, Window: 200 * time.Millisecond, Timeout: 10 * time.Second,
-		PhoneHPS: 1000}.Run(context.Background())
+		PhoneHPS: 1000, Expiry: 500 * time.Millisecond}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := rep.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Challenged != 20 || len(rep.Wall) != 20 || Percentile(rep.Phone, 50) != time.Second || PercentileInt(rep.MaxNumber, 95) != 5000 {
+	if rep.Challenged != 20 || len(rep.Wall) != 20 || Percentile(rep.Phone, 50) != time.Second || PercentileInt(rep.MaxNumber, 95) != 5000 || rep.OverExpiry != 20 {
 		t.Fatalf("report %+v", rep)
 	}
 	for _, f := range room.forwarded {
