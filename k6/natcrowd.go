@@ -142,8 +142,8 @@ type crowdJoin struct {
 }
 
 // buyer enters as the page does: a 429 or a 503 is tried again after its
-// Retry-After (5 s when none), an expired challenge at once with a new
-// one (three times at most), until the run's end. The time and hashes
+// Retry-After (5 s when none), an expired challenge with a new one after
+// 2, 4, 8 s (three times at most), until the run's end. The time and hashes
 // of every attempt's challenge add up.
 func (c NATCrowd) buyer(ctx context.Context, e Entrant, arrived time.Time) crowdJoin {
 	var cj crowdJoin
@@ -156,17 +156,22 @@ func (c NATCrowd) buyer(ctx context.Context, e Entrant, arrived time.Time) crowd
 			j.Error = "no answer"
 		}
 		cj.Join = j
-		if j.Status == http.StatusPreconditionRequired && j.Error == "challenge_expired" && cj.Expired < 3 {
-			cj.Expired++ // solved too late here: the page fetches a new challenge
-			continue
+		var wait time.Duration
+		switch {
+		case j.Status == http.StatusPreconditionRequired && j.Error == "challenge_expired" && cj.Expired < 3:
+			// Solved too late here: the page tries a new challenge after
+			// 2, 4, 8 s.
+			cj.Expired++
+			wait = time.Duration(1<<cj.Expired) * time.Second
+		case j.Status == http.StatusTooManyRequests || j.Status == http.StatusServiceUnavailable:
+			cj.Retried++
+			wait = j.RetryAfter
+			if wait <= 0 {
+				wait = 5 * time.Second
+			}
 		}
-		if j.Status != http.StatusTooManyRequests && j.Status != http.StatusServiceUnavailable {
+		if wait == 0 {
 			break
-		}
-		cj.Retried++
-		wait := j.RetryAfter
-		if wait <= 0 {
-			wait = 5 * time.Second
 		}
 		select {
 		case <-ctx.Done():
