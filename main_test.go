@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	altcha "github.com/altcha-org/altcha-lib-go"
 
 	"waitingroom/server/config"
 	"waitingroom/server/servicetest"
@@ -55,9 +58,39 @@ type position struct {
 	EntryToken *string `json:"entryToken"`
 }
 
+// solvedChallenge gets a challenge of room from base and returns its
+// solution as the X-Altcha header carries it.
+func solvedChallenge(t *testing.T, c *http.Client, base, room string) string {
+	t.Helper()
+	resp, err := c.Get(base + "/api/rooms/" + room + "/challenge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ch altcha.Challenge
+	if err := json.NewDecoder(resp.Body).Decode(&ch); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("challenge of %s: %d %v", room, resp.StatusCode, err)
+	}
+	s, err := altcha.SolveChallenge(ch.Challenge, ch.Salt, altcha.Algorithm(ch.Algorithm), int(ch.MaxNumber), 0, nil)
+	if err != nil || s == nil {
+		t.Fatalf("solve %+v: %v", ch, err)
+	}
+	b, _ := json.Marshal(altcha.Payload{Algorithm: ch.Algorithm, Challenge: ch.Challenge, Number: int64(s.Number), Salt: ch.Salt, Signature: ch.Signature})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
 func getPosition(t *testing.T, c *http.Client, method, url string) position {
 	t.Helper()
+	return doPosition(t, c, method, url, nil)
+}
+
+// doPosition is getPosition with request headers.
+func doPosition(t *testing.T, c *http.Client, method, url string, hdr http.Header) position {
+	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +108,8 @@ func getPosition(t *testing.T, c *http.Client, method, url string) position {
 }
 
 // TestEmbeddedDemo is `make run` on a machine with only Go: no REDIS_URL,
-// so the server runs on the embedded Redis, serves the demo room, admits
+// so the server runs on the embedded Redis, serves the demo room, which
+// asks a proof of work (the binary's CHALLENGE_DEFAULT is auto), admits
 // its visitor and shuts down cleanly when its context ends (SIGTERM).
 func TestEmbeddedDemo(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -99,7 +133,15 @@ func TestEmbeddedDemo(t *testing.T) {
 
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Timeout: 5 * time.Second}
-	p := getPosition(t, c, "POST", base+"/api/rooms/demo/queue")
+	refused, err := c.Post(base+"/api/rooms/demo/queue", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused.Body.Close()
+	if refused.StatusCode != http.StatusPreconditionRequired {
+		t.Fatalf("enter the demo room without a proof of work: %d, want 428", refused.StatusCode)
+	}
+	p := doPosition(t, c, "POST", base+"/api/rooms/demo/queue", http.Header{"X-Altcha": {solvedChallenge(t, c, base, "demo")}})
 	if p.Status != "WAITING" && p.Status != "READY" {
 		t.Fatalf("enter the demo room: %+v", p)
 	}

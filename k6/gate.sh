@@ -25,7 +25,7 @@ failed=()
 echo "== gate.sh: $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 REDIS_URL="$REDIS" LISTEN_ADDR=$ADDR METRICS_ADDR=$METRICS_ADDR ADMIN_TOKEN=$ADMIN PROXY_ADDR=$PROXY ORIGIN_URL=http://$SHOP \
-  ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>/tmp/waitingroom-gate.log &
+  CHALLENGE_DEFAULT=off ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>/tmp/waitingroom-gate.log &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 wait_for "http://$ADDR/healthz"
@@ -39,7 +39,7 @@ kill $pid; wait $pid 2>/dev/null || true
 # whose ORIGIN_URL points there.
 ORIGIN=127.0.0.1:18291
 REDIS_URL="$REDIS" LISTEN_ADDR=$ADDR METRICS_ADDR=$METRICS_ADDR ADMIN_TOKEN=$ADMIN PROXY_ADDR=$PROXY ORIGIN_URL=http://$ORIGIN \
-  ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>>/tmp/waitingroom-gate.log &
+  CHALLENGE_DEFAULT=off ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>>/tmp/waitingroom-gate.log &
 pid=$!
 wait_for "http://$ADDR/healthz"
 for c in 1 16; do

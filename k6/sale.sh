@@ -34,7 +34,7 @@ start() { # start PORT [extra env...]; its metrics listen on PORT+100
   # raised so that the sale measures the order path, not the caps.
   env REDIS_URL=redis://127.0.0.1:6379/$RDB DATABASE_URL="$DB" DB_MAX_CONNS=40 ORDER_WORK=${ORDER_WORK:-800ms} \
     LISTEN_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:$((port + 100)) ADMIN_TOKEN=$ADMIN SECRET_KEY=sale-secret-key-0123456789 \
-    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 "$@" bin/waitingroom serve 2>>"$OUT/server-$port.log" &
+    CHALLENGE_DEFAULT=off SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 "$@" bin/waitingroom serve 2>>"$OUT/server-$port.log" &
   pids+=($!)
   wait_for "http://127.0.0.1:$port/healthz"
 }

@@ -31,7 +31,7 @@ run_mode() {
   # All visitors come from 16 loopback addresses: the per-IP caps are
   # raised so that the soak measures the push, not the caps.
   REDIS_URL="redis://127.0.0.1:6379/$DB" LISTEN_ADDR=$ADDR METRICS_ADDR=$METRICS_ADDR ADMIN_TOKEN=$ADMIN \
-    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>/tmp/waitingroom-soak.log &
+    CHALLENGE_DEFAULT=off SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>/tmp/waitingroom-soak.log &
   local pid=$!
   wait_for "http://$ADDR/healthz"
   admin_put "http://$ADDR" "$ADMIN" soak "{\"title\":\"soak\",\"rate\":$RATE}"

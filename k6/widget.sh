@@ -39,7 +39,7 @@ run_mode() {
   # All clients come from 16 loopback addresses: the per-IP caps are raised
   # so that the run measures the push, not the caps.
   REDIS_URL="$REDIS" LISTEN_ADDR=$ADDR METRICS_ADDR=$METRICS_ADDR DEBUG_ADDR=$DEBUG_ADDR ADMIN_TOKEN=$ADMIN \
-    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 WIDGET_MAX_STREAMS=$((N + 100)) bin/waitingroom serve 2>/tmp/waitingroom-widget.log &
+    CHALLENGE_DEFAULT=off SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 WIDGET_MAX_STREAMS=$((N + 100)) bin/waitingroom serve 2>/tmp/waitingroom-widget.log &
   local pid=$!
   wait_for "http://$ADDR/healthz"
   admin_put "http://$ADDR" "$ADMIN" drop "{\"title\":\"drop\",\"rate\":$RATE}"

@@ -378,6 +378,21 @@ func TestEnterRatePerIP(t *testing.T) {
 	}
 }
 
+// TestEnterRateDefaults: the per-address limit is a safety valve far
+// above human rates (200/s, burst 600), not a cap on a crowd behind one
+// address: 300 joins at once from one address all get in.
+func TestEnterRateDefaults(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0, 0 })
+	if l := h.web.enters; l.perSecond != DefaultEnterRatePerIP || l.burst != 3*DefaultEnterRatePerIP {
+		t.Fatalf("defaults %v/s burst %d, want %d/s burst %d", l.perSecond, l.burst, DefaultEnterRatePerIP, 3*DefaultEnterRatePerIP)
+	}
+	for i := range 300 {
+		if r := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil); r.status != 200 {
+			t.Fatalf("join %d from one address: %d %s", i+1, r.status, r.body)
+		}
+	}
+}
+
 func TestAdminDisabledWithoutToken(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.AdminToken = "" })
 	r := h.do(t, "GET", "/api/admin/rooms/"+h.room, "", map[string]string{"Authorization": "Bearer "}, nil)

@@ -22,7 +22,8 @@ func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
 		return true
 	}
 	s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
-	w.Header().Set("Retry-After", "10")
+	// A slot a client frees comes back at once (acquireIP): a short wait.
+	w.Header().Set("Retry-After", "2")
 	writeError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
 	return false
 }

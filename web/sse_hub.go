@@ -32,7 +32,8 @@ type HubOptions struct {
 	// SeenEvery is how often a connected visitor is marked as seen
 	// (default 30 s; it must stay well under abandonAfterSeconds).
 	SeenEvery time.Duration
-	// MaxPerIP caps concurrent SSE connections per client IP (default 50).
+	// MaxPerIP caps concurrent SSE connections per client IP (default
+	// DefaultSSEMaxPerIP).
 	MaxPerIP int
 	// ReadySpread spreads the ready events of one tick's batch uniformly
 	// over this long, so that a batch does not reach the order database in
@@ -58,7 +59,7 @@ type Hub struct {
 
 	mu     sync.Mutex
 	rooms  map[string]*hubRoom
-	perIP  map[string]int
+	perIP  map[string]*ipSlots // see sse_slots.go
 	closed bool
 
 	resolveSem chan struct{}
@@ -101,13 +102,13 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 		opt.SeenEvery = 30 * time.Second
 	}
 	if opt.MaxPerIP <= 0 {
-		opt.MaxPerIP = 50
+		opt.MaxPerIP = DefaultSSEMaxPerIP
 	}
 	if opt.MaxWidgets == 0 {
 		opt.MaxWidgets = DefaultMaxWidgets
 	}
 	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,
-		rooms: map[string]*hubRoom{}, perIP: map[string]int{},
+		rooms: map[string]*hubRoom{}, perIP: map[string]*ipSlots{},
 		resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
 	h.wg.Go(h.heartbeats)
 	return h
@@ -494,27 +495,6 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 		r.mu.Unlock()
 	}
 	return true
-}
-
-// acquireIP counts a connection against its IP's cap.
-func (h *Hub) acquireIP(ip string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.perIP[ip] >= h.opt.MaxPerIP {
-		return false
-	}
-	h.perIP[ip]++
-	return true
-}
-
-func (h *Hub) releaseIP(ip string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.perIP[ip] <= 1 {
-		delete(h.perIP, ip)
-	} else {
-		h.perIP[ip]--
-	}
 }
 
 // drop closes c and forgets it. err is why (nil on shutdown).

@@ -469,6 +469,26 @@ func TestPerIPCaps(t *testing.T) {
 			t.Fatalf("third stream from one IP: %d %s", resp.StatusCode, body)
 		}
 	}
+	// A stream its client closes frees its slot at once, though the hub
+	// writes nothing to it (no tick, no heartbeat within the hour).
+	streams[0].Body.Close()
+	streams = streams[1:]
+	start := time.Now()
+	for {
+		resp, err := http.Get(inst.url + "/r/" + name + "/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode == 200 {
+			streams = append(streams, resp)
+			break
+		}
+		resp.Body.Close()
+		if time.Since(start) > time.Second {
+			t.Fatalf("a closed stream's slot did not come back within 1 s: %d", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestAppendChunk(t *testing.T) {

@@ -65,8 +65,9 @@ func serverBinary(t *testing.T) string {
 
 // startServer runs the waitingroom server on the test Redis (the database
 // of the tools' tests) and a fresh PostgreSQL schema, with per-IP limits
-// high enough for a load from a few loopback addresses; env adds to its
-// environment.
+// high enough for a load from a few loopback addresses and rooms created
+// without a proof of work (CHALLENGE_DEFAULT=off); env adds to its
+// environment, and overrides it.
 func startServer(t *testing.T, tick time.Duration, env ...string) server {
 	t.Helper()
 	redisURL := servicetest.RedisURLDB(t, servicetest.ToolsDB)
@@ -77,7 +78,7 @@ func startServer(t *testing.T, tick time.Duration, env ...string) server {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "METRICS_ADDR="+metricsAddr, "REDIS_URL="+redisURL,
 		"DATABASE_URL="+s.dbURL, "SECRET_KEY=wrload-test-secret-key-0123456789", "ADMIN_TOKEN="+testAdmin,
-		"SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "TICK="+tick.String())
+		"SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "CHALLENGE_DEFAULT=off", "TICK="+tick.String())
 	cmd.Env = append(cmd.Env, env...)
 	var logs servicetest.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
