@@ -16,7 +16,7 @@ import (
 // when the crowd does not all join or the draw is not the pre-queue's
 // joins; here their reports must also show the challenge at work.
 func TestPowTools(t *testing.T) {
-	s := startServer(t, 100*time.Millisecond, "TRUSTED_PROXIES=127.0.0.1/32,::1/128", "CHALLENGE_DEFAULT=off")
+	s := startServer(t, 100*time.Millisecond, "TRUSTED_PROXIES=127.0.0.1/32,::1/128")
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ToolsDB))
 	room := servicetest.RoomName(t, rdb)
 	tests := []struct {
