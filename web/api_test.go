@@ -378,6 +378,37 @@ func TestEnterRatePerIP(t *testing.T) {
 	}
 }
 
+// TestStreamOfAKnownVisitorIsNotAnEnter: the page's POST enter takes
+// from the address's enter limit, its stream does not (a crowd behind one
+// address is charged once a buyer); a stream that makes a new visitor does.
+func TestStreamOfAKnownVisitorIsNotAnEnter(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0.001, 1 })
+	in := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	if in.status != 200 {
+		t.Fatalf("enter: %d %s", in.status, in.body)
+	}
+	stream := func(c *http.Cookie) int {
+		req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room+"/events", nil)
+		if c != nil {
+			req.AddCookie(c)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 3 {
+		if got := stream(in.cookie()); got != 200 {
+			t.Fatalf("stream %d of the visitor who entered: %d, want 200", i+1, got)
+		}
+	}
+	if got := stream(nil); got != 429 {
+		t.Fatalf("stream of a new visitor past the limit: %d, want 429", got)
+	}
+}
+
 // TestEnterRateDefaults: the per-address limit is a safety valve far
 // above human rates (200/s, burst 600), not a cap on a crowd behind one
 // address: 300 joins at once from one address all get in.

@@ -10,7 +10,6 @@ import (
 
 	"waitingroom/server/challenge"
 	"waitingroom/server/queue"
-	"waitingroom/server/room"
 )
 
 // Challenges issues and verifies the proofs of work (package challenge).
@@ -43,12 +42,7 @@ func challengeURL(roomName string) string { return "/api/rooms/" + roomName + "/
 // and of the room (the request counts as one), or 404 challenge_off in a
 // room that asks no proof.
 func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("room")
-	if !room.ValidName(name) {
-		writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
-		return
-	}
-	w.Header().Set("Cache-Control", "no-store")
+	name := r.PathValue("room") // valid, and no-store: see api
 	rates, err := s.q.CountChallenge(r.Context(), name, s.enterNet(r))
 	if err != nil {
 		s.fail(w, r, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,17 @@ func TestJoinFormNeedsProof(t *testing.T) {
 		if resp.StatusCode != http.StatusPreconditionRequired || len(resp.Cookies()) != 0 || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %d %v, want 428 saying %q", lang, resp.StatusCode, resp.Cookies(), want)
 		}
+	}
+	// With a solution in its altcha field, the form joins.
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	form := url.Values{"altcha": {solvePayload(t, h.fetchChallenge(t))}}
+	resp, err := noFollow.PostForm(h.srv.URL+"/r/"+h.room+"/join", form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) == 0 {
+		t.Fatalf("join with a solution: %d %v", resp.StatusCode, resp.Cookies())
 	}
 }
 

@@ -192,7 +192,9 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	if _, err := s.enterProved(ctx, r, name, id, "", camp); err != nil {
+	// The form carries a proof of work in its altcha field (the widget's
+	// payload) when a script solved one.
+	if _, err := s.enterProved(ctx, r, name, id, r.PostForm.Get("altcha"), camp); err != nil {
 		s.htmlFail(w, r, err, name)
 		return
 	}

@@ -53,15 +53,19 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			s.hub.releaseIP(ip)
 		}
 	}()
-	if !s.enterAllowed(r) {
-		writeRateLimited(w)
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	id, isNew, err := s.visitorOrNew(r)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	// Only a connect that makes a new visitor takes from the enter limit:
+	// the page enters by POST (which takes one) and then connects, and a
+	// reconnect makes no identity, so a crowd behind one address is not
+	// charged twice. A known visitor's connect costs no more than a poll.
+	if isNew && !s.enterAllowed(r) {
+		writeRateLimited(w)
 		return
 	}
 	hr, err := s.hub.room(ctx, name)

@@ -254,3 +254,28 @@ func TestChallengeOnTheEmbeddedRedis(t *testing.T) {
 		t.Fatalf("a replay: %v", err)
 	}
 }
+
+// TestEnterAfterLapseNeedsNoProof: a visitor who went away too long and
+// enters again goes to the end of the line without a new proof: their
+// identity was paid for, and they take no second place.
+func TestEnterAfterLapseNeedsNoProof(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) {
+		s.Challenge = room.ChallengeAuto
+		s.AbandonAfterSeconds, s.ReturnWithinSeconds = 60, 60
+	}))
+	vs := visitors(t, 2)
+	for _, v := range vs {
+		if _, err := e.EnterWithProof(ctx, name, v, "", Campaign{}, proof(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lastSeen(t, rdb, name, 1, 90*time.Second)
+	p, err := e.EnterFrom(ctx, name, vs[0], "", Campaign{})
+	if err != nil || p.Ticket != 3 || p.RankUpReason != RankUpReturned || p.Proved {
+		t.Fatalf("a lapsed visitor enters again: %+v %v, want ticket 3 at the end without a proof", p, err)
+	}
+	if st, _ := e.Stats(ctx, name); st.Waiting != 2 {
+		t.Fatalf("%d waiting, want 2: the lapsed visitor holds one place", st.Waiting)
+	}
+}
