@@ -25,6 +25,7 @@ ADMIN=pow-bench-admin-token-0123456789abcdef
 build_binaries
 failed=()
 echo "== pow.sh: $(date -u +%FT%TZ), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), load average $(cut -d' ' -f1-3 /proc/loadavg), $(go version | cut -d' ' -f3), commit $(git rev-parse --short HEAD)"
+echo "   command: POW_N=$N POW_D=$D POW_PREQUEUE=$PREQUEUE POW_PHONE_HPS=$PHONE bash k6/pow.sh"
 echo "   server: CHALLENGE_DEFAULT=auto, TRUSTED_PROXIES=127.0.0.1/32,::1/128, every other setting its default; phone assumed at $PHONE hashes/s"
 
 echo "-- 0. solvers, one core (go test -bench Solve ./k6)"
