@@ -129,18 +129,12 @@ func (b Burst) Run(ctx context.Context) (BurstReport, error) {
 	return BurstReport{Samples: samples, Elapsed: time.Since(start).Seconds()}, nil
 }
 
-// buyer is one buyer: enter, wait for ready over SSE, order (retrying a
+// buyer is one buyer: enter (solving the room's challenge, if any), wait for ready over SSE, order (retrying a
 // 429 or 503 as the page's retry button would, at most 5 times).
 func (b Burst) buyer(ctx context.Context, hc *http.Client, base string, local *net.TCPAddr, counts *burstCounts) Sample {
 	entered := time.Now()
 	api := strings.TrimRight(base, "/") + "/api/rooms/" + url.PathEscape(b.Room)
-	resp, err := hc.Post(api+"/queue", "", nil)
-	if err != nil {
-		return Sample{}
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	if j, err := EnterRoom(ctx, hc, base, b.Room, nil); err != nil || j.Status != http.StatusOK {
 		return Sample{}
 	}
 	counts.entered.Add(1)

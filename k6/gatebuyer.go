@@ -183,22 +183,17 @@ func (b GateBuyer) Run(ctx context.Context, hold time.Duration) (GateTrip, error
 	return trip, nil
 }
 
-// Enter joins the line through the JSON API and returns the ticket.
+// Enter joins the line through the JSON API, solving the room's
+// challenge when it asks for one, and returns the ticket.
 func (b GateBuyer) Enter(ctx context.Context) (int64, error) {
-	status, body, err := b.do(ctx, http.MethodPost, b.api()+"/queue", nil, nil)
+	j, err := EnterRoom(ctx, b.Client, b.RoomURL, b.Room, nil)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("gate buyer: %w", err)
 	}
-	if status != http.StatusOK {
-		return 0, fmt.Errorf("gate buyer: enter: %d %s", status, shorten([]byte(body)))
+	if j.Status != http.StatusOK {
+		return 0, fmt.Errorf("gate buyer: enter: %s", j.Refusal())
 	}
-	var p struct {
-		Ticket int64 `json:"ticket"`
-	}
-	if err := json.Unmarshal([]byte(body), &p); err != nil {
-		return 0, fmt.Errorf("gate buyer: enter: %w", err)
-	}
-	return p.Ticket, nil
+	return j.Ticket, nil
 }
 
 // Ready is a buyer's admission: the entry token and its expiry.

@@ -54,12 +54,18 @@ func (r Result) Percentile(p float64) time.Duration {
 
 // Percentile returns the nearest-rank p-th percentile of sorted.
 func Percentile(sorted []time.Duration, p float64) time.Duration {
+	return nearestRank(sorted, p)
+}
+
+// nearestRank returns the nearest-rank p-th percentile of sorted, or the
+// zero value of an empty one.
+func nearestRank[T any](sorted []T, p float64) T {
+	var zero T
 	if len(sorted) == 0 {
-		return 0
+		return zero
 	}
 	i := int(float64(len(sorted))*p/100+0.999999) - 1
-	i = max(0, min(i, len(sorted)-1))
-	return sorted[i]
+	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
 // Validate returns an error for a load that is unbounded or aims anywhere

@@ -41,6 +41,9 @@ func tools() []tool {
 		{"sse-reference", "r3labs/sse with its defaults, the soak's reference server", referenceCommand},
 		{"proxy", "the reverse proxy's overhead: one GET directly and through PROXY_ADDR, same run", proxyCommand},
 		{"verify-draw", "check a room's pre-queue draw: its seed, commitment and order", verifyDrawCommand},
+		{"natcrowd", "a crowd behind one address (carrier-grade NAT) joins a challenge room: who joined, the challenge's cost", natcrowdCommand},
+		{"powbot", "a bot with all the CPU places identities in a room per challenge setting: identities per CPU-second", powbotCommand},
+		{"drawshare", "a crowd and a bot through a pre-queue per challenge setting: the bot's share of the draw", drawshareCommand},
 		{"gatecheck", "the gate check's cost: /gate/check direct, nginx auth_request beside unguarded, the reverse proxy", gatecheckCommand},
 		{"hashrate", "headless Chromium's proof-of-work hash rate with the vendored ALTCHA solver", hashrateCommand},
 	}
