@@ -13,11 +13,11 @@ func TestWaitFor(t *testing.T) {
 		want      time.Duration
 	}{
 		{0, MinWait},
-		{DefaultPolicy().M0, MinWait}, // 0.5 s on the phone: the floor
+		{DefaultPolicy().M0, MinWait}, // 0.125 s on the phone: the floor
 		{80_000, MinWait},             // exactly 2 s
-		{DefaultPolicy().AlwaysFloor, 5 * time.Second},
+		{200_000, 5 * time.Second},
 		{1_000_000, 25 * time.Second},
-		{DefaultPolicy().Max, 250 * time.Second},
+		{DefaultPolicy().Max, 15 * time.Second},
 		{1 << 40, MaxWait},
 	} {
 		if got := WaitFor(tc.maxNumber); got != tc.want {
