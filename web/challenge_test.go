@@ -261,3 +261,41 @@ func TestAdminChallengeSetting(t *testing.T) {
 		t.Errorf("New with an unknown challenge default: %v", err)
 	}
 }
+
+// TestBareEnterIsFree: the page's first, bare enter in a challenge room
+// (answered 428) gives its per-address enter back, so only the enter with
+// a proof counts; a crowd behind one address joins at the limit's rate.
+func TestBareEnterIsFree(t *testing.T) {
+	keys, err := challenge.Derive([]byte("test-challenge-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(o *Options) { o.Challenges = keys; o.EnterRatePerIP = 0.01; o.EnterBurstPerIP = 2 })
+	set, err := h.eng.Room(context.Background(), h.room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Challenge = room.ChallengeAuto
+	if err := h.eng.SaveRoom(context.Background(), h.room, set); err != nil {
+		t.Fatal(err)
+	}
+	q := "/api/rooms/" + h.room + "/queue"
+	tests := []struct {
+		name   string
+		proved bool
+		want   int
+	}{
+		{"bare", false, 428}, {"bare", false, 428}, {"bare", false, 428},
+		{"proved", true, 200}, {"bare", false, 428}, {"proved", true, 200},
+		{"proved, the burst spent", true, 429}, {"bare, the burst spent", false, 429},
+	}
+	for i, tc := range tests {
+		hdr := map[string]string{}
+		if tc.proved {
+			hdr[altchaHeader] = solvePayload(t, h.fetchChallenge(t))
+		}
+		if r := h.do(t, "POST", q, "", hdr, nil); r.status != tc.want {
+			t.Fatalf("enter %d (%s): %d %s, want %d", i, tc.name, r.status, r.body, tc.want)
+		}
+	}
+}

@@ -36,11 +36,22 @@ func (s *Server) visitorOrNew(r *http.Request) (id string, isNew bool, err error
 // enterAllowed takes one enter from the client network's bucket, and counts a
 // refusal; the caller answers 429.
 func (s *Server) enterAllowed(r *http.Request) bool {
-	if s.enters.allow(s.clientKey(r)) {
-		return true
+	return s.counted(s.enters.allow(s.clientKey(r)))
+}
+
+// enterPeek is enterAllowed that takes the enter only when the caller
+// calls spend (see ipLimiter.peek).
+func (s *Server) enterPeek(r *http.Request) (ok bool, spend func()) {
+	ok, spend = s.enters.peek(s.clientKey(r))
+	return s.counted(ok), spend
+}
+
+// counted counts a refused enter and returns ok.
+func (s *Server) counted(ok bool) bool {
+	if !ok {
+		s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
 	}
-	s.metrics.Rejected.WithLabelValues("enter_rate").Inc()
-	return false
+	return ok
 }
 
 // setVisitorCookie issues the signed wr_vid cookie for id.

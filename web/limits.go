@@ -30,6 +30,18 @@ func newIPLimiter(perSecond float64, burst int) *ipLimiter {
 // allow takes one token from ip's bucket; false means the caller should
 // answer 429.
 func (l *ipLimiter) allow(ip string) bool {
+	return l.bucket(ip).AllowN(time.Now(), 1)
+}
+
+// peek reports whether ip's bucket holds a token without taking it; spend
+// takes one later, once the request turned out to make something.
+func (l *ipLimiter) peek(ip string) (ok bool, spend func()) {
+	lim := l.bucket(ip)
+	return lim.TokensAt(time.Now()) >= 1, func() { lim.AllowN(time.Now(), 1) }
+}
+
+// bucket returns ip's bucket, forgetting buckets idle for a minute.
+func (l *ipLimiter) bucket(ip string) *rate.Limiter {
 	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -47,5 +59,5 @@ func (l *ipLimiter) allow(ip string) bool {
 		l.buckets[ip] = b
 	}
 	b.used = now
-	return b.lim.AllowN(now, 1)
+	return b.lim
 }

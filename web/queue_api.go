@@ -1,7 +1,10 @@
 package web
 
 import (
+	"errors"
 	"net/http"
+
+	"waitingroom/server/queue"
 )
 
 // enter puts the visitor in the line (idempotently) and answers their
@@ -12,7 +15,15 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("room")
 	camp := s.campaignOf(r.URL.Query())
-	if !s.enterAllowed(r) {
+	// The page's first, bare enter in a challenge room learns that it
+	// must solve and makes nothing: it takes no enter from the address,
+	// so a crowd behind one address pays one enter a join, the proved one.
+	payload := r.Header.Get(altchaHeader)
+	ok, spend := s.enterPeek(r)
+	if payload != "" {
+		ok, spend = s.enterAllowed(r), func() {}
+	}
+	if !ok {
 		writeRateLimited(w)
 		return
 	}
@@ -21,7 +32,10 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	p, err := s.enterProved(r.Context(), r, name, id, r.Header.Get(altchaHeader), camp)
+	p, err := s.enterProved(r.Context(), r, name, id, payload, camp)
+	if !errors.Is(err, queue.ErrChallengeRequired) {
+		spend()
+	}
 	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
 		return
 	}
