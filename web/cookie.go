@@ -39,11 +39,11 @@ func (s *Server) enterAllowed(r *http.Request) bool {
 	return s.counted(s.enters.allow(s.clientKey(r)))
 }
 
-// enterPeek is enterAllowed that takes the enter only when the caller
-// calls spend (see ipLimiter.peek).
-func (s *Server) enterPeek(r *http.Request) (ok bool, spend func()) {
-	ok, spend = s.enters.peek(s.clientKey(r))
-	return s.counted(ok), spend
+// takeEnter is enterAllowed that can give the enter back (see
+// ipLimiter.take).
+func (s *Server) takeEnter(r *http.Request) (ok bool, giveBack func()) {
+	ok, giveBack = s.enters.take(s.clientKey(r))
+	return s.counted(ok), giveBack
 }
 
 // counted counts a refused enter and returns ok.

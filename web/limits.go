@@ -33,11 +33,18 @@ func (l *ipLimiter) allow(ip string) bool {
 	return l.bucket(ip).AllowN(time.Now(), 1)
 }
 
-// peek reports whether ip's bucket holds a token without taking it; spend
-// takes one later, once the request turned out to make something.
-func (l *ipLimiter) peek(ip string) (ok bool, spend func()) {
+// take is allow that can give the token back: giveBack, when ok,
+// returns it to ip's bucket (for a request that turned out to make
+// nothing). The token is taken at once, so concurrent requests never
+// pass a bucket that holds fewer tokens than they are.
+func (l *ipLimiter) take(ip string) (ok bool, giveBack func()) {
 	lim := l.bucket(ip)
-	return lim.TokensAt(time.Now()) >= 1, func() { lim.AllowN(time.Now(), 1) }
+	if !lim.AllowN(time.Now(), 1) {
+		return false, nil
+	}
+	// A negative event count puts a token back; the bucket's next
+	// refill caps it at the burst again.
+	return true, func() { lim.AllowN(time.Now(), -1) }
 }
 
 // bucket returns ip's bucket, forgetting buckets idle for a minute.

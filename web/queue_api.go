@@ -15,14 +15,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("room")
 	camp := s.campaignOf(r.URL.Query())
-	// The page's first, bare enter in a challenge room learns that it
-	// must solve and makes nothing: it takes no enter from the address,
-	// so a crowd behind one address pays one enter a join, the proved one.
-	payload := r.Header.Get(altchaHeader)
-	ok, spend := s.enterPeek(r)
-	if payload != "" {
-		ok, spend = s.enterAllowed(r), func() {}
-	}
+	ok, giveBack := s.takeEnter(r)
 	if !ok {
 		writeRateLimited(w)
 		return
@@ -32,9 +25,13 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	payload := r.Header.Get(altchaHeader)
 	p, err := s.enterProved(r.Context(), r, name, id, payload, camp)
-	if !errors.Is(err, queue.ErrChallengeRequired) {
-		spend()
+	if payload == "" && errors.Is(err, queue.ErrChallengeRequired) {
+		// The page's first, bare enter in a challenge room learns that
+		// it must solve and makes nothing: it gives its enter back, so a
+		// crowd behind one address pays one enter a join, the proved one.
+		giveBack()
 	}
 	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
 		return
