@@ -229,15 +229,18 @@ func (p StatusPage) refreshes() bool {
 
 // joinAction is where the status page's join form posts: the join route,
 // with the page's utm_* fields in its query string.
-func (p StatusPage) joinAction() string {
+func (p StatusPage) joinAction() string { return joinPath(p.Room, p.UTM) }
+
+// joinPath is room's join route with the fields utm in its query string.
+func joinPath(room string, utm []Field) string {
 	q := url.Values{}
-	for _, f := range p.UTM {
+	for _, f := range utm {
 		q.Set(f.Name, f.Value)
 	}
 	if len(q) == 0 {
-		return "/r/" + p.Room + "/join"
+		return "/r/" + room + "/join"
 	}
-	return "/r/" + p.Room + "/join?" + q.Encode()
+	return "/r/" + room + "/join?" + q.Encode()
 }
 
 // heading is the error page's title: Heading, or the words for its status.

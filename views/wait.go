@@ -42,16 +42,7 @@ func (p WaitPage) Again() string {
 
 // action is where the join form posts: the join route, with the UTM
 // fields in its query string.
-func (p WaitPage) action() string {
-	q := url.Values{}
-	for _, f := range p.UTM {
-		q.Set(f.Name, f.Value)
-	}
-	if len(q) == 0 {
-		return "/r/" + p.Room + "/join"
-	}
-	return "/r/" + p.Room + "/join?" + q.Encode()
-}
+func (p WaitPage) action() string { return joinPath(p.Room, p.UTM) }
 
 // refresh is the meta refresh's content: the seconds left (at most
 // MaxWaitRefresh), then the page again.
