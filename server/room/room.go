@@ -81,8 +81,9 @@ type Settings struct {
 	// ShopURL is the shop the pages link back to: an absolute http(s) URL,
 	// or empty for none.
 	ShopURL string `json:"shopURL"`
-	// MaxPerBuyer caps the quantity of one order; 0 means only
-	// order.MaxQuantity.
+	// MaxPerBuyer caps the total quantity of one buyer's (visitor id's)
+	// placed orders in the room, and so of one order; 0 means only
+	// order.MaxQuantity per order.
 	MaxPerBuyer int `json:"maxPerBuyer"`
 
 	// Challenge is ChallengeOff, ChallengeAuto or ChallengeAlways: whether
