@@ -82,7 +82,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	// The page enters by POST first: a stream never makes a new place in
 	// a room that asks a proof of work (EventSource cannot send one).
-	p, err := s.enterProved(ctx, r, name, id, "", camp)
+	p, _, err := s.enterProved(ctx, r, name, id, isNew, "", camp)
 	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
 		return
 	}

@@ -88,7 +88,8 @@ type Settings struct {
 
 	// Challenge is ChallengeOff, ChallengeAuto or ChallengeAlways: whether
 	// a join that creates a new place needs a proof of work (challenge.go).
-	// "" is read as ChallengeOff.
+	// "" (a room saved before the setting existed, or restored from such a
+	// record) follows the server's default, CHALLENGE_DEFAULT.
 	Challenge string `json:"challenge"`
 
 	// Branding: how the room looks, previews and embeds (branding.go).
@@ -153,7 +154,7 @@ func Defaults(name string) Settings {
 		Mode:                ModeFIFO,
 		Schedule:            Schedule{ServeLineAfterClose: true},
 		ReturnWithinSeconds: DefaultReturnWithin,
-		Challenge:           ChallengeOff,
+		Challenge:           "", // the server's default
 		Gate:                DefaultGate(),
 	}
 }
