@@ -133,7 +133,7 @@ func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id stri
 			bad = errOtherVisitor
 		}
 		if bad == nil {
-			proof = queue.Proof{ID: pr.ID, Expires: pr.Expires, IssuedAt: pr.IssuedAt}
+			proof = queue.Proof{ID: pr.ID, Expires: pr.Expires, IssuedAt: pr.IssuedAt, Fresh: isNew}
 		}
 	}
 	p, err := s.enterWith(ctx, r, name, id, camp, proof, bad)

@@ -231,10 +231,10 @@ func TestJoinFormWithAProof(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || (reply{header: resp.Header}).cookie() == nil || h.places(t) != 1 {
 		t.Fatalf("join with a solved challenge: %d, %d places", resp.StatusCode, h.places(t))
 	}
-	// Posted again without a cookie, it is the visitor it was issued for,
-	// who has a place: no second one.
+	// Posted again without a cookie, it is refused: a replay never hands
+	// out the visitor it made, nor a second place.
 	resp = h.postForm(t, "/r/"+h.room+"/join", url.Values{"altcha": {payload}}, nil, "en")
-	if resp.StatusCode != http.StatusSeeOther || h.places(t) != 1 {
+	if resp.StatusCode != http.StatusPreconditionRequired || (reply{header: resp.Header}).cookie() != nil || h.places(t) != 1 {
 		t.Errorf("its replay: %d, %d places", resp.StatusCode, h.places(t))
 	}
 	off := newHarness(t, nil)

@@ -30,6 +30,10 @@ type Proof struct {
 	ID       string
 	Expires  time.Time
 	IssuedAt time.Time
+	// Fresh asks that the proof was never used, even by the visitor who
+	// has a place: a request without a cookie replaying a used proof is
+	// refused (ErrChallengeUsed) rather than given that visitor.
+	Fresh bool
 }
 
 // ChallengeWindow is the sliding window over which ChallengeRates counts.

@@ -143,7 +143,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	}
 	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network, c.key(), MaxCampaigns,
 		c.Source, MaxCampaignsPerSource, proof.ID, proofExpires, proofIssued, e.challengeDefault,
-		ChallengeWindow.Milliseconds()).Slice()
+		ChallengeWindow.Milliseconds(), flag(proof.Fresh)).Slice()
 	if err != nil {
 		return Position{}, err
 	}

@@ -13,7 +13,8 @@
 --   9 the proof of work's id ('' for none), 10 its expiry and 11 its
 --   issue time (unix ms), 12 the server's default challenge (for a room
 --   saved without one), 13 the join-rate window (ms; see
---   challenge_count.lua)
+--   challenge_count.lua), 14 "1" when the proof must be unused (the
+--   request has no cookie)
 -- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
 --   paused, passExpiresMs, rankUp, etaRate, slots, proved}
@@ -61,6 +62,11 @@ local function reply(code, ticket, rank, waiting, token, line, x)
   if code == 1 then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
   return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
     paused, x.passX or 0, x.rankUp or 0, eta, slots, proved}
+end
+-- A proof brought by a request without a cookie (ARGV[14] == '1') must be
+-- unused: replaying one never hands out the visitor it made.
+if ARGV[14] == '1' and (ARGV[9] or '') ~= '' and redis.call('ZSCORE', K.powused, ARGV[9]) then
+  return reply(-3, 0, 0, 0, '', 0)
 end
 local pass = livePass(v, nowMs)
 if pass then
