@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -58,6 +59,9 @@ func TestStreamsPerVisitor(t *testing.T) {
 			t.Fatalf("stream %d did not close the visitor's oldest stream (%d)", i+1, i-MaxStreamsPerVisitor+1)
 		}
 	}
+	// The evicted stream is closed, then forgotten.
+	waitFor(t, func() bool { return h.web.hub.Connections() == MaxStreamsPerVisitor })
+	time.Sleep(50 * time.Millisecond) // no stream the test did not expect
 	if n := h.web.hub.Connections(); n != MaxStreamsPerVisitor {
 		t.Fatalf("%d streams open for one visitor, want %d", n, MaxStreamsPerVisitor)
 	}
@@ -122,5 +126,40 @@ func TestStreamThatMakesAPlaceIsAnEnter(t *testing.T) {
 	}
 	if st.Issued != 1 {
 		t.Fatalf("%d tickets issued with an enter limit of 1, want 1", st.Issued)
+	}
+}
+
+// TestSweepBacksOff: a sweep of an address that freed nothing doubles the
+// wait before the next one, up to sweepGoneMax; one that freed a slot
+// brings it back to sweepGoneEvery.
+func TestSweepBacksOff(t *testing.T) {
+	hub := NewHub(&fakeSource{}, HubOptions{MaxPerIP: 1}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(hub.Close)
+	if !hub.takeIP("a") {
+		t.Fatal("first slot refused")
+	}
+	every := func() time.Duration {
+		hub.mu.Lock()
+		defer hub.mu.Unlock()
+		return hub.perIP["a"].every
+	}
+	tests := []struct {
+		freed int
+		want  time.Duration
+	}{
+		{0, 100 * time.Millisecond},
+		{0, 200 * time.Millisecond},
+		{0, 400 * time.Millisecond},
+		{0, 800 * time.Millisecond},
+		{0, time.Second},
+		{0, time.Second},
+		{1, sweepGoneEvery},
+		{0, 100 * time.Millisecond},
+	}
+	for i, tc := range tests {
+		hub.swept("a", tc.freed)
+		if got := every(); got != tc.want {
+			t.Fatalf("sweep %d (freed %d): next after %v, want %v", i+1, tc.freed, got, tc.want)
+		}
 	}
 }

@@ -151,8 +151,12 @@ func (h *Hub) releaseStream() { h.buyers.Add(-1) }
 
 // addVisitorLocked lists c among its visitor's streams and returns the
 // oldest one past MaxStreamsPerVisitor, for the caller to drop once h.mu
-// is released (nil when none). h.mu is held.
+// is released (nil when none). A stream without a visitor is not
+// listed. h.mu is held.
 func (h *Hub) addVisitorLocked(c *sseConn) *sseConn {
+	if c.visitor == "" {
+		return nil
+	}
 	list := append(h.perVisitor[c.visitor], c)
 	var evict *sseConn
 	if len(list) > MaxStreamsPerVisitor {
