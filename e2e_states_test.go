@@ -223,7 +223,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	base, eng, rdb := startServer(t, 250*time.Millisecond, "-secret-key", secret)
 	st, proxied := startStubs(t, base)
 	ctx := context.Background()
-	keys, err := challenge.Derive([]byte(secret))
+	keys, err := challenge.Derive([]byte(secret), eng.Namespace())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	// d (before it, when negative).
 	waitPath := func(d time.Duration) func(string) string {
 		return func(name string) string {
-			return "/r/" + name + "/wait?w=" + url.QueryEscape(keys.SignWait(challenge.NewWait(name, time.Now().Add(d))))
+			return "/r/" + name + "/wait?w=" + url.QueryEscape(keys.SignWait(challenge.NewWait(name, "127.0.0.0/24", time.Now().Add(d))))
 		}
 	}
 

@@ -108,11 +108,6 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		ln.Close()
 		return err
 	}
-	challenges, err := challenge.Derive(secret)
-	if err != nil {
-		ln.Close()
-		return err
-	}
 
 	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns, log)
 	if err != nil {
@@ -126,7 +121,17 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		ns = queue.DefaultNamespace(conn.Client)
 	}
 	eng := queue.New(conn.Client, ns)
+	// A room saved before the challenge setting existed follows the
+	// server's default.
+	eng.SetChallengeDefault(cfg.ChallengeDefault)
 	log.Info("redis namespace", "namespace", ns)
+	// The namespace is in the keys: another deployment that shares the
+	// secret refuses this one's proofs and wait tokens.
+	challenges, err := challenge.Derive(secret, ns)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	sale := salelog.New(eng, log)
 	rooms := roomsync.New(eng, db, log)
 	if err := startMode(ctx, cfg, eng, rooms, sale, log); err != nil {

@@ -73,24 +73,25 @@ type Messages struct {
 	// "returned" (the buyer came back after their return window and
 	// joined again at the end) or "recount" (the server recounted the
 	// line).
-	RankUpReturned string
-	RankUpRecount  string
-	PassLeft       string // {t}
-	PassWarning    string
-	Expired        string
-	ExpiredHint    string
-	Rejoin         string
-	SoldOutTitle   string
-	Ended          string
-	EndedHint      string
-	TooMany        string
-	Trouble        string
-	BackToShop     string
-	MaxPerBuyer    string // {n}
-	ErrOverLimit   string // {n}
-	ErrFewLeft     string // {n}
-	Total          string
-	NextSteps      string
+	RankUpReturned  string
+	RankUpRecount   string
+	PassLeft        string // {t}
+	PassWarning     string
+	Expired         string
+	ExpiredHint     string
+	Rejoin          string
+	SoldOutTitle    string
+	Ended           string
+	EndedHint       string
+	TooMany         string
+	Trouble         string
+	BackToShop      string
+	MaxPerBuyer     string // {n}
+	ErrOverLimit    string // {n} per buyer, {left} still to order
+	ErrLimitReached string // {n} per buyer, all ordered
+	ErrFewLeft      string // {n}
+	Total           string
+	NextSteps       string
 	// Error page headings, by what went wrong.
 	TitleNotFound   string
 	TitleTooMany    string
@@ -220,7 +221,8 @@ var english = Messages{
 	Trouble:         "The waiting room is having trouble right now. This page keeps trying by itself.",
 	BackToShop:      "Back to the shop",
 	MaxPerBuyer:     "At most {n} per buyer",
-	ErrOverLimit:    "You can buy at most {n} per order. Please choose a smaller quantity; your entry pass is still valid.",
+	ErrOverLimit:    "You can buy at most {n} per buyer in this sale, so you may still order {left}. Please choose a smaller quantity; your entry pass is still valid.",
+	ErrLimitReached: "You have already ordered {n}, the most this sale allows per buyer.",
 	ErrFewLeft:      "Only {n} left, fewer than you asked for. Your entry pass is still valid: please order {n} or fewer.",
 	Total:           "Total",
 	NextSteps:       "Keep this order number: the shop uses it for payment and delivery. You can open this page again from this browser.",
@@ -340,7 +342,8 @@ var korean = Messages{
 	Trouble:         "대기실에 일시적인 문제가 있습니다. 이 페이지가 자동으로 계속 시도합니다.",
 	BackToShop:      "쇼핑몰로 돌아가기",
 	MaxPerBuyer:     "1인당 최대 {n}개",
-	ErrOverLimit:    "한 번에 최대 {n}개까지 구매하실 수 있습니다. 수량을 줄여 주세요. 입장권은 아직 유효합니다.",
+	ErrOverLimit:    "이 판매는 1인당 최대 {n}개까지 구매하실 수 있어 {left}개 더 주문하실 수 있습니다. 수량을 줄여 주세요. 입장권은 아직 유효합니다.",
+	ErrLimitReached: "이 판매의 1인당 최대 수량인 {n}개를 이미 주문하셨습니다.",
 	ErrFewLeft:      "남은 수량이 {n}개뿐이라 요청하신 수량을 주문할 수 없습니다. 입장권은 아직 유효하니 {n}개 이하로 주문해 주세요.",
 	Total:           "합계",
 	NextSteps:       "주문 번호를 보관해 주세요. 결제와 배송은 이 번호로 진행됩니다. 이 브라우저에서 이 페이지를 다시 열어 보실 수 있습니다.",

@@ -67,14 +67,17 @@ type WaitText struct {
 	Due    string
 	Within string
 	// Refused heads the pages of a wait token that cannot be used:
-	// Invalid, OtherRoom, Expired, Used. Busy refuses a wait to a network
+	// Invalid, OtherRoom, OtherNetwork, Expired, Used. Busy refuses a wait to a network
 	// booked far ahead: {t} until it can ask again.
 	Refused   string
 	Invalid   string
 	OtherRoom string
-	Expired   string
-	Used      string
-	Busy      string
+	// OtherNetwork refuses a wait token brought from another network
+	// than the one it was given to.
+	OtherNetwork string
+	Expired      string
+	Used         string
+	Busy         string
 }
 
 // WaitFor returns the wait page's words in lang ("ko" or "en").
@@ -86,33 +89,35 @@ func WaitFor(lang string) WaitText {
 }
 
 var waitEN = WaitText{
-	Lang:       "en",
-	Heading:    "One moment before you join",
-	Wait:       "Please wait {t}.",
-	Why:        "A short wait keeps the line fair: it stands in for the check that a browser with JavaScript makes. You have nothing to do; this page moves on by itself.",
-	CheckAgain: "Check again",
-	Due:        "You can join the line now.",
-	Within:     "This button works for {t}.",
-	Refused:    "This join cannot be used",
-	Invalid:    "This join is not valid. Please join again.",
-	OtherRoom:  "This join is for another waiting room. Please join from this room.",
-	Expired:    "This join has expired: it works for 2 minutes once the wait is over. Please join again.",
-	Used:       "This join was used already. If it was yours, your place is kept: see where you are.",
-	Busy:       "Many people are joining from your network without JavaScript right now. Please try again in {t}.",
+	Lang:         "en",
+	Heading:      "One moment before you join",
+	Wait:         "Please wait {t}.",
+	Why:          "A short wait keeps the line fair: it stands in for the check that a browser with JavaScript makes. You have nothing to do; this page moves on by itself.",
+	CheckAgain:   "Check again",
+	Due:          "You can join the line now.",
+	Within:       "This button works for {t}.",
+	Refused:      "This join cannot be used",
+	Invalid:      "This join is not valid. Please join again.",
+	OtherRoom:    "This join is for another waiting room. Please join from this room.",
+	OtherNetwork: "This join was given to another network (another Wi-Fi or mobile connection). Please join again from here.",
+	Expired:      "This join has expired: it works for 2 minutes once the wait is over. Please join again.",
+	Used:         "This join was used already. If it was yours, your place is kept: see where you are.",
+	Busy:         "Many people are joining from your network without JavaScript right now. Please try again in {t}.",
 }
 
 var waitKO = WaitText{
-	Lang:       "ko",
-	Heading:    "줄 서기 전 잠시만 기다려 주세요",
-	Wait:       "{t} 기다려 주세요.",
-	Why:        "공정한 줄 서기를 위해 잠시 기다립니다. 자바스크립트가 켜진 브라우저가 하는 확인을 대신하는 것입니다. 아무것도 하지 않으셔도 이 페이지가 저절로 넘어갑니다.",
-	CheckAgain: "다시 확인",
-	Due:        "이제 줄을 설 수 있습니다.",
-	Within:     "이 버튼은 {t} 동안 쓸 수 있습니다.",
-	Refused:    "이 참여는 사용할 수 없습니다",
-	Invalid:    "올바른 참여가 아닙니다. 다시 참여해 주세요.",
-	OtherRoom:  "다른 대기실의 참여입니다. 이 대기실에서 참여해 주세요.",
-	Expired:    "참여 시간이 지났습니다. 기다림이 끝난 뒤 2분 동안만 쓸 수 있습니다. 다시 참여해 주세요.",
-	Used:       "이미 사용한 참여입니다. 직접 참여하셨다면 자리는 그대로 있습니다. 현재 순서를 확인해 주세요.",
-	Busy:       "지금 같은 네트워크에서 자바스크립트 없이 참여하는 분이 많습니다. {t} 후에 다시 시도해 주세요.",
+	Lang:         "ko",
+	Heading:      "줄 서기 전 잠시만 기다려 주세요",
+	Wait:         "{t} 기다려 주세요.",
+	Why:          "공정한 줄 서기를 위해 잠시 기다립니다. 자바스크립트가 켜진 브라우저가 하는 확인을 대신하는 것입니다. 아무것도 하지 않으셔도 이 페이지가 저절로 넘어갑니다.",
+	CheckAgain:   "다시 확인",
+	Due:          "이제 줄을 설 수 있습니다.",
+	Within:       "이 버튼은 {t} 동안 쓸 수 있습니다.",
+	Refused:      "이 참여는 사용할 수 없습니다",
+	Invalid:      "올바른 참여가 아닙니다. 다시 참여해 주세요.",
+	OtherRoom:    "다른 대기실의 참여입니다. 이 대기실에서 참여해 주세요.",
+	OtherNetwork: "다른 네트워크(다른 와이파이나 모바일 연결)에서 받은 참여입니다. 여기에서 다시 참여해 주세요.",
+	Expired:      "참여 시간이 지났습니다. 기다림이 끝난 뒤 2분 동안만 쓸 수 있습니다. 다시 참여해 주세요.",
+	Used:         "이미 사용한 참여입니다. 직접 참여하셨다면 자리는 그대로 있습니다. 현재 순서를 확인해 주세요.",
+	Busy:         "지금 같은 네트워크에서 자바스크립트 없이 참여하는 분이 많습니다. {t} 후에 다시 시도해 주세요.",
 }

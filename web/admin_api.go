@@ -158,5 +158,6 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 		s.fail(w, r, err)
 		return
 	}
+	set.Challenge = s.effectiveChallenge(set.Challenge)
 	writeJSON(w, status, roomView{Name: name, Settings: adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings})
 }

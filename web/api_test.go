@@ -290,6 +290,7 @@ func TestAdminAPI(t *testing.T) {
 			r.json(t, &v)
 			want := room.Defaults(fresh)
 			want.Title, want.Rate = "Black Friday", 40
+			want.Challenge = room.ChallengeOff // the server's default
 			if v.Name != fresh || !reflect.DeepEqual(v.Settings.Settings, want) {
 				t.Fatalf("created %+v, want %+v", v.Settings.Settings, want)
 			}

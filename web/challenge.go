@@ -15,23 +15,34 @@ import (
 // Challenges issues and verifies the proofs of work, and signs and checks
 // the no-JavaScript wait tokens (package challenge).
 type Challenges interface {
-	Issue(room string, maxNumber int64, now time.Time) (challenge.Challenge, error)
+	Issue(room, visitor string, maxNumber int64, now time.Time) (challenge.Challenge, error)
 	Verify(payload, room string, now time.Time) (challenge.Proof, error)
 	SignWait(w challenge.Wait) string
-	VerifyWait(token, room string, now time.Time) (challenge.Wait, error)
+	VerifyWait(token, room, net string, now time.Time) (challenge.Wait, error)
 }
 
 // DefaultEnterRatePerIP is the default of Options.EnterRatePerIP, per
 // second.
 const DefaultEnterRatePerIP = 200
 
-// randomChallengeKeys derives challenge keys from a fresh random secret.
+// randomChallengeKeys derives challenge keys from a fresh random secret
+// (its own to this process, so no namespace is needed to tell it apart).
 func randomChallengeKeys() (*challenge.Keys, error) {
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("web: challenge secret: %w", err)
 	}
-	return challenge.Derive(secret)
+	return challenge.Derive(secret, "")
+}
+
+// crossSite reports a request that the cross-origin guard would refuse
+// were it a POST: the challenge's GET counts toward its network's price,
+// so it is judged as the state-changing requests are (Sec-Fetch-Site, or
+// Origin against the host and the allowed origins).
+func (s *Server) crossSite(r *http.Request) bool {
+	p := r.WithContext(r.Context())
+	p.Method = http.MethodPost
+	return s.origins.Check(p) != nil
 }
 
 // altchaHeader carries the base64 ALTCHA payload of an enter.
@@ -41,12 +52,34 @@ const altchaHeader = "X-Altcha"
 func challengeURL(roomName string) string { return "/api/rooms/" + roomName + "/challenge" }
 
 // issueChallenge serves GET /api/rooms/{room}/challenge: a fresh challenge
-// whose difficulty follows the recent join rates of the client's network
-// and of the room (the request counts as one), or 404 challenge_off in a
-// room that asks no proof.
+// for the visitor (of the wr_vid cookie, else a new id that the proved
+// enter makes; the GET sets no cookie), whose difficulty follows the
+// recent challenges of the client's network (the request counts as one)
+// and the room's recent proved joins. It answers 404 challenge_off in a
+// room that asks no proof, 409 as an enter does when the room takes no
+// joins (not_open, sale_ended; nothing counted), 429 past the client's
+// bucket (the enters' rate), and 403 to a cross-site request, which could
+// otherwise raise a network's price from its visitors' browsers.
 func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room") // valid, and no-store: see api
+	if s.crossSite(r) {
+		s.refuseCrossSite(w, r)
+		return
+	}
+	if !s.challengeFetches.allow(s.clientKey(r)) {
+		s.metrics.Rejected.WithLabelValues("challenge_rate").Inc()
+		writeRateLimited(w)
+		return
+	}
+	id, _, err := s.visitorOrNew(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	rates, err := s.q.CountChallenge(r.Context(), name, s.enterNet(r))
+	if writeScheduleError(w, rates.Schedule, err) {
+		return
+	}
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -56,7 +89,7 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "challenge_off", "This room asks no proof of work.")
 		return
 	}
-	c, err := s.challenges.Issue(name, maxNumber, time.Now())
+	c, err := s.challenges.Issue(name, id, maxNumber, time.Now())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -73,23 +106,38 @@ type challengeRefusal struct {
 	Challenge string `json:"challenge"`
 }
 
+// errOtherVisitor reports a proof of work issued for another visitor than
+// the one of the cookie that brings it (a solution handed over).
+var errOtherVisitor = fmt.Errorf("challenge of another visitor: %w", challenge.ErrInvalid)
+
 // enterProved enters the visitor with the proof of work in payload (""
-// for none). A proof that does not verify is not sent: a visitor who has
-// a place needs none, and one who has none is refused for the proof's
-// fault (ErrInvalid, ErrExpired, ErrOtherRoom of package challenge)
-// rather than for its absence.
-func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id, payload string, camp queue.Campaign) (queue.Position, error) {
+// for none) and returns the visitor id it entered: id, the cookie's
+// visitor, or, for a new visitor (isNew) with a valid proof, the visitor
+// that the proof was issued for (the caller sets the cookie of it). A
+// proof issued for another visitor than a cookie's is invalid. A proof
+// that does not verify is not sent: a visitor who has a place needs none,
+// and one who has none is refused for the proof's fault (ErrInvalid,
+// ErrExpired, ErrOtherRoom of package challenge) rather than for its
+// absence.
+func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id string, isNew bool, payload string, camp queue.Campaign) (queue.Position, string, error) {
 	var proof queue.Proof
 	var bad error
 	if payload != "" {
 		pr, err := s.challenges.Verify(payload, name, time.Now())
-		if err != nil {
+		switch {
+		case err != nil:
 			bad = err
-		} else {
-			proof = queue.Proof{ID: pr.ID, Expires: pr.Expires}
+		case isNew:
+			id = pr.Visitor
+		case pr.Visitor != id:
+			bad = errOtherVisitor
+		}
+		if bad == nil {
+			proof = queue.Proof{ID: pr.ID, Expires: pr.Expires, IssuedAt: pr.IssuedAt}
 		}
 	}
-	return s.enterWith(ctx, r, name, id, camp, proof, bad)
+	p, err := s.enterWith(ctx, r, name, id, camp, proof, bad)
+	return p, id, err
 }
 
 // enterWith enters the visitor with a verified proof (the zero Proof for
@@ -117,13 +165,18 @@ func refusalReason(err error) string {
 	case err == nil:
 		return ""
 	case errors.Is(err, queue.ErrChallengeRequired):
-		return "required"
+		// The page's first, bare enter: asked to solve, the normal flow.
+		return "asked"
 	case errors.Is(err, queue.ErrChallengeUsed):
 		return "used"
+	case errors.Is(err, queue.ErrChallengeStale):
+		return "stale"
 	case errors.Is(err, challenge.ErrExpired):
 		return "expired"
 	case errors.Is(err, challenge.ErrOtherRoom):
 		return "other_room"
+	case errors.Is(err, challenge.ErrOtherNetwork):
+		return "other_network"
 	case errors.Is(err, challenge.ErrInvalid):
 		return "invalid"
 	case errors.Is(err, challenge.ErrEarly):
@@ -137,15 +190,17 @@ func refusalReason(err error) string {
 func writeChallengeError(w http.ResponseWriter, name string, err error) bool {
 	var e apiError
 	switch refusalReason(err) {
-	case "required":
+	case "asked":
 		e = apiError{"challenge_required", "Joining this room takes a proof of work: get a challenge, solve it and send the solution in the X-Altcha header."}
 	case "used":
 		e = apiError{"challenge_used", "This proof of work was used already. Get a new challenge."}
 	case "expired":
 		e = apiError{"challenge_expired", "This proof of work has expired. Get a new challenge."}
+	case "stale":
+		e = apiError{"challenge_expired", "This proof of work was issued before the room's pre-queue or opening. Get a new challenge."}
 	case "other_room":
 		e = apiError{"challenge_invalid", "This proof of work is for another room. Get a challenge of this room."}
-	case "invalid":
+	case "invalid", "other_network":
 		e = apiError{"challenge_invalid", "This proof of work is not valid. Get a new challenge."}
 	default:
 		return false

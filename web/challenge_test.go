@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,11 +25,22 @@ import (
 // with challenge keys the test holds.
 func challengeHarness(t *testing.T, mode string) (*harness, *challenge.Keys) {
 	t.Helper()
-	keys, err := challenge.Derive([]byte("test-challenge-secret"))
+	return challengeHarnessWith(t, mode, nil)
+}
+
+// challengeHarnessWith is challengeHarness with options of its own.
+func challengeHarnessWith(t *testing.T, mode string, mut func(*Options)) (*harness, *challenge.Keys) {
+	t.Helper()
+	keys, err := challenge.Derive([]byte("test-challenge-secret"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(o *Options) { o.Challenges = keys })
+	h := newHarness(t, func(o *Options) {
+		o.Challenges = keys
+		if mut != nil {
+			mut(o)
+		}
+	})
 	set, err := h.eng.Room(context.Background(), h.room)
 	if err != nil {
 		t.Fatal(err)
@@ -140,12 +152,23 @@ func TestEnterNeedsProof(t *testing.T) {
 	}
 
 	other, _ := challengeHarness(t, room.ChallengeAuto)
-	expired, err := keys.Issue(h.room, 100, time.Now().Add(-challenge.TTL-time.Second))
+	expired, err := keys.Issue(h.room, "someone", 100, time.Now().Add(-challenge.TTL-time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Without a cookie, the solution enters the visitor it was issued
+	// for, who has a place: no second place.
+	if r := h.do(t, "POST", q, "", map[string]string{altchaHeader: good}, nil); r.status != 200 || !strings.Contains(r.body, `"ticket":`+strconv.FormatInt(p.Ticket, 10)+`,`) {
+		t.Fatalf("the solution again without a cookie: %d %s, want ticket %d", r.status, r.body, p.Ticket)
+	}
+	// Having left, the visitor cannot use it again.
+	if r := h.do(t, "DELETE", q, "", nil, first.cookie()); r.status != 200 {
+		t.Fatalf("leave: %d %s", r.status, r.body)
+	}
+	if e := refusal(t, h.do(t, "POST", q, "", map[string]string{altchaHeader: good}, first.cookie())); e.Code != "challenge_used" {
+		t.Errorf("a replay after leaving: %+v, want challenge_used", e)
+	}
 	for _, tc := range []struct{ name, payload, code string }{
-		{"a replay", good, "challenge_used"},
 		{"garbage", "garbage", "challenge_invalid"},
 		{"another room's", solvePayload(t, other.fetchChallenge(t)), "challenge_invalid"},
 		{"an expired one", solvePayload(t, expired), "challenge_expired"},
@@ -158,7 +181,7 @@ func TestEnterNeedsProof(t *testing.T) {
 	if got := testutil.ToFloat64(m.ChallengesSolved); got != 1 {
 		t.Errorf("solved %g, want 1", got)
 	}
-	for reason, want := range map[string]float64{"required": 1, "used": 1, "invalid": 1, "other_room": 1, "expired": 1} {
+	for reason, want := range map[string]float64{"asked": 1, "used": 1, "invalid": 1, "other_room": 1, "expired": 1} {
 		if got := testutil.ToFloat64(m.ChallengesRefused.WithLabelValues(reason)); got != want {
 			t.Errorf("refused{%s} %g, want %g", reason, got, want)
 		}
@@ -266,19 +289,7 @@ func TestAdminChallengeSetting(t *testing.T) {
 // (answered 428) gives its per-address enter back, so only the enter with
 // a proof counts; a crowd behind one address joins at the limit's rate.
 func TestBareEnterIsFree(t *testing.T) {
-	keys, err := challenge.Derive([]byte("test-challenge-secret"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, func(o *Options) { o.Challenges = keys; o.EnterRatePerIP = 0.01; o.EnterBurstPerIP = 2 })
-	set, err := h.eng.Room(context.Background(), h.room)
-	if err != nil {
-		t.Fatal(err)
-	}
-	set.Challenge = room.ChallengeAuto
-	if err := h.eng.SaveRoom(context.Background(), h.room, set); err != nil {
-		t.Fatal(err)
-	}
+	h, keys := challengeHarnessWith(t, room.ChallengeAuto, func(o *Options) { o.EnterRatePerIP = 0.01; o.EnterBurstPerIP = 2 })
 	q := "/api/rooms/" + h.room + "/queue"
 	tests := []struct {
 		name   string
@@ -291,8 +302,12 @@ func TestBareEnterIsFree(t *testing.T) {
 	}
 	for i, tc := range tests {
 		hdr := map[string]string{}
-		if tc.proved {
-			hdr[altchaHeader] = solvePayload(t, h.fetchChallenge(t))
+		if tc.proved { // issued here: the challenges' own bucket is as small
+			c, err := keys.Issue(h.room, "visitor-"+strconv.Itoa(i), 100, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			hdr[altchaHeader] = solvePayload(t, c)
 		}
 		if r := h.do(t, "POST", q, "", hdr, nil); r.status != tc.want {
 			t.Fatalf("enter %d (%s): %d %s, want %d", i, tc.name, r.status, r.body, tc.want)

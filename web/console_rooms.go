@@ -277,6 +277,7 @@ func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz str
 	if err != nil {
 		return views.RoomForm{}, room.Settings{}, err
 	}
+	set.Challenge = s.effectiveChallenge(set.Challenge)
 	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
 		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
 		APIKeySet: set.Gate.APIKeyHash != ""}, set, nil

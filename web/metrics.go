@@ -58,9 +58,9 @@ type Metrics struct {
 	GateSessions      *prometheus.GaugeVec
 	GateSessionEvents *prometheus.GaugeVec
 	// ChallengesIssued, ChallengesSolved and ChallengesRefused (by reason:
-	// required, invalid, expired, other_room, used, early) count the proofs of
-	// work of this instance; ChallengeDifficulty is the maxNumber of the
-	// challenges it issued.
+	// asked, invalid, expired, stale, other_room, other_network, used,
+	// early) count the proofs of work of this instance;
+	// ChallengeDifficulty is the maxNumber of the challenges it issued.
 	ChallengesIssued    prometheus.Counter
 	ChallengesSolved    prometheus.Counter
 	ChallengesRefused   *prometheus.CounterVec
@@ -196,11 +196,11 @@ func NewMetrics() *Metrics {
 	})
 	m.ChallengesRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_challenges_refused_total",
-		Help: "Enters refused for their proof of work on this instance (428, or an HTML page), by reason: required (no proof), invalid, expired, other_room, used (a replay), early (a no-JavaScript wait token before its time).",
+		Help: "Enters refused for their proof of work on this instance (428, or an HTML page), by reason: asked (no proof: the page's first, bare enter, the normal flow), invalid (including a solution of another visitor's challenge), expired, stale (issued before the room's pre-queue or opening), other_room, other_network (a no-JavaScript wait token brought from another network), used (a replay), early (a no-JavaScript wait token before its time).",
 	}, []string{"reason"})
 	m.ChallengeDifficulty = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "waitingroom_challenge_max_number", Help: "The maxNumber (the most hashes a solver needs) of the challenges this instance issued.",
-		Buckets: prometheus.ExponentialBuckets(10_000, 4, 8),
+		Buckets: prometheus.ExponentialBuckets(5_000, 2, 8), // 5,000 (M0) to 640,000 (past Max)
 	})
 	m.Registry.MustRegister(m.ChallengesIssued, m.ChallengesSolved, m.ChallengesRefused, m.ChallengeDifficulty)
 	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}

@@ -46,6 +46,23 @@ type stockError struct {
 	Left int64 `json:"left"`
 }
 
+// limitError is 400 over_limit: the apiError, the room's limit per buyer
+// and how many the buyer may still order.
+type limitError struct {
+	apiError
+	Limit int `json:"limit"`
+	Left  int `json:"left"`
+}
+
+// limitText says, in t's language, how many of the room's limit per buyer
+// the buyer may still order.
+func limitText(t views.Messages, e *order.LimitError) string {
+	if e.Left <= 0 {
+		return views.Fill(t.ErrLimitReached, "n", strconv.Itoa(e.Limit))
+	}
+	return views.Fill(views.Fill(t.ErrOverLimit, "n", strconv.Itoa(e.Limit)), "left", strconv.Itoa(e.Left))
+}
+
 // placeOrderJSON serves POST /api/rooms/{room}/orders: the token in
 // X-Entry-Token, the visitor in wr_vid.
 func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
@@ -83,16 +100,16 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Visitor = id
-	if limit, err := s.checkPerBuyer(r.Context(), req.Room, req.Quantity); errors.Is(err, errOverLimit) {
-		writeError(w, http.StatusBadRequest, "over_limit", "quantity is over this room's limit of "+strconv.Itoa(limit)+" per buyer. The entry token stays valid.")
-		return
-	} else if errors.Is(err, errGateOn) {
+	perBuyer, err := s.orderRoom(r.Context(), req.Room)
+	switch {
+	case errors.Is(err, errGateOn):
 		writeError(w, http.StatusConflict, "gate_on", "This room's orders are taken at its shop: a buyer whose turn it is continues there with a pass (POST /r/{room}/pass).")
 		return
-	} else if err != nil {
+	case err != nil:
 		s.fail(w, r, err)
 		return
 	}
+	req.MaxPerBuyer = perBuyer
 	o, err := s.orders.Place(r.Context(), req)
 	if err != nil {
 		s.orderFailJSON(w, r, err)
@@ -105,7 +122,14 @@ func (s *Server) orderFailJSON(w http.ResponseWriter, r *http.Request, err error
 	var rl *order.RateLimitedError
 	var wait *order.WaitError
 	var short *order.StockError
+	var over *order.LimitError
 	switch {
+	case errors.As(err, &over):
+		// Over the room's limit per buyer: say how many are left, in the
+		// visitor's language, and as numbers.
+		t := s.roomText(r, r.PathValue("room"))
+		writeJSON(w, http.StatusBadRequest, limitError{apiError: apiError{Code: "over_limit", Message: limitText(t, over)},
+			Limit: over.Limit, Left: over.Left})
 	case errors.As(err, &rl):
 		writeErrorRetry(w, http.StatusTooManyRequests, rl.RetryAfter, "rate_limited", "Many orders are arriving; retry shortly. The entry token stays valid.")
 	case errors.As(err, &wait) && errors.Is(err, order.ErrTokenPaused):
@@ -191,16 +215,16 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	} else {
 		req.Token = "" // no visitor to bind it to
 	}
-	if limit, err := s.checkPerBuyer(r.Context(), name, req.Quantity); errors.Is(err, errOverLimit) {
-		s.orderError(w, r, http.StatusBadRequest, t.TitleNotPlaced, views.Fill(t.ErrOverLimit, "n", strconv.Itoa(limit)), nil)
-		return
-	} else if errors.Is(err, errGateOn) {
+	perBuyer, err := s.orderRoom(r.Context(), name)
+	switch {
+	case errors.Is(err, errGateOn):
 		s.orderError(w, r, http.StatusConflict, t.TitleNotPlaced, t.Gate().OrdersAtShop, nil)
 		return
-	} else if err != nil {
+	case err != nil:
 		s.htmlFail(w, r, err, name)
 		return
 	}
+	req.MaxPerBuyer = perBuyer
 	o, err := s.orders.Place(r.Context(), req)
 	if err == nil {
 		w.Header().Set("Cache-Control", "no-store")
@@ -210,8 +234,11 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	var rl *order.RateLimitedError
 	var wait *order.WaitError
 	var short *order.StockError
+	var over *order.LimitError
 	notPlaced := t.TitleNotPlaced
 	switch {
+	case errors.As(err, &over):
+		s.orderError(w, r, http.StatusBadRequest, notPlaced, limitText(t, over), nil)
 	case errors.As(err, &rl):
 		secs := retrySeconds(rl.RetryAfter)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
@@ -340,27 +367,21 @@ func orderLimit(perBuyer int) int {
 	return order.MaxQuantity
 }
 
-// errOverLimit reports an order over the room's maxPerBuyer.
-var errOverLimit = errors.New("quantity over the room's maxPerBuyer")
-
 // errGateOn refuses an order on the built-in order path of a room that
 // sends its buyers to a shop (gate mode): its orders are taken there.
 var errGateOn = errors.New("the room's orders are taken at its shop")
 
-// checkPerBuyer refuses, before the token is claimed or the order bucket
-// touched, an order in a gate room (errGateOn) or of more than the room's
-// maxPerBuyer. It returns the limit with errOverLimit, or the error of
-// reading the room (the order path fails closed).
-func (s *Server) checkPerBuyer(ctx context.Context, name string, quantity int) (int, error) {
+// orderRoom refuses, before the token is claimed or the order bucket
+// touched, an order in a gate room (errGateOn); otherwise it returns the
+// room's maxPerBuyer, which the order service holds the buyer's total to.
+// It returns the error of reading the room (the order path fails closed).
+func (s *Server) orderRoom(ctx context.Context, name string) (int, error) {
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		return 0, err
 	}
 	if s.handoffShop(set) != "" {
 		return 0, errGateOn
-	}
-	if set.MaxPerBuyer > 0 && quantity > set.MaxPerBuyer {
-		return set.MaxPerBuyer, errOverLimit
 	}
 	return set.MaxPerBuyer, nil
 }

@@ -61,6 +61,13 @@ func newOrderHarness(t *testing.T, stock int64, set func(*room.Settings)) *order
 func (h *orderHarness) admitted(t *testing.T) (*http.Cookie, string) {
 	t.Helper()
 	c := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil).cookie()
+	return c, h.readmit(t, c)
+}
+
+// readmit enters the visitor of cookie c again and returns their new pass.
+func (h *orderHarness) readmit(t *testing.T, c *http.Cookie) string {
+	t.Helper()
+	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, c)
 	h.eng.Admit(context.Background(), h.room, time.Second, nil)
 	time.Sleep(5 * time.Millisecond)
 	h.eng.Admit(context.Background(), h.room, time.Second, []string{freshToken(t)})
@@ -72,7 +79,7 @@ func (h *orderHarness) admitted(t *testing.T) (*http.Cookie, string) {
 	if p.EntryToken == nil {
 		t.Fatalf("visitor not admitted: %+v", p)
 	}
-	return c, *p.EntryToken
+	return *p.EntryToken
 }
 
 func freshToken(t *testing.T) string {

@@ -202,7 +202,8 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	}
 	// The form carries a proof of work: in its altcha field (the widget's
 	// payload) when a script solved one, or a wait token (wait.go).
-	if wt, err := s.joinProved(ctx, r, name, id, camp); err != nil {
+	wt, id, err := s.joinProved(ctx, r, name, id, isNew, camp)
+	if err != nil {
 		s.joinRefused(ctx, w, r, name, wt, err)
 		return
 	}

@@ -26,7 +26,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	payload := r.Header.Get(altchaHeader)
-	p, err := s.enterProved(r.Context(), r, name, id, payload, camp)
+	p, id, err := s.enterProved(r.Context(), r, name, id, isNew, payload, camp)
 	if payload == "" && errors.Is(err, queue.ErrChallengeRequired) {
 		// The page's first, bare enter in a challenge room learns that
 		// it must solve and makes nothing: it gives its enter back, so a

@@ -82,6 +82,15 @@ func (s *Server) roomDefaults(name string) room.Settings {
 	return set
 }
 
+// effectiveChallenge is a room's challenge setting as it applies: the
+// server's default for a room saved before the setting existed ("").
+func (s *Server) effectiveChallenge(c string) string {
+	if c == "" {
+		return s.challengeDefault
+	}
+	return c
+}
+
 // saveRoom applies w to room name as actor. It returns room.ErrNotFound,
 // errRoomExists, an *invalidSettingsError, or a store error.
 func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) (roomWritten, error) {

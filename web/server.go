@@ -173,6 +173,9 @@ type Server struct {
 	hub    *Hub
 	dash   *dashboard
 	enters *ipLimiter
+	// challengeFetches bounds the challenges fetched per client, at the
+	// enters' rate (a join needs one).
+	challengeFetches *ipLimiter
 	// challenges, policy and challengeDefault: the proof of work.
 	challenges       Challenges
 	policy           challenge.Policy
@@ -260,8 +263,9 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{q: o.Queue, rooms: o.Rooms, orders: o.Orders, health: o.Health, signer: o.Signer,
 		metrics: o.Metrics, log: o.Log, assets: a, hub: o.Hub, trusted: o.TrustedProxies,
-		enters:     newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
-		challenges: o.Challenges, policy: o.ChallengePolicy, challengeDefault: o.ChallengeDefault,
+		enters:           newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
+		challengeFetches: newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
+		challenges:       o.Challenges, policy: o.ChallengePolicy, challengeDefault: o.ChallengeDefault,
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
 		gateFails:  newFailures(adminFailures, adminFailWindow),

@@ -165,7 +165,7 @@ func (s *Server) streamEnter(ctx context.Context, r *http.Request, name, id stri
 		}
 		return queue.Position{}, s.counted(false), nil
 	}
-	p, err = s.enterProved(ctx, r, name, id, "", camp)
+	p, _, err = s.enterProved(ctx, r, name, id, isNew, "", camp)
 	if err != nil || !p.Created {
 		giveBack()
 	}

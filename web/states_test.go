@@ -109,25 +109,52 @@ func TestPagesWithoutJavaScript(t *testing.T) {
 	}
 }
 
-// TestOrderOverPerBuyerLimit refuses an order over the room's maxPerBuyer
-// with 400 over_limit before the pass is claimed: the pass still orders.
+// TestOrderOverPerBuyerLimit: the room's maxPerBuyer caps one buyer's
+// total across passes. An order over it is refused with 400 over_limit and
+// how many are left, in the visitor's language, before the pass is claimed:
+// the pass still orders.
 func TestOrderOverPerBuyerLimit(t *testing.T) {
 	h := newOrderHarness(t, 10, func(s *room.Settings) { s.MaxPerBuyer = 2 })
 	path := "/api/rooms/" + h.room + "/orders"
 	c, tok := h.admitted(t)
-	r := h.do(t, "POST", path, `{"quantity":3}`, map[string]string{"X-Entry-Token": tok}, c)
-	var e apiError
-	r.json(t, &e)
-	if r.status != 400 || e.Code != "over_limit" {
-		t.Fatalf("3 over a limit of 2: %d %s", r.status, r.body)
+	steps := []struct {
+		name     string
+		readmit  bool // a new pass for the same buyer first
+		quantity string
+		form     bool // the order form, in Korean; else JSON, in English
+		status   int
+		left     int    // JSON over_limit's left
+		says     string // in the answer
+	}{
+		{name: "JSON over the limit", quantity: "3", status: 400, left: 2, says: "may still order 2"},
+		{name: "form over the limit", quantity: "3", form: true, status: 400, says: "2개 더 주문"},
+		{name: "the same pass within the limit", quantity: "2", status: 201},
+		{name: "a new pass once the limit is reached", readmit: true, quantity: "1", status: 400, left: 0, says: "already ordered 2"},
+		{name: "the form once the limit is reached", quantity: "1", form: true, status: 400, says: "최대 수량인 2개를 이미"},
 	}
-	form := h.postForm(t, "/r/"+h.room+"/order", url.Values{"entry_token": {tok}, "quantity": {"3"}}, c, "ko")
-	body := readBody(t, form)
-	if form.StatusCode != 400 || !strings.Contains(body, "최대 2개") {
-		t.Fatalf("the form over the limit: %d %s", form.StatusCode, body)
-	}
-	if r := h.do(t, "POST", path, `{"quantity":2}`, map[string]string{"X-Entry-Token": tok}, c); r.status != 201 {
-		t.Fatalf("2 within the limit: %d %s", r.status, r.body)
+	for _, st := range steps {
+		if st.readmit {
+			tok = h.readmit(t, c)
+		}
+		if st.form {
+			resp := h.postForm(t, "/r/"+h.room+"/order", url.Values{"entry_token": {tok}, "quantity": {st.quantity}}, c, "ko")
+			if body := readBody(t, resp); resp.StatusCode != st.status || !strings.Contains(body, st.says) {
+				t.Fatalf("%s: %d, want %d saying %q:\n%s", st.name, resp.StatusCode, st.status, st.says, body)
+			}
+			continue
+		}
+		r := h.do(t, "POST", path, `{"quantity":`+st.quantity+`}`, map[string]string{"X-Entry-Token": tok, "Accept-Language": "en"}, c)
+		if r.status != st.status {
+			t.Fatalf("%s: %d %s, want %d", st.name, r.status, r.body, st.status)
+		}
+		if st.status != 400 {
+			continue
+		}
+		var e limitError
+		r.json(t, &e)
+		if e.Code != "over_limit" || e.Limit != 2 || e.Left != st.left || !strings.Contains(e.Message, st.says) {
+			t.Fatalf("%s: %s, want over_limit with %d left saying %q", st.name, r.body, st.left, st.says)
+		}
 	}
 }
 

@@ -31,20 +31,23 @@ const (
 
 // joinProved enters the visitor of a posted join form with the proof it
 // carries: a wait token, an ALTCHA payload, or none. It returns the wait
-// read from a wait token (set when it is early, too).
-func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id string, camp queue.Campaign) (challenge.Wait, error) {
+// read from a wait token (set when it is early, too), and the visitor it
+// entered (see enterProved).
+func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id string, isNew bool, camp queue.Campaign) (challenge.Wait, string, error) {
 	token := r.PostForm.Get(waitField)
 	if token == "" {
-		_, err := s.enterProved(ctx, r, name, id, r.PostForm.Get(altchaField), camp)
-		return challenge.Wait{}, err
+		_, id, err := s.enterProved(ctx, r, name, id, isNew, r.PostForm.Get(altchaField), camp)
+		return challenge.Wait{}, id, err
 	}
-	wt, bad := s.challenges.VerifyWait(token, name, time.Now())
+	wt, bad := s.challenges.VerifyWait(token, name, s.enterNet(r), time.Now())
 	var proof queue.Proof
 	if bad == nil {
-		proof = queue.Proof{ID: wt.ProofID(), Expires: wt.Expires}
+		// A wait is spendable from NotBefore: one that came due before
+		// the room's pre-queue or opening is refused as stale.
+		proof = queue.Proof{ID: wt.ProofID(), Expires: wt.Expires, IssuedAt: wt.NotBefore}
 	}
 	_, err := s.enterWith(ctx, r, name, id, camp, proof, bad)
-	return wt, err
+	return wt, id, err
 }
 
 // joinRefused answers a join form that joinProved refused: a join without
@@ -94,7 +97,7 @@ func (s *Server) offerWait(ctx context.Context, w http.ResponseWriter, r *http.R
 	}
 	s.metrics.ChallengesIssued.Inc()
 	s.metrics.ChallengeDifficulty.Observe(float64(maxNumber))
-	wt := challenge.NewWait(name, slot.At)
+	wt := challenge.NewWait(name, network, slot.At)
 	s.waitPage(w, r, name, s.challenges.SignWait(wt), wt, utmOf(r.Form))
 }
 
@@ -110,7 +113,7 @@ func (s *Server) waitStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	token := q.Get(waitParam)
-	wt, err := s.challenges.VerifyWait(token, name, time.Now())
+	wt, err := s.challenges.VerifyWait(token, name, s.enterNet(r), time.Now())
 	if err != nil && !errors.Is(err, challenge.ErrEarly) {
 		s.waitRefused(w, r, name, err)
 		return
@@ -138,7 +141,8 @@ func (s *Server) waitPage(w http.ResponseWriter, r *http.Request, name, token st
 		page.Within = int64(challenge.WaitTTL / time.Second)
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	s.render(w, r, http.StatusOK, views.Wait(page))
+	// The token is in the page's URL and its links: no referrer leaks it.
+	s.renderWith(w, r, http.StatusOK, views.Wait(page), func(h http.Header) { h.Set("Referrer-Policy", "no-referrer") })
 }
 
 // waitRefused answers a wait token that cannot be used, saying why, with
@@ -150,10 +154,12 @@ func (s *Server) waitRefused(w http.ResponseWriter, r *http.Request, name string
 	p := views.ErrorPage{Status: http.StatusBadRequest, Heading: wt.Refused, Message: wt.Invalid, Room: name,
 		RoomURL: "/r/" + name + "/status", Rejoin: true}
 	switch {
-	case errors.Is(err, challenge.ErrExpired):
+	case errors.Is(err, challenge.ErrExpired), errors.Is(err, queue.ErrChallengeStale):
 		p.Status, p.Message = http.StatusGone, wt.Expired
 	case errors.Is(err, challenge.ErrOtherRoom):
 		p.Message = wt.OtherRoom
+	case errors.Is(err, challenge.ErrOtherNetwork):
+		p.Message = wt.OtherNetwork
 	case errors.Is(err, queue.ErrChallengeUsed):
 		p.Status, p.Message = http.StatusConflict, wt.Used
 	}

@@ -63,14 +63,18 @@ func (h *harness) places(t *testing.T) int64 {
 // it is due that says the seconds left, then offers the join form with
 // the token; the form joins and lands on the status page. The token joins
 // once: a replay, as another visitor, is refused in words.
+// testNet is the client network of the harness's requests (127.0.0.1).
+const testNet = "127.0.0.0/24"
+
 func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 	h, keys := challengeHarness(t, room.ChallengeAuto)
 	join := "/r/" + h.room + "/join"
 
 	resp := h.postForm(t, join+"?utm_source=news", nil, nil, "en")
 	page := readBody(t, resp)
-	if resp.StatusCode != 200 || resp.Header.Get("Set-Cookie") != "" || resp.Header.Get("Cache-Control") != "no-store" {
-		t.Fatalf("join without a proof: %d %v", resp.StatusCode, resp.Header)
+	if resp.StatusCode != 200 || resp.Header.Get("Set-Cookie") != "" || resp.Header.Get("Cache-Control") != "no-store" ||
+		resp.Header.Get("Referrer-Policy") != "no-referrer" {
+		t.Fatalf("join without a proof: %d %v, want no-store, no-referrer and no cookie", resp.StatusCode, resp.Header)
 	}
 	m := waitRefresh.FindStringSubmatch(page)
 	if m == nil || m[1] != "2" || !strings.HasPrefix(html.UnescapeString(m[2]), "/r/"+h.room+"/wait?") ||
@@ -86,7 +90,7 @@ func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 		t.Fatal("the wait page offers the join before it is due, or a place was taken")
 	}
 	token := waitToken(t, page)
-	wt, err := keys.VerifyWait(token, h.room, time.Now())
+	wt, err := keys.VerifyWait(token, h.room, testNet, time.Now())
 	if !errors.Is(err, challenge.ErrEarly) || time.Until(wt.NotBefore) > 2*time.Second || time.Until(wt.NotBefore) < time.Second {
 		t.Fatalf("token: %+v %v, want due in 2 s", wt, err)
 	}
@@ -94,7 +98,8 @@ func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 
 	// Before it is due: the seconds left, and the refresh again.
 	resp, page = h.getPage(t, again, "en")
-	if resp.StatusCode != 200 || !waitRefresh.MatchString(page) || !strings.Contains(page, "Please wait ") || strings.Contains(page, `name="wait"`) {
+	if resp.StatusCode != 200 || !waitRefresh.MatchString(page) || !strings.Contains(page, "Please wait ") || strings.Contains(page, `name="wait"`) ||
+		resp.Header.Get("Referrer-Policy") != "no-referrer" {
 		t.Fatalf("the wait before it is due: %d\n%s", resp.StatusCode, page)
 	}
 	// Posted early, the token is the wait again, with the seconds left.
@@ -136,11 +141,12 @@ func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 // posted; each says why, in the visitor's language.
 func TestWaitTokensRefused(t *testing.T) {
 	h, keys := challengeHarness(t, room.ChallengeAuto)
-	due := challenge.NewWait(h.room, time.Now().Add(-time.Second))
+	due := challenge.NewWait(h.room, testNet, time.Now().Add(-time.Second))
 	good := keys.SignWait(due)
 	tampered := []byte(good)
 	tampered[len(tampered)-5] ^= 0x01
-	other, _ := challenge.Derive([]byte("another deployment"))
+	other, _ := challenge.Derive([]byte("another deployment"), "test")
+	otherNS, _ := challenge.Derive([]byte("test-challenge-secret"), "another-namespace")
 	for _, tc := range []struct {
 		name, token string
 		status      int
@@ -148,9 +154,12 @@ func TestWaitTokensRefused(t *testing.T) {
 	}{
 		{"tampered", string(tampered), 400, "This join is not valid.", "올바른 참여가 아닙니다"},
 		{"signed elsewhere", other.SignWait(due), 400, "This join is not valid.", "올바른 참여가 아닙니다"},
+		{"another namespace's, same secret", otherNS.SignWait(due), 400, "This join is not valid.", "올바른 참여가 아닙니다"},
+		{"given to another network", keys.SignWait(challenge.NewWait(h.room, "203.0.113.0/24", time.Now().Add(-time.Second))), 400,
+			"given to another network", "다른 네트워크(다른 와이파이나 모바일 연결)에서 받은 참여입니다"},
 		{"MAC cut short", good[:len(good)-1], 400, "This join is not valid.", "올바른 참여가 아닙니다"},
-		{"another room's", keys.SignWait(challenge.NewWait("another-room", time.Now().Add(-time.Second))), 400, "for another waiting room", "다른 대기실의 참여입니다"},
-		{"expired", keys.SignWait(challenge.NewWait(h.room, time.Now().Add(-challenge.WaitTTL-time.Second))), 410, "This join has expired", "참여 시간이 지났습니다"},
+		{"another room's", keys.SignWait(challenge.NewWait("another-room", testNet, time.Now().Add(-time.Second))), 400, "for another waiting room", "다른 대기실의 참여입니다"},
+		{"expired", keys.SignWait(challenge.NewWait(h.room, testNet, time.Now().Add(-challenge.WaitTTL-time.Second))), 410, "This join has expired", "참여 시간이 지났습니다"},
 		{"garbage", "<script>alert(1)</script>", 400, "This join is not valid.", "올바른 참여가 아닙니다"},
 		{"too long", strings.Repeat("a", 1000), 400, "This join is not valid.", "올바른 참여가 아닙니다"},
 	} {
@@ -200,7 +209,7 @@ func TestWaitsAreSpacedPerNetwork(t *testing.T) {
 	var due [3]time.Time
 	for i := range due {
 		resp := h.postForm(t, "/r/"+h.room+"/join", nil, nil, "en")
-		wt, err := keys.VerifyWait(waitToken(t, readBody(t, resp)), h.room, time.Now())
+		wt, err := keys.VerifyWait(waitToken(t, readBody(t, resp)), h.room, testNet, time.Now())
 		if !errors.Is(err, challenge.ErrEarly) {
 			t.Fatalf("join %d: %v", i, err)
 		}
@@ -222,8 +231,10 @@ func TestJoinFormWithAProof(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || (reply{header: resp.Header}).cookie() == nil || h.places(t) != 1 {
 		t.Fatalf("join with a solved challenge: %d, %d places", resp.StatusCode, h.places(t))
 	}
+	// Posted again without a cookie, it is the visitor it was issued for,
+	// who has a place: no second one.
 	resp = h.postForm(t, "/r/"+h.room+"/join", url.Values{"altcha": {payload}}, nil, "en")
-	if resp.StatusCode != http.StatusPreconditionRequired || h.places(t) != 1 {
+	if resp.StatusCode != http.StatusSeeOther || h.places(t) != 1 {
 		t.Errorf("its replay: %d, %d places", resp.StatusCode, h.places(t))
 	}
 	off := newHarness(t, nil)

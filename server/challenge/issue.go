@@ -23,6 +23,11 @@ const MaxPayloadLen = 2048
 const (
 	paramRoom    = "room"
 	paramExpires = "expires"
+	// paramIssued is the issue time (unix ms): the enter refuses a proof
+	// issued before the room's current phase began (banked).
+	paramIssued = "iat"
+	// paramVisitor is the visitor id that the solution creates or serves.
+	paramVisitor = "v"
 )
 
 // Why Verify refuses a solution.
@@ -39,10 +44,11 @@ var (
 // Challenge is what a client solves (the ALTCHA widget's JSON).
 type Challenge = altcha.Challenge
 
-// Issue returns a challenge for room whose number is drawn uniformly in
-// [0, maxNumber] (so that a solver needs maxNumber/2 hashes on average),
-// expiring TTL after now.
-func (k *Keys) Issue(room string, maxNumber int64, now time.Time) (Challenge, error) {
+// Issue returns a challenge for visitor (the id its solution creates or
+// serves) in room whose number is drawn uniformly in [0, maxNumber] (so
+// that a solver needs maxNumber/2 hashes on average), issued at now and
+// expiring TTL after.
+func (k *Keys) Issue(room, visitor string, maxNumber int64, now time.Time) (Challenge, error) {
 	if maxNumber < 1 {
 		return Challenge{}, fmt.Errorf("challenge: issue %s: maxNumber %d", room, maxNumber)
 	}
@@ -52,7 +58,8 @@ func (k *Keys) Issue(room string, maxNumber int64, now time.Time) (Challenge, er
 		MaxNumber: maxNumber,
 		HMACKey:   k.challenge,
 		Expires:   &exp,
-		Params:    url.Values{paramRoom: {room}},
+		Params: url.Values{paramRoom: {room}, paramVisitor: {visitor},
+			paramIssued: {strconv.FormatInt(now.UnixMilli(), 10)}},
 	})
 	if err != nil {
 		return Challenge{}, fmt.Errorf("challenge: issue %s: %w", room, err)
@@ -61,10 +68,13 @@ func (k *Keys) Issue(room string, maxNumber int64, now time.Time) (Challenge, er
 }
 
 // Proof is a verified solution: ID (the challenge's hash, hex) names it in
-// the replay set until Expires.
+// the replay set until Expires; IssuedAt is when its challenge was issued
+// and Visitor the visitor id it was issued for.
 type Proof struct {
-	ID      string
-	Expires time.Time
+	ID       string
+	Expires  time.Time
+	IssuedAt time.Time
+	Visitor  string
 }
 
 // Verify checks payload, the base64 of the ALTCHA JSON payload
@@ -84,7 +94,8 @@ func (k *Keys) Verify(payload, room string, now time.Time) (Proof, error) {
 	}
 	params := altcha.ExtractParams(p)
 	exp, err := strconv.ParseInt(params.Get(paramExpires), 10, 64)
-	if err != nil { // signed by us, so never; but fail closed
+	iat, err2 := strconv.ParseInt(params.Get(paramIssued), 10, 64)
+	if err != nil || err2 != nil || params.Get(paramVisitor) == "" { // signed by us, so never; but fail closed
 		return Proof{}, fmt.Errorf("challenge: verify %s: %w", room, ErrInvalid)
 	}
 	expires := time.Unix(exp, 0)
@@ -94,7 +105,7 @@ func (k *Keys) Verify(payload, room string, now time.Time) (Proof, error) {
 	case !now.Before(expires):
 		return Proof{}, fmt.Errorf("challenge: verify %s: %w", room, ErrExpired)
 	}
-	return Proof{ID: p.Challenge, Expires: expires}, nil
+	return Proof{ID: p.Challenge, Expires: expires, IssuedAt: time.UnixMilli(iat), Visitor: params.Get(paramVisitor)}, nil
 }
 
 // decode reads a payload, bounded, and accepts SHA-256 only (the library

@@ -32,33 +32,39 @@ func encode(t *testing.T, p altcha.Payload) string {
 }
 
 func TestDeriveDiffers(t *testing.T) {
-	a, err := Derive([]byte("secret-a"))
+	a, err := Derive([]byte("secret-a"), "wr:db0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Derive([]byte("secret-a"))
-	c, _ := Derive([]byte("secret-b"))
+	b, _ := Derive([]byte("secret-a"), "wr:db0")
+	c, _ := Derive([]byte("secret-b"), "wr:db0")
+	d, _ := Derive([]byte("secret-a"), "shop-b")
 	if a.challenge != b.challenge || string(a.wait) != string(b.wait) {
 		t.Error("one secret derived two key sets")
 	}
 	if a.challenge == c.challenge || a.challenge == string(a.wait) {
 		t.Error("keys of different secrets or uses are equal")
 	}
-	if _, err := Derive(nil); err == nil {
+	if a.challenge == d.challenge || string(a.wait) == string(d.wait) {
+		t.Error("two namespaces that share a secret derived the same keys")
+	}
+	if _, err := Derive(nil, "wr:db0"); err == nil {
 		t.Error("an empty secret derived keys")
 	}
 }
 
 func TestIssueVerify(t *testing.T) {
-	k, _ := Derive([]byte("secret"))
-	other, _ := Derive([]byte("another deployment"))
+	k, _ := Derive([]byte("secret"), "wr:db0")
+	other, _ := Derive([]byte("another deployment"), "wr:db0")
+	otherNS, _ := Derive([]byte("secret"), "shop-b")
 	now := time.Unix(1_800_000_000, 0)
-	c, err := k.Issue("sale", 1000, now)
+	c, err := k.Issue("sale", "visitor-1", 1000, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.MaxNumber != 1000 || c.Algorithm != "SHA-256" || !strings.Contains(c.Salt, "room=sale") || !strings.Contains(c.Salt, "expires=1800000120") {
-		t.Fatalf("challenge %+v: want maxNumber 1000, SHA-256, room and expiry in the salt", c)
+	if c.MaxNumber != 1000 || c.Algorithm != "SHA-256" || !strings.Contains(c.Salt, "room=sale") || !strings.Contains(c.Salt, "expires=1800000120") ||
+		!strings.Contains(c.Salt, "iat=1800000000000") || !strings.Contains(c.Salt, "v=visitor-1") {
+		t.Fatalf("challenge %+v: want maxNumber 1000, SHA-256, room, expiry, issue time and visitor in the salt", c)
 	}
 	p, good := solve(t, c)
 	wrongNumber := p
@@ -77,6 +83,7 @@ func TestIssueVerify(t *testing.T) {
 		{"another room's", k, good, "other", now, ErrOtherRoom},
 		{"at its expiry", k, good, "sale", now.Add(TTL), ErrExpired},
 		{"another deployment's", other, good, "sale", now, ErrInvalid},
+		{"another namespace's, same secret", otherNS, good, "sale", now, ErrInvalid},
 		{"a wrong number", k, encode(t, wrongNumber), "sale", now, ErrInvalid},
 		{"another algorithm", k, encode(t, sha1), "sale", now, ErrInvalid},
 		{"empty", k, "", "sale", now, ErrInvalid},
@@ -90,16 +97,16 @@ func TestIssueVerify(t *testing.T) {
 			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 				t.Fatalf("Verify: %v, want %v", err, tc.want)
 			}
-			if err == nil && (pr.ID != c.Challenge || !pr.Expires.Equal(now.Add(TTL))) {
-				t.Errorf("proof %+v: want id %s expiring %v", pr, c.Challenge, now.Add(TTL))
+			if err == nil && (pr.ID != c.Challenge || !pr.Expires.Equal(now.Add(TTL)) || !pr.IssuedAt.Equal(now) || pr.Visitor != "visitor-1") {
+				t.Errorf("proof %+v: want id %s issued %v for visitor-1, expiring %v", pr, c.Challenge, now, now.Add(TTL))
 			}
 		})
 	}
 }
 
 func TestIssueRefusesNoWork(t *testing.T) {
-	k, _ := Derive([]byte("secret"))
-	if _, err := k.Issue("sale", 0, time.Now()); err == nil {
+	k, _ := Derive([]byte("secret"), "wr:db0")
+	if _, err := k.Issue("sale", "visitor-1", 0, time.Now()); err == nil {
 		t.Error("a challenge of maxNumber 0 was issued")
 	}
 }

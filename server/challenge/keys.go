@@ -30,16 +30,19 @@ type Keys struct {
 }
 
 // Derive makes Keys from the deployment's secret with HKDF-SHA256 (info
-// "waitingroom challenge v1" and "waitingroom wait token v1").
-func Derive(secret []byte) (*Keys, error) {
+// "waitingroom challenge v1|<namespace>" and "waitingroom wait token
+// v1|<namespace>"), namespace being the deployment's Redis namespace: two
+// deployments that share a secret (and a Redis) refuse each other's proofs
+// and wait tokens, whose replay records are per namespace.
+func Derive(secret []byte, namespace string) (*Keys, error) {
 	if len(secret) == 0 {
 		return nil, errors.New("challenge: derive: empty secret")
 	}
-	c, err := derive(secret, challengeInfo)
+	c, err := derive(secret, challengeInfo+"|"+namespace)
 	if err != nil {
 		return nil, err
 	}
-	w, err := derive(secret, waitInfo)
+	w, err := derive(secret, waitInfo+"|"+namespace)
 	if err != nil {
 		return nil, err
 	}

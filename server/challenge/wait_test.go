@@ -29,10 +29,12 @@ func TestWaitFor(t *testing.T) {
 // TestWaitTokens: a wait token is honoured in its room from NotBefore
 // until it expires, and refused, for the right reason, otherwise.
 func TestWaitTokens(t *testing.T) {
-	k, _ := Derive([]byte("secret-a"))
-	other, _ := Derive([]byte("secret-b"))
+	k, _ := Derive([]byte("secret-a"), "wr:db0")
+	other, _ := Derive([]byte("secret-b"), "wr:db0")
+	otherNS, _ := Derive([]byte("secret-a"), "shop-b")
 	at := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
-	w := NewWait("drop", at.Add(5*time.Second))
+	const net = "2001:db8:1:2::/64"
+	w := NewWait("drop", net, at.Add(5*time.Second))
 	tok := k.SignWait(w)
 	if len(tok) > MaxWaitTokenLen || strings.ContainsAny(tok, "+/=&? ") {
 		t.Fatalf("token %q: too long or not URL-safe", tok)
@@ -40,7 +42,7 @@ func TestWaitTokens(t *testing.T) {
 	if w.Expires.Sub(w.NotBefore) != WaitTTL || len(w.Nonce) < 20 || w.ProofID() != "w:"+w.Nonce {
 		t.Fatalf("wait %+v", w)
 	}
-	if again := NewWait("drop", at); again.Nonce == w.Nonce {
+	if again := NewWait("drop", net, at); again.Nonce == w.Nonce {
 		t.Fatal("two waits share a nonce")
 	}
 	flip := []byte(tok)
@@ -51,25 +53,28 @@ func TestWaitTokens(t *testing.T) {
 	sooner.NotBefore = at // due at once, under the first token's MAC
 	sooner.Expires = at.Add(WaitTTL)
 	for _, tc := range []struct {
-		name, token, room string
-		now               time.Time
-		want              error
+		name, token, room, net string
+		now                    time.Time
+		want                   error
 	}{
-		{"due", tok, "drop", at.Add(5 * time.Second), nil},
-		{"just before expiry", tok, "drop", w.Expires.Add(-time.Millisecond), nil},
-		{"early", tok, "drop", at.Add(4 * time.Second), ErrEarly},
-		{"expired", tok, "drop", w.Expires, ErrExpired},
-		{"other room", tok, "other", at.Add(5 * time.Second), ErrOtherRoom},
-		{"another deployment's", other.SignWait(w), "drop", at.Add(5 * time.Second), ErrInvalid},
-		{"a bit flipped", string(flip), "drop", at.Add(5 * time.Second), ErrInvalid},
-		{"room rewritten", forged, "other", at.Add(5 * time.Second), ErrInvalid},
-		{"sooner notBefore", sooner.body() + "." + mac, "drop", at.Add(time.Second), ErrInvalid},
-		{"no MAC", w.body(), "drop", at.Add(5 * time.Second), ErrInvalid},
-		{"empty", "", "drop", at, ErrInvalid},
-		{"too long", tok + strings.Repeat("a", MaxWaitTokenLen), "drop", at.Add(5 * time.Second), ErrInvalid},
-		{"a challenge payload", "eyJhbGdvcml0aG0iOiJTSEEtMjU2In0=", "drop", at, ErrInvalid},
+		{"due", tok, "drop", net, at.Add(5 * time.Second), nil},
+		{"just before expiry", tok, "drop", net, w.Expires.Add(-time.Millisecond), nil},
+		{"early", tok, "drop", net, at.Add(4 * time.Second), ErrEarly},
+		{"expired", tok, "drop", net, w.Expires, ErrExpired},
+		{"other room", tok, "other", net, at.Add(5 * time.Second), ErrOtherRoom},
+		{"another namespace's, same secret", otherNS.SignWait(w), "drop", net, at.Add(5 * time.Second), ErrInvalid},
+		{"another network", tok, "drop", "203.0.113.0/24", at.Add(5 * time.Second), ErrOtherNetwork},
+		{"no network", tok, "drop", "", at.Add(5 * time.Second), ErrOtherNetwork},
+		{"another deployment's", other.SignWait(w), "drop", net, at.Add(5 * time.Second), ErrInvalid},
+		{"a bit flipped", string(flip), "drop", net, at.Add(5 * time.Second), ErrInvalid},
+		{"room rewritten", forged, "other", net, at.Add(5 * time.Second), ErrInvalid},
+		{"sooner notBefore", sooner.body() + "." + mac, "drop", net, at.Add(time.Second), ErrInvalid},
+		{"no MAC", w.body(), "drop", net, at.Add(5 * time.Second), ErrInvalid},
+		{"empty", "", "drop", net, at, ErrInvalid},
+		{"too long", tok + strings.Repeat("a", MaxWaitTokenLen), "drop", net, at.Add(5 * time.Second), ErrInvalid},
+		{"a challenge payload", "eyJhbGdvcml0aG0iOiJTSEEtMjU2In0=", "drop", net, at, ErrInvalid},
 	} {
-		got, err := k.VerifyWait(tc.token, tc.room, tc.now)
+		got, err := k.VerifyWait(tc.token, tc.room, tc.net, tc.now)
 		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 			continue

@@ -34,6 +34,10 @@ var (
 	ErrProductRequired = errors.New("productId is required: the room has several products")
 	// ErrProductNotFound: no such product in the room (400).
 	ErrProductNotFound = errors.New("no such product in this room")
+	// ErrOverLimit: the order would take the buyer's total in the room
+	// past its maxPerBuyer (400, in a *LimitError that says how many are
+	// left); the token stays usable.
+	ErrOverLimit = errors.New("over the room's limit per buyer")
 	// ErrBadQuantity: quantity out of 1..MaxQuantity (400).
 	ErrBadQuantity = errors.New("quantity out of range")
 	// ErrUnavailable: Redis or the database failed; the token stays usable (503).
@@ -53,6 +57,17 @@ func (e *StockError) Error() string { return "only " + strconv.FormatInt(e.Left,
 
 // Unwrap returns ErrInsufficientStock.
 func (e *StockError) Unwrap() error { return ErrInsufficientStock }
+
+// LimitError wraps ErrOverLimit with the room's limit per buyer and how
+// many the buyer may still order (Left, 0 once they reached it).
+type LimitError struct{ Limit, Left int }
+
+func (e *LimitError) Error() string {
+	return "over the limit of " + strconv.Itoa(e.Limit) + " per buyer: " + strconv.Itoa(e.Left) + " left"
+}
+
+// Unwrap returns ErrOverLimit.
+func (e *LimitError) Unwrap() error { return ErrOverLimit }
 
 // WaitError wraps ErrTokenInUse or ErrTokenPaused with the time after which
 // a retry with the same token can succeed.
@@ -96,8 +111,12 @@ type Request struct {
 	Visitor string
 	Token   string
 	// ProductID may be 0 when the room has exactly one product.
-	ProductID      int64
-	Quantity       int
+	ProductID int64
+	Quantity  int
+	// MaxPerBuyer, when positive, caps the total quantity of the
+	// visitor's placed orders in the room, this one included (the room's
+	// maxPerBuyer).
+	MaxPerBuyer    int
 	IdempotencyKey string
 	UTM            UTM
 }

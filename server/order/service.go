@@ -80,22 +80,25 @@ func (s *Service) Get(ctx context.Context, roomName, visitor, publicID string) (
 }
 
 // Place runs one order attempt, in order:
-//  1. the request's shape (no I/O), then the token's claim in Redis, bound
-//     to the visitor and fenced by a fresh holder id: READY -> CLAIMED, so a
-//     concurrent second use gets ErrTokenInUse; the claim never outlives
-//     the pass;
+//  1. the request's shape (no I/O); the buyer's total against the room's
+//     maxPerBuyer (a *LimitError leaves the token as it was); then the
+//     token's claim in Redis, bound to the visitor and fenced by a fresh
+//     holder id: READY -> CLAIMED, so a concurrent second use gets
+//     ErrTokenInUse; the claim never outlives the pass;
 //  2. the product and quantity, against the room's cached product list: an
 //     invalid order never reaches the order bucket or the database, and
 //     counts against the token (queue.MaxFailedAttempts failures pause it);
 //  3. one token from the room's order bucket (RateLimitedError if empty);
-//  4. one transaction: the stock under stock >= quantity, and the order,
-//     whose unique token hash refuses a second order for the token even if
-//     a crash came between a commit and the token's consumption;
+//  4. one transaction: the buyer's total again, under the buyer's lock;
+//     the stock under stock >= quantity; and the order, whose unique token
+//     hash refuses a second order for the token even if a crash came
+//     between a commit and the token's consumption;
 //  5. on commit the token is consumed and its slot freed; on a rollback the
 //     claim is released, so the buyer can retry, and a 4xx gives the bucket
 //     its slot back.
 //
-// Redis down means ErrUnavailable before any database work (fail closed).
+// Redis down means ErrUnavailable before any database write (fail closed;
+// only a capped room reads the buyer's total first).
 func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
 	switch {
 	case r.Token == "":
@@ -104,6 +107,11 @@ func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
 		return Order{}, ErrTokenInvalid
 	case r.Quantity < 1 || r.Quantity > MaxQuantity:
 		return Order{}, ErrBadQuantity
+	}
+	if r.MaxPerBuyer > 0 {
+		if err := s.checkLimit(ctx, r); err != nil {
+			return Order{}, err
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.claimTTL/2)
 	defer cancel()
@@ -157,6 +165,11 @@ func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
 		a.release(ctx, "insufficient stock", true)
 		s.products.forget(r.Room)
 		return Order{}, err
+	case errors.Is(err, ErrOverLimit):
+		// Another order of this buyer's came first (two passes at once).
+		s.refund(ctx, r.Room)
+		a.release(ctx, "over limit", false)
+		return Order{}, err
 	case errors.Is(err, errNoStock):
 		s.refund(ctx, r.Room)
 		a.release(ctx, "sold out", true)
@@ -191,6 +204,23 @@ func (s *Service) Place(ctx context.Context, r Request) (Order, error) {
 	s.checkSoldOut(ctx, r.Room)
 	a.consume(ctx)
 	return o, nil
+}
+
+// checkLimit refuses, before the token is claimed, an order that would
+// take the visitor's placed orders in the room past r.MaxPerBuyer, with a
+// *LimitError: the token stays as it was. A token that already ordered
+// passes, so that its claim answers a retry with its order. The order's
+// transaction checks again, under the buyer's lock.
+func (s *Service) checkLimit(ctx context.Context, r Request) error {
+	n, err := bought(ctx, s.store.db, r.Room, r.Visitor)
+	if err != nil {
+		s.log.Warn("order: limit per buyer", "room", r.Room, "err", err)
+		return ErrUnavailable
+	}
+	if n+r.Quantity <= r.MaxPerBuyer || s.store.tokenOrdered(ctx, r.Token) {
+		return nil
+	}
+	return &LimitError{Limit: r.MaxPerBuyer, Left: max(0, r.MaxPerBuyer-n)}
 }
 
 // claimFailed maps a refused claim onto Place's errors.

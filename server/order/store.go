@@ -51,11 +51,12 @@ func TokenHash(token string) []byte {
 	return h[:]
 }
 
-// place runs the order's one transaction: take the stock under
-// stock >= quantity, then insert the order. It returns errNoStock (none
-// left), a *StockError (less left than asked for), errDuplicate (the token
-// already ordered), errIdemTaken, or a database error; on any error nothing
-// is written.
+// place runs the order's one transaction: check the buyer's limit (when
+// the room has one), take the stock under stock >= quantity, then insert
+// the order. It returns a *LimitError (over the room's maxPerBuyer),
+// errNoStock (none left), a *StockError (less left than asked for),
+// errDuplicate (the token already ordered), errIdemTaken, or a database
+// error; on any error nothing is written.
 func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, error) {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -74,6 +75,16 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 		if err != nil {
 			return Order{}, fmt.Errorf("order: simulated work: %w", err)
 		}
+	}
+	if err := checkLimit(ctx, tx, r); err != nil {
+		// A token that already ordered is "used", not over the limit its
+		// own order filled.
+		if errors.Is(err, ErrOverLimit) {
+			if used, uerr := tokenOrdered(ctx, tx, r.Token); uerr == nil && used {
+				return Order{}, errDuplicate
+			}
+		}
+		return Order{}, err
 	}
 	// The stock is taken at the price it has now, which the order keeps.
 	o := Order{Room: r.Room, ProductID: productID, Visitor: r.Visitor, Quantity: r.Quantity, PublicID: NewPublicID()}
@@ -120,6 +131,42 @@ func (s *Store) place(ctx context.Context, r Request, productID int64) (Order, e
 	}
 	o.CreatedAt = time.Now()
 	return o, nil
+}
+
+// checkLimit enforces r.MaxPerBuyer in the order's transaction: it locks
+// the buyer's row in buyer_locks (an upsert, which waits for any other
+// transaction of the same buyer in the room), then sums the buyer's placed
+// orders, which a statement after the lock sees committed. So of two
+// orders of one buyer at once, the second counts the first. It returns a
+// *LimitError when r.Quantity more would pass the limit.
+func checkLimit(ctx context.Context, tx *sqlx.Tx, r Request) error {
+	if r.MaxPerBuyer <= 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO buyer_locks (room, visitor) VALUES (?, ?)
+		ON CONFLICT (room, visitor) DO UPDATE SET visitor = excluded.visitor`), r.Room, r.Visitor); err != nil {
+		return fmt.Errorf("order: lock buyer: %w", err)
+	}
+	n, err := bought(ctx, tx, r.Room, r.Visitor)
+	if err != nil {
+		return err
+	}
+	if n+r.Quantity > r.MaxPerBuyer {
+		return &LimitError{Limit: r.MaxPerBuyer, Left: max(0, r.MaxPerBuyer-n)}
+	}
+	return nil
+}
+
+// bought returns the total quantity of visitor's placed (not cancelled)
+// orders in room.
+func bought(ctx context.Context, q rebinder, room, visitor string) (int, error) {
+	var n int
+	err := sqlx.GetContext(ctx, q, &n, q.Rebind(`SELECT COALESCE(SUM(quantity), 0) FROM orders
+		WHERE room = ? AND visitor = ? AND status = ?`), room, visitor, StatusPlaced)
+	if err != nil {
+		return 0, fmt.Errorf("order: sum the buyer's orders: %w", err)
+	}
+	return n, nil
 }
 
 // tokenOrdered reports whether token has placed an order (false when the

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,7 +26,7 @@ func proof(t *testing.T) Proof {
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
 	}
-	return Proof{ID: hex.EncodeToString(b[:]), Expires: time.Now().Add(2 * time.Minute)}
+	return Proof{ID: hex.EncodeToString(b[:]), Expires: time.Now().Add(2 * time.Minute), IssuedAt: time.Now()}
 }
 
 func challengeRoom(t *testing.T, mode string, mut func(*room.Settings)) (*Engine, string) {
@@ -186,27 +187,30 @@ func TestCountChallenge(t *testing.T) {
 		}
 		last = r
 	}
+	// 20 in the window of 10 s: 2/s (a little less when the fixed window
+	// turned meanwhile); challenges fetched without a join raise nobody's
+	// room rate.
+	if last.Mode != room.ChallengeAuto || last.Network < 1.9 || last.Network > 2.01 || last.Room != 0 {
+		t.Errorf("busy network: %+v, want auto at 2/s, the room at 0", last)
+	}
+	// The room's rate counts the joins made with a proof.
+	for _, v := range visitors(t, 3) {
+		if _, err := e.EnterWithProof(ctx, name, v, "", Campaign{}, proof(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	other, err := e.CountChallenge(ctx, name, "2001:db8::/64")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 20 in the window of 10 s: 2/s (a little less when the fixed window
-	// turned meanwhile); the other network made one.
-	if last.Mode != room.ChallengeAuto || last.Network < 1.9 || last.Network > 2.01 {
-		t.Errorf("busy network: %+v, want auto at 2/s", last)
-	}
-	if other.Network < 0.09 || other.Network > 0.11 || other.Room < 2 || other.Room > 2.11 {
-		t.Errorf("other network: %+v, want 0.1/s of 2.1/s in the room", other)
+	if other.Network < 0.09 || other.Network > 0.11 || other.Room < 0.29 || other.Room > 0.31 {
+		t.Errorf("other network: %+v, want 0.1/s, and 0.3/s proved joins in the room", other)
 	}
 	unknown, _ := e.CountChallenge(ctx, name, "")
-	if unknown.Network != 0 || unknown.Room < 2.1 {
-		t.Errorf("unknown network: %+v, want none of its own, counted for the room", unknown)
+	if unknown.Network != 0 || unknown.Room < 0.29 {
+		t.Errorf("unknown network: %+v, want none of its own", unknown)
 	}
 
-	// Enter with a proof, then delete: no challenge key outlives its room.
-	if _, err := e.EnterWithProof(ctx, name, visitors(t, 1)[0], "", Campaign{}, proof(t)); err != nil {
-		t.Fatal(err)
-	}
 	rdb := servicetest.Redis(t)
 	if _, err := e.DeleteRoom(ctx, name); err != nil {
 		t.Fatal(err)
@@ -222,6 +226,127 @@ func TestCountChallenge(t *testing.T) {
 	off, offName := challengeRoom(t, room.ChallengeOff, nil)
 	if r, err := off.CountChallenge(ctx, offName, "203.0.113.0/24"); err != nil || r.Mode != room.ChallengeOff || r.Room != 0 {
 		t.Errorf("count in a room without challenge: %+v %v", r, err)
+	}
+}
+
+// TestCountChallengeNetworksBounded: past MaxChallengeNetworks networks in
+// a window, a new network shares one count with the others that came
+// late, and the hash grows no more.
+func TestCountChallengeNetworksBounded(t *testing.T) {
+	ctx := context.Background()
+	e, name := challengeRoom(t, room.ChallengeAuto, nil)
+	if _, err := e.CountChallenge(ctx, name, "198.51.100.0/24"); err != nil {
+		t.Fatal(err)
+	}
+	rdb := servicetest.Redis(t)
+	cur := testKeys(rdb, name).key("powcur")
+	fields := make([]any, 0, 2*MaxChallengeNetworks)
+	for i := range MaxChallengeNetworks {
+		fields = append(fields, "nfill"+strconv.Itoa(i), 1)
+	}
+	if err := rdb.HSet(ctx, cur, fields...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := rdb.HLen(ctx, cur).Result()
+	var r ChallengeRates
+	for i := range 5 {
+		var err error
+		if r, err = e.CountChallenge(ctx, name, "2001:db8:"+strconv.Itoa(i)+"::/64"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := rdb.HLen(ctx, cur).Result(); after > before+1 {
+		t.Errorf("the hash grew from %d to %d fields past the bound", before, after)
+	}
+	if r.Network < 0.49 {
+		t.Errorf("the fifth late network: %+v, want the late networks' shared 0.5/s", r)
+	}
+	if known, _ := e.CountChallenge(ctx, name, "198.51.100.0/24"); known.Network < 0.19 || known.Network > 0.21 {
+		t.Errorf("a network counted before the bound: %+v, want its own 0.2/s", known)
+	}
+}
+
+// TestChallengeScheduled: before the pre-queue (or the opening) and after
+// the closing, no challenge is counted (ErrNotOpen, ErrSaleEnded with the
+// schedule), and a proof issued before the room's current phase began
+// makes no place: banked before the opening, or in the pre-queue and
+// spent after the opening.
+func TestChallengeScheduled(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) {
+		s.Challenge = room.ChallengeAuto
+		s.PrequeueAt, s.OpensAt = at(time.Hour), at(2*time.Hour)
+	}))
+	r, err := e.CountChallenge(ctx, name, "203.0.113.0/24")
+	if !errors.Is(err, ErrNotOpen) || r.Schedule.OpensAt == nil || r.Schedule.PrequeueAt == nil || r.Schedule.Phase != PhaseScheduled {
+		t.Fatalf("count before the pre-queue: %+v %v, want ErrNotOpen with the schedule", r, err)
+	}
+	if n, _ := rdb.Exists(ctx, testKeys(rdb, name).key("powcur")).Result(); n != 0 {
+		t.Error("a challenge was counted before the pre-queue")
+	}
+	setTimes := func(prequeue, opens time.Duration) {
+		t.Helper()
+		set, err := e.Room(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.PrequeueAt, set.OpensAt = at(prequeue), at(opens)
+		if err := e.SaveRoom(ctx, name, set); err != nil {
+			t.Fatal(err)
+		}
+	}
+	banked := proof(t)
+	banked.IssuedAt = time.Now().Add(-2 * time.Minute) // before the pre-queue
+	setTimes(-time.Minute, time.Hour)
+	vs := visitors(t, 3)
+	if _, err := e.EnterWithProof(ctx, name, vs[0], "", Campaign{}, banked); !errors.Is(err, ErrChallengeStale) {
+		t.Fatalf("pre-queue entry with a proof issued before it: %v, want ErrChallengeStale", err)
+	}
+	inPrequeue := proof(t)
+	inPrequeue.IssuedAt = time.Now().Add(-30 * time.Second) // in the pre-queue
+	if _, err := e.CountChallenge(ctx, name, "203.0.113.0/24"); err != nil {
+		t.Fatalf("count in the pre-queue: %v", err)
+	}
+	setTimes(-time.Minute, -10*time.Second) // open (the draw of an empty pre-queue is done at once)
+	if _, err := e.EnterWithProof(ctx, name, vs[1], "", Campaign{}, inPrequeue); !errors.Is(err, ErrChallengeStale) {
+		t.Fatalf("enter after the opening with a proof of the pre-queue: %v, want ErrChallengeStale", err)
+	}
+	if p, err := e.EnterWithProof(ctx, name, vs[2], "", Campaign{}, proof(t)); err != nil || !p.Proved {
+		t.Fatalf("enter after the opening with a proof issued after it: %+v %v", p, err)
+	}
+
+	setTimes(-2*time.Hour, -time.Hour)
+	set, _ := e.Room(ctx, name)
+	set.ClosesAt = at(-time.Minute)
+	if err := e.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := e.CountChallenge(ctx, name, "203.0.113.0/24"); !errors.Is(err, ErrSaleEnded) || r.Schedule.ClosesAt == nil {
+		t.Fatalf("count after the closing: %+v %v, want ErrSaleEnded", r, err)
+	}
+}
+
+// TestChallengeDefaultForOldRooms: a room saved before the challenge
+// setting existed (no field) follows the engine's default.
+func TestChallengeDefaultForOldRooms(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(nil))
+	if err := rdb.HDel(ctx, testKeys(rdb, name).key("cfg"), "challenge").Err(); err != nil {
+		t.Fatal(err)
+	}
+	vs := visitors(t, 2)
+	if _, err := e.EnterFrom(ctx, name, vs[0], "", Campaign{}); err != nil {
+		t.Fatalf("default off: enter without a proof: %v", err)
+	}
+	e.SetChallengeDefault(room.ChallengeAuto)
+	if _, err := e.EnterFrom(ctx, name, vs[1], "", Campaign{}); !errors.Is(err, ErrChallengeRequired) {
+		t.Fatalf("default auto: enter without a proof: %v, want ErrChallengeRequired", err)
+	}
+	if r, err := e.CountChallenge(ctx, name, "203.0.113.0/24"); err != nil || r.Mode != room.ChallengeAuto || r.Network == 0 {
+		t.Fatalf("default auto: count %+v %v, want auto, counted", r, err)
+	}
+	if p, err := e.EnterWithProof(ctx, name, vs[1], "", Campaign{}, proof(t)); err != nil || !p.Proved {
+		t.Fatalf("default auto: enter with a proof: %+v %v", p, err)
 	}
 }
 

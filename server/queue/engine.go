@@ -61,6 +61,9 @@ type Engine struct {
 	ns    string
 	s     scripts
 	drawn drawnCache
+	// challengeDefault is the challenge setting of a room saved without
+	// one ("" is off); see SetChallengeDefault.
+	challengeDefault string
 }
 
 // New returns an Engine that uses rdb, which may be a single node, a
@@ -99,8 +102,9 @@ func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network strin
 // EnterWithProof is EnterFrom with a proof of work (the zero Proof for
 // none). In a room whose challenge is not off, an enter that would create
 // a new place (a ticket or a pre-queue entry) returns ErrChallengeRequired
-// without a proof, and ErrChallengeUsed with a proof that made a place in
-// the room before; the proof is recorded, atomically with the place, so
+// without a proof, ErrChallengeUsed with a proof that made a place in
+// the room before, and ErrChallengeStale with one issued before the
+// room's current phase began (its pre-queue, else its opening); the proof is recorded, atomically with the place, so
 // that it makes one place at most. A visitor who has a place enters
 // without one (a reconnect), and so does one who lapsed and goes back at
 // the end; one who left, or was admitted, needs a new proof.
@@ -133,12 +137,13 @@ func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Positi
 
 func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string, c Campaign, proof Proof) (Position, error) {
 	c = c.Counted()
-	var proofExpires int64
+	var proofExpires, proofIssued int64
 	if proof.ID != "" {
-		proofExpires = proof.Expires.UnixMilli()
+		proofExpires, proofIssued = proof.Expires.UnixMilli(), proof.IssuedAt.UnixMilli()
 	}
 	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network, c.key(), MaxCampaigns,
-		c.Source, MaxCampaignsPerSource, proof.ID, proofExpires).Slice()
+		c.Source, MaxCampaignsPerSource, proof.ID, proofExpires, proofIssued, e.challengeDefault,
+		ChallengeWindow.Milliseconds()).Slice()
 	if err != nil {
 		return Position{}, err
 	}
@@ -151,6 +156,8 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 		return Position{}, ErrChallengeRequired
 	case code == -3:
 		return Position{}, ErrChallengeUsed
+	case code == -4:
+		return Position{}, ErrChallengeStale
 	case code < 0:
 		return Position{}, room.ErrNotFound
 	}

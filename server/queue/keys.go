@@ -90,7 +90,7 @@ var keyNames = map[string]bool{
 	"sessions": true, // hash session id → "startedMs heldSinceMs subject jti"; its slot is active member "s:"+id
 	// CHALLENGE (issue 14): challenges issued, per network and in all, in
 	// two fixed windows (see challenge.go), and the proofs of work used.
-	"powcur":  true, // hash "#w" → window index, "*" → challenges issued, network → its share
+	"powcur":  true, // hash "#w" → window index, "+" → proved joins, "n<network>" → its challenges issued ("n~": networks past MaxChallengeNetworks)
 	"powprev": true, // hash: powcur of the window before
 	"powused": true, // zset proof id → ms its record may go
 	// The no-JavaScript joins' bookings per network (see wait_slot.go).

@@ -51,7 +51,7 @@ func settingsFields(s room.Settings) []any {
 		"shopURL", s.ShopURL,
 		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
 		// CHALLENGE: read by the enter and challenge scripts.
-		"challenge", room.CanonicalChallenge(s.Challenge),
+		"challenge", s.Challenge, // "": the engine's default (SetChallengeDefault)
 		// The branding, one JSON field: no script reads it.
 		"branding", brandingJSON(s.Branding),
 		// GATE: the gate, one JSON field, and the session's length and mode
@@ -232,7 +232,7 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	}
 
 	// CHALLENGE: off in rooms saved before it existed.
-	s.Challenge = room.CanonicalChallenge(m["challenge"])
+	s.Challenge = m["challenge"]     // "" (or none): the server's default
 	if v := m["branding"]; v != "" { // absent in rooms saved before it existed
 		errs = append(errs, json.Unmarshal([]byte(v), &s.Branding))
 	}

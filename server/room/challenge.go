@@ -14,8 +14,8 @@ const (
 	ChallengeAlways = "always"
 )
 
-// CanonicalChallenge returns c, with "" (a room saved before the setting
-// existed) read as ChallengeOff.
+// CanonicalChallenge returns c, with "" (a room that follows the server's
+// default) read as ChallengeOff: for callers that know no default.
 func CanonicalChallenge(c string) string {
 	if c == "" {
 		return ChallengeOff

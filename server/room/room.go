@@ -81,13 +81,15 @@ type Settings struct {
 	// ShopURL is the shop the pages link back to: an absolute http(s) URL,
 	// or empty for none.
 	ShopURL string `json:"shopURL"`
-	// MaxPerBuyer caps the quantity of one order; 0 means only
-	// order.MaxQuantity.
+	// MaxPerBuyer caps the total quantity of one buyer's (visitor id's)
+	// placed orders in the room, and so of one order; 0 means only
+	// order.MaxQuantity per order.
 	MaxPerBuyer int `json:"maxPerBuyer"`
 
 	// Challenge is ChallengeOff, ChallengeAuto or ChallengeAlways: whether
 	// a join that creates a new place needs a proof of work (challenge.go).
-	// "" is read as ChallengeOff.
+	// "" (a room saved before the setting existed, or restored from such a
+	// record) follows the server's default, CHALLENGE_DEFAULT.
 	Challenge string `json:"challenge"`
 
 	// Branding: how the room looks, previews and embeds (branding.go).
@@ -152,7 +154,7 @@ func Defaults(name string) Settings {
 		Mode:                ModeFIFO,
 		Schedule:            Schedule{ServeLineAfterClose: true},
 		ReturnWithinSeconds: DefaultReturnWithin,
-		Challenge:           ChallengeOff,
+		Challenge:           "", // the server's default
 		Gate:                DefaultGate(),
 	}
 }

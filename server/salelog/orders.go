@@ -66,6 +66,8 @@ func Reason(err error) string {
 		return "token_in_use"
 	case errors.Is(err, order.ErrTokenUsed):
 		return "token_used"
+	case errors.Is(err, order.ErrOverLimit):
+		return "over_limit"
 	case errors.Is(err, order.ErrProductRequired), errors.Is(err, order.ErrProductNotFound), errors.Is(err, order.ErrBadQuantity):
 		return "bad_order"
 	case errors.Is(err, order.ErrUnavailable):

@@ -249,6 +249,7 @@ func TestReason(t *testing.T) {
 		&order.RateLimitedError{RetryAfter: time.Second}: "rate_limited",
 		fmt.Errorf("x: %w", order.ErrSoldOut):            "sold_out",
 		&order.StockError{Left: 2}:                       "insufficient_stock",
+		&order.LimitError{Limit: 2, Left: 1}:             "over_limit",
 		order.ErrTokenInvalid:                            "token_invalid",
 		order.ErrTokenInUse:                              "token_in_use",
 		order.ErrTokenUsed:                               "token_used",

@@ -298,6 +298,7 @@ func resetOnce(ctx context.Context, db *sqlx.DB, room string, stock int64) error
 		args []any
 	}{
 		{`DELETE FROM orders WHERE room = $1`, []any{room}},
+		{`DELETE FROM buyer_locks WHERE room = $1`, []any{room}},
 		{`DELETE FROM products WHERE room = $1`, []any{room}},
 		{`INSERT INTO products (room, name, price, stock) VALUES ($1, 'Flash-sale item', 49000, $2)`, []any{room, stock}},
 	}

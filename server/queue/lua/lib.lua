@@ -379,3 +379,41 @@ local function admitsNone(ph, sc)
   return ph == 'scheduled' or ph == 'prequeue' or ph == 'drawing' or
     (ph == 'closed' and (sc[5] == 'closed' or not sc[4]))
 end
+-- CHALLENGE: the join-rate windows, two fixed windows of win ms (powcur,
+-- and powprev the one before; powcur's '#w' is its index) read as a
+-- sliding one. powRoll moves them on to nowMs and returns how far into its
+-- window nowMs is (0 to 1).
+local function powRoll(win, nowMs)
+  local w = math.floor(nowMs / win)
+  local cw = tonumber(redis.call('HGET', K.powcur, '#w'))
+  if cw ~= w then
+    if cw == w - 1 then
+      redis.call('RENAME', K.powcur, K.powprev)
+    else
+      redis.call('DEL', K.powcur, K.powprev)
+    end
+    redis.call('HSET', K.powcur, '#w', I(w))
+    redis.call('PEXPIRE', K.powcur, 2 * win)
+  end
+  return (nowMs % win) / win
+end
+-- powRate adds add to field in the current window and returns its rate a
+-- second over the sliding window (a string), the previous window weighted
+-- by the part of it still inside.
+local function powRate(field, add, frac, win)
+  local cur
+  if add > 0 then
+    cur = redis.call('HINCRBY', K.powcur, field, add)
+  else
+    cur = tonumber(redis.call('HGET', K.powcur, field)) or 0
+  end
+  local prev = tonumber(redis.call('HGET', K.powprev, field)) or 0
+  return string.format('%.3f', (prev * (1 - frac) + cur) * 1000 / win)
+end
+-- challengeMode is a room's stored challenge setting, the server's
+-- default (def, '' for off) when the room was saved without one.
+local function challengeMode(stored, def)
+  if not stored or stored == '' then stored = def end
+  if not stored or stored == '' then return 'off' end
+  return stored
+end

@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions powused
+-- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions powused powcur powprev
 -- position.lua: a visitor's place, and (with ARGV[3] == "1") an atomic,
 -- idempotent enter. Status is decided by the pass first, then the
 -- pre-queue, then the queue.
@@ -10,12 +10,16 @@
 --   ('' if unknown), counted per pre-queue entry, 5 the campaign key ('' when
 --   direct), 6 the most campaigns kept apart, 7 the campaign's source and 8
 --   the most campaigns of one source kept apart, counted per new ticket,
---   9 the proof of work's id ('' for none) and 10 its expiry (unix ms)
+--   9 the proof of work's id ('' for none), 10 its expiry and 11 its
+--   issue time (unix ms), 12 the server's default challenge (for a room
+--   saved without one), 13 the join-rate window (ms; see
+--   challenge_count.lua)
 -- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
 --   paused, passExpiresMs, rankUp, etaRate, slots, proved, created}
 --   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
---   -2 a proof of work is needed (none given), -3 the proof was used before
+--   -2 a proof of work is needed (none given), -3 the proof was used before,
+--   -4 the proof was issued before the room's current phase began
 --   ticket is the visitor's own number: the pre-queue ticket of a drawn
 --   buyer, else the line number; line is the line number (ranks count it).
 --   rankUp: 1 when this call put a lapsed visitor back at the end.
@@ -26,9 +30,12 @@
 -- its pre-queue or after its closing.
 -- CHALLENGE: in a room whose challenge is not off, a new place (ticket or
 -- pre-queue entry) takes a proof of work that was never used in the room
--- before; it is recorded in powused until a while after its expiry. A
--- visitor who has a place, or who lapsed and goes back at the end, needs
--- none.
+-- before, and that was issued in the current phase (in the pre-queue from
+-- prequeueAt, else from opensAt: a proof banked before the opening, or in
+-- the pre-queue, makes no place once the room opens); it is recorded in
+-- powused until a while after its expiry, and counted as a proved join of
+-- the room ('+' in powcur). A visitor who has a place, or who lapsed and
+-- goes back at the end, needs none.
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge')
 local rate = cfg[1]
 if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0, 0} end
@@ -86,16 +93,20 @@ if not ticket then
   if ARGV[3] ~= '1' or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
     return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0)
   end
-  local ch = cfg[5]
-  if rankUp == 0 and ch and ch ~= '' and ch ~= 'off' then
+  if rankUp == 0 and challengeMode(cfg[5], ARGV[12]) ~= 'off' then
     local id = ARGV[9] or ''
     if id == '' then return reply(-2, 0, 0, 0, '', 0) end
+    local since = sc[2]
+    if ph == 'prequeue' then since = sc[1] end
+    if since > 0 and (tonumber(ARGV[11]) or 0) < since then return reply(-4, 0, 0, 0, '', 0) end
     redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
     if redis.call('ZSCORE', K.powused, id) then return reply(-3, 0, 0, 0, '', 0) end
     -- Kept a minute past its expiry, so that a clock behind Redis's
     -- cannot verify a proof whose record is gone.
     redis.call('ZADD', K.powused, I((tonumber(ARGV[10]) or nowMs) + 60000), id)
     proved = 1
+    local win = tonumber(ARGV[13]) or 0
+    if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
   end
   ticket = redis.call('INCR', K.seq)
   if rankUp == 0 then created = 1 end
