@@ -95,11 +95,15 @@ const noPuzzle = `document.querySelectorAll('input[type="checkbox"], altcha-widg
 // challenge_required, and the first correct answer with 428
 // challenge_invalid (a refused answer); the next correct answer goes on to
 // the real server. The first challenge fetch waits for hold to close, so
-// that the test sees the page while it prepares the place.
+// that the test sees the page while it prepares the place. With busy, the
+// first correct answer is answered 429 (Retry-After 1) instead, as the
+// enter limit does before a proof is spent.
 type proofStub struct {
 	room, key string
+	busy      bool
 	mu        sync.Mutex
 	answers   int
+	payloads  []string // the correct answers, in order
 	hold      chan struct{}
 }
 
@@ -147,9 +151,17 @@ func (s *proofStub) handler(real string) http.Handler {
 			}
 			s.mu.Lock()
 			s.answers++
+			s.payloads = append(s.payloads, proof)
 			first := s.answers == 1
 			s.mu.Unlock()
-			if first {
+			switch {
+			case first && s.busy:
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				json.NewEncoder(w).Encode(map[string]string{"error": "rate_limited", "message": "wait"})
+				return
+			case first:
 				refuse(w, "challenge_invalid")
 				return
 			}
@@ -229,6 +241,49 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 				t.Errorf("%d challenges fetched and %d proved enters, want 2 and 2", challenges, proved)
 			}
 		})
+	}
+}
+
+// TestBrowserKeepsAnUnspentProof: a proved enter answered 429 (before the
+// proof is spent) is sent again with the same X-Altcha after Retry-After;
+// the page fetches no second challenge and solves nothing again.
+func TestBrowserKeepsAnUnspentProof(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = room.MinRate
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	stub := &proofStub{room: name, key: "test-key", busy: true}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := &http.Server{Handler: stub.handler(base)}
+	go front.Serve(ln)
+	t.Cleanup(func() { front.Close() })
+	tab := enforcedTab(t, alloc, "en")
+	rec := watchRequests(t, tab, name)
+	err = chromedp.Do(tab,
+		chromedp.Navigate("http://"+ln.Addr().String()+"/r/"+name),
+		chromedp.Poll[chromedp.Void](inLine, chromedp.WithPollingTimeout(30*time.Second)),
+	)
+	if err != nil {
+		t.Fatalf("never joined after the 429: %v", err)
+	}
+	challenges, proved, _ := rec.counts()
+	if challenges != 1 || proved != 2 {
+		t.Errorf("%d challenges fetched and %d proved enters, want 1 and 2", challenges, proved)
+	}
+	stub.mu.Lock()
+	defer stub.mu.Unlock()
+	if len(stub.payloads) != 2 || stub.payloads[0] != stub.payloads[1] {
+		t.Errorf("the retry after the 429 did not send the same proof: %d answers", len(stub.payloads))
 	}
 }
 

@@ -390,9 +390,24 @@
     view("trouble", tooMany ? T.tooManyTitle : T.troubleTitle, tooMany ? T.tooMany : T.trouble);
   }
 
+  // reusable returns proof (an X-Altcha payload) while it can still be
+  // sent again: until about 10 s before its challenge expires (the salt's
+  // expires parameter, unix seconds). A 429, a 503 or a lost connection
+  // answer before the proof is spent, so it is kept for the retry rather
+  // than solved again; only a 428 throws it away.
+  function reusable(proof) {
+    if (!proof) return undefined;
+    try {
+      var m = /[?&]expires=(\d+)/.exec(JSON.parse(atob(proof)).salt);
+      if (m && Date.now() < parseInt(m[1], 10) * 1000 - 10000) return proof;
+    } catch (err) { /* not a payload: solve again */ }
+    return undefined;
+  }
+
   // enter joins the line (idempotent), with proof (an X-Altcha payload)
-  // when it has one. A refusal says why and tries again; a room that asks
-  // for a proof of work gets one (prove).
+  // when it has one. A refusal says why and tries again, with the same
+  // proof while it lasts (reusable); a room that asks for a proof of work
+  // gets one (prove).
   function enter(proof) {
     lastEnter = Date.now();
     join.classList.remove("show");
@@ -408,13 +423,13 @@
           if (e && (e.phase === "scheduled" || e.error === "not_open")) { statusEl.hidden = false; notOpen(e); return false; }
           var after = parseInt(r.headers.get("Retry-After"), 10) || 5;
           refused(r.status === 429);
-          retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); }, after * 1000);
+          retryTimer = setTimeout(function () { enter(reusable(proof)).then(function (ok) { if (ok && !es) stream(); }); }, after * 1000);
           return false;
         });
       })
       .catch(function () {
         refused(false);
-        retryTimer = setTimeout(function () { enter().then(function (ok) { if (ok && !es) stream(); }); }, 5000);
+        retryTimer = setTimeout(function () { enter(reusable(proof)).then(function (ok) { if (ok && !es) stream(); }); }, 5000);
         return false;
       });
   }

@@ -381,7 +381,9 @@ func TestEnterRatePerIP(t *testing.T) {
 
 // TestStreamOfAKnownVisitorIsNotAnEnter: the page's POST enter takes
 // from the address's enter limit, its stream does not (a crowd behind one
-// address is charged once a buyer); a stream that makes a new visitor does.
+// address is charged once a buyer): a visitor who has a place connects and
+// reconnects with the limit spent; a stream that makes a new visitor does
+// take an enter (and one that makes a place: TestStreamThatMakesAPlaceIsAnEnter).
 func TestStreamOfAKnownVisitorIsNotAnEnter(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0.001, 1 })
 	in := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)

@@ -50,14 +50,22 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	camp := s.campaignOf(r.URL.Query())
+	if !s.hub.acquireStream() {
+		s.metrics.Rejected.WithLabelValues("sse_process").Inc()
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "too_many_connections", "The waiting room is full on this server. Please try again in a few seconds.")
+		return
+	}
 	ip := s.clientKey(r)
 	if !s.streamSlot(w, ip) {
+		s.hub.releaseStream()
 		return
 	}
 	attached := false
 	defer func() {
 		if !attached {
 			s.hub.releaseIP(ip)
+			s.hub.releaseStream()
 		}
 	}()
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -67,14 +75,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	// Only a connect that makes a new visitor takes from the enter limit:
-	// the page enters by POST (which takes one) and then connects, and a
-	// reconnect makes no identity, so a crowd behind one address is not
-	// charged twice. A known visitor's connect costs no more than a poll.
-	if isNew && !s.enterAllowed(r) {
-		writeRateLimited(w)
-		return
-	}
 	hr, err := s.hub.room(ctx, name)
 	if err != nil {
 		s.fail(w, r, err)
@@ -82,7 +82,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	// The page enters by POST first: a stream never makes a new place in
 	// a room that asks a proof of work (EventSource cannot send one).
-	p, _, err := s.enterProved(ctx, r, name, id, isNew, "", camp)
+	p, ok, err := s.streamEnter(ctx, r, name, id, isNew, camp)
+	if !ok {
+		writeRateLimited(w)
+		return
+	}
 	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
 		return
 	}
@@ -141,6 +145,31 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attached = true
+}
+
+// streamEnter enters a stream's visitor. A connect that makes a place
+// takes an enter from the client network's limit, as a POST does; one that
+// finds the visitor's place (the page's connect after its POST, a
+// reconnect) takes nothing, so a crowd behind one address is charged once a
+// buyer. The enter is taken first and given back when the connect made no
+// place; with the limit spent, only a visitor who has a place connects.
+// ok false: the caller answers 429.
+func (s *Server) streamEnter(ctx context.Context, r *http.Request, name, id string, isNew bool, camp queue.Campaign) (p queue.Position, ok bool, err error) {
+	took, giveBack := s.enters.take(s.clientKey(r))
+	if !took {
+		if !isNew {
+			p, err = s.q.Position(ctx, name, id)
+			if err != nil || p.Status != queue.StatusNotEntered {
+				return p, true, err
+			}
+		}
+		return queue.Position{}, s.counted(false), nil
+	}
+	p, _, err = s.enterProved(ctx, r, name, id, isNew, "", camp)
+	if err != nil || !p.Created {
+		giveBack()
+	}
+	return p, true, err
 }
 
 // headEvents answers HEAD /r/{room}/events (a link checker, a monitor):

@@ -42,6 +42,9 @@ type HubOptions struct {
 	// MaxWidgets caps the process's embedded-widget streams (0: default
 	// DefaultMaxWidgets; negative: none, the widgets poll).
 	MaxWidgets int
+	// MaxStreams caps the process's buyer streams (0: no cap); beyond it
+	// a connect is answered 503, so the process keeps files for the rest.
+	MaxStreams int
 }
 
 // Hub fans each room's admission events out to this process's SSE
@@ -56,11 +59,15 @@ type Hub struct {
 
 	conns   atomic.Int64 // open connections, for Connections
 	widgets atomic.Int64 // open widget streams, for MaxWidgets
+	buyers  atomic.Int64 // buyer streams counted, for MaxStreams
 
-	mu     sync.Mutex
-	rooms  map[string]*hubRoom
-	perIP  map[string]*ipSlots // see sse_slots.go
-	closed bool
+	mu    sync.Mutex
+	rooms map[string]*hubRoom
+	perIP map[string]*ipSlots // see sse_slots.go
+	// perVisitor are each visitor's attached streams, oldest first (at
+	// most MaxStreamsPerVisitor).
+	perVisitor map[string][]*sseConn
+	closed     bool
 
 	resolveSem chan struct{}
 	stop       chan struct{}
@@ -107,8 +114,11 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 	if opt.MaxWidgets == 0 {
 		opt.MaxWidgets = DefaultMaxWidgets
 	}
+	if opt.MaxStreams <= 0 {
+		opt.MaxStreams = math.MaxInt32
+	}
 	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,
-		rooms: map[string]*hubRoom{}, perIP: map[string]*ipSlots{},
+		rooms: map[string]*hubRoom{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*sseConn{},
 		resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
 	h.wg.Go(h.heartbeats)
 	return h
@@ -451,13 +461,22 @@ const unknownEpoch = -1
 
 // attach registers a handshaken connection with its room and brings it up
 // to the room's newest state if a tick went by since its position was read.
+// A visitor's stream past MaxStreamsPerVisitor closes their oldest one.
 func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
+	ok, evict := h.attachLocked(r, c, p)
+	if evict != nil {
+		h.drop(evict, nil)
+	}
+	return ok
+}
+
+func (h *Hub) attachLocked(r *hubRoom, c *sseConn, p queue.Position) (ok bool, evict *sseConn) {
 	// Hold the hub's lock until the connection is listed, so that Close
 	// cannot run in between and miss it.
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return false
+		return false, nil
 	}
 	c.room = r
 	c.ticket.Store(lineOf(p))
@@ -487,6 +506,8 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 	r.conns = append(r.conns, c)
 	behind := r.state.Tick > p.Tick && !c.done.Load() && c.epoch != unknownEpoch
 	r.mu.Unlock()
+	h.indexIPLocked(c)
+	evict = h.addVisitorLocked(c)
 	h.conns.Add(1)
 	h.metrics.SSEConnections.Inc()
 	if behind {
@@ -494,7 +515,7 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 		h.scheduleLocked(r)
 		r.mu.Unlock()
 	}
-	return true
+	return true, evict
 }
 
 // drop closes c and forgets it. err is why (nil on shutdown).
@@ -505,9 +526,14 @@ func (h *Hub) drop(c *sseConn, err error) {
 	if errors.Is(err, errSlow) {
 		h.metrics.SSESlowDrops.Inc()
 	}
-	h.releaseIP(c.ip)
+	h.mu.Lock()
+	h.forgetLocked(c)
+	h.releaseIPLocked(c.ip)
+	h.mu.Unlock()
 	if c.widget {
 		h.releaseWidget()
+	} else {
+		h.releaseStream()
 	}
 	if r := c.room; r != nil {
 		r.mu.Lock()

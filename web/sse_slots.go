@@ -7,15 +7,27 @@ import "time"
 // opens. Identities cost a proof of work, not a slot.
 const DefaultSSEMaxPerIP = 10000
 
-// sweepGoneEvery bounds how often one client network's streams are looked
-// at for clients that left, when it is at its cap.
-const sweepGoneEvery = 50 * time.Millisecond
+// MaxStreamsPerVisitor caps one visitor's live streams in a process, in
+// all rooms: a reload or another tab opens one more, and the visitor's
+// oldest stream is closed to make room (see attach).
+const MaxStreamsPerVisitor = 4
 
-// ipSlots are one client network's streams: how many, and when they were
-// last swept for clients that left.
+// Bounds of how often one client network's streams are swept for clients
+// that left, when it is at its cap: a sweep that freed nothing doubles the
+// wait up to sweepGoneMax; one that freed a slot resets it.
+const (
+	sweepGoneEvery = 50 * time.Millisecond
+	sweepGoneMax   = time.Second
+)
+
+// ipSlots are one client network's streams: how many are counted (taken
+// before the handshake), the attached ones, and when they may next be
+// swept for clients that left.
 type ipSlots struct {
-	n     int
-	swept time.Time
+	n       int
+	streams map[*sseConn]struct{}
+	swept   time.Time
+	every   time.Duration
 }
 
 // acquireIP counts a stream against its client network's cap. At the cap,
@@ -28,7 +40,13 @@ func (h *Hub) acquireIP(ip string) bool {
 	if h.takeIP(ip) {
 		return true
 	}
-	if !h.sweepDue(ip) || h.dropGone(ip) == 0 {
+	mine := h.sweepDue(ip)
+	if len(mine) == 0 {
+		return false
+	}
+	freed := h.dropGone(mine)
+	h.swept(ip, freed)
+	if freed == 0 {
 		return false
 	}
 	return h.takeIP(ip)
@@ -39,7 +57,7 @@ func (h *Hub) takeIP(ip string) bool {
 	defer h.mu.Unlock()
 	s := h.perIP[ip]
 	if s == nil {
-		s = &ipSlots{}
+		s = &ipSlots{streams: map[*sseConn]struct{}{}, every: sweepGoneEvery}
 		h.perIP[ip] = s
 	}
 	if s.n >= h.opt.MaxPerIP {
@@ -52,6 +70,10 @@ func (h *Hub) takeIP(ip string) bool {
 func (h *Hub) releaseIP(ip string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.releaseIPLocked(ip)
+}
+
+func (h *Hub) releaseIPLocked(ip string) {
 	if s := h.perIP[ip]; s == nil || s.n <= 1 {
 		delete(h.perIP, ip)
 	} else {
@@ -59,34 +81,52 @@ func (h *Hub) releaseIP(ip string) {
 	}
 }
 
-// sweepDue reports whether ip's streams may be swept now (at most once per
-// sweepGoneEvery), and marks them swept.
-func (h *Hub) sweepDue(ip string) bool {
+// indexIPLocked lists an attached stream under its client network, so
+// that a sweep looks at that network's streams only. h.mu is held.
+func (h *Hub) indexIPLocked(c *sseConn) {
+	if s := h.perIP[c.ip]; s != nil {
+		s.streams[c] = struct{}{}
+	}
+}
+
+// sweepDue returns ip's attached streams when they may be swept now, and
+// marks them swept; nil when a sweep ran less than the network's interval
+// ago.
+func (h *Hub) sweepDue(ip string) []*sseConn {
 	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.perIP[ip]
-	if s == nil || now.Sub(s.swept) < sweepGoneEvery {
-		return false
+	if s == nil || now.Sub(s.swept) < s.every {
+		return nil
 	}
 	s.swept = now
-	return true
+	mine := make([]*sseConn, 0, len(s.streams))
+	for c := range s.streams {
+		mine = append(mine, c)
+	}
+	return mine
 }
 
-// dropGone drops ip's streams whose client has gone, and returns how many.
-func (h *Hub) dropGone(ip string) int {
-	var mine []*sseConn
-	for _, r := range h.roomList() {
-		r.mu.Lock()
-		for _, list := range [][]*sseConn{r.conns, r.widgets} {
-			for _, c := range list {
-				if c.ip == ip {
-					mine = append(mine, c)
-				}
-			}
-		}
-		r.mu.Unlock()
+// swept sets ip's sweep interval from what a sweep freed: doubled (up to
+// sweepGoneMax) when nothing, the shortest when a slot.
+func (h *Hub) swept(ip string, freed int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.perIP[ip]
+	if s == nil {
+		return
 	}
+	if freed > 0 {
+		s.every = sweepGoneEvery
+	} else {
+		s.every = min(2*s.every, sweepGoneMax)
+	}
+}
+
+// dropGone drops the streams of mine whose client has gone, and returns
+// how many.
+func (h *Hub) dropGone(mine []*sseConn) int {
 	n := 0
 	for _, c := range mine {
 		if c.peerGone() {
@@ -95,4 +135,57 @@ func (h *Hub) dropGone(ip string) int {
 		}
 	}
 	return n
+}
+
+// acquireStream counts a buyer's stream against the process's cap
+// (HubOptions.MaxStreams); false means the process is full.
+func (h *Hub) acquireStream() bool {
+	if h.buyers.Add(1) > int64(h.opt.MaxStreams) {
+		h.buyers.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (h *Hub) releaseStream() { h.buyers.Add(-1) }
+
+// addVisitorLocked lists c among its visitor's streams and returns the
+// oldest one past MaxStreamsPerVisitor, for the caller to drop once h.mu
+// is released (nil when none). A stream without a visitor is not
+// listed. h.mu is held.
+func (h *Hub) addVisitorLocked(c *sseConn) *sseConn {
+	if c.visitor == "" {
+		return nil
+	}
+	list := append(h.perVisitor[c.visitor], c)
+	var evict *sseConn
+	if len(list) > MaxStreamsPerVisitor {
+		evict = list[0]
+		list = append(list[:0:0], list[1:]...)
+	}
+	h.perVisitor[c.visitor] = list
+	return evict
+}
+
+// forgetLocked removes an attached stream from the address and visitor
+// indexes. h.mu is held.
+func (h *Hub) forgetLocked(c *sseConn) {
+	if s := h.perIP[c.ip]; s != nil {
+		delete(s.streams, c)
+	}
+	if c.widget || c.visitor == "" {
+		return
+	}
+	list := h.perVisitor[c.visitor]
+	for i, o := range list {
+		if o == c {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(h.perVisitor, c.visitor)
+	} else {
+		h.perVisitor[c.visitor] = list
+	}
 }

@@ -162,6 +162,7 @@ func (h *Hub) attachWidget(r *hubRoom, c *sseConn, v widgetView) bool {
 		return false
 	}
 	c.room, c.widget, c.lastTick, c.lastShown = r, true, v.Tick, v.shown()
+	h.indexIPLocked(c)
 	r.mu.Lock()
 	c.epoch = r.state.Epoch
 	if c.epoch != v.Epoch {

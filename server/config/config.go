@@ -80,6 +80,11 @@ type Config struct {
 	// IdleConnsPerIP caps the idle keep-alive connections of one client
 	// network (IDLE_CONNS_PER_IP); beyond it the oldest idle one is closed.
 	IdleConnsPerIP int
+	// SSEMaxStreams caps the buyers' live streams of this process
+	// (SSE_MAX_STREAMS); beyond it a connect is answered 503. Unset: 80% of
+	// the open-file limit less the widgets' streams and a reserve
+	// (StreamsFor).
+	SSEMaxStreams int
 	// WidgetMaxStreams caps the embedded widgets' live streams of this
 	// process (WIDGET_MAX_STREAMS); 0: widgets poll only.
 	WidgetMaxStreams int
@@ -192,6 +197,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	str(&c.PassSigningKeyPrevious, "pass-signing-key-previous", "PASS_SIGNING_KEY_PREVIOUS", "", "PEM file of the previous pass signing key, still trusted after a rotation (optional)")
 	str(&c.OriginURL, "origin-url", "ORIGIN_URL", "", "reverse-proxy mode: absolute http(s) URL of the shop served on -proxy-addr (http://127.0.0.1:3000)")
 	str(&c.ProxyAddr, "proxy-addr", "PROXY_ADDR", "", "reverse-proxy mode: listen address that serves ORIGIN_URL with the rooms' protect prefixes guarded; empty: off")
+	var maxStreams string
+	str(&maxStreams, "sse-max-streams", "SSE_MAX_STREAMS", "", "live buyer SSE streams per process, beyond which a connect is answered 503; empty: 80% of the open-file limit less the widgets' streams and a reserve")
 	var proxies, maxPerIP, ratePerIP, dbConns, sentinels, origins, v6Prefix, idleConns, widgetStreams, flagJoins string
 	str(&flagJoins, "network-flag-joins", "NETWORK_FLAG_JOINS", strconv.Itoa(DefaultNetworkFlagJoins), "pre-queue joins from one client network (/24, /64) that flag it in the admin figures")
 	str(&widgetStreams, "widget-max-streams", "WIDGET_MAX_STREAMS", strconv.Itoa(DefaultWidgetMaxStreams), "live streams of embedded widgets per process (0: widgets poll only)")
@@ -255,6 +262,11 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	}
 	if c.WidgetMaxStreams, err = strconv.Atoi(widgetStreams); err != nil || c.WidgetMaxStreams < 0 {
 		return Config{}, fmt.Errorf("WIDGET_MAX_STREAMS %q must be an integer, 0 or more", widgetStreams)
+	}
+	if maxStreams == "" {
+		c.SSEMaxStreams = StreamsFor(fileLimit(), c.WidgetMaxStreams)
+	} else if c.SSEMaxStreams, err = strconv.Atoi(maxStreams); err != nil || c.SSEMaxStreams < 1 {
+		return Config{}, fmt.Errorf("SSE_MAX_STREAMS %q must be a positive integer", maxStreams)
 	}
 	if c.PublicURL, err = parsePublicURL(c.PublicURL); err != nil {
 		return Config{}, fmt.Errorf("PUBLIC_URL: %w", err)

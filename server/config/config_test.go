@@ -38,6 +38,12 @@ func TestParse(t *testing.T) {
 		}, ""},
 		{"bad proxy", map[string]string{"TRUSTED_PROXIES": "nginx"}, nil, nil, "TRUSTED_PROXIES"},
 		{"bad sse cap", nil, []string{"-sse-max-per-ip", "0"}, nil, "SSE_MAX_PER_IP"},
+		{"default buyer streams", nil, nil, func(c Config) bool {
+			return c.SSEMaxStreams == StreamsFor(fileLimit(), c.WidgetMaxStreams)
+		}, ""},
+		{"buyer streams", map[string]string{"SSE_MAX_STREAMS": "9000"}, []string{"-sse-max-streams", "300"}, func(c Config) bool { return c.SSEMaxStreams == 300 }, ""},
+		{"zero buyer streams", map[string]string{"SSE_MAX_STREAMS": "0"}, nil, nil, "SSE_MAX_STREAMS"},
+		{"bad buyer streams", nil, []string{"-sse-max-streams", "many"}, nil, "SSE_MAX_STREAMS"},
 		{"default widget streams", nil, nil, func(c Config) bool {
 			return c.WidgetMaxStreams == 4000
 		}, ""},
@@ -143,5 +149,24 @@ func TestParse(t *testing.T) {
 				t.Fatalf("unexpected config %+v", c)
 			}
 		})
+	}
+}
+
+func TestStreamsFor(t *testing.T) {
+	tests := []struct {
+		files   uint64
+		widgets int
+		want    int
+	}{
+		{20000, 4000, 16000 - 4000 - 512},
+		{1 << 20, 4000, 838860 - 4000 - 512},
+		{1024, 4000, MinSSEMaxStreams},
+		{4096, 0, 3276 - 512},
+		{1 << 62, 0, 1717986918 - 512},
+	}
+	for _, tc := range tests {
+		if got := StreamsFor(tc.files, tc.widgets); got != tc.want {
+			t.Errorf("StreamsFor(%d, %d) = %d, want %d", tc.files, tc.widgets, got, tc.want)
+		}
 	}
 }

@@ -147,7 +147,7 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	if err != nil {
 		return Position{}, err
 	}
-	if len(res) != 22 {
+	if len(res) != 23 {
 		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
 	}
 	code := asInt(res[0])
@@ -164,7 +164,8 @@ func (e *Engine) position(ctx context.Context, roomName, visitor string, enter b
 	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
 		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1,
 		Phase: asString(res[10]), PrequeueAt: msOrNil(res[11]), OpensAt: msOrNil(res[12]), ClosesAt: msOrNil(res[13]),
-		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1, Proved: asInt(res[21]) == 1}
+		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1, Proved: asInt(res[21]) == 1,
+		Created: asInt(res[22]) == 1}
 	switch code {
 	case 3:
 		p.Status = StatusPrequeued

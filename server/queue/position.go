@@ -66,6 +66,9 @@ type Position struct {
 	// Proved reports an enter whose proof of work made the place (and is
 	// now used).
 	Proved bool `json:"-"`
+	// Created reports an enter that made a new place (ticket or pre-queue
+	// entry); a lapsed visitor put back at the end is no new place.
+	Created bool `json:"-"`
 }
 
 // Reasons a visitor's rank can go up (Position.RankUpReason).

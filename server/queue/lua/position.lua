@@ -17,7 +17,7 @@
 --   request has no cookie)
 -- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
---   paused, passExpiresMs, rankUp, etaRate, slots, proved}
+--   paused, passExpiresMs, rankUp, etaRate, slots, proved, created}
 --   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
 --   -2 a proof of work is needed (none given), -3 the proof was used before,
 --   -4 the proof was issued before the room's current phase began
@@ -25,6 +25,8 @@
 --   buyer, else the line number; line is the line number (ranks count it).
 --   rankUp: 1 when this call put a lapsed visitor back at the end.
 --   proved: 1 when this call's proof of work made the place.
+--   created: 1 when this call made a new place (ticket or pre-queue
+--   entry), not a lapsed visitor put back at the end.
 -- A sold-out room takes nobody new into the line; nor does a room before
 -- its pre-queue or after its closing.
 -- CHALLENGE: in a room whose challenge is not off, a new place (ticket or
@@ -37,7 +39,7 @@
 -- goes back at the end, needs none.
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge')
 local rate = cfg[1]
-if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0} end
+if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0, 0} end
 local soldout = redis.call('EXISTS', K.soldout)
 local v = ARGV[2]
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
@@ -55,13 +57,13 @@ local paused = cfg[2] == '1' and 1 or 0
 local maxActive, ttl = tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300
 local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
-local proved = 0
+local proved, created = 0, 0
 local function reply(code, ticket, rank, waiting, token, line, x)
   x = x or {}
   local slots = ''
   if code == 1 then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
   return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
-    paused, x.passX or 0, x.rankUp or 0, eta, slots, proved}
+    paused, x.passX or 0, x.rankUp or 0, eta, slots, proved, created}
 end
 -- A proof brought by a request without a cookie (ARGV[14] == '1') must be
 -- unused: replaying one never hands out the visitor it made.
@@ -113,6 +115,7 @@ if not ticket then
     if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
   end
   ticket = redis.call('INCR', K.seq)
+  if rankUp == 0 then created = 1 end
   joinCampaign(ticket, campBase(), ARGV[5] or '', tonumber(ARGV[6]) or 0, ARGV[7] or '', tonumber(ARGV[8]) or 0)
   if ph == 'prequeue' then
     redis.call('ZADD', K.prequeue, ticket, v)
