@@ -140,7 +140,7 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 		OrderRate: fmtFloat(set.OrderRate), OrderBurst: strconv.Itoa(set.OrderBurst), MaxPerBuyer: strconv.Itoa(set.MaxPerBuyer),
 		ShopURL: set.ShopURL, AbandonAfterSeconds: strconv.Itoa(set.AbandonAfterSeconds), ReturnWithin: strconv.Itoa(set.ReturnWithinSeconds),
 		TargetURL: set.Gate.TargetURL, SessionSeconds: strconv.Itoa(secs), SessionMode: mode, FailOpen: set.Gate.FailOpen,
-		Protect: strings.Join(set.Gate.Protect, "\n"),
+		Protect: strings.Join(set.Gate.Protect, "\n"), RateShown: fmtFloat(set.Rate),
 	}
 }
 
@@ -170,7 +170,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		OrderRate: get("orderRate"), OrderBurst: get("orderBurst"), MaxPerBuyer: get("maxPerBuyer"),
 		ShopURL: get("shopURL"), AbandonAfterSeconds: get("abandonAfterSeconds"), ReturnWithin: get("returnWithinSeconds"),
 		TargetURL: get("targetURL"), SessionSeconds: get("sessionSeconds"), SessionMode: get("sessionMode"),
-		FailOpen: f.Get("failOpen") == "1", Protect: get("protect"),
+		FailOpen: f.Get("failOpen") == "1", Protect: get("protect"), RateShown: get("rateShown"),
 	}
 	if len(v.Title) > maxFieldLen {
 		v.Title = v.Title[:maxFieldLen]
@@ -460,6 +460,13 @@ func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess co
 	}
 	if v.TZ == f.V.TZ {
 		keepShownTimes(&p, f.V, v, cur)
+	}
+	// ADAPT: in an adaptive room the controller moves the rate; a rate
+	// left as the form showed it is no manual change and keeps the
+	// controller's. A rate typed in is the operator's, and turns adaptive
+	// off (room.Patch.Apply).
+	if cur.Adaptive && v.Rate == v.RateShown {
+		p.Rate = nil
 	}
 	gateFieldErrors(p, cur, errs, r)
 	v.Name, f.V, f.Errors = name, v, errs

@@ -60,6 +60,12 @@ func settingsFields(s room.Settings) []any {
 		"sessionSeconds", strconv.Itoa(sessionSeconds),
 		"sessionMode", sessionMode,
 		"gateOn", flag(s.TargetURL != ""), // the ETA's hold before one is measured
+		// ADAPT (issue 15): read by the controller's script (adapt.lua).
+		"adaptive", flag(s.Adaptive),
+		"minRate", strconv.FormatFloat(s.Adapt.MinRate, 'f', -1, 64),
+		"maxRate", strconv.FormatFloat(s.Adapt.MaxRate, 'f', -1, 64),
+		"targetP95Ms", strconv.Itoa(s.TargetP95Ms),
+		"maxErrorRate", strconv.FormatFloat(s.MaxErrorRate, 'f', -1, 64),
 	}
 }
 
@@ -242,6 +248,20 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	}
 	if v, ok := m[apiKeyField]; ok { // else a room saved before it existed: the gate's JSON had it
 		s.Gate.APIKeyHash = v
+	}
+
+	// ADAPT: the defaults (off) in rooms saved before it existed.
+	s.Adapt = room.DefaultAdapt()
+	if _, ok := m["adaptive"]; ok {
+		s.Adaptive = m["adaptive"] == "1"
+		s.Adapt.MinRate, err = strconv.ParseFloat(m["minRate"], 64)
+		errs = append(errs, err)
+		s.Adapt.MaxRate, err = strconv.ParseFloat(m["maxRate"], 64)
+		errs = append(errs, err)
+		s.TargetP95Ms, err = strconv.Atoi(m["targetP95Ms"])
+		errs = append(errs, err)
+		s.MaxErrorRate, err = strconv.ParseFloat(m["maxErrorRate"], 64)
+		errs = append(errs, err)
 	}
 
 	if err := errors.Join(errs...); err != nil {
