@@ -137,7 +137,7 @@ func TestConsoleRoomForms(t *testing.T) {
 		AbandonAfterSeconds: 90, Mode: "random", ReturnWithinSeconds: 600, ShopURL: "https://shop.example/drop", MaxPerBuyer: 2,
 		Challenge: room.ChallengeAlways,
 		Schedule:  room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true},
-		Gate:      room.DefaultGate()}
+		Gate:      room.DefaultGate(), Adapt: room.DefaultAdapt()}
 
 	// Refused creations: nothing is created, the values stay, the field says why.
 	for _, tc := range []struct {
