@@ -11,7 +11,7 @@ import (
 
 // Rooms is the queue's side of the controller (queue.Engine).
 type Rooms interface {
-	Rooms(ctx context.Context) ([]string, error)
+	AdaptiveRooms(ctx context.Context) ([]string, error)
 	AdaptRooms(ctx context.Context, names []string) (map[string]queue.AdaptRoom, error)
 	ApplyAdapt(ctx context.Context, name string, d queue.AdaptDecision) (applied bool, why string, err error)
 }
@@ -38,6 +38,21 @@ type Controller struct {
 	p     Params
 	log   *slog.Logger
 	obs   Observer
+	track Tracker
+}
+
+// Tracker is told, at every tick, the rooms marked adaptive (the
+// Recorder: it counts the orders of those rooms only, so that rooms that
+// are not adaptive cost nothing).
+type Tracker interface {
+	Track(rooms []string)
+}
+
+// Feed has the controller tell t the adaptive rooms at every tick, and
+// returns the controller. Call it before Run.
+func (c *Controller) Feed(t Tracker) *Controller {
+	c.track = t
+	return c
 }
 
 // NewController returns a Controller. obs may be nil.
@@ -75,11 +90,17 @@ func (c *Controller) Run(ctx context.Context) error {
 func (c *Controller) Tick(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, c.p.Every)
 	defer cancel()
-	names, err := c.rooms.Rooms(ctx)
+	names, err := c.rooms.AdaptiveRooms(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			c.log.Warn("adapt: list rooms", "err", err)
 		}
+		return
+	}
+	if c.track != nil {
+		defer func() { c.track.Track(names) }()
+	}
+	if len(names) == 0 {
 		return
 	}
 	rooms, err := c.rooms.AdaptRooms(ctx, names)

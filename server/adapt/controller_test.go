@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ func adaptiveRoom(t *testing.T, rate float64, waiting int) (*queue.Engine, strin
 	if err := e.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { e.DeleteRoom(context.Background(), name) }) // and out of the adaptive rooms' set
 	for range waiting {
 		v, err := visitor.NewID()
 		if err != nil {
@@ -185,5 +187,39 @@ func TestManualRateWins(t *testing.T) {
 	}
 	if rs, err := e.AdaptRooms(ctx, []string{name}); err != nil || len(rs) != 0 {
 		t.Fatalf("adaptive rooms %v %v, want none", rs, err)
+	}
+	if names, err := e.AdaptiveRooms(ctx); err != nil || slices.Contains(names, name) {
+		t.Fatalf("the room is still marked adaptive: %v %v", names, err)
+	}
+}
+
+// TestOnlyAdaptiveRoomsAreCounted: the controller feeds the recorder the
+// adaptive rooms, and the recorder counts their orders only.
+func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := adaptiveRoom(t, 50, 0)
+	other := servicetest.RoomName(t, rdb)
+	if err := e.SaveRoom(ctx, other, room.Defaults(other)); err != nil {
+		t.Fatal(err)
+	}
+	names, err := e.AdaptiveRooms(ctx)
+	if err != nil || !slices.Contains(names, name) || slices.Contains(names, other) {
+		t.Fatalf("adaptive rooms %v %v, want %s and not %s", names, err, name, other)
+	}
+	ns := queue.DefaultNamespace(rdb)
+	rec := NewRecorder(rdb, ns, "test", nil, quiet)
+	NewController(e, NewReader(rdb, ns), DefaultParams(), quiet, nil).Feed(rec).Tick(ctx)
+	sec := time.Now().Add(-time.Second)
+	rec.now = at(sec)
+	rec.ObserveOrder(name, "placed", time.Millisecond)
+	rec.ObserveOrder(other, "placed", time.Millisecond)
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range map[string]int64{name: 1, other: 0} {
+		n, err := rdb.Exists(ctx, signalKey(ns, r, sec.Unix())).Result()
+		if err != nil || n != want {
+			t.Errorf("room %s: %d signal keys %v, want %d", r, n, err, want)
+		}
 	}
 }

@@ -105,7 +105,10 @@ type Recorder struct {
 	log  *slog.Logger
 	now  func() time.Time
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// tracked are the rooms whose orders are counted (Track); nil counts
+	// every room.
+	tracked  map[string]bool
 	pending  map[slot]*pending
 	dropped  int64
 	waitsWas int64
@@ -121,6 +124,19 @@ func NewRecorder(rdb redis.UniversalClient, ns, id string, pool PoolStats, log *
 	return r
 }
 
+// Track has the recorder count the orders of rooms only, from now on
+// (the Controller feeds it the adaptive rooms): a room that is not
+// adaptive costs no Redis command.
+func (r *Recorder) Track(rooms []string) {
+	m := make(map[string]bool, len(rooms))
+	for _, name := range rooms {
+		m[name] = true
+	}
+	r.mu.Lock()
+	r.tracked = m
+	r.mu.Unlock()
+}
+
 // ObserveOrder counts one order attempt of room: reason is "placed" or why
 // it failed (salelog.Reason), took how long Place took. It never blocks on
 // Redis.
@@ -133,6 +149,9 @@ func (r *Recorder) ObserveOrder(roomName, reason string, took time.Duration) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.tracked != nil && !r.tracked[roomName] {
+		return
+	}
 	k := slot{roomName, r.now().Unix()}
 	p := r.pending[k]
 	if p == nil {

@@ -28,6 +28,35 @@ type AdaptRoom struct {
 	LastReason string
 }
 
+// adaptiveKey is the set of the rooms whose adaptive admission is on, so
+// that the controller of a deployment without any costs one command a
+// second, not one per room. AdaptRooms checks each room's own setting:
+// the set may only hold a room too many for a moment.
+func adaptiveKey(ns string) string { return ns + ":adaptive" }
+
+// markAdaptive adds room name to the adaptive rooms' set, or takes it out.
+func (e *Engine) markAdaptive(ctx context.Context, name string, on bool) error {
+	var err error
+	if on {
+		err = e.rdb.SAdd(ctx, adaptiveKey(e.ns), name).Err()
+	} else {
+		err = e.rdb.SRem(ctx, adaptiveKey(e.ns), name).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("queue: mark room %s adaptive: %w", name, err)
+	}
+	return nil
+}
+
+// AdaptiveRooms returns the names of the rooms marked adaptive, unsorted.
+func (e *Engine) AdaptiveRooms(ctx context.Context) ([]string, error) {
+	names, err := e.rdb.SMembers(ctx, adaptiveKey(e.ns)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("queue: list adaptive rooms: %w", err)
+	}
+	return names, nil
+}
+
 // AdaptRooms returns, by name, the rooms of names whose adaptive admission
 // is on, read in one pipeline. Rooms that are off, unknown or whose
 // settings do not parse are left out.

@@ -124,6 +124,9 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return fmt.Errorf("queue: register room %s: %w", name, err)
 	}
+	if err := e.markAdaptive(ctx, name, s.Adaptive); err != nil {
+		return err
+	}
 	// DRAW: a scheduled opening commits to its draw's seed at once.
 	if s.OpensAt != nil {
 		if _, err := e.ensureSeed(ctx, name); err != nil {
@@ -153,6 +156,11 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return false, fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	if n == 1 {
+		if err := e.markAdaptive(ctx, name, s.Adaptive); err != nil {
+			return false, err
+		}
 	}
 	// DRAW: a scheduled opening commits to its draw's seed at once.
 	if s.OpensAt != nil {
@@ -305,6 +313,9 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 	}
 	if err := e.rdb.SRem(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return Deletion{}, fmt.Errorf("queue: unregister room %s: %w", name, err)
+	}
+	if err := e.markAdaptive(ctx, name, false); err != nil {
+		return Deletion{}, err
 	}
 	return Deletion{Existed: res[0] == 1, Keys: res[1]}, nil
 }
