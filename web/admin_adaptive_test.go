@@ -1,9 +1,11 @@
 package web
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"waitingroom/server/queue"
 	"waitingroom/server/room"
 )
 
@@ -51,5 +53,28 @@ func TestAdminAdaptive(t *testing.T) {
 	want := room.Adapt{Adaptive: true, MinRate: 0, MaxRate: 300, TargetP95Ms: 250, MaxErrorRate: 0.05}
 	if got.Adapt != want {
 		t.Fatalf("adapt %+v, want %+v", got.Adapt, want)
+	}
+
+	// The controller's state shows while adaptive is on, and goes with a
+	// manual rate.
+	controller := func() *controllerView {
+		t.Helper()
+		var v roomView
+		h.do(t, "GET", path, "", auth, nil).json(t, &v)
+		return v.Controller
+	}
+	if c := controller(); c == nil || c.Rate != 20 || c.Decisions != 0 || c.Reason != "" || c.At != nil {
+		t.Fatalf("controller %+v, want rate 20 before any decision", c)
+	}
+	ok, _, err := h.eng.ApplyAdapt(context.Background(), h.room, queue.AdaptDecision{From: 20, To: 25, Reason: "increase"})
+	if err != nil || !ok {
+		t.Fatalf("apply: %v %v", ok, err)
+	}
+	if c := controller(); c == nil || c.Rate != 25 || c.Decisions != 1 || c.Reason != "increase" || c.At == nil {
+		t.Fatalf("controller %+v, want rate 25 after one increase", c)
+	}
+	h.do(t, "PUT", path, `{"rate":30}`, auth, nil)
+	if c := controller(); c != nil {
+		t.Fatalf("controller %+v after a manual rate, want none", c)
 	}
 }
