@@ -93,6 +93,11 @@ func roomFormOf(name string, set room.Settings) url.Values {
 		"orderRate": {v.OrderRate}, "orderBurst": {v.OrderBurst}, "maxPerBuyer": {v.MaxPerBuyer}, "shopURL": {v.ShopURL},
 		"abandonAfterSeconds": {v.AbandonAfterSeconds}, "returnWithinSeconds": {v.ReturnWithin},
 		"targetURL": {v.TargetURL}, "sessionSeconds": {v.SessionSeconds}, "sessionMode": {v.SessionMode}, "protect": {v.Protect},
+		"rateShown": {v.RateShown}, "adaptiveShown": {v.AdaptiveShown}, "minRate": {v.MinRate}, "maxRate": {v.MaxRate},
+		"targetP95Ms": {v.TargetP95Ms}, "maxErrorRate": {v.MaxErrRate},
+	}
+	if v.Adaptive {
+		f.Set("adaptive", "1")
 	}
 	if v.ServeLineAfterClose {
 		f.Set("serveLineAfterClose", "1")
