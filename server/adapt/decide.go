@@ -34,6 +34,10 @@ const (
 	// ReasonAtMax and ReasonAtMin: the decision would cross a bound.
 	ReasonAtMax = "hold_max"
 	ReasonAtMin = "hold_min"
+	// ReasonPool: healthy, but the order database's pool is saturated
+	// (orders waited for a connection, and an instance used at least
+	// Params.PoolFull of it): latency is about to rise, so no step up.
+	ReasonPool = "hold_pool"
 	// ReasonPaused: the room is paused; its signal says nothing of the rate.
 	ReasonPaused = "hold_paused"
 	// ReasonBounds: the rate was outside [minRate, maxRate] (the bounds
@@ -43,7 +47,7 @@ const (
 
 // Reasons are every reason, for metrics that show them all.
 var Reasons = []string{ReasonIncrease, ReasonLatency, ReasonErrors, ReasonNoSignal, ReasonShortLine,
-	ReasonAtMax, ReasonAtMin, ReasonPaused, ReasonBounds}
+	ReasonAtMax, ReasonAtMin, ReasonPool, ReasonPaused, ReasonBounds}
 
 // Params tune the controller. The zero value is not usable: start from
 // DefaultParams.
@@ -64,13 +68,17 @@ type Params struct {
 	// LongLine is how many seconds of admissions at the current rate must
 	// be waiting for a step up.
 	LongLine float64
+	// PoolFull is the share of the order database's pool in use (with
+	// waits for a connection) that holds the rate.
+	PoolFull float64
 }
 
 // DefaultParams are one decision a second over a 5 s window, steps of
 // 1/40 of maxRate (from minRate to maxRate in 40 s), cuts to 70%, at
-// least 20 orders (fewer at low rates) and at least 2 s of line.
+// least 20 orders (fewer at low rates), at least 2 s of line, and no step
+// while 90% of the order database's pool is in use with waits.
 func DefaultParams() Params {
-	return Params{Every: time.Second, Window: 5, Step: 1.0 / 40, Cut: 0.7, MinSamples: 20, LongLine: 2}
+	return Params{Every: time.Second, Window: 5, Step: 1.0 / 40, Cut: 0.7, MinSamples: 20, LongLine: 2, PoolFull: 0.9}
 }
 
 // Input is what a decision is made from.
@@ -131,6 +139,8 @@ func Decide(in Input, p Params) Decision {
 		return Decision{rate, ReasonShortLine}
 	case rate >= a.MaxRate:
 		return Decision{rate, ReasonAtMax}
+	case in.Signal.PoolWaits > 0 && in.Signal.PoolUse >= p.PoolFull:
+		return Decision{rate, ReasonPool}
 	}
 	return Decision{a.Clamp(round(rate + p.Step*a.MaxRate)), ReasonIncrease}
 }
