@@ -223,3 +223,41 @@ func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopsRaiseTheRate runs the recorder's and the controller's loops as
+// serve.go does, fed orders that are fast: the rate rises by steps,
+// within maxRate, while orders flow; once they stop, it freezes.
+func TestLoopsRaiseTheRate(t *testing.T) {
+	e, name, rdb := adaptiveRoom(t, 20, 1000)
+	ns := queue.DefaultNamespace(rdb)
+	rec := NewRecorder(rdb, ns, "test", nil, quiet)
+	p := DefaultParams()
+	p.Every, p.Window = 250*time.Millisecond, 1
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { rec.Run(ctx) })
+	wg.Go(func() { NewController(e, NewReader(rdb, ns), p, quiet, nil).Feed(rec).Run(ctx) })
+	deadline := time.Now().Add(2500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		for range 10 {
+			rec.ObserveOrder(name, "placed", 20*time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	raised, st := rateOf(t, e, name)
+	if raised <= 20 || raised > 200 || st.LastReason != ReasonIncrease {
+		cancel()
+		wg.Wait()
+		t.Fatalf("rate %g (last %s), want raised by steps of 5 from 20", raised, st.LastReason)
+	}
+	// No more orders: once the window has none, the rate holds.
+	time.Sleep(time.Duration(p.Window)*time.Second + 1500*time.Millisecond)
+	held, st := rateOf(t, e, name)
+	time.Sleep(600 * time.Millisecond)
+	still, _ := rateOf(t, e, name)
+	cancel()
+	wg.Wait()
+	if st.LastReason != ReasonNoSignal || still != held {
+		t.Fatalf("without orders: %g then %g (last %s), want it frozen", held, still, st.LastReason)
+	}
+}
