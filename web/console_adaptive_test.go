@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,9 +45,13 @@ func TestConsoleAdaptive(t *testing.T) {
 	}
 
 	// On, between 10 and 300: the harness's rate (1000) moves inside.
+	rc.sale.take()
 	save(with(shown(), "adaptive", "1", "minRate", "10", "maxRate", "300", "targetP95Ms", "250", "maxErrorRate", "0.05"), 303)
 	if on, rate := state(); !on || rate != 300 {
 		t.Fatalf("adaptive %v rate %g, want on at 300", on, rate)
+	}
+	if got, want := rc.sale.take(), []string{rc.room + " rate changed", rc.room + " adaptive on"}; !slices.Equal(got, want) {
+		t.Fatalf("sale events %q, want %q", got, want)
 	}
 	if _, body := rc.get(t, path, "en"); !strings.Contains(body, `name="adaptive" value="1" checked`) {
 		t.Fatal("the form does not show adaptive admission on")
@@ -69,9 +74,13 @@ func TestConsoleAdaptive(t *testing.T) {
 	}
 
 	// A rate typed in: the operator's, adaptive off.
+	rc.sale.take()
 	save(with(shown(), "rate", "40"), 303)
 	if on, rate := state(); on || rate != 40 {
 		t.Fatalf("after a typed rate: adaptive %v rate %g, want off at 40", on, rate)
+	}
+	if got, want := rc.sale.take(), []string{rc.room + " rate changed", rc.room + " adaptive off"}; !slices.Equal(got, want) {
+		t.Fatalf("sale events %q, want %q", got, want)
 	}
 	s, _ := rc.eng.Room(ctx, rc.room)
 	if s.Adapt != (room.Adapt{MinRate: 10, MaxRate: 300, TargetP95Ms: 250, MaxErrorRate: 0.05}) {
