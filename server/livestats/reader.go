@@ -30,6 +30,10 @@ type Second struct {
 	Failed       map[string]int64
 	P50, P95     time.Duration
 	Rate         float64
+	// Ticked reports that an admission tick ran in that second (the line
+	// and the rate are as of it); the rate alone cannot say, since an
+	// adaptive room's may be 0.
+	Ticked bool
 }
 
 // Instance is one server instance's last heartbeat.
@@ -94,7 +98,7 @@ func parseSecond(at time.Time, h map[string]string) Second {
 	for f, v := range h {
 		switch {
 		case f == fWaiting:
-			s.Waiting = num(v)
+			s.Waiting, s.Ticked = num(v), true
 		case f == fPrequeued:
 			s.Prequeued = num(v)
 		case f == fActive:
