@@ -31,7 +31,11 @@ type Observer interface {
 // decisions are applied by queue.ApplyAdapt, which takes one per
 // Params.Every (less a tenth, for the instances' jitter) across all
 // instances, and only if nothing was applied since it was read: N
-// instances take one step, not N.
+// instances take one step, not N. An instance that sees a decision taken
+// within that gap skips the room, so that per adaptive room and second
+// one instance reads the signal (a pipeline of Window reads) and applies
+// (one script call), and the others read only the room's state (a
+// pipeline of three commands).
 type Controller struct {
 	rooms Rooms
 	sig   SignalReader
@@ -115,8 +119,15 @@ func (c *Controller) Tick(ctx context.Context) {
 	}
 }
 
-// decide takes one decision for room name, read as r.
+// decide takes one decision for room name, read as r. Another
+// instance's decision applied less than minGap ago (by this instance's
+// clock) means the script would refuse this one: the signal is not read.
+// The script stays the judge: a clock off by a little only costs a
+// refused call or a second's delay.
 func (c *Controller) decide(ctx context.Context, name string, r queue.AdaptRoom) {
+	if !r.Last.IsZero() && time.Since(r.Last) < c.minGap() {
+		return
+	}
 	sig, err := c.sig.Read(ctx, name, c.p.Window)
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("adapt: read signal", "room", name, "err", err)

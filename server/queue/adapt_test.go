@@ -46,3 +46,39 @@ func TestRateZeroIsAPause(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyAdapt: the script takes a decision only from a fresh read
+// (the count and the rate unchanged), at least MinGap after the last one
+// by Redis TIME, and only in an adaptive room.
+func TestApplyAdapt(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) {
+		s.Adapt = room.Adapt{Adaptive: true, MinRate: 1, MaxRate: 100, TargetP95Ms: 300, MaxErrorRate: 0.05}
+		s.Rate = 10
+	}))
+	gap := 200 * time.Millisecond
+	apply := func(n int64, from, to float64, wantOK bool, wantWhy string) {
+		t.Helper()
+		ok, why, err := e.ApplyAdapt(ctx, name, AdaptDecision{N: n, From: from, To: to, Reason: "increase", MinGap: gap})
+		if err != nil || ok != wantOK || why != wantWhy {
+			t.Fatalf("apply n=%d %g→%g: %v %q %v, want %v %q", n, from, to, ok, why, err, wantOK, wantWhy)
+		}
+	}
+	apply(0, 10, 12, true, "")
+	apply(0, 10, 12, false, "stale") // read before the first: refused
+	apply(1, 10, 12, false, "stale") // the count is fresh, the rate is not
+	apply(1, 12, 14, false, "early") // fresh, but within the gap
+	time.Sleep(gap)
+	apply(1, 12, 14, true, "")
+	rs, err := e.AdaptRooms(ctx, []string{name})
+	if r := rs[name]; err != nil || r.Rate != 14 || r.N != 2 || r.LastReason != "increase" || time.Since(r.Last) > time.Minute {
+		t.Fatalf("state %+v %v, want rate 14 after 2 decisions", r, err)
+	}
+	s, _ := e.Room(ctx, name)
+	s.Adaptive = false
+	if err := e.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(gap)
+	apply(2, 14, 16, false, "off")
+}
