@@ -92,8 +92,8 @@ type roomView struct {
 	// created under a name that products are already attached to.
 	Warnings []string `json:"warnings,omitempty"`
 	// Controller is the adaptive controller's last decision, when the
-	// room's adaptive admission is on. A manual rate (a PUT with "rate"
-	// and without "adaptive") turns it off: settings.adaptive is false
+	// room's adaptive admission is on. A manual rate (a PUT that changes
+	// "rate" without "adaptive") turns it off: settings.adaptive is false
 	// and this is left out until "adaptive": true again.
 	Controller *controllerView `json:"controller,omitempty"`
 }
