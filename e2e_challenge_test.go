@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 )
@@ -186,19 +187,9 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
-	set := room.Defaults(name)
-	set.Rate = room.MinRate // the line forms: every visitor waits
-	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
-		t.Fatal(err)
-	}
+	lineForms(t, eng, name, "")
 	stub := &proofStub{room: name, key: "test-key"}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := &http.Server{Handler: stub.handler(base)}
-	go front.Serve(ln)
-	t.Cleanup(func() { front.Close() })
+	ln := stubFront(t, stub, base)
 	axe := axeSource(t)
 
 	for _, lang := range []string{"en", "ko"} {
@@ -254,22 +245,12 @@ func TestBrowserKeepsAnUnspentProof(t *testing.T) {
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
-	set := room.Defaults(name)
-	set.Rate = room.MinRate
-	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
-		t.Fatal(err)
-	}
+	lineForms(t, eng, name, "")
 	stub := &proofStub{room: name, key: "test-key", busy: true}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := &http.Server{Handler: stub.handler(base)}
-	go front.Serve(ln)
-	t.Cleanup(func() { front.Close() })
+	ln := stubFront(t, stub, base)
 	tab := enforcedTab(t, alloc, "en")
 	rec := watchRequests(t, tab, name)
-	err = chromedp.Do(tab,
+	err := chromedp.Do(tab,
 		chromedp.Navigate("http://"+ln.Addr().String()+"/r/"+name),
 		chromedp.Poll[chromedp.Void](inLine, chromedp.WithPollingTimeout(30*time.Second)),
 	)
@@ -308,12 +289,7 @@ func TestBrowserJoinsThroughTheChallenge(t *testing.T) {
 	for _, mode := range []string{room.ChallengeAuto, room.ChallengeAlways} {
 		t.Run(mode, func(t *testing.T) {
 			name := servicetest.RoomName(t, rdb)
-			set := room.Defaults(name)
-			set.Rate = room.MinRate // the line forms: every visitor waits
-			set.Challenge = mode
-			if err := eng.SaveRoom(ctx, name, set); err != nil {
-				t.Fatal(err)
-			}
+			lineForms(t, eng, name, mode)
 			for i, lang := range []string{"en", "ko"} {
 				tab := enforcedTab(t, alloc, lang)
 				rec := watchRequests(t, tab, name)
@@ -353,12 +329,7 @@ func TestBrowserJoinsWithoutChallenge(t *testing.T) {
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
-	set := room.Defaults(name)
-	set.Rate = room.MinRate
-	set.Challenge = room.ChallengeOff
-	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
-		t.Fatal(err)
-	}
+	lineForms(t, eng, name, room.ChallengeOff)
 	tab := enforcedTab(t, alloc, "en")
 	rec := watchRequests(t, tab, name)
 	if err := chromedp.Do(tab,
@@ -370,4 +341,30 @@ func TestBrowserJoinsWithoutChallenge(t *testing.T) {
 	if challenges, proved, plain := rec.counts(); challenges != 0 || proved != 0 || plain != 1 {
 		t.Errorf("%d challenges, %d enters with X-Altcha, %d without; want 0, 0, 1", challenges, proved, plain)
 	}
+}
+
+// lineForms saves room name with the least rate, so that every visitor
+// waits, and challenge mode ("" for the server's default).
+func lineForms(t *testing.T, eng *queue.Engine, name, mode string) {
+	t.Helper()
+	set := room.Defaults(name)
+	set.Rate = room.MinRate
+	set.Challenge = mode
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stubFront serves stub in front of the server at base, until t ends, and
+// returns its listener.
+func stubFront(t *testing.T, stub *proofStub, base string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := &http.Server{Handler: stub.handler(base)}
+	go front.Serve(ln)
+	t.Cleanup(func() { front.Close() })
+	return ln
 }
