@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
 )
 
@@ -23,7 +24,7 @@ func TestSignalMergesInstances(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	name := servicetest.RoomName(t, rdb)
-	ns := testNamespace(t)
+	ns := queue.DefaultNamespace(rdb)
 	now := time.Now().Truncate(time.Second)
 	pool := func() sql.DBStats { return sql.DBStats{MaxOpenConnections: 10, InUse: 9} }
 	a := NewRecorder(rdb, ns, "a", nil, quiet)
