@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/adapt"
 	"waitingroom/server/audit"
 	"waitingroom/server/challenge"
 	"waitingroom/server/config"
@@ -157,11 +158,17 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, MaxWidgets: widgetStreams}, metrics, log)
 	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), sale.WatchGate(eng), 0, log)
 	shares := share.NewLinks(share.NewStore(db), log)
-	live := livestats.NewRecorder(conn.Client, ns, instanceID(), hub.Connections, log)
+	id := instanceID()
+	live := livestats.NewRecorder(conn.Client, ns, id, hub.Connections, log)
+	// Adaptive admission: the order path's health, counted for the
+	// adaptive rooms only: none until the controller's first tick feeds
+	// the recorder their names.
+	signal := adapt.NewRecorder(conn.Client, ns, id, db.Stats, log)
+	signal.Track(nil)
 	handler, err := web.New(web.Options{
 		Queue:            eng,
 		Rooms:            eng,
-		Orders:           sale.CountOrders(orders).Observe(live, metrics),
+		Orders:           sale.CountOrders(orders).Observe(live, metrics, signal),
 		Catalog:          orders,
 		Stock:            orders,
 		Live:             livestats.NewReader(conn.Client, ns),
@@ -219,6 +226,10 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	var wg sync.WaitGroup
 	wg.Go(func() { issuer.New(eng, cfg.Tick, log, metrics).Record(live).WatchPhases(sale).Run(loopCtx) })
 	wg.Go(func() { live.Run(loopCtx) })
+	wg.Go(func() { signal.Run(loopCtx) })
+	wg.Go(func() {
+		adapt.NewController(eng, adapt.NewReader(conn.Client, ns), adapt.DefaultParams(), log, metrics).Feed(signal).Run(loopCtx)
+	})
 	wg.Go(func() { shares.Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried

@@ -79,6 +79,17 @@ type RoomsText struct {
 	ReturnWithin         string
 	Seconds              string
 	PerSecond            string
+	// ADAPT: adaptive admission.
+	Adaptive       string
+	AdaptiveHint   string
+	AdaptiveOn     string
+	MinRate        string
+	MinRateHint    string
+	MaxRate        string
+	TargetP95      string
+	Millis         string
+	MaxErrRate     string
+	MaxErrRateHint string
 
 	Actions     string
 	ActionsHint string
@@ -221,6 +232,16 @@ var roomsKorean = RoomsText{
 	ReturnWithin:         "돌아오면 자리 유지",
 	Seconds:              "초",
 	PerSecond:            "/초",
+	Adaptive:             "적응형 입장",
+	AdaptiveHint:         "켜면 주문 응답 시간(p95)과 오류율에 따라 초당 입장 수를 1초마다 최소와 최대 사이에서 자동으로 조절합니다. 초당 입장 수를 직접 바꾸면 꺼지고, 다시 켤 때까지 직접 정한 값이 유지됩니다.",
+	AdaptiveOn:           "초당 입장 수 자동 조절",
+	MinRate:              "최소 초당 입장 수",
+	MinRateHint:          "0이면 주문이 나빠질 때 입장을 멈춤",
+	MaxRate:              "최대 초당 입장 수",
+	TargetP95:            "목표 주문 응답 시간 (p95)",
+	Millis:               "ms",
+	MaxErrRate:           "허용 주문 오류율",
+	MaxErrRateHint:       "0에서 1 사이 (0.02 = 2%)",
 
 	Actions:        "운영",
 	ActionsHint:    "각 동작은 즉시 모든 서버에 적용되고 변경 기록에 남습니다.",
@@ -270,6 +291,10 @@ var roomsKorean = RoomsText{
 		"mode":                "목록에서 방식을 고르세요.",
 		"challenge":           "목록에서 봇 방지 설정을 고르세요.",
 		"schedule":            "2000년에서 9999년 사이의 시각이어야 합니다.",
+		"minRate":             "0에서 10000 사이이고, 최대 초당 입장 수 이하여야 합니다.",
+		"maxRate":             "0.01에서 10000 사이여야 합니다.",
+		"targetP95Ms":         "1ms에서 60000ms 사이여야 합니다.",
+		"maxErrorRate":        "0에서 1 사이여야 합니다.",
 	},
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "사전 대기는 오픈보다 먼저 시작해야 하고, 오픈 시각이 있어야 합니다.",
@@ -386,6 +411,16 @@ var roomsEnglish = RoomsText{
 	ReturnWithin:         "Keep their place if back within",
 	Seconds:              "seconds",
 	PerSecond:            "/s",
+	Adaptive:             "Adaptive admission",
+	AdaptiveHint:         "When on, admissions per second follow the orders' response time (p95) and error rate, adjusted every second between the minimum and the maximum. Changing admissions per second by hand turns it off, and your rate stays until you turn it on again.",
+	AdaptiveOn:           "Adjust admissions per second automatically",
+	MinRate:              "Minimum admissions per second",
+	MinRateHint:          "0 pauses admission when orders suffer",
+	MaxRate:              "Maximum admissions per second",
+	TargetP95:            "Target order response time (p95)",
+	Millis:               "ms",
+	MaxErrRate:           "Tolerated order error rate",
+	MaxErrRateHint:       "Between 0 and 1 (0.02 = 2%)",
 
 	Actions:        "Run the sale",
 	ActionsHint:    "Each action applies to every server at once and goes in the audit log.",
@@ -435,6 +470,10 @@ var roomsEnglish = RoomsText{
 		"mode":                "Pick a mode from the list.",
 		"challenge":           "Pick a bot defence setting from the list.",
 		"schedule":            "Times must be between the years 2000 and 9999.",
+		"minRate":             "Must be between 0 and 10000, and not above the maximum.",
+		"maxRate":             "Must be between 0.01 and 10000.",
+		"targetP95Ms":         "Must be between 1 and 60000 ms.",
+		"maxErrorRate":        "Must be between 0 and 1.",
 	},
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "The pre-queue must open before the sale, which needs an opening time.",

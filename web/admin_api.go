@@ -91,6 +91,23 @@ type roomView struct {
 	// Warnings are said when a write did something to look at: a room
 	// created under a name that products are already attached to.
 	Warnings []string `json:"warnings,omitempty"`
+	// Controller is the adaptive controller's last decision, when the
+	// room's adaptive admission is on. A manual rate (a PUT that changes
+	// "rate" without "adaptive") turns it off: settings.adaptive is false
+	// and this is left out until "adaptive": true again.
+	Controller *controllerView `json:"controller,omitempty"`
+}
+
+// controllerView is the adaptive controller's state in the admin API.
+type controllerView struct {
+	// Rate is the rate as set now, by the controller or at the last PUT.
+	Rate float64 `json:"rate"`
+	// Reason is the last decision's (adapt.Reasons), "" before the first.
+	Reason string `json:"reason"`
+	// At is when the last decision was applied; absent before the first.
+	At *time.Time `json:"at,omitempty"`
+	// Decisions counts the decisions applied, changes and holds.
+	Decisions int64 `json:"decisions"`
 }
 
 // putRoom creates a room or updates some of its settings: fields left out
@@ -159,5 +176,20 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 		return
 	}
 	set.Challenge = s.effectiveChallenge(set.Challenge)
-	writeJSON(w, status, roomView{Name: name, Settings: adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings})
+	v := roomView{Name: name, Settings: adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings}
+	if set.Adaptive {
+		ars, err := s.rooms.AdaptRooms(r.Context(), []string{name})
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		if ar, ok := ars[name]; ok {
+			v.Controller = &controllerView{Rate: ar.Rate, Reason: ar.LastReason, Decisions: ar.N}
+			if !ar.Last.IsZero() {
+				at := ar.Last.UTC()
+				v.Controller.At = &at
+			}
+		}
+	}
+	writeJSON(w, status, v)
 }

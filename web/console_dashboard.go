@@ -343,7 +343,7 @@ func dashCharts(series []livestats.Second, now time.Time, t views.DashText) []vi
 			continue
 		}
 		admitted[i], orders[i] = float64(sec.Admitted), float64(sec.Placed)
-		if sec.Rate > 0 { // a second without a tick has no line (a room's rate is never 0)
+		if sec.Ticked { // a second without a tick has no line
 			waiting[i] = float64(sec.Waiting)
 		}
 		if sec.P95 > 0 {

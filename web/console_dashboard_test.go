@@ -88,7 +88,7 @@ type dashHarness struct {
 func newDashHarness(t *testing.T, streams int) *dashHarness {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	live := &fakeLive{sec: livestats.Second{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5,
+	live := &fakeLive{sec: livestats.Second{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5, Ticked: true,
 		Failed: map[string]int64{"token_missing": 1, "token_invalid": 2, "token_used": 1, "rate_limited": 4, "sold_out": 5, "unavailable": 6, "bad_order": 1}}}
 	odb := storetest.Migrated(t, store.Postgres) // the orders' own schema
 	h, db := newConsoleHarness(t, func(o *Options) {

@@ -140,8 +140,18 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 		OrderRate: fmtFloat(set.OrderRate), OrderBurst: strconv.Itoa(set.OrderBurst), MaxPerBuyer: strconv.Itoa(set.MaxPerBuyer),
 		ShopURL: set.ShopURL, AbandonAfterSeconds: strconv.Itoa(set.AbandonAfterSeconds), ReturnWithin: strconv.Itoa(set.ReturnWithinSeconds),
 		TargetURL: set.Gate.TargetURL, SessionSeconds: strconv.Itoa(secs), SessionMode: mode, FailOpen: set.Gate.FailOpen,
-		Protect: strings.Join(set.Gate.Protect, "\n"),
+		Protect: strings.Join(set.Gate.Protect, "\n"), RateShown: fmtFloat(set.Rate),
+		Adaptive: set.Adaptive, AdaptiveShown: flagValue(set.Adaptive), MinRate: fmtFloat(set.Adapt.MinRate),
+		MaxRate: fmtFloat(set.Adapt.MaxRate), TargetP95Ms: strconv.Itoa(set.TargetP95Ms), MaxErrRate: fmtFloat(set.MaxErrorRate),
 	}
+}
+
+// flagValue is a checkbox's state as a hidden field keeps it.
+func flagValue(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
@@ -149,6 +159,16 @@ func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // maxFieldLen bounds a room form's text fields as kept for the form (the
 // body is bounded too): the settings' own limits are smaller.
 const maxFieldLen = 4096
+
+// adaptField reports adaptive admission's number fields: a form without
+// them (a page from before they existed) keeps the settings.
+func adaptField(name string) bool {
+	switch name {
+	case "minRate", "maxRate", "targetP95Ms", "maxErrorRate":
+		return true
+	}
+	return false
+}
 
 // parseRoomForm reads a room form into a patch of every setting but
 // Paused, the values as typed, and the errors of the fields that do not
@@ -170,7 +190,9 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		OrderRate: get("orderRate"), OrderBurst: get("orderBurst"), MaxPerBuyer: get("maxPerBuyer"),
 		ShopURL: get("shopURL"), AbandonAfterSeconds: get("abandonAfterSeconds"), ReturnWithin: get("returnWithinSeconds"),
 		TargetURL: get("targetURL"), SessionSeconds: get("sessionSeconds"), SessionMode: get("sessionMode"),
-		FailOpen: f.Get("failOpen") == "1", Protect: get("protect"),
+		FailOpen: f.Get("failOpen") == "1", Protect: get("protect"), RateShown: get("rateShown"),
+		Adaptive: f.Get("adaptive") == "1", AdaptiveShown: get("adaptiveShown"), MinRate: get("minRate"),
+		MaxRate: get("maxRate"), TargetP95Ms: get("targetP95Ms"), MaxErrRate: get("maxErrorRate"),
 	}
 	if len(v.Title) > maxFieldLen {
 		v.Title = v.Title[:maxFieldLen]
@@ -181,6 +203,12 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		p.Challenge = &v.Challenge
 	}
 	p.ServeLineAfterClose = &v.ServeLineAfterClose
+	// ADAPT: the box as shown is no change (a form without the hidden
+	// field, an old page, sends it as ticked or not), so that a rate typed
+	// in with the box left as it was turns adaptive off (room.Patch.Apply).
+	if v.AdaptiveShown != flagValue(v.Adaptive) {
+		p.AdaptPatch.Adaptive = &v.Adaptive
+	}
 	var protect []string // none is nil, as the JSON API's empty list
 	for _, line := range strings.Split(v.Protect, "\n") {
 		if line = strings.TrimSpace(line); line != "" {
@@ -213,7 +241,11 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	for _, ff := range []struct {
 		field, value string
 		dst          **float64
-	}{{"rate", v.Rate, &p.Rate}, {"orderRate", v.OrderRate, &p.OrderRate}} {
+	}{{"rate", v.Rate, &p.Rate}, {"orderRate", v.OrderRate, &p.OrderRate},
+		{"minRate", v.MinRate, &p.AdaptPatch.MinRate}, {"maxRate", v.MaxRate, &p.AdaptPatch.MaxRate}, {"maxErrorRate", v.MaxErrRate, &p.AdaptPatch.MaxErrorRate}} {
+		if ff.value == "" && adaptField(ff.field) {
+			continue // a form without the field keeps the setting
+		}
 		x, err := strconv.ParseFloat(ff.value, 64)
 		if err != nil {
 			errs[ff.field] = t.ErrNotNumber
@@ -228,10 +260,13 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		{"maxActive", v.MaxActive, &p.MaxActive}, {"tokenTTLSeconds", v.TokenTTLSeconds, &p.TokenTTLSeconds},
 		{"orderBurst", v.OrderBurst, &p.OrderBurst}, {"maxPerBuyer", v.MaxPerBuyer, &p.MaxPerBuyer},
 		{"abandonAfterSeconds", v.AbandonAfterSeconds, &p.AbandonAfterSeconds}, {"returnWithinSeconds", v.ReturnWithin, &p.ReturnWithinSeconds},
-		{"sessionSeconds", v.SessionSeconds, &p.GatePatch.SessionSeconds},
+		{"sessionSeconds", v.SessionSeconds, &p.GatePatch.SessionSeconds}, {"targetP95Ms", v.TargetP95Ms, &p.AdaptPatch.TargetP95Ms},
 	} {
 		if nf.value == "" && nf.field == "sessionSeconds" {
 			nf.value = "0" // the default length
+		}
+		if nf.value == "" && adaptField(nf.field) {
+			continue
 		}
 		n, err := strconv.Atoi(nf.value)
 		if err != nil {
@@ -461,6 +496,13 @@ func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess co
 	}
 	if v.TZ == f.V.TZ {
 		keepShownTimes(&p, f.V, v, cur)
+	}
+	// ADAPT: in an adaptive room the controller moves the rate; a rate
+	// left as the form showed it is no manual change and keeps the
+	// controller's. A rate typed in is the operator's, and turns adaptive
+	// off (room.Patch.Apply).
+	if cur.Adaptive && v.Rate == v.RateShown {
+		p.Rate = nil
 	}
 	gateFieldErrors(p, cur, errs, r)
 	v.Name, f.V, f.Errors = name, v, errs

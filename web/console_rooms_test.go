@@ -93,6 +93,11 @@ func roomFormOf(name string, set room.Settings) url.Values {
 		"orderRate": {v.OrderRate}, "orderBurst": {v.OrderBurst}, "maxPerBuyer": {v.MaxPerBuyer}, "shopURL": {v.ShopURL},
 		"abandonAfterSeconds": {v.AbandonAfterSeconds}, "returnWithinSeconds": {v.ReturnWithin},
 		"targetURL": {v.TargetURL}, "sessionSeconds": {v.SessionSeconds}, "sessionMode": {v.SessionMode}, "protect": {v.Protect},
+		"rateShown": {v.RateShown}, "adaptiveShown": {v.AdaptiveShown}, "minRate": {v.MinRate}, "maxRate": {v.MaxRate},
+		"targetP95Ms": {v.TargetP95Ms}, "maxErrorRate": {v.MaxErrRate},
+	}
+	if v.Adaptive {
+		f.Set("adaptive", "1")
 	}
 	if v.ServeLineAfterClose {
 		f.Set("serveLineAfterClose", "1")
@@ -137,7 +142,7 @@ func TestConsoleRoomForms(t *testing.T) {
 		AbandonAfterSeconds: 90, Mode: "random", ReturnWithinSeconds: 600, ShopURL: "https://shop.example/drop", MaxPerBuyer: 2,
 		Challenge: room.ChallengeAlways,
 		Schedule:  room.Schedule{PrequeueAt: at("2030-12-01T09:30"), OpensAt: at("2030-12-01T10:00"), ClosesAt: at("2030-12-01T12:00"), ServeLineAfterClose: true},
-		Gate:      room.DefaultGate()}
+		Gate:      room.DefaultGate(), Adapt: room.DefaultAdapt()}
 
 	// Refused creations: nothing is created, the values stay, the field says why.
 	for _, tc := range []struct {

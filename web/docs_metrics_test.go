@@ -38,6 +38,7 @@ func exportedNames(t *testing.T) map[string]bool {
 	m.Ticked("sale", queue.Admission{Phase: queue.PhaseOpen}, time.Millisecond, nil)
 	m.ObserveOrder("sale", OrderPlaced, time.Millisecond)
 	m.ObserveOrder("sale", "sold_out", time.Millisecond)
+	m.Adapted("sale", "increase", 10, 15)
 	m.HTTPResponses.WithLabelValues("GET /healthz", "200").Inc()
 	m.Rejected.WithLabelValues("idle_conns").Inc()
 	m.EnterDuration.Observe(0.001)

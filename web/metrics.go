@@ -65,6 +65,11 @@ type Metrics struct {
 	ChallengesSolved    prometheus.Counter
 	ChallengesRefused   *prometheus.CounterVec
 	ChallengeDifficulty prometheus.Histogram
+	// AdaptDecisions counts the adaptive controller's decisions applied
+	// by this instance, by room and reason (adapt.Reasons); AdaptRate is
+	// the rate it last set in each room (see Adapted).
+	AdaptDecisions *prometheus.CounterVec
+	AdaptRate      *prometheus.GaugeVec
 
 	readiness *readinessCollector
 
@@ -203,6 +208,14 @@ func NewMetrics() *Metrics {
 		Buckets: prometheus.ExponentialBuckets(5_000, 2, 8), // 5,000 (M0) to 640,000 (past Max)
 	})
 	m.Registry.MustRegister(m.ChallengesIssued, m.ChallengesSolved, m.ChallengesRefused, m.ChallengeDifficulty)
+	m.AdaptDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_adaptive_decisions_total",
+		Help: "Decisions of the adaptive admission controller applied by this instance, by reason: increase, cut_latency, cut_errors, or why the rate held (hold_no_signal, hold_short_line, hold_max, hold_min, hold_pool, hold_paused) or moved into its bounds (bounds).",
+	}, []string{"room", "reason"})
+	m.AdaptRate = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "waitingroom_adaptive_rate", Help: "The admission rate the adaptive controller last set in the room, from this instance.",
+	}, []string{"room"})
+	m.Registry.MustRegister(m.AdaptDecisions, m.AdaptRate)
 	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}
 	return m
 }
@@ -287,7 +300,7 @@ func (m *Metrics) forgetLocked(room string) {
 	only := prometheus.Labels{"room": room}
 	for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
 		m.Waiting, m.Active, m.Admitted, m.Departures, m.OrdersPlaced, m.OrdersFailed, m.OrderDuration,
-		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateSessions, m.GateSessionEvents,
+		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateSessions, m.GateSessionEvents, m.AdaptDecisions, m.AdaptRate,
 	} {
 		v.DeletePartialMatch(only)
 	}
@@ -323,6 +336,22 @@ func (m *Metrics) ObserveOrder(roomName, reason string, took time.Duration) {
 	m.mu.Unlock()
 	duration.Observe(took.Seconds())
 	count.Inc()
+}
+
+// Adapted records one decision of the adaptive controller in room (it
+// implements adapt.Observer): reason is one of adapt.Reasons, to the rate
+// it set.
+func (m *Metrics) Adapted(roomName, reason string, _, to float64) {
+	m.mu.Lock()
+	if m.listed != nil && !m.listed[roomName] || !room.ValidName(roomName) || !validReason(reason) {
+		m.mu.Unlock()
+		return
+	}
+	m.rooms[roomName] = true
+	count, rate := m.AdaptDecisions.WithLabelValues(roomName, reason), m.AdaptRate.WithLabelValues(roomName)
+	m.mu.Unlock()
+	count.Inc()
+	rate.Set(to)
 }
 
 // validReason reports whether reason looks like an error code:

@@ -188,6 +188,13 @@ func (s *Server) roomEvents(name, actor, action string, d roomWritten) {
 	if !d.Created && cur.Rate != next.Rate {
 		s.sale.Event(name, salelog.RateChanged, "by", actor, "old", cur.Rate, "new", next.Rate)
 	}
+	switch a := next.Adapt; {
+	case a.Adaptive && (d.Created || !cur.Adaptive):
+		s.sale.Event(name, salelog.AdaptiveOn, "by", actor, "minRate", a.MinRate, "maxRate", a.MaxRate,
+			"targetP95Ms", a.TargetP95Ms, "maxErrorRate", a.MaxErrorRate)
+	case !d.Created && cur.Adaptive && !a.Adaptive:
+		s.sale.Event(name, salelog.AdaptiveOff, "by", actor, "rate", next.Rate)
+	}
 	if !d.Created && cur.Mode != next.Mode && next.Mode == room.ModeClosed {
 		s.sale.Event(name, salelog.Closed, "by", actor)
 	}

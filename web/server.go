@@ -58,6 +58,9 @@ type Rooms interface {
 	// RoomsSettings reads the settings of the rooms of names at once, by
 	// name, leaving out those it cannot read (preview: the front page).
 	RoomsSettings(ctx context.Context, names []string) (map[string]room.Settings, error)
+	// AdaptRooms reads the adaptive controller's state of the rooms of
+	// names whose adaptive admission is on.
+	AdaptRooms(ctx context.Context, names []string) (map[string]queue.AdaptRoom, error)
 }
 
 // Orders places orders and lists products.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"waitingroom/server/histogram"
 	"waitingroom/server/queue"
 )
 
@@ -35,14 +36,7 @@ var Bounds = [nBuckets - 1]time.Duration{5 * time.Millisecond, 10 * time.Millise
 
 // bucketOf returns the index of took's histogram bucket, len(Bounds) for
 // the last, unbounded one.
-func bucketOf(took time.Duration) int {
-	for i, b := range Bounds {
-		if took <= b {
-			return i
-		}
-	}
-	return len(Bounds)
-}
+func bucketOf(took time.Duration) int { return histogram.Bucket(Bounds[:], took) }
 
 // Fields of a second's hash.
 const (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/histogram"
 	"waitingroom/server/queue"
 )
 
@@ -29,6 +30,10 @@ type Second struct {
 	Failed       map[string]int64
 	P50, P95     time.Duration
 	Rate         float64
+	// Ticked reports that an admission tick ran in that second (the line
+	// and the rate are as of it); the rate alone cannot say, since an
+	// adaptive room's may be 0.
+	Ticked bool
 }
 
 // Instance is one server instance's last heartbeat.
@@ -93,7 +98,7 @@ func parseSecond(at time.Time, h map[string]string) Second {
 	for f, v := range h {
 		switch {
 		case f == fWaiting:
-			s.Waiting = num(v)
+			s.Waiting, s.Ticked = num(v), true
 		case f == fPrequeued:
 			s.Prequeued = num(v)
 		case f == fActive:
@@ -122,35 +127,9 @@ func parseSecond(at time.Time, h map[string]string) Second {
 }
 
 // Quantile estimates the q-quantile (0 < q ≤ 1) of a latency histogram
-// with Bounds, interpolating linearly inside the bucket that holds it, as
-// Prometheus does; a quantile in the last, unbounded bucket is its lower
-// bound. It is 0 for an empty histogram.
+// with Bounds (see histogram.Quantile). It is 0 for an empty histogram.
 func Quantile(hist [nBuckets]int64, q float64) time.Duration {
-	var total int64
-	for _, n := range hist {
-		total += n
-	}
-	if total == 0 {
-		return 0
-	}
-	rank := q * float64(total)
-	var below int64
-	for i, n := range hist {
-		if n == 0 || float64(below+n) < rank {
-			below += n
-			continue
-		}
-		if i == len(Bounds) {
-			return Bounds[len(Bounds)-1]
-		}
-		lo := time.Duration(0)
-		if i > 0 {
-			lo = Bounds[i-1]
-		}
-		frac := (rank - float64(below)) / float64(n)
-		return lo + time.Duration(math.Round(frac*float64(Bounds[i]-lo)))
-	}
-	return Bounds[len(Bounds)-1]
+	return histogram.Quantile(Bounds[:], hist[:], q)
 }
 
 // Instances returns the instances that sent a heartbeat in the last Stale,

@@ -60,6 +60,12 @@ func settingsFields(s room.Settings) []any {
 		"sessionSeconds", strconv.Itoa(sessionSeconds),
 		"sessionMode", sessionMode,
 		"gateOn", flag(s.TargetURL != ""), // the ETA's hold before one is measured
+		// ADAPT (issue 15): read by the controller's script (adapt.lua).
+		"adaptive", flag(s.Adaptive),
+		"minRate", strconv.FormatFloat(s.Adapt.MinRate, 'f', -1, 64),
+		"maxRate", strconv.FormatFloat(s.Adapt.MaxRate, 'f', -1, 64),
+		"targetP95Ms", strconv.Itoa(s.TargetP95Ms),
+		"maxErrorRate", strconv.FormatFloat(s.MaxErrorRate, 'f', -1, 64),
 	}
 }
 
@@ -118,6 +124,9 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return fmt.Errorf("queue: register room %s: %w", name, err)
 	}
+	if err := e.markAdaptive(ctx, name, s.Adaptive); err != nil {
+		return err
+	}
 	// DRAW: a scheduled opening commits to its draw's seed at once.
 	if s.OpensAt != nil {
 		if _, err := e.ensureSeed(ctx, name); err != nil {
@@ -147,6 +156,11 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	}
 	if err := e.rdb.SAdd(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return false, fmt.Errorf("queue: register room %s: %w", name, err)
+	}
+	if n == 1 {
+		if err := e.markAdaptive(ctx, name, s.Adaptive); err != nil {
+			return false, err
+		}
 	}
 	// DRAW: a scheduled opening commits to its draw's seed at once.
 	if s.OpensAt != nil {
@@ -244,6 +258,20 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 		s.Gate.APIKeyHash = v
 	}
 
+	// ADAPT: the defaults (off) in rooms saved before it existed.
+	s.Adapt = room.DefaultAdapt()
+	if _, ok := m["adaptive"]; ok {
+		s.Adaptive = m["adaptive"] == "1"
+		s.Adapt.MinRate, err = strconv.ParseFloat(m["minRate"], 64)
+		errs = append(errs, err)
+		s.Adapt.MaxRate, err = strconv.ParseFloat(m["maxRate"], 64)
+		errs = append(errs, err)
+		s.TargetP95Ms, err = strconv.Atoi(m["targetP95Ms"])
+		errs = append(errs, err)
+		s.MaxErrorRate, err = strconv.ParseFloat(m["maxErrorRate"], 64)
+		errs = append(errs, err)
+	}
+
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
 	}
@@ -285,6 +313,9 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 	}
 	if err := e.rdb.SRem(ctx, roomsKey(e.ns), name).Err(); err != nil {
 		return Deletion{}, fmt.Errorf("queue: unregister room %s: %w", name, err)
+	}
+	if err := e.markAdaptive(ctx, name, false); err != nil {
+		return Deletion{}, err
 	}
 	return Deletion{Existed: res[0] == 1, Keys: res[1]}, nil
 }

@@ -33,6 +33,8 @@ type scripts struct {
 	mint, openSession, touchSession, endSession, activeSessions, setAPIKey *script
 	// CHALLENGE
 	challengeCount, waitSlot *script
+	// ADAPT
+	adapt *script
 }
 
 func loadScripts() scripts {
@@ -69,6 +71,8 @@ func loadScripts() scripts {
 		// CHALLENGE
 		challengeCount: load("challenge_count"),
 		waitSlot:       load("wait_slot"),
+		// ADAPT
+		adapt: load("adapt"),
 	}
 }
 

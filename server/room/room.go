@@ -97,6 +97,10 @@ type Settings struct {
 
 	// Gate: guarding an outside shop with passes and sessions (gate.go).
 	Gate
+
+	// Adapt: adaptive admission, the controller that sets Rate
+	// (adaptive.go).
+	Adapt
 }
 
 // The room modes.
@@ -156,6 +160,7 @@ func Defaults(name string) Settings {
 		ReturnWithinSeconds: DefaultReturnWithin,
 		Challenge:           "", // the server's default
 		Gate:                DefaultGate(),
+		Adapt:               DefaultAdapt(),
 	}
 }
 
@@ -164,7 +169,8 @@ func (s Settings) Validate() error {
 	switch {
 	case !plaintext.Valid(s.Title) || utf8.RuneCountInString(s.Title) > MaxTitleLen:
 		return fmt.Errorf("title must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxTitleLen)
-	case !finite(s.Rate) || s.Rate < MinRate || s.Rate > MaxRate:
+	case !finite(s.Rate) || s.Rate < MinRate && !(s.Adaptive && s.Rate >= s.Adapt.MinRate && s.Rate >= 0) || s.Rate > MaxRate:
+		// Adaptive admission may take the rate down to minRate, 0 included.
 		return fmt.Errorf("rate must be between %g and %d per second", MinRate, MaxRate)
 	case s.MaxActive < 0 || s.MaxActive > MaxActiveLimit:
 		return fmt.Errorf("maxActive must be between 0 (no cap) and %d", MaxActiveLimit)
@@ -195,6 +201,9 @@ func (s Settings) Validate() error {
 		return err
 	}
 	if err := s.Branding.Validate(); err != nil {
+		return err
+	}
+	if err := s.Adapt.Validate(); err != nil {
 		return err
 	}
 	return s.Gate.Validate()
@@ -253,10 +262,22 @@ type Patch struct {
 
 	// GatePatch: the gate's fields (gate.go), but for the API key's hash.
 	GatePatch
+
+	// AdaptPatch: adaptive admission's fields (adaptive.go).
+	AdaptPatch
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
+//
+// Adaptive admission: a patch that changes Rate without saying adaptive
+// turns it off (the operator's rate wins until they turn it on again); one
+// that sets both starts the controller from that rate. While adaptive is
+// on, Rate is kept within [minRate, maxRate] (when they are in order), so
+// that turning it on or narrowing the bounds moves the rate inside them.
 func (p Patch) Apply(s Settings) Settings {
+	if p.Rate != nil && *p.Rate != s.Rate && p.AdaptPatch.Adaptive == nil {
+		s.Adaptive = false
+	}
 	set(&s.Title, p.Title)
 	set(&s.Rate, p.Rate)
 	set(&s.MaxActive, p.MaxActive)
@@ -275,6 +296,10 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.Challenge, p.Challenge)
 	s.Branding = p.BrandingPatch.apply(s.Branding)
 	s.Gate = p.GatePatch.apply(s.Gate)
+	s.Adapt = p.AdaptPatch.apply(s.Adapt)
+	if s.Adaptive && s.Adapt.MinRate <= s.Adapt.MaxRate {
+		s.Rate = s.Adapt.Clamp(s.Rate)
+	}
 	return s
 }
 

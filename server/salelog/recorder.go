@@ -43,6 +43,10 @@ func Action(ev Event) string {
 		return "sale.rate"
 	case PrequeueOpened:
 		return "sale.prequeue_opened"
+	case AdaptiveOn:
+		return "sale.adaptive_on"
+	case AdaptiveOff:
+		return "sale.adaptive_off"
 	}
 	return "sale." + string(ev)
 }

@@ -44,10 +44,17 @@ const (
 	Draining    Event = "draining"
 	// PrequeueOpened: the room's pre-queue opened on schedule.
 	PrequeueOpened Event = "prequeue opened"
+	// AdaptiveOn and AdaptiveOff: adaptive admission was turned on (with
+	// its bounds, target and budget) or off (by hand, or by a manual
+	// rate). The controller's own changes are not events: they are
+	// logged and counted (server/adapt).
+	AdaptiveOn  Event = "adaptive on"
+	AdaptiveOff Event = "adaptive off"
 )
 
 // Events are all the events of a sale, for the views that name them.
-var Events = []Event{Created, Opened, Paused, Resumed, SoldOut, Reopened, Deleted, RateChanged, Closed, Draining, PrequeueOpened}
+var Events = []Event{Created, Opened, Paused, Resumed, SoldOut, Reopened, Deleted, RateChanged, Closed, Draining, PrequeueOpened,
+	AdaptiveOn, AdaptiveOff}
 
 // Counters are the rooms' live counters, in Redis.
 type Counters interface {

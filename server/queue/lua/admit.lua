@@ -18,7 +18,7 @@ if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
 local ttl = tonumber(cfg[3]) or 300
-local paused = cfg[4] == '1'
+local paused = stopped(cfg[4], cfg[1]) -- ADAPT: a rate of 0 too
 local soldout = redis.call('EXISTS', K.soldout) == 1
 local abandon = (tonumber(cfg[5]) or 0) * 1000000
 local ret = returnUs() -- ABSENCE

@@ -10,6 +10,12 @@ local function u32(s, at)
   local a, b, c, d = string.byte(s, at, at + 3)
   return ((a * 256 + b) * 256 + c) * 256 + d
 end
+-- ADAPT (issue 15): a rate of 0 (adaptive admission down to a minRate of
+-- 0) stops admission as a pause does, and says so: the pages show paused,
+-- with no ETA. Only an adaptive room can have a rate of 0.
+local function stopped(pausedField, rate)
+  return pausedField == '1' or (tonumber(rate) or 1) <= 0
+end
 local function nowUs()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000000 + tonumber(t[2])

@@ -53,7 +53,7 @@ if ph == 'drawing' then shown = 'prequeue' end
 -- ABSENCE: paused, and the throughput the ETA counts on; x carries a
 -- pass's expiry, a rank going up and, for a WAITING answer only (it costs
 -- up to 34 calls), when maxActive's slots free up.
-local paused = cfg[2] == '1' and 1 or 0
+local paused = stopped(cfg[2], rate) and 1 or 0 -- ADAPT: a rate of 0 too
 local maxActive, ttl = tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300
 local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA

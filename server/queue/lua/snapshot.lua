@@ -9,7 +9,7 @@ local slots = slotSchedule(tonumber(cfg[1]), tonumber(cfg[3]) or 0, tonumber(cfg
 local eta = string.format('%.4f', achievable(tonumber(cfg[1]), tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300))
 local head = tonumber(redis.call('GET', K.head)) or 0
 local reply = {tonumber(redis.call('GET', K.tick)) or 0, head, redis.call('ZCARD', K.queue), eta,
-  redis.call('EXISTS', K.soldout), cfg[2] == '1' and 1 or 0, slots}
+  redis.call('EXISTS', K.soldout), stopped(cfg[2], cfg[1]) and 1 or 0, slots} -- ADAPT: a rate of 0 is paused too
 local dep = redis.call('ZRANGEBYSCORE', K.departed, '(' .. I(head), '+inf')
 for i = 1, #dep do reply[#reply + 1] = tonumber(dep[i]) end
 return reply

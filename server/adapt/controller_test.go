@@ -1,0 +1,263 @@
+package adapt
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/server/visitor"
+)
+
+// adaptiveRoom makes an adaptive room at rate, between 10 and 200 (a step
+// of 5), with waiting visitors in line.
+func adaptiveRoom(t *testing.T, rate float64, waiting int) (*queue.Engine, string, redis.UniversalClient) {
+	t.Helper()
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	e := queue.New(rdb, queue.DefaultNamespace(rdb))
+	s := room.Defaults(name)
+	s.Rate = rate
+	s.Adapt = room.Adapt{Adaptive: true, MinRate: 10, MaxRate: 200, TargetP95Ms: 300, MaxErrorRate: 0.05}
+	if err := e.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.DeleteRoom(context.Background(), name) }) // and out of the adaptive rooms' set
+	for range waiting {
+		v, err := visitor.NewID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e, name, rdb
+}
+
+// healthy writes a healthy last second of orders into room's signal:
+// enough fast orders for any rate here.
+func healthy(t *testing.T, rdb redis.UniversalClient, name string, took time.Duration) {
+	t.Helper()
+	rec := NewRecorder(rdb, queue.DefaultNamespace(rdb), "test", nil, quiet)
+	now := time.Now()
+	for s := range 3 {
+		rec.now = at(now.Add(-time.Duration(s) * time.Second))
+		for range 100 {
+			rec.ObserveOrder(name, "placed", took)
+		}
+	}
+	if err := rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rateOf(t *testing.T, e *queue.Engine, name string) (float64, queue.AdaptRoom) {
+	t.Helper()
+	s, err := e.Room(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := e.AdaptRooms(context.Background(), []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Rate, rs[name]
+}
+
+// recorded counts the decisions applied, by reason.
+type recorded struct {
+	mu sync.Mutex
+	by map[string]int
+}
+
+func (r *recorded) Adapted(_, reason string, _, _ float64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.by == nil {
+		r.by = map[string]int{}
+	}
+	r.by[reason]++
+}
+
+// TestTwoInstancesStepOnce: two instances' controllers that decide at
+// the same moments take one step per interval between them, not two; the
+// rate stops at maxRate.
+func TestTwoInstancesStepOnce(t *testing.T) {
+	e, name, rdb := adaptiveRoom(t, 170, 1000)
+	healthy(t, rdb, name, 20*time.Millisecond)
+	p := DefaultParams()
+	p.Every = 200 * time.Millisecond // decisions at least 180 ms apart
+	var obs recorded
+	ns := queue.DefaultNamespace(rdb)
+	a := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
+	b := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
+	ctx := context.Background()
+	want := []float64{175, 180, 185, 190, 195, 200, 200}
+	for i, w := range want {
+		if i > 0 {
+			time.Sleep(300 * time.Millisecond)
+		}
+		var wg sync.WaitGroup
+		for range 3 { // each instance a few times in the same moment
+			wg.Go(func() { a.Tick(ctx) })
+			wg.Go(func() { b.Tick(ctx) })
+		}
+		wg.Wait()
+		if got, st := rateOf(t, e, name); got != w || st.N != int64(i+1) {
+			t.Fatalf("round %d: rate %g after %d decisions, want %g after %d", i, got, st.N, w, i+1)
+		}
+	}
+	if obs.by[ReasonIncrease] != 6 || obs.by[ReasonAtMax] != 1 || len(obs.by) != 2 {
+		t.Fatalf("decisions %v, want 6 increases and 1 hold at max", obs.by)
+	}
+}
+
+// TestNoSignalFreezes: without orders the rate stays, and the decision
+// says why.
+func TestNoSignalFreezes(t *testing.T) {
+	e, name, rdb := adaptiveRoom(t, 50, 1000)
+	c := NewController(e, NewReader(rdb, queue.DefaultNamespace(rdb)), DefaultParams(), quiet, nil)
+	c.Tick(context.Background())
+	if got, st := rateOf(t, e, name); got != 50 || st.N != 1 || st.LastReason != ReasonNoSignal {
+		t.Fatalf("rate %g, state %+v, want 50 after one %s", got, st, ReasonNoSignal)
+	}
+}
+
+// TestSlowShopCuts: a p95 over the target cuts the rate, down to minRate
+// and no further.
+func TestSlowShopCuts(t *testing.T) {
+	e, name, rdb := adaptiveRoom(t, 20, 1000)
+	healthy(t, rdb, name, time.Second) // over the 300 ms target
+	p := DefaultParams()
+	p.Every = 50 * time.Millisecond
+	c := NewController(e, NewReader(rdb, queue.DefaultNamespace(rdb)), p, quiet, nil)
+	for _, w := range []float64{14, 10, 10} {
+		time.Sleep(60 * time.Millisecond)
+		c.Tick(context.Background())
+		if got, _ := rateOf(t, e, name); got != w {
+			t.Fatalf("rate %g, want %g", got, w)
+		}
+	}
+}
+
+// TestManualRateWins: a decision read before the operator's change is not
+// applied: a manual rate turns adaptive off, and the controller leaves the
+// room alone; a rate set with adaptive still on is a new start, and a
+// decision read before it is stale.
+func TestManualRateWins(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := adaptiveRoom(t, 50, 1000)
+	_, st := rateOf(t, e, name)
+	d := queue.AdaptDecision{N: st.N, From: 50, To: 55, Reason: ReasonIncrease}
+
+	cur, err := e.Room(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := 40.0
+	restart := room.Patch{Rate: &rate, AdaptPatch: room.AdaptPatch{Adaptive: new(bool)}}
+	*restart.Adaptive = true
+	if err := e.SaveRoom(ctx, name, restart.Apply(cur)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, why, err := e.ApplyAdapt(ctx, name, d); ok || why != "stale" || err != nil {
+		t.Fatalf("a decision read before a new start: %v %q %v, want refused as stale", ok, why, err)
+	}
+
+	cur, _ = e.Room(ctx, name)
+	rate = 30
+	if err := e.SaveRoom(ctx, name, room.Patch{Rate: &rate}.Apply(cur)); err != nil {
+		t.Fatal(err)
+	}
+	_, st = rateOf(t, e, name)
+	d = queue.AdaptDecision{N: st.N, From: 30, To: 35, Reason: ReasonIncrease}
+	if ok, why, err := e.ApplyAdapt(ctx, name, d); ok || why != "off" || err != nil {
+		t.Fatalf("after a manual rate: %v %q %v, want refused as off", ok, why, err)
+	}
+	if got, err := e.Room(ctx, name); err != nil || got.Rate != 30 || got.Adaptive {
+		t.Fatalf("rate %g adaptive %v %v, want 30, off", got.Rate, got.Adaptive, err)
+	}
+	if rs, err := e.AdaptRooms(ctx, []string{name}); err != nil || len(rs) != 0 {
+		t.Fatalf("adaptive rooms %v %v, want none", rs, err)
+	}
+	if names, err := e.AdaptiveRooms(ctx); err != nil || slices.Contains(names, name) {
+		t.Fatalf("the room is still marked adaptive: %v %v", names, err)
+	}
+}
+
+// TestOnlyAdaptiveRoomsAreCounted: the controller feeds the recorder the
+// adaptive rooms, and the recorder counts their orders only.
+func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := adaptiveRoom(t, 50, 0)
+	other := servicetest.RoomName(t, rdb)
+	if err := e.SaveRoom(ctx, other, room.Defaults(other)); err != nil {
+		t.Fatal(err)
+	}
+	names, err := e.AdaptiveRooms(ctx)
+	if err != nil || !slices.Contains(names, name) || slices.Contains(names, other) {
+		t.Fatalf("adaptive rooms %v %v, want %s and not %s", names, err, name, other)
+	}
+	ns := queue.DefaultNamespace(rdb)
+	rec := NewRecorder(rdb, ns, "test", nil, quiet)
+	NewController(e, NewReader(rdb, ns), DefaultParams(), quiet, nil).Feed(rec).Tick(ctx)
+	sec := time.Now().Add(-time.Second)
+	rec.now = at(sec)
+	rec.ObserveOrder(name, "placed", time.Millisecond)
+	rec.ObserveOrder(other, "placed", time.Millisecond)
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for r, want := range map[string]int64{name: 1, other: 0} {
+		n, err := rdb.Exists(ctx, signalKey(ns, r, sec.Unix())).Result()
+		if err != nil || n != want {
+			t.Errorf("room %s: %d signal keys %v, want %d", r, n, err, want)
+		}
+	}
+}
+
+// TestLoopsRaiseTheRate runs the recorder's and the controller's loops as
+// serve.go does, fed orders that are fast: the rate rises by steps,
+// within maxRate, while orders flow; once they stop, it freezes.
+func TestLoopsRaiseTheRate(t *testing.T) {
+	e, name, rdb := adaptiveRoom(t, 20, 1000)
+	ns := queue.DefaultNamespace(rdb)
+	rec := NewRecorder(rdb, ns, "test", nil, quiet)
+	p := DefaultParams()
+	p.Every, p.Window = 250*time.Millisecond, 1
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { rec.Run(ctx) })
+	wg.Go(func() { NewController(e, NewReader(rdb, ns), p, quiet, nil).Feed(rec).Run(ctx) })
+	deadline := time.Now().Add(2500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		for range 10 {
+			rec.ObserveOrder(name, "placed", 20*time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	raised, st := rateOf(t, e, name)
+	if raised <= 20 || raised > 200 || st.LastReason != ReasonIncrease {
+		cancel()
+		wg.Wait()
+		t.Fatalf("rate %g (last %s), want raised by steps of 5 from 20", raised, st.LastReason)
+	}
+	// No more orders: once the window has none, the rate holds.
+	time.Sleep(time.Duration(p.Window)*time.Second + 1500*time.Millisecond)
+	held, st := rateOf(t, e, name)
+	time.Sleep(600 * time.Millisecond)
+	still, _ := rateOf(t, e, name)
+	cancel()
+	wg.Wait()
+	if st.LastReason != ReasonNoSignal || still != held {
+		t.Fatalf("without orders: %g then %g (last %s), want it frozen", held, still, st.LastReason)
+	}
+}

@@ -1,0 +1,345 @@
+package adapt
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/histogram"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+)
+
+// The health signal of the built-in order path. Every instance counts its
+// order attempts per room and second in memory and adds them, every
+// FlushEvery, to one Redis hash per room and second (HINCRBY in one
+// pipeline: never a call per order). A second's hash expires after
+// keepSeconds, so a room holds at most that many: O(1) memory per room,
+// whatever the traffic. A Reader merges the last few seconds.
+
+// Bounds are the upper bounds of the signal's latency histogram, finer
+// than the dashboard's around the usual targets (tens to hundreds of ms).
+var Bounds = [nBounds]time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond,
+	50 * time.Millisecond, 75 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond, 200 * time.Millisecond,
+	300 * time.Millisecond, 400 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond, time.Second,
+	1500 * time.Millisecond, 2 * time.Second, 3 * time.Second, 5 * time.Second, 10 * time.Second}
+
+// nBounds is len(Bounds); the histogram has one more, unbounded bucket.
+const nBounds = 19
+
+// FlushEvery is how often a Recorder writes what it counted.
+const FlushEvery = 250 * time.Millisecond
+
+// keepSeconds is how long a second's hash lives: the longest window a
+// Reader reads, and a margin.
+const keepSeconds = 15
+
+// MaxWindow is the longest window a Reader merges, in seconds.
+const MaxWindow = 10
+
+// maxPending bounds the (room, second) entries a Recorder holds between
+// flushes; beyond it observations are dropped (a flood of rooms cannot
+// grow an instance's memory).
+const maxPending = 4096
+
+// Fields of a second's hash.
+const (
+	fShop   = "n"  // attempts that reached the shop (the histogram's count)
+	fErrors = "e"  // of them, failures of the shop (Unhealthy)
+	fFailed = "f:" // + reason: every failure, the shop's or not
+	fBucket = "h"  // + histogram bucket index
+	fWaits  = "pw" // database pool waits (sql.DBStats.WaitCount deltas, all instances)
+	fPool   = "p:" // + instance id: that instance's pool use, InUse/MaxOpen
+)
+
+// reachesShop reports whether an attempt that ended with reason (a
+// salelog.Reason code, or "placed") reached the order database: token,
+// request and order-bucket refusals happen before it, and say nothing of
+// the shop's health.
+func reachesShop(reason string) bool {
+	switch reason {
+	case "placed", "sold_out", "insufficient_stock", "unavailable", "other":
+		return true
+	}
+	return false
+}
+
+// Unhealthy reports whether reason is a failure of the shop itself (the
+// database did not answer, or an unknown error), which counts against the
+// error budget; sold out is an answer, not a failure.
+func Unhealthy(reason string) bool { return reason == "unavailable" || reason == "other" }
+
+func signalKey(ns, roomName string, sec int64) string {
+	return queue.RoomKey(ns, roomName, "sig:"+strconv.FormatInt(sec, 10))
+}
+
+type slot struct {
+	room string
+	sec  int64
+}
+
+type pending struct {
+	shop, errors int64
+	failed       map[string]int64
+	buckets      [nBounds + 1]int64
+}
+
+// PoolStats returns the order database pool's statistics (sql.DB.Stats).
+type PoolStats func() sql.DBStats
+
+// Recorder counts this instance's order attempts and writes them to Redis
+// every FlushEvery (Run). It implements salelog's OrderObserver.
+type Recorder struct {
+	rdb  redis.UniversalClient
+	ns   string
+	id   string
+	pool PoolStats
+	log  *slog.Logger
+	now  func() time.Time
+
+	mu sync.Mutex
+	// tracked are the rooms whose orders are counted (Track); nil counts
+	// every room.
+	tracked  map[string]bool
+	pending  map[slot]*pending
+	dropped  int64
+	waitsWas int64
+}
+
+// NewRecorder returns a Recorder for namespace ns; id names this instance
+// (its pool figure), pool (nil: none) samples the order database's pool.
+func NewRecorder(rdb redis.UniversalClient, ns, id string, pool PoolStats, log *slog.Logger) *Recorder {
+	r := &Recorder{rdb: rdb, ns: ns, id: id, pool: pool, log: log, now: time.Now, pending: map[slot]*pending{}}
+	if pool != nil {
+		r.waitsWas = pool().WaitCount
+	}
+	return r
+}
+
+// Track has the recorder count the orders of rooms only, from now on
+// (the Controller feeds it the adaptive rooms): a room that is not
+// adaptive costs no Redis command.
+func (r *Recorder) Track(rooms []string) {
+	m := make(map[string]bool, len(rooms))
+	for _, name := range rooms {
+		m[name] = true
+	}
+	r.mu.Lock()
+	r.tracked = m
+	r.mu.Unlock()
+}
+
+// ObserveOrder counts one order attempt of room: reason is "placed" or why
+// it failed (salelog.Reason), took how long Place took. It never blocks on
+// Redis.
+func (r *Recorder) ObserveOrder(roomName, reason string, took time.Duration) {
+	if !room.ValidName(roomName) {
+		return
+	}
+	if len(reason) > 32 || strings.ContainsAny(reason, " \n") {
+		reason = "other"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tracked != nil && !r.tracked[roomName] {
+		return
+	}
+	k := slot{roomName, r.now().Unix()}
+	p := r.pending[k]
+	if p == nil {
+		if len(r.pending) >= maxPending {
+			r.dropped++
+			return
+		}
+		p = &pending{}
+		r.pending[k] = p
+	}
+	if reason != "placed" {
+		if p.failed == nil {
+			p.failed = map[string]int64{}
+		}
+		p.failed[reason]++
+	}
+	if reachesShop(reason) {
+		p.shop++
+		if Unhealthy(reason) {
+			p.errors++
+		}
+		p.buckets[histogram.Bucket(Bounds[:], took)]++
+	}
+}
+
+// Flush writes what was counted since the last flush, in one pipeline: one
+// HINCRBY per touched field and one EXPIRE per touched second. The pool's
+// figures go to the rooms that had orders.
+func (r *Recorder) Flush(ctx context.Context) error {
+	r.mu.Lock()
+	batch := r.pending
+	r.pending = map[slot]*pending{}
+	dropped := r.dropped
+	r.dropped = 0
+	r.mu.Unlock()
+	if dropped > 0 {
+		r.log.Warn("adapt: signal observations dropped", "count", dropped)
+	}
+	if len(batch) == 0 {
+		return nil
+	}
+	var waits int64
+	use := ""
+	if r.pool != nil {
+		st := r.pool()
+		waits, r.waitsWas = st.WaitCount-r.waitsWas, st.WaitCount
+		if st.MaxOpenConnections > 0 {
+			use = strconv.FormatFloat(float64(st.InUse)/float64(st.MaxOpenConnections), 'f', 3, 64)
+		}
+	}
+	pipe := r.rdb.Pipeline()
+	for s, p := range batch {
+		k := signalKey(r.ns, s.room, s.sec)
+		if p.shop > 0 {
+			pipe.HIncrBy(ctx, k, fShop, p.shop)
+		}
+		if p.errors > 0 {
+			pipe.HIncrBy(ctx, k, fErrors, p.errors)
+		}
+		for why, n := range p.failed {
+			pipe.HIncrBy(ctx, k, fFailed+why, n)
+		}
+		for i, n := range p.buckets {
+			if n > 0 {
+				pipe.HIncrBy(ctx, k, fBucket+strconv.Itoa(i), n)
+			}
+		}
+		if waits > 0 {
+			pipe.HIncrBy(ctx, k, fWaits, waits)
+		}
+		if use != "" {
+			pipe.HSet(ctx, k, fPool+r.id, use)
+		}
+		pipe.Expire(ctx, k, keepSeconds*time.Second)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("adapt: flush signal: %w", err)
+	}
+	return nil
+}
+
+// Run flushes every FlushEvery until ctx is done, then flushes what is
+// left.
+func (r *Recorder) Run(ctx context.Context) {
+	t := time.NewTicker(FlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			end, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			if err := r.Flush(end); err != nil {
+				r.log.Warn("adapt: last signal flush", "err", err)
+			}
+			return
+		case <-t.C:
+		}
+		if err := r.Flush(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("adapt: signal flush", "err", err)
+		}
+	}
+}
+
+// Signal is a room's order path health over a window of seconds, merged
+// over every instance.
+type Signal struct {
+	// Seconds is the window's length.
+	Seconds int
+	// Samples counts the attempts that reached the shop; Errors, those of
+	// them that failed (Unhealthy).
+	Samples, Errors int64
+	// P95 is their latency's p95, from the merged histogram; 0 without
+	// samples.
+	P95 time.Duration
+	// Failed counts every failure by reason, the shop's or not.
+	Failed map[string]int64
+	// PoolWaits counts the order database pool's waits for a connection;
+	// PoolUse is the highest InUse/MaxOpen an instance reported (0..1).
+	PoolWaits int64
+	PoolUse   float64
+}
+
+// ErrorRate is Errors / Samples, 0 without samples.
+func (s Signal) ErrorRate() float64 {
+	if s.Samples == 0 {
+		return 0
+	}
+	return float64(s.Errors) / float64(s.Samples)
+}
+
+// Reader reads a room's signal.
+type Reader struct {
+	rdb redis.UniversalClient
+	ns  string
+	now func() time.Time
+}
+
+// NewReader returns a Reader for namespace ns.
+func NewReader(rdb redis.UniversalClient, ns string) *Reader {
+	return &Reader{rdb: rdb, ns: ns, now: time.Now}
+}
+
+// Read merges room's last window complete seconds (1..MaxWindow; the
+// current second is still being written), in one pipeline.
+func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal, error) {
+	window = min(max(window, 1), MaxWindow)
+	now := r.now().Unix()
+	pipe := r.rdb.Pipeline()
+	cmds := make([]*redis.MapStringStringCmd, window)
+	for i := range cmds {
+		cmds[i] = pipe.HGetAll(ctx, signalKey(r.ns, roomName, now-int64(window)+int64(i)))
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return Signal{}, fmt.Errorf("adapt: read signal %s: %w", roomName, err)
+	}
+	sig := Signal{Seconds: window}
+	var hist [nBounds + 1]int64
+	for _, c := range cmds {
+		for f, v := range c.Val() {
+			if strings.HasPrefix(f, fPool) {
+				if u, err := strconv.ParseFloat(v, 64); err == nil {
+					sig.PoolUse = max(sig.PoolUse, u)
+				}
+				continue
+			}
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				continue
+			}
+			switch {
+			case f == fShop:
+				sig.Samples += n
+			case f == fErrors:
+				sig.Errors += n
+			case f == fWaits:
+				sig.PoolWaits += n
+			case strings.HasPrefix(f, fFailed):
+				if sig.Failed == nil {
+					sig.Failed = map[string]int64{}
+				}
+				sig.Failed[f[len(fFailed):]] += n
+			case strings.HasPrefix(f, fBucket):
+				if i, err := strconv.Atoi(f[len(fBucket):]); err == nil && i >= 0 && i < len(hist) {
+					hist[i] += n
+				}
+			}
+		}
+	}
+	sig.P95 = histogram.Quantile(Bounds[:], hist[:], 0.95)
+	return sig, nil
+}

@@ -1,0 +1,92 @@
+package adapt
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/servicetest"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func at(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+// TestSignalMergesInstances: two instances' attempts in a room merge into
+// one signal over the window: the shop's attempts and failures, the p95 of
+// the merged histogram, every failure by reason, the pool's figures; the
+// seconds outside the window are not counted, and every second expires.
+func TestSignalMergesInstances(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	ns := queue.DefaultNamespace(rdb)
+	now := time.Now().Truncate(time.Second)
+	pool := func() sql.DBStats { return sql.DBStats{MaxOpenConnections: 10, InUse: 9} }
+	a := NewRecorder(rdb, ns, "a", nil, quiet)
+	b := NewRecorder(rdb, ns, "b", pool, quiet)
+
+	a.now, b.now = at(now.Add(-2*time.Second)), at(now.Add(-2*time.Second))
+	for range 90 {
+		a.ObserveOrder(name, "placed", 20*time.Millisecond)
+	}
+	for range 5 {
+		b.ObserveOrder(name, "unavailable", 900*time.Millisecond)
+	}
+	b.ObserveOrder(name, "sold_out", 30*time.Millisecond)
+	b.ObserveOrder(name, "token_used", time.Millisecond) // not the shop's
+	flush := func() {
+		t.Helper()
+		for _, r := range []*Recorder{a, b} {
+			if err := r.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	flush()
+	a.now = at(now.Add(-1 * time.Second))
+	for range 4 {
+		a.ObserveOrder(name, "placed", 25*time.Millisecond)
+	}
+	a.now = at(now.Add(-20 * time.Second)) // outside any window
+	a.ObserveOrder(name, "unavailable", 9*time.Second)
+	a.now = at(now) // the current second: not read yet
+	a.ObserveOrder(name, "unavailable", 9*time.Second)
+	flush()
+
+	rd := NewReader(rdb, ns)
+	rd.now = at(now)
+	sig, err := rd.Read(ctx, name, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig.Samples != 100 || sig.Errors != 5 || sig.ErrorRate() != 0.05 {
+		t.Fatalf("samples %d errors %d rate %g, want 100 5 0.05", sig.Samples, sig.Errors, sig.ErrorRate())
+	}
+	if sig.Failed["unavailable"] != 5 || sig.Failed["sold_out"] != 1 || sig.Failed["token_used"] != 1 || len(sig.Failed) != 3 {
+		t.Fatalf("failed %v", sig.Failed)
+	}
+	// 95 of 100 at or under 30 ms, 5 in (750 ms, 1 s]: p95 is 30 ms.
+	if sig.P95 < 20*time.Millisecond || sig.P95 > 30*time.Millisecond {
+		t.Fatalf("p95 %v, want within (20 ms, 30 ms]", sig.P95)
+	}
+	if sig.PoolUse != 0.9 {
+		t.Fatalf("pool use %g, want 0.9", sig.PoolUse)
+	}
+	// A window of the last second only.
+	if sig, err = rd.Read(ctx, name, 1); err != nil || sig.Samples != 4 || sig.Errors != 0 {
+		t.Fatalf("last second: %+v %v, want 4 samples", sig, err)
+	}
+	ttl, err := rdb.TTL(ctx, signalKey(ns, name, now.Add(-2*time.Second).Unix())).Result()
+	if err != nil || ttl <= 0 || ttl > keepSeconds*time.Second {
+		t.Fatalf("ttl %v %v, want within %d s", ttl, err, keepSeconds)
+	}
+	// An empty room: no samples, no p95.
+	if sig, err := rd.Read(ctx, name+"x", 5); err != nil || sig.Samples != 0 || sig.P95 != 0 {
+		t.Fatalf("empty: %+v %v", sig, err)
+	}
+}

@@ -1,0 +1,145 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
+)
+
+// AdaptRoom is what the adaptive controller (server/adapt) reads of an
+// adaptive room before it decides: the settings, the rate as set, the
+// line, and the last decision applied.
+type AdaptRoom struct {
+	Adapt   room.Adapt
+	Rate    float64
+	Paused  bool
+	Waiting int64
+	// N counts the decisions applied: ApplyAdapt takes a decision only
+	// while it is still the N read.
+	N int64
+	// Last is when the last decision was applied (Redis TIME), zero for
+	// none; LastReason is its reason.
+	Last       time.Time
+	LastReason string
+}
+
+// adaptiveKey is the set of the rooms whose adaptive admission is on, so
+// that the controller of a deployment without any costs one command a
+// second, not one per room. AdaptRooms checks each room's own setting:
+// the set may only hold a room too many for a moment.
+func adaptiveKey(ns string) string { return ns + ":adaptive" }
+
+// markAdaptive adds room name to the adaptive rooms' set, or takes it out.
+func (e *Engine) markAdaptive(ctx context.Context, name string, on bool) error {
+	var err error
+	if on {
+		err = e.rdb.SAdd(ctx, adaptiveKey(e.ns), name).Err()
+	} else {
+		err = e.rdb.SRem(ctx, adaptiveKey(e.ns), name).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("queue: mark room %s adaptive: %w", name, err)
+	}
+	return nil
+}
+
+// AdaptiveRooms returns the names of the rooms marked adaptive, unsorted.
+func (e *Engine) AdaptiveRooms(ctx context.Context) ([]string, error) {
+	names, err := e.rdb.SMembers(ctx, adaptiveKey(e.ns)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("queue: list adaptive rooms: %w", err)
+	}
+	return names, nil
+}
+
+// AdaptRooms returns, by name, the rooms of names whose adaptive admission
+// is on, read in one pipeline. Rooms that are off, unknown or whose
+// settings do not parse are left out.
+func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]AdaptRoom, error) {
+	type cmds struct {
+		cfg     *redis.SliceCmd
+		waiting *redis.IntCmd
+		state   *redis.SliceCmd
+	}
+	cs := make([]cmds, len(names))
+	_, err := e.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, name := range names {
+			k := roomKeys(e.ns, name)
+			cs[i] = cmds{
+				cfg:     p.HMGet(ctx, k.key("cfg"), "adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate"),
+				waiting: p.ZCard(ctx, k.key("queue")),
+				state:   p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason"),
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue: adaptive rooms: %w", err)
+	}
+	out := make(map[string]AdaptRoom)
+	for i, name := range names {
+		c := cs[i].cfg.Val()
+		if len(c) != 7 || asString(c[0]) != "1" {
+			continue
+		}
+		r := AdaptRoom{Paused: asString(c[2]) == "1", Waiting: cs[i].waiting.Val()}
+		var errs [5]error
+		r.Rate, errs[0] = strconv.ParseFloat(asString(c[1]), 64)
+		r.Adapt.MinRate, errs[1] = strconv.ParseFloat(asString(c[3]), 64)
+		r.Adapt.MaxRate, errs[2] = strconv.ParseFloat(asString(c[4]), 64)
+		r.Adapt.TargetP95Ms, errs[3] = strconv.Atoi(asString(c[5]))
+		r.Adapt.MaxErrorRate, errs[4] = strconv.ParseFloat(asString(c[6]), 64)
+		if errs != [5]error{} {
+			continue
+		}
+		r.Adapt.Adaptive = true
+		if st := cs[i].state.Val(); len(st) == 3 {
+			r.N, _ = strconv.ParseInt(asString(st[0]), 10, 64)
+			if ms, err := strconv.ParseInt(asString(st[1]), 10, 64); err == nil {
+				r.Last = time.UnixMilli(ms)
+			}
+			r.LastReason = asString(st[2])
+		}
+		out[name] = r
+	}
+	return out, nil
+}
+
+// AdaptDecision is one decision of the controller, made from an AdaptRoom
+// read: the rate it read (From, with the decision count N) and the one it
+// sets (To), why, and the signal it saw.
+type AdaptDecision struct {
+	N        int64
+	From, To float64
+	Reason   string
+	// MinGap is the least time since the last decision applied, by Redis
+	// TIME, for this one to be taken.
+	MinGap    time.Duration
+	P95       time.Duration
+	ErrorRate float64
+	Samples   int64
+}
+
+// ApplyAdapt applies d to room atomically (adapt.lua) and reports whether
+// it did: not when the room is no longer adaptive, when another decision
+// was applied since d's read (any instance's), or within d.MinGap of the
+// last one. The rate it writes is the one admit.lua reads at the next tick.
+func (e *Engine) ApplyAdapt(ctx context.Context, name string, d AdaptDecision) (bool, string, error) {
+	res, err := e.run(ctx, e.s.adapt, name, d.N, ratio(d.From), ratio(d.To), d.Reason, d.MinGap.Milliseconds(),
+		d.P95.Milliseconds(), strconv.FormatFloat(d.ErrorRate, 'f', 4, 64), d.Samples).Slice()
+	if err != nil {
+		return false, "", fmt.Errorf("queue: apply adaptive decision %s: %w", name, err)
+	}
+	if len(res) != 2 {
+		return false, "", fmt.Errorf("queue: apply adaptive decision %s: unexpected reply %v", name, res)
+	}
+	return asInt(res[0]) == 1, asString(res[1]), nil
+}
+
+// ratio formats a rate as the cfg hash holds it.
+func ratio(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -1,0 +1,84 @@
+package queue
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"waitingroom/server/room"
+)
+
+// TestRateZeroIsAPause: an adaptive room whose controller took the rate
+// to 0 (minRate 0) admits nobody and says paused everywhere a page looks
+// (the tick's event, a poll, an instance's snapshot), with no ETA; at any
+// other rate, as set, it is not paused.
+func TestRateZeroIsAPause(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		rate   float64
+		paused bool
+	}{{"rate 0", 0, true}, {"a small rate", 0.01, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, name, _ := newRoom(t, settings(func(s *room.Settings) {
+				s.Adapt = room.Adapt{Adaptive: true, MinRate: 0, MaxRate: 100, TargetP95Ms: 300, MaxErrorRate: 0.05}
+				s.Rate = tc.rate
+			}))
+			vs := visitors(t, 3)
+			for _, v := range vs {
+				if _, err := e.Enter(ctx, name, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+			a, err := e.Admit(ctx, name, time.Second, []string{"t1", "t2", "t3"})
+			if err != nil || a.Paused != tc.paused || tc.paused && len(a.Visitors) != 0 {
+				t.Fatalf("tick: paused %v, %d admitted, %v; want paused %v", a.Paused, len(a.Visitors), err, tc.paused)
+			}
+			p, err := e.Position(ctx, name, vs[2])
+			if err != nil || p.Paused != tc.paused || tc.paused && p.EstimatedWaitSeconds != nil {
+				t.Fatalf("poll: %+v %v, want paused %v without ETA", p, err, tc.paused)
+			}
+			snap, err := e.Snapshot(ctx, name)
+			if err != nil || snap.Paused != tc.paused {
+				t.Fatalf("snapshot: paused %v %v, want %v", snap.Paused, err, tc.paused)
+			}
+		})
+	}
+}
+
+// TestApplyAdapt: the script takes a decision only from a fresh read
+// (the count and the rate unchanged), at least MinGap after the last one
+// by Redis TIME, and only in an adaptive room.
+func TestApplyAdapt(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) {
+		s.Adapt = room.Adapt{Adaptive: true, MinRate: 1, MaxRate: 100, TargetP95Ms: 300, MaxErrorRate: 0.05}
+		s.Rate = 10
+	}))
+	gap := 200 * time.Millisecond
+	apply := func(n int64, from, to float64, wantOK bool, wantWhy string) {
+		t.Helper()
+		ok, why, err := e.ApplyAdapt(ctx, name, AdaptDecision{N: n, From: from, To: to, Reason: "increase", MinGap: gap})
+		if err != nil || ok != wantOK || why != wantWhy {
+			t.Fatalf("apply n=%d %g→%g: %v %q %v, want %v %q", n, from, to, ok, why, err, wantOK, wantWhy)
+		}
+	}
+	apply(0, 10, 12, true, "")
+	apply(0, 10, 12, false, "stale") // read before the first: refused
+	apply(1, 10, 12, false, "stale") // the count is fresh, the rate is not
+	apply(1, 12, 14, false, "early") // fresh, but within the gap
+	time.Sleep(gap)
+	apply(1, 12, 14, true, "")
+	rs, err := e.AdaptRooms(ctx, []string{name})
+	if r := rs[name]; err != nil || r.Rate != 14 || r.N != 2 || r.LastReason != "increase" || time.Since(r.Last) > time.Minute {
+		t.Fatalf("state %+v %v, want rate 14 after 2 decisions", r, err)
+	}
+	s, _ := e.Room(ctx, name)
+	s.Adaptive = false
+	if err := e.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(gap)
+	apply(2, 14, 16, false, "off")
+}

@@ -1,0 +1,85 @@
+package room
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestValidateAdapt(t *testing.T) {
+	on := func(s *Settings) { s.Adaptive = true }
+	tests := []struct {
+		name    string
+		mut     func(*Settings)
+		wantErr string
+	}{
+		{"defaults, off", func(*Settings) {}, ""},
+		{"defaults, on", on, ""},
+		{"minRate 0 pauses", func(s *Settings) { s.Adapt.MinRate = 0 }, ""},
+		{"negative minRate", func(s *Settings) { s.Adapt.MinRate = -1 }, "minRate"},
+		{"NaN minRate", func(s *Settings) { s.Adapt.MinRate = math.NaN() }, "minRate"},
+		{"maxRate 0", func(s *Settings) { s.Adapt.MaxRate = 0 }, "maxRate"},
+		{"maxRate above the ceiling", func(s *Settings) { s.Adapt.MaxRate = MaxRate + 1 }, "maxRate"},
+		{"the ceiling maxRate", func(s *Settings) { s.Adapt.MaxRate = MaxRate }, ""},
+		{"minRate above maxRate", func(s *Settings) { s.Adapt.MinRate, s.Adapt.MaxRate = 60, 50 }, "minRate must not be above maxRate"},
+		{"minRate equal to maxRate", func(s *Settings) { s.Adapt.MinRate, s.Adapt.MaxRate = 50, 50 }, ""},
+		{"zero target", func(s *Settings) { s.TargetP95Ms = 0 }, "targetP95Ms"},
+		{"target too long", func(s *Settings) { s.TargetP95Ms = MaxTargetP95Ms + 1 }, "targetP95Ms"},
+		{"error budget 0", func(s *Settings) { s.MaxErrorRate = 0 }, ""},
+		{"error budget 1", func(s *Settings) { s.MaxErrorRate = 1 }, ""},
+		{"error budget above 1", func(s *Settings) { s.MaxErrorRate = 1.5 }, "maxErrorRate"},
+		{"negative error budget", func(s *Settings) { s.MaxErrorRate = -0.1 }, "maxErrorRate"},
+		{"rate 0, adaptive, minRate 0", func(s *Settings) { on(s); s.Adapt.MinRate = 0; s.Rate = 0 }, ""},
+		{"rate 0, adaptive, minRate 1", func(s *Settings) { on(s); s.Adapt.MinRate = 1; s.Rate = 0 }, "rate"},
+		{"rate 0, not adaptive", func(s *Settings) { s.Adapt.MinRate = 0; s.Rate = 0 }, "rate"},
+		{"negative rate, adaptive", func(s *Settings) { on(s); s.Adapt.MinRate = 0; s.Rate = -1 }, "rate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Defaults("x")
+			tt.mut(&s)
+			err := s.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error %v, want one naming %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestPatchAdaptive(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	b := func(v bool) *bool { return &v }
+	adaptive := Defaults("r")
+	adaptive.Adaptive, adaptive.Rate = true, 30
+	tests := []struct {
+		name         string
+		from         Settings
+		p            Patch
+		wantAdaptive bool
+		wantRate     float64
+	}{
+		{"turn on keeps a rate inside the bounds", Defaults("r"), Patch{AdaptPatch: AdaptPatch{Adaptive: b(true)}}, true, 50},
+		{"turn on clamps the rate into the bounds", Defaults("r"),
+			Patch{AdaptPatch: AdaptPatch{Adaptive: b(true), MaxRate: f(20)}}, true, 20},
+		{"a manual rate change turns it off", adaptive, Patch{Rate: f(40)}, false, 40},
+		{"the same rate keeps it on", adaptive, Patch{Rate: f(30)}, true, 30},
+		{"a rate with adaptive true keeps it on, from that rate", adaptive,
+			Patch{Rate: f(40), AdaptPatch: AdaptPatch{Adaptive: b(true)}}, true, 40},
+		{"a title change keeps it on", adaptive, Patch{Title: new(string)}, true, 30},
+		{"narrowing maxRate moves the rate", adaptive, Patch{AdaptPatch: AdaptPatch{MaxRate: f(10)}}, true, 10},
+		{"raising minRate moves the rate", adaptive, Patch{AdaptPatch: AdaptPatch{MinRate: f(35)}}, true, 35},
+		{"off, bounds do not move the rate", Defaults("r"), Patch{AdaptPatch: AdaptPatch{MaxRate: f(10)}}, false, 50},
+		{"turning it off keeps the rate", adaptive, Patch{AdaptPatch: AdaptPatch{Adaptive: b(false)}}, false, 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.p.Apply(tt.from)
+			if got.Adaptive != tt.wantAdaptive || got.Rate != tt.wantRate {
+				t.Fatalf("adaptive %v rate %g, want %v %g", got.Adaptive, got.Rate, tt.wantAdaptive, tt.wantRate)
+			}
+		})
+	}
+}

@@ -1,0 +1,89 @@
+package web
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+)
+
+// TestConsoleAdaptive: the settings form turns adaptive admission on and
+// off; in an adaptive room, a rate left as the form showed it keeps the
+// controller's (which moved since the page was shown), and a rate typed
+// in turns adaptive off; invalid bounds are refused at their field.
+func TestConsoleAdaptive(t *testing.T) {
+	ctx := context.Background()
+	rc := newRoomsConsole(t)
+	path := "/admin/rooms/" + rc.room + "/settings"
+	shown := func() url.Values {
+		t.Helper()
+		s, err := rc.eng.Room(ctx, rc.room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return roomFormOf(rc.room, s)
+	}
+	save := func(f url.Values, wantStatus int) string {
+		t.Helper()
+		resp, body := rc.post(t, path, f, nil)
+		if resp.StatusCode != wantStatus {
+			t.Fatalf("save: %d, want %d: %.400s", resp.StatusCode, wantStatus, body)
+		}
+		return body
+	}
+	state := func() (bool, float64) {
+		t.Helper()
+		s, err := rc.eng.Room(ctx, rc.room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Adaptive, s.Rate
+	}
+
+	// On, between 10 and 300: the harness's rate (1000) moves inside.
+	rc.sale.take()
+	save(with(shown(), "adaptive", "1", "minRate", "10", "maxRate", "300", "targetP95Ms", "250", "maxErrorRate", "0.05"), 303)
+	if on, rate := state(); !on || rate != 300 {
+		t.Fatalf("adaptive %v rate %g, want on at 300", on, rate)
+	}
+	if got, want := rc.sale.take(), []string{rc.room + " rate changed", rc.room + " adaptive on"}; !slices.Equal(got, want) {
+		t.Fatalf("sale events %q, want %q", got, want)
+	}
+	if _, body := rc.get(t, path, "en"); !strings.Contains(body, `name="adaptive" value="1" checked`) {
+		t.Fatal("the form does not show adaptive admission on")
+	}
+
+	// The page is shown; then the controller moves the rate.
+	page := shown()
+	if ok, _, err := rc.eng.ApplyAdapt(ctx, rc.room, queue.AdaptDecision{From: 300, To: 210, Reason: "cut_latency"}); err != nil || !ok {
+		t.Fatalf("apply: %v %v", ok, err)
+	}
+	save(with(page, "title", "Renamed"), 303)
+	if on, rate := state(); !on || rate != 210 {
+		t.Fatalf("after a title change: adaptive %v rate %g, want on at the controller's 210", on, rate)
+	}
+
+	// Refused bounds, at their field; nothing saved.
+	body := save(with(shown(), "minRate", "400"), 422)
+	if !strings.Contains(body, `id="err-minRate"`) {
+		t.Fatalf("no message at minRate: %.600s", body)
+	}
+
+	// A rate typed in: the operator's, adaptive off.
+	rc.sale.take()
+	save(with(shown(), "rate", "40"), 303)
+	if on, rate := state(); on || rate != 40 {
+		t.Fatalf("after a typed rate: adaptive %v rate %g, want off at 40", on, rate)
+	}
+	if got, want := rc.sale.take(), []string{rc.room + " rate changed", rc.room + " adaptive off"}; !slices.Equal(got, want) {
+		t.Fatalf("sale events %q, want %q", got, want)
+	}
+	s, _ := rc.eng.Room(ctx, rc.room)
+	if s.Adapt != (room.Adapt{MinRate: 10, MaxRate: 300, TargetP95Ms: 250, MaxErrorRate: 0.05}) {
+		t.Fatalf("adapt %+v: the bounds should stay", s.Adapt)
+	}
+}
