@@ -3,6 +3,7 @@ package adapt
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func adaptiveRoom(t *testing.T, rate float64, waiting int) (*queue.Engine, strin
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	name := servicetest.RoomName(t, rdb)
-	e := queue.New(rdb, queue.DefaultNamespace(rdb))
+	e := queue.New(rdb, testNamespace(t))
 	s := room.Defaults(name)
 	s.Rate = rate
 	s.Adapt = room.Adapt{Adaptive: true, MinRate: 10, MaxRate: 200, TargetP95Ms: 300, MaxErrorRate: 0.05}
@@ -46,7 +47,7 @@ func adaptiveRoom(t *testing.T, rate float64, waiting int) (*queue.Engine, strin
 // enough fast orders for any rate here.
 func healthy(t *testing.T, rdb redis.UniversalClient, name string, took time.Duration) {
 	t.Helper()
-	rec := NewRecorder(rdb, queue.DefaultNamespace(rdb), "test", nil, quiet)
+	rec := NewRecorder(rdb, testNamespace(t), "test", nil, quiet)
 	now := time.Now()
 	for s := range 3 {
 		rec.now = at(now.Add(-time.Duration(s) * time.Second))
@@ -96,7 +97,7 @@ func TestTwoInstancesStepOnce(t *testing.T) {
 	p := DefaultParams()
 	p.Every = 200 * time.Millisecond // decisions at least 180 ms apart
 	var obs recorded
-	ns := queue.DefaultNamespace(rdb)
+	ns := testNamespace(t)
 	a := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
 	b := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
 	ctx := context.Background()
@@ -124,7 +125,7 @@ func TestTwoInstancesStepOnce(t *testing.T) {
 // says why.
 func TestNoSignalFreezes(t *testing.T) {
 	e, name, rdb := adaptiveRoom(t, 50, 1000)
-	c := NewController(e, NewReader(rdb, queue.DefaultNamespace(rdb)), DefaultParams(), quiet, nil)
+	c := NewController(e, NewReader(rdb, testNamespace(t)), DefaultParams(), quiet, nil)
 	c.Tick(context.Background())
 	if got, st := rateOf(t, e, name); got != 50 || st.N != 1 || st.LastReason != ReasonNoSignal {
 		t.Fatalf("rate %g, state %+v, want 50 after one %s", got, st, ReasonNoSignal)
@@ -138,7 +139,7 @@ func TestSlowShopCuts(t *testing.T) {
 	healthy(t, rdb, name, time.Second) // over the 300 ms target
 	p := DefaultParams()
 	p.Every = 50 * time.Millisecond
-	c := NewController(e, NewReader(rdb, queue.DefaultNamespace(rdb)), p, quiet, nil)
+	c := NewController(e, NewReader(rdb, testNamespace(t)), p, quiet, nil)
 	for _, w := range []float64{14, 10, 10} {
 		time.Sleep(60 * time.Millisecond)
 		c.Tick(context.Background())
@@ -206,7 +207,7 @@ func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
 	if err != nil || !slices.Contains(names, name) || slices.Contains(names, other) {
 		t.Fatalf("adaptive rooms %v %v, want %s and not %s", names, err, name, other)
 	}
-	ns := queue.DefaultNamespace(rdb)
+	ns := testNamespace(t)
 	rec := NewRecorder(rdb, ns, "test", nil, quiet)
 	NewController(e, NewReader(rdb, ns), DefaultParams(), quiet, nil).Feed(rec).Tick(ctx)
 	sec := time.Now().Add(-time.Second)
@@ -229,7 +230,7 @@ func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
 // within maxRate, while orders flow; once they stop, it freezes.
 func TestLoopsRaiseTheRate(t *testing.T) {
 	e, name, rdb := adaptiveRoom(t, 20, 1000)
-	ns := queue.DefaultNamespace(rdb)
+	ns := testNamespace(t)
 	rec := NewRecorder(rdb, ns, "test", nil, quiet)
 	p := DefaultParams()
 	p.Every, p.Window = 250*time.Millisecond, 1
@@ -260,4 +261,11 @@ func TestLoopsRaiseTheRate(t *testing.T) {
 	if st.LastReason != ReasonNoSignal || still != held {
 		t.Fatalf("without orders: %g then %g (last %s), want it frozen", held, still, st.LastReason)
 	}
+}
+
+// testNamespace is the test's own Redis namespace: a controller decides
+// for every adaptive room of its namespace, so tests (and other packages'
+// tests on the same Redis database) never tick each other's rooms.
+func testNamespace(t *testing.T) string {
+	return "wr:adapt-test:" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
 }

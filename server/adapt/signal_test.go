@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
 )
 
@@ -24,7 +23,7 @@ func TestSignalMergesInstances(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	name := servicetest.RoomName(t, rdb)
-	ns := queue.DefaultNamespace(rdb)
+	ns := testNamespace(t)
 	now := time.Now().Truncate(time.Second)
 	pool := func() sql.DBStats { return sql.DBStats{MaxOpenConnections: 10, InUse: 9} }
 	a := NewRecorder(rdb, ns, "a", nil, quiet)

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
 )
 
 // TestRateZeroIsAPause: an adaptive room whose controller took the rate
@@ -20,7 +23,7 @@ func TestRateZeroIsAPause(t *testing.T) {
 		paused bool
 	}{{"rate 0", 0, true}, {"a small rate", 0.01, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, name, _ := newRoom(t, settings(func(s *room.Settings) {
+			e, name, _ := newAdaptiveRoom(t, settings(func(s *room.Settings) {
 				s.Adapt = room.Adapt{Adaptive: true, MinRate: 0, MaxRate: 100, TargetP95Ms: 300, MaxErrorRate: 0.05}
 				s.Rate = tc.rate
 			}))
@@ -52,7 +55,7 @@ func TestRateZeroIsAPause(t *testing.T) {
 // by Redis TIME, and only in an adaptive room.
 func TestApplyAdapt(t *testing.T) {
 	ctx := context.Background()
-	e, name, _ := newRoom(t, settings(func(s *room.Settings) {
+	e, name, _ := newAdaptiveRoom(t, settings(func(s *room.Settings) {
 		s.Adapt = room.Adapt{Adaptive: true, MinRate: 1, MaxRate: 100, TargetP95Ms: 300, MaxErrorRate: 0.05}
 		s.Rate = 10
 	}))
@@ -81,4 +84,21 @@ func TestApplyAdapt(t *testing.T) {
 	}
 	time.Sleep(gap)
 	apply(2, 14, 16, false, "off")
+}
+
+// newAdaptiveRoom is newRoom in a namespace of the test's own: every
+// running server's controller decides for the adaptive rooms of its
+// namespace, and would take this test's decisions otherwise.
+func newAdaptiveRoom(t *testing.T, s room.Settings) (*Engine, string, redis.UniversalClient) {
+	t.Helper()
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	e := New(rdb, "wr:adapt-test:"+name)
+	if err := e.SaveRoom(context.Background(), name, s); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := e.Admit(context.Background(), name, time.Second, nil); err != nil || len(a.Visitors) != 0 {
+		t.Fatalf("priming tick: %+v %v", a, err)
+	}
+	return e, name, rdb
 }
