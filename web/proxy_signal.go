@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// ShopSignal is told how the shop answered a request, for the adaptive
+// ShopSignal is told how the shop answered requests, for the adaptive
 // controller's health signal (adapt.Recorder, which counts only the
-// adaptive rooms and batches its Redis writes): reason is "placed" for an
-// answer (status < 500) and "unavailable" for a 5xx, a timeout or a
-// connection error; took is the time to the answer's headers. It must
-// never block.
+// adaptive rooms and batches its Redis writes): n answers of room that
+// took took each, reason "placed" for an answer (status < 500) and
+// "unavailable" for a 5xx, a timeout or a connection error. It must never
+// block.
 type ShopSignal interface {
-	ObserveOrder(roomName, reason string, took time.Duration)
+	ObserveOrders(roomName, reason string, took time.Duration, n int64)
 }
 
 // Reasons a shop answer is counted under (those of the order path's
@@ -63,9 +63,9 @@ func (t observedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	took := time.Since(start)
 	switch {
 	case err == nil:
-		t.signal.ObserveOrder(name, shopReason(resp.StatusCode), took)
+		t.signal.ObserveOrders(name, shopReason(resp.StatusCode), took, 1)
 	case req.Context().Err() == nil: // a timeout or a connection error, not a buyer who left
-		t.signal.ObserveOrder(name, shopUnavailable, took)
+		t.signal.ObserveOrders(name, shopUnavailable, took, 1)
 	}
 	return resp, err
 }
