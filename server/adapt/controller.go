@@ -132,7 +132,9 @@ func (c *Controller) decide(ctx context.Context, name string, r queue.AdaptRoom)
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("adapt: read signal", "room", name, "err", err)
 	}
-	d := Decide(Input{Rate: r.Rate, Waiting: r.Waiting, Paused: r.Paused, Settings: r.Adapt, Signal: sig, SignalOK: err == nil}, c.p)
+	// A room with a healthURL that did not answer has no signal (health.go).
+	ok := err == nil && (r.Adapt.HealthURL == "" || sig.HasLoad)
+	d := Decide(Input{Rate: r.Rate, Waiting: r.Waiting, Paused: r.Paused, Settings: r.Adapt, Signal: sig, SignalOK: ok}, c.p)
 	applied, _, err := c.rooms.ApplyAdapt(ctx, name, queue.AdaptDecision{N: r.N, From: r.Rate, To: d.Rate, Reason: d.Reason,
 		MinGap: c.minGap(), P95: sig.P95, ErrorRate: sig.ErrorRate(), Samples: sig.Samples})
 	switch {

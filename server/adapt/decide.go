@@ -43,11 +43,14 @@ const (
 	// ReasonBounds: the rate was outside [minRate, maxRate] (the bounds
 	// changed): moved inside.
 	ReasonBounds = "bounds"
+	// ReasonHealth: the room's healthURL says the shop is overloaded
+	// (load >= 1): a cut, even with few orders to judge by.
+	ReasonHealth = "cut_health"
 )
 
 // Reasons are every reason, for metrics that show them all.
 var Reasons = []string{ReasonIncrease, ReasonLatency, ReasonErrors, ReasonNoSignal, ReasonShortLine,
-	ReasonAtMax, ReasonAtMin, ReasonPool, ReasonPaused, ReasonBounds}
+	ReasonAtMax, ReasonAtMin, ReasonPool, ReasonPaused, ReasonBounds, ReasonHealth}
 
 // Params tune the controller. The zero value is not usable: start from
 // DefaultParams.
@@ -114,11 +117,13 @@ func Decide(in Input, p Params) Decision {
 		return Decision{a.Clamp(rate), ReasonBounds}
 	case in.Paused:
 		return Decision{rate, ReasonPaused}
-	case !in.SignalOK || in.Signal.Samples < p.minSamples(rate):
+	case !in.SignalOK || in.Signal.Samples < p.minSamples(rate) && !in.Signal.Overloaded():
 		return Decision{rate, ReasonNoSignal}
 	}
 	reason := ""
 	switch {
+	case in.Signal.Overloaded(): // first: the samples may be too few to judge the rest
+		reason = ReasonHealth
 	case in.Signal.ErrorRate() > a.MaxErrorRate:
 		reason = ReasonErrors
 	case in.Signal.P95 > time.Duration(a.TargetP95Ms)*time.Millisecond:

@@ -58,6 +58,8 @@ const (
 	fBucket = "h"  // + histogram bucket index
 	fWaits  = "pw" // database pool waits (sql.DBStats.WaitCount deltas, all instances)
 	fPool   = "p:" // + instance id: that instance's pool use, InUse/MaxOpen
+	fLoad   = "ld" // the healthURL's load figure, polled in that second (health.go)
+	fNoLoad = "lf" // the healthURL was polled in that second and gave no figure
 )
 
 // reachesShop reports whether an attempt that ended with reason (a
@@ -280,7 +282,17 @@ type Signal struct {
 	// PoolUse is the highest InUse/MaxOpen an instance reported (0..1).
 	PoolWaits int64
 	PoolUse   float64
+	// Load is the room's healthURL's last figure in the window, when
+	// HasLoad: the latest poll of the window answered (1 or more:
+	// overloaded). HasLoad is false without a healthURL, or when its
+	// latest poll failed.
+	Load    float64
+	HasLoad bool
 }
+
+// Overloaded reports whether the room's healthURL says the shop is
+// overloaded (Load >= 1).
+func (s Signal) Overloaded() bool { return s.HasLoad && s.Load >= 1 }
 
 // ErrorRate is Errors / Samples, 0 without samples.
 func (s Signal) ErrorRate() float64 {
@@ -317,8 +329,18 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 	}
 	sig := Signal{Seconds: window}
 	var hist [nBounds + 1]int64
-	for _, c := range cmds {
-		for f, v := range c.Val() {
+	for _, c := range cmds { // oldest first: the latest poll's figure stays
+		m := c.Val()
+		if v, ok := m[fLoad]; ok {
+			l, err := strconv.ParseFloat(v, 64)
+			sig.Load, sig.HasLoad = l, err == nil
+		} else if _, ok := m[fNoLoad]; ok {
+			sig.Load, sig.HasLoad = 0, false
+		}
+		for f, v := range m {
+			if f == fLoad || f == fNoLoad {
+				continue
+			}
 			if strings.HasPrefix(f, fPool) {
 				if u, err := strconv.ParseFloat(v, 64); err == nil {
 					sig.PoolUse = max(sig.PoolUse, u)
