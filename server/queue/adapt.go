@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -143,3 +144,65 @@ func (e *Engine) ApplyAdapt(ctx context.Context, name string, d AdaptDecision) (
 
 // ratio formats a rate as the cfg hash holds it.
 func ratio(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// AdaptHistoryLen is how many changes a room's history keeps (adapt.lua
+// trims it to this many).
+const AdaptHistoryLen = 300
+
+// AdaptChange is one entry of a room's controller history: a decision
+// applied that changed the rate, or whose reason differed from the one
+// before (so that a hold is explained once, not every second).
+type AdaptChange struct {
+	// At is when it was applied, by Redis TIME.
+	At       time.Time
+	From, To float64
+	Reason   string
+	// P95, ErrorRate and Samples are the signal it was decided on.
+	P95       time.Duration
+	ErrorRate float64
+	Samples   int64
+}
+
+// AdaptHistory returns room's last n changes (at most AdaptHistoryLen),
+// newest first; none for a room without any. An entry that does not parse
+// is left out.
+func (e *Engine) AdaptHistory(ctx context.Context, name string, n int) ([]AdaptChange, error) {
+	n = min(n, AdaptHistoryLen)
+	if n <= 0 {
+		return nil, nil
+	}
+	raw, err := e.rdb.LRange(ctx, roomKeys(e.ns, name).key("adapthist"), 0, int64(n-1)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("queue: adaptive history %s: %w", name, err)
+	}
+	out := make([]AdaptChange, 0, len(raw))
+	for _, s := range raw {
+		if c, ok := parseAdaptChange(s); ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// parseAdaptChange reads one history entry, "ms from to p95 err samples
+// reason" (adapt.lua).
+func parseAdaptChange(s string) (AdaptChange, bool) {
+	f := strings.SplitN(s, " ", 7)
+	if len(f) != 7 {
+		return AdaptChange{}, false
+	}
+	var c AdaptChange
+	var errs [6]error
+	var ms, p95 int64
+	ms, errs[0] = strconv.ParseInt(f[0], 10, 64)
+	c.From, errs[1] = strconv.ParseFloat(f[1], 64)
+	c.To, errs[2] = strconv.ParseFloat(f[2], 64)
+	p95, errs[3] = strconv.ParseInt(f[3], 10, 64)
+	c.ErrorRate, errs[4] = strconv.ParseFloat(f[4], 64)
+	c.Samples, errs[5] = strconv.ParseInt(f[5], 10, 64)
+	if errs != [6]error{} {
+		return AdaptChange{}, false
+	}
+	c.At, c.P95, c.Reason = time.UnixMilli(ms), time.Duration(p95)*time.Millisecond, f[6]
+	return c, true
+}
