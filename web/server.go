@@ -61,6 +61,9 @@ type Rooms interface {
 	// AdaptRooms reads the adaptive controller's state of the rooms of
 	// names whose adaptive admission is on.
 	AdaptRooms(ctx context.Context, names []string) (map[string]queue.AdaptRoom, error)
+	// AdaptHistory reads room name's last n changes of the controller,
+	// newest first.
+	AdaptHistory(ctx context.Context, name string, n int) ([]queue.AdaptChange, error)
 }
 
 // Orders places orders and lists products.
