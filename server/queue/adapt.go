@@ -27,6 +27,10 @@ type AdaptRoom struct {
 	// none; LastReason is its reason.
 	Last       time.Time
 	LastReason string
+	// ByOrders: the room's orderRate is below its maxRate and its orders go
+	// through the order bucket, so Adapt.MaxRate is the orderRate
+	// (room.Adapt.Ceiling), the controller's ceiling.
+	ByOrders bool
 }
 
 // adaptiveKey is the set of the rooms whose adaptive admission is on, so
@@ -58,6 +62,11 @@ func (e *Engine) AdaptiveRooms(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// adaptCfgFields are the settings AdaptRooms reads, in the order it reads
+// them.
+var adaptCfgFields = []string{"adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate",
+	"orderRate", "gateOn", "mode"}
+
 // AdaptRooms returns, by name, the rooms of names whose adaptive admission
 // is on, read in one pipeline. Rooms that are off, unknown or whose
 // settings do not parse are left out.
@@ -72,7 +81,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 		for i, name := range names {
 			k := roomKeys(e.ns, name)
 			cs[i] = cmds{
-				cfg:     p.HMGet(ctx, k.key("cfg"), "adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate"),
+				cfg:     p.HMGet(ctx, k.key("cfg"), adaptCfgFields...),
 				waiting: p.ZCard(ctx, k.key("queue")),
 				state:   p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason"),
 			}
@@ -85,7 +94,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 	out := make(map[string]AdaptRoom)
 	for i, name := range names {
 		c := cs[i].cfg.Val()
-		if len(c) != 7 || asString(c[0]) != "1" {
+		if len(c) != len(adaptCfgFields) || asString(c[0]) != "1" {
 			continue
 		}
 		r := AdaptRoom{Paused: asString(c[2]) == "1", Waiting: cs[i].waiting.Val()}
@@ -99,6 +108,10 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 			continue
 		}
 		r.Adapt.Adaptive = true
+		// The order bucket caps the controller (room.Adapt.Ceiling).
+		if orderRate, err := strconv.ParseFloat(asString(c[7]), 64); err == nil {
+			r.Adapt.MaxRate, r.ByOrders = r.Adapt.Ceiling(orderRate, room.OrdersBucketed(asString(c[8]) == "1", asString(c[9])))
+		}
 		if st := cs[i].state.Val(); len(st) == 3 {
 			r.N, _ = strconv.ParseInt(asString(st[0]), 10, 64)
 			if ms, err := strconv.ParseInt(asString(st[1]), 10, 64); err == nil {
