@@ -41,6 +41,9 @@ type Queue interface {
 type Rooms interface {
 	Room(ctx context.Context, name string) (room.Settings, error)
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
+	// SaveRoomKeepingRate is SaveRoom that leaves the rate as it is (the
+	// adaptive controller's).
+	SaveRoomKeepingRate(ctx context.Context, name string, s room.Settings) error
 	// SetAPIKeyHash replaces room name's API key hash alone (SaveRoom
 	// never writes it); room.ErrNotFound for an unknown room.
 	SetAPIKeyHash(ctx context.Context, name, hash string) error
