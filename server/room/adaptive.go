@@ -112,3 +112,23 @@ func OrdersBucketed(gate bool, mode string) bool {
 func (s Settings) AdaptCeiling() (float64, bool) {
 	return s.Adapt.Ceiling(s.OrderRate, s.OrdersBucketed())
 }
+
+// Restored returns s as a room restored from the database's record (Redis
+// lost its data) restarts. The record holds the rate of the operator's
+// last write, not the ones the controller set since, and the shop's state
+// is unknown: an adaptive room restarts at MinRate, the floor the
+// operator declared safe while the shop is unhealthy, and the controller
+// climbs from there as it does from any start. A MinRate of 0 would pause
+// admission, with no orders to give the controller a signal to leave it:
+// such a room restarts at the recorded rate, clamped into [0, MaxRate].
+// A room that is not adaptive keeps its rate: it is the operator's.
+func (s Settings) Restored() Settings {
+	switch {
+	case !s.Adaptive:
+	case s.Adapt.MinRate > 0:
+		s.Rate = s.Adapt.MinRate
+	default:
+		s.Rate = s.Adapt.Clamp(s.Rate)
+	}
+	return s
+}

@@ -31,3 +31,36 @@ func TestAdaptCeiling(t *testing.T) {
 		})
 	}
 }
+
+// TestRestored: a restored adaptive room restarts at minRate, or, with a
+// minRate of 0, at its recorded rate within the bounds; a room that is
+// not adaptive keeps its rate.
+func TestRestored(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		adaptive bool
+		min, max float64
+		rate     float64
+		want     float64
+	}{
+		{"adaptive: minRate", true, 10, 200, 150, 10},
+		{"adaptive, recorded under minRate: minRate", true, 10, 200, 3, 10},
+		{"minRate 0: the recorded rate", true, 0, 200, 40, 40},
+		{"minRate 0: the recorded rate within maxRate", true, 0, 200, 900, 200},
+		{"not adaptive: the operator's rate", false, 10, 200, 150, 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Defaults("r")
+			s.Rate = tc.rate
+			s.Adapt = Adapt{Adaptive: tc.adaptive, MinRate: tc.min, MaxRate: tc.max, TargetP95Ms: 500, MaxErrorRate: 0.02}
+			got := s.Restored()
+			if got.Rate != tc.want {
+				t.Fatalf("restored at %g, want %g", got.Rate, tc.want)
+			}
+			got.Rate = s.Rate
+			if got.Adapt != s.Adapt || got.Title != s.Title {
+				t.Fatalf("restored changed more than the rate: %+v", got)
+			}
+		})
+	}
+}
