@@ -403,6 +403,25 @@ func TestBrowserOperatorDay(t *testing.T) {
 		t.Errorf("the audit log has no sign-in by admin: %v", entries())
 	}
 
+	// 8. Adaptive admission, turned on in the settings form: the
+	// server's controller decides within a second or two, and the
+	// dashboard shows its rate, its reason in words and its changes live.
+	openPage(t, op, base+"/admin/rooms/"+name+"/settings")
+	if err := chromedp.Do(op, chromedp.Click(chromedp.CSS(`input[name="adaptive"]`))); err != nil {
+		t.Fatalf("tick adaptive admission: %v", err)
+	}
+	submitForm(t, op, "adaptive", "form.room-form button[type=submit]", "/admin/rooms/"+name+"/settings")
+	openPage(t, op, base+"/admin/rooms/"+name)
+	if reason, err := chromedp.Run(op, chromedp.Poll[string](`(function () {
+			var r = document.querySelector("#dash-adapt-changes tr[data-reason]");
+			return r ? r.dataset.reason + " | " + document.getElementById("dash-adapt-reason").textContent.trim() : false; })()`,
+		chromedp.WithPollingTimeout(8*time.Second))); err != nil {
+		t.Fatalf("the dashboard shows no decision of the controller: %v\ndashboard: %s", err, pageText(t, op))
+	} else if code, words, _ := strings.Cut(reason, " | "); code == "" || len(words) < 20 || strings.Contains(words, "Reason code") {
+		t.Fatalf("the controller's reason %q is not explained: %q", code, words)
+	}
+	check("dashboard-adaptive")
+
 	// The rooms list, with the room's live figures.
 	openPage(t, op, base+"/admin/rooms")
 	if n, _ := chromedp.Run(op, chromedp.Evaluate[int](`document.querySelectorAll('tr[data-room="`+name+`"]').length`)); n != 1 {
