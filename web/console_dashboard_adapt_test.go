@@ -2,9 +2,7 @@ package web
 
 import (
 	"context"
-	"io"
 	"math"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -169,15 +167,7 @@ func TestDashboardAdaptive(t *testing.T) {
 
 	// In Korean.
 	apply(70, "cut_errors", 100*time.Millisecond, 0.1, 90)
-	req, _ := http.NewRequest("GET", h.srv.URL+"/admin/rooms/"+h.room, nil)
-	req.Header.Set("Accept-Language", "ko")
-	resp, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	ko := string(b)
+	_, ko := h.getIn(t, h.client, "/admin/rooms/"+h.room, "ko")
 	for _, want := range []string{"적응형 입장", "초당 70", "낮춤: 실패한 주문이 허용 비율을 넘었습니다.", "10% (허용 2%) · 주문 90건 기준"} {
 		if !strings.Contains(ko, want) {
 			t.Errorf("the Korean page lacks %q", want)

@@ -125,8 +125,14 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 
 func (h *dashHarness) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
 	t.Helper()
+	return h.getIn(t, c, path, "en")
+}
+
+// getIn gets path with c, in the language that Accept-Language asks for.
+func (h *dashHarness) getIn(t *testing.T, c *http.Client, path, acceptLanguage string) (*http.Response, string) {
+	t.Helper()
 	req, _ := http.NewRequest("GET", h.srv.URL+path, nil)
-	req.Header.Set("Accept-Language", "en")
+	req.Header.Set("Accept-Language", acceptLanguage)
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -234,16 +240,9 @@ func TestDashboardPage(t *testing.T) {
 	}
 
 	// In Korean.
-	req, _ := http.NewRequest("GET", h.srv.URL+"/admin/rooms/"+h.room, nil)
-	req.Header.Set("Accept-Language", "ko-KR,ko;q=0.9,en;q=0.5")
-	resp, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ko, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, ko := h.getIn(t, h.client, "/admin/rooms/"+h.room, "ko-KR,ko;q=0.9,en;q=0.5")
 	for _, want := range []string{`lang="ko"`, "대기 중", "2개 판매 · 8개 남음", "입장 속도 변경"} {
-		if !strings.Contains(string(ko), want) {
+		if !strings.Contains(ko, want) {
 			t.Errorf("the Korean page lacks %s", want)
 		}
 	}
