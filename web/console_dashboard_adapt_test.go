@@ -114,16 +114,12 @@ func TestDashboardAdaptive(t *testing.T) {
 	apply(77, "cut_latency", 620*time.Millisecond, 0.031, 80)
 
 	_, html = h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC")
-	for id, want := range map[string]string{
+	wantTexts(t, html, map[string]string{
 		"dash-adapt-rate":    "77 per second",
 		"dash-adapt-reason":  "Cut: the order p95 is over the target, so the shop is slowing down.",
 		"dash-adapt-bounds":  "between 5 and 300 per second",
 		"dash-adapt-targets": "order p95 under 500 ms, failed orders under 2%",
-	} {
-		if got := text(t, html, id); got != want {
-			t.Errorf("#%s = %q, want %q", id, got, want)
-		}
-	}
+	})
 	tbl := html[strings.Index(html, `id="dash-adapt-changes"`):]
 	tbl = tbl[:strings.Index(tbl, "</table>")]
 	if n := strings.Count(tbl, "<tr data-reason="); n != 3 {

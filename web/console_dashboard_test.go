@@ -142,6 +142,16 @@ func (h *dashHarness) getIn(t *testing.T, c *http.Client, path, acceptLanguage s
 	return resp, string(b)
 }
 
+// wantTexts checks the text of the elements of html, by id.
+func wantTexts(t *testing.T, html string, want map[string]string) {
+	t.Helper()
+	for id, w := range want {
+		if got := text(t, html, id); got != w {
+			t.Errorf("#%s = %q, want %q", id, got, w)
+		}
+	}
+}
+
 // text returns the text of the element with id in html.
 func text(t *testing.T, html, id string) string {
 	t.Helper()
@@ -170,7 +180,7 @@ func TestDashboardPage(t *testing.T) {
 		t.Fatalf("%d %s", resp.StatusCode, html)
 	}
 	eta := views.For("en").Duration(1) // the last of 3 at 3 a second
-	for id, want := range map[string]string{
+	wantTexts(t, html, map[string]string{
 		"dash-waiting":        "3",
 		"dash-prequeued":      "0",
 		"dash-active":         "0", // the order used the pass
@@ -186,11 +196,7 @@ func TestDashboardPage(t *testing.T) {
 		"dash-fail-soldout":   "5",
 		"dash-fail-503":       "6",
 		"dash-fail-other":     "1",
-	} {
-		if got := text(t, html, id); got != want {
-			t.Errorf("#%s = %q, want %q", id, got, want)
-		}
-	}
+	})
 	for _, want := range []string{
 		`id="dash-live" data-src="/admin/rooms/` + h.room + `/live"`,
 		`id="dash-reload" href="/admin/rooms/` + h.room + `"`,
