@@ -184,6 +184,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Signer:           signer,
 		PassKeys:         passKeys,
 		Gates:            eng,
+		Signal:           signal,
 		AdminToken:       cfg.AdminToken,
 		Static:           static,
 		Hub:              hub,
@@ -230,6 +231,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	wg.Go(func() {
 		adapt.NewController(eng, adapt.NewReader(conn.Client, ns), adapt.DefaultParams(), log, metrics).Feed(signal).Run(loopCtx)
 	})
+	wg.Go(func() { adapt.NewHealthPoller(eng, web.NewHealthProbe(), conn.Client, ns, log).Run(loopCtx) })
 	wg.Go(func() { shares.Run(loopCtx) })
 	wg.Go(func() { push.Listen(loopCtx, conn.Client, ns, hub, log) })
 	// The waiting room runs without its database: migrations are retried

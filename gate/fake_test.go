@@ -65,6 +65,7 @@ type fakeRoom struct {
 	sessions map[string]string // id → subject
 	calls    map[string]int
 	passes   []string // every pass handed out, to check the logs
+	reports  []report // the reports of the handlers' times received
 }
 
 func newFakeRoom(t *testing.T, keys ...signingKey) *fakeRoom {
@@ -109,6 +110,8 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 		name = "renew"
 	case strings.HasPrefix(r.URL.Path, prefix+"/sessions/") && strings.HasSuffix(r.URL.Path, "/end"):
 		name = "end"
+	case r.URL.Path == prefix+"/gate/report":
+		name = "report"
 	default:
 		writeJSON(w, 404, map[string]string{"error": "not_found"})
 		return
@@ -219,6 +222,16 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 			"expiresAt": time.Now().Add(10 * time.Minute).Format(time.RFC3339), "mode": "idle", "idleSeconds": 600}})
 	case "end":
 		delete(f.sessions, strings.Split(r.URL.Path, "/")[5])
+		w.WriteHeader(204)
+	case "report":
+		var rep report
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<10))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rep); err != nil {
+			writeJSON(w, 400, map[string]string{"error": "bad_report"})
+			return
+		}
+		f.reports = append(f.reports, rep)
 		w.WriteHeader(204)
 	}
 }

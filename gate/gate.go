@@ -18,6 +18,12 @@
 // API key, a throttle) or that fails alone fails closed for its request.
 // At most 64 calls to waitingroom are in flight at once.
 //
+// Protect also times the answers of the handlers it wraps and reports
+// them to waitingroom once a second, in one small summary (report.go):
+// a room with adaptive admission on sets its rate from them, admitting
+// buyers as fast as the shop answers them well. Options.NoReport turns
+// this off.
+//
 // The package depends only on the standard library and go-jose.
 package gate
 
@@ -53,6 +59,9 @@ type Options struct {
 	RenewEvery time.Duration // how often a request renews the session at waitingroom, default 10 s per session
 	Client     *http.Client  // default: a client that follows no redirects and keeps 64 idle connections to waitingroom
 	Logger     *slog.Logger  // default slog.Default()
+	// NoReport turns off the report of the protected handlers' times to
+	// waitingroom (the room's adaptive admission signal; see Protect).
+	NoReport bool
 }
 
 // Gate guards a shop's handlers. It is safe for concurrent use. Make it
@@ -70,10 +79,11 @@ type Gate struct {
 	slots     chan struct{} // the calls to waitingroom in flight (at most maxCalls)
 	probeGap  time.Duration // pause between the probes that confirm an outage
 
-	keys   *keyCache
-	cfg    *configCache
-	live   *liveCache
-	health *health
+	keys    *keyCache
+	cfg     *configCache
+	live    *liveCache
+	health  *health
+	reports *reporter
 }
 
 // New checks opts and returns a Gate. It makes no network call.
@@ -123,6 +133,7 @@ func New(opts Options) (*Gate, error) {
 	g.cfg = &configCache{}
 	g.live = newLiveCache(maxLiveEntries)
 	g.health = &health{}
+	g.reports = &reporter{every: reportEvery}
 	return g, nil
 }
 

@@ -14,7 +14,9 @@ import (
 // session of the room, and serves POST EnterPath (the room's hand-off).
 //
 //   - A valid wr_gate cookie: the session is renewed at waitingroom at most
-//     once per RenewEvery, then next serves the request.
+//     once per RenewEvery, then next serves the request, timed: the time
+//     to its answer's headers and whether it failed (5xx) go to the room
+//     in the next second's report (report.go; Options.NoReport).
 //   - No session (a cookie whose MAC does not verify is none), a session
 //     waitingroom reports gone, or an unknown session while every call
 //     slot is taken: GET and HEAD are sent to the room (303), other
@@ -39,7 +41,7 @@ func (g *Gate) Protect(next http.Handler) http.Handler {
 		info, err := g.checkSession(r.Context(), id)
 		switch {
 		case err == nil:
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, info)))
+			g.serveTimed(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, info)), next)
 		case errors.Is(err, errSessionGone):
 			g.clearCookie(w, r)
 			g.noSession(w, r, next)

@@ -90,6 +90,8 @@ type RoomsText struct {
 	Millis         string
 	MaxErrRate     string
 	MaxErrRateHint string
+	HealthURL      string
+	HealthURLHint  string
 
 	Actions     string
 	ActionsHint string
@@ -242,6 +244,8 @@ var roomsKorean = RoomsText{
 	Millis:               "ms",
 	MaxErrRate:           "허용 주문 오류율",
 	MaxErrRateHint:       "0에서 1 사이 (0.02 = 2%)",
+	HealthURL:            "상태 확인 주소 (선택)",
+	HealthURLHint:        "약 1초마다 조회합니다. JSON의 \"load\" 값이나 Prometheus 게이지 load가 1 이상이면 입장 속도를 줄이고, 응답이 없으면 속도를 유지합니다.",
 
 	Actions:        "운영",
 	ActionsHint:    "각 동작은 즉시 모든 서버에 적용되고 변경 기록에 남습니다.",
@@ -295,6 +299,7 @@ var roomsKorean = RoomsText{
 		"maxRate":             "0.01에서 10000 사이여야 합니다.",
 		"targetP95Ms":         "1ms에서 60000ms 사이여야 합니다.",
 		"maxErrorRate":        "0에서 1 사이여야 합니다.",
+		"healthURL":           "비워 두거나 2048바이트 이하의 http(s) 주소여야 하며, 사용자 이름과 비밀번호를 넣을 수 없습니다.",
 	},
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "사전 대기는 오픈보다 먼저 시작해야 하고, 오픈 시각이 있어야 합니다.",
@@ -421,6 +426,8 @@ var roomsEnglish = RoomsText{
 	Millis:               "ms",
 	MaxErrRate:           "Tolerated order error rate",
 	MaxErrRateHint:       "Between 0 and 1 (0.02 = 2%)",
+	HealthURL:            "Health URL (optional)",
+	HealthURLHint:        "Polled about once a second: a JSON \"load\" or a Prometheus gauge load of 1 or more cuts the rate; no answer holds it.",
 
 	Actions:        "Run the sale",
 	ActionsHint:    "Each action applies to every server at once and goes in the audit log.",
@@ -474,6 +481,7 @@ var roomsEnglish = RoomsText{
 		"maxRate":             "Must be between 0.01 and 10000.",
 		"targetP95Ms":         "Must be between 1 and 60000 ms.",
 		"maxErrorRate":        "Must be between 0 and 1.",
+		"healthURL":           "Leave empty, or an http(s) address of at most 2048 bytes, without user:password.",
 	},
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "The pre-queue must open before the sale, which needs an opening time.",

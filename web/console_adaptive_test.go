@@ -87,3 +87,57 @@ func TestConsoleAdaptive(t *testing.T) {
 		t.Fatalf("adapt %+v: the bounds should stay", s.Adapt)
 	}
 }
+
+// TestConsoleHealthURL: the adaptive fieldset's Health URL field sets the
+// room's healthURL, shows it, refuses an invalid one at its field, keeps
+// it when a form (an older page) lacks the field, and clears it when
+// emptied.
+func TestConsoleHealthURL(t *testing.T) {
+	ctx := context.Background()
+	rc := newRoomsConsole(t)
+	path := "/admin/rooms/" + rc.room + "/settings"
+	current := func() string {
+		t.Helper()
+		s, err := rc.eng.Room(ctx, rc.room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.HealthURL
+	}
+	shown := func() url.Values {
+		t.Helper()
+		s, err := rc.eng.Room(ctx, rc.room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return roomFormOf(rc.room, s)
+	}
+	const health = "https://shop.example/health?token=abc"
+	without := shown()
+	without.Del("healthURL")
+	for _, tt := range []struct {
+		name   string
+		form   url.Values
+		status int
+		want   string
+	}{
+		{"set", with(shown(), "healthURL", health), 303, health},
+		{"user and password", with(shown(), "healthURL", "https://u:p@shop.example/health"), 422, health},
+		{"not http", with(shown(), "healthURL", "ftp://shop.example/health"), 422, health},
+		{"a form without the field", without, 303, health},
+		{"emptied", with(shown(), "healthURL", ""), 303, ""},
+	} {
+		resp, body := rc.post(t, path, tt.form, nil)
+		if resp.StatusCode != tt.status || (tt.status == 422 && !strings.Contains(body, `id="err-healthURL"`)) {
+			t.Fatalf("%s: %d, want %d (with the field's message): %.600s", tt.name, resp.StatusCode, tt.status, body)
+		}
+		if got := current(); got != tt.want {
+			t.Fatalf("%s: healthURL %q, want %q", tt.name, got, tt.want)
+		}
+		if tt.want != "" {
+			if _, page := rc.get(t, path, "en"); !strings.Contains(page, `name="healthURL" type="url" value="https://shop.example/health?token=abc"`) {
+				t.Fatalf("%s: the form does not show the health URL", tt.name)
+			}
+		}
+	}
+}

@@ -143,6 +143,7 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 		Protect: strings.Join(set.Gate.Protect, "\n"), RateShown: fmtFloat(set.Rate),
 		Adaptive: set.Adaptive, AdaptiveShown: flagValue(set.Adaptive), MinRate: fmtFloat(set.Adapt.MinRate),
 		MaxRate: fmtFloat(set.Adapt.MaxRate), TargetP95Ms: strconv.Itoa(set.TargetP95Ms), MaxErrRate: fmtFloat(set.MaxErrorRate),
+		HealthURL: set.HealthURL,
 	}
 }
 
@@ -193,6 +194,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		FailOpen: f.Get("failOpen") == "1", Protect: get("protect"), RateShown: get("rateShown"),
 		Adaptive: f.Get("adaptive") == "1", AdaptiveShown: get("adaptiveShown"), MinRate: get("minRate"),
 		MaxRate: get("maxRate"), TargetP95Ms: get("targetP95Ms"), MaxErrRate: get("maxErrorRate"),
+		HealthURL: get("healthURL"),
 	}
 	if len(v.Title) > maxFieldLen {
 		v.Title = v.Title[:maxFieldLen]
@@ -208,6 +210,9 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	// in with the box left as it was turns adaptive off (room.Patch.Apply).
 	if v.AdaptiveShown != flagValue(v.Adaptive) {
 		p.AdaptPatch.Adaptive = &v.Adaptive
+	}
+	if f.Has("healthURL") { // a form without the field keeps the setting; empty clears it
+		p.AdaptPatch.HealthURL = &v.HealthURL
 	}
 	var protect []string // none is nil, as the JSON API's empty list
 	for _, line := range strings.Split(v.Protect, "\n") {

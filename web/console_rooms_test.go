@@ -94,7 +94,7 @@ func roomFormOf(name string, set room.Settings) url.Values {
 		"abandonAfterSeconds": {v.AbandonAfterSeconds}, "returnWithinSeconds": {v.ReturnWithin},
 		"targetURL": {v.TargetURL}, "sessionSeconds": {v.SessionSeconds}, "sessionMode": {v.SessionMode}, "protect": {v.Protect},
 		"rateShown": {v.RateShown}, "adaptiveShown": {v.AdaptiveShown}, "minRate": {v.MinRate}, "maxRate": {v.MaxRate},
-		"targetP95Ms": {v.TargetP95Ms}, "maxErrorRate": {v.MaxErrRate},
+		"targetP95Ms": {v.TargetP95Ms}, "maxErrorRate": {v.MaxErrRate}, "healthURL": {v.HealthURL},
 	}
 	if v.Adaptive {
 		f.Set("adaptive", "1")

@@ -93,6 +93,7 @@ func (s *Server) routes() []route {
 		{"POST /api/rooms/{room}/passes/redeem", s.apiMax(gateBodyMax, s.roomKeyOnly(s.redeem))},
 		{"POST /api/rooms/{room}/sessions/{id}/renew", s.apiMax(gateBodyMax, s.roomKeyOnly(s.renewSession))},
 		{"POST /api/rooms/{room}/sessions/{id}/end", s.apiMax(gateBodyMax, s.roomKeyOnly(s.endSession))},
+		{"POST /api/rooms/{room}/gate/report", s.apiMax(gateBodyMax, s.roomKeyOnly(s.gateReportPost))},
 		{"POST /api/admin/rooms/{room}/apikey", s.api(s.adminOnly(s.postAPIKey))},
 		{"POST /r/{room}/pass", http.HandlerFunc(s.handoff)},
 		{"POST /_waitingroom/enter", http.HandlerFunc(s.gateEnter)},

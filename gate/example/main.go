@@ -7,6 +7,10 @@
 // Set the room's target URL to SHOP_ORIGIN + "/checkout". Buyers let in by
 // the room land on /checkout; "Place order" ends their session, which gives
 // their slot back to the room.
+//
+// The gate reports the checkout's answer times to the room once a second:
+// with the room's adaptive admission on, the room admits buyers as fast as
+// the checkout answers them well. WR_NO_REPORT=1 turns the reports off.
 package main
 
 import (
@@ -43,6 +47,7 @@ func run(log *slog.Logger) error {
 		APIKey:   os.Getenv("WR_API_KEY"),
 		Audience: os.Getenv("SHOP_ORIGIN"),
 		Logger:   log,
+		NoReport: os.Getenv("WR_NO_REPORT") == "1",
 	})
 	if err != nil {
 		return err

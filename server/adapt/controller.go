@@ -132,7 +132,9 @@ func (c *Controller) decide(ctx context.Context, name string, r queue.AdaptRoom)
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("adapt: read signal", "room", name, "err", err)
 	}
-	d := Decide(inputOf(r, sig, err == nil, time.Now()), c.p)
+	// A room with a healthURL that did not answer has no signal (health.go).
+	ok := err == nil && (r.Adapt.HealthURL == "" || sig.HasLoad)
+	d := Decide(inputOf(r, sig, ok, time.Now()), c.p)
 	applied, _, err := c.rooms.ApplyAdapt(ctx, name, queue.AdaptDecision{N: r.N, From: r.Rate, To: d.Rate, Reason: d.Reason,
 		MinGap: c.minGap(), P95: sig.P95, ErrorRate: sig.ErrorRate(), Samples: sig.Samples, Knee: d.Knee, Base: d.Base, Cut: d.Cut()})
 	switch {

@@ -76,10 +76,13 @@ const (
 	// orders came to judge the shop by: a few buyers are let in to learn
 	// whether it is back.
 	ReasonProbe = "probe"
+	// ReasonHealth: the room's healthURL says the shop is overloaded
+	// (load >= 1): a cut, even with few orders to judge by.
+	ReasonHealth = "cut_health"
 )
 
 // Reasons are every reason, for metrics that show them all.
-var Reasons = []string{ReasonIncrease, ReasonLatency, ReasonQueue, ReasonErrors, ReasonNoSignal, ReasonShortLine,
+var Reasons = []string{ReasonIncrease, ReasonLatency, ReasonQueue, ReasonErrors, ReasonHealth, ReasonNoSignal, ReasonShortLine,
 	ReasonAtMax, ReasonAtMin, ReasonPool, ReasonPaused, ReasonBounds, ReasonSettle, ReasonDrain, ReasonNear, ReasonProbe}
 
 // Params tune the controller. The zero value is not usable: start from
@@ -209,6 +212,7 @@ func Decide(in Input, p Params) Decision {
 		return hold(ReasonPaused)
 	case !in.SignalOK:
 		return hold(ReasonNoSignal)
+	case in.Signal.Overloaded(): // a cut on the health figure below, however few the orders
 	case rate == 0 && in.Signal.Samples < p.minSamples(rate, p.Window):
 		return probe(in, p, d)
 	case in.Signal.Samples < p.minSamples(rate, p.Window):
@@ -218,7 +222,7 @@ func Decide(in Input, p Params) Decision {
 	for n := p.FastWindow + 1; n <= min(in.Signal.Seconds, p.FastMax) && fast.Samples < p.minSamples(rate, fast.Seconds); n++ {
 		fast = in.Signal.Last(n)
 	}
-	if fast.Samples < p.minSamples(rate, fast.Seconds) { // the newest seconds are empty: the shop may be down
+	if fast.Samples < p.minSamples(rate, fast.Seconds) && !in.Signal.Overloaded() { // the newest seconds are empty: the shop may be down
 		if rate == 0 {
 			return probe(in, p, d)
 		}
@@ -229,6 +233,8 @@ func Decide(in Input, p Params) Decision {
 	sat := saturation(in.Signal, d.Base, target, p)
 	reason := ""
 	switch {
+	case in.Signal.Overloaded(): // first: the samples may be too few to judge the rest
+		reason = ReasonHealth
 	case fast.ErrorRate() > a.MaxErrorRate:
 		reason = ReasonErrors
 	case fast.P95 > target:
@@ -361,7 +367,7 @@ func cut(in Input, p Params, d Decision, s sat, p95 time.Duration, reason string
 			excess += time.Duration((rate/knee - 1) * float64(p.Lag))
 		}
 		fallthrough
-	case reason != ReasonErrors:
+	case reason != ReasonErrors && reason != ReasonHealth: // those say nothing of how far over the knee
 		next = knee * min(max(1-float64(excess)/float64(p.DrainIn), p.Floor), p.Drain)
 	}
 	switch {

@@ -58,6 +58,8 @@ const (
 	fBucket = "h"  // + histogram bucket index
 	fWaits  = "pw" // database pool waits (sql.DBStats.WaitCount deltas, all instances)
 	fPool   = "p:" // + instance id: that instance's pool use, InUse/MaxOpen
+	fLoad   = "ld" // the healthURL's load figure, polled in that second (health.go)
+	fNoLoad = "lf" // the healthURL was polled in that second and gave no figure
 )
 
 // reachesShop reports whether an attempt that ended with reason (a
@@ -141,7 +143,15 @@ func (r *Recorder) Track(rooms []string) {
 // it failed (salelog.Reason), took how long Place took. It never blocks on
 // Redis.
 func (r *Recorder) ObserveOrder(roomName, reason string, took time.Duration) {
-	if !room.ValidName(roomName) {
+	r.ObserveOrders(roomName, reason, took, 1)
+}
+
+// ObserveOrders counts n attempts of room that ended alike, each taking
+// took: a shop's answers reported in a summary (the gate middleware's),
+// where one sampled duration stands for several answers. n < 1 counts
+// nothing. It never blocks on Redis.
+func (r *Recorder) ObserveOrders(roomName, reason string, took time.Duration, n int64) {
+	if n < 1 || !room.ValidName(roomName) {
 		return
 	}
 	if len(reason) > 32 || strings.ContainsAny(reason, " \n") {
@@ -156,7 +166,7 @@ func (r *Recorder) ObserveOrder(roomName, reason string, took time.Duration) {
 	p := r.pending[k]
 	if p == nil {
 		if len(r.pending) >= maxPending {
-			r.dropped++
+			r.dropped += n
 			return
 		}
 		p = &pending{}
@@ -166,14 +176,14 @@ func (r *Recorder) ObserveOrder(roomName, reason string, took time.Duration) {
 		if p.failed == nil {
 			p.failed = map[string]int64{}
 		}
-		p.failed[reason]++
+		p.failed[reason] += n
 	}
 	if reachesShop(reason) {
-		p.shop++
+		p.shop += n
 		if Unhealthy(reason) {
-			p.errors++
+			p.errors += n
 		}
-		p.buckets[histogram.Bucket(Bounds[:], took)]++
+		p.buckets[histogram.Bucket(Bounds[:], took)] += n
 	}
 }
 
@@ -275,7 +285,17 @@ type Signal struct {
 	// PoolUse is the highest InUse/MaxOpen an instance reported (0..1).
 	PoolWaits int64
 	PoolUse   float64
+	// Load is the room's healthURL's last figure in the window, when
+	// HasLoad: the latest poll of the window answered (1 or more:
+	// overloaded). HasLoad is false without a healthURL, or when its
+	// latest poll failed.
+	Load    float64
+	HasLoad bool
 }
+
+// Overloaded reports whether the room's healthURL says the shop is
+// overloaded (Load >= 1).
+func (s Signal) Overloaded() bool { return s.HasLoad && s.Load >= 1 }
 
 // ErrorRate is Errors / Samples, 0 without samples.
 func (s Signal) ErrorRate() float64 {
@@ -318,9 +338,19 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 		return Signal{}, fmt.Errorf("adapt: read signal %s: %w", roomName, err)
 	}
 	sig := Signal{Seconds: window, Secs: make([]Second, window)}
-	for i, c := range cmds {
+	for i, c := range cmds { // oldest first: the latest poll's figure stays
 		sec := &sig.Secs[i]
-		for f, v := range c.Val() {
+		m := c.Val()
+		if v, ok := m[fLoad]; ok {
+			l, err := strconv.ParseFloat(v, 64)
+			sig.Load, sig.HasLoad = l, err == nil
+		} else if _, ok := m[fNoLoad]; ok {
+			sig.Load, sig.HasLoad = 0, false
+		}
+		for f, v := range m {
+			if f == fLoad || f == fNoLoad {
+				continue
+			}
 			if strings.HasPrefix(f, fPool) {
 				if u, err := strconv.ParseFloat(v, 64); err == nil {
 					sig.PoolUse = max(sig.PoolUse, u)

@@ -78,7 +78,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 		for i, name := range names {
 			k := roomKeys(e.ns, name)
 			cs[i] = cmds{
-				cfg:     p.HMGet(ctx, k.key("cfg"), "adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate"),
+				cfg:     p.HMGet(ctx, k.key("cfg"), "adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate", "healthURL"),
 				waiting: p.ZCard(ctx, k.key("queue")),
 				state:   p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason", "knee", "cut", "baseUs"),
 			}
@@ -91,7 +91,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 	out := make(map[string]AdaptRoom)
 	for i, name := range names {
 		c := cs[i].cfg.Val()
-		if len(c) != 7 || asString(c[0]) != "1" {
+		if len(c) != 8 || asString(c[0]) != "1" {
 			continue
 		}
 		r := AdaptRoom{Paused: asString(c[2]) == "1", Waiting: cs[i].waiting.Val()}
@@ -105,6 +105,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 			continue
 		}
 		r.Adapt.Adaptive = true
+		r.Adapt.HealthURL = asString(c[7])
 		if st := cs[i].state.Val(); len(st) == 6 {
 			r.N, _ = strconv.ParseInt(asString(st[0]), 10, 64)
 			r.Last = unixMilli(asString(st[1]))

@@ -66,6 +66,7 @@ func settingsFields(s room.Settings) []any {
 		"maxRate", strconv.FormatFloat(s.Adapt.MaxRate, 'f', -1, 64),
 		"targetP95Ms", strconv.Itoa(s.TargetP95Ms),
 		"maxErrorRate", strconv.FormatFloat(s.MaxErrorRate, 'f', -1, 64),
+		"healthURL", s.HealthURL,
 	}
 }
 
@@ -270,6 +271,7 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 		errs = append(errs, err)
 		s.MaxErrorRate, err = strconv.ParseFloat(m["maxErrorRate"], 64)
 		errs = append(errs, err)
+		s.HealthURL = m["healthURL"] // "" in rooms saved before it existed
 	}
 
 	if err := errors.Join(errs...); err != nil {

@@ -1,6 +1,11 @@
 package room
 
-import "fmt"
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+)
 
 // Adapt is adaptive admission (issue 15): when Adaptive is on, a
 // controller (server/adapt) moves the room's Rate between MinRate and
@@ -22,6 +27,11 @@ type Adapt struct {
 	// MaxErrorRate is the share of failed orders (0..1) the controller
 	// tolerates; more cuts the rate.
 	MaxErrorRate float64 `json:"maxErrorRate"`
+	// HealthURL, optional, is the shop's own load figure, polled about
+	// once a second (a JSON object's numeric "load", or a Prometheus
+	// gauge load or waitingroom_load): 1 or more cuts the rate, and no
+	// answer freezes it. "" polls nothing.
+	HealthURL string `json:"healthURL"`
 }
 
 // Limits and defaults of adaptive admission.
@@ -31,6 +41,7 @@ const (
 	DefaultMaxRate      = 200
 	DefaultTargetP95Ms  = 500
 	DefaultMaxErrorRate = 0.02
+	MaxHealthURLLen     = 2048
 )
 
 // DefaultAdapt returns the adaptive settings of a new room: off, between 5
@@ -55,8 +66,26 @@ func (a Adapt) Validate() error {
 		return fmt.Errorf("targetP95Ms must be between 1 and %d milliseconds", MaxTargetP95Ms)
 	case !finite(a.MaxErrorRate) || a.MaxErrorRate < 0 || a.MaxErrorRate > 1:
 		return fmt.Errorf("maxErrorRate must be between 0 and 1 (a share of the orders)")
+	case !ValidHealthURL(a.HealthURL):
+		return fmt.Errorf("healthURL must be empty or an absolute http(s) URL of at most %d bytes, without user:password", MaxHealthURLLen)
 	}
 	return nil
+}
+
+// ValidHealthURL reports whether u is a room's healthURL: empty, or an
+// absolute http or https URL of at most MaxHealthURLLen bytes, with a
+// host, no user:password, no fragment and no white space or control
+// character.
+func ValidHealthURL(u string) bool {
+	if u == "" {
+		return true
+	}
+	if len(u) > MaxHealthURLLen || strings.ContainsFunc(u, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return false
+	}
+	p, err := url.Parse(u)
+	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != "" && p.User == nil &&
+		p.Fragment == "" && !strings.Contains(u, "#")
 }
 
 // Clamp returns rate within [MinRate, MaxRate].
@@ -71,6 +100,7 @@ type AdaptPatch struct {
 	MaxRate      *float64 `json:"maxRate"`
 	TargetP95Ms  *int     `json:"targetP95Ms"`
 	MaxErrorRate *float64 `json:"maxErrorRate"`
+	HealthURL    *string  `json:"healthURL"`
 }
 
 func (p AdaptPatch) apply(a Adapt) Adapt {
@@ -79,5 +109,6 @@ func (p AdaptPatch) apply(a Adapt) Adapt {
 	set(&a.MaxRate, p.MaxRate)
 	set(&a.TargetP95Ms, p.TargetP95Ms)
 	set(&a.MaxErrorRate, p.MaxErrorRate)
+	set(&a.HealthURL, p.HealthURL)
 	return a
 }
