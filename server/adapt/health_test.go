@@ -29,8 +29,8 @@ func TestDecideOnHealth(t *testing.T) {
 		{"overloaded: a cut", with(fast, 1, true), 70, ReasonHealth},
 		{"overloaded, few orders: a cut all the same", with(Signal{}, 3.5, true), 70, ReasonHealth},
 		{"overloaded and slow: health names it", with(Signal{Samples: 500, P95: time.Second}, 1.2, true), 70, ReasonHealth},
-		{"under 1: a step", with(fast, 0.99, true), 105, ReasonIncrease},
-		{"a stale figure is none", with(fast, 5, false), 105, ReasonIncrease},
+		{"under 1: a step", with(fast, 0.99, true), 106, ReasonIncrease}, // the first climb: ×1.05 + maxRate/200
+		{"a stale figure is none", with(fast, 5, false), 106, ReasonIncrease},
 		{"few orders, not overloaded: frozen", with(Signal{Samples: 2}, 0.5, true), 100, ReasonNoSignal},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestReaderTakesTheLatestLoad(t *testing.T) {
 				rdb.Expire(ctx, k, keepSeconds*time.Second)
 			}
 			rd := NewReader(rdb, ns)
-			rd.now = at(now)
+			rd.now = at(now.Add(Landed)) // the second before now has landed
 			sig, err := rd.Read(ctx, name, 5)
 			if err != nil || sig.Load != tt.load || sig.HasLoad != tt.has {
 				t.Fatalf("load %g has %v (%v), want %g %v", sig.Load, sig.HasLoad, err, tt.load, tt.has)
@@ -118,7 +118,7 @@ func TestHealthPollDecides(t *testing.T) {
 		reason string
 	}{
 		{"overloaded", &stubProbe{load: 1.25}, 70, ReasonHealth},
-		{"healthy", &stubProbe{load: 0.2}, 105, ReasonIncrease},
+		{"healthy", &stubProbe{load: 0.2}, 106, ReasonIncrease}, // the first climb: ×1.05 + maxRate/200
 		{"no answer", &stubProbe{err: errors.New("health: get: connection refused")}, 100, ReasonNoSignal},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestHealthPollDecides(t *testing.T) {
 				t.Fatalf("%d polls of %v in one interval, want 1 of %s", n, tt.probe.urls, set.HealthURL)
 			}
 			rd := NewReader(rdb, ns)
-			rd.now = func() time.Time { return time.Now().Add(time.Second) } // the poll's second, complete
+			rd.now = func() time.Time { return time.Now().Add(time.Second + Landed) } // the poll's second, complete and landed
 			NewController(e, rd, DefaultParams(), quiet, nil).Tick(ctx)
 			if got, st := rateOf(t, e, name); got != tt.rate || st.LastReason != tt.reason {
 				t.Fatalf("rate %g after %s, want %g after %s", got, st.LastReason, tt.rate, tt.reason)

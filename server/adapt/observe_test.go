@@ -52,7 +52,7 @@ func TestObserveOrdersCountsMany(t *testing.T) {
 				t.Fatal(err)
 			}
 			rd := NewReader(rdb, ns)
-			rd.now = at(now)
+			rd.now = at(now.Add(Landed)) // the second before now has landed
 			sig, err := rd.Read(ctx, name, 5)
 			if err != nil || sig.Samples != tt.samples || sig.Errors != tt.errors || sig.Failed["unavailable"] != tt.errors {
 				t.Fatalf("%+v %v, want %d samples, %d errors", sig, err, tt.samples, tt.errors)
