@@ -47,16 +47,16 @@ func offer(s *KneeShop, rate float64, d time.Duration) ([]time.Duration, int) {
 func TestKneeShopKnee(t *testing.T) {
 	const work = 50 * time.Millisecond
 	tests := []struct {
-		name          string
-		capacity      float64 // K = capacity × work
-		rate          float64
-		maxWait       time.Duration
-		cutTo         float64 // capacity set after 200 ms (0: none)
+		name           string
+		capacity       float64 // K = capacity × work
+		rate           float64
+		maxWait        time.Duration
+		cutTo          float64 // capacity set after 200 ms (0: none)
 		p95Min, p95Max time.Duration
-		refused       bool
+		refused        bool
 	}{
 		{name: "under the knee", capacity: 80, rate: 40, p95Min: work, p95Max: 3 * work},
-		{name: "over the knee", capacity: 40, rate: 120, p95Min: 6 * work, p95Max: 5 * time.Second},
+		{name: "over the knee", capacity: 40, rate: 100, p95Min: 6 * work, p95Max: 5 * time.Second},
 		{name: "over, bounded wait", capacity: 40, rate: 120, maxWait: 100 * time.Millisecond, p95Min: work, p95Max: 200*time.Millisecond + work, refused: true},
 		{name: "capacity cut", capacity: 80, rate: 40, cutTo: 20, p95Min: 4 * work, p95Max: 5 * time.Second},
 	}
@@ -66,7 +66,7 @@ func TestKneeShopKnee(t *testing.T) {
 			if tt.cutTo > 0 {
 				go s.RunSchedule(context.Background(), Schedule{{tt.capacity, 200 * time.Millisecond}, {tt.cutTo, time.Second}})
 			}
-			took, refused := offer(s, tt.rate, time.Second)
+			took, refused := offer(s, tt.rate, 500*time.Millisecond)
 			p95 := durationPercentile(took, 95)
 			if p95 < tt.p95Min || p95 > tt.p95Max {
 				t.Fatalf("p95 %v, want within [%v, %v] (%d served)", p95, tt.p95Min, tt.p95Max, len(took))
