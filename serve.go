@@ -184,6 +184,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Signer:           signer,
 		PassKeys:         passKeys,
 		Gates:            eng,
+		Signal:           signal,
 		AdminToken:       cfg.AdminToken,
 		Static:           static,
 		Hub:              hub,

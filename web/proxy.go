@@ -59,6 +59,10 @@ type ProxyOptions struct {
 	// stream goes on while the client reads, a client that stops reading
 	// is cut.
 	WriteTimeout time.Duration
+	// Signal is told the origin's answers to the protected requests of
+	// live sessions (the adaptive controller's signal); nil uses the
+	// Server's (Options.Signal), and none counts nothing.
+	Signal ShopSignal
 }
 
 // Proxy is the reverse-proxy listener's handler.
@@ -118,6 +122,12 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	}
 	if o.Transport == nil {
 		o.Transport = newOriginTransport()
+	}
+	if o.Signal == nil {
+		o.Signal = s.signal
+	}
+	if o.Signal != nil {
+		o.Transport = observedTransport{next: o.Transport, signal: o.Signal}
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 30 * time.Second
@@ -205,10 +215,14 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rule, guarded := table.match(r.URL.Path); guarded {
-		if !p.admitted(w, r, rule) {
+		through, live := p.admitted(w, r, rule)
+		if !through {
 			return
 		}
 		r = markGuarded(r)
+		if live {
+			r = markObserved(r, rule.room)
+		}
 	} else {
 		p.count(proxyPassed)
 	}
@@ -230,20 +244,21 @@ func (p *Proxy) serveReserved(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// admitted checks a request to rule's protected path. It reports true to
-// let it through; false when it has answered: a redirect to the room (or
-// 403) without a live session, "please retry" when the session cannot be
-// checked, or Redis is away, and the room fails closed.
-func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRule) bool {
+// admitted checks a request to rule's protected path. It reports through
+// to let it through, and live when a live session of the room did (not its
+// failOpen); through is false when it has answered: a redirect to the room
+// (or 403) without a live session, "please retry" when the session cannot
+// be checked, or Redis is away, and the room fails closed.
+func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRule) (through, live bool) {
 	id := gateSessionOf(r, rule.room)
 	if id == "" {
 		if p.protect.away.Load() {
 			// Redis is away (the last read of the prefixes failed): the
 			// room's page cannot let anyone in either.
-			return p.failMode(w, r, rule, errors.New("redis away"))
+			return p.failMode(w, r, rule, errors.New("redis away")), false
 		}
 		p.sendToRoom(w, r, rule.room)
-		return false
+		return false, false
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), sessionCheckTimeout)
 	_, err := p.sessions.TouchSession(ctx, rule.room, id, true)
@@ -251,14 +266,14 @@ func (p *Proxy) admitted(w http.ResponseWriter, r *http.Request, rule protectRul
 	switch {
 	case err == nil:
 		p.count(proxyAdmitted)
-		return true
+		return true, true
 	case errors.Is(err, queue.ErrSessionGone):
 		p.sendToRoom(w, r, rule.room)
-		return false
+		return false, false
 	case r.Context().Err() != nil:
-		return false // the client left
+		return false, false // the client left
 	default:
-		return p.failMode(w, r, rule, err)
+		return p.failMode(w, r, rule, err), false
 	}
 }
 

@@ -162,6 +162,10 @@ type Options struct {
 	// either nil, gate mode is off: its endpoints answer 404 gate_off.
 	PassKeys *pass.Keys
 	Gates    Gates
+	// Signal is the adaptive controller's health signal, told the shop's
+	// answers to the gate's protected requests (the reverse proxy's);
+	// nil counts none.
+	Signal ShopSignal
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -217,6 +221,8 @@ type Server struct {
 	gates     Gates
 	gateFails *failures // failed room API key authentications, per client
 	gateRooms gateRoomCache
+	// signal is told the shop's answers in gate mode (Options.Signal).
+	signal ShopSignal
 	// nets reads the rooms' pre-queue networks and flags the busy ones.
 	nets *networkFlags
 	// storeDown is whether Redis answered this process's last calls.
@@ -274,6 +280,7 @@ func New(o Options) (*Server, error) {
 		gateFails:  newFailures(adminFailures, adminFailWindow),
 		passKeys:   o.PassKeys,
 		gates:      o.Gates,
+		signal:     o.Signal,
 		hashing:    make(chan struct{}, signinHashes),
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
 	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)

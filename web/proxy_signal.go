@@ -1,0 +1,71 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// ShopSignal is told how the shop answered a request, for the adaptive
+// controller's health signal (adapt.Recorder, which counts only the
+// adaptive rooms and batches its Redis writes): reason is "placed" for an
+// answer (status < 500) and "unavailable" for a 5xx, a timeout or a
+// connection error; took is the time to the answer's headers. It must
+// never block.
+type ShopSignal interface {
+	ObserveOrder(roomName, reason string, took time.Duration)
+}
+
+// Reasons a shop answer is counted under (those of the order path's
+// signal, so that its p95 and error budget apply unchanged).
+const (
+	shopAnswered    = "placed"
+	shopUnavailable = "unavailable"
+)
+
+// shopReason is the signal's reason for an answer of status.
+func shopReason(status int) string {
+	if status >= http.StatusInternalServerError {
+		return shopUnavailable
+	}
+	return shopAnswered
+}
+
+// observedKey carries, in a protected request's context, the room whose
+// live session let it through: the origin's answer to it is that room's
+// signal.
+type observedKey struct{}
+
+func markObserved(r *http.Request, roomName string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), observedKey{}, roomName))
+}
+
+func observedRoom(r *http.Request) string {
+	v, _ := r.Context().Value(observedKey{}).(string)
+	return v
+}
+
+// observedTransport times the origin's answers to the requests marked by
+// markObserved, from the request's start to the response's headers (a
+// long body or stream is the buyer's download, not the shop's work).
+type observedTransport struct {
+	next   http.RoundTripper
+	signal ShopSignal
+}
+
+func (t observedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	name := observedRoom(req)
+	if name == "" {
+		return t.next.RoundTrip(req)
+	}
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	took := time.Since(start)
+	switch {
+	case err == nil:
+		t.signal.ObserveOrder(name, shopReason(resp.StatusCode), took)
+	case req.Context().Err() == nil: // a timeout or a connection error, not a buyer who left
+		t.signal.ObserveOrder(name, shopUnavailable, took)
+	}
+	return resp, err
+}
