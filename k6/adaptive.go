@@ -150,10 +150,10 @@ func (c *adaptiveCounts) finish(err error) {
 	}
 	c.failed.Add(1)
 	msg := err.Error()
-	if i := strings.IndexAny(msg, "0123456789"); i > 0 {
-		msg = msg[:i] // "gate buyer: checkout answered 503" without the figures after
+	if len(msg) > 80 {
+		msg = msg[:80] + "…"
 	}
-	c.errs.Add(strings.TrimSpace(msg))
+	c.errs.Add(msg)
 }
 
 // Run sets the room up, runs the shop and the crowd, samples the room

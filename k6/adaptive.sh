@@ -13,7 +13,8 @@
 #      (each process holds its own crowd's streams), the same schedule:
 #      time to serve everyone, shop p95, failures.
 # Redis: DB 9 of the local server (ADAPTIVE_REDIS_URL), namespace
-# wr:adaptive-bench. ADAPTIVE_N buyers per room in the compare (10000).
+# wr:adaptive-bench-<server> (one each: the two rooms protect the same
+# path, which one namespace would share). ADAPTIVE_N buyers per room in the compare (10000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source k6/common.sh
@@ -31,7 +32,7 @@ trap 'for p in "${pids[@]}"; do kill $p 2>/dev/null || true; done' EXIT
 # serve N: a server on 1838N/1839N... with its proxy in front of its shop.
 serve() {
   local base=$((18380 + 10 * $1))
-  REDIS_URL="$REDIS" REDIS_NAMESPACE=wr:adaptive-bench LISTEN_ADDR=127.0.0.1:$base METRICS_ADDR=127.0.0.1:$((base + 3)) \
+  REDIS_URL="$REDIS" REDIS_NAMESPACE=wr:adaptive-bench-$1 LISTEN_ADDR=127.0.0.1:$base METRICS_ADDR=127.0.0.1:$((base + 3)) \
     ADMIN_TOKEN=$ADMIN PROXY_ADDR=127.0.0.1:$((base + 4)) ORIGIN_URL=http://127.0.0.1:$((base + 5)) \
     CHALLENGE_DEFAULT=off ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 SSE_MAX_PER_IP=100000 \
     bin/waitingroom serve 2>>"$OUT/waitingroom-adaptive-$1.log" &

@@ -20,7 +20,8 @@ type KneeSteps struct {
 	Capacity      float64
 	Work, MaxWait time.Duration
 	Rates         []float64
-	// Warmup is sent before the measure; Duration is measured.
+	// Warmup is sent before the measure (at least 1.5 × Work); Duration
+	// is measured.
 	Warmup, Duration time.Duration
 }
 
@@ -57,7 +58,10 @@ func (k KneeSteps) step(ctx context.Context, rate float64) (Step, error) {
 	target := "http://" + ln.Addr().String() + "/checkout"
 
 	start := time.Now()
-	measureFrom, measureTo := start.Add(k.Warmup), start.Add(k.Warmup+k.Duration)
+	// The warm-up lasts at least one Work, so that the measure's answers
+	// are of orders sent at the full rate.
+	warmup := max(k.Warmup, k.Work+k.Work/2)
+	measureFrom, measureTo := start.Add(warmup), start.Add(warmup+k.Duration)
 	gap := time.Duration(float64(time.Second) / rate)
 	var (
 		mu             sync.Mutex
