@@ -163,7 +163,9 @@ func (f AdaptiveFigures) String() string {
 	fmt.Fprintf(&b, "| the whole run: most seconds with p95 over the target in 10 consecutive | %d | |\n", f.ViolationsAll)
 	fmt.Fprintf(&b, "| react: p95 back under the target after the cut to %.0f/s | %s | ≤ %d s |\n", knee(1), secs(f.React), ReactWithin)
 	fmt.Fprintf(&b, "| react: settled rate (last 10 s of the cut) vs the new knee | %.1f/s (%+.1f%%) | within ±%.0f%% |\n", f.Settled, f.SettledOff, SettleWithin)
-	fmt.Fprintf(&b, "| recover: time to 90%% of the knee (%.0f/s) again | %s | ≤ %d s |\n", knee(2), secs(f.Recover), RecoverWithin)
+	if len(f.Knees) > 2 {
+		fmt.Fprintf(&b, "| recover: time to 90%% of the knee (%.0f/s) again | %s | ≤ %d s |\n", knee(2), secs(f.Recover), RecoverWithin)
+	}
 	return b.String()
 }
 
