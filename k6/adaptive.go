@@ -2,7 +2,6 @@ package k6
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,9 +25,12 @@ import (
 // schedule's length, or N buyers entering within Within.
 type Adaptive struct {
 	// RoomURL is waitingroom's base URL, ProxyURL its reverse-proxy
-	// listener (PROXY_ADDR), AdminToken its ADMIN_TOKEN.
-	RoomURL, ProxyURL, AdminToken string
-	Room                          string
+	// listener (PROXY_ADDR), MetricsURL its /metrics (METRICS_ADDR: the
+	// room's rate, decisions and admissions are read there each second,
+	// so the server must hold no other adaptive room), AdminToken its
+	// ADMIN_TOKEN.
+	RoomURL, ProxyURL, MetricsURL, AdminToken string
+	Room                                      string
 	// ShopAddr is where the KneeShop listens: the server's ORIGIN_URL.
 	ShopAddr string
 	Schedule Schedule
@@ -97,7 +99,7 @@ type AdaptiveReport struct {
 // Validate returns an error for a run that is unbounded, aims anywhere
 // but loopback, or misses a setting.
 func (a Adaptive) Validate() error {
-	for _, u := range []string{a.RoomURL, a.ProxyURL} {
+	for _, u := range []string{a.RoomURL, a.ProxyURL, a.MetricsURL} {
 		if err := (Load{URL: u, Concurrency: 1, Duration: time.Second}).Validate(); err != nil {
 			return fmt.Errorf("adaptive: %w", err)
 		}
@@ -177,7 +179,7 @@ func (a Adaptive) Run(ctx context.Context) (AdaptiveReport, error) {
 		"targetURL": strings.TrimRight(a.ProxyURL, "/") + "/checkout", "sessionSeconds": 600, "sessionMode": "idle",
 		"protect": []string{"/checkout"}, "adaptive": a.Adaptive}
 	if a.Adaptive {
-		settings["rate"], settings["minRate"], settings["maxRate"] = max(a.MinRate, 1), a.MinRate, a.MaxRate
+		settings["rate"], settings["minRate"], settings["maxRate"] = a.startRate(), a.MinRate, a.MaxRate
 		settings["targetP95Ms"] = a.TargetP95.Milliseconds()
 	} else {
 		settings["rate"] = a.Rate
@@ -198,27 +200,13 @@ func (a Adaptive) Run(ctx context.Context) (AdaptiveReport, error) {
 	go shop.RunSchedule(ctx, a.Schedule)
 	var counts adaptiveCounts
 	counts.last = start
-	var samplesMu sync.Mutex
-	var samples []roomSample
-	stopSampling := every(time.Second, func() {
-		s, err := a.sample(ctx)
-		if err != nil {
-			s.Reason = "unread: " + err.Error()
-		}
-		samplesMu.Lock()
-		samples = append(samples, s)
-		samplesMu.Unlock()
-	})
+	smp := &sampler{a: a, start: start}
+	stopSampling := every(time.Second, func() { go smp.sample(ctx) })
 	if a.Progress != nil {
 		stop := every(a.ProgressEvery, func() {
-			samplesMu.Lock()
-			var s roomSample
-			if len(samples) > 0 {
-				s = samples[len(samples)-1]
-			}
-			samplesMu.Unlock()
+			s := smp.last()
 			fmt.Fprintf(a.Progress, "adaptive %s, %.0f s: rate %.1f (%s), capacity %.0f, %d entered, %d waiting, %d served, %d failed\n",
-				a.Room, time.Since(start).Seconds(), s.Rate, s.Reason, shop.Capacity(), counts.entered.Load(), s.Waiting,
+				a.Room, time.Since(start).Seconds(), s.Rate, s.Reason, shop.Capacity(), counts.entered.Load(), counts.waiting.Load(),
 				counts.served.Load(), counts.failed.Load())
 		})
 		defer stop()
@@ -275,7 +263,7 @@ func (a Adaptive) Run(ctx context.Context) (AdaptiveReport, error) {
 	}
 	wg.Wait()
 	stopSampling()
-	time.Sleep(time.Until(start.Add(time.Duration(len(samples)+1) * time.Second)))
+	time.Sleep(sampleTimeout) // the last samples' answers
 
 	rep := AdaptiveReport{Room: a.Room, Adaptive: a.Adaptive, Schedule: a.Schedule.String(), Target: a.TargetP95,
 		Buyers: int(counts.entered.Load()), Served: int(counts.served.Load()), Failed: int(counts.failed.Load())}
@@ -286,7 +274,7 @@ func (a Adaptive) Run(ctx context.Context) (AdaptiveReport, error) {
 	rep.Elapsed = counts.last.Sub(start)
 	rep.Errors = counts.errs.Counts()
 	counts.mu.Unlock()
-	rep.Seconds = mergeSeconds(samples, shop.Record())
+	rep.Seconds = mergeSeconds(smp.all(), shop.Record())
 	rep.OrderP95 = shop.P95()
 	if ctx.Err() != nil {
 		return rep, fmt.Errorf("adaptive: the run did not end within %v", a.Timeout)
@@ -349,43 +337,102 @@ func (a Adaptive) buyer(ctx context.Context, rt http.RoundTripper, local net.IP,
 	return err
 }
 
-// roomSample is the room as the admin API showed it at one second.
+// sampleTimeout bounds one read of the server's metrics.
+const sampleTimeout = 3 * time.Second
+
+// roomSample is the room as the server's metrics showed it at one second.
 type roomSample struct {
-	Rate              float64
-	Reason            string
-	Admitted, Waiting int64
+	Rate   float64
+	Reason string
+	// Admitted is cumulative; Read is false for a second whose metrics
+	// could not be read in time.
+	Admitted int64
+	Waiting  int64
+	Read     bool
 }
 
-// sample reads the room's rate, controller and counts.
-func (a Adaptive) sample(ctx context.Context) (roomSample, error) {
-	ctx, cancel := context.WithTimeout(ctx, 900*time.Millisecond)
-	defer cancel()
-	resp, err := adminCall(ctx, http.MethodGet, a.RoomURL, a.Room, "", a.AdminToken, nil, "GET room "+a.Room)
-	if err != nil {
-		return roomSample{}, err
-	}
-	defer resp.Body.Close()
-	var v struct {
-		Settings struct {
-			Rate float64 `json:"rate"`
-		} `json:"settings"`
-		Live struct {
-			Admitted int64 `json:"admitted"`
-			Waiting  int64 `json:"waiting"`
-		} `json:"live"`
-		Controller *struct {
-			Reason string `json:"reason"`
-		} `json:"controller"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		return roomSample{}, fmt.Errorf("adaptive: GET room: %w", err)
-	}
-	s := roomSample{Rate: v.Settings.Rate, Admitted: v.Live.Admitted, Waiting: v.Live.Waiting}
-	if v.Controller != nil {
-		s.Reason = v.Controller.Reason
-	}
-	return s, nil
+// sampler reads the room's rate, its controller's decisions and its
+// admissions from the server's metrics once a second, each read kept
+// under the second it started in (a slow read leaves no gap after it).
+type sampler struct {
+	a     Adaptive
+	start time.Time
+
+	mu        sync.Mutex
+	samples   []roomSample
+	decisions map[string]float64
 }
+
+func (sm *sampler) sample(ctx context.Context) {
+	i := int(time.Since(sm.start)/time.Second) - 1
+	ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
+	defer cancel()
+	s, decisions, err := sm.read(ctx)
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	for len(sm.samples) <= i {
+		sm.samples = append(sm.samples, roomSample{})
+	}
+	if i < 0 || err != nil {
+		return
+	}
+	for reason, n := range decisions {
+		if n > sm.decisions[reason] && sm.decisions != nil {
+			s.Reason = reason
+		}
+	}
+	sm.decisions = decisions
+	sm.samples[i] = s
+}
+
+func (sm *sampler) read(ctx context.Context) (roomSample, map[string]float64, error) {
+	m, err := Scrape(ctx, sm.a.MetricsURL, "waitingroom_adaptive_rate", "waitingroom_admitted_total", "waitingroom_waiting")
+	if err != nil {
+		return roomSample{}, nil, err
+	}
+	decisions, err := ScrapeBy(ctx, sm.a.MetricsURL, "waitingroom_adaptive_decisions_total", "reason")
+	if err != nil {
+		return roomSample{}, nil, err
+	}
+	s := roomSample{Rate: sm.a.Rate, Admitted: int64(m["waitingroom_admitted_total"]), Waiting: int64(m["waitingroom_waiting"]), Read: true}
+	if sm.a.Adaptive {
+		s.Rate = sm.a.startRate()
+		if r, ok := m["waitingroom_adaptive_rate"]; ok {
+			s.Rate = r
+		}
+	}
+	return s, decisions, nil
+}
+
+// last returns the latest sample read.
+func (sm *sampler) last() roomSample {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	for i := len(sm.samples) - 1; i >= 0; i-- {
+		if sm.samples[i].Read {
+			return sm.samples[i]
+		}
+	}
+	return roomSample{}
+}
+
+// all returns the samples, a second not read holding the one before's
+// rate.
+func (sm *sampler) all() []roomSample {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	out := slices.Clone(sm.samples)
+	for i := range out {
+		if !out[i].Read && i > 0 {
+			out[i].Rate, out[i].Admitted, out[i].Waiting, out[i].Reason = out[i-1].Rate, out[i-1].Admitted, out[i-1].Waiting, "unread"
+		}
+	}
+	return out
+}
+
+// startRate is the adaptive room's rate before the controller's first
+// decision.
+func (a Adaptive) startRate() float64 { return max(a.MinRate, 1) }
 
 // mergeSeconds puts the room's samples (one a second from the start, the
 // admitted count cumulative) beside the shop's record.

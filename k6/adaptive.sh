@@ -20,6 +20,7 @@ cd "$(dirname "$0")/.."
 source k6/common.sh
 REDIS=${ADAPTIVE_REDIS_URL:-redis://127.0.0.1:6379/9}
 N=${ADAPTIVE_N:-10000}
+WITHIN=${ADAPTIVE_WITHIN:-60s}
 REACT_SCHEDULE=${ADAPTIVE_REACT_SCHEDULE:-100/60s,50/40s,100/80s}
 COMPARE_SCHEDULE=${ADAPTIVE_COMPARE_SCHEDULE:-100/40s,50/30s,100/110s}
 ADMIN=adaptive-bench-admin-token-0123456789abcdef
@@ -41,18 +42,18 @@ serve() {
 }
 serve 0
 serve 1
-A=http://127.0.0.1:18380 PA=http://127.0.0.1:18384 SA=127.0.0.1:18385
-B=http://127.0.0.1:18390 PB=http://127.0.0.1:18394 SB=127.0.0.1:18395
+A=http://127.0.0.1:18380 PA=http://127.0.0.1:18384 MA=http://127.0.0.1:18383/metrics SA=127.0.0.1:18385
+B=http://127.0.0.1:18390 PB=http://127.0.0.1:18394 MB=http://127.0.0.1:18393/metrics SB=127.0.0.1:18395
 common=(-admin-token "$ADMIN" -work 1s -max-wait 5s -min-rate 10 -max-rate 200 -target 1500ms)
 
 echo "-- react: schedule $REACT_SCHEDULE"
 start=$(date +%s)
-bin/wrload adaptive -mode react -url $A -proxy $PA -shop $SA "${common[@]}" -schedule "$REACT_SCHEDULE" -line 400 \
+bin/wrload adaptive -mode react -url $A -proxy $PA -metrics-url $MA -shop $SA "${common[@]}" -schedule "$REACT_SCHEDULE" -line 400 \
   -json "$OUT/adaptive-react.json" -plot docs/adaptive.png
 echo "(react took $(( $(date +%s) - start )) s)"
 
 echo "-- compare: $N buyers per room, schedule $COMPARE_SCHEDULE"
 start=$(date +%s)
-bin/wrload adaptive -mode compare -url $A -proxy $PA -shop $SA -url2 $B -proxy2 $PB -shop2 $SB "${common[@]}" \
-  -schedule "$COMPARE_SCHEDULE" -n "$N" -within 10s -json "$OUT/adaptive-compare.json" -plot docs/adaptive-compare.png
+bin/wrload adaptive -mode compare -url $A -proxy $PA -metrics-url $MA -shop $SA -url2 $B -proxy2 $PB -metrics-url2 $MB -shop2 $SB "${common[@]}" \
+  -schedule "$COMPARE_SCHEDULE" -n "$N" -within "$WITHIN" -json "$OUT/adaptive-compare.json" -plot docs/adaptive-compare.png
 echo "(compare took $(( $(date +%s) - start )) s)"

@@ -41,9 +41,11 @@ func adaptiveCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		"compare: a burst of -n buyers per room, adaptive (-url) beside calibrate's fixed rate (-url2), side by side; crowd: one room's burst, its report as JSON (compare's children)")
 	fs.StringVar(&a.RoomURL, "url", "", "a running waitingroom in reverse-proxy mode (loopback only)")
 	fs.StringVar(&a.ProxyURL, "proxy", "", "its reverse-proxy listener (PROXY_ADDR), whose ORIGIN_URL is http://<-shop>")
+	fs.StringVar(&a.MetricsURL, "metrics-url", "", "its /metrics on METRICS_ADDR, read each second (the server must hold no other adaptive room)")
 	fs.StringVar(&a.ShopAddr, "shop", "", "loopback address the knee shop listens on (the server's ORIGIN_URL)")
 	url2 := fs.String("url2", "", "compare: the fixed room's server (another process, so that each holds its own crowd's streams)")
 	proxy2 := fs.String("proxy2", "", "compare: its reverse-proxy listener")
+	metrics2 := fs.String("metrics-url2", "", "compare: its /metrics")
 	shop2 := fs.String("shop2", "", "compare: its knee shop's address (its ORIGIN_URL)")
 	fs.StringVar(&a.AdminToken, "admin-token", "", "the servers' ADMIN_TOKEN")
 	fs.StringVar(&a.Room, "room", "adaptive", "the room to make (compare: <room>-adaptive and <room>-fixed); deleted after the run")
@@ -107,7 +109,7 @@ func adaptiveCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 		return json.NewEncoder(stdout).Encode(rep)
 	case "compare":
-		cmp, err := compare(ctx, a, *url2, *proxy2, *shop2, *margin, *stepFor, &out, stdout, stderr)
+		cmp, err := compare(ctx, a, [3]string{*url2, *proxy2, *metrics2}, *shop2, *margin, *stepFor, &out, stdout, stderr)
 		if err != nil {
 			return err
 		}
@@ -138,16 +140,16 @@ func adaptiveCommand(ctx context.Context, args []string, stdout, stderr io.Write
 // compare finds calibrate's fixed rate on the knee shop at its first
 // capacity, then runs the two rooms side by side, each crowd in a child
 // process (a process holds at most ~19,000 streams), and prints them.
-func compare(ctx context.Context, a k6.Adaptive, url2, proxy2, shop2 string, margin float64, stepFor time.Duration,
+func compare(ctx context.Context, a k6.Adaptive, server2 [3]string, shop2 string, margin float64, stepFor time.Duration,
 	out *adaptiveRun, stdout, stderr io.Writer) (*adaptiveComparison, error) {
-	if url2 == "" || proxy2 == "" || shop2 == "" {
-		return nil, errors.New("adaptive: compare needs -url2, -proxy2 and -shop2 (the fixed room's server and shop)")
+	if server2[0] == "" || server2[1] == "" || server2[2] == "" || shop2 == "" {
+		return nil, errors.New("adaptive: compare needs -url2, -proxy2, -metrics-url2 and -shop2 (the fixed room's server and shop)")
 	}
 	if margin < 0 || margin >= 1 {
 		return nil, errors.New("adaptive: -margin must be in [0, 1)")
 	}
 	fixed := a
-	fixed.RoomURL, fixed.ProxyURL, fixed.ShopAddr, fixed.Adaptive, fixed.Rate = url2, proxy2, shop2, false, 1
+	fixed.RoomURL, fixed.ProxyURL, fixed.MetricsURL, fixed.ShopAddr, fixed.Adaptive, fixed.Rate = server2[0], server2[1], server2[2], shop2, false, 1
 	a.Room, fixed.Room = a.Room+"-adaptive", a.Room+"-fixed"
 	fixed.FirstIP = a.FirstIP + a.SourceIPs
 	for _, r := range []k6.Adaptive{a, fixed} {
@@ -210,7 +212,7 @@ func compare(ctx context.Context, a k6.Adaptive, url2, proxy2, shop2 string, mar
 
 // crowdArgs is the command line of a child running r's crowd.
 func crowdArgs(r k6.Adaptive) []string {
-	args := []string{"adaptive", "-mode", "crowd", "-url", r.RoomURL, "-proxy", r.ProxyURL, "-shop", r.ShopAddr,
+	args := []string{"adaptive", "-mode", "crowd", "-url", r.RoomURL, "-proxy", r.ProxyURL, "-metrics-url", r.MetricsURL, "-shop", r.ShopAddr,
 		"-admin-token", r.AdminToken, "-room", r.Room, "-schedule", r.Schedule.String(), "-work", r.Work.String(),
 		"-max-wait", r.MaxWait.String(), "-min-rate", fmt.Sprint(r.MinRate), "-max-rate", fmt.Sprint(r.MaxRate),
 		"-target", r.TargetP95.String(), "-n", strconv.Itoa(r.N), "-within", r.Within.String(), "-timeout", r.Timeout.String(),

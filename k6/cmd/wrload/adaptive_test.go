@@ -42,7 +42,7 @@ func TestAdaptiveSmoke(t *testing.T) {
 	dir := t.TempDir()
 	out, plot := filepath.Join(dir, "run.json"), filepath.Join(dir, "adaptive.png")
 	var stdout, stderr bytes.Buffer
-	err := adaptiveCommand(context.Background(), []string{"-mode", "react", "-url", s.base, "-proxy", "http://" + proxyAddr,
+	err := adaptiveCommand(context.Background(), []string{"-mode", "react", "-url", s.base, "-proxy", "http://" + proxyAddr, "-metrics-url", s.metrics,
 		"-shop", shopAddr, "-admin-token", testAdmin, "-room", "smoke", "-schedule", "100/8s,5/6s", "-work", "200ms",
 		"-max-wait", "3s", "-min-rate", "5", "-max-rate", "120", "-target", "1s", "-line", "60", "-source-ips", "4",
 		"-timeout", "1m", "-json", out, "-plot", plot, "-progress", "1s"}, &stdout, &stderr)
