@@ -210,7 +210,7 @@ func NewMetrics() *Metrics {
 	m.Registry.MustRegister(m.ChallengesIssued, m.ChallengesSolved, m.ChallengesRefused, m.ChallengeDifficulty)
 	m.AdaptDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_adaptive_decisions_total",
-		Help: "Decisions of the adaptive admission controller applied by this instance, by reason: increase, cut_latency, cut_errors, or why the rate held (hold_no_signal, hold_short_line, hold_max, hold_min, hold_pool, hold_paused) or moved into its bounds (bounds).",
+		Help: "Decisions of the adaptive admission controller applied by this instance, by reason: increase, probe (out of rate 0), a cut (cut_latency, cut_queue, cut_errors), or why the rate held (hold_no_signal, hold_short_line, hold_max, hold_min, hold_pool, hold_paused, hold_settle, hold_drain, hold_near_target) or moved into its bounds (bounds).",
 	}, []string{"room", "reason"})
 	m.AdaptRate = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "waitingroom_adaptive_rate", Help: "The admission rate the adaptive controller last set in the room, from this instance.",

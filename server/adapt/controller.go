@@ -132,9 +132,9 @@ func (c *Controller) decide(ctx context.Context, name string, r queue.AdaptRoom)
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("adapt: read signal", "room", name, "err", err)
 	}
-	d := Decide(Input{Rate: r.Rate, Waiting: r.Waiting, Paused: r.Paused, Settings: r.Adapt, Signal: sig, SignalOK: err == nil}, c.p)
+	d := Decide(inputOf(r, sig, err == nil, time.Now()), c.p)
 	applied, _, err := c.rooms.ApplyAdapt(ctx, name, queue.AdaptDecision{N: r.N, From: r.Rate, To: d.Rate, Reason: d.Reason,
-		MinGap: c.minGap(), P95: sig.P95, ErrorRate: sig.ErrorRate(), Samples: sig.Samples})
+		MinGap: c.minGap(), P95: sig.P95, ErrorRate: sig.ErrorRate(), Samples: sig.Samples, Knee: d.Knee, Base: d.Base, Cut: d.Cut()})
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
@@ -151,4 +151,14 @@ func (c *Controller) decide(ctx context.Context, name string, r queue.AdaptRoom)
 		c.log.Info("adapt: rate changed", "room", name, "old", r.Rate, "new", d.Rate, "reason", d.Reason,
 			"p95", sig.P95, "errorRate", sig.ErrorRate(), "samples", sig.Samples, "waiting", r.Waiting)
 	}
+}
+
+// inputOf is the Input of a decision on room r at now, from signal sig
+// (ok: it was read).
+func inputOf(r queue.AdaptRoom, sig Signal, ok bool, now time.Time) Input {
+	in := Input{Rate: r.Rate, Waiting: r.Waiting, Paused: r.Paused, Settings: r.Adapt, Signal: sig, SignalOK: ok, Knee: r.Knee, Base: r.Base}
+	if !r.LastCut.IsZero() {
+		in.SinceCut = max(now.Sub(r.LastCut), time.Millisecond) // 0 means none
+	}
+	return in
 }

@@ -92,7 +92,7 @@ func (r *recorded) Adapted(_, reason string, _, _ float64) {
 // the same moments take one step per interval between them, not two; the
 // rate stops at maxRate.
 func TestTwoInstancesStepOnce(t *testing.T) {
-	e, name, rdb := adaptiveRoom(t, 170, 1000)
+	e, name, rdb := adaptiveRoom(t, 150, 1000)
 	healthy(t, rdb, name, 20*time.Millisecond)
 	p := DefaultParams()
 	p.Every = 200 * time.Millisecond // decisions at least 180 ms apart
@@ -101,7 +101,8 @@ func TestTwoInstancesStepOnce(t *testing.T) {
 	a := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
 	b := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
 	ctx := context.Background()
-	want := []float64{175, 180, 185, 190, 195, 200, 200}
+	// The first climb: ×1.05 + maxRate/200 a step.
+	want := []float64{158.5, 167.425, 176.796, 186.636, 196.968, 200, 200}
 	for i, w := range want {
 		if i > 0 {
 			time.Sleep(300 * time.Millisecond)
@@ -119,6 +120,9 @@ func TestTwoInstancesStepOnce(t *testing.T) {
 	if obs.by[ReasonIncrease] != 6 || obs.by[ReasonAtMax] != 1 || len(obs.by) != 2 {
 		t.Fatalf("decisions %v, want 6 increases and 1 hold at max", obs.by)
 	}
+	if _, st := rateOf(t, e, name); st.Base <= 0 || st.Base > 20*time.Millisecond || st.Knee != 0 || !st.LastCut.IsZero() {
+		t.Fatalf("state %+v, want a no-load p95 of at most 20 ms kept, no knee, no cut", st)
+	}
 }
 
 // TestNoSignalFreezes: without orders the rate stays, and the decision
@@ -133,18 +137,22 @@ func TestNoSignalFreezes(t *testing.T) {
 }
 
 // TestSlowShopCuts: a p95 over the target cuts the rate, down to minRate
-// and no further.
+// and no further; the cut, its time and the knee are kept in the room.
 func TestSlowShopCuts(t *testing.T) {
 	e, name, rdb := adaptiveRoom(t, 20, 1000)
-	healthy(t, rdb, name, time.Second) // over the 300 ms target
+	healthy(t, rdb, name, 5*time.Second) // far over the 300 ms target
 	p := DefaultParams()
 	p.Every = 50 * time.Millisecond
 	c := NewController(e, NewReader(rdb, testNamespace(t)), p, quiet, nil)
-	for _, w := range []float64{14, 10, 10} {
+	for i, w := range []float64{10, 10, 10} {
 		time.Sleep(60 * time.Millisecond)
 		c.Tick(context.Background())
-		if got, _ := rateOf(t, e, name); got != w {
+		got, st := rateOf(t, e, name)
+		if got != w {
 			t.Fatalf("rate %g, want %g", got, w)
+		}
+		if i == 0 && (st.LastReason != ReasonLatency || st.Knee != 20 || time.Since(st.LastCut) > time.Minute) {
+			t.Fatalf("state %+v, want a cut on latency at a knee of 20 kept", st)
 		}
 	}
 }

@@ -10,8 +10,10 @@ package adapt
 
 import (
 	"math"
+	"strings"
 	"time"
 
+	"waitingroom/server/histogram"
 	"waitingroom/server/room"
 )
 
@@ -23,6 +25,11 @@ const (
 	ReasonIncrease = "increase"
 	// ReasonLatency: the order p95 is over the target: a cut.
 	ReasonLatency = "cut_latency"
+	// ReasonQueue: the p95 nears the target (over Params.Amber of it) and
+	// even the fastest orders of the newest second waited: the shop is at
+	// its capacity and a queue is growing. The rate goes just under the
+	// throughput measured, before the p95 crosses the target.
+	ReasonQueue = "cut_queue"
 	// ReasonErrors: the shop's failures are over the budget: a cut.
 	ReasonErrors = "cut_errors"
 	// ReasonNoSignal: too few orders in the window to judge (none
@@ -43,23 +50,75 @@ const (
 	// ReasonBounds: the rate was outside [minRate, maxRate] (the bounds
 	// changed): moved inside.
 	ReasonBounds = "bounds"
+	// ReasonSettle: a cut was taken less than Params.Settle ago; the
+	// signal still shows the overload that caused it (the buyers admitted
+	// before it are still ordering): the rate holds.
+	ReasonSettle = "hold_settle"
+	// ReasonDrain: the p95 is still over the target, but the rate is
+	// under the shop's measured throughput: the backlog the overload left
+	// is draining, and a further cut would only leave capacity unused.
+	ReasonDrain = "hold_drain"
+	// ReasonNear: healthy, but the p95 is near the target (over
+	// Params.Amber of the way from the no-load p95 to it): a step up would
+	// cross it.
+	ReasonNear = "hold_near_target"
+	// ReasonProbe: the rate was 0 (minRate 0) for Params.ProbeAfter, so no
+	// orders came to judge the shop by: a few buyers are let in to learn
+	// whether it is back.
+	ReasonProbe = "probe"
 )
 
 // Reasons are every reason, for metrics that show them all.
-var Reasons = []string{ReasonIncrease, ReasonLatency, ReasonErrors, ReasonNoSignal, ReasonShortLine,
-	ReasonAtMax, ReasonAtMin, ReasonPool, ReasonPaused, ReasonBounds}
+var Reasons = []string{ReasonIncrease, ReasonLatency, ReasonQueue, ReasonErrors, ReasonNoSignal, ReasonShortLine,
+	ReasonAtMax, ReasonAtMin, ReasonPool, ReasonPaused, ReasonBounds, ReasonSettle, ReasonDrain, ReasonNear, ReasonProbe}
 
 // Params tune the controller. The zero value is not usable: start from
 // DefaultParams.
 type Params struct {
 	// Every is how often a decision is taken (across all instances).
 	Every time.Duration
-	// Window is the signal's window, in seconds (1..MaxWindow).
+	// Window is the signal's window, in seconds (1..MaxWindow): the
+	// fewest samples are judged on it.
 	Window int
-	// Step is the additive step, as a share of the room's maxRate.
-	Step float64
-	// Cut is the multiplicative factor of a cut (0 < Cut < 1).
-	Cut float64
+	// FastWindow is the newest seconds of Window whose p95 and errors
+	// decide (1..Window): a rise shows sooner than in the whole window.
+	FastWindow int
+	// Growth is the climb's multiplicative step while the p95 shows no
+	// queue (at most Queue times the no-load p95, less the further it is
+	// over it), and Step an additive one (a share of maxRate) while no
+	// knee is known, to leave small rates fast.
+	Growth, Step float64
+	// Queue is the p95, as a multiple of the no-load p95 (the lowest
+	// seen, Decision.Base), at which a queue is forming: the climb slows
+	// to Probe. BaseDrift is how fast (per decision) the no-load p95
+	// follows a shop that got slower for good.
+	Queue, BaseDrift float64
+	// Amber is the share of the way from the no-load p95 to the target
+	// over which the p95 is near the target: no step up, and a shop
+	// saturated there is cut (ReasonQueue).
+	Amber float64
+	// Probe is the slowest climb (a share of the rate per decision). Above
+	// a known knee the climb is Probe plus Accel for every knee the rate is
+	// already over Near×knee.
+	Probe, Accel float64
+	// Near is the share of the knee a healthy rate goes back to at once.
+	Near float64
+	// Cut is the multiplicative factor of a cut without a throughput to
+	// go by (0 < Cut < 1). Drain is the most a cut keeps of the measured
+	// throughput (the knee); the further the p95 is over the target, the
+	// less it keeps, so that the wait over the target drains in about
+	// DrainIn: 1 - (p95-target)/DrainIn of it, and Floor of it at least.
+	Cut, Drain, Floor float64
+	DrainIn           time.Duration
+	// Lag is the loop's delay: from an admission to its order in the
+	// signal (the buyers' think time, the second, the flush).
+	Lag time.Duration
+	// Settle is how long a cut holds: its effect reaches the signal only
+	// after the buyers' think time and the window.
+	Settle time.Duration
+	// ProbeAfter is how long a room at rate 0 (minRate 0) waits before it
+	// admits a few buyers to learn whether the shop is back.
+	ProbeAfter time.Duration
 	// MinSamples is the fewest attempts in the window that judge the
 	// shop; fewer freeze the rate. At a low rate fewer are expected: the
 	// floor is then half the admissions of the window, and never under
@@ -73,12 +132,12 @@ type Params struct {
 	PoolFull float64
 }
 
-// DefaultParams are one decision a second over a 5 s window, steps of
-// 1/40 of maxRate (from minRate to maxRate in 40 s), cuts to 70%, at
-// least 20 orders (fewer at low rates), at least 2 s of line, and no step
-// while 90% of the order database's pool is in use with waits.
+// DefaultParams are the tested law (see the package doc).
 func DefaultParams() Params {
-	return Params{Every: time.Second, Window: 5, Step: 1.0 / 40, Cut: 0.7, MinSamples: 20, LongLine: 2, PoolFull: 0.9}
+	return Params{Every: time.Second, Window: 5, FastWindow: 1, Growth: 0.05, Step: 1.0 / 200,
+		Queue: 1.3, BaseDrift: 0.002, Amber: 0.6, Probe: 0.005, Accel: 0.1, Near: 0.95,
+		Cut: 0.7, Drain: 0.92, Floor: 0.2, DrainIn: 3 * time.Second, Lag: 3 * time.Second, Settle: 3 * time.Second, ProbeAfter: 8 * time.Second,
+		MinSamples: 20, LongLine: 2, PoolFull: 0.9}
 }
 
 // Input is what a decision is made from.
@@ -90,59 +149,229 @@ type Input struct {
 	Signal   Signal
 	// SignalOK is false when the signal could not be read.
 	SignalOK bool
+	// Knee is the capacity the last cut measured, in admissions a second;
+	// 0 for none.
+	Knee float64
+	// Base is the no-load p95 (the lowest seen); 0 for none.
+	Base time.Duration
+	// SinceCut is the time since the last cut; 0 when there was none.
+	SinceCut time.Duration
 }
 
-// Decision is a new rate and why.
+// Decision is a new rate and why, and the state to keep for the next
+// (Input.Knee and Input.Base).
 type Decision struct {
 	Rate   float64
 	Reason string
+	Knee   float64
+	Base   time.Duration
 }
 
-// minSamples is the fewest attempts that judge the shop at rate.
-func (p Params) minSamples(rate float64) int64 {
-	expected := int64(rate * float64(p.Window) / 2)
-	return max(3, min(p.MinSamples, expected))
+// Cut reports whether d is a cut (its time is kept).
+func (d Decision) Cut() bool { return strings.HasPrefix(d.Reason, "cut_") }
+
+// minSamples is the fewest attempts that judge the shop at rate over
+// seconds.
+func (p Params) minSamples(rate float64, seconds int) int64 {
+	expected := int64(rate * float64(seconds) / 2)
+	return max(3, min(p.MinSamples*int64(seconds)/int64(max(p.Window, 1)), expected))
 }
 
-// Decide is one AIMD decision. It never returns a rate outside
-// [minRate, maxRate], and never raises the rate without enough signal.
+// Decide is one decision. It never returns a rate outside [minRate,
+// maxRate], and never raises the rate without enough signal, but for the
+// probe out of rate 0.
 func Decide(in Input, p Params) Decision {
-	a := in.Settings
-	rate := in.Rate
+	a, rate := in.Settings, in.Rate
+	d := Decision{Rate: rate, Knee: in.Knee, Base: in.Base}
+	hold := func(reason string) Decision {
+		d.Reason = reason
+		return d
+	}
 	switch {
 	case rate > a.MaxRate || rate < a.MinRate:
-		return Decision{a.Clamp(rate), ReasonBounds}
+		d.Rate = a.Clamp(rate)
+		return hold(ReasonBounds)
 	case in.Paused:
-		return Decision{rate, ReasonPaused}
-	case !in.SignalOK || in.Signal.Samples < p.minSamples(rate):
-		return Decision{rate, ReasonNoSignal}
+		return hold(ReasonPaused)
+	case !in.SignalOK:
+		return hold(ReasonNoSignal)
+	case rate == 0 && in.Signal.Samples < p.minSamples(rate, p.Window):
+		return probe(in, p, d)
+	case in.Signal.Samples < p.minSamples(rate, p.Window):
+		return hold(ReasonNoSignal)
 	}
+	fast := in.Signal.Last(p.FastWindow) // the newest seconds that judge: more while too few
+	for n := p.FastWindow + 1; n <= in.Signal.Seconds && fast.Samples < p.minSamples(rate, fast.Seconds); n++ {
+		fast = in.Signal.Last(n)
+	}
+	d.Base = baseline(in.Base, fast.P95, p)
+	target := time.Duration(a.TargetP95Ms) * time.Millisecond
+	sat := saturation(in.Signal, d.Base, target, p)
 	reason := ""
 	switch {
-	case in.Signal.ErrorRate() > a.MaxErrorRate:
+	case fast.ErrorRate() > a.MaxErrorRate:
 		reason = ReasonErrors
-	case in.Signal.P95 > time.Duration(a.TargetP95Ms)*time.Millisecond:
+	case fast.P95 > target:
 		reason = ReasonLatency
+	case sat.on && fast.P95 > amber(d.Base, target, p) && rate > sat.throughput*p.Near:
+		reason = ReasonQueue
 	}
 	if reason != "" {
-		if rate <= a.MinRate {
-			return Decision{rate, ReasonAtMin}
-		}
-		next := rate * p.Cut
-		if next < room.MinRate { // the smallest rate a room takes: below, go to the floor
-			next = a.MinRate
-		}
-		return Decision{a.Clamp(round(next)), reason}
+		return cut(in, p, d, sat, fast.P95, reason)
 	}
 	switch {
+	case in.SinceCut > 0 && in.SinceCut < p.Settle:
+		return hold(ReasonSettle)
 	case float64(in.Waiting) < max(1, rate*p.LongLine):
-		return Decision{rate, ReasonShortLine}
+		return hold(ReasonShortLine)
 	case rate >= a.MaxRate:
-		return Decision{rate, ReasonAtMax}
+		return hold(ReasonAtMax)
 	case in.Signal.PoolWaits > 0 && in.Signal.PoolUse >= p.PoolFull:
-		return Decision{rate, ReasonPool}
+		return hold(ReasonPool)
 	}
-	return Decision{a.Clamp(round(rate + p.Step*a.MaxRate)), ReasonIncrease}
+	if d.Base > 0 && fast.P95 > amber(d.Base, target, p) {
+		return hold(ReasonNear)
+	}
+	d.Rate = a.Clamp(round(climb(in, p, fast.P95, d.Base)))
+	return hold(ReasonIncrease)
+}
+
+// baseline is the no-load p95 after seeing p95: the lowest seen, drifting
+// up by BaseDrift a decision so that it follows a shop that got slower.
+func baseline(base, p95 time.Duration, p Params) time.Duration {
+	if p95 <= 0 {
+		return base
+	}
+	if base == 0 || p95 < base {
+		return p95
+	}
+	return base + time.Duration(float64(base)*p.BaseDrift)
+}
+
+// amber is the p95 over which a step up would near the target: Amber of
+// the way from the no-load p95 (base) to the target.
+func amber(base, target time.Duration, p Params) time.Duration {
+	return base + time.Duration(p.Amber*float64(target-min(base, target)))
+}
+
+// climb is the healthy rate's next step. Under a known knee it goes back
+// to Near×knee at once (at most doubling). Without a knee (the first
+// climb) it grows by Growth×rate + Step×maxRate while the p95 is at the
+// no-load p95, less as a queue forms (the p95 nears Queue×base), Probe×rate
+// at least. Above a known knee it grows by Probe×rate, plus Accel×rate for
+// every knee it is already over Near×knee (healthy there, the knee was
+// higher: a capacity that came back is found fast), and no faster than the
+// first climb would.
+func climb(in Input, p Params, p95, base time.Duration) float64 {
+	a, rate, k := in.Settings, in.Rate, in.Knee
+	if k > 0 && rate < k*p.Near {
+		return min(k*p.Near, max(2*rate, rate+p.Step*a.MaxRate))
+	}
+	free := 1.0 // the share of the first climb the p95 allows: 1 without a queue, 0 with one
+	if base > 0 {
+		free = min(max((p.Queue-float64(p95)/float64(base))/(p.Queue-1), 0), 1)
+	}
+	g, add := p.Growth*free, p.Step*a.MaxRate*free
+	if k > 0 {
+		g, add = min(p.Probe+p.Accel*(rate/k-p.Near), g), 0
+	}
+	return rate*(1+max(g, p.Probe)) + add
+}
+
+// sat is what the newest second says of the shop's capacity.
+type sat struct {
+	// on: the shop had a queue all along the newest second: even its
+	// fastest tenth of orders waited (their latency, p10, over Queue×base,
+	// or over Amber×target while no base is known).
+	on bool
+	// throughput is the newest second's successful orders: when on, the
+	// shop's capacity.
+	throughput float64
+}
+
+func saturation(s Signal, base, target time.Duration, p Params) sat {
+	if len(s.Secs) == 0 {
+		return sat{}
+	}
+	newest := s.Secs[len(s.Secs)-1]
+	if newest.Samples == 0 {
+		return sat{}
+	}
+	quick := time.Duration(p.Amber * float64(target))
+	if base > 0 {
+		quick = time.Duration(p.Queue * float64(base))
+	}
+	return sat{
+		on:         histogram.Quantile(Bounds[:], newest.Hist[:], 0.1) > quick,
+		throughput: float64(newest.Samples - newest.Errors),
+	}
+}
+
+// cut is the decision on an overloaded shop (reason: errors over the
+// budget, a p95 over the target, or a queue).
+//
+// A saturated newest second (sat.on) measures the knee: the shop's
+// throughput. The rate goes under the knee (the last measured, when this
+// second is not saturated), by Drain at least, and by as much more as it
+// takes to drain in DrainIn the wait over the target, and the wait the
+// loop's delay (Lag) adds at a rate over the knee. Without a knee, it is
+// cut by Cut.
+//
+// No cut follows while the last one settles (unless the knee measured
+// fell: the capacity dropped again), nor while the rate is already under
+// the drain rate: the backlog is draining.
+func cut(in Input, p Params, d Decision, s sat, p95 time.Duration, reason string) Decision {
+	a, rate := in.Settings, in.Rate
+	target := time.Duration(a.TargetP95Ms) * time.Millisecond
+	knee, next := in.Knee, rate*p.Cut
+	if knee == 0 || rate > knee { // overloaded at this rate: the knee is at most here
+		knee = rate
+	}
+	excess := max(p95-target, 0)
+	// A saturated second measures the knee only while the room admits at
+	// least what the shop completes: while it drains a backlog, the queue
+	// may have run dry within the second.
+	measured := s.on && rate >= s.throughput*p.Drain
+	switch {
+	case measured:
+		knee = s.throughput
+		if rate > knee {
+			excess += time.Duration((rate/knee - 1) * float64(p.Lag))
+		}
+		fallthrough
+	case reason != ReasonErrors:
+		next = knee * min(max(1-float64(excess)/float64(p.DrainIn), p.Floor), p.Drain)
+	}
+	switch {
+	case in.SinceCut > 0 && in.SinceCut < p.Settle && (!measured || knee >= in.Knee*p.Near):
+		d.Reason = ReasonSettle
+		return d
+	case rate <= a.MinRate:
+		d.Knee, d.Reason = knee, ReasonAtMin
+		return d
+	case rate <= knee*p.Drain && next >= rate*p.Drain: // under the knee already: the backlog drains
+		d.Knee, d.Reason = knee, ReasonDrain
+		return d
+	}
+	if next < room.MinRate { // the smallest rate a room takes: below, go to the floor
+		next = a.MinRate
+	}
+	d.Rate, d.Knee, d.Reason = a.Clamp(round(min(next, rate))), knee, reason
+	return d
+}
+
+// probe is the decision at rate 0: no orders come, so no signal does. After
+// ProbeAfter at 0, with buyers waiting, it admits a few (Step×maxRate a
+// second, or a tenth of a known knee) to learn whether the shop is back;
+// unhealthy, they cut back to 0.
+func probe(in Input, p Params, d Decision) Decision {
+	if in.Waiting == 0 || in.SinceCut > 0 && in.SinceCut < p.ProbeAfter {
+		d.Reason = ReasonAtMin
+		return d
+	}
+	d.Rate = in.Settings.Clamp(round(max(room.MinRate, p.Step*in.Settings.MaxRate, in.Knee/10)))
+	d.Reason = ReasonProbe
+	return d
 }
 
 // round keeps three decimals, so that the rate set reads well.

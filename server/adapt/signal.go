@@ -260,6 +260,9 @@ func (r *Recorder) Run(ctx context.Context) {
 type Signal struct {
 	// Seconds is the window's length.
 	Seconds int
+	// Secs are the window's seconds, oldest first (Reader fills them;
+	// Last merges the newest few).
+	Secs []Second
 	// Samples counts the attempts that reached the shop; Errors, those of
 	// them that failed (Unhealthy).
 	Samples, Errors int64
@@ -294,11 +297,18 @@ func NewReader(rdb redis.UniversalClient, ns string) *Reader {
 	return &Reader{rdb: rdb, ns: ns, now: time.Now}
 }
 
+// Landed is how long after a second's end the Reader takes it as
+// complete: every instance's next flush (FlushEvery) and its round trip
+// have landed. Read earlier, the newest second would lack up to a flush
+// of orders, and look like a drop of throughput.
+const Landed = FlushEvery + 100*time.Millisecond
+
 // Read merges room's last window complete seconds (1..MaxWindow; the
-// current second is still being written), in one pipeline.
+// current second is still being written, and the one before it until
+// Landed after its end), in one pipeline.
 func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal, error) {
 	window = min(max(window, 1), MaxWindow)
-	now := r.now().Unix()
+	now := r.now().Add(-Landed).Unix()
 	pipe := r.rdb.Pipeline()
 	cmds := make([]*redis.MapStringStringCmd, window)
 	for i := range cmds {
@@ -307,9 +317,9 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return Signal{}, fmt.Errorf("adapt: read signal %s: %w", roomName, err)
 	}
-	sig := Signal{Seconds: window}
-	var hist [nBounds + 1]int64
-	for _, c := range cmds {
+	sig := Signal{Seconds: window, Secs: make([]Second, window)}
+	for i, c := range cmds {
+		sec := &sig.Secs[i]
 		for f, v := range c.Val() {
 			if strings.HasPrefix(f, fPool) {
 				if u, err := strconv.ParseFloat(v, 64); err == nil {
@@ -323,9 +333,9 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 			}
 			switch {
 			case f == fShop:
-				sig.Samples += n
+				sec.Samples += n
 			case f == fErrors:
-				sig.Errors += n
+				sec.Errors += n
 			case f == fWaits:
 				sig.PoolWaits += n
 			case strings.HasPrefix(f, fFailed):
@@ -334,12 +344,43 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 				}
 				sig.Failed[f[len(fFailed):]] += n
 			case strings.HasPrefix(f, fBucket):
-				if i, err := strconv.Atoi(f[len(fBucket):]); err == nil && i >= 0 && i < len(hist) {
-					hist[i] += n
+				if i, err := strconv.Atoi(f[len(fBucket):]); err == nil && i >= 0 && i < len(sec.Hist) {
+					sec.Hist[i] += n
 				}
 			}
 		}
 	}
-	sig.P95 = histogram.Quantile(Bounds[:], hist[:], 0.95)
-	return sig, nil
+	return sig.Last(window), nil
+}
+
+// Second is one second of a room's signal: the attempts that reached the
+// shop, those that failed, and their latency histogram (Bounds).
+type Second struct {
+	Samples, Errors int64
+	Hist            [nBounds + 1]int64
+}
+
+// Last returns the signal of the newest n seconds of s's window (all of
+// it if n is not shorter, or if s has no per-second breakdown): Seconds,
+// Secs, Samples, Errors and P95 are those of the n seconds; the other
+// fields (failures by reason, the pool's figures) stay the whole window's.
+func (s Signal) Last(n int) Signal {
+	if len(s.Secs) == 0 || n <= 0 {
+		return s
+	}
+	if n < len(s.Secs) {
+		s.Secs = s.Secs[len(s.Secs)-n:]
+	}
+	s.Seconds = len(s.Secs)
+	var hist [nBounds + 1]int64
+	s.Samples, s.Errors = 0, 0
+	for _, sec := range s.Secs {
+		s.Samples += sec.Samples
+		s.Errors += sec.Errors
+		for i, c := range sec.Hist {
+			hist[i] += c
+		}
+	}
+	s.P95 = histogram.Quantile(Bounds[:], hist[:], 0.95)
+	return s
 }

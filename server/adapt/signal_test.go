@@ -58,7 +58,7 @@ func TestSignalMergesInstances(t *testing.T) {
 	flush()
 
 	rd := NewReader(rdb, ns)
-	rd.now = at(now)
+	rd.now = at(now.Add(Landed)) // the second before now has landed
 	sig, err := rd.Read(ctx, name, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -76,9 +76,23 @@ func TestSignalMergesInstances(t *testing.T) {
 	if sig.PoolUse != 0.9 {
 		t.Fatalf("pool use %g, want 0.9", sig.PoolUse)
 	}
-	// A window of the last second only.
-	if sig, err = rd.Read(ctx, name, 1); err != nil || sig.Samples != 4 || sig.Errors != 0 {
+	// A window of the last second only, and the same from the whole
+	// window's breakdown.
+	if sig, err := rd.Read(ctx, name, 1); err != nil || sig.Samples != 4 || sig.Errors != 0 {
 		t.Fatalf("last second: %+v %v, want 4 samples", sig, err)
+	}
+	if last := sig.Last(1); last.Seconds != 1 || last.Samples != 4 || last.Errors != 0 || last.P95 > 30*time.Millisecond ||
+		last.PoolUse != 0.9 || last.Failed["unavailable"] != 5 {
+		t.Fatalf("Last(1) = %+v, want the last second's 4 orders, the window's failures and pool", last)
+	}
+	if two := sig.Last(2); two.Samples != 100 || two.Errors != 5 || two.P95 != sig.P95 {
+		t.Fatalf("Last(2) = %+v, want the two seconds with orders", two)
+	}
+	// A second is read once the flushes after its end have landed: until
+	// then the newest is the one before.
+	rd.now = at(now.Add(Landed - time.Millisecond))
+	if sig, err := rd.Read(ctx, name, 1); err != nil || sig.Samples != 96 || sig.Errors != 5 {
+		t.Fatalf("before the last second landed: %+v %v, want the second before (96 samples)", sig, err)
 	}
 	ttl, err := rdb.TTL(ctx, signalKey(ns, name, now.Add(-2*time.Second).Unix())).Result()
 	if err != nil || ttl <= 0 || ttl > keepSeconds*time.Second {

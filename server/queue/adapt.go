@@ -26,6 +26,13 @@ type AdaptRoom struct {
 	// none; LastReason is its reason.
 	Last       time.Time
 	LastReason string
+	// Knee is the controller's estimate of the shop's capacity, in
+	// admissions a second (0: none yet), shared by every instance.
+	Knee float64
+	// LastCut is when the controller last cut the rate (zero: never).
+	LastCut time.Time
+	// Base is the controller's no-load order p95 (0: none yet).
+	Base time.Duration
 }
 
 // adaptiveKey is the set of the rooms whose adaptive admission is on, so
@@ -73,7 +80,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 			cs[i] = cmds{
 				cfg:     p.HMGet(ctx, k.key("cfg"), "adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate"),
 				waiting: p.ZCard(ctx, k.key("queue")),
-				state:   p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason"),
+				state:   p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason", "knee", "cut", "baseUs"),
 			}
 		}
 		return nil
@@ -98,12 +105,14 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 			continue
 		}
 		r.Adapt.Adaptive = true
-		if st := cs[i].state.Val(); len(st) == 3 {
+		if st := cs[i].state.Val(); len(st) == 6 {
 			r.N, _ = strconv.ParseInt(asString(st[0]), 10, 64)
-			if ms, err := strconv.ParseInt(asString(st[1]), 10, 64); err == nil {
-				r.Last = time.UnixMilli(ms)
-			}
+			r.Last = unixMilli(asString(st[1]))
 			r.LastReason = asString(st[2])
+			r.Knee, _ = strconv.ParseFloat(asString(st[3]), 64)
+			r.LastCut = unixMilli(asString(st[4]))
+			us, _ := strconv.ParseInt(asString(st[5]), 10, 64)
+			r.Base = time.Duration(us) * time.Microsecond
 		}
 		out[name] = r
 	}
@@ -123,6 +132,11 @@ type AdaptDecision struct {
 	P95       time.Duration
 	ErrorRate float64
 	Samples   int64
+	// Knee and Base are the estimates to keep (AdaptRoom.Knee, Base); Cut
+	// marks a cut, whose time the room keeps (AdaptRoom.LastCut).
+	Knee float64
+	Base time.Duration
+	Cut  bool
 }
 
 // ApplyAdapt applies d to room atomically (adapt.lua) and reports whether
@@ -131,7 +145,7 @@ type AdaptDecision struct {
 // last one. The rate it writes is the one admit.lua reads at the next tick.
 func (e *Engine) ApplyAdapt(ctx context.Context, name string, d AdaptDecision) (bool, string, error) {
 	res, err := e.run(ctx, e.s.adapt, name, d.N, ratio(d.From), ratio(d.To), d.Reason, d.MinGap.Milliseconds(),
-		d.P95.Milliseconds(), strconv.FormatFloat(d.ErrorRate, 'f', 4, 64), d.Samples).Slice()
+		d.P95.Milliseconds(), strconv.FormatFloat(d.ErrorRate, 'f', 4, 64), d.Samples, ratio(d.Knee), flag(d.Cut), d.Base.Microseconds()).Slice()
 	if err != nil {
 		return false, "", fmt.Errorf("queue: apply adaptive decision %s: %w", name, err)
 	}
@@ -139,6 +153,15 @@ func (e *Engine) ApplyAdapt(ctx context.Context, name string, d AdaptDecision) (
 		return false, "", fmt.Errorf("queue: apply adaptive decision %s: unexpected reply %v", name, res)
 	}
 	return asInt(res[0]) == 1, asString(res[1]), nil
+}
+
+// unixMilli parses a time kept as Unix milliseconds; zero if it does not.
+func unixMilli(s string) time.Time {
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 // ratio formats a rate as the cfg hash holds it.

@@ -77,13 +77,31 @@ func TestApplyAdapt(t *testing.T) {
 	if r := rs[name]; err != nil || r.Rate != 14 || r.N != 2 || r.LastReason != "increase" || time.Since(r.Last) > time.Minute {
 		t.Fatalf("state %+v %v, want rate 14 after 2 decisions", r, err)
 	}
+	// A cut keeps its time, the knee and the no-load p95 for the next
+	// decision, whichever instance takes it.
+	time.Sleep(gap)
+	ok, _, err := e.ApplyAdapt(ctx, name, AdaptDecision{N: 2, From: 14, To: 12, Reason: "cut_latency", MinGap: gap,
+		Knee: 13.5, Base: 42 * time.Millisecond, Cut: true})
+	if err != nil || !ok {
+		t.Fatalf("a cut: %v %v", ok, err)
+	}
+	rs, err = e.AdaptRooms(ctx, []string{name})
+	if r := rs[name]; err != nil || r.Knee != 13.5 || r.Base != 42*time.Millisecond || r.LastCut.IsZero() || !r.LastCut.Equal(r.Last) {
+		t.Fatalf("state %+v %v, want knee 13.5, base 42ms, the cut's time", r, err)
+	}
+	time.Sleep(gap)
+	apply(3, 12, 13, true, "") // not a cut: the last cut's time stays
+	rs, _ = e.AdaptRooms(ctx, []string{name})
+	if r := rs[name]; r.LastCut.Equal(r.Last) || r.LastCut.IsZero() || r.Knee != 0 {
+		t.Fatalf("state %+v, want the cut's time kept, the knee as decided (none)", r)
+	}
 	s, _ := e.Room(ctx, name)
 	s.Adaptive = false
 	if err := e.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(gap)
-	apply(2, 14, 16, false, "off")
+	apply(4, 13, 16, false, "off")
 }
 
 // newAdaptiveRoom is newRoom in a namespace of the test's own: every

@@ -96,7 +96,7 @@ var keyNames = map[string]bool{
 	// The no-JavaScript joins' bookings per network (see wait_slot.go).
 	"waitslot": true, // zset network → ms its next join may be booked at
 	// ADAPT (issue 15): the adaptive controller's last decision (adapt.go).
-	"adapt": true, // hash: n, ms, reason, from, rate, p95, err, samples
+	"adapt": true, // hash: n, ms, reason, from, rate, p95, err, samples, knee, cut, baseUs
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

@@ -8,7 +8,8 @@
 -- it off), and at least minGapMs (by Redis TIME) passed since the last one:
 -- N instances take one step, not N.
 -- ARGV: 2 n read, 3 rate read, 4 new rate, 5 reason, 6 minGapMs, 7 p95 ms,
---   8 error rate, 9 samples
+--   8 error rate, 9 samples, 10 the knee estimate to keep, 11 "1" for a cut
+--   (its time is kept as cut), 12 the no-load p95 to keep, in microseconds
 -- Reply: {applied (1 or 0), why not ("off", "stale", "early") or ""}
 local cfg = redis.call('HMGET', K.cfg, 'adaptive', 'rate')
 if cfg[1] ~= '1' then return {0, 'off'} end
@@ -20,5 +21,6 @@ local last = tonumber(st[2]) or 0
 if now - last < tonumber(ARGV[6]) then return {0, 'early'} end
 if tonumber(ARGV[4]) ~= tonumber(ARGV[3]) then redis.call('HSET', K.cfg, 'rate', ARGV[4]) end
 redis.call('HSET', K.adapt, 'n', I(n + 1), 'ms', I(now), 'reason', ARGV[5], 'from', ARGV[3], 'rate', ARGV[4],
-  'p95', ARGV[7], 'err', ARGV[8], 'samples', ARGV[9])
+  'p95', ARGV[7], 'err', ARGV[8], 'samples', ARGV[9], 'knee', ARGV[10], 'baseUs', ARGV[12])
+if ARGV[11] == '1' then redis.call('HSET', K.adapt, 'cut', I(now)) end
 return {1, ''}

@@ -1,0 +1,254 @@
+package adapt
+
+import (
+	"container/heap"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"waitingroom/server/histogram"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+)
+
+// A deterministic simulation of an adaptive room in front of a shop with
+// a knee, in simulated time (a 3-minute sale runs in milliseconds).
+//
+// The shop has Workers workers that each take Service per order, first
+// come first served: its capacity is Workers/Service orders a second (the
+// knee). An order that would wait more than simTimeout for a worker fails
+// as "unavailable" after that wait. Capacity changes at chosen times.
+//
+// The room admits at the controller's rate, every simStep, carrying
+// fractions as a token bucket, from a line of Line buyers. Each admitted
+// buyer orders once, after a think time drawn between 0.5 and 3 s (seeded).
+//
+// The controller sees what the real one sees: a Recorder counts every
+// completed order under the second it completed in, and flushes every
+// FlushEvery; the controller decides once a second, at a phase of the
+// second drawn from the seed, from the last Params.Window complete seconds
+// as flushed so far (the newest may lack up to FlushEvery of orders), and
+// its decision is applied as adapt.lua applies it.
+
+const (
+	simStep    = 10 * time.Millisecond
+	simTimeout = 10 * time.Second
+	thinkMin   = 500 * time.Millisecond
+	thinkMax   = 3 * time.Second
+)
+
+// simChange sets the shop's workers at a second of the sale.
+type simChange struct {
+	At      int // second
+	Workers int
+}
+
+// simShop is one scenario.
+type simShop struct {
+	Workers int
+	Service time.Duration
+	Changes []simChange
+	Line    int64
+	Seconds int
+	Seed    uint64
+	// Settings are the room's adaptive settings; Rate its starting rate
+	// (minRate when 0).
+	Settings room.Adapt
+	Rate     float64
+	// Pause pauses the room over [From, To) seconds.
+	PauseFrom, PauseTo int
+	// Blind drops the signal (SignalOK false) over [From, To) seconds.
+	BlindFrom, BlindTo int
+}
+
+// simSecond is what happened in one second of the sale, as measured by
+// the test (truth, not the controller's view).
+type simSecond struct {
+	Rate     float64 // the rate set at the second's end
+	Admitted int64
+	Orders   int64 // completed in this second
+	Failed   int64
+	P95      time.Duration // exact, of the orders completed in the second
+	Capacity float64       // orders/s
+	Reason   string        // the second's decision
+	Knee     float64       // the knee estimate after it
+}
+
+// timeHeap is a min-heap of instants (seconds since the start).
+type timeHeap []float64
+
+func (h timeHeap) Len() int           { return len(h) }
+func (h timeHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h timeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timeHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *timeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// done is one completed order.
+type done struct {
+	at, took float64
+	ok       bool
+}
+
+type doneHeap []done
+
+func (h doneHeap) Len() int           { return len(h) }
+func (h doneHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h doneHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *doneHeap) Push(x any)        { *h = append(*h, x.(done)) }
+func (h *doneHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// workers is the shop: the instants its workers are free, a min-heap.
+type workers struct {
+	free    timeHeap
+	service float64
+}
+
+// resize keeps the k workers free soonest (one that leaves finishes the
+// order it holds), or adds workers free now.
+func (w *workers) resize(k int, now float64) {
+	slices.Sort(w.free)
+	if k < len(w.free) {
+		w.free = w.free[:k]
+	}
+	for len(w.free) < k {
+		w.free = append(w.free, now)
+	}
+	heap.Init(&w.free)
+}
+
+// order serves an order arriving at: it completes at start+service, or
+// fails after simTimeout of waiting.
+func (w *workers) order(at float64) done {
+	f := w.free[0]
+	start := max(at, f)
+	if start-at > simTimeout.Seconds() {
+		return done{at: at + simTimeout.Seconds(), took: simTimeout.Seconds()}
+	}
+	w.free[0] = start + w.service
+	heap.Fix(&w.free, 0)
+	return done{at: start + w.service, took: start + w.service - at, ok: true}
+}
+
+// run simulates s under law p and returns every second.
+func (s simShop) run(p Params) []simSecond {
+	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
+	phase := 0.05 + 0.9*rng.Float64()                  // the controller's tick, within the second
+	flushPhase := rng.Float64() * FlushEvery.Seconds() // the Recorder's flushes
+	shop := workers{service: s.Service.Seconds()}
+	shop.resize(s.Workers, 0)
+	capacity := func() float64 { return float64(len(shop.free)) / shop.service }
+
+	st := queue.AdaptRoom{Adapt: s.Settings, Rate: s.Rate}
+	st.Adapt.Adaptive = true
+	if st.Rate == 0 {
+		st.Rate = s.Settings.MinRate
+	}
+	line := s.Line
+	var tokens float64
+	var arrivals timeHeap
+	var completed doneHeap
+	flushed := map[int]*Second{} // what the Recorder wrote, by second
+	truth := make([]simSecond, s.Seconds)
+	lats := make([][]float64, s.Seconds)
+	changes := slices.Clone(s.Changes)
+
+	steps := int(time.Duration(s.Seconds) * time.Second / simStep)
+	dt := simStep.Seconds()
+	for i := range steps {
+		t := float64(i) * dt
+		sec := int(t)
+		for len(changes) > 0 && float64(changes[0].At) <= t {
+			shop.resize(changes[0].Workers, t)
+			changes = changes[1:]
+		}
+		truth[sec].Capacity = capacity()
+		paused := sec >= s.PauseFrom && sec < s.PauseTo
+		// Admissions, as admit.lua: rate x elapsed, fractions carried.
+		if !paused && st.Rate > 0 {
+			tokens = min(tokens+st.Rate*dt, max(1, st.Rate))
+			for tokens >= 1 && line > 0 {
+				tokens--
+				line--
+				truth[sec].Admitted++
+				think := thinkMin.Seconds() + rng.Float64()*(thinkMax-thinkMin).Seconds()
+				heap.Push(&arrivals, t+rng.Float64()*dt+think)
+			}
+		}
+		end := t + dt
+		for len(arrivals) > 0 && arrivals[0] < end {
+			heap.Push(&completed, shop.order(heap.Pop(&arrivals).(float64)))
+		}
+		// The truth, and the Recorder's flushes every FlushEvery.
+		flushAt := math.Floor((end-flushPhase)/FlushEvery.Seconds())*FlushEvery.Seconds() + flushPhase
+		for len(completed) > 0 && completed[0].at <= flushAt {
+			d := heap.Pop(&completed).(done)
+			ds := int(d.at)
+			if ds < s.Seconds {
+				lats[ds] = append(lats[ds], d.took)
+				truth[ds].Orders++
+				if !d.ok {
+					truth[ds].Failed++
+				}
+			}
+			b := flushed[ds]
+			if b == nil {
+				b = &Second{}
+				flushed[ds] = b
+			}
+			b.Samples++
+			if !d.ok {
+				b.Errors++
+			}
+			b.Hist[histogram.Bucket(Bounds[:], time.Duration(d.took*float64(time.Second)))]++
+		}
+		// The controller's tick.
+		if t <= float64(sec)+phase && float64(sec)+phase < end {
+			st.Paused = paused
+			st.Waiting = line
+			sig := Signal{Seconds: p.Window, Secs: make([]Second, p.Window)}
+			newest := int(math.Floor(end-Landed.Seconds())) - 1 // as Reader.Read
+			for j := range p.Window {
+				if b := flushed[newest-p.Window+1+j]; b != nil {
+					sig.Secs[j] = *b
+				}
+			}
+			sig = sig.Last(p.Window)
+			ok := sec < s.BlindFrom || sec >= s.BlindTo
+			now := time.Unix(0, 0).Add(time.Duration(end * float64(time.Second)))
+			d := Decide(inputOf(st, sig, ok, now), p)
+			st = applied(st, d, now)
+			truth[sec].Reason = d.Reason
+		}
+		truth[sec].Rate = st.Rate
+		truth[sec].Knee = st.Knee
+	}
+	for i, l := range lats {
+		if len(l) == 0 {
+			continue
+		}
+		slices.Sort(l)
+		truth[i].P95 = time.Duration(l[int(math.Ceil(0.95*float64(len(l))))-1] * float64(time.Second))
+	}
+	return truth
+}
+
+// applied is r after decision d, applied at now as adapt.lua applies it.
+func applied(r queue.AdaptRoom, d Decision, now time.Time) queue.AdaptRoom {
+	r.N++
+	r.Rate, r.Knee, r.Base, r.Last, r.LastReason = d.Rate, d.Knee, d.Base, now, d.Reason
+	if d.Cut() {
+		r.LastCut = now
+	}
+	return r
+}
