@@ -26,9 +26,8 @@ import (
 type Adaptive struct {
 	// RoomURL is waitingroom's base URL, ProxyURL its reverse-proxy
 	// listener (PROXY_ADDR), MetricsURL its /metrics (METRICS_ADDR: the
-	// room's rate, decisions and admissions are read there each second,
-	// so the server must hold no other adaptive room), AdminToken its
-	// ADMIN_TOKEN.
+	// room's rate, decisions and admissions are read there each second),
+	// AdminToken its ADMIN_TOKEN.
 	RoomURL, ProxyURL, MetricsURL, AdminToken string
 	Room                                      string
 	// ShopAddr is where the KneeShop listens: the server's ORIGIN_URL.
@@ -184,6 +183,9 @@ func (a Adaptive) Run(ctx context.Context) (AdaptiveReport, error) {
 	} else {
 		settings["rate"] = a.Rate
 	}
+	// A room of that name left by an interrupted run goes first: its line
+	// and its rate are not this run's.
+	DeleteRoom(ctx, a.RoomURL, a.Room, a.AdminToken)
 	if err := PutRoom(ctx, a.RoomURL, a.Room, a.AdminToken, settings); err != nil {
 		return AdaptiveReport{}, fmt.Errorf("adaptive: %w", err)
 	}
@@ -386,13 +388,17 @@ func (sm *sampler) sample(ctx context.Context) {
 }
 
 func (sm *sampler) read(ctx context.Context) (roomSample, map[string]float64, error) {
-	m, err := Scrape(ctx, sm.a.MetricsURL, "waitingroom_adaptive_rate", "waitingroom_admitted_total", "waitingroom_waiting")
+	const decisionsName = "waitingroom_adaptive_decisions_total"
+	m, err := ScrapeRoom(ctx, sm.a.MetricsURL, sm.a.Room, "reason", "waitingroom_adaptive_rate", "waitingroom_admitted_total",
+		"waitingroom_waiting", decisionsName)
 	if err != nil {
 		return roomSample{}, nil, err
 	}
-	decisions, err := ScrapeBy(ctx, sm.a.MetricsURL, "waitingroom_adaptive_decisions_total", "reason")
-	if err != nil {
-		return roomSample{}, nil, err
+	decisions := map[string]float64{}
+	for k, v := range m {
+		if reason, ok := strings.CutPrefix(k, decisionsName+"/"); ok {
+			decisions[reason] = v
+		}
 	}
 	s := roomSample{Rate: sm.a.Rate, Admitted: int64(m["waitingroom_admitted_total"]), Waiting: int64(m["waitingroom_waiting"]), Read: true}
 	if sm.a.Adaptive {

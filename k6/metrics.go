@@ -26,21 +26,43 @@ func Scrape(ctx context.Context, url string, names ...string) (map[string]float6
 	return out, err
 }
 
-// ScrapeBy reads one Prometheus series from a /metrics URL by the value of
-// one of its labels, summed over the others.
-func ScrapeBy(ctx context.Context, url, name, label string) (map[string]float64, error) {
+// ScrapeRoom reads the named Prometheus series of one room (label
+// room="<room>") from a /metrics URL: each series by name, and by the
+// value of its label by (when not ""), summed over the other labels, as
+// "name" or "name/value".
+func ScrapeRoom(ctx context.Context, url, room, by string, names ...string) (map[string]float64, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
 	out := map[string]float64{}
-	err := scrape(ctx, url, func(n, labels string, v float64) {
-		if n != name {
+	err := scrape(ctx, url, func(name, labels string, v float64) {
+		if !want[name] {
 			return
 		}
-		for part := range strings.SplitSeq(labels, ",") {
-			if k, val, ok := strings.Cut(part, "="); ok && strings.TrimSpace(k) == label {
-				out[strings.Trim(val, `"`)] += v
+		l := parseLabels(labels)
+		if l["room"] != room {
+			return
+		}
+		if by != "" {
+			if val, ok := l[by]; ok {
+				out[name+"/"+val] += v
 			}
 		}
+		out[name] += v
 	})
 	return out, err
+}
+
+// parseLabels reads `a="x",b="y"` (values without commas or quotes).
+func parseLabels(labels string) map[string]string {
+	out := map[string]string{}
+	for part := range strings.SplitSeq(labels, ",") {
+		if k, v, ok := strings.Cut(part, "="); ok {
+			out[strings.TrimSpace(k)] = strings.Trim(v, `"`)
+		}
+	}
+	return out
 }
 
 // scrape reads a /metrics URL and calls each for every sample: its name,

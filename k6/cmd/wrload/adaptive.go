@@ -41,7 +41,7 @@ func adaptiveCommand(ctx context.Context, args []string, stdout, stderr io.Write
 		"compare: a burst of -n buyers per room, adaptive (-url) beside calibrate's fixed rate (-url2), side by side; crowd: one room's burst, its report as JSON (compare's children)")
 	fs.StringVar(&a.RoomURL, "url", "", "a running waitingroom in reverse-proxy mode (loopback only)")
 	fs.StringVar(&a.ProxyURL, "proxy", "", "its reverse-proxy listener (PROXY_ADDR), whose ORIGIN_URL is http://<-shop>")
-	fs.StringVar(&a.MetricsURL, "metrics-url", "", "its /metrics on METRICS_ADDR, read each second (the server must hold no other adaptive room)")
+	fs.StringVar(&a.MetricsURL, "metrics-url", "", "its /metrics on METRICS_ADDR, where the room's rate, decisions and admissions are read each second")
 	fs.StringVar(&a.ShopAddr, "shop", "", "loopback address the knee shop listens on (the server's ORIGIN_URL)")
 	url2 := fs.String("url2", "", "compare: the fixed room's server (another process, so that each holds its own crowd's streams)")
 	proxy2 := fs.String("proxy2", "", "compare: its reverse-proxy listener")
