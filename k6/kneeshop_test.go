@@ -45,6 +45,7 @@ func offer(s *KneeShop, rate float64, d time.Duration) ([]time.Duration, int) {
 // wait grows with the excess; a wait bound refuses the excess; a capacity
 // cut mid-run turns a healthy rate into an overload.
 func TestKneeShopKnee(t *testing.T) {
+	t.Parallel()
 	const work = 50 * time.Millisecond
 	tests := []struct {
 		name           string
@@ -62,6 +63,7 @@ func TestKneeShopKnee(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s := NewKneeShop(tt.capacity, work, tt.maxWait)
 			if tt.cutTo > 0 {
 				go s.RunSchedule(context.Background(), Schedule{{tt.capacity, 200 * time.Millisecond}, {tt.cutTo, time.Second}})
