@@ -84,9 +84,10 @@ type AdaptiveReport struct {
 	Target   time.Duration    `json:"targetP95"`
 	Seconds  []AdaptiveSecond `json:"seconds"`
 	// Buyers entered; Served reached the shop's page (200); Failed did
-	// not (an error or the shop's 503 after the retries); the rest were
-	// still waiting when a Line run ended.
-	Buyers, Served, Failed int
+	// not, ShopFailed of them because the shop answered 5xx after the
+	// retries (the others: the room's steps, enter, stream or pass,
+	// failed); the rest were still waiting when a Line run ended.
+	Buyers, Served, Failed, ShopFailed int
 	// Elapsed is from the start to the last buyer served or failed.
 	Elapsed time.Duration `json:"elapsed"`
 	// OrderP95 is the shop's p95 over every order it served.
@@ -131,14 +132,18 @@ func (a Adaptive) Validate() error {
 	return nil
 }
 
+// errShop is a buyer's failure at the shop: its page answered other
+// than 200 after the retries.
+var errShop = errors.New("gate buyer: the shop failed")
+
 // adaptiveCounts are a running crowd's figures.
 type adaptiveCounts struct {
 	// waiting counts the buyers between their start and their ready
 	// event (or their failure before it).
-	entered, waiting, served, failed atomic.Int64
-	mu                               sync.Mutex
-	errs                             Tally
-	last                             time.Time
+	entered, waiting, served, failed, shopFailed atomic.Int64
+	mu                                           sync.Mutex
+	errs                                         Tally
+	last                                         time.Time
 }
 
 func (c *adaptiveCounts) finish(err error) {
@@ -150,6 +155,9 @@ func (c *adaptiveCounts) finish(err error) {
 		return
 	}
 	c.failed.Add(1)
+	if errors.Is(err, errShop) {
+		c.shopFailed.Add(1)
+	}
 	msg := err.Error()
 	if len(msg) > 80 {
 		msg = msg[:80] + "…"
@@ -268,7 +276,8 @@ func (a Adaptive) Run(ctx context.Context) (AdaptiveReport, error) {
 	time.Sleep(sampleTimeout) // the last samples' answers
 
 	rep := AdaptiveReport{Room: a.Room, Adaptive: a.Adaptive, Schedule: a.Schedule.String(), Target: a.TargetP95,
-		Buyers: int(counts.entered.Load()), Served: int(counts.served.Load()), Failed: int(counts.failed.Load())}
+		Buyers: int(counts.entered.Load()), Served: int(counts.served.Load()), Failed: int(counts.failed.Load()),
+		ShopFailed: int(counts.shopFailed.Load())}
 	if !a.Adaptive {
 		rep.Rate = a.Rate
 	}
@@ -334,7 +343,7 @@ func (a Adaptive) buyer(ctx context.Context, rt http.RoundTripper, local net.IP,
 		return status, err
 	})
 	if err == nil && status != http.StatusOK {
-		err = fmt.Errorf("gate buyer: checkout answered %d", status)
+		err = fmt.Errorf("%w: checkout answered %d", errShop, status)
 	}
 	return err
 }
