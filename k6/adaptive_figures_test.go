@@ -1,6 +1,9 @@
 package k6
 
 import (
+	"image/png"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -83,5 +86,23 @@ func TestAdaptiveFigures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlotAdaptive: two runs drawn into a PNG of a useful size.
+func TestPlotAdaptive(t *testing.T) {
+	r := run(func(t int, c float64) (float64, time.Duration) { return c, time.Second })
+	path := filepath.Join(t.TempDir(), "adaptive.png")
+	if err := PlotAdaptive(path, "test", []AdaptiveReport{r, r}, []string{"adaptive", "fixed"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil || img.Bounds().Dx() < 400 {
+		t.Fatalf("not a PNG of a useful size: %v", err)
 	}
 }

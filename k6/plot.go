@@ -21,15 +21,9 @@ type Series struct {
 // each run, and writes the PNG to path. It returns an error when the image
 // cannot be written.
 func PlotBurst(path string, runs []Series) error {
-	colors := []color.Color{color.RGBA{36, 86, 232, 255}, color.RGBA{220, 70, 50, 255}, color.RGBA{20, 140, 90, 255}}
-	p95 := plot.New()
-	p95.Title.Text = "Order latency p95 per second"
-	p95.Y.Label.Text = "p95 (s)"
-	p95.X.Label.Text = "seconds since the sale opened"
-	adm := plot.New()
-	adm.Title.Text = "Admitted per second"
-	adm.Y.Label.Text = "admitted/s"
-	adm.X.Label.Text = "seconds since the sale opened"
+	colors := runColors()
+	p95 := timePlot("Order latency p95 per second", "p95 (s)")
+	adm := timePlot("Admitted per second", "admitted/s")
 	for i, r := range runs {
 		var lat, ad plotter.XYs
 		for _, s := range r.Timeline {
@@ -38,24 +32,28 @@ func PlotBurst(path string, runs []Series) error {
 			}
 			ad = append(ad, plotter.XY{X: float64(s.T), Y: s.Admitted})
 		}
-		for _, pl := range []struct {
-			p   *plot.Plot
-			xys plotter.XYs
-		}{{p95, lat}, {adm, ad}} {
-			if len(pl.xys) == 0 {
-				continue
+		c := colors[i%len(colors)]
+		for _, cv := range []curve{{p95, r.Name, lat, c, false}, {adm, r.Name, ad, c, false}} {
+			if err := cv.add(); err != nil {
+				return err
 			}
-			line, err := plotter.NewLine(pl.xys)
-			if err != nil {
-				return fmt.Errorf("plot: %w", err)
-			}
-			line.Color = colors[i%len(colors)]
-			line.Width = vg.Points(1.5)
-			pl.p.Add(line)
-			pl.p.Legend.Add(r.Name, line)
 		}
 	}
 	return savePlots(path, p95, adm)
+}
+
+// runColors are the colours of the runs of a plot, in turn.
+func runColors() []color.Color {
+	return []color.Color{color.RGBA{36, 86, 232, 255}, color.RGBA{220, 70, 50, 255}, color.RGBA{20, 140, 90, 255}}
+}
+
+// timePlot returns a plot over the seconds of a sale.
+func timePlot(title, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = y
+	p.X.Label.Text = "seconds since the sale opened"
+	return p
 }
 
 // savePlots draws top above bottom, legends at the top, into a PNG at
@@ -102,16 +100,10 @@ func (cv curve) add() error {
 // room's rate, the shop's served/s and its capacity (top), and the
 // shop's p95 against the target (bottom), over time, into a PNG at path.
 func PlotAdaptive(path, title string, runs []AdaptiveReport, names []string) error {
-	colors := []color.Color{color.RGBA{36, 86, 232, 255}, color.RGBA{220, 70, 50, 255}, color.RGBA{20, 140, 90, 255}}
+	colors := runColors()
 	grey := color.RGBA{90, 90, 90, 255}
-	top := plot.New()
-	top.Title.Text = title
-	top.Y.Label.Text = "per second"
-	top.X.Label.Text = "seconds since the sale opened"
-	bottom := plot.New()
-	bottom.Title.Text = "The shop's p95 per second"
-	bottom.Y.Label.Text = "p95 (s)"
-	bottom.X.Label.Text = "seconds since the sale opened"
+	top := timePlot(title, "per second")
+	bottom := timePlot("The shop's p95 per second", "p95 (s)")
 	for i, r := range runs {
 		var rate, served, capacity, p95, target plotter.XYs
 		for _, s := range r.Seconds {
