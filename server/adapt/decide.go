@@ -1,11 +1,20 @@
 // Package adapt is adaptive admission (issue 15): a controller that sets
-// an adaptive room's rate from the health of the order path, AIMD-style,
-// within the room's [minRate, maxRate].
+// an adaptive room's rate from the health of the order path, within the
+// room's [minRate, maxRate].
 //
 // The signal (signal.go) is merged in Redis from every instance's orders.
 // Decide is pure. The Controller (controller.go) runs it once a second on
 // every instance, and the decision is applied by a script that takes at
-// most one decision per interval across instances (queue.ApplyAdapt).
+// most one decision per interval across instances (queue.ApplyAdapt),
+// with the law's state: the knee measured, the no-load p95, the last cut.
+//
+// The law (Decide) is in the spirit of TCP's slow start and BBR: a first
+// climb that slows as the p95 rises over its no-load value; a knee
+// measured as the orders a saturated shop completes a second; cuts to
+// under the knee, deep enough to drain the backlog the loop's delay lets
+// build; slow probing near the knee, faster above it. docs/adaptive.md
+// has the operator's view and the figures the simulator
+// (sim_test.go, law_test.go) holds it to.
 package adapt
 
 import (
@@ -25,10 +34,11 @@ const (
 	ReasonIncrease = "increase"
 	// ReasonLatency: the order p95 is over the target: a cut.
 	ReasonLatency = "cut_latency"
-	// ReasonQueue: the p95 nears the target (over Params.Amber of it) and
-	// even the fastest orders of the newest second waited: the shop is at
-	// its capacity and a queue is growing. The rate goes just under the
-	// throughput measured, before the p95 crosses the target.
+	// ReasonQueue: even the fastest orders of the newest second waited
+	// (the shop is at its capacity) and the rate is over what it completed
+	// (or about it, with the p95 near the target): a queue is growing. The
+	// rate goes under the throughput measured, before the p95 crosses the
+	// target.
 	ReasonQueue = "cut_queue"
 	// ReasonErrors: the shop's failures are over the budget: a cut.
 	ReasonErrors = "cut_errors"
@@ -82,7 +92,9 @@ type Params struct {
 	Window int
 	// FastWindow is the newest seconds of Window whose p95 and errors
 	// decide (1..Window): a rise shows sooner than in the whole window.
-	FastWindow int
+	// With too few orders it grows, to FastMax seconds at most: older
+	// seconds may show a backlog drained since.
+	FastWindow, FastMax int
 	// Growth is the climb's multiplicative step while the p95 shows no
 	// queue (at most Queue times the no-load p95, less the further it is
 	// over it), and Step an additive one (a share of maxRate) while no
@@ -132,11 +144,13 @@ type Params struct {
 	PoolFull float64
 }
 
-// DefaultParams are the tested law (see the package doc).
+// DefaultParams are the law that law_test.go holds to its figures, on a
+// signal of 1 s buckets flushed every 250 ms and buyers who order 0.5-3 s
+// after their admission.
 func DefaultParams() Params {
-	return Params{Every: time.Second, Window: 5, FastWindow: 1, Growth: 0.05, Step: 1.0 / 200,
+	return Params{Every: time.Second, Window: 5, FastWindow: 1, FastMax: 3, Growth: 0.05, Step: 1.0 / 200,
 		Queue: 1.3, BaseDrift: 0.002, Amber: 0.6, Probe: 0.005, Accel: 0.1, Near: 0.95,
-		Cut: 0.7, Drain: 0.92, Floor: 0.2, DrainIn: 3 * time.Second, Lag: 3 * time.Second, Settle: 3 * time.Second, ProbeAfter: 8 * time.Second,
+		Cut: 0.7, Drain: 0.92, Floor: 0.2, DrainIn: 2 * time.Second, Lag: 3 * time.Second, Settle: 3 * time.Second, ProbeAfter: 8 * time.Second,
 		MinSamples: 20, LongLine: 2, PoolFull: 0.9}
 }
 
@@ -200,9 +214,15 @@ func Decide(in Input, p Params) Decision {
 	case in.Signal.Samples < p.minSamples(rate, p.Window):
 		return hold(ReasonNoSignal)
 	}
-	fast := in.Signal.Last(p.FastWindow) // the newest seconds that judge: more while too few
-	for n := p.FastWindow + 1; n <= in.Signal.Seconds && fast.Samples < p.minSamples(rate, fast.Seconds); n++ {
+	fast := in.Signal.Last(p.FastWindow) // the newest seconds that judge: up to FastMax while too few
+	for n := p.FastWindow + 1; n <= min(in.Signal.Seconds, p.FastMax) && fast.Samples < p.minSamples(rate, fast.Seconds); n++ {
 		fast = in.Signal.Last(n)
+	}
+	if fast.Samples < p.minSamples(rate, fast.Seconds) { // the newest seconds are empty: the shop may be down
+		if rate == 0 {
+			return probe(in, p, d)
+		}
+		return hold(ReasonNoSignal)
 	}
 	d.Base = baseline(in.Base, fast.P95, p)
 	target := time.Duration(a.TargetP95Ms) * time.Millisecond
@@ -213,7 +233,7 @@ func Decide(in Input, p Params) Decision {
 		reason = ReasonErrors
 	case fast.P95 > target:
 		reason = ReasonLatency
-	case sat.on && fast.P95 > amber(d.Base, target, p) && rate > sat.throughput*p.Near:
+	case sat.on && (rate > sat.throughput/p.Near || rate > sat.throughput*p.Near && fast.P95 > amber(d.Base, target, p)):
 		reason = ReasonQueue
 	}
 	if reason != "" {
@@ -264,7 +284,7 @@ func amber(base, target time.Duration, p Params) time.Duration {
 // first climb would.
 func climb(in Input, p Params, p95, base time.Duration) float64 {
 	a, rate, k := in.Settings, in.Rate, in.Knee
-	if k > 0 && rate < k*p.Near {
+	if k > 0 && rate < round(k*p.Near) { // rounded: the rate set is, and must not stick under it
 		return min(k*p.Near, max(2*rate, rate+p.Step*a.MaxRate))
 	}
 	free := 1.0 // the share of the first climb the p95 allows: 1 without a queue, 0 with one
@@ -333,6 +353,8 @@ func cut(in Input, p Params, d Decision, s sat, p95 time.Duration, reason string
 	// may have run dry within the second.
 	measured := s.on && rate >= s.throughput*p.Drain
 	switch {
+	case measured && s.throughput == 0: // nothing completed: the shop is down, no knee to measure
+		next = 0
 	case measured:
 		knee = s.throughput
 		if rate > knee {

@@ -9,8 +9,8 @@ import (
 )
 
 // A knee of the shop: workers × service time, and the room's target and
-// maxRate for it. The targets are 2.5 times the service time: a shop
-// whose service alone nears the target has no knee to find.
+// maxRate for it. Most targets are 4-5 times the service time; two rows
+// have 2.5 times: a knee near the target leaves a queue little room.
 type knee struct {
 	name    string
 	workers int
@@ -18,18 +18,25 @@ type knee struct {
 	target  int     // ms
 	maxX    float64 // maxRate, in knees
 	minRate float64
+	// worst is the most seconds over the target allowed in any 10 while
+	// converging: 2, but for a sharp knee (50 workers: no queue shows
+	// until the rate is over it) whose first climb overshoots for a few
+	// seconds before the p95 can tell (see docs/adaptive.md).
+	worst int
 }
 
 func (k knee) capacity() float64 { return float64(k.workers) / k.service.Seconds() }
 
 var knees = []knee{
-	{"20/s", 10, 500 * time.Millisecond, 1250, 5, 1},
-	{"20/s tight", 10, 500 * time.Millisecond, 1250, 2, 1},
-	{"60/s", 12, 200 * time.Millisecond, 500, 3, 1},
-	{"200/s", 20, 100 * time.Millisecond, 250, 5, 5},
-	{"200/s tight", 20, 100 * time.Millisecond, 250, 2, 5},
-	{"1000/s", 50, 50 * time.Millisecond, 125, 3, 5},
-	{"1000/s wide", 50, 50 * time.Millisecond, 125, 5, 5},
+	{"20/s", 10, 500 * time.Millisecond, 2000, 5, 1, 2},
+	{"20/s max 2x", 10, 500 * time.Millisecond, 2000, 2, 1, 2},
+	{"60/s", 12, 200 * time.Millisecond, 1000, 3, 1, 2},
+	{"200/s", 20, 100 * time.Millisecond, 500, 5, 5, 2},
+	{"200/s max 2x", 20, 100 * time.Millisecond, 500, 2, 5, 2},
+	{"1000/s", 50, 50 * time.Millisecond, 250, 3, 5, 4},
+	{"1000/s max 5x", 50, 50 * time.Millisecond, 250, 5, 5, 4},
+	{"60/s target 2.5x", 12, 200 * time.Millisecond, 500, 3, 1, 2},
+	{"1000/s target 2.5x", 50, 50 * time.Millisecond, 125, 3, 5, 4},
 }
 
 // The sale: capacity halves at dropAt and comes back at backAt.
@@ -41,7 +48,6 @@ const (
 
 func (k knee) sale(seed uint64) simShop {
 	return simShop{Workers: k.workers, Service: k.service, Seconds: saleS, Seed: seed,
-		Line:     int64(max(20000, 300*k.capacity())),
 		Changes:  []simChange{{dropAt, k.workers / 2}, {backAt, k.workers}},
 		Settings: room.Adapt{MinRate: k.minRate, MaxRate: k.maxX * k.capacity(), TargetP95Ms: k.target, MaxErrorRate: 0.02}}
 }
@@ -52,7 +58,8 @@ type figures struct {
 	worst10   int     // the most seconds over the target in any 10 before the drop
 	back      int     // seconds from the drop to the first of 5 under the target
 	cutAfter  int     // seconds from the drop to the first cut
-	settleErr float64 // the largest |rate/knee - 1| over [drop+20, back)
+	over      float64 // the largest rate/knee - 1 over [drop+20, back)
+	under     float64 // the largest 1 - rate/knee over the same
 	meanErr   float64 // |mean rate/knee - 1| over the same
 	recover90 int     // seconds from the capacity's return to 90% of it (-1: never)
 	worst10R  int     // the most seconds over the target in any 10 from back on
@@ -100,7 +107,7 @@ func measure(secs []simSecond, target time.Duration) figures {
 	var sum float64
 	for _, s := range secs[dropAt+20 : backAt] {
 		e := s.Rate/s.Capacity - 1
-		f.settleErr = max(f.settleErr, e, -e)
+		f.over, f.under = max(f.over, e), max(f.under, -e)
 		sum += s.Rate / s.Capacity
 	}
 	m := sum/float64(backAt-dropAt-20) - 1
@@ -114,20 +121,139 @@ func measure(secs []simSecond, target time.Duration) figures {
 }
 
 func (f figures) String() string {
-	return fmt.Sprintf("reach90 %3d s, worst10 %d | cut after %d s, p95 back %2d s, settle max %4.1f %% mean %4.1f %% | recover90 %3d s, worst10 %d | failed %d",
-		f.reach90, f.worst10, f.cutAfter, f.back, 100*f.settleErr, 100*f.meanErr, f.recover90, f.worst10R, f.failed)
+	return fmt.Sprintf("reach90 %3d s, worst10 %d | cut after %d s, p95 back %2d s, settle over %4.1f %% under %4.1f %% mean %4.1f %% | recover90 %3d s, worst10 %d | failed %d",
+		f.reach90, f.worst10, f.cutAfter, f.back, 100*f.over, 100*f.under, 100*f.meanErr, f.recover90, f.worst10R, f.failed)
 }
 
-// TestLawOnSimulatedShop runs a sale against every knee, with a few seeds,
-// and checks converge, react and recover.
+// TestLawOnSimulatedShop runs a 4-minute sale against every knee, with
+// three seeds: capacity halves at 90 s and comes back at 150 s.
+//
+//   - Converge: from minRate, 90% of the knee within 60 s, with at most
+//     knee.worst seconds over the target in any 10 before the drop.
+//   - React: a first cut within 4 s of the drop; the p95 back under the
+//     target (5 seconds in a row) within 14 s. A law that knew of the drop
+//     as soon as a landed second can show it (2 s) and shut admission for 3
+//     s gets it back in 6-7 s: the buyers let in before the drop still
+//     order for up to 3 s. Settles: over the 40 s from drop+20 s to the
+//     return, the mean rate within 10% of the new knee and no second over
+//     it by more than 15% (a drain of a backlog may go lower, briefly).
+//   - Recover: 90% of the restored knee within 60 s of its return.
+//   - Every second, the rate within [minRate, maxRate].
 func TestLawOnSimulatedShop(t *testing.T) {
 	for _, k := range knees {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/seed%d", k.name, seed), func(t *testing.T) {
-				secs := k.sale(seed + 1).run(DefaultParams())
+				t.Parallel() // a sale is pure: a few ms of simulated minutes
+				s := k.sale(seed + 1)
+				secs := s.run(DefaultParams())
 				f := measure(secs, time.Duration(k.target)*time.Millisecond)
 				t.Log(f)
+				for i, sec := range secs {
+					if sec.Rate < s.Settings.MinRate || sec.Rate > s.Settings.MaxRate {
+						t.Fatalf("second %d: rate %g outside [%g, %g]", i, sec.Rate, s.Settings.MinRate, s.Settings.MaxRate)
+					}
+				}
+				switch {
+				case f.reach90 < 0 || f.reach90 > 60:
+					t.Errorf("converge: 90%% of the knee after %d s, want within 60 s", f.reach90)
+				case f.worst10 > k.worst:
+					t.Errorf("converge: %d seconds over the target in 10, want at most %d", f.worst10, k.worst)
+				}
+				switch {
+				case f.cutAfter < 0 || f.cutAfter > 4:
+					t.Errorf("react: first cut %d s after the drop, want within 4 s", f.cutAfter)
+				case f.back < 0 || f.back > 14:
+					t.Errorf("react: p95 back under the target %d s after the drop, want within 14 s", f.back)
+				case f.meanErr > 0.10 || f.over > 0.15:
+					t.Errorf("react: settled at a mean %.1f%% off the knee, %.1f%% over at most; want 10%% and 15%%", 100*f.meanErr, 100*f.over)
+				}
+				if f.recover90 < 0 || f.recover90 > 60 {
+					t.Errorf("recover: 90%% of the knee %d s after its return, want within 60 s", f.recover90)
+				}
 			})
 		}
 	}
+}
+
+// TestLawHoldsWithoutSignal: a signal that cannot be read (from 40 s to
+// 60 s of a sale) and a paused room (from 70 s to 80 s) never raise the
+// rate, whatever the line; it holds.
+func TestLawHoldsWithoutSignal(t *testing.T) {
+	for _, k := range knees[:4] {
+		t.Run(k.name, func(t *testing.T) {
+			s := k.sale(1)
+			s.Changes = nil
+			s.Seconds = 100
+			s.BlindFrom, s.BlindTo = 40, 60
+			s.PauseFrom, s.PauseTo = 70, 80
+			secs := s.run(DefaultParams())
+			for _, span := range [][2]int{{s.BlindFrom, s.BlindTo}, {s.PauseFrom, s.PauseTo}} {
+				for i := span[0]; i < span[1]; i++ {
+					want := ReasonNoSignal
+					if i >= s.PauseFrom {
+						want = ReasonPaused
+					}
+					if secs[i].Rate > secs[span[0]-1].Rate || secs[i].Reason != want {
+						t.Fatalf("second %d: rate %g (%s) from %g, want held (%s)", i, secs[i].Rate, secs[i].Reason, secs[span[0]-1].Rate, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestLawProbesOutOfZero: minRate 0, and the shop goes down (no worker:
+// every order fails after the 10 s timeout) from 60 s to 120 s. The rate
+// goes to 0, and without orders there is no signal: ProbeAfter after the
+// cut it lets a few buyers in (a tenth of the knee, or maxRate/200), whose
+// orders fail and shut it again; once the shop is back, a probe finds it
+// and the rate climbs back to 90% of the knee within 60 s.
+func TestLawProbesOutOfZero(t *testing.T) {
+	k := knees[3] // 200/s
+	s := k.sale(1)
+	s.Settings.MinRate = 0
+	s.Changes = []simChange{{60, 0}, {120, k.workers}}
+	s.Seconds = 200
+	p := DefaultParams()
+	secs := s.run(p)
+	shut, probes, lastZero, lastCut := -1, 0, 0, 0
+	for i := 60; i < 120; i++ {
+		if secs[i].Rate == 0 {
+			if shut < 0 {
+				shut = i
+			}
+			lastZero = i
+		}
+		switch secs[i].Reason {
+		case ReasonLatency, ReasonQueue, ReasonErrors:
+			lastCut = i
+		case ReasonProbe:
+			probes++
+			if r := secs[i].Rate; r <= 0 || r > max(k.capacity()/10, s.Settings.MaxRate/200) {
+				t.Fatalf("second %d: a probe at %g, want a few buyers", i, r)
+			}
+			if i-lastCut < int(p.ProbeAfter.Seconds()) {
+				t.Fatalf("second %d: a probe %d s after the cut, want %v", i, i-lastCut, p.ProbeAfter)
+			}
+		}
+	}
+	switch {
+	case shut < 0 || shut > 75:
+		t.Fatalf("shut at %d s, want within 15 s of the shop going down (its orders time out after 10 s)", shut)
+	case probes < 1:
+		t.Fatalf("no probe while the shop was down")
+	case lastZero < 110:
+		t.Fatalf("the rate was last 0 at %d s: a probe of a shop still down must shut it again", lastZero)
+	}
+	back := -1
+	for i := 120; i < 200; i++ {
+		if secs[i].Rate >= 0.9*k.capacity() {
+			back = i - 120
+			break
+		}
+	}
+	if back < 0 || back > 60 {
+		t.Fatalf("90%% of the knee %d s after the shop came back, want within 60 s", back)
+	}
+	t.Logf("shut %d s after the shop went down, %d probes, 90%% of the knee %d s after it came back", shut-60, probes, back)
 }

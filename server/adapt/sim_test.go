@@ -75,79 +75,87 @@ type simSecond struct {
 	Knee     float64       // the knee estimate after it
 }
 
-// timeHeap is a min-heap of instants (seconds since the start).
-type timeHeap []float64
-
-func (h timeHeap) Len() int           { return len(h) }
-func (h timeHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h timeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *timeHeap) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *timeHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // done is one completed order.
 type done struct {
 	at, took float64
 	ok       bool
 }
 
-type doneHeap []done
+// minHeap is a min-heap of T by at, for container/heap.
+type minHeap[T any] struct {
+	items []T
+	at    func(T) float64
+}
 
-func (h doneHeap) Len() int           { return len(h) }
-func (h doneHeap) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h doneHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *doneHeap) Push(x any)        { *h = append(*h, x.(done)) }
-func (h *doneHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+func (h *minHeap[T]) Len() int           { return len(h.items) }
+func (h *minHeap[T]) Less(i, j int) bool { return h.at(h.items[i]) < h.at(h.items[j]) }
+func (h *minHeap[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *minHeap[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
+func (h *minHeap[T]) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
 	return x
 }
 
+// first is the heap's least item; the heap must not be empty.
+func (h *minHeap[T]) first() T { return h.items[0] }
+
+func instant(t float64) float64 { return t }
+
 // workers is the shop: the instants its workers are free, a min-heap.
 type workers struct {
-	free    timeHeap
+	free    minHeap[float64]
 	service float64
 }
 
 // resize keeps the k workers free soonest (one that leaves finishes the
 // order it holds), or adds workers free now.
 func (w *workers) resize(k int, now float64) {
-	slices.Sort(w.free)
-	if k < len(w.free) {
-		w.free = w.free[:k]
+	free := w.free.items
+	slices.Sort(free)
+	if k < len(free) {
+		free = free[:k]
 	}
-	for len(w.free) < k {
-		w.free = append(w.free, now)
+	for len(free) < k {
+		free = append(free, now)
 	}
+	w.free = minHeap[float64]{items: free, at: instant}
 	heap.Init(&w.free)
 }
 
 // order serves an order arriving at: it completes at start+service, or
 // fails after simTimeout of waiting.
 func (w *workers) order(at float64) done {
-	f := w.free[0]
+	if w.free.Len() == 0 { // the shop is down
+		return done{at: at + simTimeout.Seconds(), took: simTimeout.Seconds()}
+	}
+	f := w.free.first()
 	start := max(at, f)
 	if start-at > simTimeout.Seconds() {
 		return done{at: at + simTimeout.Seconds(), took: simTimeout.Seconds()}
 	}
-	w.free[0] = start + w.service
+	w.free.items[0] = start + w.service
 	heap.Fix(&w.free, 0)
 	return done{at: start + w.service, took: start + w.service - at, ok: true}
 }
 
-// run simulates s under law p and returns every second.
-func (s simShop) run(p Params) []simSecond {
+// law is a control law: Decide, or a reference to compare it with.
+type law func(Input, Params) Decision
+
+// run simulates s under Decide with p and returns every second.
+func (s simShop) run(p Params) []simSecond { return s.runLaw(Decide, p) }
+
+// runLaw simulates s under decide with p.
+func (s simShop) runLaw(decide law, p Params) []simSecond {
 	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
 	phase := 0.05 + 0.9*rng.Float64()                  // the controller's tick, within the second
 	flushPhase := rng.Float64() * FlushEvery.Seconds() // the Recorder's flushes
 	shop := workers{service: s.Service.Seconds()}
 	shop.resize(s.Workers, 0)
-	capacity := func() float64 { return float64(len(shop.free)) / shop.service }
+	capacity := func() float64 { return float64(shop.free.Len()) / shop.service }
+	if s.Line == 0 {
+		s.Line = int64(max(20000, 300*capacity())) // a long line, all along
+	}
 
 	st := queue.AdaptRoom{Adapt: s.Settings, Rate: s.Rate}
 	st.Adapt.Adaptive = true
@@ -156,8 +164,8 @@ func (s simShop) run(p Params) []simSecond {
 	}
 	line := s.Line
 	var tokens float64
-	var arrivals timeHeap
-	var completed doneHeap
+	arrivals := minHeap[float64]{at: instant}
+	completed := minHeap[done]{at: func(d done) float64 { return d.at }}
 	flushed := map[int]*Second{} // what the Recorder wrote, by second
 	truth := make([]simSecond, s.Seconds)
 	lats := make([][]float64, s.Seconds)
@@ -186,12 +194,12 @@ func (s simShop) run(p Params) []simSecond {
 			}
 		}
 		end := t + dt
-		for len(arrivals) > 0 && arrivals[0] < end {
+		for arrivals.Len() > 0 && arrivals.first() < end {
 			heap.Push(&completed, shop.order(heap.Pop(&arrivals).(float64)))
 		}
 		// The truth, and the Recorder's flushes every FlushEvery.
 		flushAt := math.Floor((end-flushPhase)/FlushEvery.Seconds())*FlushEvery.Seconds() + flushPhase
-		for len(completed) > 0 && completed[0].at <= flushAt {
+		for completed.Len() > 0 && completed.first().at <= flushAt {
 			d := heap.Pop(&completed).(done)
 			ds := int(d.at)
 			if ds < s.Seconds {
@@ -226,7 +234,7 @@ func (s simShop) run(p Params) []simSecond {
 			sig = sig.Last(p.Window)
 			ok := sec < s.BlindFrom || sec >= s.BlindTo
 			now := time.Unix(0, 0).Add(time.Duration(end * float64(time.Second)))
-			d := Decide(inputOf(st, sig, ok, now), p)
+			d := decide(inputOf(st, sig, ok, now), p)
 			st = applied(st, d, now)
 			truth[sec].Reason = d.Reason
 		}
