@@ -257,11 +257,18 @@ func TestLoopsRaiseTheRate(t *testing.T) {
 	if raised <= 20 || raised > 200 || st.LastReason != ReasonIncrease {
 		cancel()
 		wg.Wait()
-		t.Fatalf("rate %g (last %s), want raised by steps of 5 from 20", raised, st.LastReason)
+		t.Fatalf("rate %g (last %s), want raised from 20", raised, st.LastReason)
 	}
-	// No more orders: once the window has none, the rate holds.
-	time.Sleep(time.Duration(p.Window)*time.Second + 1500*time.Millisecond)
-	held, st := rateOf(t, e, name)
+	// No more orders: once the window has none (the last landed second
+	// is a window and Landed away), the rate holds. Polled, within a bound:
+	// on a loaded machine a tick may miss its 250 ms.
+	time.Sleep(time.Duration(p.Window)*time.Second + Landed)
+	var held float64
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if held, st = rateOf(t, e, name); st.LastReason == ReasonNoSignal || time.Now().After(end) {
+			break
+		}
+	}
 	time.Sleep(600 * time.Millisecond)
 	still, _ := rateOf(t, e, name)
 	cancel()
