@@ -44,6 +44,7 @@ func tools() []tool {
 		{"natcrowd", "a crowd behind one address (carrier-grade NAT) joins a challenge room: who joined, the challenge's cost", natcrowdCommand},
 		{"powbot", "a bot with all the CPU places identities in a room per challenge setting: identities per CPU-second", powbotCommand},
 		{"drawshare", "a crowd and a bot through a pre-queue per challenge setting: the bot's share of the draw", drawshareCommand},
+		{"adaptive", "adaptive admission against a knee shop whose capacity changes: converge, react, recover; beside calibrate's fixed rate", adaptiveCommand},
 		{"gatecheck", "the gate check's cost: /gate/check direct, nginx auth_request beside unguarded, the reverse proxy", gatecheckCommand},
 		{"hashrate", "headless Chromium's proof-of-work hash rate with the vendored ALTCHA solver", hashrateCommand},
 	}
