@@ -54,9 +54,11 @@ func closedPort(t *testing.T) string {
 
 // waitNextSecond sleeps into the next wall-clock second: a Reader merges
 // complete seconds only.
+// waitNextSecond waits until the current second is complete for a Reader
+// (adapt.Landed after its end).
 func waitNextSecond() {
 	now := time.Now()
-	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now))
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + adapt.Landed + 10*time.Millisecond).Sub(now))
 }
 
 // TestProxyFeedsTheSignal: the shop's answers to the protected requests
