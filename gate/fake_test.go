@@ -361,7 +361,8 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 		fmt.Fprint(w, "thanks")
 	})
 	jar, _ := cookiejar.New(nil)
-	e.browser = &http.Client{Jar: jar, Timeout: 5 * time.Second,
+	// Timeout: a bound for a loaded machine, not a latency target.
+	e.browser = &http.Client{Jar: jar, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	t.Cleanup(e.checkLogs)
 	return e
@@ -451,10 +452,17 @@ func (e *env) waitDown(down bool) {
 	waitFor(e.t, fmt.Sprintf("the probe to find waitingroom down=%v", down), func() bool { return e.gate.health.isDown() == down })
 }
 
-// waitFor polls cond for up to 3 s.
+// waitProbed waits until no probe runs (the first request starts one).
+func (e *env) waitProbed() {
+	e.t.Helper()
+	waitFor(e.t, "the probe to end", func() bool { return !e.gate.health.probingNow() })
+}
+
+// waitFor polls cond for up to 15 s: a bound for a loaded machine, not a
+// latency target (a condition that never holds still fails).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
