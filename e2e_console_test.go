@@ -202,7 +202,7 @@ func TestBrowserOperatorDay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // alongside the whole-event test's long wait (see there)
+	heavy(t) // a browser
 	axe := axeSource(t)
 	alloc := browser(t)
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ServerDB))
@@ -231,11 +231,13 @@ func TestBrowserOperatorDay(t *testing.T) {
 	addConsoleProduct(t, op, base, name, "Linen shirt", "39000", "10")
 	check("products")
 
-	// 3. The schedule: the pre-queue opens in 3 s, the sale in 10 s (the
-	// buyer must be in the pre-queue by then, even on a loaded machine).
+	// 3. The schedule: the pre-queue opens in 3 s, the sale in 20 s (the
+	// buyer must be in the pre-queue by then, even on a loaded machine:
+	// the schedule's form, the dashboard and its accessibility check, and
+	// the buyer's page come first).
 	openPage(t, op, base+"/admin/rooms/"+name+"/settings?tz=UTC")
 	now := time.Now().UTC().Truncate(time.Second)
-	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(10*time.Second)
+	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(20*time.Second)
 	// A datetime-local value: to the minute when the seconds are 0, as
 	// the browser and the console write it.
 	local := func(at time.Time) string {

@@ -216,7 +216,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // alongside the whole-event test's long wait (see there)
+	heavy(t) // a browser
 	axe := axeSource(t)
 	alloc := browser(t)
 	const secret = "e2e-states-secret-key-0123456789"
@@ -449,11 +449,13 @@ func stateTab(t *testing.T, alloc context.Context, lang, scheme string) context.
 	return langTab(t, tab, lang, scheme)
 }
 
-// langTab sets up tab in lang and scheme, for at most a minute, with
+// langTab sets up tab in lang and scheme, for at most 3 minutes (a bound
+// for a hung tab on a loaded machine: the operator's day walks a dozen
+// console pages, with their checks and screenshots, in one tab), with
 // axe-core allowed past the page's CSP.
 func langTab(t *testing.T, tab context.Context, lang, scheme string) context.Context {
 	t.Helper()
-	tab, cancelT := context.WithTimeout(tab, 60*time.Second)
+	tab, cancelT := context.WithTimeout(tab, 3*time.Minute)
 	t.Cleanup(cancelT)
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
@@ -493,6 +495,7 @@ func TestBrowserLiveRegionIsCalm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	heavy(t) // a browser
 	alloc, st, proxied, name := stubbedRoom(t)
 	rankAt := func(r int) func() string {
 		return func() string {
@@ -560,7 +563,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // alongside the whole-event test's long wait (see there)
+	heavy(t) // a browser
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
@@ -667,6 +670,7 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	heavy(t) // a browser
 	alloc, st, proxied, name := stubbedRoom(t)
 	skew := time.Hour
 	serverNow := func() int64 { return time.Now().Add(skew).UnixMilli() }
@@ -718,7 +722,7 @@ func TestBrowserSilentStreamAsksOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
+	heavy(t) // a browser
 	alloc, st, proxied, name := stubbedRoom(t)
 	var polls atomic.Int32
 	st.mu.Lock()
