@@ -327,6 +327,11 @@ type env struct {
 	logs    *syncBuffer
 }
 
+// shortTimeout is the Timeout of the tests of a waitingroom that answers
+// too late: 300 ms. The others keep the gate's default (2 s), a bound a
+// loaded machine's answers stay within.
+func shortTimeout(o *Options) { o.Timeout = 300 * time.Millisecond }
+
 func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
 	e := &env{t: t, key: newKey(t, "k1"), clock: &clock{t: time.Now()}, logs: &syncBuffer{}}
@@ -336,7 +341,7 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Cleanup(e.shop.Close)
 	e.room.aud = e.shop.URL
 	opts := Options{RoomURL: e.room.srv.URL, Room: testRoom, APIKey: testAPIKey, Audience: e.shop.URL,
-		Timeout: 300 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+		Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if mod != nil {
 		mod(&opts)
 	}

@@ -372,7 +372,7 @@ func TestWaitingroomDown(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, func(o *Options) { o.FailOpen = c.opt })
+			e := newEnv(t, func(o *Options) { shortTimeout(o); o.FailOpen = c.opt })
 			e.room.set(func(f *fakeRoom) { f.failOpen = c.roomOpen })
 			if !c.learn {
 				// The room's settings cannot be read (gate_off, say): the
@@ -663,12 +663,9 @@ func TestBlipIsNoOutage(t *testing.T) {
 }
 
 // TestSessionFrom: a protected handler sees the session of the redeem,
-// then of a renew; failing open, it sees none. The gate has its default
-// Timeout (2 s): this test is not about slow answers, and a loaded
-// machine answers a renew later than the harness's 300 ms.
+// then of a renew; failing open, it sees none.
 func TestSessionFrom(t *testing.T) {
-	patient := func(o *Options) { o.Timeout = 2 * time.Second }
-	e := newEnv(t, patient)
+	e := newEnv(t, nil)
 	e.mustEnter()
 	want := "true " + testRoom + " sub-visitor-hash idle"
 	for i, advance := range []time.Duration{0, 11 * time.Second} { // from the redeem, then from a renew
@@ -681,7 +678,7 @@ func TestSessionFrom(t *testing.T) {
 		t.Errorf("%d renews", e.room.count("renew"))
 	}
 	yes := true
-	open := newEnv(t, func(o *Options) { patient(o); o.FailOpen = &yes })
+	open := newEnv(t, func(o *Options) { o.FailOpen = &yes })
 	open.mustEnter()
 	// The first request's probe must have ended: one still under way
 	// would take the failed renew's place and find waitingroom up.

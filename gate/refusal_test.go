@@ -139,7 +139,7 @@ func TestForgedCookieCostsNoCall(t *testing.T) {
 // the failed probes would mark waitingroom down.
 func TestFloodIsNoOutage(t *testing.T) {
 	yes := true
-	e := newEnv(t, func(o *Options) { o.FailOpen, o.Timeout = &yes, 2*time.Second })
+	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
 	inner := e.room.srv.Config.Handler
 	sem := make(chan struct{}, 8) // waitingroom serves 8 at a time, 100 ms each
 	e.room.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
