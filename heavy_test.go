@@ -5,13 +5,13 @@ import "testing"
 // heavyTests bounds the root package's heavy tests that run at once: each
 // keeps a Chromium rendering pages, or a drill's instances, nginx and load
 // busy, in bursts: most of a heavy test's time is waiting (a page's
-// countdown, a drill's outage), which the other's work overlaps. Two at a
-// time keep a 2-core machine's load near its cores, so that the tests' own
-// timings hold (three failed more of them in a run under load). `make test` lets every
+// countdown, a drill's outage), which the others' work overlaps. Three at
+// a time (the old parallel phase ran four browser tests at once), beside
+// the whole-event test and two light ones. `make test` lets every
 // test of the package start (-parallel 48); these bounds, not -parallel,
 // decide how many run. The whole-event test takes no slot: it spends its
 // minutes waiting on a buyer who is away.
-var heavyTests = make(chan struct{}, 2)
+var heavyTests = make(chan struct{}, 3)
 
 // lightTests bounds the other tests that start a server (in this process
 // or as a child) and run beside the heavy ones: two at a time.
