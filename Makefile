@@ -9,9 +9,11 @@ run:
 	$(GO) run .
 
 ## test: every test, with the race detector, against real Redis, PostgreSQL, Chromium and nginx;
-## it ends with the list of skipped tests and why (=== Skipped), then gotestsum's DONE line
+## it ends with the list of skipped tests and why (=== Skipped), then gotestsum's DONE line.
+## -parallel 48 lets every test of the root package start at once: it bounds its browser tests
+## and drills itself (two at a time, heavy_test.go), and the whole-event test starts at once
 test:
-	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 4 -timeout 9m50s $(PKGS)
+	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 48 -timeout 9m50s $(PKGS)
 
 ## generate: regenerate the templ components
 generate:

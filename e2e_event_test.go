@@ -80,9 +80,10 @@ func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	// Parallel: its 3 minutes of waiting overlap the browser tests marked
-	// parallel (they run after the serial tests, so never during a drill's
-	// outage; each has its own server, rooms and order database).
+	// Parallel, and without a slot of heavyTests: its minutes of waiting
+	// overlap the browser tests and drills (each has its own server,
+	// rooms and order database; a drill's outages are of its own Redis,
+	// instances or database link).
 	t.Parallel()
 	if *eventAway < 80*time.Second {
 		t.Fatalf("-event.away %v: at least 80s (the away threshold is 60 s)", *eventAway)
@@ -126,11 +127,24 @@ func TestBrowserWholeEvent(t *testing.T) {
 		return d
 	}
 
-	// The schedule: the pre-queue in 8 s, the opening 8 s later, the close
-	// after the absence and the sale.
+	// The buyers' profiles first: on a loaded machine, making them took a
+	// good part of the time before the pre-queue.
+	newBuyer := func() *eventBuyer {
+		holder, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+		t.Cleanup(cancel)
+		if err := chromedp.Do(holder, chromedp.Navigate("about:blank")); err != nil {
+			t.Fatal(err)
+		}
+		return &eventBuyer{holder: holder}
+	}
+	buyers := []*eventBuyer{newBuyer(), newBuyer(), newBuyer(), newBuyer()}
+
+	// The schedule: the pre-queue in 12 s, the opening 12 s later (four
+	// pages to open and check in the pre-queue), the close after the
+	// absence and the sale.
 	start := time.Now()
-	prequeueAt := start.Add(8 * time.Second).Truncate(time.Second)
-	opensAt := prequeueAt.Add(8 * time.Second)
+	prequeueAt := start.Add(12 * time.Second).Truncate(time.Second)
+	opensAt := prequeueAt.Add(12 * time.Second)
 	closesAt := opensAt.Add(*eventAway + 30*time.Second)
 	set := room.Defaults(name)
 	set.Title, set.ShopURL, set.MaxPerBuyer = "Midnight drop", "https://shop.example/drop", 1
@@ -144,14 +158,6 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 	addProduct(t, name, "Limited sneakers", 129000, 2)
 
-	newBuyer := func() *eventBuyer {
-		holder, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
-		t.Cleanup(cancel)
-		if err := chromedp.Do(holder, chromedp.Navigate("about:blank")); err != nil {
-			t.Fatal(err)
-		}
-		return &eventBuyer{holder: holder}
-	}
 	// open opens a new tab in the buyer's profile on the room.
 	open := func(b *eventBuyer) {
 		tab, cancel := chromedp.NewContext(b.holder)
@@ -164,7 +170,6 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 
 	// Before the pre-queue: the opening time and a countdown, no join.
-	buyers := []*eventBuyer{newBuyer(), newBuyer(), newBuyer(), newBuyer()}
 	open(buyers[0])
 	wait(buyers[0].tab, "before the pre-queue", rankIs("Not open yet")+` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`, 10*time.Second)
 	if time.Now().After(prequeueAt) {

@@ -24,7 +24,9 @@ import (
 // server's log.
 func serveUntilReady(t *testing.T, env map[string]string) (string, *syncBuffer) {
 	t.Helper()
-	cfg, err := config.Parse([]string{"-tick", "100ms"}, func(k string) string { return env[k] }, io.Discard)
+	// A metrics port of its own: the default (127.0.0.1:9090) is one for
+	// every server, and these run beside others.
+	cfg, err := config.Parse([]string{"-tick", "100ms", "-metrics-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,6 +77,7 @@ func demoProducts(t *testing.T, base string) (int, []map[string]any) {
 // creates no demo room and the migrations seed no product; DEMO=1 brings
 // the demo room and exactly one product, however often it starts.
 func TestProductionModeHasNoDemo(t *testing.T) {
+	light(t)
 	// A database of its own: servers of other tests create their rooms
 	// (older builds, the demo room too) in servicetest.ServerDB.
 	redisURL := servicetest.RedisURLDB(t, 9)
@@ -137,6 +140,7 @@ func TestProductionModeHasNoDemo(t *testing.T) {
 // TestEmbeddedStoresAreADemo: `make run` with nothing configured sells the
 // demo product.
 func TestEmbeddedStoresAreADemo(t *testing.T) {
+	light(t)
 	base, logs := serveUntilReady(t, map[string]string{})
 	var ps []map[string]any
 	for deadline := time.Now().Add(5 * time.Second); len(ps) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

@@ -340,6 +340,11 @@ type env struct {
 	logs    *syncBuffer
 }
 
+// shortTimeout is the Timeout of the tests of a waitingroom that answers
+// too late: 300 ms. The others keep the gate's default (2 s), a bound a
+// loaded machine's answers stay within.
+func shortTimeout(o *Options) { o.Timeout = 300 * time.Millisecond }
+
 func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
 	e := &env{t: t, key: newKey(t, "k1"), clock: &clock{t: time.Now()}, logs: &syncBuffer{}}
@@ -349,7 +354,7 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Cleanup(e.shop.Close)
 	e.room.aud = e.shop.URL
 	opts := Options{RoomURL: e.room.srv.URL, Room: testRoom, APIKey: testAPIKey, Audience: e.shop.URL,
-		Timeout: 300 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+		Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -374,7 +379,8 @@ func newEnv(t *testing.T, mod func(*Options)) *env {
 		fmt.Fprint(w, "thanks")
 	})
 	jar, _ := cookiejar.New(nil)
-	e.browser = &http.Client{Jar: jar, Timeout: 5 * time.Second,
+	// Timeout: a bound for a loaded machine, not a latency target.
+	e.browser = &http.Client{Jar: jar, Timeout: 30 * time.Second,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	t.Cleanup(e.checkLogs)
 	return e
@@ -464,10 +470,17 @@ func (e *env) waitDown(down bool) {
 	waitFor(e.t, fmt.Sprintf("the probe to find waitingroom down=%v", down), func() bool { return e.gate.health.isDown() == down })
 }
 
-// waitFor polls cond for up to 3 s.
+// waitProbed waits until no probe runs (the first request starts one).
+func (e *env) waitProbed() {
+	e.t.Helper()
+	waitFor(e.t, "the probe to end", func() bool { return !e.gate.health.probingNow() })
+}
+
+// waitFor polls cond for up to 15 s: a bound for a loaded machine, not a
+// latency target (a condition that never holds still fails).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

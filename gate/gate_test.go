@@ -372,7 +372,7 @@ func TestWaitingroomDown(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e := newEnv(t, func(o *Options) { o.FailOpen = c.opt })
+			e := newEnv(t, func(o *Options) { shortTimeout(o); o.FailOpen = c.opt })
 			e.room.set(func(f *fakeRoom) { f.failOpen = c.roomOpen })
 			if !c.learn {
 				// The room's settings cannot be read (gate_off, say): the
@@ -640,19 +640,14 @@ func TestBlipIsNoOutage(t *testing.T) {
 	yes := true
 	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
 	e.mustEnter()
-	probed := func() bool {
-		e.gate.health.mu.Lock()
-		defer e.gate.health.mu.Unlock()
-		return !e.gate.health.probing
-	}
-	waitFor(t, "the first probe", probed)
+	e.waitProbed() // the first request's
 	e.room.set(func(f *fakeRoom) { f.refuse = map[string]int{"renew": 503} })
 	for i := 0; i < 3; i++ {
 		e.clock.Add(11 * time.Second)
 		if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("renew %d failed: %d, want 503", i, resp.StatusCode)
 		}
-		waitFor(t, "the probe", probed)
+		e.waitProbed()
 	}
 	if got := e.room.count("gate"); got != 4 {
 		t.Errorf("%d probes, want 4 (the first, and one per failed renew)", got)
@@ -667,6 +662,8 @@ func TestBlipIsNoOutage(t *testing.T) {
 	}
 }
 
+// TestSessionFrom: a protected handler sees the session of the redeem,
+// then of a renew; failing open, it sees none.
 func TestSessionFrom(t *testing.T) {
 	e := newEnv(t, nil)
 	e.mustEnter()
@@ -683,6 +680,9 @@ func TestSessionFrom(t *testing.T) {
 	yes := true
 	open := newEnv(t, func(o *Options) { o.FailOpen = &yes })
 	open.mustEnter()
+	// The first request's probe must have ended: one still under way
+	// would take the failed renew's place and find waitingroom up.
+	open.waitProbed()
 	open.room.set(func(f *fakeRoom) { f.down = "503" })
 	open.clock.Add(11 * time.Second)
 	open.do(http.MethodGet, "/whoami", nil) // fails closed, starts the probe

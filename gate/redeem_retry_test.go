@@ -39,7 +39,7 @@ func TestEnterRetryAfterTimeout(t *testing.T) {
 		{name: "a browser with a forged cookie", before: func(e *env) { e.cookie(testRoom + "." + randID() + "." + strings.Repeat("A", macLen)) }, ended: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, nil)
+			e := newEnv(t, shortTimeout)
 			if tc.before != nil {
 				tc.before(e)
 			}

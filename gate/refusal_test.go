@@ -131,11 +131,17 @@ func TestForgedCookieCostsNoCall(t *testing.T) {
 // of finite capacity keeps at most maxCalls calls in flight, sends those
 // it has no slot for to the room, and never opens the shop to visitors
 // without a session.
+//
+// The gate has its default Timeout (2 s). The maxCalls calls in flight
+// keep the probe waiting at waitingroom at most 64/8 × 100 ms = 0.8 s, so
+// it gets its answer with 1.2 s to spare on a loaded machine; without the
+// bound, the 300 calls would keep it waiting 3.75 s, past the Timeout, and
+// the failed probes would mark waitingroom down.
 func TestFloodIsNoOutage(t *testing.T) {
 	yes := true
 	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
 	inner := e.room.srv.Config.Handler
-	sem := make(chan struct{}, 8) // waitingroom serves 8 at a time, 20 ms each
+	sem := make(chan struct{}, 8) // waitingroom serves 8 at a time, 100 ms each
 	e.room.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case sem <- struct{}{}:
@@ -143,7 +149,7 @@ func TestFloodIsNoOutage(t *testing.T) {
 			return
 		}
 		defer func() { <-sem }()
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 		inner.ServeHTTP(w, r)
 	})
 	counting := &countingTransport{inner: e.gate.client.Transport}

@@ -80,18 +80,17 @@ func newMedia(imgs Images) *media {
 // store.ErrNoImage for an unknown image, errMediaBusy when the store's
 // slots stay taken, or the store's error.
 func (m *media) image(ctx context.Context, sumHex string) (store.Image, error) {
-	m.mu.Lock()
-	img, ok := m.cached[sumHex]
-	m.mu.Unlock()
-	if ok {
-		return img, nil
-	}
-	if m.missing.Has(sumHex, m.now()) {
-		return store.Image{}, store.ErrNoImage
+	if img, ok, err := m.known(sumHex); ok {
+		return img, err
 	}
 	// The shared read does not end with the request that started it (the
 	// others wait on it too): it has its own bounds.
 	ch := m.group.DoChan(sumHex, func() (any, error) {
+		// A read that ended between this request's look above and here
+		// already answered: its image is cached, or its name missing.
+		if img, ok, err := m.known(sumHex); ok {
+			return img, err
+		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mediaReadTimeout)
 		defer cancel()
 		wait := time.NewTimer(mediaSlotWait)
@@ -120,6 +119,21 @@ func (m *media) image(ctx context.Context, sumHex string) (store.Image, error) {
 	case <-ctx.Done():
 		return store.Image{}, ctx.Err()
 	}
+}
+
+// known answers sumHex without the store when it can (ok): the cached
+// image, or store.ErrNoImage for a name lately found missing.
+func (m *media) known(sumHex string) (img store.Image, ok bool, err error) {
+	m.mu.Lock()
+	img, ok = m.cached[sumHex]
+	m.mu.Unlock()
+	if ok {
+		return img, true, nil
+	}
+	if m.missing.Has(sumHex, m.now()) {
+		return store.Image{}, true, store.ErrNoImage
+	}
+	return store.Image{}, false, nil
 }
 
 func (m *media) remember(img store.Image) {

@@ -597,8 +597,10 @@ func TestRoomStartedAgainIsFollowed(t *testing.T) {
 	jar, _ := cookiejar.New(nil)
 	old := follow(t, a.url+"/r/"+name+"/events", jar, "")
 	old.next(t, eventWait)
-	for deadline := time.Now().Add(5 * time.Second); ; { // let the old room tick a while
-		if st, _ := eng.Stats(ctx, name); st.Tick >= 30 {
+	var oldTick int64
+	for deadline := time.Now().Add(eventWait); ; { // let the old room tick a while
+		if st, _ := eng.Stats(ctx, name); st.Tick >= 60 {
+			oldTick = st.Tick
 			break
 		}
 		if time.Now().After(deadline) {
@@ -624,9 +626,12 @@ func TestRoomStartedAgainIsFollowed(t *testing.T) {
 	// Until the new room's first tick reaches this instance, the hub cannot
 	// tell it from the old one; from then on the page must be told its true
 	// rank at every tick (before the fix: the old room's head and tick,
-	// then silence until the new room's tick passed the old one).
+	// then silence until the new room's tick passed the old one). The
+	// page settles while the new room's ticks (the events' ids) are still
+	// below the old room's last: counted in ticks, not seconds, so that a
+	// loaded machine's slow ticks neither fail the fix nor pass the bug.
 	settled := 0
-	for deadline := time.Now().Add(5 * time.Second); settled < 5; {
+	for deadline := time.Now().Add(eventWait); settled < 5; {
 		e := c.next(t, time.Until(deadline))
 		if string(e.Event) != "position" {
 			continue
@@ -634,11 +639,13 @@ func TestRoomStartedAgainIsFollowed(t *testing.T) {
 		switch r := field(t, e, "rank"); {
 		case r == "5":
 			settled++
+			if id, _ := strconv.ParseInt(string(e.ID), 10, 64); id >= oldTick {
+				t.Fatalf("the page was told its rank at the new room's tick %d, past the old room's %d: it was not followed from the new room's first tick", id, oldTick)
+			}
 		case settled > 0:
 			t.Fatalf("after settling, the sixth in the new room's line was told rank %s: %s", r, e.Data)
 		}
 	}
-
 }
 
 // TestFirstTickDuringHandshakeIsFollowed: a visitor whose position was read
