@@ -417,9 +417,18 @@ func TestBrowserOperatorDay(t *testing.T) {
 	openPage(t, op, base+edit)
 	check("product-edit")
 
+	// 8. Adaptive admission, turned on (through the admin API: the
+	// console's form is the web package's test): the Korean pass below
+	// checks the dashboard with the controller's section, and a tab of its
+	// own sees the controller's first decision explained, live.
+	if status, b := adminCall(t, "PUT", base+"/api/admin/rooms/"+name, `{"adaptive":true}`); status != 200 {
+		t.Fatalf("adaptive on: %d %s", status, b)
+	}
+
 	// The same pages in Korean, in another tab of the operator's profile
-	// (the same session).
-	koTab, cancelKo := chromedp.NewContext(op)
+	// (the same session), with a minute of its own (langTab): not what is
+	// left of the operator's tab's.
+	koTab, cancelKo := chromedp.NewContext(context.WithoutCancel(op))
 	t.Cleanup(cancelKo)
 	ko := langTab(t, koTab, "ko", "light")
 	for _, p := range []struct{ name, path string }{
@@ -434,6 +443,19 @@ func TestBrowserOperatorDay(t *testing.T) {
 		axeCheck(t, ko, axe, p.name+"-ko")
 		consoleShots(t, ko, p.name+"-ko")
 	}
+	adTab, cancelAd := chromedp.NewContext(context.WithoutCancel(op))
+	t.Cleanup(cancelAd)
+	ad := langTab(t, adTab, "en", "light")
+	openPage(t, ad, base+"/admin/rooms/"+name)
+	if reason, err := chromedp.Run(ad, chromedp.Poll[string](`(function () {
+			var r = document.querySelector("#dash-adapt-changes tr[data-reason]");
+			return r ? r.dataset.reason + " | " + document.getElementById("dash-adapt-reason").textContent.trim() : false; })()`,
+		chromedp.WithPollingTimeout(8*time.Second))); err != nil {
+		t.Fatalf("the dashboard shows no decision of the controller: %v\ndashboard: %s", err, pageText(t, ad))
+	} else if code, words, _ := strings.Cut(reason, " | "); code == "" || len(words) < 20 || strings.Contains(words, "Reason code") {
+		t.Fatalf("the controller's reason %q is not explained: %q", code, words)
+	}
+	axeCheck(t, ad, axe, "dashboard-adaptive")
 	if os.Getenv("WR_DOCS_SHOTS") != "" {
 		docsShots(t, op, base, name)
 	}

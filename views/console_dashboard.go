@@ -71,6 +71,9 @@ type DashboardLive struct {
 	Networks  bool
 	Flagged   []NetworkRow
 	FlagJoins int64
+	// Adaptive is the adaptive controller, when the room's adaptive
+	// admission is on; nil otherwise.
+	Adaptive *AdaptiveLive
 }
 
 // NetworkRow is a client network (/24, /64) and its pre-queue joins.

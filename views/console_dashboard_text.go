@@ -82,6 +82,9 @@ type DashText struct {
 	// the gate's sessions in an outside shop (gate mode).
 	GateSessions      string
 	GateSessionEvents string
+
+	// Adapt are adaptive admission's words (console_dashboard_adapt_text.go).
+	Adapt AdaptDashText
 }
 
 // Dash returns the dashboard's texts in lang ("ko" or "en").
@@ -174,6 +177,8 @@ var dashEN = DashText{
 
 	GateSessions:      "Sessions in the shop",
 	GateSessionEvents: "opened {opened} · ended {ended} · idle {idle}",
+
+	Adapt: adaptEN,
 }
 
 var dashKO = DashText{
@@ -258,6 +263,8 @@ var dashKO = DashText{
 
 	GateSessions:      "쇼핑몰 세션",
 	GateSessionEvents: "시작 {opened} · 종료 {ended} · 만료 {idle}",
+
+	Adapt: adaptKO,
 }
 
 // EventName returns the timeline's words for an audit action, or the

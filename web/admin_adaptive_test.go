@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -72,6 +73,24 @@ func TestAdminAdaptive(t *testing.T) {
 	}
 	if c := controller(); c == nil || c.Rate != 25 || c.Decisions != 1 || c.Reason != "increase" || c.At == nil {
 		t.Fatalf("controller %+v, want rate 25 after one increase", c)
+	}
+	// Its history: the changes, newest first, with their signal, at most
+	// adminHistoryLen of them.
+	for i := range adminHistoryLen + 5 {
+		from, to := 25+float64(i), 26+float64(i)
+		ok, _, err := h.eng.ApplyAdapt(context.Background(), h.room, queue.AdaptDecision{N: int64(1 + i), From: from, To: to,
+			Reason: "increase", P95: 120 * time.Millisecond, ErrorRate: 0.01, Samples: 30})
+		if err != nil || !ok {
+			t.Fatalf("apply %d: %v %v", i, ok, err)
+		}
+	}
+	c := controller()
+	if c == nil || len(c.History) != adminHistoryLen {
+		t.Fatalf("controller %+v, want %d changes", c, adminHistoryLen)
+	}
+	if h0 := c.History[0]; h0.To != 25+adminHistoryLen+5 || h0.From != h0.To-1 || h0.Reason != "increase" || h0.P95Ms != 120 ||
+		h0.ErrorRate != 0.01 || h0.Samples != 30 || time.Since(h0.At) > time.Minute {
+		t.Fatalf("newest change %+v", h0)
 	}
 	h.do(t, "PUT", path, `{"rate":30}`, auth, nil)
 	if c := controller(); c != nil {

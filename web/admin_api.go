@@ -108,6 +108,34 @@ type controllerView struct {
 	At *time.Time `json:"at,omitempty"`
 	// Decisions counts the decisions applied, changes and holds.
 	Decisions int64 `json:"decisions"`
+	// History is the last adminHistoryLen changes, newest first: every
+	// decision that changed the rate, and every change of reason.
+	History []adaptChangeView `json:"history"`
+}
+
+// adminHistoryLen bounds the controller's history in the admin API.
+const adminHistoryLen = 50
+
+// adaptChangeView is one change of the controller in the admin API.
+type adaptChangeView struct {
+	At     time.Time `json:"at"`
+	From   float64   `json:"from"`
+	To     float64   `json:"to"`
+	Reason string    `json:"reason"`
+	// P95Ms, ErrorRate and Samples are the signal it was decided on.
+	P95Ms     int64   `json:"p95Ms"`
+	ErrorRate float64 `json:"errorRate"`
+	Samples   int64   `json:"samples"`
+}
+
+// adaptChangeViews are changes as the admin API shows them.
+func adaptChangeViews(cs []queue.AdaptChange) []adaptChangeView {
+	out := make([]adaptChangeView, len(cs))
+	for i, c := range cs {
+		out[i] = adaptChangeView{At: c.At.UTC(), From: c.From, To: c.To, Reason: c.Reason,
+			P95Ms: c.P95.Milliseconds(), ErrorRate: c.ErrorRate, Samples: c.Samples}
+	}
+	return out
 }
 
 // putRoom creates a room or updates some of its settings: fields left out
@@ -184,7 +212,12 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 			return
 		}
 		if ar, ok := ars[name]; ok {
-			v.Controller = &controllerView{Rate: ar.Rate, Reason: ar.LastReason, Decisions: ar.N}
+			hist, err := s.rooms.AdaptHistory(r.Context(), name, adminHistoryLen)
+			if err != nil {
+				s.fail(w, r, err)
+				return
+			}
+			v.Controller = &controllerView{Rate: ar.Rate, Reason: ar.LastReason, Decisions: ar.N, History: adaptChangeViews(hist)}
 			if !ar.Last.IsZero() {
 				at := ar.Last.UTC()
 				v.Controller.At = &at

@@ -235,6 +235,11 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 		}
 		l.Placed, l.Sold, l.Left = ss.Orders, ss.Sold, ss.Left
 	}
+	if set.Adaptive {
+		if l.Adaptive, err = s.dashboardAdaptive(ctx, name, set, now, t); err != nil {
+			failed("adaptive", err)
+		}
+	}
 	if s.dash.events != nil {
 		if l.Timeline, err = timeline(ctx, s.dash.events, name); err != nil {
 			failed("timeline", err)

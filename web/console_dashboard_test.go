@@ -125,8 +125,14 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 
 func (h *dashHarness) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
 	t.Helper()
+	return h.getIn(t, c, path, "en")
+}
+
+// getIn gets path with c, in the language that Accept-Language asks for.
+func (h *dashHarness) getIn(t *testing.T, c *http.Client, path, acceptLanguage string) (*http.Response, string) {
+	t.Helper()
 	req, _ := http.NewRequest("GET", h.srv.URL+path, nil)
-	req.Header.Set("Accept-Language", "en")
+	req.Header.Set("Accept-Language", acceptLanguage)
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +140,16 @@ func (h *dashHarness) get(t *testing.T, c *http.Client, path string) (*http.Resp
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
+}
+
+// wantTexts checks the text of the elements of html, by id.
+func wantTexts(t *testing.T, html string, want map[string]string) {
+	t.Helper()
+	for id, w := range want {
+		if got := text(t, html, id); got != w {
+			t.Errorf("#%s = %q, want %q", id, got, w)
+		}
+	}
 }
 
 // text returns the text of the element with id in html.
@@ -164,7 +180,7 @@ func TestDashboardPage(t *testing.T) {
 		t.Fatalf("%d %s", resp.StatusCode, html)
 	}
 	eta := views.For("en").Duration(1) // the last of 3 at 3 a second
-	for id, want := range map[string]string{
+	wantTexts(t, html, map[string]string{
 		"dash-waiting":        "3",
 		"dash-prequeued":      "0",
 		"dash-active":         "0", // the order used the pass
@@ -180,11 +196,7 @@ func TestDashboardPage(t *testing.T) {
 		"dash-fail-soldout":   "5",
 		"dash-fail-503":       "6",
 		"dash-fail-other":     "1",
-	} {
-		if got := text(t, html, id); got != want {
-			t.Errorf("#%s = %q, want %q", id, got, want)
-		}
-	}
+	})
 	for _, want := range []string{
 		`id="dash-live" data-src="/admin/rooms/` + h.room + `/live"`,
 		`id="dash-reload" href="/admin/rooms/` + h.room + `"`,
@@ -234,16 +246,9 @@ func TestDashboardPage(t *testing.T) {
 	}
 
 	// In Korean.
-	req, _ := http.NewRequest("GET", h.srv.URL+"/admin/rooms/"+h.room, nil)
-	req.Header.Set("Accept-Language", "ko-KR,ko;q=0.9,en;q=0.5")
-	resp, err := h.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ko, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, ko := h.getIn(t, h.client, "/admin/rooms/"+h.room, "ko-KR,ko;q=0.9,en;q=0.5")
 	for _, want := range []string{`lang="ko"`, "대기 중", "2개 판매 · 8개 남음", "입장 속도 변경"} {
-		if !strings.Contains(string(ko), want) {
+		if !strings.Contains(ko, want) {
 			t.Errorf("the Korean page lacks %s", want)
 		}
 	}

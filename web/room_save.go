@@ -130,6 +130,10 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		} else if !made {
 			return roomWritten{}, errRoomExists
 		}
+	} else if keepsControllerRate(created, cur, next) {
+		if err := s.rooms.SaveRoomKeepingRate(ctx, name, next); err != nil {
+			return roomWritten{}, err
+		}
 	} else if err := s.rooms.SaveRoom(ctx, name, next); err != nil {
 		return roomWritten{}, err
 	}
@@ -145,6 +149,16 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 	s.roomEvents(name, actor, w.Action, done)
 	s.auditRoom(ctx, actor, name, w.Action, done)
 	return done, nil
+}
+
+// keepsControllerRate reports whether a write of an existing room from cur
+// to next leaves the rate to the adaptive controller: adaptive before and
+// after, and the rate unchanged by the patch (and not moved into new
+// bounds). The controller may have moved the rate since cur was read
+// (between a console page's load and its save, or within this write):
+// writing cur's rate back would undo its step.
+func keepsControllerRate(created bool, cur, next room.Settings) bool {
+	return !created && cur.Adaptive && next.Adaptive && next.Rate == cur.Rate
 }
 
 // recordRoom writes room name's settings set to the database record, with

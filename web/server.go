@@ -41,6 +41,9 @@ type Queue interface {
 type Rooms interface {
 	Room(ctx context.Context, name string) (room.Settings, error)
 	SaveRoom(ctx context.Context, name string, s room.Settings) error
+	// SaveRoomKeepingRate is SaveRoom that leaves the rate as it is (the
+	// adaptive controller's).
+	SaveRoomKeepingRate(ctx context.Context, name string, s room.Settings) error
 	// SetAPIKeyHash replaces room name's API key hash alone (SaveRoom
 	// never writes it); room.ErrNotFound for an unknown room.
 	SetAPIKeyHash(ctx context.Context, name, hash string) error
@@ -61,6 +64,9 @@ type Rooms interface {
 	// AdaptRooms reads the adaptive controller's state of the rooms of
 	// names whose adaptive admission is on.
 	AdaptRooms(ctx context.Context, names []string) (map[string]queue.AdaptRoom, error)
+	// AdaptHistory reads room name's last n changes of the controller,
+	// newest first.
+	AdaptHistory(ctx context.Context, name string, n int) ([]queue.AdaptChange, error)
 }
 
 // Orders places orders and lists products.

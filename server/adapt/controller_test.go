@@ -27,6 +27,7 @@ func adaptiveRoom(t *testing.T, rate float64, waiting int) (*queue.Engine, strin
 	s := room.Defaults(name)
 	s.Rate = rate
 	s.Adapt = room.Adapt{Adaptive: true, MinRate: 10, MaxRate: 200, TargetP95Ms: 300, MaxErrorRate: 0.05}
+	s.OrderRate = 1000 // above maxRate: the order bucket does not cap the controller (room.Adapt.Ceiling)
 	if err := e.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -26,6 +27,10 @@ type AdaptRoom struct {
 	// none; LastReason is its reason.
 	Last       time.Time
 	LastReason string
+	// ByOrders: the room's orderRate is below its maxRate and its orders go
+	// through the order bucket, so Adapt.MaxRate is the orderRate
+	// (room.Adapt.Ceiling), the controller's ceiling.
+	ByOrders bool
 	// Knee is the controller's estimate of the shop's capacity, in
 	// admissions a second (0: none yet), shared by every instance.
 	Knee float64
@@ -64,6 +69,11 @@ func (e *Engine) AdaptiveRooms(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// adaptCfgFields are the settings AdaptRooms reads, in the order it reads
+// them.
+var adaptCfgFields = []string{"adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate",
+	"orderRate", "gateOn", "mode", "healthURL"}
+
 // AdaptRooms returns, by name, the rooms of names whose adaptive admission
 // is on, read in one pipeline. Rooms that are off, unknown or whose
 // settings do not parse are left out.
@@ -78,7 +88,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 		for i, name := range names {
 			k := roomKeys(e.ns, name)
 			cs[i] = cmds{
-				cfg:     p.HMGet(ctx, k.key("cfg"), "adaptive", "rate", "paused", "minRate", "maxRate", "targetP95Ms", "maxErrorRate", "healthURL"),
+				cfg:     p.HMGet(ctx, k.key("cfg"), adaptCfgFields...),
 				waiting: p.ZCard(ctx, k.key("queue")),
 				state:   p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason", "knee", "cut", "baseUs"),
 			}
@@ -91,7 +101,7 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 	out := make(map[string]AdaptRoom)
 	for i, name := range names {
 		c := cs[i].cfg.Val()
-		if len(c) != 8 || asString(c[0]) != "1" {
+		if len(c) != len(adaptCfgFields) || asString(c[0]) != "1" {
 			continue
 		}
 		r := AdaptRoom{Paused: asString(c[2]) == "1", Waiting: cs[i].waiting.Val()}
@@ -105,7 +115,11 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 			continue
 		}
 		r.Adapt.Adaptive = true
-		r.Adapt.HealthURL = asString(c[7])
+		r.Adapt.HealthURL = asString(c[10])
+		// The order bucket caps the controller (room.Adapt.Ceiling).
+		if orderRate, err := strconv.ParseFloat(asString(c[7]), 64); err == nil {
+			r.Adapt.MaxRate, r.ByOrders = r.Adapt.Ceiling(orderRate, room.OrdersBucketed(asString(c[8]) == "1", asString(c[9])))
+		}
 		if st := cs[i].state.Val(); len(st) == 6 {
 			r.N, _ = strconv.ParseInt(asString(st[0]), 10, 64)
 			r.Last = unixMilli(asString(st[1]))
@@ -167,3 +181,65 @@ func unixMilli(s string) time.Time {
 
 // ratio formats a rate as the cfg hash holds it.
 func ratio(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// AdaptHistoryLen is how many changes a room's history keeps (adapt.lua
+// trims it to this many).
+const AdaptHistoryLen = 300
+
+// AdaptChange is one entry of a room's controller history: a decision
+// applied that changed the rate, or whose reason differed from the one
+// before (so that a hold is explained once, not every second).
+type AdaptChange struct {
+	// At is when it was applied, by Redis TIME.
+	At       time.Time
+	From, To float64
+	Reason   string
+	// P95, ErrorRate and Samples are the signal it was decided on.
+	P95       time.Duration
+	ErrorRate float64
+	Samples   int64
+}
+
+// AdaptHistory returns room's last n changes (at most AdaptHistoryLen),
+// newest first; none for a room without any. An entry that does not parse
+// is left out.
+func (e *Engine) AdaptHistory(ctx context.Context, name string, n int) ([]AdaptChange, error) {
+	n = min(n, AdaptHistoryLen)
+	if n <= 0 {
+		return nil, nil
+	}
+	raw, err := e.rdb.LRange(ctx, roomKeys(e.ns, name).key("adapthist"), 0, int64(n-1)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("queue: adaptive history %s: %w", name, err)
+	}
+	out := make([]AdaptChange, 0, len(raw))
+	for _, s := range raw {
+		if c, ok := parseAdaptChange(s); ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// parseAdaptChange reads one history entry, "ms from to p95 err samples
+// reason" (adapt.lua).
+func parseAdaptChange(s string) (AdaptChange, bool) {
+	f := strings.SplitN(s, " ", 7)
+	if len(f) != 7 {
+		return AdaptChange{}, false
+	}
+	var c AdaptChange
+	var errs [6]error
+	var ms, p95 int64
+	ms, errs[0] = strconv.ParseInt(f[0], 10, 64)
+	c.From, errs[1] = strconv.ParseFloat(f[1], 64)
+	c.To, errs[2] = strconv.ParseFloat(f[2], 64)
+	p95, errs[3] = strconv.ParseInt(f[3], 10, 64)
+	c.ErrorRate, errs[4] = strconv.ParseFloat(f[4], 64)
+	c.Samples, errs[5] = strconv.ParseInt(f[5], 10, 64)
+	if errs != [6]error{} {
+		return AdaptChange{}, false
+	}
+	c.At, c.P95, c.Reason = time.UnixMilli(ms), time.Duration(p95)*time.Millisecond, f[6]
+	return c, true
+}

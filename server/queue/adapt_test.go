@@ -120,3 +120,32 @@ func newAdaptiveRoom(t *testing.T, s room.Settings) (*Engine, string, redis.Univ
 	}
 	return e, name, rdb
 }
+
+// TestAdaptRoomsOrderCeiling: the controller reads as its maxRate the
+// room's orderRate when it is lower and the room's orders go through the
+// order bucket (room.Adapt.Ceiling), and says so.
+func TestAdaptRoomsOrderCeiling(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		mut       func(*room.Settings)
+		wantMax   float64
+		wantOrder bool
+	}{
+		{"orderRate below maxRate", func(s *room.Settings) { s.OrderRate = 40 }, 40, true},
+		{"orderRate above maxRate", func(s *room.Settings) { s.OrderRate = 400 }, 100, false},
+		{"a gate room", func(s *room.Settings) { s.OrderRate = 40; s.Gate.TargetURL = "https://shop.example/" }, 100, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, name, _ := newAdaptiveRoom(t, settings(func(s *room.Settings) {
+				s.Adapt = room.Adapt{Adaptive: true, MinRate: 1, MaxRate: 100, TargetP95Ms: 300, MaxErrorRate: 0.05}
+				s.Rate = 10
+				tc.mut(s)
+			}))
+			rs, err := e.AdaptRooms(ctx, []string{name})
+			if r := rs[name]; err != nil || r.Adapt.MaxRate != tc.wantMax || r.ByOrders != tc.wantOrder || r.Adapt.MinRate != 1 {
+				t.Fatalf("read %+v %v, want maxRate %g, by orders %v", r, err, tc.wantMax, tc.wantOrder)
+			}
+		})
+	}
+}

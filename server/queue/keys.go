@@ -97,6 +97,8 @@ var keyNames = map[string]bool{
 	"waitslot": true, // zset network → ms its next join may be booked at
 	// ADAPT (issue 15): the adaptive controller's last decision (adapt.go).
 	"adapt": true, // hash: n, ms, reason, from, rate, p95, err, samples, knee, cut, baseUs
+	// list "ms from to p95 err samples reason": the decisions that changed the rate or the reason, newest first
+	"adapthist": true,
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

@@ -87,10 +87,32 @@ func brandingJSON(b room.Branding) string {
 	return string(out)
 }
 
+// withoutField returns the field/value pairs fields without field's.
+func withoutField(fields []any, field string) []any {
+	for i := 0; i+1 < len(fields); i += 2 {
+		if fields[i] == field {
+			return slices.Delete(fields, i, i+2)
+		}
+	}
+	return fields
+}
+
 // SaveRoom creates or replaces the settings of room. The admission script
 // reads them on every tick, so a change takes effect on all instances at
 // the next tick. It returns an error when s is invalid.
 func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) error {
+	return e.saveRoom(ctx, name, s, false)
+}
+
+// SaveRoomKeepingRate is SaveRoom but for the rate, which stays as it is
+// in Redis: in an adaptive room the controller may have moved it since s
+// was read, and a save that does not change the rate must not write the
+// old one back.
+func (e *Engine) SaveRoomKeepingRate(ctx context.Context, name string, s room.Settings) error {
+	return e.saveRoom(ctx, name, s, true)
+}
+
+func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, keepRate bool) error {
 	if !room.ValidName(name) {
 		return fmt.Errorf("queue: save room: invalid name %q", name)
 	}
@@ -102,8 +124,12 @@ func (e *Engine) SaveRoom(ctx context.Context, name string, s room.Settings) err
 	if err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
 	}
+	fields := settingsFields(s)
+	if keepRate && existed == 1 {
+		fields = withoutField(fields, "rate")
+	}
 	_, err = e.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, cfg, settingsFields(s)...)
+		p.HSet(ctx, cfg, fields...)
 		if existed == 0 { // created now (a room saved before CreatedField existed keeps none)
 			p.HSetNX(ctx, cfg, CreatedField, strconv.FormatInt(time.Now().UnixMilli(), 10))
 		}

@@ -112,3 +112,54 @@ func (p AdaptPatch) apply(a Adapt) Adapt {
 	set(&a.HealthURL, p.HealthURL)
 	return a
 }
+
+// Ceiling is the highest rate the controller sets: MaxRate, or orderRate
+// when the room's orders go through its order bucket (bucketed) and
+// orderRate is lower, but never under MinRate. Admitting faster than the
+// bucket lets orders through only has them refused (429) before they reach
+// the shop, which then looks healthy, so the controller would climb on
+// for nothing while the passes it hands out wait on the bucket. It reports
+// whether orderRate is the ceiling.
+func (a Adapt) Ceiling(orderRate float64, bucketed bool) (float64, bool) {
+	if bucketed && orderRate < a.MaxRate {
+		c := max(orderRate, a.MinRate)
+		return c, c < a.MaxRate
+	}
+	return a.MaxRate, false
+}
+
+// OrdersBucketed reports whether the room's orders go through its order
+// bucket (orderRate): the built-in order form, not a gate to an outside
+// shop, and not passthrough (which skips the bucket).
+func (s Settings) OrdersBucketed() bool { return OrdersBucketed(s.Gate.TargetURL != "", s.Mode) }
+
+// OrdersBucketed reports whether a room's orders go through its order
+// bucket, from whether it has a gate and its mode.
+func OrdersBucketed(gate bool, mode string) bool {
+	return !gate && CanonicalMode(mode) != ModePassthrough
+}
+
+// AdaptCeiling is Ceiling for the room's own order rate.
+func (s Settings) AdaptCeiling() (float64, bool) {
+	return s.Adapt.Ceiling(s.OrderRate, s.OrdersBucketed())
+}
+
+// Restored returns s as a room restored from the database's record (Redis
+// lost its data) restarts. The record holds the rate of the operator's
+// last write, not the ones the controller set since, and the shop's state
+// is unknown: an adaptive room restarts at MinRate, the floor the
+// operator declared safe while the shop is unhealthy, and the controller
+// climbs from there as it does from any start. A MinRate of 0 would pause
+// admission, with no orders to give the controller a signal to leave it:
+// such a room restarts at the recorded rate, clamped into [0, MaxRate].
+// A room that is not adaptive keeps its rate: it is the operator's.
+func (s Settings) Restored() Settings {
+	switch {
+	case !s.Adaptive:
+	case s.Adapt.MinRate > 0:
+		s.Rate = s.Adapt.MinRate
+	default:
+		s.Rate = s.Adapt.Clamp(s.Rate)
+	}
+	return s
+}

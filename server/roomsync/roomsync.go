@@ -191,7 +191,8 @@ func (s *Sync) Restore(ctx context.Context) (bool, error) {
 		case missed:
 			r.Settings = *set // newer than the record
 		}
-		ok, err := s.redis.CreateRoom(ctx, r.Name, r.Settings)
+		// An adaptive room restarts at a safe rate (room.Settings.Restored).
+		ok, err := s.redis.CreateRoom(ctx, r.Name, r.Settings.Restored())
 		if err != nil {
 			return false, err
 		}

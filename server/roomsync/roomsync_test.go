@@ -51,10 +51,15 @@ func TestRedisLostItsData(t *testing.T) {
 			set := room.Defaults(sale)
 			set.Title, set.Rate, set.Paused, set.MaxActive = "Flash sale", 7, true, 30
 			soldOut := room.Defaults("x")
+			// An adaptive room, recorded at 150 (its controller moves it
+			// since), restarts at its minRate.
+			adaptive := servicetest.RoomName(t, rdb)
+			adaptiveSet := room.Defaults(adaptive)
+			adaptiveSet.Rate, adaptiveSet.Adapt = 150, room.Adapt{Adaptive: true, MinRate: 12, MaxRate: 200, TargetP95Ms: 400, MaxErrorRate: 0.02}
 			for _, r := range []struct {
 				name string
 				set  room.Settings
-			}{{sale, set}, {gone, soldOut}} {
+			}{{sale, set}, {gone, soldOut}, {adaptive, adaptiveSet}} {
 				if err := eng.SaveRoom(ctx, r.name, r.set); err != nil {
 					t.Fatal(err)
 				}
@@ -80,6 +85,9 @@ func TestRedisLostItsData(t *testing.T) {
 			}
 			if got, err := eng.Room(ctx, sale); err != nil || !reflect.DeepEqual(got, set) {
 				t.Fatalf("restored settings %+v %v, want %+v", got, err, set)
+			}
+			if got, err := eng.Room(ctx, adaptive); err != nil || got.Rate != 12 || !got.Adaptive {
+				t.Fatalf("the adaptive room came back at %g (adaptive %v, %v), want its minRate 12", got.Rate, got.Adaptive, err)
 			}
 			if st, err := eng.Stats(ctx, soldOutRoom); err != nil || !st.SoldOut {
 				t.Fatalf("the sold-out room came back open: %+v %v", st, err)

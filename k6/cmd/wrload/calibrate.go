@@ -69,6 +69,9 @@ func calibrateCommand(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "\nknee after %.0f/s.\n", lastGood)
 	}
 	fmt.Fprintf(stdout, "recommended rate: %.0f/s (%.0f/s less a %.0f%% margin)\n", rate, lastGood, 100**margin)
+	if ar, ok := k6.RecommendAdaptive(steps, *margin); ok {
+		fmt.Fprint(stdout, "\n", k6.FormatAdaptive(ar, *room))
+	}
 	if *apply {
 		if err := k6.PutRoom(ctx, c.BaseURL, *room, *admin, map[string]any{"rate": rate}); err != nil {
 			return err

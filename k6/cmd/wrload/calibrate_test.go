@@ -26,7 +26,7 @@ func TestCalibrateSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 5 |", "| 10 |", "| 15 |", "recommended rate: 12/s", "applied: room " + target} {
+	for _, want := range []string{"| 5 |", "| 10 |", "| 15 |", "recommended rate: 12/s", "adaptive admission", `{"adaptive":true,"minRate":6,`, "PUT /api/admin/rooms/" + target, "applied: room " + target} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("output lacks %q", want)
 		}

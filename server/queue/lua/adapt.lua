@@ -1,4 +1,4 @@
--- KEYS: cfg adapt
+-- KEYS: cfg adapt adapthist
 -- adapt.lua: applies one decision of the adaptive admission controller
 -- (server/adapt) to a room, atomically: the room's rate, which admit.lua
 -- reads, and the controller's state. Every instance's controller decides
@@ -10,6 +10,9 @@
 -- ARGV: 2 n read, 3 rate read, 4 new rate, 5 reason, 6 minGapMs, 7 p95 ms,
 --   8 error rate, 9 samples, 10 the knee estimate to keep, 11 "1" for a cut
 --   (its time is kept as cut), 12 the no-load p95 to keep, in microseconds
+-- A decision that changes the rate, or whose reason differs from the last
+-- one's, is also pushed on the room's history (adapthist, newest first, the
+-- last 300: queue.AdaptHistoryLen) as "ms from to p95 err samples reason".
 -- Reply: {applied (1 or 0), why not ("off", "stale", "early") or ""}
 local cfg = redis.call('HMGET', K.cfg, 'adaptive', 'rate')
 if cfg[1] ~= '1' then return {0, 'off'} end
@@ -20,6 +23,11 @@ local now = math.floor(nowUs() / 1000)
 local last = tonumber(st[2]) or 0
 if now - last < tonumber(ARGV[6]) then return {0, 'early'} end
 if tonumber(ARGV[4]) ~= tonumber(ARGV[3]) then redis.call('HSET', K.cfg, 'rate', ARGV[4]) end
+local lastReason = redis.call('HGET', K.adapt, 'reason')
+if tonumber(ARGV[4]) ~= tonumber(ARGV[3]) or lastReason ~= ARGV[5] then
+  redis.call('LPUSH', K.adapthist, table.concat({I(now), ARGV[3], ARGV[4], ARGV[7], ARGV[8], ARGV[9], ARGV[5]}, ' '))
+  redis.call('LTRIM', K.adapthist, 0, 299)
+end
 redis.call('HSET', K.adapt, 'n', I(n + 1), 'ms', I(now), 'reason', ARGV[5], 'from', ARGV[3], 'rate', ARGV[4],
   'p95', ARGV[7], 'err', ARGV[8], 'samples', ARGV[9], 'knee', ARGV[10], 'baseUs', ARGV[12])
 if ARGV[11] == '1' then redis.call('HSET', K.adapt, 'cut', I(now)) end

@@ -1,0 +1,188 @@
+package web
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/adapt"
+	"waitingroom/server/queue"
+	"waitingroom/views"
+)
+
+// TestAdaptReasonWords: every reason of the controller (h15sig's
+// cut_health included) is explained in every language of the console.
+func TestAdaptReasonWords(t *testing.T) {
+	codes := append([]string{"", "cut_health"}, adapt.Reasons...)
+	for _, lang := range []string{"en", "ko"} {
+		words := views.Dash(lang).Adapt.Reasons
+		for _, code := range codes {
+			if strings.TrimSpace(words[code]) == "" {
+				t.Errorf("%s: no words for reason %q", lang, code)
+			}
+		}
+	}
+}
+
+// TestRateSeries: the controller's rate on the window's seconds, from its
+// changes.
+func TestRateSeries(t *testing.T) {
+	now := time.Date(2026, 12, 1, 6, 0, 0, 500e6, time.UTC)
+	ago := func(s int) time.Time { return now.Add(-time.Duration(s) * time.Second) }
+	last := dashSeconds - 1
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name    string
+		changes []queue.AdaptChange // newest first
+		full    bool
+		rateNow float64
+		want    map[int]float64 // second index → rate
+	}{
+		{"no change: the rate now all along", nil, false, 30, map[int]float64{0: 30, 300: 30, last: 30}},
+		{"steps", []queue.AdaptChange{{At: ago(10), From: 20, To: 14}, {At: ago(100), From: 10, To: 20}}, false, 14,
+			map[int]float64{0: 10, last - 101: 10, last - 100: 20, last - 11: 20, last - 10: 14, last: 14}},
+		{"a full history: before it, unknown", []queue.AdaptChange{{At: ago(100), From: 10, To: 20}}, true, 20,
+			map[int]float64{0: nan, last - 101: nan, last - 100: 20, last: 20}},
+		{"changes before the window", []queue.AdaptChange{{At: ago(5000), From: 10, To: 20}}, false, 20,
+			map[int]float64{0: 20, last: 20}},
+		{"the last second is the rate now", []queue.AdaptChange{{At: now.Add(time.Minute), From: 10, To: 20}}, false, 20,
+			map[int]float64{0: 10, last - 1: 10, last: 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := rateSeries(tc.changes, tc.full, tc.rateNow, now)
+			if len(v) != dashSeconds {
+				t.Fatalf("%d seconds, want %d", len(v), dashSeconds)
+			}
+			for i, want := range tc.want {
+				if got := v[i]; got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+					t.Errorf("second %d: %g, want %g", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDashboardAdaptive: an adaptive room's dashboard shows the
+// controller's rate now, the reason in words, its bounds and targets, the
+// rate chart and the recent changes with their p95 against the target and
+// failures against the budget, in the page and in its stream, escaped; in
+// Korean too; a room that is not adaptive shows none of it; an order rate
+// below maxRate is said to be the ceiling.
+func TestDashboardAdaptive(t *testing.T) {
+	ctx := context.Background()
+	h := newDashHarness(t, 0)
+	_, html := h.get(t, h.client, "/admin/rooms/"+h.room)
+	if strings.Contains(html, `id="dash-adapt"`) {
+		t.Fatal("a room that is not adaptive shows the controller")
+	}
+	s, err := h.eng.Room(ctx, h.room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Rate, s.OrderRate = 100, 1000
+	s.Adaptive, s.MinRate, s.MaxRate, s.TargetP95Ms, s.MaxErrorRate = true, 5, 300, 500, 0.02
+	if err := h.eng.SaveRoom(ctx, h.room, s); err != nil {
+		t.Fatal(err)
+	}
+	_, html = h.get(t, h.client, "/admin/rooms/"+h.room)
+	if got := text(t, html, "dash-adapt-rate"); got != "100 per second" {
+		t.Errorf("#dash-adapt-rate before any decision = %q", got)
+	}
+	if !strings.Contains(html, `id="dash-adapt-none"`) || !strings.Contains(html, "No decision yet") {
+		t.Error("no word that nothing was decided yet")
+	}
+
+	apply := func(to float64, reason string, p95 time.Duration, errRate float64, samples int64) {
+		t.Helper()
+		rs, err := h.eng.AdaptRooms(ctx, []string{h.room})
+		r := rs[h.room]
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, why, err := h.eng.ApplyAdapt(ctx, h.room, queue.AdaptDecision{N: r.N, From: r.Rate, To: to, Reason: reason,
+			P95: p95, ErrorRate: errRate, Samples: samples})
+		if err != nil || !ok {
+			t.Fatalf("apply %s: %v %q %v", reason, ok, why, err)
+		}
+	}
+	s1 := openLive(t, h)
+	s1.next(t, 2*time.Second)
+	apply(110, "increase", 120*time.Millisecond, 0, 60)
+	apply(110, "hold_short_line", 130*time.Millisecond, 0, 50)
+	apply(77, "cut_latency", 620*time.Millisecond, 0.031, 80)
+
+	_, html = h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC")
+	wantTexts(t, html, map[string]string{
+		"dash-adapt-rate":    "77 per second",
+		"dash-adapt-reason":  "Cut: the order p95 is over the target, so the shop is slowing down.",
+		"dash-adapt-bounds":  "between 5 and 300 per second",
+		"dash-adapt-targets": "order p95 under 500 ms, failed orders under 2%",
+	})
+	tbl := html[strings.Index(html, `id="dash-adapt-changes"`):]
+	tbl = tbl[:strings.Index(tbl, "</table>")]
+	if n := strings.Count(tbl, "<tr data-reason="); n != 3 {
+		t.Errorf("%d changes listed, want 3", n)
+	}
+	for _, want := range []string{
+		"<strong>Cut</strong> 110 → 77", "620 ms (target 500 ms)", "3.1% (budget 2%) of 80 orders",
+		"<strong>Held</strong> 110", "Held: the shop is healthy, but the line is short",
+		"<strong>Raised</strong> 100 → 110", "0% (budget 2%) of 60 orders",
+	} {
+		if !strings.Contains(tbl, want) {
+			t.Errorf("the changes lack %q:\n%s", want, tbl)
+		}
+	}
+	if i, j := strings.Index(tbl, "Cut"), strings.Index(tbl, "Raised"); i > j {
+		t.Error("the changes are not newest first")
+	}
+	// (at most 100 or 110: the step to 110 may have lasted less than a
+	// second of the chart)
+	if !strings.Contains(html, `id="dash-chart-adapt"`) || !strings.Contains(html, `aria-label="Controller&#39;s rate: 77 now, at most 1`) {
+		t.Errorf("no rate chart, or not labelled: %s", html[strings.Index(html, `id="dash-chart-adapt"`):][:600])
+	}
+
+	// Live: the stream follows the controller.
+	var frame string
+	for range 4 {
+		if frame = s1.next(t, 2*time.Second); strings.Contains(frame, "77 per second") {
+			break
+		}
+	}
+	if text(t, frame, "dash-adapt-rate") != "77 per second" || !strings.Contains(frame, "620 ms (target 500 ms)") {
+		t.Fatalf("the stream does not show the cut: %q", text(t, frame, "dash-adapt-rate"))
+	}
+
+	// A code without words is named, escaped.
+	apply(77, "<script>x</script>", 0, 0, 0)
+	_, html = h.get(t, h.client, "/admin/rooms/"+h.room)
+	if strings.Contains(html, "<script>x") || !strings.Contains(html, "Reason code &lt;script&gt;x&lt;/script&gt;.") {
+		t.Error("an unknown reason is not named, or not escaped")
+	}
+
+	// In Korean.
+	apply(70, "cut_errors", 100*time.Millisecond, 0.1, 90)
+	_, ko := h.getIn(t, h.client, "/admin/rooms/"+h.room, "ko")
+	for _, want := range []string{"적응형 입장", "초당 70", "낮춤: 실패한 주문이 허용 비율을 넘었습니다.", "10% (허용 2%) · 주문 90건 기준"} {
+		if !strings.Contains(ko, want) {
+			t.Errorf("the Korean page lacks %q", want)
+		}
+	}
+
+	// An order rate below maxRate is the ceiling, and the hold there says
+	// so.
+	s, _ = h.eng.Room(ctx, h.room)
+	s.OrderRate = 70
+	if err := h.eng.SaveRoom(ctx, h.room, s); err != nil {
+		t.Fatal(err)
+	}
+	apply(70, "hold_max", 100*time.Millisecond, 0, 90)
+	_, html = h.get(t, h.client, "/admin/rooms/"+h.room)
+	if got := text(t, html, "dash-adapt-bounds"); got != "between 5 and 70 (the order rate) per second" {
+		t.Errorf("#dash-adapt-bounds = %q", got)
+	}
+	if got := text(t, html, "dash-adapt-reason"); !strings.HasPrefix(got, "Held at the ceiling: the room&#39;s order rate (70 per second) is below maxRate") {
+		t.Errorf("#dash-adapt-reason = %q", got)
+	}
+}
