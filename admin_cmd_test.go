@@ -139,7 +139,7 @@ func TestAdminAddUserThroughMain(t *testing.T) {
 	})
 	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
-	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, tt := range []struct {
 		password string
 		want     int
