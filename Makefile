@@ -9,19 +9,19 @@ run:
 	$(GO) run .
 
 ## test: every test against real Redis, PostgreSQL, Chromium and nginx, in two runs side by side
-## (their lines interleave); each ends with its list of skipped tests and why (=== Skipped), then
+## (make -j2; each run's output is printed whole when it ends); each ends with its list of skipped tests and why (=== Skipped), then
 ## gotestsum's DONE line. test-packages: every package but the root one, with the race detector.
 ## test-root: the root package (browser tests, drills, the binary's commands): WITHOUT the race
 ## detector. Its tests drive the same web and server code that test-packages runs raced, mostly
 ## wait on pages, outages and the whole-event test's absence, and under -race took 7-8 of the
-## 10 minutes' budget on 2 cores alone. -parallel 48 lets each of its tests start at once: it
-## bounds its browser tests and drills itself (heavy_test.go).
+## 10 minutes' budget on 2 cores alone. Its drills run one after another, then its browser tests
+## four at a time (heavy_test.go).
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-root test-packages
 
 .PHONY: test-root test-packages
 test-root:
-	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 48 -timeout 9m50s .
+	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 9m50s .
 
 test-packages:
 	$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 4 -timeout 9m50s $$($(GO) list $(PKGS) | grep -vx waitingroom)

@@ -26,7 +26,6 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // TestAdminUsers adds, lists and removes operators in a real PostgreSQL,
 // and refuses what it must.
 func TestAdminUsers(t *testing.T) {
-	light(t)
 	dbURL := servicetest.PostgresURL(t)
 	env := func(k string) string {
 		if k == "DATABASE_URL" {
@@ -104,7 +103,6 @@ func TestAdminRefusesTheEmbeddedStore(t *testing.T) {
 // piped on stdin, then signs that operator in to a server on the same
 // database.
 func TestAdminAddUserThroughMain(t *testing.T) {
-	light(t)
 	dbURL := servicetest.PostgresURL(t)
 	cmd := exec.Command(os.Args[0], "admin", "add-user", "ops.lead")
 	cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "DATABASE_URL="+dbURL)
@@ -159,7 +157,6 @@ func TestAdminAddUserThroughMain(t *testing.T) {
 // ADMIN_TOKEN) prints one line with a token for this run that opens the
 // console; a token set by the operator is never printed.
 func TestDemoPrintsAConsoleToken(t *testing.T) {
-	light(t)
 	for _, tt := range []struct {
 		name  string
 		token string

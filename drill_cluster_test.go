@@ -76,7 +76,6 @@ func startCluster(t *testing.T) string {
 // (every script on one node thanks to the {room} hash tag, rooms spread
 // over the masters), then a small sale through two instances behind nginx.
 func TestDrillRedisCluster(t *testing.T) {
-	heavy(t) // a drill
 	url := startCluster(t)
 	rdb := servicetest.RedisAt(t, url)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))

@@ -55,7 +55,6 @@ type gateGuard struct {
 // pass works twice, and that the room's live slots (passes and sessions)
 // never exceed maxActive, sampled every 50 ms.
 func TestDrillGate(t *testing.T) {
-	heavy(t) // a drill
 	// A short tick lets the smoke's few buyers through in seconds; the
 	// full drill's 5,000 streams get a position event per tick, so its
 	// tick is longer and its maxActive larger.
@@ -418,7 +417,6 @@ func gateBurst(t *testing.T, parent *drillEnv, g gateGuard, room string, roomURL
 // the rest of the shop is served; with the documented fail-open line in
 // place of the retry page, the checkout is served.
 func TestDrillGateNginxDown(t *testing.T) {
-	heavy(t) // a drill
 	if _, err := exec.LookPath("nginx"); err != nil {
 		servicetest.Missing(t, "nginx (apt-get install nginx)", err)
 	}

@@ -169,7 +169,6 @@ func (f *follower) event(name, id, data string) {
 // within 10 s, with reconnects spread by the jittered retry; no position
 // goes up, nobody is admitted twice, and every ticket is accounted for.
 func TestDrillInstanceKill(t *testing.T) {
-	heavy(t) // a drill
 	d := newDrill(t, 3, servicetest.RedisURLDB(t, servicetest.ServerDB))
 	rdb := servicetest.RedisAt(t, d.redisURL)
 	name := servicetest.RoomName(t, rdb)

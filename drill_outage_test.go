@@ -95,7 +95,6 @@ func status(t *testing.T, c *http.Client, method, url, body string, hdr map[stri
 // instance crashes; within 5 s of Redis' return the pushes resume, with
 // ranks as before.
 func TestDrillRedisRestart(t *testing.T) {
-	heavy(t) // a drill
 	// A few pages whose streams broke during the outage sometimes get no
 	// event for 10 s after Redis is back (seen in about one full `make
 	// test` run of three, never with this drill alone; the cause is not
@@ -318,7 +317,6 @@ func (p *tcpProxy) cut() {
 // token is kept) while enters, pushes and admissions go on; orders resume
 // when it is back.
 func TestDrillPostgresOutage(t *testing.T) {
-	heavy(t) // a drill
 	redisURL := servicetest.RedisURLDB(t, servicetest.ServerDB)
 	dbURL := servicetest.PostgresURL(t)
 	proxy := newTCPProxy(t, "127.0.0.1:5432")

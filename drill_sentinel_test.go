@@ -48,7 +48,6 @@ func waitPort(t *testing.T, addr string) {
 // SIGKILLed, Sentinel promotes the replica, and the room goes on with its
 // line intact.
 func TestDrillSentinel(t *testing.T) {
-	heavy(t) // a drill
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		servicetest.Missing(t, "redis-server (to get it: apt-get install redis-server)", err)
 	}

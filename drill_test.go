@@ -199,7 +199,6 @@ func duration(smoke, full time.Duration) time.Duration {
 // TestDrillGlobalRate: 3 instances behind nginx admit one room's rate, not
 // three times it.
 func TestDrillGlobalRate(t *testing.T) {
-	heavy(t) // a drill
 	d := newDrill(t, 3, servicetest.RedisURLDB(t, servicetest.ServerDB))
 	rdb := servicetest.RedisAt(t, d.redisURL)
 	name := servicetest.RoomName(t, rdb)
@@ -265,7 +264,6 @@ func enterMany(ctx context.Context, url, room string, n int) error {
 // burst reaches the instances a handful of times, while enters and SSE go
 // through uncached.
 func TestDrillEdgeCache(t *testing.T) {
-	heavy(t) // a drill
 	d := newDrill(t, 3, servicetest.RedisURLDB(t, servicetest.ServerDB))
 	rdb := servicetest.RedisAt(t, d.redisURL)
 	name := servicetest.RoomName(t, rdb)
@@ -414,7 +412,6 @@ func (d *drillEnv) pageRenders() int {
 // (loopback, 127.0.0.1) reach the admin API and /metrics; a buyer's address
 // (127.0.0.2 here) gets 403 there, and is served everywhere else.
 func TestDrillAdminIsPrivate(t *testing.T) {
-	heavy(t) // a drill
 	d := newDrill(t, 1, servicetest.RedisURLDB(t, servicetest.ServerDB))
 	rdb := servicetest.RedisAt(t, d.redisURL)
 	name := servicetest.RoomName(t, rdb)

@@ -80,10 +80,8 @@ func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	// Parallel, and without a slot of heavyTests: its minutes of waiting
-	// overlap the browser tests and drills (each has its own server,
-	// rooms and order database; a drill's outages are of its own Redis,
-	// instances or database link).
+	// Parallel: its minutes of waiting overlap the other browser tests
+	// (each has its own server, rooms and order database).
 	t.Parallel()
 	if *eventAway < 80*time.Second {
 		t.Fatalf("-event.away %v: at least 80s (the away threshold is 60 s)", *eventAway)

@@ -18,7 +18,6 @@ import (
 // campaign link and is admitted, an order without a pass fails, and the
 // live series, the instance list and the attribution show all of it.
 func TestLiveStatsAreWired(t *testing.T) {
-	light(t)
 	base, eng, rdb := startServer(t, 100*time.Millisecond)
 	ctx := context.Background()
 	name := servicetest.RoomName(t, rdb)

@@ -112,7 +112,6 @@ func doPosition(t *testing.T, c *http.Client, method, url string, hdr http.Heade
 // asks a proof of work (the binary's CHALLENGE_DEFAULT is auto), admits
 // its visitor and shuts down cleanly when its context ends (SIGTERM).
 func TestEmbeddedDemo(t *testing.T) {
-	light(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +199,6 @@ func TestEmbeddedDemo(t *testing.T) {
 
 // TestSIGTERM runs the real binary and stops it with SIGTERM.
 func TestSIGTERM(t *testing.T) {
-	light(t)
 	addr := freeAddr(t)
 	cmd := exec.Command(os.Args[0]) // TestMain runs main() instead of the tests
 	cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+addr, "REDIS_URL=", "TICK=100ms", "METRICS_ADDR=127.0.0.1:0")
@@ -230,7 +228,6 @@ func TestSIGTERM(t *testing.T) {
 }
 
 func TestRunRejectsBadInput(t *testing.T) {
-	light(t)
 	tests := []struct {
 		name string
 		args []string
@@ -266,7 +263,6 @@ type syncBuffer = servicetest.SyncBuffer
 // TestHelpExitsZero: "waitingroom serve -h" prints the flags and exits 0,
 // without a fatal log line.
 func TestHelpExitsZero(t *testing.T) {
-	light(t)
 	for _, args := range [][]string{{"-h"}, {"serve", "-help"}, {"migrate", "-h"}} {
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1")

@@ -17,7 +17,6 @@ import (
 // Redis and the database up, and drops the room's series once it is
 // deleted.
 func TestServedMetrics(t *testing.T) {
-	light(t)
 	base, eng, rdb := startServer(t, 100*time.Millisecond)
 	ctx := context.Background()
 	name := servicetest.RoomName(t, rdb)

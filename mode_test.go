@@ -77,7 +77,6 @@ func demoProducts(t *testing.T, base string) (int, []map[string]any) {
 // creates no demo room and the migrations seed no product; DEMO=1 brings
 // the demo room and exactly one product, however often it starts.
 func TestProductionModeHasNoDemo(t *testing.T) {
-	light(t)
 	// A database of its own: servers of other tests create their rooms
 	// (older builds, the demo room too) in servicetest.ServerDB.
 	redisURL := servicetest.RedisURLDB(t, 9)
@@ -140,7 +139,6 @@ func TestProductionModeHasNoDemo(t *testing.T) {
 // TestEmbeddedStoresAreADemo: `make run` with nothing configured sells the
 // demo product.
 func TestEmbeddedStoresAreADemo(t *testing.T) {
-	light(t)
 	base, logs := serveUntilReady(t, map[string]string{})
 	var ps []map[string]any
 	for deadline := time.Now().Add(5 * time.Second); len(ps) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {

@@ -28,7 +28,6 @@ func TestProxyAddrTaken(t *testing.T) {
 // a room's protect prefix without a session to the room, on the main
 // port.
 func TestProxyListener(t *testing.T) {
-	light(t)
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "shop:"+r.URL.Path)
 	}))
@@ -76,7 +75,6 @@ func TestProxyListener(t *testing.T) {
 // TestProxyShutsDownGracefully: at shutdown a request under way through
 // the proxy finishes, then the proxy's port is closed and serve returns.
 func TestProxyShutsDownGracefully(t *testing.T) {
-	light(t)
 	arrived, release := make(chan struct{}), make(chan struct{})
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {

@@ -22,7 +22,6 @@ import (
 // public port, and a METRICS_ADDR already taken stops the start-up with an
 // error naming it.
 func TestMetricsArePrivate(t *testing.T) {
-	light(t)
 	base, _, _ := startServer(t, time.Second)
 	for _, tt := range []struct {
 		url    string
@@ -76,7 +75,6 @@ func addrTakenStops(t *testing.T, setting string, args func(taken string) []stri
 // Without a write timeout the connection (and its goroutine) is held
 // forever.
 func TestNeverReadingClientIsCut(t *testing.T) {
-	light(t)
 	base, eng, rdb := startServer(t, time.Second, "-write-timeout", "1s")
 	name := servicetest.RoomName(t, rdb)
 	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
@@ -107,7 +105,6 @@ func TestNeverReadingClientIsCut(t *testing.T) {
 // deadlines, so a stream lives on past WRITE_TIMEOUT and gets its ready
 // event.
 func TestSSEOutlivesTheWriteTimeout(t *testing.T) {
-	light(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond, "-write-timeout", "1s")
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
@@ -153,7 +150,6 @@ func TestSSEOutlivesTheWriteTimeout(t *testing.T) {
 // request, whether kept alive after one or never sending any, are capped
 // at IDLE_CONNS_PER_IP on the real server: the oldest are closed.
 func TestIdleConnsPerIPOnTheServer(t *testing.T) {
-	light(t)
 	const idleCap = 4
 	base, _, _ := startServer(t, time.Second, "-idle-conns-per-ip", "4")
 	for _, tt := range []struct {
@@ -200,7 +196,6 @@ func TestIdleConnsPerIPOnTheServer(t *testing.T) {
 // README lists: 431 for headers over 16 KiB, and a closed connection,
 // without an answer, for headers that take over 5 s.
 func TestNetHTTPAnswers(t *testing.T) {
-	light(t)
 	base, _, _ := startServer(t, time.Second)
 	addr := strings.TrimPrefix(base, "http://")
 	c, err := net.Dial("tcp", addr)
