@@ -15,7 +15,9 @@ run:
 ## detector. Its tests drive the same web and server code that test-packages runs raced, mostly
 ## wait on pages, outages and the whole-event test's absence, and under -race took 7-8 of the
 ## 10 minutes' budget on 2 cores alone. Its drills run one after another, then its browser tests
-## four at a time (heavy_test.go).
+## four at a time (heavy_test.go). test-packages runs one package at a time (-p 1): with the root
+## package beside it, that is two test binaries at once, as one `go test ./...` ran on 2 cores; three
+## (-p 2 beside the root) slowed pages, sign-ins and timers past their bounds in a clean-clone run.
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-root test-packages
 
@@ -24,7 +26,7 @@ test-root:
 	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 9m50s .
 
 test-packages:
-	$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 4 -timeout 9m50s $$($(GO) list $(PKGS) | grep -vx waitingroom)
+	$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -p 1 -count=1 -parallel 4 -timeout 9m50s $$($(GO) list $(PKGS) | grep -vx waitingroom)
 
 ## generate: regenerate the templ components
 generate:

@@ -137,12 +137,13 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 	buyers := []*eventBuyer{newBuyer(), newBuyer(), newBuyer(), newBuyer()}
 
-	// The schedule: the pre-queue in 12 s, the opening 12 s later (four
-	// pages to open and check in the pre-queue), the close after the
+	// The schedule: the pre-queue in 12 s, the opening 20 s later (three
+	// more pages to open, then all four checked in the pre-queue: on a
+	// loaded machine the opening came first at 12 s), the close after the
 	// absence and the sale.
 	start := time.Now()
 	prequeueAt := start.Add(12 * time.Second).Truncate(time.Second)
-	opensAt := prequeueAt.Add(12 * time.Second)
+	opensAt := prequeueAt.Add(20 * time.Second)
 	closesAt := opensAt.Add(*eventAway + 30*time.Second)
 	set := room.Defaults(name)
 	set.Title, set.ShopURL, set.MaxPerBuyer = "Midnight drop", "https://shop.example/drop", 1
