@@ -170,11 +170,11 @@ func TestEnterPositionLeave(t *testing.T) {
 	}
 
 	second := h.do(t, "POST", q, "", nil, nil) // another visitor
-	first := "x"                               // a first character that differs from the cookie's own (1 in 64 began with "x")
+	lead := "x"                                // a first character that differs from the cookie's own (1 in 64 began with "x")
 	if c.Value[0] == 'x' {
-		first = "y"
+		lead = "y"
 	}
-	tampered := &http.Cookie{Name: CookieName, Value: first + c.Value[1:]}
+	tampered := &http.Cookie{Name: CookieName, Value: lead + c.Value[1:]}
 	steps := []struct {
 		name       string
 		method     string
