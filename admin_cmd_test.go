@@ -207,7 +207,7 @@ func TestDemoPrintsAConsoleToken(t *testing.T) {
 				}
 				token = m[1]
 			}
-			c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 			var resp *http.Response
 			var err error
 			// The embedded database migrates in the background.

@@ -61,7 +61,7 @@ func TestBrowserBrandedRoom(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
+	t.Parallel()
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond, "-admin-token", consoleToken)

@@ -25,7 +25,7 @@ func TestBrowserConsoleRoomsSurviveRedisLoss(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	alloc := browser(t)
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ServerDB))
 	ns := ownNamespace(t, rdb)

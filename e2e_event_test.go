@@ -80,8 +80,9 @@ func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	// Parallel: its minutes of waiting overlap the other browser tests
-	// (each has its own server, rooms and order database).
+	// Parallel: its 3 minutes of waiting overlap the browser tests marked
+	// parallel (they run after the serial tests, so never during a drill's
+	// outage; each has its own server, rooms and order database).
 	t.Parallel()
 	if *eventAway < 80*time.Second {
 		t.Fatalf("-event.away %v: at least 80s (the away threshold is 60 s)", *eventAway)
@@ -125,25 +126,11 @@ func TestBrowserWholeEvent(t *testing.T) {
 		return d
 	}
 
-	// The buyers' profiles first: on a loaded machine, making them took a
-	// good part of the time before the pre-queue.
-	newBuyer := func() *eventBuyer {
-		holder, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
-		t.Cleanup(cancel)
-		if err := chromedp.Do(holder, chromedp.Navigate("about:blank")); err != nil {
-			t.Fatal(err)
-		}
-		return &eventBuyer{holder: holder}
-	}
-	buyers := []*eventBuyer{newBuyer(), newBuyer(), newBuyer(), newBuyer()}
-
-	// The schedule: the pre-queue in 12 s, the opening 20 s later (three
-	// more pages to open, then all four checked in the pre-queue: on a
-	// loaded machine the opening came first at 12 s), the close after the
-	// absence and the sale.
+	// The schedule: the pre-queue in 8 s, the opening 8 s later, the close
+	// after the absence and the sale.
 	start := time.Now()
-	prequeueAt := start.Add(12 * time.Second).Truncate(time.Second)
-	opensAt := prequeueAt.Add(20 * time.Second)
+	prequeueAt := start.Add(8 * time.Second).Truncate(time.Second)
+	opensAt := prequeueAt.Add(8 * time.Second)
 	closesAt := opensAt.Add(*eventAway + 30*time.Second)
 	set := room.Defaults(name)
 	set.Title, set.ShopURL, set.MaxPerBuyer = "Midnight drop", "https://shop.example/drop", 1
@@ -157,6 +144,14 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 	addProduct(t, name, "Limited sneakers", 129000, 2)
 
+	newBuyer := func() *eventBuyer {
+		holder, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+		t.Cleanup(cancel)
+		if err := chromedp.Do(holder, chromedp.Navigate("about:blank")); err != nil {
+			t.Fatal(err)
+		}
+		return &eventBuyer{holder: holder}
+	}
 	// open opens a new tab in the buyer's profile on the room.
 	open := func(b *eventBuyer) {
 		tab, cancel := chromedp.NewContext(b.holder)
@@ -169,6 +164,7 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 
 	// Before the pre-queue: the opening time and a countdown, no join.
+	buyers := []*eventBuyer{newBuyer(), newBuyer(), newBuyer(), newBuyer()}
 	open(buyers[0])
 	wait(buyers[0].tab, "before the pre-queue", rankIs("Not open yet")+` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`, 10*time.Second)
 	if time.Now().After(prequeueAt) {

@@ -47,7 +47,7 @@ func TestBrowserGateHandOff(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
+	t.Parallel()
 	axe := axeSource(t)
 	alloc := browser(t)
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ServerDB))

@@ -216,7 +216,7 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	axe := axeSource(t)
 	alloc := browser(t)
 	const secret = "e2e-states-secret-key-0123456789"
@@ -449,13 +449,11 @@ func stateTab(t *testing.T, alloc context.Context, lang, scheme string) context.
 	return langTab(t, tab, lang, scheme)
 }
 
-// langTab sets up tab in lang and scheme, for at most 3 minutes (a bound
-// for a hung tab on a loaded machine: the operator's day walks a dozen
-// console pages, with their checks and screenshots, in one tab), with
+// langTab sets up tab in lang and scheme, for at most a minute, with
 // axe-core allowed past the page's CSP.
 func langTab(t *testing.T, tab context.Context, lang, scheme string) context.Context {
 	t.Helper()
-	tab, cancelT := context.WithTimeout(tab, 3*time.Minute)
+	tab, cancelT := context.WithTimeout(tab, 60*time.Second)
 	t.Cleanup(cancelT)
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
@@ -495,7 +493,6 @@ func TestBrowserLiveRegionIsCalm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
 	alloc, st, proxied, name := stubbedRoom(t)
 	rankAt := func(r int) func() string {
 		return func() string {
@@ -563,7 +560,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
+	t.Parallel() // alongside the whole-event test's long wait (see there)
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
@@ -670,13 +667,10 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
 	alloc, st, proxied, name := stubbedRoom(t)
 	skew := time.Hour
 	serverNow := func() int64 { return time.Now().Add(skew).UnixMilli() }
-	// The line opens in 10 s: the page has loaded and counts down well
-	// before, even on a loaded machine.
-	lineOpens := serverNow() + 10_000
+	lineOpens := serverNow() + 3000
 	opens := lineOpens + 600_000
 	var refused, joinedAt int64
 	var mu sync.Mutex
@@ -702,20 +696,11 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate(proxied+"/r/"+name), chromedp.Poll[chromedp.Void](rankIs("Not open yet"), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatal(err)
 	}
-	if serverNow() >= lineOpens {
-		t.Fatal("the page showed only after the line opened (the machine is too slow for this schedule)")
-	}
-	// The countdown reads the time to the opening by the server's clock
-	// (within a second of it, either side of the read), not an hour more.
-	left := func() int64 { return (opens - serverNow()) / 1000 }
-	most := left() + 1
 	count, _ := chromedp.Run(tab, chromedp.Text(chromedp.ID("wr-count")))
-	least := left() - 1
-	var mins, secs int64
-	if _, err := fmt.Sscanf(count, "Opens in %d min %d s", &mins, &secs); err != nil || mins*60+secs < least || mins*60+secs > most {
-		t.Errorf("countdown %q, want %d to %d s by the server's clock", count, least, most)
+	if count != "Opens in 10 min 3 s" && count != "Opens in 10 min 2 s" {
+		t.Errorf("countdown %q, want about 10 min 3 s by the server's clock", count)
 	}
-	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("the page did not join when the line opened: %v", err)
 	}
 	mu.Lock()
@@ -733,7 +718,7 @@ func TestBrowserSilentStreamAsksOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
+	t.Parallel()
 	alloc, st, proxied, name := stubbedRoom(t)
 	var polls atomic.Int32
 	st.mu.Lock()

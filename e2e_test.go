@@ -297,7 +297,6 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	heavy(t) // a browser
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "1")
 	name := servicetest.RoomName(t, rdb)

@@ -24,9 +24,7 @@ import (
 // server's log.
 func serveUntilReady(t *testing.T, env map[string]string) (string, *syncBuffer) {
 	t.Helper()
-	// A metrics port of its own: the default (127.0.0.1:9090) is one for
-	// every server, and these run beside others.
-	cfg, err := config.Parse([]string{"-tick", "100ms", "-metrics-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard)
+	cfg, err := config.Parse([]string{"-tick", "100ms"}, func(k string) string { return env[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
