@@ -271,7 +271,7 @@ func TestBrowserOperatorDay(t *testing.T) {
 	// waits in the pre-queue, gets in and orders two shirts.
 	buyer := stateTab(t, alloc, "en", "light")
 	if err := chromedp.Do(buyer, chromedp.Navigate(base+"/r/"+name+"?utm_source=kakao&utm_medium=social&utm_campaign=launch"),
-		chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(time.Until(opensAt)+5*time.Second))); err != nil {
 		t.Fatalf("the buyer did not reach the pre-queue: %v\npage: %s", err, pageText(t, buyer))
 	}
 	if time.Now().After(opensAt) {
