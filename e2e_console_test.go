@@ -235,7 +235,7 @@ func TestBrowserOperatorDay(t *testing.T) {
 	// buyer must be in the pre-queue by then, even on a loaded machine).
 	openPage(t, op, base+"/admin/rooms/"+name+"/settings?tz=UTC")
 	now := time.Now().UTC().Truncate(time.Second)
-	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(10*time.Second)
+	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(20*time.Second)
 	// A datetime-local value: to the minute when the seconds are 0, as
 	// the browser and the console write it.
 	local := func(at time.Time) string {

@@ -129,8 +129,8 @@ func TestBrowserWholeEvent(t *testing.T) {
 	// The schedule: the pre-queue in 8 s, the opening 8 s later, the close
 	// after the absence and the sale.
 	start := time.Now()
-	prequeueAt := start.Add(8 * time.Second).Truncate(time.Second)
-	opensAt := prequeueAt.Add(8 * time.Second)
+	prequeueAt := start.Add(12 * time.Second).Truncate(time.Second)
+	opensAt := prequeueAt.Add(16 * time.Second)
 	closesAt := opensAt.Add(*eventAway + 30*time.Second)
 	set := room.Defaults(name)
 	set.Title, set.ShopURL, set.MaxPerBuyer = "Midnight drop", "https://shop.example/drop", 1

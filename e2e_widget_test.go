@@ -65,7 +65,7 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	set := room.Defaults(name)
 	set.Title = "Spring drop"
 	set.Rate = 1
-	opens := time.Now().Add(5 * time.Second)
+	opens := time.Now().Add(15 * time.Second)
 	set.OpensAt = &opens
 	set.EmbedOrigins = []string{shop}
 	ctx := context.Background()
@@ -76,7 +76,7 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 
 	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
 	defer cancel()
-	tab, cancelT := context.WithTimeout(tab, 40*time.Second)
+	tab, cancelT := context.WithTimeout(tab, 90*time.Second)
 	defer cancelT()
 	if err := chromedp.Do(tab, chromedp.Navigate(shop+"/?utm_source=news&utm_campaign=spring&gclid=Cj0-spring.1"),
 		chromedp.WaitVisible(chromedp.CSS("iframe"))); err != nil {
@@ -85,8 +85,8 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	widget := frameTarget(t, tab, base+"/r/"+name+"/widget")
 	// The countdown, from the server's clock.
 	if err := chromedp.Do(widget, chromedp.Poll[chromedp.Void](
-		`/^Opens in 00:00:0\d$/.test(document.getElementById("wr-w-state").textContent)`,
-		chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+		`/^Opens in 00:00:(0\d|1[0-5])$/.test(document.getElementById("wr-w-state").textContent)`,
+		chromedp.WithPollingTimeout(15*time.Second))); err != nil {
 		text, _ := chromedp.Run(widget, chromedp.Text(chromedp.ID("wr-w-state")))
 		t.Fatalf("no countdown: %v (state %q)", err, text)
 	}
