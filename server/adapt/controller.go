@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"waitingroom/server/queue"
@@ -43,6 +44,10 @@ type Controller struct {
 	log   *slog.Logger
 	obs   Observer
 	track Tracker
+	// lateLogged is when a tick that ran past its interval was last
+	// logged (Unix seconds): its errors are not logged one by one (the
+	// deadline is the cause), so it is said once a minute at most.
+	lateLogged atomic.Int64
 }
 
 // Tracker is told, at every tick, the rooms marked adaptive (the
@@ -92,8 +97,17 @@ func (c *Controller) Run(ctx context.Context) error {
 
 // Tick runs one decision for every adaptive room.
 func (c *Controller) Tick(ctx context.Context) {
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, c.p.Every)
 	defer cancel()
+	defer func() {
+		if ctx.Err() != nil && parent.Err() == nil {
+			now := time.Now().Unix()
+			if last := c.lateLogged.Load(); now-last >= 60 && c.lateLogged.CompareAndSwap(last, now) {
+				c.log.Warn("adapt: a tick ran past its interval; its decisions were not taken", "every", c.p.Every)
+			}
+		}
+	}()
 	names, err := c.rooms.AdaptiveRooms(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
