@@ -126,8 +126,20 @@ func TestBrowserWholeEvent(t *testing.T) {
 		return d
 	}
 
-	// The schedule: the pre-queue in 8 s, the opening 8 s later, the close
-	// after the absence and the sale.
+	newBuyer := func() *eventBuyer {
+		holder, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+		t.Cleanup(cancel)
+		if err := chromedp.Do(holder, chromedp.Navigate("about:blank")); err != nil {
+			t.Fatal(err)
+		}
+		return &eventBuyer{holder: holder}
+	}
+	// The buyers' profiles are made before the schedule is set: on a
+	// loaded machine, four took past the pre-queue's start (a CI run).
+	buyers := []*eventBuyer{newBuyer(), newBuyer(), newBuyer(), newBuyer()}
+
+	// The schedule: the pre-queue in 12 s, the opening 16 s later, the
+	// close after the absence and the sale.
 	start := time.Now()
 	prequeueAt := start.Add(12 * time.Second).Truncate(time.Second)
 	opensAt := prequeueAt.Add(16 * time.Second)
@@ -144,14 +156,6 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 	addProduct(t, name, "Limited sneakers", 129000, 2)
 
-	newBuyer := func() *eventBuyer {
-		holder, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
-		t.Cleanup(cancel)
-		if err := chromedp.Do(holder, chromedp.Navigate("about:blank")); err != nil {
-			t.Fatal(err)
-		}
-		return &eventBuyer{holder: holder}
-	}
 	// open opens a new tab in the buyer's profile on the room.
 	open := func(b *eventBuyer) {
 		tab, cancel := chromedp.NewContext(b.holder)
@@ -164,7 +168,6 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 
 	// Before the pre-queue: the opening time and a countdown, no join.
-	buyers := []*eventBuyer{newBuyer(), newBuyer(), newBuyer(), newBuyer()}
 	open(buyers[0])
 	wait(buyers[0].tab, "before the pre-queue", rankIs("Not open yet")+` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`, 10*time.Second)
 	if time.Now().After(prequeueAt) {

@@ -449,11 +449,12 @@ func stateTab(t *testing.T, alloc context.Context, lang, scheme string) context.
 	return langTab(t, tab, lang, scheme)
 }
 
-// langTab sets up tab in lang and scheme, for at most a minute, with
-// axe-core allowed past the page's CSP.
+// langTab sets up tab in lang and scheme, for at most three minutes (a
+// bound on a hung tab; the operator's day keeps its tab over a minute on a
+// loaded machine), with axe-core allowed past the page's CSP.
 func langTab(t *testing.T, tab context.Context, lang, scheme string) context.Context {
 	t.Helper()
-	tab, cancelT := context.WithTimeout(tab, 60*time.Second)
+	tab, cancelT := context.WithTimeout(tab, 3*time.Minute)
 	t.Cleanup(cancelT)
 	if _, err := chromedp.Call(tab, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
