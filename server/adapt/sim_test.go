@@ -22,7 +22,8 @@ import (
 //
 // The room admits at the controller's rate, every simStep, carrying
 // fractions as a token bucket, from a line of Line buyers. Each admitted
-// buyer orders once, after a think time drawn between 0.5 and 3 s (seeded).
+// buyer orders once, after a think time drawn between thinkMin and
+// thinkMax (seeded), or the scenario's Think.
 //
 // The controller sees what the real one sees: a Recorder counts every
 // completed order under the second it completed in, and flushes every
@@ -60,6 +61,11 @@ type simShop struct {
 	PauseFrom, PauseTo int
 	// Blind drops the signal (SignalOK false) over [From, To) seconds.
 	BlindFrom, BlindTo int
+	// Think is the buyers' think time, [min, max): thinkMin-thinkMax when
+	// zero. Timeout is how long an order waits for a worker before it
+	// fails: simTimeout when zero.
+	Think   [2]time.Duration
+	Timeout time.Duration
 }
 
 // simSecond is what happened in one second of the sale, as measured by
@@ -106,6 +112,7 @@ func instant(t float64) float64 { return t }
 type workers struct {
 	free    minHeap[float64]
 	service float64
+	timeout float64
 }
 
 // resize keeps the k workers free soonest (one that leaves finishes the
@@ -124,15 +131,15 @@ func (w *workers) resize(k int, now float64) {
 }
 
 // order serves an order arriving at: it completes at start+service, or
-// fails after simTimeout of waiting.
+// fails after timeout of waiting.
 func (w *workers) order(at float64) done {
 	if w.free.Len() == 0 { // the shop is down
-		return done{at: at + simTimeout.Seconds(), took: simTimeout.Seconds()}
+		return done{at: at + w.timeout, took: w.timeout}
 	}
 	f := w.free.first()
 	start := max(at, f)
-	if start-at > simTimeout.Seconds() {
-		return done{at: at + simTimeout.Seconds(), took: simTimeout.Seconds()}
+	if start-at > w.timeout {
+		return done{at: at + w.timeout, took: w.timeout}
 	}
 	w.free.items[0] = start + w.service
 	heap.Fix(&w.free, 0)
@@ -150,7 +157,13 @@ func (s simShop) runLaw(decide law, p Params) []simSecond {
 	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
 	phase := 0.05 + 0.9*rng.Float64()                  // the controller's tick, within the second
 	flushPhase := rng.Float64() * FlushEvery.Seconds() // the Recorder's flushes
-	shop := workers{service: s.Service.Seconds()}
+	if s.Think == [2]time.Duration{} {
+		s.Think = [2]time.Duration{thinkMin, thinkMax}
+	}
+	if s.Timeout == 0 {
+		s.Timeout = simTimeout
+	}
+	shop := workers{service: s.Service.Seconds(), timeout: s.Timeout.Seconds()}
 	shop.resize(s.Workers, 0)
 	capacity := func() float64 { return float64(shop.free.Len()) / shop.service }
 	if s.Line == 0 {
@@ -189,7 +202,7 @@ func (s simShop) runLaw(decide law, p Params) []simSecond {
 				tokens--
 				line--
 				truth[sec].Admitted++
-				think := thinkMin.Seconds() + rng.Float64()*(thinkMax-thinkMin).Seconds()
+				think := s.Think[0].Seconds() + rng.Float64()*(s.Think[1]-s.Think[0]).Seconds()
 				heap.Push(&arrivals, t+rng.Float64()*dt+think)
 			}
 		}
