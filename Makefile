@@ -14,7 +14,7 @@ run:
 ## test-root: the root package (browser tests, drills, the binary's commands): WITHOUT the race
 ## detector. Its tests drive the same web and server code that test-packages runs raced, mostly
 ## wait on pages, outages and the whole-event test's absence, and under -race took 7-8 of the
-## 10 minutes' budget on 2 cores alone. Its drills and most tests run one after another, then its
+## 10 minutes' budget on 2 cores alone. Its drills and other non-browser tests run one after another, then its
 ## parallel browser tests four at a time. test-packages runs one package at a time (-p 1): with the root
 ## package beside it, that is two test binaries at once, as one `go test ./...` ran on 2 cores; three
 ## (-p 2 beside the root) slowed pages, sign-ins and timers past their bounds in a clean-clone run.
