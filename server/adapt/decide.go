@@ -36,9 +36,10 @@ const (
 	ReasonLatency = "cut_latency"
 	// ReasonQueue: even the fastest orders of the newest second waited
 	// (the shop is at its capacity) and the rate is over what it completed
-	// (or about it, with the p95 near the target): a queue is growing. The
-	// rate goes under the throughput measured, before the p95 crosses the
-	// target.
+	// (or about it, with the p95 near the target), or, in the first climb,
+	// the shop's completions stopped following the rate (a plateau): a
+	// queue is growing. The rate goes under the throughput measured,
+	// before the p95 crosses the target.
 	ReasonQueue = "cut_queue"
 	// ReasonErrors: the shop's failures are over the budget: a cut.
 	ReasonErrors = "cut_errors"
@@ -145,6 +146,14 @@ type Params struct {
 	// PoolFull is the share of the order database's pool in use (with
 	// waits for a connection) that holds the rate.
 	PoolFull float64
+	// Flat, Over, Rise and MinFlat find the first climb's knee in the
+	// throughput (plateau): the newest three seconds each completed
+	// MinFlat orders at least and within Flat of each other, while the
+	// rate is Over above the most of them and the p95 Rise above the
+	// no-load one. On a sharp knee (a shop whose latency does not rise
+	// until its workers are all busy) and a target near the no-load p95,
+	// the p95 alone shows the knee seconds after the rate passed it.
+	Flat, Over, Rise, MinFlat float64
 }
 
 // DefaultParams are the law that law_test.go holds to its figures, on a
@@ -154,7 +163,7 @@ func DefaultParams() Params {
 	return Params{Every: time.Second, Window: 5, FastWindow: 1, FastMax: 3, Growth: 0.05, Step: 1.0 / 200,
 		Queue: 1.3, BaseDrift: 0.002, Amber: 0.6, Probe: 0.005, Accel: 0.1, Near: 0.95,
 		Cut: 0.7, Drain: 0.92, Floor: 0.2, DrainIn: 2 * time.Second, Lag: 3 * time.Second, Settle: 3 * time.Second, ProbeAfter: 8 * time.Second,
-		MinSamples: 20, LongLine: 2, PoolFull: 0.9}
+		MinSamples: 20, LongLine: 2, PoolFull: 0.9, Flat: 0.03, Over: 0.06, Rise: 0.05, MinFlat: 30}
 }
 
 // Input is what a decision is made from.
@@ -231,6 +240,9 @@ func Decide(in Input, p Params) Decision {
 	d.Base = baseline(in.Base, fast.P95, p)
 	target := time.Duration(a.TargetP95Ms) * time.Millisecond
 	sat := saturation(in.Signal, d.Base, target, p)
+	if !sat.on && in.Knee == 0 { // the first climb: no knee known yet
+		sat = plateau(in.Signal, rate, d.Base, fast.P95, p, sat)
+	}
 	reason := ""
 	switch {
 	case in.Signal.Overloaded(): // first: the samples may be too few to judge the rest
@@ -331,6 +343,29 @@ func saturation(s Signal, base, target time.Duration, p Params) sat {
 		on:         histogram.Quantile(Bounds[:], newest.Hist[:], 0.1) > quick,
 		throughput: float64(newest.Samples - newest.Errors),
 	}
+}
+
+// plateau is the shop's capacity seen in its throughput, in the first
+// climb: the newest three seconds completed about as many orders each
+// (within Flat, and MinFlat at least: fewer are too noisy to call flat)
+// while the rate is Over above the most of them, and the p95 is Rise over
+// the no-load one (a queue, not buyers who do not order). Under the knee
+// the completions follow the climbing rate; at it they stay flat. It
+// returns prev when the throughput shows no plateau.
+func plateau(s Signal, rate float64, base, p95 time.Duration, p Params, prev sat) sat {
+	if len(s.Secs) < 3 || base == 0 || p.Flat <= 0 {
+		return prev
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, sec := range s.Secs[len(s.Secs)-3:] {
+		n := float64(sec.Samples - sec.Errors)
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if lo < p.MinFlat || hi-lo > p.Flat*hi || rate < (1+p.Over)*hi || float64(p95) < (1+p.Rise)*float64(base) {
+		return prev
+	}
+	newest := s.Secs[len(s.Secs)-1]
+	return sat{on: true, throughput: float64(newest.Samples - newest.Errors)}
 }
 
 // cut is the decision on an overloaded shop (reason: errors over the

@@ -38,6 +38,12 @@ func TestDecide(t *testing.T) {
 	// even the fastest orders of the newest second waited.
 	saturated := seconds(sec{100, 0, 100 * ms}, sec{100, 0, 200 * ms}, sec{100, 0, 700 * ms})
 	queueing := seconds(sec{100, 0, 100 * ms}, sec{100, 0, 150 * ms}, sec{100, 0, 250 * ms})
+	// A first climb at 120/s whose shop completed a flat 100 a second,
+	// the p95 a little over the no-load 100 ms: a plateau.
+	plateau := seconds(sec{100, 0, 110 * ms}, sec{99, 0, 110 * ms}, sec{100, 0, 110 * ms})
+	following := seconds(sec{90, 0, 110 * ms}, sec{100, 0, 110 * ms}, sec{110, 0, 110 * ms})
+	unhurried := seconds(sec{100, 0, 90 * ms}, sec{100, 0, 90 * ms}, sec{100, 0, 90 * ms})
+	few := seconds(sec{20, 0, 110 * ms}, sec{20, 0, 110 * ms}, sec{20, 0, 110 * ms})
 	p := DefaultParams() // first climb: ×1.05 + 200/200; cuts keep at most 92%
 	tests := []struct {
 		name       string
@@ -118,6 +124,18 @@ func TestDecide(t *testing.T) {
 			Signal: Signal{Samples: 20, P95: 5 * time.Second}}, 0, ReasonAtMin, 0},
 		{"minRate 0, at 0: healthy orders step up", Input{Rate: 0, Waiting: 1000, Signal: Signal{Samples: 5, P95: 10 * ms}, SignalOK: true,
 			Settings: zero}, 0.2, ReasonIncrease, 0},
+		{"a plateau in the first climb: a cut under the throughput, its knee", Input{Rate: 120, Waiting: 1000, Signal: plateau, SignalOK: true,
+			Base: 100 * ms}, 70, ReasonQueue, 100},
+		{"completions that follow the rate: no plateau", Input{Rate: 120, Waiting: 1000, Signal: following, SignalOK: true, Base: 100 * ms},
+			120.6, ReasonIncrease, 0},
+		{"flat, but the rate not over it: no plateau", Input{Rate: 105, Waiting: 1000, Signal: plateau, SignalOK: true, Base: 100 * ms},
+			105.525, ReasonIncrease, 0},
+		{"flat without a queue (buyers who do not order): no plateau", Input{Rate: 150, Waiting: 1000, Signal: unhurried, SignalOK: true,
+			Base: 100 * ms}, 158.5, ReasonIncrease, 0},
+		{"too few orders to call flat: no plateau", Input{Rate: 30, Waiting: 1000, Signal: few, SignalOK: true, Base: 100 * ms,
+			Settings: room.Adapt{MinRate: 1, MaxRate: 200, TargetP95Ms: 300, MaxErrorRate: 0.05}}, 30.15, ReasonIncrease, 0},
+		{"a plateau under a known knee: back near the knee (the latency judges)", Input{Rate: 120, Waiting: 1000, Signal: plateau, SignalOK: true,
+			Base: 100 * ms, Knee: 200}, 190, ReasonIncrease, 200},
 		{"fractions are kept to three decimals", Input{Rate: 33.3333, Waiting: 1000, Signal: slow, SignalOK: true}, 30.667, ReasonLatency, 33.3333},
 	}
 	for _, tt := range tests {
