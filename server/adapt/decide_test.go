@@ -69,7 +69,8 @@ func TestDecide(t *testing.T) {
 			Settings: room.Adapt{MinRate: 5, MaxRate: 3000, TargetP95Ms: 300, MaxErrorRate: 0.05}}, 488.737, ReasonIncrease, 511.9},
 		{"at a known knee: a probe", Input{Rate: 100, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100}, 101, ReasonIncrease, 100},
 		{"healthy over a known knee: faster", Input{Rate: 110, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100}, 112.2, ReasonIncrease, 100},
-		{"but no faster than the first climb", Input{Rate: 150, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100}, 157.5, ReasonIncrease, 100},
+		{"but no faster than the first climb (and the knee, 1.5x beaten, is forgotten)", Input{Rate: 150, Waiting: 1000, Signal: healthy, SignalOK: true,
+			Knee: 100}, 157.5, ReasonIncrease, 0},
 		{"a cut settles", Input{Rate: 50, Waiting: 1000, Signal: healthy, SignalOK: true, SinceCut: time.Second}, 50, ReasonSettle, 0},
 		{"p95 over the target: a cut", Input{Rate: 50, Waiting: 1000, Signal: slow, SignalOK: true}, 46, ReasonLatency, 50},
 		{"a cut drains the wait over the target", Input{Rate: 50, Waiting: 1000, Signal: Signal{Samples: 200, P95: 1300 * ms}, SignalOK: true},
@@ -136,6 +137,10 @@ func TestDecide(t *testing.T) {
 			Settings: room.Adapt{MinRate: 1, MaxRate: 200, TargetP95Ms: 300, MaxErrorRate: 0.05}}, 30.15, ReasonIncrease, 0},
 		{"a plateau under a known knee: back near the knee (the latency judges)", Input{Rate: 120, Waiting: 1000, Signal: plateau, SignalOK: true,
 			Base: 100 * ms, Knee: 200}, 190, ReasonIncrease, 200},
+		{"healthy over 1.25x a known knee: the knee is forgotten", Input{Rate: 126, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100},
+			130.536, ReasonIncrease, 0},
+		{"healthy at 1.25x a known knee: the knee is kept", Input{Rate: 125, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100},
+			129.375, ReasonIncrease, 100},
 		{"fractions are kept to three decimals", Input{Rate: 33.3333, Waiting: 1000, Signal: slow, SignalOK: true}, 30.667, ReasonLatency, 33.3333},
 	}
 	for _, tt := range tests {
