@@ -19,7 +19,6 @@ func TestBrowserFrontPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // its own browser and server, beside the others (was serial: 2.5 min of the root package's 9 in CI)
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)

@@ -21,7 +21,6 @@ func TestBrowserShareLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // its own browser and server, beside the others (was serial: 2.5 min of the root package's 9 in CI)
 	axe := axeSource(t)
 	alloc := browser(t)
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ServerDB))

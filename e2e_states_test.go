@@ -345,11 +345,6 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	}
 	for _, s := range states {
 		t.Run(s.name, func(t *testing.T) {
-			// The states side by side too, their looks sharing -parallel's
-			// slots with the other browser tests: one state after another,
-			// this test alone ran 4.5 of the root package's 9 minutes in CI
-			// (the pass-expired state waits 13 s).
-			t.Parallel()
 			name := newRoom(t, func(set *room.Settings) {
 				if s.name == "waiting" {
 					set.Rate = room.MinRate // one admission per 100 s: the line stays
@@ -499,7 +494,6 @@ func TestBrowserLiveRegionIsCalm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // its own browser and server, beside the others (was serial: 2.5 min of the root package's 9 in CI)
 	alloc, st, proxied, name := stubbedRoom(t)
 	rankAt := func(r int) func() string {
 		return func() string {
@@ -674,7 +668,6 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // its own browser and server, beside the others (was serial: 2.5 min of the root package's 9 in CI)
 	alloc, st, proxied, name := stubbedRoom(t)
 	skew := time.Hour
 	serverNow := func() int64 { return time.Now().Add(skew).UnixMilli() }

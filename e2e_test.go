@@ -297,7 +297,6 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel() // its own browser and server, beside the others (was serial: 2.5 min of the root package's 9 in CI)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "1")
 	name := servicetest.RoomName(t, rdb)
