@@ -149,8 +149,8 @@ type Params struct {
 	// Flat, Over, Rise and MinFlat find the first climb's knee in the
 	// throughput (plateau): the newest three seconds each completed
 	// MinFlat orders at least and within Flat of each other, while the
-	// rate is Over above the most of them and the p95 Rise above the
-	// no-load one. On a sharp knee (a shop whose latency does not rise
+	// rate is Over above the most of them and the newest second's mean
+	// latency Rise above the window's lowest. On a sharp knee (a shop whose latency does not rise
 	// until its workers are all busy) and a target near the no-load p95,
 	// the p95 alone shows the knee seconds after the rate passed it.
 	Flat, Over, Rise, MinFlat float64
@@ -245,8 +245,8 @@ func Decide(in Input, p Params) Decision {
 	d.Base = baseline(in.Base, fast.P95, p)
 	target := time.Duration(a.TargetP95Ms) * time.Millisecond
 	sat := saturation(in.Signal, d.Base, target, p)
-	if !sat.on && in.Knee == 0 { // the first climb: no knee known yet
-		sat = plateau(in.Signal, rate, d.Base, fast.P95, p, sat)
+	if !sat.on && (in.Knee == 0 || rate > in.Knee) { // a first climb, or a climb past the knee known
+		sat = plateau(in.Signal, rate, p, sat)
 	}
 	reason := ""
 	switch {
@@ -356,12 +356,14 @@ func saturation(s Signal, base, target time.Duration, p Params) sat {
 // plateau is the shop's capacity seen in its throughput, in the first
 // climb: the newest three seconds completed about as many orders each
 // (within Flat, and MinFlat at least: fewer are too noisy to call flat)
-// while the rate is Over above the most of them, and the p95 is Rise over
-// the no-load one (a queue, not buyers who do not order). Under the knee
-// the completions follow the climbing rate; at it they stay flat. It
-// returns prev when the throughput shows no plateau.
-func plateau(s Signal, rate float64, base, p95 time.Duration, p Params, prev sat) sat {
-	if len(s.Secs) < 3 || base == 0 || p.Flat <= 0 {
+// while the rate is Over above the most of them, and the newest second's
+// mean latency is Rise over the lowest of the window (a queue, not buyers
+// who do not order; the exact mean, since a histogram bucket can be wider
+// than the rise). Under the knee the completions follow the climbing
+// rate; at it they stay flat. It returns prev when the throughput shows
+// no plateau.
+func plateau(s Signal, rate float64, p Params, prev sat) sat {
+	if len(s.Secs) < 3 || p.Flat <= 0 {
 		return prev
 	}
 	lo, hi := math.Inf(1), 0.0
@@ -369,10 +371,16 @@ func plateau(s Signal, rate float64, base, p95 time.Duration, p Params, prev sat
 		n := float64(sec.Samples - sec.Errors)
 		lo, hi = min(lo, n), max(hi, n)
 	}
-	if lo < p.MinFlat || hi-lo > p.Flat*hi || rate < (1+p.Over)*hi || float64(p95) < (1+p.Rise)*float64(base) {
-		return prev
+	calm := time.Duration(math.MaxInt64)
+	for _, sec := range s.Secs {
+		if m := sec.Mean(); m > 0 {
+			calm = min(calm, m)
+		}
 	}
 	newest := s.Secs[len(s.Secs)-1]
+	if lo < p.MinFlat || hi-lo > p.Flat*hi || rate < (1+p.Over)*hi || float64(newest.Mean()) < (1+p.Rise)*float64(calm) {
+		return prev
+	}
 	return sat{on: true, throughput: float64(newest.Samples - newest.Errors)}
 }
 

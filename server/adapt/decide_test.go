@@ -16,7 +16,7 @@ func seconds(secs ...struct {
 }) Signal {
 	s := Signal{Seconds: len(secs), Secs: make([]Second, len(secs))}
 	for i, sec := range secs {
-		s.Secs[i] = Second{Samples: sec.n, Errors: sec.errs}
+		s.Secs[i] = Second{Samples: sec.n, Errors: sec.errs, SumUs: sec.n * sec.took.Microseconds()}
 		s.Secs[i].Hist[histogram.Bucket(Bounds[:], sec.took)] = sec.n
 	}
 	return s.Last(len(secs))
@@ -39,8 +39,8 @@ func TestDecide(t *testing.T) {
 	saturated := seconds(sec{100, 0, 100 * ms}, sec{100, 0, 200 * ms}, sec{100, 0, 700 * ms})
 	queueing := seconds(sec{100, 0, 100 * ms}, sec{100, 0, 150 * ms}, sec{100, 0, 250 * ms})
 	// A first climb at 120/s whose shop completed a flat 100 a second,
-	// the p95 a little over the no-load 100 ms: a plateau.
-	plateau := seconds(sec{100, 0, 110 * ms}, sec{99, 0, 110 * ms}, sec{100, 0, 110 * ms})
+	// their mean latency up from 100 to 110 ms: a plateau.
+	plateau := seconds(sec{100, 0, 100 * ms}, sec{99, 0, 105 * ms}, sec{100, 0, 110 * ms})
 	following := seconds(sec{90, 0, 110 * ms}, sec{100, 0, 110 * ms}, sec{110, 0, 110 * ms})
 	unhurried := seconds(sec{100, 0, 90 * ms}, sec{100, 0, 90 * ms}, sec{100, 0, 90 * ms})
 	few := seconds(sec{20, 0, 110 * ms}, sec{20, 0, 110 * ms}, sec{20, 0, 110 * ms})
@@ -131,10 +131,12 @@ func TestDecide(t *testing.T) {
 			120.6, ReasonIncrease, 0},
 		{"flat, but the rate not over it: no plateau", Input{Rate: 105, Waiting: 1000, Signal: plateau, SignalOK: true, Base: 100 * ms},
 			105.525, ReasonIncrease, 0},
-		{"flat without a queue (buyers who do not order): no plateau", Input{Rate: 150, Waiting: 1000, Signal: unhurried, SignalOK: true,
+		{"flat without a queue (buyers who do not order; the mean does not rise): no plateau", Input{Rate: 150, Waiting: 1000, Signal: unhurried, SignalOK: true,
 			Base: 100 * ms}, 158.5, ReasonIncrease, 0},
 		{"too few orders to call flat: no plateau", Input{Rate: 30, Waiting: 1000, Signal: few, SignalOK: true, Base: 100 * ms,
 			Settings: room.Adapt{MinRate: 1, MaxRate: 200, TargetP95Ms: 300, MaxErrorRate: 0.05}}, 30.15, ReasonIncrease, 0},
+		{"a plateau past a known knee: the same cut", Input{Rate: 120, Waiting: 1000, Signal: plateau, SignalOK: true, Base: 100 * ms, Knee: 100},
+			70, ReasonQueue, 100},
 		{"a plateau under a known knee: back near the knee (the latency judges)", Input{Rate: 120, Waiting: 1000, Signal: plateau, SignalOK: true,
 			Base: 100 * ms, Knee: 200}, 190, ReasonIncrease, 200},
 		{"healthy over 1.25x a known knee: the knee is forgotten", Input{Rate: 126, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100},

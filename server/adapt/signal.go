@@ -56,6 +56,7 @@ const (
 	fErrors = "e"  // of them, failures of the shop (Unhealthy)
 	fFailed = "f:" // + reason: every failure, the shop's or not
 	fBucket = "h"  // + histogram bucket index
+	fSumUs  = "s"  // the attempts' summed latency, in microseconds (their exact mean)
 	fWaits  = "pw" // database pool waits (sql.DBStats.WaitCount deltas, all instances)
 	fPool   = "p:" // + instance id: that instance's pool use, InUse/MaxOpen
 	fLoad   = "ld" // the healthURL's load figure, polled in that second (health.go)
@@ -90,6 +91,7 @@ type slot struct {
 
 type pending struct {
 	shop, errors int64
+	sumUs        int64
 	failed       map[string]int64
 	buckets      [nBounds + 1]int64
 }
@@ -184,6 +186,7 @@ func (r *Recorder) ObserveOrders(roomName, reason string, took time.Duration, n 
 			p.errors += n
 		}
 		p.buckets[histogram.Bucket(Bounds[:], took)] += n
+		p.sumUs += n * took.Microseconds()
 	}
 }
 
@@ -228,6 +231,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 			if n > 0 {
 				pipe.HIncrBy(ctx, k, fBucket+strconv.Itoa(i), n)
 			}
+		}
+		if p.sumUs > 0 {
+			pipe.HIncrBy(ctx, k, fSumUs, p.sumUs)
 		}
 		if waits > 0 {
 			pipe.HIncrBy(ctx, k, fWaits, waits)
@@ -366,6 +372,8 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 				sec.Samples += n
 			case f == fErrors:
 				sec.Errors += n
+			case f == fSumUs:
+				sec.SumUs += n
 			case f == fWaits:
 				sig.PoolWaits += n
 			case strings.HasPrefix(f, fFailed):
@@ -384,10 +392,22 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 }
 
 // Second is one second of a room's signal: the attempts that reached the
-// shop, those that failed, and their latency histogram (Bounds).
+// shop, those that failed, their latency histogram (Bounds) and their
+// summed latency in microseconds.
 type Second struct {
 	Samples, Errors int64
 	Hist            [nBounds + 1]int64
+	SumUs           int64
+}
+
+// Mean is the second's exact mean latency (0 without attempts). Unlike
+// a quantile of the histogram, it is not limited by the buckets' width:
+// a queue of a few orders shows in it.
+func (s Second) Mean() time.Duration {
+	if s.Samples <= 0 {
+		return 0
+	}
+	return time.Duration(s.SumUs/s.Samples) * time.Microsecond
 }
 
 // Last returns the signal of the newest n seconds of s's window (all of

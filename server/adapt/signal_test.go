@@ -76,6 +76,11 @@ func TestSignalMergesInstances(t *testing.T) {
 	if sig.PoolUse != 0.9 {
 		t.Fatalf("pool use %g, want 0.9", sig.PoolUse)
 	}
+	// The exact mean, merged over both instances: (90×20 + 5×900 + 30)
+	// ms over 96 in the older second, 25 ms in the newer.
+	if older, newer := sig.Secs[len(sig.Secs)-2].Mean(), sig.Secs[len(sig.Secs)-1].Mean(); older != 65937*time.Microsecond || newer != 25*time.Millisecond {
+		t.Fatalf("means %v and %v, want 65.937ms and 25ms", older, newer)
+	}
 	// A window of the last second only, and the same from the whole
 	// window's breakdown.
 	if sig, err := rd.Read(ctx, name, 1); err != nil || sig.Samples != 4 || sig.Errors != 0 {

@@ -232,6 +232,7 @@ func (s simShop) runLaw(decide law, p Params) []simSecond {
 				b.Errors++
 			}
 			b.Hist[histogram.Bucket(Bounds[:], time.Duration(d.took*float64(time.Second)))]++
+			b.SumUs += time.Duration(d.took * float64(time.Second)).Microseconds()
 		}
 		// The controller's tick.
 		if t <= float64(sec)+phase && float64(sec)+phase < end {
