@@ -36,7 +36,7 @@ const (
 	ReasonLatency = "cut_latency"
 	// ReasonQueue: even the fastest orders of the newest second waited
 	// (the shop is at its capacity) and the rate is over what it completed
-	// (or about it, with the p95 near the target), or, in the first climb,
+	// (or about it, with the p95 near the target), or, while it climbs,
 	// the shop's completions stopped following the rate (a plateau): a
 	// queue is growing. The rate goes under the throughput measured,
 	// before the p95 crosses the target.
@@ -146,8 +146,8 @@ type Params struct {
 	// PoolFull is the share of the order database's pool in use (with
 	// waits for a connection) that holds the rate.
 	PoolFull float64
-	// Flat, Over, Rise and MinFlat find the first climb's knee in the
-	// throughput (plateau): the newest three seconds each completed
+	// Flat, Over, Rise and MinFlat find a climb's knee in the
+	// throughput (plateau): the newest two seconds each completed
 	// MinFlat orders at least and within Flat of each other, while the
 	// rate is Over above the most of them and the newest second's mean
 	// latency Rise above the window's lowest. On a sharp knee (a shop whose latency does not rise
@@ -353,8 +353,8 @@ func saturation(s Signal, base, target time.Duration, p Params) sat {
 	}
 }
 
-// plateau is the shop's capacity seen in its throughput, in the first
-// climb: the newest three seconds completed about as many orders each
+// plateau is the shop's capacity seen in its throughput, while the law
+// climbs: the newest two seconds completed about as many orders each
 // (within Flat, and MinFlat at least: fewer are too noisy to call flat)
 // while the rate is Over above the most of them, and the newest second's
 // mean latency is Rise over the lowest of the window (a queue, not buyers
@@ -363,11 +363,11 @@ func saturation(s Signal, base, target time.Duration, p Params) sat {
 // rate; at it they stay flat. It returns prev when the throughput shows
 // no plateau.
 func plateau(s Signal, rate float64, p Params, prev sat) sat {
-	if len(s.Secs) < 3 || p.Flat <= 0 {
+	if len(s.Secs) < 2 || p.Flat <= 0 {
 		return prev
 	}
 	lo, hi := math.Inf(1), 0.0
-	for _, sec := range s.Secs[len(s.Secs)-3:] {
+	for _, sec := range s.Secs[len(s.Secs)-2:] {
 		n := float64(sec.Samples - sec.Errors)
 		lo, hi = min(lo, n), max(hi, n)
 	}
