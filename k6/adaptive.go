@@ -35,10 +35,11 @@ type Adaptive struct {
 	Schedule Schedule
 	// Work and MaxWait are the KneeShop's.
 	Work, MaxWait time.Duration
-	// Adaptive turns the room's controller on, from MinRate; otherwise the
-	// room admits at Rate.
+	// Adaptive turns the room's controller on, from StartRate (MinRate
+	// when 0); otherwise the room admits at Rate.
 	Adaptive         bool
 	MinRate, MaxRate float64
+	StartRate        float64
 	TargetP95        time.Duration
 	Rate             float64
 	// Line keeps this many buyers waiting until the schedule ends (0: a
@@ -116,6 +117,8 @@ func (a Adaptive) Validate() error {
 		return errors.New("adaptive: work must be in (0, 10s], the wait bound not negative")
 	case a.Adaptive && (a.MinRate < 0 || a.MaxRate < a.MinRate || a.MaxRate <= 0 || a.TargetP95 < time.Millisecond):
 		return errors.New("adaptive: 0 ≤ minRate ≤ maxRate, maxRate > 0 and a target p95 are required")
+	case a.Adaptive && a.StartRate != 0 && (a.StartRate < a.MinRate || a.StartRate > a.MaxRate):
+		return errors.New("adaptive: the start rate must be within [minRate, maxRate]")
 	case !a.Adaptive && a.Rate <= 0:
 		return errors.New("adaptive: a fixed room needs a rate")
 	case (a.Line > 0) == (a.N > 0):
@@ -446,8 +449,13 @@ func (sm *sampler) all() []roomSample {
 }
 
 // startRate is the adaptive room's rate before the controller's first
-// decision.
-func (a Adaptive) startRate() float64 { return max(a.MinRate, 1) }
+// decision: StartRate, or minRate (at least 1: a room's rate is positive).
+func (a Adaptive) startRate() float64 {
+	if a.StartRate > 0 {
+		return a.StartRate
+	}
+	return max(a.MinRate, 1)
+}
 
 // mergeSeconds puts the room's samples (one a second from the start, the
 // admitted count cumulative) beside the shop's record.

@@ -18,6 +18,9 @@
 # the compare (6000, entering within ADAPTIVE_WITHIN, 60s): 10,000 per
 # room within 10 s, or within 60 s, timed out the enter script on this
 # shared 2-core machine under a load average of 30-50 from other work.
+# The compare's adaptive room starts at calibrate's fixed rate
+# (ADAPTIVE_START_RATE: a rate, or min for minRate). ADAPTIVE_ONLY=compare
+# skips the react run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source k6/common.sh
@@ -28,6 +31,8 @@ REACT_SCHEDULE=${ADAPTIVE_REACT_SCHEDULE:-60/60s,30/40s,60/80s}
 COMPARE_SCHEDULE=${ADAPTIVE_COMPARE_SCHEDULE:-60/40s,30/30s,60/110s}
 ADMIN=adaptive-bench-admin-token-0123456789abcdef
 OUT=${ADAPTIVE_OUT:-/tmp}
+START=${ADAPTIVE_START_RATE:-0}
+[ "$START" = min ] && START=10 # the common -min-rate below
 build_binaries
 echo "== adaptive.sh: $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -55,14 +60,15 @@ for base in $A $B; do
 done
 common=(-admin-token "$ADMIN" -work 1s -max-wait 5s -min-rate 10 -max-rate 200 -target 1500ms)
 
-echo "-- react: schedule $REACT_SCHEDULE"
-start=$(date +%s)
-bin/wrload adaptive -mode react -url $A -proxy $PA -metrics-url $MA -shop $SA "${common[@]}" -schedule "$REACT_SCHEDULE" -line 400 \
-  -json "$OUT/adaptive-react.json" -plot docs/adaptive.png
-echo "(react took $(( $(date +%s) - start )) s)"
-
+if [ "${ADAPTIVE_ONLY:-}" != compare ]; then
+  echo "-- react: schedule $REACT_SCHEDULE"
+  start=$(date +%s)
+  bin/wrload adaptive -mode react -url $A -proxy $PA -metrics-url $MA -shop $SA "${common[@]}" -schedule "$REACT_SCHEDULE" -line 400 \
+    -json "$OUT/adaptive-react.json" -plot docs/adaptive.png
+  echo "(react took $(( $(date +%s) - start )) s)"
+fi
 echo "-- compare: $N buyers per room, schedule $COMPARE_SCHEDULE"
 start=$(date +%s)
 bin/wrload adaptive -mode compare -url $A -proxy $PA -metrics-url $MA -shop $SA -url2 $B -proxy2 $PB -metrics-url2 $MB -shop2 $SB "${common[@]}" \
-  -schedule "$COMPARE_SCHEDULE" -n "$N" -within "$WITHIN" -json "$OUT/adaptive-compare.json" -plot docs/adaptive-compare.png
+  -schedule "$COMPARE_SCHEDULE" -n "$N" -within "$WITHIN" -start-rate "$START" -json "$OUT/adaptive-compare.json" -plot docs/adaptive-compare.png
 echo "(compare took $(( $(date +%s) - start )) s)"

@@ -52,7 +52,8 @@ func adaptiveCommand(ctx context.Context, args []string, stdout, stderr io.Write
 	schedule := fs.String("schedule", "100/60s,50/40s,100/80s", "the knee shop's capacity over time: capacity/duration,...")
 	fs.DurationVar(&a.Work, "work", time.Second, "how long an order holds one of the shop's workers (capacity × work workers)")
 	fs.DurationVar(&a.MaxWait, "max-wait", 5*time.Second, "an order that waits longer for a worker is answered 503 (0: no bound)")
-	fs.Float64Var(&a.MinRate, "min-rate", 10, "the adaptive room's minRate (where it starts)")
+	fs.Float64Var(&a.MinRate, "min-rate", 10, "the adaptive room's minRate (where react starts)")
+	fs.Float64Var(&a.StartRate, "start-rate", 0, "the adaptive room's starting rate (0: minRate; compare: calibrate's fixed rate, where an operator who calibrated starts)")
 	fs.Float64Var(&a.MaxRate, "max-rate", 200, "the adaptive room's maxRate")
 	fs.DurationVar(&a.TargetP95, "target", 1500*time.Millisecond, "the adaptive room's targetP95Ms")
 	fixed := fs.Float64("rate", 0, "crowd: a fixed room at this rate instead of an adaptive one")
@@ -170,6 +171,9 @@ func compare(ctx context.Context, a k6.Adaptive, server2 [3]string, shop2 string
 		return nil, fmt.Errorf("adaptive: calibrate recommends no rate:\n%s", k6.FormatSteps(steps))
 	}
 	fixed.Rate = rate
+	if a.StartRate == 0 {
+		a.StartRate = min(max(rate, a.MinRate), a.MaxRate)
+	}
 	out.Steps = steps
 	fmt.Fprintf(stdout, "calibrate on the knee shop at %g/s (GET /checkout, %v per step):\n%srecommended fixed rate: %g/s (%g less %.0f%%)\n\n",
 		c0, stepFor, k6.FormatSteps(steps), rate, lastGood, 100*margin)
@@ -185,7 +189,8 @@ func compare(ctx context.Context, a k6.Adaptive, server2 [3]string, shop2 string
 	ad, fx := reps[0], reps[1]
 	cmp := &adaptiveComparison{FixedRate: rate, Faster: ad.Elapsed < fx.Elapsed, NoMore: ad.ShopFailed <= fx.ShopFailed}
 	fmt.Fprintf(stdout, "%d buyers per room entering within %v, shop capacity %s, side by side:\n\n", a.N, a.Within, a.Schedule)
-	fmt.Fprintf(stdout, "| | adaptive (%g..%g/s, target p95 %v) | fixed %g/s (calibrate's pick) |\n|---|---|---|\n", a.MinRate, a.MaxRate, a.TargetP95, rate)
+	fmt.Fprintf(stdout, "| | adaptive (%g..%g/s from %g/s, target p95 %v) | fixed %g/s (calibrate's pick) |\n|---|---|---|\n", a.MinRate, a.MaxRate,
+		a.StartRate, a.TargetP95, rate)
 	row := func(name string, f func(k6.AdaptiveReport) string) {
 		fmt.Fprintf(stdout, "| %s | %s | %s |\n", name, f(ad), f(fx))
 	}
@@ -220,6 +225,9 @@ func crowdArgs(r k6.Adaptive) []string {
 		"-source-ips", strconv.Itoa(r.SourceIPs), "-first-ip", strconv.Itoa(r.FirstIP), "-progress", r.ProgressEvery.String()}
 	if !r.Adaptive {
 		args = append(args, "-rate", fmt.Sprint(r.Rate))
+	}
+	if r.Adaptive && r.StartRate > 0 {
+		args = append(args, "-start-rate", fmt.Sprint(r.StartRate))
 	}
 	return args
 }
