@@ -245,9 +245,6 @@ func Decide(in Input, p Params) Decision {
 	d.Base = baseline(in.Base, fast.P95, p)
 	target := time.Duration(a.TargetP95Ms) * time.Millisecond
 	sat := saturation(in.Signal, d.Base, target, p)
-	if !sat.on && (in.Knee == 0 || rate > in.Knee) { // a first climb, or a climb past the knee known
-		sat = plateau(in.Signal, rate, p, sat)
-	}
 	reason := ""
 	switch {
 	case in.Signal.Overloaded(): // first: the samples may be too few to judge the rest
@@ -274,6 +271,11 @@ func Decide(in Input, p Params) Decision {
 	}
 	if d.Base > 0 && fast.P95 > amber(d.Base, target, p) {
 		return hold(ReasonNear)
+	}
+	// Only a climb (the decision would be a step up) looks for a plateau:
+	// a rate held for another reason says nothing of the shop's limit.
+	if pl := plateau(in.Signal, rate, p); pl.on && (in.Knee == 0 || rate > in.Knee) {
+		return cut(in, p, d, pl, fast.P95, ReasonQueue)
 	}
 	d.Rate = a.Clamp(round(climb(in, p, fast.P95, d.Base)))
 	if p.Forget > 0 && in.Knee > 0 && rate > p.Forget*in.Knee { // a knee long beaten: the capacity came back
@@ -357,29 +359,34 @@ func saturation(s Signal, base, target time.Duration, p Params) sat {
 // climbs: the newest two seconds completed about as many orders each
 // (within Flat, and MinFlat at least: fewer are too noisy to call flat)
 // while the rate is Over above the most of them, and the newest second's
-// mean latency is Rise over the lowest of the window (a queue, not buyers
-// who do not order; the exact mean, since a histogram bucket can be wider
-// than the rise). Under the knee the completions follow the climbing
-// rate; at it they stay flat. It returns prev when the throughput shows
-// no plateau.
-func plateau(s Signal, rate float64, p Params, prev sat) sat {
+// mean latency is Rise over the lowest of the window's seconds with
+// MinFlat orders (a queue, not buyers who do not order; the exact mean,
+// since a histogram bucket can be wider than the rise). Under the knee
+// the completions follow the climbing rate; at it they stay flat. A
+// second whose latency sum does not cover all its orders (an instance of
+// a release before the sum was kept, during an upgrade) has no mean and
+// shows no plateau.
+func plateau(s Signal, rate float64, p Params) sat {
 	if len(s.Secs) < 2 || p.Flat <= 0 {
-		return prev
+		return sat{}
 	}
 	lo, hi := math.Inf(1), 0.0
 	for _, sec := range s.Secs[len(s.Secs)-2:] {
+		if sec.SumN != sec.Samples {
+			return sat{}
+		}
 		n := float64(sec.Samples - sec.Errors)
 		lo, hi = min(lo, n), max(hi, n)
 	}
 	calm := time.Duration(math.MaxInt64)
 	for _, sec := range s.Secs {
-		if m := sec.Mean(); m > 0 {
+		if m := sec.Mean(); m > 0 && sec.SumN == sec.Samples && float64(sec.Samples) >= p.MinFlat {
 			calm = min(calm, m)
 		}
 	}
 	newest := s.Secs[len(s.Secs)-1]
 	if lo < p.MinFlat || hi-lo > p.Flat*hi || rate < (1+p.Over)*hi || float64(newest.Mean()) < (1+p.Rise)*float64(calm) {
-		return prev
+		return sat{}
 	}
 	return sat{on: true, throughput: float64(newest.Samples - newest.Errors)}
 }

@@ -51,7 +51,7 @@ var knees = []knee{
 	// 200. Its orders take 1.001 s, just over the histogram's 1 s bound:
 	// every one falls in (1 s, 1.5 s], so the p95 reads about 1.47 s with
 	// no queue at all and says nothing until it crosses the target. Only
-	// the plateau (on the exact mean) sees its knee. Its p95 is back 11-15
+	// the plateau (on the exact mean) sees its knee. Its p95 is back 14-15
 	// s after the halving (the others' 14: a backlog of 1 s orders drains
 	// slower); before the plateau it had 6-10 seconds over the target in
 	// 10 while converging, and the p95 back after up to 29 s.

@@ -57,6 +57,7 @@ const (
 	fFailed = "f:" // + reason: every failure, the shop's or not
 	fBucket = "h"  // + histogram bucket index
 	fSumUs  = "s"  // the attempts' summed latency, in microseconds (their exact mean)
+	fSumN   = "sn" // the attempts summed in fSumUs (all of them, but an older instance's)
 	fWaits  = "pw" // database pool waits (sql.DBStats.WaitCount deltas, all instances)
 	fPool   = "p:" // + instance id: that instance's pool use, InUse/MaxOpen
 	fLoad   = "ld" // the healthURL's load figure, polled in that second (health.go)
@@ -232,8 +233,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 				pipe.HIncrBy(ctx, k, fBucket+strconv.Itoa(i), n)
 			}
 		}
-		if p.sumUs > 0 {
+		if p.shop > 0 {
 			pipe.HIncrBy(ctx, k, fSumUs, p.sumUs)
+			pipe.HIncrBy(ctx, k, fSumN, p.shop)
 		}
 		if waits > 0 {
 			pipe.HIncrBy(ctx, k, fWaits, waits)
@@ -374,6 +376,8 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 				sec.Errors += n
 			case f == fSumUs:
 				sec.SumUs += n
+			case f == fSumN:
+				sec.SumN += n
 			case f == fWaits:
 				sig.PoolWaits += n
 			case strings.HasPrefix(f, fFailed):
@@ -392,22 +396,23 @@ func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal,
 }
 
 // Second is one second of a room's signal: the attempts that reached the
-// shop, those that failed, their latency histogram (Bounds) and their
-// summed latency in microseconds.
+// shop, those that failed, their latency histogram (Bounds), and the
+// summed latency in microseconds of SumN of them (all, unless an instance
+// of an older release, which keeps no sum, counted some).
 type Second struct {
 	Samples, Errors int64
 	Hist            [nBounds + 1]int64
-	SumUs           int64
+	SumUs, SumN     int64
 }
 
-// Mean is the second's exact mean latency (0 without attempts). Unlike
-// a quantile of the histogram, it is not limited by the buckets' width:
-// a queue of a few orders shows in it.
+// Mean is the exact mean latency of the attempts summed (0 without any).
+// Unlike a quantile of the histogram, it is not limited by the buckets'
+// width: a queue of a few orders shows in it.
 func (s Second) Mean() time.Duration {
-	if s.Samples <= 0 {
+	if s.SumN <= 0 {
 		return 0
 	}
-	return time.Duration(s.SumUs/s.Samples) * time.Microsecond
+	return time.Duration(s.SumUs/s.SumN) * time.Microsecond
 }
 
 // Last returns the signal of the newest n seconds of s's window (all of

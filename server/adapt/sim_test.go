@@ -233,6 +233,7 @@ func (s simShop) runLaw(decide law, p Params) []simSecond {
 			}
 			b.Hist[histogram.Bucket(Bounds[:], time.Duration(d.took*float64(time.Second)))]++
 			b.SumUs += time.Duration(d.took * float64(time.Second)).Microseconds()
+			b.SumN++
 		}
 		// The controller's tick.
 		if t <= float64(sec)+phase && float64(sec)+phase < end {
