@@ -32,7 +32,8 @@ COMPARE_SCHEDULE=${ADAPTIVE_COMPARE_SCHEDULE:-60/40s,30/30s,60/110s}
 ADMIN=adaptive-bench-admin-token-0123456789abcdef
 OUT=${ADAPTIVE_OUT:-/tmp}
 START=${ADAPTIVE_START_RATE:-0}
-[ "$START" = min ] && START=10 # the common -min-rate below
+MIN=10
+[ "$START" = min ] && START=$MIN
 build_binaries
 echo "== adaptive.sh: $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -58,7 +59,7 @@ for base in $A $B; do
     curl -fs -X DELETE -H "Authorization: Bearer $ADMIN" "$base/api/admin/rooms/$room" >/dev/null || true
   done
 done
-common=(-admin-token "$ADMIN" -work 1s -max-wait 5s -min-rate 10 -max-rate 200 -target 1500ms)
+common=(-admin-token "$ADMIN" -work 1s -max-wait 5s -min-rate "$MIN" -max-rate 200 -target 1500ms)
 
 if [ "${ADAPTIVE_ONLY:-}" != compare ]; then
   echo "-- react: schedule $REACT_SCHEDULE"
