@@ -146,13 +146,14 @@ type Params struct {
 	// PoolFull is the share of the order database's pool in use (with
 	// waits for a connection) that holds the rate.
 	PoolFull float64
-	// Flat, Over, Rise and MinFlat find a climb's knee in the
-	// throughput (plateau): the newest two seconds each completed
-	// MinFlat orders at least and within Flat of each other, while the
-	// rate is Over above the most of them and the newest second's mean
-	// latency Rise above the window's lowest. On a sharp knee (a shop whose latency does not rise
-	// until its workers are all busy) and a target near the no-load p95,
-	// the p95 alone shows the knee seconds after the rate passed it.
+	// Flat, Over, Rise and MinFlat find a climb's knee in the throughput
+	// (plateau): the newest two seconds each completed MinFlat orders at
+	// least and within Flat of each other, while the rate is Over above
+	// the most of them and the newest second's mean latency Rise above
+	// the lowest of the window's seconds with MinFlat orders. On a sharp
+	// knee (a shop whose latency does not rise until its workers are all
+	// busy) and a target near the no-load p95, the p95 alone shows the
+	// knee seconds after the rate passed it.
 	Flat, Over, Rise, MinFlat float64
 	// Forget is how far over its knee a healthy climb goes before the knee
 	// is forgotten: the capacity came back, and the climb is a first climb
