@@ -97,7 +97,8 @@ func TestFanOutNeverBlocksOnAStuckClient(t *testing.T) {
 		c := newSSEConn(srv)
 		c.ip = "ok"
 		hub.acquireIP("ok")
-		hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: int64(2000 + i), Rank: 1999, Tick: 1})
+		// At the front (CADENCE): they hear every tick.
+		hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: int64(100 + i), Rank: 99, Tick: 1})
 		readers.Go(func() {
 			sc := bufio.NewScanner(cli)
 			for sc.Scan() {
