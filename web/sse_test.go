@@ -46,7 +46,7 @@ func (f *fakeSource) MarkSeen(_ context.Context, _ string, t []int64) error {
 }
 
 // tcpPair returns both ends of a loopback TCP connection.
-func tcpPair(t *testing.T) (server, client net.Conn) {
+func tcpPair(t testing.TB) (server, client net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
