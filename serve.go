@@ -202,6 +202,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		PublicURL:        cfg.PublicURL,
 		LandingURL:       cfg.LandingURL,
 		OGFont:           cfg.OGFont,
+		Tick:             cfg.Tick,
 	})
 	if err != nil {
 		ln.Close()
