@@ -64,6 +64,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 		paceRate = 0
 	}
 	horizon := 2 * h.opt.Tick // until the next pass has surely looked again
+	spread := min(st.Spread(h.opt.ReadySpread), h.opt.Tick)
 	for _, c := range conns {
 		if c.done.Load() {
 			continue
@@ -73,7 +74,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			// the old ticket means nothing; Redis says where the visitor
 			// stands now.
 			c.epoch, c.lastTick, c.lastRank, c.nextTick, c.cdPace = st.Epoch, 0, math.MaxInt64, 0, 0
-			h.resolve(r, c, st.TimeMicros)
+			h.resolve(r, c, st.TimeMicros, spread)
 			continue
 		}
 		if st.Tick <= c.lastTick {
@@ -89,14 +90,14 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			// DRAW: a pre-queued buyer has no rank until the draw; once a
 			// tick says it is done, Redis gives their place.
 			if st.Phase != "" && st.Phase != queue.PhasePrequeue {
-				h.resolve(r, c, st.TimeMicros)
+				h.resolve(r, c, st.TimeMicros, spread)
 			}
 			continue
 		}
 		ticket := c.ticket.Load()
 		rank, passed := st.Rank(ticket)
 		if passed {
-			h.resolve(r, c, st.TimeMicros)
+			h.resolve(r, c, st.TimeMicros, spread)
 			continue
 		}
 		if !now.Before(c.nextSeen) {

@@ -169,3 +169,51 @@ func TestAppendCountdownEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestReadySpreadIsTheRooms: the room's readySpreadMs wins over the hub's
+// default, and is held to one tick.
+func TestReadySpreadIsTheRooms(t *testing.T) {
+	ms := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		name   string
+		tick   time.Duration
+		room   *int
+		within time.Duration
+	}{
+		{"the room's 0 sends at once", 10 * time.Second, ms(0), time.Second},
+		{"held to one tick", 200 * time.Millisecond, ms(10_000), 1500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok := "tok"
+			src := &fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 1, Rate: 1},
+				pos: func(string) queue.Position { return queue.Position{Status: queue.StatusReady, EntryToken: &tok} }}
+			hub := NewHub(src, HubOptions{Tick: tc.tick, ReadySpread: time.Hour, SeenEvery: time.Hour}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			r, err := hub.room(t.Context(), "spread")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, cli := tcpPair(t)
+			c := newSSEConn(srv)
+			c.ip = "a"
+			hub.acquireIP("a")
+			hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: 1, Tick: 1})
+			start := time.Now()
+			hub.Event("spread", queue.Event{Tick: 2, Head: 1, Rate: 1, Phase: queue.PhaseOpen, ReadySpreadMs: tc.room})
+			cli.SetReadDeadline(time.Now().Add(tc.within))
+			buf := make([]byte, 4096)
+			var got []byte
+			for !strings.Contains(string(got), "event: ready") {
+				n, err := cli.Read(buf)
+				if err != nil {
+					t.Fatalf("no ready within %v: %v (read %q)", tc.within, err, got)
+				}
+				got = append(got, buf[:n]...)
+			}
+			if !strings.Contains(string(got), `"t":`) {
+				t.Fatalf("the ready event has no tick time: %q", got)
+			}
+			t.Logf("ready after %v", time.Since(start).Round(time.Millisecond))
+		})
+	}
+}

@@ -38,6 +38,7 @@ type HubOptions struct {
 	// ReadySpread spreads the ready events of one tick's batch uniformly
 	// over this long, so that a batch does not reach the order database in
 	// the same millisecond (0: no spread). Serve sets it to 80% of TICK.
+	// It is the default: a room's readySpreadMs wins, held to one tick.
 	ReadySpread time.Duration
 	// MaxWidgets caps the process's embedded-widget streams (0: default
 	// DefaultMaxWidgets; negative: none, the widgets poll).
@@ -386,17 +387,20 @@ func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 // admission (the ready event, with the token, to this connection alone) or
 // a departure. It costs one round trip per admitted local visitor, not per
 // connection.
-func (h *Hub) resolve(r *hubRoom, c *sseConn, tickMicros int64) {
+//
+// spread is the room's ready spread (see HubOptions.ReadySpread): the
+// fetch waits a random part of it first.
+func (h *Hub) resolve(r *hubRoom, c *sseConn, tickMicros int64, spread time.Duration) {
 	if !c.resolving.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
 		defer c.resolving.Store(false)
-		if h.opt.ReadySpread > 0 {
+		if spread > 0 {
 			select {
 			case <-h.stop:
 				return
-			case <-time.After(rand.N(h.opt.ReadySpread)):
+			case <-time.After(rand.N(spread)):
 			}
 		}
 		h.resolveSem <- struct{}{}
