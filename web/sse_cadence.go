@@ -73,7 +73,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			// The room started again (deleted and created, or restored):
 			// the old ticket means nothing; Redis says where the visitor
 			// stands now.
-			c.epoch, c.lastTick, c.lastRank, c.nextTick, c.cdPace = st.Epoch, 0, math.MaxInt64, 0, 0
+			c.epoch, c.lastTick, c.lastRank, c.nextAt, c.cdPace = st.Epoch, 0, math.MaxInt64, 0, 0
 			h.resolve(r, c, st.TimeMicros, spread)
 			continue
 		}
@@ -119,7 +119,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			told.After, told.Span = push.CountAfter*h.opt.Tick, time.Duration(told.Every-push.CountAfter)*h.opt.Tick
 		}
 		ahead := told.Shown(c.lastRank, time.Duration(clock-c.sentAt)+horizon) < rank
-		if rank >= frontRanks && reason == "" && !rebound && c.gen == gen && st.Tick < c.nextTick {
+		if rank >= frontRanks && reason == "" && !rebound && c.gen == gen && clock < c.nextAt {
 			if !ahead {
 				continue // not due: the page counts down on its own
 			}
@@ -131,9 +131,12 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 		if cd.Pace == 0 {
 			c.cdPace = 0
 		}
-		// The next scheduled event: Every ticks on, less up to a quarter,
-		// so that visitors who joined in the same second drift apart.
-		c.nextTick = st.Tick + cd.Every - rand.Int64N(cd.Every/4+1)
+		// The next scheduled event: Every periods of TICK on, less up to a
+		// quarter, so that visitors who joined in the same second drift
+		// apart. It is counted in time, not in tick ids: each instance
+		// ticks the room once a TICK, so with n instances the ids advance
+		// n times a TICK (and the front hears each of them).
+		c.nextAt = clock + (cd.Every-rand.Int64N(cd.Every/4+1))*int64(h.opt.Tick)
 		d := dueEvent{c: c, rank: rank, reason: reason, cd: cd}
 		if rank < frontRanks {
 			front = append(front, d)

@@ -87,7 +87,7 @@ func TestFanOutNeverBlocksOnAStuckClient(t *testing.T) {
 	sc := newSSEConn(srv)
 	sc.ip = "stuck"
 	hub.acquireIP("stuck")
-	hub.attach(r, sc, queue.Position{Status: queue.StatusWaiting, Ticket: 1000, Rank: 999, Tick: 1})
+	hub.attach(r, sc, queue.Position{Status: queue.StatusWaiting, Ticket: 50, Rank: 49, Tick: 1}) // at the front: every tick
 
 	const healthy, ticks = 5, 400
 	var got [healthy]atomic.Int64

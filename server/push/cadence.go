@@ -56,7 +56,7 @@ func Every(rank, front int64) int64 {
 // Without a Pace it holds the rank; its next scheduled event comes about
 // After+Span+After after this one.
 type Countdown struct {
-	Every int64         // ticks to the next scheduled event (1: every tick)
+	Every int64         // TICKs to the next scheduled event (1: every tick)
 	Pace  float64       // ranks per second the page counts down
 	After time.Duration // how long the page holds the rank first
 	Span  time.Duration // how long it counts down, at most
