@@ -38,6 +38,31 @@ func TestSoakAcrossProcesses(t *testing.T) {
 	}
 }
 
+// TestSoakAcrossServers spreads one soak over two servers sharing a Redis
+// and two child processes: every visitor i goes to server i mod 2, and the
+// report sums the servers and lists each one's share.
+func TestSoakAcrossServers(t *testing.T) {
+	srvs := []server{startServer(t, 200*time.Millisecond), startServer(t, 200*time.Millisecond)}
+	name := testRoom(t, srvs[0], 1)
+	t.Setenv("WR_RUN_MAIN", "1")
+	var out, progress servicetest.SyncBuffer
+	err := soakCommand(context.Background(), []string{"-url", srvs[0].base + "," + srvs[1].base, "-metrics-url", srvs[0].metrics + "," + srvs[1].metrics,
+		"-room", name, "-n", "20", "-ramp", "100", "-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2", "-tick", "200ms"}, &out, &progress)
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"20 connected, 0 failed", "lost 0, duplicates 0", "(summed over 2 servers)", "server writes per tick: ",
+		"server 0 " + srvs[0].base + ": RSS ", "server 1 " + srvs[1].base + ": RSS ", ", 10 streams, ", "  front p50 ", "per waiting visitor per second (20 streams)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("report lacks %q", want)
+		}
+	}
+	if strings.Count(out.String(), ", 10 streams, ") != 2 {
+		t.Fatal("the visitors are not split evenly over the servers")
+	}
+}
+
 // TestSoakSmoke runs the soak tool briefly, in both modes, against a real
 // server on loopback: tiny N, a couple of seconds.
 func TestSoakSmoke(t *testing.T) {
