@@ -48,11 +48,12 @@ type Soak struct {
 	// R3labs follows the streams with the r3labs/sse client instead of the
 	// lean raw client.
 	R3labs bool
-	// GCURL, when set, is fetched just before the server figures are read
-	// at the start and at the end (a server's DEBUG_ADDR
-	// /debug/pprof/heap?gc=1 runs a garbage collection), so that the
-	// memory figures count live memory, not the ramp's garbage. With
-	// several servers, a list of one per server.
+	// GCURL, when set, is fetched before the server figures are read at
+	// the start (until the RSS settles: see SettleMemory) and at the end
+	// (a server's DEBUG_ADDR /debug/pprof/heap?gc=1 runs a garbage
+	// collection), so that the memory figures count live memory, not the
+	// start-up's or the ramp's garbage. With several servers, a list of
+	// one per server.
 	GCURL string
 	// FirstVisitor is the index of the soak's first visitor among all the
 	// processes' (for child processes): visitor i connects to server
@@ -277,9 +278,9 @@ func (s Soak) tick() time.Duration {
 	return time.Second
 }
 
-// collect runs a garbage collection on each server through its GC URL, if
-// set.
-func collect(ctx context.Context, servers []SoakServer) error {
+// CollectGarbage runs a garbage collection on each server through its GC
+// URL, if set.
+func CollectGarbage(ctx context.Context, servers []SoakServer) error {
 	for _, srv := range servers {
 		if err := collectOne(ctx, srv.GCURL); err != nil {
 			return err
@@ -366,7 +367,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	var wg sync.WaitGroup
 	// The baseline, just before connecting: what the server holds for
 	// others is not the soak's.
-	if err := collect(ctx, servers); err != nil {
+	if err := SettleMemory(ctx, servers); err != nil {
 		return rep, err
 	}
 	before, err := ScrapeSoakAll(ctx, servers)
@@ -464,10 +465,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		}
 		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / held
 	}
-	if err := collect(ctx, servers); err != nil {
-		return rep, err
-	}
-	after, err := ScrapeSoakAll(ctx, servers)
+	after, err := ScrapeSoakEnd(ctx, servers)
 	if err != nil {
 		return rep, err
 	}

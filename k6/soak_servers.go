@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -121,6 +122,33 @@ func ScrapeSoakAll(ctx context.Context, servers []SoakServer) ([]map[string]floa
 			return nil, fmt.Errorf("soak: server %d: %w", i, err)
 		}
 		out[i] = m
+	}
+	return out, nil
+}
+
+// ScrapeSoakEnd reads the soak's figures of every server at the end of the
+// hold. Where the servers have GC URLs, it then collects their garbage and
+// takes the memory figures from a second reading: the counters (events,
+// commands, CPU) are read before, so that the collection's own CPU is not
+// the hold's.
+func ScrapeSoakEnd(ctx context.Context, servers []SoakServer) ([]map[string]float64, error) {
+	out, err := ScrapeSoakAll(ctx, servers)
+	if err != nil || !slices.ContainsFunc(servers, func(s SoakServer) bool { return s.GCURL != "" }) {
+		return out, err
+	}
+	if err := CollectGarbage(ctx, servers); err != nil {
+		return nil, err
+	}
+	mem, err := ScrapeSoakAll(ctx, servers)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		for _, name := range []string{metricRSS, metricHeap} {
+			if v, ok := mem[i][name]; ok {
+				out[i][name] = v
+			}
+		}
 	}
 	return out, nil
 }

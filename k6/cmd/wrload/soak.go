@@ -29,7 +29,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.DurationVar(&s.Settle, "settle", 3*time.Second, "pause between the ramp and the measurement")
 	fs.IntVar(&s.SourceIPs, "source-ips", 16, "spread connections over 127.0.0.1..127.0.0.N")
 	fs.BoolVar(&s.Poll, "poll", false, "poll the position API like the seed's clients instead of SSE")
-	fs.StringVar(&s.GCURL, "gc-url", "", "fetched before the memory figures are read: the server's DEBUG_ADDR /debug/pprof/heap?gc=1 collects its garbage first (a list of one per -url with several servers); with -procs 1")
+	fs.StringVar(&s.GCURL, "gc-url", "", "fetched before the memory figures are read: the server's DEBUG_ADDR /debug/pprof/heap?gc=1 collects its garbage first (a list of one per -url with several servers)")
 	fs.DurationVar(&s.Tick, "tick", time.Second, "the servers' tick period: the hold's ticks, for the writes per tick, are its seconds over this")
 	classes := fs.Bool("classes", true, "sort the timed events into priority classes (ready, front, back); false for a server whose events carry none, such as sse-reference")
 	fs.BoolVar(&s.Widget, "widget", false, "hold embedded-widget viewers (/r/{room}/widget/events: no ticket) instead of waiting visitors")
@@ -107,6 +107,9 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 	for i, srv := range servers {
 		urls[i], metricsURLs[i] = srv.URL, srv.MetricsURL
 	}
+	if err := k6.SettleMemory(ctx, servers); err != nil {
+		return k6.Report{}, err
+	}
 	before, err := k6.ScrapeSoakAll(ctx, servers)
 	if err != nil {
 		return k6.Report{}, err
@@ -131,9 +134,10 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 		calls int64
 		at    time.Time
 	}
-	read := func() (scrape, error) {
-		m, err := k6.ScrapeSoakAll(ctx, servers)
-		sc := scrape{m: m, at: time.Now()}
+	read := func(scrapeAll func(context.Context, []k6.SoakServer) ([]map[string]float64, error)) (scrape, error) {
+		at := time.Now() // the counters are read first, the memory after any collection
+		m, err := scrapeAll(ctx, servers)
+		sc := scrape{m: m, at: at}
 		if err == nil && s.RedisCalls != nil {
 			sc.calls, err = s.RedisCalls(ctx)
 		}
@@ -158,9 +162,9 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 			}
 		}
 		time.Sleep(s.Settle + time.Second)
-		mid, midErr = read()
+		mid, midErr = read(k6.ScrapeSoakAll)
 		time.Sleep(s.Hold - 2*time.Second)
-		after, afterErr = read()
+		after, afterErr = read(k6.ScrapeSoakEnd)
 	}()
 	fmt.Fprintf(stdout, "spreading %d visitors over %d processes\n", s.N, procs)
 	children, err := k6.RunChildren[k6.Report](ctx, lists, stderr)
