@@ -45,6 +45,10 @@ type Soak struct {
 	Poll bool
 	// Settle is how long to wait after the ramp before measuring.
 	Settle time.Duration
+	// Linger keeps the connections open, unmeasured, this long after the
+	// hold and its readings: a many-process run's parent reads the
+	// servers' memory meanwhile, after the children's hold.
+	Linger time.Duration
 	// R3labs follows the streams with the r3labs/sse client instead of the
 	// lean raw client.
 	R3labs bool
@@ -468,6 +472,13 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	after, err := ScrapeSoakEnd(ctx, servers)
 	if err != nil {
 		return rep, err
+	}
+	if s.Linger > 0 {
+		setPhase("lingering")
+		select {
+		case <-runCtx.Done():
+		case <-time.After(s.Linger):
+		}
 	}
 	cancel()
 	wg.Wait()

@@ -88,16 +88,15 @@ func (r Report) costLines(b *strings.Builder) {
 	if r.HoldTicksCounted {
 		ticks = fmt.Sprintf("the servers' issuers in %.1f s, %.2f a second", r.HoldSeconds, r.HoldTicks/max(r.HoldSeconds, 1e-9))
 	}
-	if r.EventsKnown {
-		fmt.Fprintf(b, "server writes per tick: %.1f SSE events (%.0f written over %.0f ticks: %s)", r.WritesPerTick,
-			r.EventsWritten, r.HoldTicks, ticks)
-	} else {
-		fmt.Fprintf(b, "server writes per tick: not exported (no %s)", metricEvents)
+	if r.streams() { // polling writes no events
+		if r.EventsKnown {
+			fmt.Fprintf(b, "server writes per tick: %.1f SSE events (%.0f written over %.0f ticks: %s)", r.WritesPerTick,
+				r.EventsWritten, r.HoldTicks, ticks)
+		} else {
+			fmt.Fprintf(b, "server writes per tick: not exported (no %s)", metricEvents)
+		}
+		fmt.Fprintf(b, "; received per tick id seen: %.1f\n", r.receivedPerTick())
 	}
-	if r.streams() {
-		fmt.Fprintf(b, "; received per tick id seen: %.1f", r.receivedPerTick())
-	}
-	b.WriteString("\n")
 	if r.CPUKnown {
 		fmt.Fprintf(b, "server CPU: %.2f s over %.1f s = %.1f%% of one core; %.2f µs of CPU per waiting visitor per second (%d streams)\n",
 			r.CPUSeconds, r.HoldSeconds, r.CPUPercent, r.CPUPerVisitor*1e6, r.Connected)

@@ -9,11 +9,16 @@ import (
 // settleRounds bounds the collections SettleMemory runs, a second apart.
 const settleRounds = 8
 
+// SettleTime is the longest SettleMemory takes, with room for the
+// collections and the readings.
+const SettleTime = settleRounds * 3 * time.Second / 2
+
 // SettleMemory brings the servers' RSS down to what they hold, before a
-// soak's baseline is read: a fresh server keeps some 30 MiB of start-up
-// garbage resident after one collection, and returns it to the system
-// over the next few, which a soak would see as its connections costing
-// nothing. It collects each server's garbage (through its GC URL) a
+// soak's memory figures are read: a fresh server keeps some 30 MiB of
+// start-up garbage resident after one collection, and returns it to the
+// system over the next few, which a soak would see as its connections
+// costing nothing; at the end, the ramp's garbage is not the
+// connections'. It collects each server's garbage (through its GC URL) a
 // second apart until their summed RSS falls by less than 1 MiB a server,
 // at most settleRounds times. Servers without GC URLs are left as they
 // are.

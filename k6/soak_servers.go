@@ -127,16 +127,17 @@ func ScrapeSoakAll(ctx context.Context, servers []SoakServer) ([]map[string]floa
 }
 
 // ScrapeSoakEnd reads the soak's figures of every server at the end of the
-// hold. Where the servers have GC URLs, it then collects their garbage and
-// takes the memory figures from a second reading: the counters (events,
-// commands, CPU) are read before, so that the collection's own CPU is not
-// the hold's.
+// hold. Where the servers have GC URLs, it then collects their garbage
+// until their RSS settles (see SettleMemory: the ramp's garbage is not the
+// connections') and takes the memory figures from a second reading; the
+// counters (events, commands, ticks, CPU) are those of the first, so that
+// the collections' CPU is not the hold's.
 func ScrapeSoakEnd(ctx context.Context, servers []SoakServer) ([]map[string]float64, error) {
 	out, err := ScrapeSoakAll(ctx, servers)
 	if err != nil || !slices.ContainsFunc(servers, func(s SoakServer) bool { return s.GCURL != "" }) {
 		return out, err
 	}
-	if err := CollectGarbage(ctx, servers); err != nil {
+	if err := SettleMemory(ctx, servers); err != nil {
 		return nil, err
 	}
 	mem, err := ScrapeSoakAll(ctx, servers)

@@ -27,6 +27,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Float64Var(&s.Ramp, "ramp", 1000, "new visitors per second")
 	fs.DurationVar(&s.Hold, "hold", 20*time.Second, "how long to hold them once connected")
 	fs.DurationVar(&s.Settle, "settle", 3*time.Second, "pause between the ramp and the measurement")
+	fs.DurationVar(&s.Linger, "linger", 0, "keep the connections open, unmeasured, this long after the hold (children: while the parent reads the servers' memory)")
 	fs.IntVar(&s.SourceIPs, "source-ips", 16, "spread connections over 127.0.0.1..127.0.0.N")
 	fs.BoolVar(&s.Poll, "poll", false, "poll the position API like the seed's clients instead of SSE")
 	fs.StringVar(&s.GCURL, "gc-url", "", "fetched before the memory figures are read: the server's DEBUG_ADDR /debug/pprof/heap?gc=1 collects its garbage first (a list of one per -url with several servers)")
@@ -114,13 +115,21 @@ func soakChildren(ctx context.Context, s k6.Soak, procs int, client string, stdo
 	if err != nil {
 		return k6.Report{}, err
 	}
+	// The parent reads the servers' counters a second before the children's
+	// hold ends, then collects their garbage until the RSS settles: the
+	// children keep their connections that long.
+	childLinger := max(s.Linger, 2*time.Second)
+	if strings.TrimSpace(s.GCURL) != "" {
+		childLinger = max(s.Linger, k6.SettleTime)
+	}
 	var lists [][]string
 	for p := range procs {
 		args := []string{"soak", "-child", "-url", strings.Join(urls, ","), "-metrics-url", strings.Join(metricsURLs, ","), "-room", s.Room,
 			"-n", strconv.Itoa(min(per, s.N-p*per)), "-first-visitor", strconv.Itoa(s.FirstVisitor + p*per),
 			"-ramp", strconv.FormatFloat(s.Ramp/float64(procs), 'f', -1, 64), "-hold", s.Hold.String(), "-settle", s.Settle.String(),
 			"-source-ips", strconv.Itoa(ips), "-first-ip", strconv.Itoa(s.FirstIP + p*ips), "-client", client,
-			"-progress", s.ProgressEvery.String(), "-tick", s.Tick.String(), "-classes=" + strconv.FormatBool(!s.Unclassed)}
+			"-progress", s.ProgressEvery.String(), "-tick", s.Tick.String(), "-classes=" + strconv.FormatBool(!s.Unclassed),
+			"-linger", childLinger.String()}
 		if s.Poll {
 			args = append(args, "-poll")
 		}
