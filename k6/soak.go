@@ -96,13 +96,17 @@ type Report struct {
 	HeadersP50     time.Duration
 	HeadersP99     time.Duration
 	Events         int64
-	Lost           int64
-	Duplicates     int64
-	LatencyP50     time.Duration
-	LatencyP99     time.Duration
-	LatencyMax     time.Duration
-	WorstTickP99   time.Duration
-	Ticks          int
+	// Lost counts the tick ids a stream missed beyond its cadence: after
+	// an event that said "every":N, the ids of the next N seconds (N ids
+	// with one server ticking once a second) are on schedule (see
+	// missed). Duplicates counts the ids a stream saw again.
+	Lost         int64
+	Duplicates   int64
+	LatencyP50   time.Duration
+	LatencyP99   time.Duration
+	LatencyMax   time.Duration
+	WorstTickP99 time.Duration
+	Ticks        int
 	// RSSBefore is the server's RSS just before the soak connected, and
 	// RSSAfter at the end of the hold; RSSPerConn is their difference over
 	// the soak's own connections (0 when the RSS fell).
@@ -699,7 +703,8 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "mode %s: %d connected, %d failed, %d reconnects in %.1f s (time to headers p50 %v, p99 %v)\n",
 		r.Mode, r.Connected, r.Failed, r.Reconnects, r.ConnectSeconds, r.HeadersP50.Round(time.Microsecond), r.HeadersP99.Round(time.Microsecond))
 	if r.streams() {
-		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d\n", r.Events, r.Ticks, r.Lost, r.Duplicates)
+		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d (lost: tick ids missing beyond the last event's \"every\")\n",
+			r.Events, r.Ticks, r.Lost, r.Duplicates)
 		fmt.Fprintf(&b, "broadcast latency, tick -> client: p50 %v, p99 %v, max %v; worst tick p99 %v\n",
 			r.LatencyP50.Round(time.Microsecond), r.LatencyP99.Round(time.Microsecond), r.LatencyMax.Round(time.Microsecond), r.WorstTickP99.Round(time.Microsecond))
 		r.delayLines(&b)
