@@ -63,7 +63,8 @@ type Soak struct {
 	// processes' (for child processes): visitor i connects to server
 	// (FirstVisitor+i) mod the number of servers.
 	FirstVisitor int
-	// Tick is the server's tick period (default 1 s): the hold's ticks,
+	// Tick is the server's tick period (default 1 s): for a server that
+	// does not count its ticks (the r3labs reference), the hold's ticks,
 	// for the writes per tick, are its seconds over Tick.
 	Tick time.Duration
 	// Unclassed counts every timed event in the class "all" only: for a

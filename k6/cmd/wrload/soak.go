@@ -31,7 +31,7 @@ func soakCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.IntVar(&s.SourceIPs, "source-ips", 16, "spread connections over 127.0.0.1..127.0.0.N")
 	fs.BoolVar(&s.Poll, "poll", false, "poll the position API like the seed's clients instead of SSE")
 	fs.StringVar(&s.GCURL, "gc-url", "", "fetched before the memory figures are read: the server's DEBUG_ADDR /debug/pprof/heap?gc=1 collects its garbage first (a list of one per -url with several servers)")
-	fs.DurationVar(&s.Tick, "tick", time.Second, "the servers' tick period: the hold's ticks, for the writes per tick, are its seconds over this")
+	fs.DurationVar(&s.Tick, "tick", time.Second, "the servers' tick period: for a server that does not count its ticks (sse-reference), the hold's ticks, for the writes per tick, are its seconds over this")
 	classes := fs.Bool("classes", true, "sort the timed events into priority classes (ready, front, back); false for a server whose events carry none, such as sse-reference")
 	fs.BoolVar(&s.Widget, "widget", false, "hold embedded-widget viewers (/r/{room}/widget/events: no ticket) instead of waiting visitors")
 	client := fs.String("client", "raw", "SSE client: raw (lean, one goroutine per stream) or r3labs")

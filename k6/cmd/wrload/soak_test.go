@@ -164,3 +164,31 @@ func holdStreams(t *testing.T, srv server, room string, n int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSoakRefusesBadSpreads: the servers' URL lists and the share of each
+// child process are checked before anything connects.
+func TestSoakRefusesBadSpreads(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"more than a process holds", []string{"-n", "40000", "-procs", "2", "-url", "http://127.0.0.1:1", "-metrics-url", "http://127.0.0.1:2/metrics"},
+			"n 20000 out of 1..19000 (one process's open files) (with -procs 2, each child holds 20000 visitors"},
+		{"lists of different lengths", []string{"-n", "10", "-url", "http://127.0.0.1:1,http://127.0.0.1:3", "-metrics-url", "http://127.0.0.1:2/metrics"},
+			"-metrics-url: 1 URLs for 2 servers"},
+		{"lists of different lengths, with children", []string{"-n", "10", "-procs", "2", "-url", "http://127.0.0.1:1,http://127.0.0.1:3", "-metrics-url", "http://127.0.0.1:2/metrics"},
+			"-metrics-url: 1 URLs for 2 servers"},
+		{"a second server off loopback", []string{"-n", "10", "-url", "http://127.0.0.1:1,http://192.0.2.7:3", "-metrics-url", "http://127.0.0.1:2/metrics,http://127.0.0.1:4/metrics"},
+			"server 1 url http://192.0.2.7:3: 192.0.2.7 is not a loopback address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errs strings.Builder
+			err := soakCommand(context.Background(), tt.args, &out, &errs)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one with %q", err, tt.want)
+			}
+		})
+	}
+}
