@@ -98,9 +98,8 @@ type Report struct {
 	HeadersP99     time.Duration
 	Events         int64
 	// Lost counts the tick ids a stream missed beyond its cadence: after
-	// an event that said "every":N, the ids of the next N seconds (N ids
-	// with one server ticking once a second) are on schedule (see
-	// missed). Duplicates counts the ids a stream saw again.
+	// an event that said "every":N, the next N tick ids are on schedule
+	// (see missed). Duplicates counts the ids a stream saw again.
 	Lost         int64
 	Duplicates   int64
 	LatencyP50   time.Duration

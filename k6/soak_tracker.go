@@ -1,7 +1,6 @@
 package k6
 
 import (
-	"math"
 	"sync"
 	"time"
 )
@@ -11,11 +10,10 @@ import (
 // class.
 type tracker struct {
 	lastID int64
-	// lastEvery is the "every" of the last event with an id: the seconds
-	// until the stream's next scheduled event; lastT is its "t", the
-	// tick's server time (µs; 0 when it had none).
-	lastEvery, lastT int64
-	seen             bool
+	// lastEvery is the "every" of the last event with an id: the ticks
+	// until the stream's next scheduled event.
+	lastEvery int64
+	seen      bool
 	// classed sorts the timed events into priority classes (see classify).
 	classed bool
 	sh      *shard
@@ -40,7 +38,7 @@ func (t *tracker) event(id int64, name, data []byte) {
 		return
 	}
 	if first { // the snapshot on connect, not a tick
-		t.lastID, t.lastEvery, t.lastT = id, cadence(data), ts
+		t.lastID, t.lastEvery = id, cadence(data)
 		return
 	}
 	if id == 0 {
@@ -49,34 +47,23 @@ func (t *tracker) event(id int64, name, data []byte) {
 	if id <= t.lastID {
 		t.c.dups.Add(1)
 	} else {
-		t.c.lost.Add(missed(t.lastID, id, t.lastEvery, t.lastT, ts))
-		t.lastID, t.lastEvery, t.lastT = id, cadence(data), ts
+		t.c.lost.Add(missed(t.lastID, id, t.lastEvery))
+		t.lastID, t.lastEvery = id, cadence(data)
 	}
 	t.time(now, id, class, ts)
 }
 
 // missed is how many tick ids a stream lost between the events last and
-// id when the event last said the next would come every seconds later:
-// with a cadence by distance, a far visitor's ids legitimately jump (100,
-// 130), so only the ids beyond the schedule are lost. Nothing is lost
-// before the stream's first tick id (last 0).
-//
-// With one server ticking once a second, the schedule is every ids: a gap
-// above every loses the ids beyond it. Several servers each tick the room
-// (no leader: S servers advance its tick id S times a second), so where
-// both events carry their tick's server time (lastT and t, µs) the
-// schedule is every seconds: the ids lost are the gap's share of the time
-// beyond every, to the nearest id; the same count with one server.
-func missed(last, id, every, lastT, t int64) int64 {
+// id when the event last said the next would come every ticks later: with
+// a cadence by distance, a far visitor's ids legitimately jump (100, 130),
+// so only the ids beyond every are lost. "every" counts the room's tick
+// ids, as the hub schedules (docs/PUSH.md), however many servers advance
+// them. Nothing is lost before the stream's first tick id (last 0).
+func missed(last, id, every int64) int64 {
 	if last <= 0 || id <= last {
 		return 0
 	}
-	gap, every := id-last, max(every, 1)
-	if lastT <= 0 || t <= lastT {
-		return max(0, gap-every)
-	}
-	dt := float64(t-lastT) / 1e6
-	return max(0, int64(math.Round(float64(gap)*(dt-float64(every))/dt)))
+	return max(0, id-last-max(every, 1))
 }
 
 // time records the delay from the event's "t" (ts, the tick's server
