@@ -156,10 +156,34 @@
     tick();
   }
 
+  // Far back in the line, positions come every few ticks ("every"); in
+  // between, the page counts down on its own: it holds the rank for
+  // "after" ms, then takes off "pace" ranks a second for at most "span" ms.
+  // The server keeps the pace below the line's and corrects a page before
+  // it could get ahead, so the count is never better than the truth. It
+  // stops where the stream is lost.
+  var ticking = null; // {p, at}: the event the countdown runs from
   function waiting(p) {
+    ticking = p.pace > 0 && !p.paused ? { p: p, at: performance.now() } : null;
+    waitingAt(p, p.rank, p.estimatedWaitSeconds);
+  }
+  function countDown() {
+    if (!ticking || done || state !== "waiting") return;
+    var p = ticking.p, t = Math.min(Math.max(performance.now() - ticking.at - p.after, 0), p.span);
+    var rank = Math.max(0, p.rank - Math.floor(p.pace * t / 1000));
+    if (rank === lastRank) return;
+    var eta = p.estimatedWaitSeconds;
+    if (typeof eta === "number" && p.rank > 0) eta = Math.ceil(eta * rank / p.rank);
+    waitingAt(p, rank, eta);
+  }
+  setInterval(countDown, 250);
+  // quietFor is how long the stream may say nothing at p's cadence.
+  function quietFor(p) { return 15000 + (p && p.span > 0 ? 2 * p.after + p.span : 0); }
+
+  function waitingAt(p, rank, eta) {
     countdown = null; text(countEl, "");
     // A rank that went up is shown as it is, with the reason, for 30 s.
-    var rank = p.rank, up = lastRank !== null && rank > lastRank;
+    var up = lastRank !== null && rank > lastRank;
     if (firstRank === null || rank > firstRank) firstRank = rank;
     lastRank = rank;
     if (up) { reason = T["rankUp_" + p.rankUpReason] || T.rankUp; reasonUntil = Date.now() + 30000; }
@@ -172,7 +196,6 @@
     var was = state;
     view("waiting", line, Date.now() < reasonUntil ? reason : "", up);
     if (was === "waiting" && !up) sayRank(line);
-    var eta = p.estimatedWaitSeconds;
     text(etaEl, typeof eta === "number" ? fill(T.eta, "t", duration(eta)) : "");
     text(inlineEl, fill(T.inline, "n", p.currentTotalWaitingCount.toLocaleString(lang)));
     bar.hidden = false;
@@ -281,10 +304,10 @@
   // A waiting page hears its position every tick. An open stream silent
   // for 15 s has lost something (the drills saw a ready event that never
   // came): the position API is asked once, so that a turn is never missed.
-  var heard = 0;
+  var heard = 0, last = null;
   setInterval(function () {
     if (done || !es || es.readyState !== EventSource.OPEN || (state !== "waiting" && state !== "paused")) return;
-    if (Date.now() - heard < 15000) return;
+    if (Date.now() - heard < quietFor(ticking ? ticking.p : last)) return;
     heard = Date.now();
     fetch(api + "/position", { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.ok ? r.json() : null; })
@@ -297,15 +320,20 @@
     if (!window.EventSource) { conn(T.polling); return poll(); }
     es = new EventSource("/r/" + encodeURIComponent(room) + "/events" + utmQuery);
     heard = Date.now();
-    var onEvent = function (e) { heard = Date.now(); conn(""); try { render(JSON.parse(e.data)); } catch (x) {} };
+    var onEvent = function (e) {
+      heard = Date.now(); conn("");
+      try { last = JSON.parse(e.data); } catch (x) { return; }
+      render(last);
+    };
     es.addEventListener("position", onEvent);
     es.addEventListener("ready", onEvent);
     es.addEventListener("soldout", onEvent);
     // The server lost Redis: the position is on hold until the next one.
-    es.addEventListener("outage", function () { conn(T.reconnecting); });
+    es.addEventListener("outage", function () { ticking = null; conn(T.reconnecting); });
     var failures = 0;
     es.onopen = function () { heard = Date.now(); failures = 0; conn(""); };
     es.onerror = function () {
+      ticking = null; // counting on without the stream could get ahead
       if (done) return;
       failures++;
       // Refused (CLOSED), or unable to connect again and again: poll the

@@ -66,6 +66,9 @@ type RoomsText struct {
 	MaxActive            string
 	MaxActiveHint        string
 	TokenTTL             string
+	ReadySpread          string // readySpreadMs's label
+	ReadySpreadHint      string // what it is for; {ms}: the server's default, {max}: one tick
+	ReadySpreadEmpty     string // the empty field's placeholder; {ms}
 	OrderBucket          string
 	OrderRate            string
 	OrderBurst           string
@@ -221,6 +224,9 @@ var roomsKorean = RoomsText{
 	MaxActive:            "동시 활성 입장권 상한",
 	MaxActiveHint:        "0이면 상한 없음",
 	TokenTTL:             "입장권 유효 시간",
+	ReadySpread:          "입장 알림 분산 시간",
+	ReadySpreadHint:      "한 틱에 입장하는 구매자들에게 이 시간에 걸쳐 차례를 나눠 알려, 같은 순간(같은 밀리초)에 주문 페이지에 몰리지 않게 합니다. 0이면 한꺼번에 보냅니다. 비워 두면 서버 기본값({ms}ms)을 따릅니다. 최대 한 틱({max}ms).",
+	ReadySpreadEmpty:     "서버 기본값 {ms}",
 	OrderBucket:          "주문 제한",
 	OrderRate:            "초당 주문 수",
 	OrderBurst:           "순간 최대 주문 수",
@@ -300,6 +306,7 @@ var roomsKorean = RoomsText{
 		"targetP95Ms":         "1ms에서 60000ms 사이여야 합니다.",
 		"maxErrorRate":        "0에서 1 사이여야 합니다.",
 		"healthURL":           "비워 두거나 2048바이트 이하의 http(s) 주소여야 하며, 사용자 이름과 비밀번호를 넣을 수 없습니다.",
+		"readySpreadMs":       "비워 두거나(서버 기본값), 0(분산 없음) 또는 1ms에서 {max}ms(한 틱) 사이여야 합니다.",
 	},
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "사전 대기는 오픈보다 먼저 시작해야 하고, 오픈 시각이 있어야 합니다.",
@@ -403,6 +410,9 @@ var roomsEnglish = RoomsText{
 	MaxActive:            "Most active passes at once",
 	MaxActiveHint:        "0 means no cap",
 	TokenTTL:             "Pass lifetime",
+	ReadySpread:          "Spread of each tick's turns",
+	ReadySpreadHint:      "Spreads the buyers let in by one tick over this long, so they do not reach the order page in the same millisecond; 0 sends them at once. Empty follows the server's default ({ms} ms). At most one tick ({max} ms).",
+	ReadySpreadEmpty:     "server default {ms}",
 	OrderBucket:          "Order limit",
 	OrderRate:            "Orders per second",
 	OrderBurst:           "Order burst",
@@ -482,6 +492,7 @@ var roomsEnglish = RoomsText{
 		"targetP95Ms":         "Must be between 1 and 60000 ms.",
 		"maxErrorRate":        "Must be between 0 and 1.",
 		"healthURL":           "Leave empty, or an http(s) address of at most 2048 bytes, without user:password.",
+		"readySpreadMs":       "Must be empty (the server's default), 0 (no spread) or between 1 and {max} ms (one tick).",
 	},
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "The pre-queue must open before the sale, which needs an opening time.",

@@ -72,10 +72,13 @@ func (s *Server) refuseThrottled(w http.ResponseWriter, fails *failures, client,
 type adminSettings struct {
 	room.Settings
 	APIKeySet bool `json:"apiKeySet"`
+	// ReadySpreadDefaultMs is the server's spread of one tick's turns,
+	// which a room whose readySpreadMs is null follows.
+	ReadySpreadDefaultMs int `json:"readySpreadDefaultMs"`
 }
 
-func adminView(set room.Settings) adminSettings {
-	v := adminSettings{Settings: set, APIKeySet: set.Gate.APIKeyHash != ""}
+func (s *Server) adminView(set room.Settings) adminSettings {
+	v := adminSettings{Settings: set, APIKeySet: set.Gate.APIKeyHash != "", ReadySpreadDefaultMs: s.readySpreadDefaultMs()}
 	v.Settings.Gate.APIKeyHash = ""
 	return v
 }
@@ -204,7 +207,7 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 		return
 	}
 	set.Challenge = s.effectiveChallenge(set.Challenge)
-	v := roomView{Name: name, Settings: adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings}
+	v := roomView{Name: name, Settings: s.adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings}
 	if set.Adaptive {
 		ars, err := s.rooms.AdaptRooms(r.Context(), []string{name})
 		if err != nil {

@@ -143,8 +143,16 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 		Protect: strings.Join(set.Gate.Protect, "\n"), RateShown: fmtFloat(set.Rate),
 		Adaptive: set.Adaptive, AdaptiveShown: flagValue(set.Adaptive), MinRate: fmtFloat(set.Adapt.MinRate),
 		MaxRate: fmtFloat(set.Adapt.MaxRate), TargetP95Ms: strconv.Itoa(set.TargetP95Ms), MaxErrRate: fmtFloat(set.MaxErrorRate),
-		HealthURL: set.HealthURL,
+		HealthURL: set.HealthURL, ReadySpreadMs: optionalInt(set.ReadySpreadMs),
 	}
+}
+
+// optionalInt is n as a form shows it: "" for nil.
+func optionalInt(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }
 
 // flagValue is a checkbox's state as a hidden field keeps it.
@@ -194,7 +202,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		FailOpen: f.Get("failOpen") == "1", Protect: get("protect"), RateShown: get("rateShown"),
 		Adaptive: f.Get("adaptive") == "1", AdaptiveShown: get("adaptiveShown"), MinRate: get("minRate"),
 		MaxRate: get("maxRate"), TargetP95Ms: get("targetP95Ms"), MaxErrRate: get("maxErrorRate"),
-		HealthURL: get("healthURL"),
+		HealthURL: get("healthURL"), ReadySpreadMs: get("readySpreadMs"),
 	}
 	if len(v.Title) > maxFieldLen {
 		v.Title = v.Title[:maxFieldLen]
@@ -213,6 +221,18 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	}
 	if f.Has("healthURL") { // a form without the field keeps the setting; empty clears it
 		p.AdaptPatch.HealthURL = &v.HealthURL
+	}
+	// A form without the field keeps the setting; empty follows the
+	// server's default.
+	if f.Has("readySpreadMs") {
+		p.ReadySpreadMs.Set = true
+		if v.ReadySpreadMs != "" {
+			if n, err := strconv.Atoi(v.ReadySpreadMs); err != nil {
+				errs["readySpreadMs"] = t.ErrNotWhole
+			} else {
+				p.ReadySpreadMs.Ms = &n
+			}
+		}
 	}
 	var protect []string // none is nil, as the JSON API's empty list
 	for _, line := range strings.Split(v.Protect, "\n") {
@@ -385,6 +405,8 @@ func (s *Server) consoleFail(w http.ResponseWriter, r *http.Request, err error) 
 
 func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.RoomForm) {
 	t := roomsText(r)
+	f.ReadySpreadDefault = strconv.Itoa(s.readySpreadDefaultMs())
+	f.ReadySpreadMax = strconv.Itoa(s.readySpreadMaxMs())
 	title := t.NewRoomTitle
 	if !f.New {
 		title = views.Fill(t.SettingsTitle, "room", f.Room)
@@ -407,7 +429,7 @@ func (s *Server) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, s
 		return false
 	}
 	field, msg := settingsFieldError(invalid.err, t)
-	f.Errors[field] = msg
+	f.Errors[field] = views.Fill(msg, "max", strconv.Itoa(s.readySpreadMaxMs()))
 	f.Error = t.FixErrors
 	s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 	return true

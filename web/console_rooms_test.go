@@ -40,6 +40,13 @@ type roomsConsole struct {
 
 func newRoomsConsole(t *testing.T) *roomsConsole {
 	t.Helper()
+	return newRoomsConsoleWith(t, nil)
+}
+
+// newRoomsConsoleWith is newRoomsConsole with mut applied to its options
+// last.
+func newRoomsConsoleWith(t *testing.T, mut func(*Options)) *roomsConsole {
+	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sale := &saleEvents{}
 	db := storetest.Migrated(t, store.Postgres)
@@ -53,6 +60,9 @@ func newRoomsConsole(t *testing.T) *roomsConsole {
 		o.Records = roomsync.New(o.Queue.(*queue.Engine), db, quiet)
 		o.RecordedRooms = db
 		o.Sale = sale
+		if mut != nil {
+			mut(o)
+		}
 	})
 	c, csrf := signIn(t, h.srv, testAdminToken)
 	return &roomsConsole{harness: h, db: db, sale: sale, c: c, csrf: csrf}
@@ -95,6 +105,7 @@ func roomFormOf(name string, set room.Settings) url.Values {
 		"targetURL": {v.TargetURL}, "sessionSeconds": {v.SessionSeconds}, "sessionMode": {v.SessionMode}, "protect": {v.Protect},
 		"rateShown": {v.RateShown}, "adaptiveShown": {v.AdaptiveShown}, "minRate": {v.MinRate}, "maxRate": {v.MaxRate},
 		"targetP95Ms": {v.TargetP95Ms}, "maxErrorRate": {v.MaxErrRate}, "healthURL": {v.HealthURL},
+		"readySpreadMs": {v.ReadySpreadMs},
 	}
 	if v.Adaptive {
 		f.Set("adaptive", "1")

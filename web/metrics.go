@@ -31,6 +31,9 @@ type Metrics struct {
 	SSEConnections prometheus.Gauge
 	SSEEvents      prometheus.Counter
 	SSESlowDrops   prometheus.Counter
+	// SSECorrections counts position events sent off a visitor's cadence
+	// because the page's countdown would otherwise have got ahead of them.
+	SSECorrections prometheus.Counter
 	FanoutDuration prometheus.Histogram
 	Rejected       *prometheus.CounterVec
 	PageRequests   prometheus.Counter
@@ -133,6 +136,9 @@ func NewMetrics() *Metrics {
 		SSESlowDrops: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "waitingroom_sse_slow_drops_total", Help: "SSE clients dropped because their socket could not take an event at once.",
 		}),
+		SSECorrections: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "waitingroom_sse_countdown_corrections_total", Help: "Position events sent off the cadence, before a page's countdown got ahead of its visitor.",
+		}),
 		FanoutDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "waitingroom_sse_fanout_duration_seconds", Help: "Time to push one tick to every local connection of a room.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
@@ -145,7 +151,7 @@ func NewMetrics() *Metrics {
 		}, []string{"cap"}),
 	}
 	m.Registry.MustRegister(m.Waiting, m.Active, m.Admitted, m.EnterDuration, m.TickDuration, m.TickErrors,
-		m.SSEConnections, m.SSEEvents, m.SSESlowDrops, m.FanoutDuration, m.Rejected, m.PageRequests,
+		m.SSEConnections, m.SSEEvents, m.SSESlowDrops, m.SSECorrections, m.FanoutDuration, m.Rejected, m.PageRequests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Departures = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "waitingroom_departures",

@@ -113,6 +113,9 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 	if err := next.Validate(); err != nil {
 		return roomWritten{}, &invalidSettingsError{err}
 	}
+	if err := s.checkReadySpread(cur, next); err != nil {
+		return roomWritten{}, err
+	}
 	done := roomWritten{Created: created, Old: cur, New: next}
 	if !created {
 		st, err := s.rooms.Stats(ctx, name)
@@ -144,7 +147,8 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 		done.SoldOut = *w.SoldOut
 	}
 	s.recordRoom(ctx, name, next)
-	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode)
+	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode,
+		"readySpreadMs", readySpreadLog(next.ReadySpreadMs))
 	s.gateRooms.remember(name, gateSettings(next), time.Now())
 	s.roomEvents(name, actor, w.Action, done)
 	s.auditRoom(ctx, actor, name, w.Action, done)

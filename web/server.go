@@ -172,6 +172,10 @@ type Options struct {
 	// answers to the gate's protected requests (the reverse proxy's, and
 	// those the gate middleware reports); nil counts none.
 	Signal ShopSignal
+
+	// Tick is the admission period (TICK): a room's readySpreadMs is at
+	// most one tick. 0 bounds it by room.MaxReadySpreadMs alone.
+	Tick time.Duration
 }
 
 // Server serves the HTTP contract of BRIEF §4.
@@ -238,6 +242,9 @@ type Server struct {
 	// recording serializes the room records' writes that read the API
 	// key's hash from Redis (recordRoom).
 	recording sync.Mutex
+	// tick is the admission period (Options.Tick), which bounds
+	// readySpreadMs.
+	tick time.Duration
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
@@ -291,6 +298,7 @@ func New(o Options) (*Server, error) {
 		signal:     o.Signal,
 		reports:    newIPLimiter(reportsPerRoom, reportsBurst),
 		hashing:    make(chan struct{}, signinHashes),
+		tick:       o.Tick,
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
 	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	if s.origins, err = newCrossOrigin(o.AllowedOrigins, http.HandlerFunc(s.refuseCrossSite)); err != nil {

@@ -46,6 +46,14 @@ type sseConn struct {
 	// epoch is the room state's epoch that lastRank and lastTick belong to.
 	epoch    int64
 	lastTick int64 // the newest tick this connection was sent
+	// CADENCE: when lastRank was sent (ns on the hub's clock), the
+	// countdown the page was told (its Every and Pace), the tick of the
+	// next scheduled event and the room's broadcast generation it saw.
+	sentAt   int64
+	cdEvery  int32
+	cdPace   int32 // hundredths of a rank per second, as the page reads it
+	gen      uint32
+	nextTick int64
 	// lastShown is what a widget's stream was last sent (WIDGET).
 	lastShown widgetShown
 	nextSeen  time.Time

@@ -38,10 +38,14 @@ type HubOptions struct {
 	// ReadySpread spreads the ready events of one tick's batch uniformly
 	// over this long, so that a batch does not reach the order database in
 	// the same millisecond (0: no spread). Serve sets it to 80% of TICK.
+	// It is the default: a room's readySpreadMs wins, held to one tick.
 	ReadySpread time.Duration
 	// MaxWidgets caps the process's embedded-widget streams (0: default
 	// DefaultMaxWidgets; negative: none, the widgets poll).
 	MaxWidgets int
+	// Tick is the admission tick's period (default 1 s): the countdowns
+	// the pages are told are in ticks.
+	Tick time.Duration
 	// MaxStreams caps the process's buyer streams (0: no cap); beyond it
 	// a connect is answered 503, so the process keeps files for the rest.
 	MaxStreams int
@@ -69,6 +73,9 @@ type Hub struct {
 	perVisitor map[string][]*sseConn
 	closed     bool
 
+	// born is the hub's clock's zero: connections keep when they were
+	// last written to as nanoseconds since.
+	born       time.Time
 	resolveSem chan struct{}
 	stop       chan struct{}
 	wg         sync.WaitGroup
@@ -95,6 +102,10 @@ type hubRoom struct {
 	// room with widgets that went quiet is resynced by the heartbeat,
 	// which finds a room deleted by another process.
 	lastEvent time.Time
+	// broadcast and gen are what every page last had to hear of, and how
+	// many times that changed (see generation); owned by the fan-out.
+	broadcast broadcast
+	gen       uint32
 	running   bool // a fan-out is under way
 	pending   bool // another event arrived during it
 	syncing   bool // a resync snapshot is under way
@@ -114,12 +125,15 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 	if opt.MaxWidgets == 0 {
 		opt.MaxWidgets = DefaultMaxWidgets
 	}
+	if opt.Tick <= 0 {
+		opt.Tick = time.Second
+	}
 	if opt.MaxStreams <= 0 {
 		opt.MaxStreams = math.MaxInt32
 	}
 	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,
 		rooms: map[string]*hubRoom{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*sseConn{},
-		resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
+		born: time.Now(), resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
 	h.wg.Go(h.heartbeats)
 	return h
 }
@@ -306,113 +320,87 @@ func (h *Hub) fanOut(r *hubRoom) {
 	}
 }
 
-// push writes st to conns over a few workers, and returns the tickets of
-// the visitors due to be marked as seen.
+// push brings conns up to st: it resolves the visitors the head has
+// passed (their ready events go first), then writes the position events
+// due this tick, the front of the line first, over a few workers. It
+// returns the tickets of the visitors due to be marked as seen.
 func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 	if len(conns) == 0 {
 		return nil
 	}
-	workers := min(runtime.GOMAXPROCS(0)*2, (len(conns)+255)/256)
-	per := (len(conns) + workers - 1) / workers
-	seen := make([][]int64, workers)
 	now := time.Now()
+	plan := h.scan(r, &st, conns, now)
+	var next atomic.Int64
+	const batch = 16 // each worker takes the next few, so the order holds
+	workers := min(runtime.GOMAXPROCS(0)*2, (len(plan.due)+255)/256)
 	var wg sync.WaitGroup
-	for w := range workers {
-		part := conns[min(w*per, len(conns)):min((w+1)*per, len(conns))]
+	for range workers {
 		wg.Go(func() {
 			buf := make([]byte, 0, 512)
-			for _, c := range part {
-				if c.done.Load() {
-					continue
+			for {
+				i := int(next.Add(batch)) - batch
+				if i >= len(plan.due) {
+					return
 				}
-				if c.epoch != st.Epoch {
-					// The room started again (deleted and created, or
-					// restored): the old ticket means nothing; Redis says
-					// where the visitor stands now.
-					c.epoch, c.lastTick, c.lastRank = st.Epoch, 0, math.MaxInt64
-					h.resolve(r, c)
-					continue
-				}
-				if st.Tick <= c.lastTick {
-					continue // already sent; this pass catches up someone else
-				}
-				if st.SoldOut {
-					// Nothing left to sell: every waiting page is told once.
-					c.done.Store(true)
-					p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.shown.Load(), SoldOut: true,
-						PollingIntervalSeconds: queue.PollingTier(0)}
-					buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
-					if err := c.writeFramed(buf); err != nil {
-						h.drop(c, err)
-					}
-					continue
-				}
-				rebound := c.rebound.Swap(false)
-				if c.prequeued.Load() {
-					// DRAW: a pre-queued buyer has no rank until the draw;
-					// once a tick says it is done, Redis gives their place.
-					if st.Phase != "" && st.Phase != queue.PhasePrequeue {
-						h.resolve(r, c)
-					}
-					continue
-				}
-				ticket := c.ticket.Load()
-				rank, passed := st.Rank(ticket)
-				if passed {
-					h.resolve(r, c)
-					continue
-				}
-				// ABSENCE: a rank that goes up is shown as it is, with why.
-				reason := ""
-				if rank > c.lastRank {
-					reason = queue.RankUpRecount
-					if rebound {
-						reason = queue.RankUpReturned // re-entered: a new place in line
-					}
-				}
-				c.lastRank, c.lastTick = rank, st.Tick
-				p := queue.Position{Status: queue.StatusWaiting, Rank: rank, Ticket: c.shown.Load(), Waiting: st.Waiting,
-					EstimatedWaitSeconds:   queue.ETA(rank, st.Rate, st.Slots, st.Paused),
-					Paused:                 st.Paused,
-					RankUpReason:           reason,
-					PollingIntervalSeconds: queue.PollingInterval(rank)}
-				p = withSchedule(p, &st)
-				buf = appendChunk(buf[:0], func(b []byte) []byte { return appendEvent(b, st.Tick, "position", p, st.TimeMicros) })
-				if err := c.writeFramed(buf); err != nil {
-					h.drop(c, err)
-					continue
-				}
-				h.metrics.SSEEvents.Inc()
-				if !now.Before(c.nextSeen) {
-					c.nextSeen = now.Add(h.opt.SeenEvery)
-					seen[w] = append(seen[w], ticket)
+				for _, d := range plan.due[i:min(i+batch, len(plan.due))] {
+					buf = h.writeDue(buf[:0], &st, d)
 				}
 			}
 		})
 	}
 	wg.Wait()
-	var all []int64
-	for _, s := range seen {
-		all = append(all, s...)
+	return plan.seen
+}
+
+// writeDue writes one due event: sold out, or the visitor's position with
+// the countdown the scan planned for it.
+func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
+	c := d.c
+	if st.SoldOut {
+		// Nothing left to sell: every waiting page is told once.
+		p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.shown.Load(), SoldOut: true,
+			PollingIntervalSeconds: queue.PollingTier(0)}
+		buf = appendChunk(buf, func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
+		if err := c.writeFramed(buf); err != nil {
+			h.drop(c, err)
+		}
+		return buf
 	}
-	return all
+	p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.Waiting,
+		EstimatedWaitSeconds:   queue.ETA(d.rank, st.Rate, st.Slots, st.Paused),
+		Paused:                 st.Paused,
+		RankUpReason:           d.reason,
+		PollingIntervalSeconds: queue.PollingInterval(d.rank)}
+	p = withSchedule(p, st)
+	buf = appendChunk(buf, func(b []byte) []byte {
+		return appendCountdownEvent(b, st.Tick, p, st.TimeMicros, d.cd)
+	})
+	if err := c.writeFramed(buf); err != nil {
+		h.drop(c, err)
+		return buf
+	}
+	h.metrics.SSEEvents.Inc()
+	return buf
 }
 
 // resolve asks Redis what became of a visitor the head has passed: an
 // admission (the ready event, with the token, to this connection alone) or
 // a departure. It costs one round trip per admitted local visitor, not per
 // connection.
-func (h *Hub) resolve(r *hubRoom, c *sseConn) {
+//
+// spread is the room's ready spread (see HubOptions.ReadySpread): the
+// fetch waits a random part of it first.
+func (h *Hub) resolve(r *hubRoom, c *sseConn, tickMicros int64, spread time.Duration) {
 	if !c.resolving.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {
 		defer c.resolving.Store(false)
-		if h.opt.ReadySpread > 0 {
+		if spread > 0 {
 			select {
 			case <-h.stop:
 				return
-			case <-time.After(rand.N(h.opt.ReadySpread)):
+			case <-time.After(rand.N(spread)):
 			}
 		}
 		h.resolveSem <- struct{}{}
@@ -424,7 +412,7 @@ func (h *Hub) resolve(r *hubRoom, c *sseConn) {
 			h.log.Warn("sse: resolve", "room", r.name, "err", err)
 			return // the next tick tries again
 		}
-		h.sendResolved(c, p, 0)
+		h.sendResolved(c, p, tickMicros)
 	}()
 }
 

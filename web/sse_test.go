@@ -46,7 +46,7 @@ func (f *fakeSource) MarkSeen(_ context.Context, _ string, t []int64) error {
 }
 
 // tcpPair returns both ends of a loopback TCP connection.
-func tcpPair(t *testing.T) (server, client net.Conn) {
+func tcpPair(t testing.TB) (server, client net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -97,7 +97,8 @@ func TestFanOutNeverBlocksOnAStuckClient(t *testing.T) {
 		c := newSSEConn(srv)
 		c.ip = "ok"
 		hub.acquireIP("ok")
-		hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: int64(2000 + i), Rank: 1999, Tick: 1})
+		// At the front (CADENCE): they hear every tick.
+		hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: int64(100 + i), Rank: 99, Tick: 1})
 		readers.Go(func() {
 			sc := bufio.NewScanner(cli)
 			for sc.Scan() {

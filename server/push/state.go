@@ -10,6 +10,7 @@ package push
 
 import (
 	"slices"
+	"time"
 
 	"waitingroom/server/queue"
 )
@@ -33,6 +34,29 @@ type State struct {
 	// until the first event).
 	Phase                         string
 	PrequeueAt, OpensAt, ClosesAt int64
+	// ReadySpread is the room's own readySpreadMs, from the newest event or
+	// snapshot: how long the turns of one tick's admitted are spread over
+	// (0: told at once). Nil follows the server's default; Spread reads it.
+	ReadySpread *time.Duration
+}
+
+// Spread returns how long the turns of one tick's admitted are spread
+// over in this room: its own ReadySpread, or def, the server's default,
+// when it has none.
+func (s *State) Spread(def time.Duration) time.Duration {
+	if s.ReadySpread != nil {
+		return *s.ReadySpread
+	}
+	return def
+}
+
+// spreadOf is a readySpreadMs (nil: the server's default) as a duration.
+func spreadOf(ms *int) *time.Duration {
+	if ms == nil {
+		return nil
+	}
+	d := time.Duration(*ms) * time.Millisecond
+	return &d
 }
 
 // Reset replaces the state with a snapshot read from Redis. Events already
@@ -49,6 +73,7 @@ func (s *State) Reset(snap queue.Snapshot) {
 	if snap.Tick >= s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.SoldOut = snap.Tick, snap.Waiting, snap.Rate, snap.SoldOut
 		s.Paused, s.Slots = snap.Paused, snap.Slots
+		s.ReadySpread = spreadOf(snap.ReadySpreadMs)
 	}
 	s.addDepartures(snap.Departed)
 	s.advance(snap.Head)
@@ -77,6 +102,7 @@ func (s *State) Apply(e queue.Event) bool {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
 		s.Paused, s.Slots = bool(e.Paused), e.Slots
 		s.Phase, s.PrequeueAt, s.OpensAt, s.ClosesAt = e.Phase, e.PrequeueAt, e.OpensAt, e.ClosesAt
+		s.ReadySpread = spreadOf(e.ReadySpreadMs)
 	}
 	s.addDepartures(e.Departed)
 	s.advance(e.Head)

@@ -3,6 +3,7 @@ package push
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"waitingroom/server/queue"
 )
@@ -176,5 +177,67 @@ func TestPhaseFollowsEvents(t *testing.T) {
 	s.Apply(queue.Event{Tick: 3, Phase: queue.PhaseOpen, OpensAt: 5000})
 	if s.Phase != queue.PhaseOpen {
 		t.Fatalf("after the draw: %+v", s)
+	}
+}
+
+// TestReadySpreadFollowsTheRoom: the room's own spread comes with each
+// tick's event and with the snapshot, the newest tick's wins, and a room
+// without one (absent: nil) follows the server's default.
+func TestReadySpreadFollowsTheRoom(t *testing.T) {
+	ms := func(n int) *int { return &n }
+	const def = 800 * time.Millisecond
+	steps := []struct {
+		name  string
+		event *queue.Event
+		snap  *queue.Snapshot
+		want  time.Duration
+		isSet bool
+	}{
+		{"a new state follows the default", nil, nil, def, false},
+		{"a snapshot without one", nil, &queue.Snapshot{Tick: 1}, def, false},
+		{"an event with 250 ms", &queue.Event{Tick: 2, ReadySpreadMs: ms(250)}, nil, 250 * time.Millisecond, true},
+		{"an event with no spread", &queue.Event{Tick: 3, ReadySpreadMs: ms(0)}, nil, 0, true},
+		{"an older event does not change it", &queue.Event{Tick: 3, ReadySpreadMs: ms(900)}, nil, 0, true},
+		{"an event without one: back to the default", &queue.Event{Tick: 4}, nil, def, false},
+		{"a snapshot at the tick with 1 s", nil, &queue.Snapshot{Tick: 4, ReadySpreadMs: ms(1000)}, time.Second, true},
+		{"an older snapshot does not change it", nil, &queue.Snapshot{Tick: 3, ReadySpreadMs: ms(5)}, time.Second, true},
+		{"a snapshot without one", nil, &queue.Snapshot{Tick: 5}, def, false},
+		{"a restarted room's event sets it afresh", &queue.Event{Tick: 1, ReadySpreadMs: ms(40)}, nil, 40 * time.Millisecond, true},
+	}
+	var s State
+	for _, st := range steps {
+		if st.event != nil {
+			s.Apply(*st.event)
+		}
+		if st.snap != nil {
+			s.Reset(*st.snap)
+		}
+		if got := s.Spread(def); got != st.want || (s.ReadySpread != nil) != st.isSet {
+			t.Fatalf("%s: Spread(%v) = %v (own %v), want %v (own %v)", st.name, def, got, s.ReadySpread != nil, st.want, st.isSet)
+		}
+		if c := s.Clone(); c.Spread(def) != st.want {
+			t.Fatalf("%s: the clone's spread is %v, want %v", st.name, c.Spread(def), st.want)
+		}
+	}
+}
+
+func TestSpread(t *testing.T) {
+	d := func(v time.Duration) *time.Duration { return &v }
+	for _, tt := range []struct {
+		name string
+		own  *time.Duration
+		def  time.Duration
+		want time.Duration
+	}{
+		{"none: the default", nil, 800 * time.Millisecond, 800 * time.Millisecond},
+		{"none, no default", nil, 0, 0},
+		{"its own", d(300 * time.Millisecond), 800 * time.Millisecond, 300 * time.Millisecond},
+		{"its own, over a default of none", d(300 * time.Millisecond), 0, 300 * time.Millisecond},
+		{"its own zero beats the default", d(0), 800 * time.Millisecond, 0},
+	} {
+		s := State{ReadySpread: tt.own}
+		if got := s.Spread(tt.def); got != tt.want {
+			t.Errorf("%s: Spread(%v) = %v, want %v", tt.name, tt.def, got, tt.want)
+		}
 	}
 }

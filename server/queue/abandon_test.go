@@ -113,6 +113,7 @@ func TestAbandonmentDisabled(t *testing.T) {
 }
 
 func TestParseEvent(t *testing.T) {
+	spread250 := 250
 	tests := []struct {
 		in   string
 		ok   bool
@@ -123,6 +124,11 @@ func TestParseEvent(t *testing.T) {
 		{`{"n":1,"h":0,"t":1,"w":0,"r":50,"a":[],"d":[]}`, true, Event{Tick: 1, TimeMicros: 1, Rate: 50, Admitted: []string{}, Departed: []int64{}}},
 		{`not json`, false, Event{}},
 		{`{"n":-1,"h":0}`, false, Event{}},
+		// The room's readySpreadMs: absent is the server's default (nil).
+		{`{"n":2,"h":0,"t":1,"w":0,"r":50,"a":[],"d":[],"rs":250}`, true, Event{Tick: 2, TimeMicros: 1, Rate: 50, ReadySpreadMs: &spread250}},
+		{`{"n":2,"h":0,"t":1,"w":0,"r":50,"a":[],"d":[],"rs":0}`, true, Event{Tick: 2, TimeMicros: 1, Rate: 50, ReadySpreadMs: new(int)}},
+		{`{"n":2,"h":0,"rs":-1}`, false, Event{}},
+		{`{"n":2,"h":0,"rs":1.5}`, false, Event{}},
 	}
 	for _, tt := range tests {
 		got, err := ParseEvent([]byte(tt.in))
@@ -131,7 +137,7 @@ func TestParseEvent(t *testing.T) {
 		}
 		if tt.ok && (got.Tick != tt.want.Tick || got.Head != tt.want.Head || got.TimeMicros != tt.want.TimeMicros ||
 			got.Waiting != tt.want.Waiting || got.Rate != tt.want.Rate || !slices.Equal(got.Admitted, tt.want.Admitted) ||
-			!slices.Equal(got.Departed, tt.want.Departed)) {
+			!slices.Equal(got.Departed, tt.want.Departed) || !room.SameReadySpread(got.ReadySpreadMs, tt.want.ReadySpreadMs)) {
 			t.Fatalf("ParseEvent(%s) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}

@@ -333,14 +333,17 @@ func (e *Engine) MarkSeen(ctx context.Context, roomName string, tickets []int64)
 // Snapshot is what an instance needs to compute ranks in-process: the
 // room's tick, head and the departed tickets above the head, sorted.
 type Snapshot struct {
-	SoldOut  bool
-	Paused   bool
-	Slots    *Slots
-	Tick     int64
-	Head     int64
-	Waiting  int64
-	Rate     float64
-	Departed []int64
+	SoldOut bool
+	Paused  bool
+	Slots   *Slots
+	Tick    int64
+	Head    int64
+	Waiting int64
+	Rate    float64
+	// ReadySpreadMs is the room's readySpreadMs, as in Event: nil follows
+	// the server's default.
+	ReadySpreadMs *int
+	Departed      []int64
 }
 
 // Snapshot reads room's rank state in one round trip. It returns
@@ -353,13 +356,16 @@ func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 7 {
+	if len(res) < 8 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[3]), 64)
 	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate, SoldOut: asInt(res[4]) == 1,
 		Paused: asInt(res[5]) == 1, Slots: parseSlots(res[6])}
-	for _, d := range res[7:] {
+	if rs := int(asInt(res[7])); rs >= 0 { // -1: the server's default
+		s.ReadySpreadMs = &rs
+	}
+	for _, d := range res[8:] {
 		s.Departed = append(s.Departed, asInt(d))
 	}
 	return s, nil

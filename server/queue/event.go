@@ -36,6 +36,10 @@ type Event struct {
 	PrequeueAt int64  `json:"pq"`
 	OpensAt    int64  `json:"op"`
 	ClosesAt   int64  `json:"cl"`
+	// ReadySpreadMs is the room's readySpreadMs: the turns of this tick's
+	// admitted are told at random moments over this many milliseconds (0:
+	// at once). Absent (nil) when the room follows the server's default.
+	ReadySpreadMs *int `json:"rs,omitempty"`
 }
 
 // Flag is a JSON 0 or 1.
@@ -62,7 +66,7 @@ func ParseEvent(b []byte) (Event, error) {
 	if err := json.Unmarshal(b, &e); err != nil {
 		return Event{}, fmt.Errorf("queue: parse event: %w", err)
 	}
-	if e.Tick <= 0 || e.Head < 0 || e.Waiting < 0 {
+	if e.Tick <= 0 || e.Head < 0 || e.Waiting < 0 || e.ReadySpreadMs != nil && *e.ReadySpreadMs < 0 {
 		return Event{}, errors.New("queue: parse event: fields out of range")
 	}
 	return e, nil

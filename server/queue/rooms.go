@@ -52,6 +52,9 @@ func settingsFields(s room.Settings) []any {
 		"maxPerBuyer", strconv.Itoa(s.MaxPerBuyer),
 		// CHALLENGE: read by the enter and challenge scripts.
 		"challenge", s.Challenge, // "": the engine's default (SetChallengeDefault)
+		// Read by the admission script for its event ("rs"), and by the
+		// snapshot: "" follows the server's default.
+		"readySpreadMs", optionalInt(s.ReadySpreadMs),
 		// The branding, one JSON field: no script reads it.
 		"branding", brandingJSON(s.Branding),
 		// GATE: the gate, one JSON field, and the session's length and mode
@@ -68,6 +71,14 @@ func settingsFields(s room.Settings) []any {
 		"maxErrorRate", strconv.FormatFloat(s.MaxErrorRate, 'f', -1, 64),
 		"healthURL", s.HealthURL,
 	}
+}
+
+// optionalInt is n in decimal, or "" for nil.
+func optionalInt(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }
 
 // gateJSON encodes g for the cfg hash. Marshal cannot fail on strings, a
@@ -273,7 +284,13 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	}
 
 	// CHALLENGE: off in rooms saved before it existed.
-	s.Challenge = m["challenge"]     // "" (or none): the server's default
+	s.Challenge = m["challenge"] // "" (or none): the server's default
+	// "" (or none, in rooms saved before it existed): the server's default.
+	if v := m["readySpreadMs"]; v != "" {
+		n, err := strconv.Atoi(v)
+		errs = append(errs, err)
+		s.ReadySpreadMs = &n
+	}
 	if v := m["branding"]; v != "" { // absent in rooms saved before it existed
 		errs = append(errs, json.Unmarshal([]byte(v), &s.Branding))
 	}

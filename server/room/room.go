@@ -92,6 +92,13 @@ type Settings struct {
 	// record) follows the server's default, CHALLENGE_DEFAULT.
 	Challenge string `json:"challenge"`
 
+	// ReadySpreadMs spreads the turns of the buyers one tick lets in over
+	// this many milliseconds, so that they do not reach the order page in
+	// the same millisecond (spread.go): 0 tells them all at once, nil
+	// (JSON null, and rooms saved before the setting existed) follows the
+	// server's default. At most one tick (ValidateReadySpread).
+	ReadySpreadMs *int `json:"readySpreadMs"`
+
 	// Branding: how the room looks, previews and embeds (branding.go).
 	Branding
 
@@ -158,7 +165,8 @@ func Defaults(name string) Settings {
 		Mode:                ModeFIFO,
 		Schedule:            Schedule{ServeLineAfterClose: true},
 		ReturnWithinSeconds: DefaultReturnWithin,
-		Challenge:           "", // the server's default
+		Challenge:           "",  // the server's default
+		ReadySpreadMs:       nil, // the server's default
 		Gate:                DefaultGate(),
 		Adapt:               DefaultAdapt(),
 	}
@@ -195,6 +203,9 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("mode must be %q, %q, %q or %q", ModeFIFO, ModeRandom, ModePassthrough, ModeClosed)
 	}
 	if err := validateChallenge(s.Challenge); err != nil {
+		return err
+	}
+	if err := validateReadySpread(s.ReadySpreadMs); err != nil {
 		return err
 	}
 	if err := s.Schedule.Validate(); err != nil {
@@ -256,6 +267,9 @@ type Patch struct {
 	MaxPerBuyer *int `json:"maxPerBuyer"`
 	// Challenge, when set, replaces Settings.Challenge.
 	Challenge *string `json:"challenge"`
+	// ReadySpreadMs, when present, replaces Settings.ReadySpreadMs (null:
+	// the server's default).
+	ReadySpreadMs ReadySpreadPatch `json:"readySpreadMs"`
 
 	// BrandingPatch: the branding's fields (branding.go).
 	BrandingPatch
@@ -294,6 +308,7 @@ func (p Patch) Apply(s Settings) Settings {
 	set(&s.ShopURL, p.ShopURL)
 	set(&s.MaxPerBuyer, p.MaxPerBuyer)
 	set(&s.Challenge, p.Challenge)
+	s.ReadySpreadMs = p.ReadySpreadMs.apply(s.ReadySpreadMs)
 	s.Branding = p.BrandingPatch.apply(s.Branding)
 	s.Gate = p.GatePatch.apply(s.Gate)
 	s.Adapt = p.AdaptPatch.apply(s.Adapt)

@@ -13,7 +13,7 @@
 --   expired, phase, rate (as set), prequeued, paused, soldout, sessions,
 --   sessionsOpened, sessionsEnded, sessionsIdle, visitor...},
 --   or {-1}
-local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode')
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode', 'readySpreadMs')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
@@ -292,10 +292,13 @@ local r = achievable(rate, maxActive, ttl) -- ABSENCE: the ETA's throughput (non
 if gated then r = 0 end
 local slots = slotSchedule(rate, maxActive, ttl, nowMs) -- and when slots free
 if slots ~= '' then slots = ',"S":' .. slots end
+-- The room's spread of its turns, in ms; none: the server's default.
+local rs = tonumber(cfg[7])
+if rs then rs = ',"rs":' .. I(rs) else rs = '' end
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') .. slots ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']' ..
-  ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. '}')
+  ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. rs .. '}')
 
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
