@@ -46,13 +46,3 @@ func TestKnee(t *testing.T) {
 		})
 	}
 }
-
-func TestTrackerCountsLostAndDuplicates(t *testing.T) {
-	tr := tracker{sh: &shard{byTick: map[int64][]time.Duration{}}, c: &soakCounts{}}
-	for _, id := range []int64{5, 6, 7, 7, 10, 9, 11, 0, 12} {
-		tr.event(id, []byte(`{"t":1}`))
-	}
-	if c := tr.c; c.lost.Load() != 2 || c.dups.Load() != 2 || c.events.Load() != 9 {
-		t.Fatalf("lost %d, duplicates %d, events %d; want 2, 2, 9", c.lost.Load(), c.dups.Load(), c.events.Load())
-	}
-}

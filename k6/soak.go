@@ -24,10 +24,12 @@ import (
 // Soak holds N waiting visitors on a room for a while, over SSE or, in
 // polling mode, as the seed's clients did, and measures what it costs.
 type Soak struct {
-	// BaseURL is the server, for example http://127.0.0.1:8080.
+	// BaseURL is the server, for example http://127.0.0.1:8080, or a
+	// comma-separated list of servers: visitor i connects to server i mod
+	// their number, and the server-side figures are summed over them.
 	BaseURL string
-	// MetricsURL is the server's Prometheus endpoint (default: BaseURL's
-	// /metrics).
+	// MetricsURL is the server's private Prometheus endpoint (default:
+	// DefaultMetricsURL), or a list of one per server, in BaseURL's order.
 	MetricsURL string
 	Room       string
 	N          int
@@ -43,14 +45,33 @@ type Soak struct {
 	Poll bool
 	// Settle is how long to wait after the ramp before measuring.
 	Settle time.Duration
+	// Linger keeps the connections open, unmeasured, this long after the
+	// hold and its readings: a many-process run's parent reads the
+	// servers' memory meanwhile, after the children's hold.
+	Linger time.Duration
 	// R3labs follows the streams with the r3labs/sse client instead of the
 	// lean raw client.
 	R3labs bool
-	// GCURL, when set, is fetched just before the server figures are read
-	// at the start and at the end (a server's DEBUG_ADDR
-	// /debug/pprof/heap?gc=1 runs a garbage collection), so that the
-	// memory figures count live memory, not the ramp's garbage.
+	// GCURL, when set, is fetched before the server figures are read at
+	// the start (until the RSS settles: see SettleMemory) and at the end
+	// (a server's DEBUG_ADDR /debug/pprof/heap?gc=1 runs a garbage
+	// collection), so that the memory figures count live memory, not the
+	// start-up's or the ramp's garbage. With several servers, a list of
+	// one per server.
 	GCURL string
+	// FirstVisitor is the index of the soak's first visitor among all the
+	// processes' (for child processes): visitor i connects to server
+	// (FirstVisitor+i) mod the number of servers.
+	FirstVisitor int
+	// Tick is the server's tick period (default 1 s): for a server that
+	// does not count its ticks (the r3labs reference), the hold's ticks,
+	// for the writes per tick, are its seconds over Tick.
+	Tick time.Duration
+	// Unclassed counts every timed event in the class "all" only: for a
+	// server whose events carry no priority class (the r3labs reference,
+	// whose events are named position too). Widget viewers' events are
+	// never classed.
+	Unclassed bool
 	// Widget holds embedded-widget viewers (/r/{room}/widget/events, no
 	// ticket) instead of waiting visitors; raw client only.
 	Widget bool
@@ -76,13 +97,16 @@ type Report struct {
 	HeadersP50     time.Duration
 	HeadersP99     time.Duration
 	Events         int64
-	Lost           int64
-	Duplicates     int64
-	LatencyP50     time.Duration
-	LatencyP99     time.Duration
-	LatencyMax     time.Duration
-	WorstTickP99   time.Duration
-	Ticks          int
+	// Lost counts the tick ids a stream missed beyond its cadence: after
+	// an event that said "every":N, the next N tick ids are on schedule
+	// (see missed). Duplicates counts the ids a stream saw again.
+	Lost         int64
+	Duplicates   int64
+	LatencyP50   time.Duration
+	LatencyP99   time.Duration
+	LatencyMax   time.Duration
+	WorstTickP99 time.Duration
+	Ticks        int
 	// RSSBefore is the server's RSS just before the soak connected, and
 	// RSSAfter at the end of the hold; RSSPerConn is their difference over
 	// the soak's own connections (0 when the RSS fell).
@@ -113,8 +137,37 @@ type Report struct {
 	// the hold, scripts' inner commands included (when RedisCalls is set).
 	RedisSidePerSec float64
 	// Lat holds the raw latencies (µs) by tick, so that reports of several
-	// processes merge into exact percentiles.
+	// processes merge into exact percentiles: every timed event that has
+	// a tick id (not ready events). LatencyP50, LatencyP99, LatencyMax and
+	// WorstTickP99 are Lat's.
 	Lat map[int64][]int32 `json:"lat,omitempty"`
+	// Classes holds the raw latencies (µs) of the classed events by
+	// priority class (ClassReady, ClassFront, ClassBack).
+	Classes map[string][]int32 `json:"classes,omitempty"`
+	// Delays are the percentiles by priority class, ClassAll first (Lat's
+	// events and the ready events).
+	Delays []ClassDelay `json:"delays,omitempty"`
+	// TickSeconds is the server's tick period, in seconds.
+	TickSeconds float64
+	// EventsWritten is how many SSE events the servers wrote during the
+	// hold, and WritesPerTick the same per tick of the hold (EventsKnown:
+	// the servers export the count).
+	EventsWritten, WritesPerTick float64
+	EventsKnown                  bool
+	// HoldTicks is how many ticks the hold saw: the servers' issuer ticks
+	// when HoldTicksCounted, else its seconds over TickSeconds (see
+	// serverCosts).
+	HoldTicks        float64
+	HoldTicksCounted bool
+	// CPUSeconds is the servers' CPU over the hold, CPUPercent the same in
+	// % of one core, and CPUPerVisitor the CPU seconds per waiting visitor
+	// (the soak's own streams) per second (CPUKnown: the servers export
+	// process_cpu_seconds_total).
+	CPUSeconds, CPUPercent, CPUPerVisitor float64
+	CPUKnown                              bool
+	// Servers is each server's share, when the soak held visitors on more
+	// than one.
+	Servers []ServerShare `json:"servers,omitempty"`
 	// Headers holds the raw times to headers (µs).
 	Headers []int32 `json:"headers,omitempty"`
 	// Warnings say which server-side figures cannot be trusted, and why.
@@ -131,12 +184,12 @@ const (
 
 // ScrapeSoak reads the server figures a soak needs from a /metrics URL.
 func ScrapeSoak(ctx context.Context, url string) (map[string]float64, error) {
-	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE, metricHeap)
+	return Scrape(ctx, url, metricRSS, metricCommands, metricSSE, metricHeap, metricEvents, metricTicks, metricCPU)
 }
 
 // ServerFigures sets the server-side figures from three scrapes: before,
 // taken just before the soak connects; mid, at the start of the hold; and
-// after, at its end.
+// after, at its end. With several servers, each map is their sum.
 func (r *Report) ServerFigures(before, mid, after map[string]float64, holdSeconds float64) {
 	r.HoldSeconds = holdSeconds
 	r.RSSBefore, r.RSSAfter = before[metricRSS], after[metricRSS]
@@ -147,6 +200,7 @@ func (r *Report) ServerFigures(before, mid, after map[string]float64, holdSecond
 	if holdSeconds > 0 {
 		r.CommandsPerSec = (after[metricCommands] - mid[metricCommands]) / holdSeconds
 	}
+	r.serverCosts(mid, after)
 }
 
 // roughBelow is the number of connections under which the server's RSS
@@ -158,6 +212,7 @@ const roughBelow = 1000
 // client), and warns where the server's figures disagree with the soak's.
 func (r *Report) perConnection() {
 	r.RSSPerConn, r.Warnings = 0, nil
+	r.perVisitorCost()
 	if r.Connected <= 0 {
 		return
 	}
@@ -190,10 +245,16 @@ func (r *Report) perConnection() {
 }
 
 // Validate returns an error for a soak that is unbounded or aims anywhere
-// but loopback.
+// but loopback (any of its servers' URLs).
 func (s Soak) Validate() error {
-	if err := (Load{URL: s.BaseURL, Concurrency: 1, Duration: time.Second}).Validate(); err != nil {
+	servers, err := s.Servers()
+	if err != nil {
 		return err
+	}
+	for i, srv := range servers {
+		if err := srv.validate(i); err != nil {
+			return err
+		}
 	}
 	switch {
 	case s.N < 1 || s.N > 19000:
@@ -206,18 +267,43 @@ func (s Soak) Validate() error {
 		return fmt.Errorf("soak: source IPs %d out of 1..250", s.SourceIPs)
 	case s.Widget && (s.Poll || s.R3labs):
 		return errors.New("soak: widget viewers use the raw SSE client only")
+	case s.FirstVisitor < 0 || s.Tick < 0:
+		return errors.New("soak: first visitor and tick must not be negative")
 	}
 	return nil
 }
 
-// collect runs a garbage collection on the server through GCURL, if set.
-func (s Soak) collect(ctx context.Context) error {
-	if s.GCURL == "" {
+// Servers is the soak's servers: BaseURL, MetricsURL and GCURL paired.
+func (s Soak) Servers() ([]SoakServer, error) {
+	return ParseSoakServers(s.BaseURL, s.MetricsURL, s.GCURL)
+}
+
+// tick is Tick, or 1 s.
+func (s Soak) tick() time.Duration {
+	if s.Tick > 0 {
+		return s.Tick
+	}
+	return time.Second
+}
+
+// CollectGarbage runs a garbage collection on each server through its GC
+// URL, if set.
+func CollectGarbage(ctx context.Context, servers []SoakServer) error {
+	for _, srv := range servers {
+		if err := collectOne(ctx, srv.GCURL); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func collectOne(ctx context.Context, gcURL string) error {
+	if gcURL == "" {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.GCURL, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, gcURL, nil)
 	if err != nil {
 		return fmt.Errorf("soak: gc url: %w", err)
 	}
@@ -228,7 +314,7 @@ func (s Soak) collect(ctx context.Context) error {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("soak: gc url %s: %s", s.GCURL, resp.Status)
+		return fmt.Errorf("soak: gc url %s: %s", gcURL, resp.Status)
 	}
 	return nil
 }
@@ -236,14 +322,6 @@ func (s Soak) collect(ctx context.Context) error {
 // DefaultMetricsURL is where a server with the default METRICS_ADDR serves
 // /metrics; the public port never does.
 const DefaultMetricsURL = "http://127.0.0.1:9090/metrics"
-
-// MetricsEndpoint is MetricsURL, or DefaultMetricsURL.
-func (s Soak) MetricsEndpoint() string {
-	if s.MetricsURL != "" {
-		return s.MetricsURL
-	}
-	return DefaultMetricsURL
-}
 
 // soakCounts are a running soak's counters, shared by its clients.
 type soakCounts struct {
@@ -265,62 +343,23 @@ func (c *soakCounts) connectedIn(took time.Duration) {
 	c.mu.Unlock()
 }
 
-// tracker counts one stream's events: lost and duplicate ticks by id, and
-// the latency from each tick's server time to its receipt.
-type tracker struct {
-	lastID int64
-	seen   bool
-	sh     *shard
-	c      *soakCounts
-}
-
-func (t *tracker) event(id int64, data []byte) {
-	now := time.Now()
-	t.c.events.Add(1)
-	if !t.seen { // the snapshot on connect, not a tick
-		t.seen, t.lastID = true, id
-		return
-	}
-	if id == 0 {
-		return // ready, or a snapshot after a reconnect
-	}
-	switch {
-	case id <= t.lastID:
-		t.c.dups.Add(1)
-	case id > t.lastID+1 && t.lastID > 0:
-		t.c.lost.Add(id - t.lastID - 1)
-	}
-	t.lastID = max(t.lastID, id)
-	if !t.c.measuring.Load() {
-		return
-	}
-	if ts := jsonInt(data, `"t":`); ts > 0 {
-		lat := now.Sub(time.UnixMicro(ts))
-		t.sh.mu.Lock()
-		t.sh.byTick[id] = append(t.sh.byTick[id], lat)
-		t.sh.mu.Unlock()
-	}
-}
-
-// shard collects latencies with little contention.
-type shard struct {
-	mu     sync.Mutex
-	byTick map[int64][]time.Duration
-}
-
 // Run performs the soak. It returns when the hold is over or ctx ends.
 func (s Soak) Run(ctx context.Context) (Report, error) {
 	if err := s.Validate(); err != nil {
 		return Report{}, err
 	}
-	rep := Report{Mode: "sse"}
+	servers, err := s.Servers()
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Mode: "sse", TickSeconds: s.tick().Seconds()}
 	switch {
 	case s.Poll:
 		rep.Mode = "poll"
 	case s.Widget:
 		rep.Mode = "widget"
 	}
-	metricsURL := s.MetricsEndpoint()
+	classed := !s.Unclassed && !s.Widget
 
 	clients := make([]*http.Client, s.SourceIPs)
 	for i := range clients {
@@ -332,17 +371,14 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	defer cancel()
 
 	var c soakCounts
-	shards := make([]shard, 64)
-	for i := range shards {
-		shards[i].byTick = map[int64][]time.Duration{}
-	}
+	shards := newShards(64)
 	var wg sync.WaitGroup
 	// The baseline, just before connecting: what the server holds for
 	// others is not the soak's.
-	if err := s.collect(ctx); err != nil {
+	if err := SettleMemory(ctx, servers); err != nil {
 		return rep, err
 	}
-	before, err := ScrapeSoak(ctx, metricsURL)
+	before, err := ScrapeSoakAll(ctx, servers)
 	if err != nil {
 		return rep, err
 	}
@@ -363,11 +399,12 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		hc := *clients[i%len(clients)]
 		hc.Jar = jar
 		sh := &shards[i%len(shards)]
+		base := servers[(s.FirstVisitor+i)%len(servers)].URL
 		switch {
 		case s.Poll:
-			wg.Go(func() { s.poller(runCtx, &hc, &c) })
+			wg.Go(func() { s.poller(runCtx, &hc, base, &c) })
 		case !s.R3labs:
-			rs, err := newRawStream(s.BaseURL, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+s.FirstIP+i%s.SourceIPs))})
+			rs, err := newRawStream(base, s.Room, &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+s.FirstIP+i%s.SourceIPs))})
 			if err != nil {
 				return rep, err
 			}
@@ -375,7 +412,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 				rs.path = "/r/" + url.PathEscape(s.Room) + "/widget/events"
 			}
 			wg.Go(func() {
-				tr := tracker{sh: sh, c: &c}
+				tr := tracker{sh: sh, c: &c, classed: classed}
 				rs.run(runCtx, func(first bool, took time.Duration, err error) {
 					switch {
 					case err != nil:
@@ -385,11 +422,11 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 					default:
 						c.reconnects.Add(1)
 					}
-				}, func(id int64, _, data []byte) { tr.event(id, data) })
+				}, tr.event)
 			})
 		default:
 			wg.Go(func() {
-				s.follower(runCtx, &hc, sh, &c)
+				s.follower(runCtx, &hc, base, tracker{sh: sh, c: &c, classed: classed})
 			})
 		}
 		if d := time.Until(start.Add(time.Duration(i+1) * interval)); d > 0 {
@@ -410,7 +447,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	}
 
 	// Measure over the hold.
-	mid, err := ScrapeSoak(ctx, metricsURL)
+	mid, err := ScrapeSoakAll(ctx, servers)
 	if err != nil {
 		return rep, err
 	}
@@ -436,12 +473,16 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 		}
 		rep.RedisSidePerSec = float64(callsAfter-callsBefore) / held
 	}
-	if err := s.collect(ctx); err != nil {
-		return rep, err
-	}
-	after, err := ScrapeSoak(ctx, metricsURL)
+	after, err := ScrapeSoakEnd(ctx, servers)
 	if err != nil {
 		return rep, err
+	}
+	if s.Linger > 0 {
+		setPhase("lingering")
+		select {
+		case <-runCtx.Done():
+		case <-time.After(s.Linger):
+		}
 	}
 	cancel()
 	wg.Wait()
@@ -450,20 +491,25 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	rep.Connected, rep.Failed, rep.Reconnects = c.connected.Load(), c.failed.Load(), c.reconnects.Load()
 	rep.Events, rep.Lost, rep.Duplicates, rep.Polls = c.events.Load(), c.lost.Load(), c.dups.Load(), c.polls.Load()
 	rep.PollAnswers, rep.PollErrors = c.pollAnswers.Load(), c.pollErrors.Load()
-	rep.ServerFigures(before, mid, after, held)
+	rep.ServersFigures(servers, before, mid, after, held)
 	rep.PollsPerSecond = float64(rep.Polls) / rep.HoldSeconds
 	rep.perConnection()
 
-	rep.Lat = map[int64][]int32{}
+	rep.Lat, rep.Classes = map[int64][]int32{}, map[string][]int32{}
 	for i := range shards {
 		for tick, ls := range shards[i].byTick {
 			for _, l := range ls {
-				rep.Lat[tick] = append(rep.Lat[tick], int32(min(l.Microseconds(), 1<<31-1)))
+				rep.Lat[tick] = append(rep.Lat[tick], micros(l))
+			}
+		}
+		for class, ls := range shards[i].byClass {
+			for _, l := range ls {
+				rep.Classes[class] = append(rep.Classes[class], micros(l))
 			}
 		}
 	}
 	for _, h := range c.headers {
-		rep.Headers = append(rep.Headers, int32(min(h.Microseconds(), 1<<31-1)))
+		rep.Headers = append(rep.Headers, micros(h))
 	}
 	rep.latencyStats()
 	return rep, nil
@@ -494,14 +540,15 @@ func (r *Report) latencyStats() {
 	}
 	slices.Sort(hs)
 	r.HeadersP50, r.HeadersP99 = Percentile(hs, 50), Percentile(hs, 99)
+	r.Delays = classDelays(r.Lat, r.Classes)
 }
 
 // MergeReports folds the client-side figures of child processes into
-// server, whose server-side figures (RSS, commands) the parent measured
-// itself.
+// server, whose server-side figures (RSS, commands, writes, CPU) the
+// parent measured itself.
 func MergeReports(server Report, children []Report) Report {
 	out := server
-	out.Lat = map[int64][]int32{}
+	out.Lat, out.Classes = map[int64][]int32{}, map[string][]int32{}
 	out.Headers = nil
 	out.Connected, out.Failed, out.Reconnects, out.Events, out.Lost, out.Duplicates, out.Polls = 0, 0, 0, 0, 0, 0, 0
 	out.Visitors, out.PollAnswers, out.PollErrors, out.PollsPerSecond = 0, 0, 0, 0
@@ -522,6 +569,9 @@ func MergeReports(server Report, children []Report) Report {
 		for t, ls := range c.Lat {
 			out.Lat[t] = append(out.Lat[t], ls...)
 		}
+		for class, ls := range c.Classes {
+			out.Classes[class] = append(out.Classes[class], ls...)
+		}
 		out.Headers = append(out.Headers, c.Headers...)
 	}
 	out.perConnection()
@@ -529,8 +579,10 @@ func MergeReports(server Report, children []Report) Report {
 	return out
 }
 
-func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, counts *soakCounts) {
-	u := strings.TrimRight(s.BaseURL, "/") + "/r/" + url.PathEscape(s.Room) + "/events"
+// follower follows one stream of base with the r3labs/sse client.
+func (s Soak) follower(ctx context.Context, hc *http.Client, base string, tr tracker) {
+	counts := tr.c
+	u := strings.TrimRight(base, "/") + "/r/" + url.PathEscape(s.Room) + "/events"
 	c := sse.NewClient(u, sse.ClientMaxBufferSize(8<<10))
 	c.Connection = hc
 	c.ReconnectStrategy = backoff.WithContext(backoff.NewConstantBackOff(time.Second+rand.N(time.Second)), ctx)
@@ -550,13 +602,12 @@ func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, counts *
 		}
 		return nil
 	}
-	tr := tracker{sh: sh, c: counts}
 	err := c.SubscribeRawWithContext(ctx, func(e *sse.Event) {
 		if len(e.Data) == 0 {
 			return
 		}
 		id, _ := strconv.ParseInt(string(e.ID), 10, 64)
-		tr.event(id, e.Data)
+		tr.event(id, e.Event, e.Data)
 	})
 	if first && err != nil && ctx.Err() == nil {
 		counts.failed.Add(1)
@@ -565,8 +616,8 @@ func (s Soak) follower(ctx context.Context, hc *http.Client, sh *shard, counts *
 
 // poller is one client of the seed's design: enter, then poll the position
 // at the interval the server asks for.
-func (s Soak) poller(ctx context.Context, hc *http.Client, counts *soakCounts) {
-	api := strings.TrimRight(s.BaseURL, "/") + "/api/rooms/" + url.PathEscape(s.Room) + "/queue"
+func (s Soak) poller(ctx context.Context, hc *http.Client, base string, counts *soakCounts) {
+	api := strings.TrimRight(base, "/") + "/api/rooms/" + url.PathEscape(s.Room) + "/queue"
 	call := func(method, u string) (int64, error) {
 		req, err := http.NewRequestWithContext(ctx, method, u, nil)
 		if err != nil {
@@ -652,9 +703,11 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "mode %s: %d connected, %d failed, %d reconnects in %.1f s (time to headers p50 %v, p99 %v)\n",
 		r.Mode, r.Connected, r.Failed, r.Reconnects, r.ConnectSeconds, r.HeadersP50.Round(time.Microsecond), r.HeadersP99.Round(time.Microsecond))
 	if r.streams() {
-		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d\n", r.Events, r.Ticks, r.Lost, r.Duplicates)
+		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d (lost: tick ids missing beyond the last event's \"every\")\n",
+			r.Events, r.Ticks, r.Lost, r.Duplicates)
 		fmt.Fprintf(&b, "broadcast latency, tick -> client: p50 %v, p99 %v, max %v; worst tick p99 %v\n",
 			r.LatencyP50.Round(time.Microsecond), r.LatencyP99.Round(time.Microsecond), r.LatencyMax.Round(time.Microsecond), r.WorstTickP99.Round(time.Microsecond))
+		r.delayLines(&b)
 	} else {
 		fmt.Fprintf(&b, "polls %.0f/s over the hold\n", r.PollsPerSecond)
 	}
@@ -662,8 +715,12 @@ func (r Report) String() string {
 	if r.RSSPerConn > 0 {
 		perConn = fmt.Sprintf("%.2f KiB per connection", r.RSSPerConn/1024)
 	}
-	fmt.Fprintf(&b, "server RSS %.1f MiB -> %.1f MiB: %s, over the soak's own %d connections\n",
-		r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), perConn, r.Connected)
+	servers := ""
+	if len(r.Servers) > 1 {
+		servers = fmt.Sprintf(" (summed over %d servers)", len(r.Servers))
+	}
+	fmt.Fprintf(&b, "server RSS%s %.1f MiB -> %.1f MiB: %s, over the soak's own %d connections\n",
+		servers, r.RSSBefore/(1<<20), r.RSSAfter/(1<<20), perConn, r.Connected)
 	if r.HeapBefore > 0 {
 		fmt.Fprintf(&b, "server Go heap in use %.1f MiB -> %.1f MiB: %.2f KiB per connection\n",
 			r.HeapBefore/(1<<20), r.HeapAfter/(1<<20), r.HeapPerConn/1024)
@@ -675,6 +732,7 @@ func (r Report) String() string {
 	if r.RedisSidePerSec > 0 {
 		fmt.Fprintf(&b, "Redis-side calls (INFO commandstats, scripts' inner commands included): %.1f/s over the hold\n", r.RedisSidePerSec)
 	}
+	r.costLines(&b)
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}

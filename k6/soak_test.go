@@ -3,6 +3,7 @@ package k6
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSoakCountsItsOwnConnections: the per-connection memory divides by
@@ -61,5 +62,36 @@ func TestSoakCountsItsOwnConnections(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMergeReportsClasses: the children's classed samples merge exactly,
+// and the parent's server-side costs divide by the merged streams.
+func TestMergeReportsClasses(t *testing.T) {
+	c1 := Report{Mode: "sse", Connected: 2, Lat: map[int64][]int32{5: {1000, 2000}}, Classes: map[string][]int32{ClassFront: {1000}, ClassBack: {2000}}}
+	c2 := Report{Mode: "sse", Connected: 3, Lat: map[int64][]int32{5: {3000}}, Classes: map[string][]int32{ClassFront: {3000}, ClassReady: {500}}}
+	server := Report{TickSeconds: 1}
+	server.ServersFigures([]SoakServer{{URL: "a"}, {URL: "b"}},
+		[]map[string]float64{{metricCPU: 0, metricEvents: 0}, {metricCPU: 0, metricEvents: 0}},
+		[]map[string]float64{{metricCPU: 0, metricEvents: 0}, {metricCPU: 0, metricEvents: 0}},
+		[]map[string]float64{{metricCPU: 1, metricEvents: 20}, {metricCPU: 1, metricEvents: 30}}, 10)
+	m := MergeReports(server, []Report{c1, c2})
+	tests := []struct {
+		class  string
+		events int
+		max    time.Duration
+	}{
+		{ClassAll, 4, 3 * time.Millisecond},
+		{ClassReady, 1, 500 * time.Microsecond},
+		{ClassFront, 2, 3 * time.Millisecond},
+		{ClassBack, 1, 2 * time.Millisecond},
+	}
+	for i, tt := range tests {
+		if d := m.Delays[i]; d.Class != tt.class || d.Events != tt.events || d.Max != tt.max {
+			t.Errorf("class %d: %+v, want %s with %d events, max %v", i, d, tt.class, tt.events, tt.max)
+		}
+	}
+	if m.WritesPerTick != 5 || m.CPUPercent != 20 || m.CPUPerVisitor != 2.0/10/5 || len(m.Servers) != 2 {
+		t.Fatalf("writes per tick %v, CPU %v%%, %v s per visitor-second, %d servers; want 5, 20, 0.04, 2", m.WritesPerTick, m.CPUPercent, m.CPUPerVisitor, len(m.Servers))
 	}
 }

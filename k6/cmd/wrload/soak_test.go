@@ -38,6 +38,31 @@ func TestSoakAcrossProcesses(t *testing.T) {
 	}
 }
 
+// TestSoakAcrossServers spreads one soak over two servers sharing a Redis
+// and two child processes: every visitor i goes to server i mod 2, and the
+// report sums the servers and lists each one's share.
+func TestSoakAcrossServers(t *testing.T) {
+	srvs := []server{startServer(t, 200*time.Millisecond), startServer(t, 200*time.Millisecond)}
+	name := testRoom(t, srvs[0], 1)
+	t.Setenv("WR_RUN_MAIN", "1")
+	var out, progress servicetest.SyncBuffer
+	err := soakCommand(context.Background(), []string{"-url", srvs[0].base + "," + srvs[1].base, "-metrics-url", srvs[0].metrics + "," + srvs[1].metrics,
+		"-room", name, "-n", "20", "-ramp", "100", "-hold", "3s", "-settle", "300ms", "-source-ips", "4", "-procs", "2", "-tick", "200ms"}, &out, &progress)
+	t.Log(out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"20 connected, 0 failed", "lost 0, duplicates 0", "(summed over 2 servers)", "server writes per tick: ",
+		"server 0 " + srvs[0].base + ": RSS ", "server 1 " + srvs[1].base + ": RSS ", ", 10 streams, ", "  front p50 ", "per waiting visitor per second (20 streams)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("report lacks %q", want)
+		}
+	}
+	if strings.Count(out.String(), ", 10 streams, ") != 2 {
+		t.Fatal("the visitors are not split evenly over the servers")
+	}
+}
+
 // TestSoakSmoke runs the soak tool briefly, in both modes, against a real
 // server on loopback: tiny N, a couple of seconds.
 func TestSoakSmoke(t *testing.T) {
@@ -137,5 +162,33 @@ func holdStreams(t *testing.T, srv server, room string, n int) {
 			t.Fatalf("the server counts %v SSE connections, want %v", now["waitingroom_sse_connections"], want)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSoakRefusesBadSpreads: the servers' URL lists and the share of each
+// child process are checked before anything connects.
+func TestSoakRefusesBadSpreads(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"more than a process holds", []string{"-n", "40000", "-procs", "2", "-url", "http://127.0.0.1:1", "-metrics-url", "http://127.0.0.1:2/metrics"},
+			"n 20000 out of 1..19000 (one process's open files) (with -procs 2, each child holds 20000 visitors"},
+		{"lists of different lengths", []string{"-n", "10", "-url", "http://127.0.0.1:1,http://127.0.0.1:3", "-metrics-url", "http://127.0.0.1:2/metrics"},
+			"-metrics-url: 1 URLs for 2 servers"},
+		{"lists of different lengths, with children", []string{"-n", "10", "-procs", "2", "-url", "http://127.0.0.1:1,http://127.0.0.1:3", "-metrics-url", "http://127.0.0.1:2/metrics"},
+			"-metrics-url: 1 URLs for 2 servers"},
+		{"a second server off loopback", []string{"-n", "10", "-url", "http://127.0.0.1:1,http://192.0.2.7:3", "-metrics-url", "http://127.0.0.1:2/metrics,http://127.0.0.1:4/metrics"},
+			"server 1 url http://192.0.2.7:3: 192.0.2.7 is not a loopback address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errs strings.Builder
+			err := soakCommand(context.Background(), tt.args, &out, &errs)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one with %q", err, tt.want)
+			}
+		})
 	}
 }
