@@ -97,9 +97,9 @@ type Report struct {
 	HeadersP50     time.Duration
 	HeadersP99     time.Duration
 	Events         int64
-	// Lost counts the tick ids a stream missed beyond its cadence: after
-	// an event that said "every":N, the next N tick ids are on schedule
-	// (see missed). Duplicates counts the ids a stream saw again.
+	// Lost counts the TICKs a stream heard nothing beyond its cadence:
+	// after an event that said "every":N, N TICKs and one more are on
+	// schedule (see missed). Duplicates counts the ids a stream saw again.
 	Lost         int64
 	Duplicates   int64
 	LatencyP50   time.Duration
@@ -412,7 +412,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 				rs.path = "/r/" + url.PathEscape(s.Room) + "/widget/events"
 			}
 			wg.Go(func() {
-				tr := tracker{sh: sh, c: &c, classed: classed}
+				tr := tracker{sh: sh, c: &c, classed: classed, tick: s.tick()}
 				rs.run(runCtx, func(first bool, took time.Duration, err error) {
 					switch {
 					case err != nil:
@@ -426,7 +426,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 			})
 		default:
 			wg.Go(func() {
-				s.follower(runCtx, &hc, base, tracker{sh: sh, c: &c, classed: classed})
+				s.follower(runCtx, &hc, base, tracker{sh: sh, c: &c, classed: classed, tick: s.tick()})
 			})
 		}
 		if d := time.Until(start.Add(time.Duration(i+1) * interval)); d > 0 {
@@ -703,7 +703,7 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "mode %s: %d connected, %d failed, %d reconnects in %.1f s (time to headers p50 %v, p99 %v)\n",
 		r.Mode, r.Connected, r.Failed, r.Reconnects, r.ConnectSeconds, r.HeadersP50.Round(time.Microsecond), r.HeadersP99.Round(time.Microsecond))
 	if r.streams() {
-		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d (lost: tick ids missing beyond the last event's \"every\")\n",
+		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d (lost: TICKs of silence beyond the last event's \"every\" and one more)\n",
 			r.Events, r.Ticks, r.Lost, r.Duplicates)
 		fmt.Fprintf(&b, "broadcast latency, tick -> client: p50 %v, p99 %v, max %v; worst tick p99 %v\n",
 			r.LatencyP50.Round(time.Microsecond), r.LatencyP99.Round(time.Microsecond), r.LatencyMax.Round(time.Microsecond), r.WorstTickP99.Round(time.Microsecond))

@@ -10,9 +10,12 @@ import (
 // class.
 type tracker struct {
 	lastID int64
-	// lastEvery is the "every" of the last event with an id: the ticks
-	// until the stream's next scheduled event.
-	lastEvery int64
+	// lastEvery and lastT are the "every" and "t" of the last event with
+	// an id: the TICKs until the stream's next scheduled event, and the
+	// server time (µs) they count from.
+	lastEvery, lastT int64
+	// tick is the server's TICK (0: 1 s).
+	tick time.Duration
 	seen      bool
 	// classed sorts the timed events into priority classes (see classify).
 	classed bool
@@ -38,7 +41,7 @@ func (t *tracker) event(id int64, name, data []byte) {
 		return
 	}
 	if first { // the snapshot on connect, not a tick
-		t.lastID, t.lastEvery = id, cadence(data)
+		t.lastID, t.lastEvery, t.lastT = id, cadence(data), ts
 		return
 	}
 	if id == 0 {
@@ -47,23 +50,29 @@ func (t *tracker) event(id int64, name, data []byte) {
 	if id <= t.lastID {
 		t.c.dups.Add(1)
 	} else {
-		t.c.lost.Add(missed(t.lastID, id, t.lastEvery))
-		t.lastID, t.lastEvery = id, cadence(data)
+		t.c.lost.Add(missed(t.lastT, ts, t.lastEvery, t.tick))
+		t.lastID, t.lastEvery, t.lastT = id, cadence(data), ts
 	}
 	t.time(now, id, class, ts)
 }
 
-// missed is how many tick ids a stream lost between the events last and
-// id when the event last said the next would come every ticks later: with
-// a cadence by distance, a far visitor's ids legitimately jump (100, 130),
-// so only the ids beyond every are lost. "every" counts the room's tick
-// ids, as the hub schedules (docs/PUSH.md), however many servers advance
-// them. Nothing is lost before the stream's first tick id (last 0).
-func missed(last, id, every int64) int64 {
-	if last <= 0 || id <= last {
+// missed is how many TICKs a stream heard nothing beyond its cadence:
+// between events whose ticks' server times are last and t (µs), when the
+// first said the next would come every TICKs later. One TICK more is
+// slack, for a pass that runs late. It is counted in time, not in tick
+// ids: a far visitor's ids legitimately jump, each of n instances
+// advances the room's id once a TICK, and a hub that is still writing one
+// tick's pass skips to the newest (docs/PUSH.md). Nothing is lost without
+// both times.
+func missed(last, t, every int64, tick time.Duration) int64 {
+	if tick <= 0 {
+		tick = time.Second
+	}
+	if last <= 0 || t <= last {
 		return 0
 	}
-	return max(0, id-last-max(every, 1))
+	gap := time.Duration(t-last) * time.Microsecond
+	return max(0, int64((gap-time.Duration(max(every, 1)+1)*tick)/tick))
 }
 
 // time records the delay from the event's "t" (ts, the tick's server

@@ -3,28 +3,34 @@ package k6
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
-// TestMissed: an id gap up to the last event's "every" is the cadence,
-// not a loss; only the ids beyond it are lost.
+// TestMissed: a silence up to the last event's "every" TICKs, and one
+// more, is the cadence, not a loss; only the TICKs beyond it are lost.
 func TestMissed(t *testing.T) {
+	const s = 1_000_000 // µs
 	tests := []struct {
-		name                  string
-		last, id, every, want int64
+		name            string
+		last, at, every int64
+		tick            time.Duration
+		want            int64
 	}{
-		{"next tick", 5, 6, 1, 0},
-		{"two ticks lost", 7, 10, 1, 2},
-		{"no every: every tick", 7, 10, 0, 2},
-		{"far back, on schedule", 100, 130, 30, 0},
-		{"early: a quarter less, or a correction", 100, 120, 30, 0},
-		{"far back, one event lost", 100, 160, 30, 30},
-		{"far back, late by ten", 100, 140, 30, 10},
-		{"before the first tick id", 0, 50, 1, 0},
-		{"the same id", 9, 9, 1, 0},
+		{"next tick", 5 * s, 6 * s, 1, time.Second, 0},
+		{"one tick late: slack", 7 * s, 9 * s, 1, time.Second, 0},
+		{"two ticks of silence beyond", 7 * s, 11 * s, 1, time.Second, 2},
+		{"no every: every tick", 7 * s, 10 * s, 0, time.Second, 1},
+		{"far back, on schedule", 100 * s, 130 * s, 30, time.Second, 0},
+		{"early: a quarter less, or a correction", 100 * s, 120 * s, 30, time.Second, 0},
+		{"far back, one event lost", 100 * s, 160 * s, 30, time.Second, 29},
+		{"short ticks", 10 * s, 11 * s, 2, 250 * time.Millisecond, 1},
+		{"no tick given: 1 s", 7 * s, 10 * s, 1, 0, 1},
+		{"without a time", 0, 50 * s, 1, time.Second, 0},
+		{"the same time", 9 * s, 9 * s, 1, time.Second, 0},
 	}
 	for _, tt := range tests {
-		if got := missed(tt.last, tt.id, tt.every); got != tt.want {
-			t.Errorf("%s: missed(%d, %d, every %d) = %d, want %d", tt.name, tt.last, tt.id, tt.every, got, tt.want)
+		if got := missed(tt.last, tt.at, tt.every, tt.tick); got != tt.want {
+			t.Errorf("%s: missed(%d, %d, every %d, %v) = %d, want %d", tt.name, tt.last, tt.at, tt.every, tt.tick, got, tt.want)
 		}
 	}
 }
@@ -54,12 +60,12 @@ func TestTrackerCountsLostAndDuplicates(t *testing.T) {
 		events    []ev
 		lost, dup int64
 	}{
-		{"every tick, as before issue 16", []ev{p(5, 0), p(6, 0), p(7, 0), p(7, 0), p(10, 0), p(9, 0), p(11, 0), p(0, 0), p(12, 0)}, 2, 2},
+		{"every tick, as before issue 16", []ev{p(5, 0), p(6, 0), p(7, 0), p(7, 0), p(10, 0), p(9, 0), p(11, 0), p(0, 0), p(12, 0)}, 1, 2},
 		{"far back, on schedule", []ev{p(100, 30), p(130, 30), p(160, 10), p(170, 1), p(171, 1)}, 0, 0},
-		{"far back, one event lost", []ev{p(100, 30), p(160, 30)}, 30, 0},
-		{"a late event beyond the cadence", []ev{p(100, 5), p(107, 5)}, 2, 0},
+		{"far back, one event lost", []ev{p(100, 30), p(160, 30)}, 29, 0},
+		{"a late event beyond the cadence", []ev{p(100, 5), p(107, 5)}, 1, 0},
 		{"the snapshot's every counts", []ev{p(100, 30), p(125, 1), p(126, 1)}, 0, 0},
-		{"the cadence shortens near the front", []ev{p(100, 30), p(110, 2), p(112, 1), p(114, 1)}, 1, 0},
+		{"the cadence shortens near the front", []ev{p(100, 30), p(110, 2), p(112, 1), p(115, 1)}, 1, 0},
 		{"a ready event changes nothing", []ev{p(100, 30), {0, "ready", 0}, p(130, 30)}, 0, 0},
 		{"a duplicate keeps the cadence of the newest", []ev{p(100, 30), p(130, 30), p(100, 1), p(160, 30)}, 0, 1},
 	}
