@@ -16,7 +16,7 @@ type tracker struct {
 	lastEvery, lastT int64
 	// tick is the server's TICK (0: 1 s).
 	tick time.Duration
-	seen      bool
+	seen bool
 	// classed sorts the timed events into priority classes (see classify).
 	classed bool
 	sh      *shard
