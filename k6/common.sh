@@ -57,10 +57,21 @@ process_files() {
 # streams (SSE_MAX_STREAMS: its default, from the open-file limit, leaves
 # room for only about 11,500 of 20,000 files). Every server of a run
 # shares one SECRET_KEY: a visitor's cookie verifies on any of them.
+# WR_BIN, when set, is the server binary to run instead of bin/waitingroom.
 soak_serve() {
   LISTEN_ADDR=$1 METRICS_ADDR=$2 DEBUG_ADDR=$3 REDIS_URL=$4 ADMIN_TOKEN=$5 SSE_MAX_STREAMS=$6 \
     SECRET_KEY=soak-secret-key-0123456789abcdef CHALLENGE_DEFAULT=off \
-    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 bin/waitingroom serve 2>"$7" &
+    SSE_MAX_PER_IP=100000 ENTER_RATE_PER_IP=100000 IDLE_CONNS_PER_IP=100000 "${WR_BIN:-bin/waitingroom}" serve 2>"$7" &
+}
+
+# soak_room RATE [READY_SPREAD_MS]: the soak room's settings JSON; without a
+# spread the room follows the server's default (80% of TICK).
+soak_room() {
+  if [ -n "${2:-}" ]; then
+    echo "{\"title\":\"soak\",\"rate\":$1,\"readySpreadMs\":$2}"
+  else
+    echo "{\"title\":\"soak\",\"rate\":$1}"
+  fi
 }
 
 # gc_url DEBUG_ADDR: the pprof URL that runs a garbage collection.

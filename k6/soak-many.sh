@@ -65,7 +65,7 @@ for i in "${!urls[@]}"; do
     exit 1
   fi
 done
-admin_put "${urls[0]}" "$ADMIN" soak "{\"title\":\"soak\",\"rate\":$RATE}"
+admin_put "${urls[0]}" "$ADMIN" soak "$(soak_room "$RATE" "${SOAK_READY_SPREAD_MS:-}")"
 # Every server knows the room (from Redis) before the first visitor comes.
 for u in "${urls[@]}"; do wait_for "$u/r/soak/status"; done
 

@@ -35,14 +35,22 @@ run_mode() {
   soak_serve $ADDR $METRICS_ADDR $DEBUG_ADDR "redis://127.0.0.1:6379/$DB" $ADMIN $((N + 500)) /tmp/waitingroom-soak.log
   local pid=$!
   wait_for "http://$ADDR/healthz"
-  admin_put "http://$ADDR" "$ADMIN" soak "{\"title\":\"soak\",\"rate\":$RATE}"
-  echo "== $mode: N=$N, hold $HOLD, room rate $RATE/s, $(date -u +%FT%TZ), $(nproc) cores"
+  admin_put "http://$ADDR" "$ADMIN" soak "$(soak_room "$RATE" "$SPREAD")"
+  echo "== $mode: N=$N, hold $HOLD, room rate $RATE/s, readySpreadMs ${SPREAD:-default}, $(date -u +%FT%TZ), $(nproc) cores"
   bin/wrload soak -url "http://$ADDR" -metrics-url "$(metrics_url "http://$ADDR" $METRICS_ADDR)" -room soak -n "$N" -ramp 3000 \
     -hold "$HOLD" -redis-url "redis://127.0.0.1:6379/$DB" -gc-url "$(gc_url $DEBUG_ADDR)" "$@" || failed+=("$mode")
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 trap 'kill $(jobs -p) 2>/dev/null || true; redis-cli -n "$DB" FLUSHDB >/dev/null 2>&1 || true' EXIT
+SPREAD=${SOAK_READY_SPREAD_MS:-}
+# SOAK_BASELINE names another server binary (an older build, for a
+# before/after in one run): it is soaked first, the same way.
+if [ -n "${SOAK_BASELINE:-}" ]; then
+  WR_BIN=$SOAK_BASELINE run_mode "baseline: $SOAK_BASELINE"
+fi
 run_mode "push (SSE, lean client)"
+# The turn's own delay without the ready spread (issue 16).
+SPREAD=0 run_mode "push, readySpreadMs 0"
 run_mode "seed polling pattern" -poll
 echo "== reference: r3labs/sse defaults, one event per second to every subscriber, N=$N, hold $HOLD"
 bin/wrload sse-reference -listen 127.0.0.1:18450 >/dev/null &
