@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"sync"
@@ -54,6 +55,9 @@ type sseConn struct {
 	cdEvery int32
 	cdPace  int32 // hundredths of a rank per second, as the page reads it
 	gen     uint32
+	// hbSlot is the part of the heartbeat period this connection's
+	// heartbeat is written in (see heartbeatSlots).
+	hbSlot uint8
 	// lastShown is what a widget's stream was last sent (WIDGET).
 	lastShown widgetShown
 	nextSeen  time.Time
@@ -65,7 +69,7 @@ type sseConn struct {
 }
 
 func newSSEConn(nc net.Conn) *sseConn {
-	c := &sseConn{nc: nc}
+	c := &sseConn{nc: nc, hbSlot: uint8(rand.IntN(heartbeatSlots))}
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			c.raw = raw

@@ -567,12 +567,19 @@ func (r *hubRoom) snapshotConns() []*sseConn {
 	return append(append([]*sseConn(nil), r.conns...), r.widgets...)
 }
 
-// heartbeats sends a comment to every connection each period; a write that
-// fails finds a peer that has gone.
+// heartbeatSlots is how many parts a heartbeat period is cut into: each
+// connection is in one (its hbSlot), so the period's writes are spread
+// over it instead of bursting every connection at once, which would hold
+// a core for as long as a whole crowd's writes take and delay the ticks'
+// fan-outs that fall in it.
+const heartbeatSlots = 15
+
+// heartbeats sends a comment to every connection once a period, a slot of
+// connections at a time; a write that fails finds a peer that has gone.
 func (h *Hub) heartbeats() {
-	t := time.NewTicker(h.opt.Heartbeat)
+	t := time.NewTicker(max(h.opt.Heartbeat/heartbeatSlots, time.Millisecond))
 	defer t.Stop()
-	for {
+	for step := 0; ; step = (step + 1) % heartbeatSlots {
 		select {
 		case <-h.stop:
 			return
@@ -580,8 +587,13 @@ func (h *Hub) heartbeats() {
 		}
 		rooms := h.roomList()
 		for _, r := range rooms {
-			h.resyncQuietWidgets(r)
+			if step == 0 {
+				h.resyncQuietWidgets(r)
+			}
 			for _, c := range r.snapshotConns() {
+				if int(c.hbSlot) != step {
+					continue
+				}
 				if err := c.write(heartbeatFrame); err != nil {
 					h.drop(c, err)
 				}
