@@ -330,6 +330,8 @@
     es.addEventListener("soldout", onEvent);
     // The server lost Redis: the position is on hold until the next one.
     es.addEventListener("outage", function () { ticking = null; conn(T.reconnecting); });
+    // The room's ticks stopped: hold the rank shown until the next one.
+    es.addEventListener("hold", function () { heard = Date.now(); ticking = null; });
     var failures = 0;
     es.onopen = function () { heard = Date.now(); failures = 0; conn(""); };
     es.onerror = function () {

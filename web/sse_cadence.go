@@ -29,7 +29,8 @@ type passPlan struct {
 }
 
 // broadcast is what every waiting page must hear of at once when it
-// changes: the pause and the schedule.
+// changes: the pause and the schedule. So must every page after the
+// room's pages were told to hold or of an outage (hubRoom.stale).
 type broadcast struct {
 	paused                        bool
 	phase                         string
@@ -41,7 +42,9 @@ type broadcast struct {
 // fan-out calls it, one pass at a time.
 func (r *hubRoom) generation(st *push.State) uint32 {
 	b := broadcast{st.Paused, st.Phase, st.PrequeueAt, st.OpensAt, st.ClosesAt}
-	if b != r.broadcast {
+	// A stale room (its pages were told to hold, or of an outage) tells
+	// everyone too.
+	if r.stale.Swap(false) || b != r.broadcast {
 		r.broadcast = b
 		r.gen++
 	}
@@ -58,13 +61,22 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 	var front []dueEvent
 	frontRanks := push.Front(st.Rate)
 	gen := r.generation(st)
+	rateGen := r.rateGeneration(st)
 	clock := now.Sub(h.born).Nanoseconds()
-	paceRate := st.Rate
-	if st.Paused || (st.Phase != "" && st.Phase != queue.PhaseOpen) {
-		paceRate = 0
+	// How fast a waiting rank falls: at the rate (the event's r is 0 when
+	// admissions are gated). Where admissions come in waves, as slots
+	// free up under maxActive, the pages hold between events instead:
+	// a countdown would outrun the waves and be corrected every few ticks.
+	fall := st.Rate
+	if st.Paused || st.Slots != nil {
+		fall = 0
 	}
-	horizon := 2 * h.opt.Tick // until the next pass has surely looked again
+	// The page's countdown is checked as far ahead as it holds its rank
+	// first: until the next pass has surely looked again, or the stall
+	// watch has told it to hold.
+	horizon := push.CountAfter * h.opt.Tick
 	spread := min(st.Spread(h.opt.ReadySpread), h.opt.Tick)
+	counting := false
 	for _, c := range conns {
 		if c.done.Load() {
 			continue
@@ -119,17 +131,37 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			told.After, told.Span = push.CountAfter*h.opt.Tick, time.Duration(told.Every-push.CountAfter)*h.opt.Tick
 		}
 		ahead := told.Shown(c.lastRank, time.Duration(clock-c.sentAt)+horizon) < rank
+		if c.rateGen != rateGen {
+			// The rate moved: the wait this page shows is off, so its next
+			// event comes within a few ticks, spread, not in one burst.
+			c.rateGen = rateGen
+			c.nextAt = min(c.nextAt, clock+rand.Int64N(int64(rateSpreadTicks*h.opt.Tick)))
+		}
 		if rank >= frontRanks && reason == "" && !rebound && c.gen == gen && clock < c.nextAt {
 			if !ahead {
 				continue // not due: the page counts down on its own
 			}
+			// A correction: the line moves slower than the rate says (a
+			// rate cut the pages were not told of, visitors passed over).
+			// This page counts at half the pace from now on, down to an
+			// eighth, so that it is not corrected again and again.
 			h.metrics.SSECorrections.Inc()
+			c.slow = min(c.slow+1, 3)
+		} else if !ahead && c.slow > 0 {
+			c.slow-- // on schedule and not ahead: back towards the full pace
 		}
-		cd := push.Plan(rank, paceRate, h.opt.Tick)
+		myFall := fall / float64(int(1)<<c.slow)
+		if st.Random && st.Waiting > 0 {
+			// Mode random: the people ahead leave at their share of the
+			// rate, not at the rate.
+			myFall *= float64(min(rank, st.Waiting)) / float64(st.Waiting)
+		}
+		cd := push.Plan(rank, st.Rate, myFall, h.opt.Tick)
 		c.lastRank, c.lastTick, c.sentAt, c.gen = rank, st.Tick, clock, gen
-		c.cdEvery, c.cdPace = int32(cd.Every), push.PaceHundredths(paceRate)
-		if cd.Pace == 0 {
-			c.cdPace = 0
+		c.cdEvery, c.cdPace = int32(cd.Every), 0
+		if cd.Pace > 0 {
+			c.cdPace = push.PaceHundredths(myFall)
+			counting = true
 		}
 		// The next scheduled event: Every periods of TICK on, less up to a
 		// quarter, so that visitors who joined in the same second drift
@@ -146,7 +178,47 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 	}
 	slices.SortFunc(front, func(a, b dueEvent) int { return cmp.Compare(a.rank, b.rank) })
 	plan.due = append(front, plan.due...)
+	if counting {
+		r.counting.Store(true)
+	}
 	return plan
+}
+
+// rateSpreadTicks is how many ticks the events that a rate change makes
+// due are spread over.
+const rateSpreadTicks = 5
+
+// rateGeneration returns the room's rate generation for st: it grows when
+// the rate moves by more than rateMoved from the rate it last grew at.
+// Only the room's fan-out calls it.
+func (r *hubRoom) rateGeneration(st *push.State) uint32 {
+	const rateMoved = 0.15
+	if st.Rate > 0 && math.Abs(st.Rate-r.rateRef) > rateMoved*r.rateRef {
+		r.rateRef = st.Rate
+		r.rateGen++
+	}
+	return r.rateGen
+}
+
+// stalled reports, at now, whether the room's ticks stopped arriving while
+// some page may be counting down: the last event is older than half of
+// CountAfter's ticks past its due time. Such pages must be told to hold
+// (see watchStalls) before the hub's last check of them runs out. It
+// clears the room's counting mark and marks it stale, so that the first
+// pass after the ticks come back sends every page its position.
+func (r *hubRoom) stalled(now time.Time, tick time.Duration) bool {
+	if !r.counting.Load() {
+		return false
+	}
+	r.mu.Lock()
+	quiet := now.Sub(r.lastEvent)
+	r.mu.Unlock()
+	if quiet < tick+tick*push.CountAfter/4 {
+		return false
+	}
+	r.counting.Store(false)
+	r.stale.Store(true)
+	return true
 }
 
 // appendCountdownEvent appends a position event whose JSON also tells the

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,86 +26,176 @@ type page struct {
 
 func (p page) shown(at time.Duration) int64 { return p.cd.Shown(p.rank, at-p.at) }
 
+// line is a simulated room for TestCadenceNeverOptimistic: who is still
+// waiting, in ticket order.
+type line struct {
+	waiting []int64 // tickets, ascending
+	head    int64
+}
+
+// admitFIFO lets in the first n; admitRandom n at random, who depart
+// above the head as in mode random.
+func (l *line) admitFIFO(n int) (head int64, departed []int64) {
+	n = min(n, len(l.waiting))
+	if n > 0 {
+		l.head = l.waiting[n-1]
+		l.waiting = l.waiting[n:]
+	}
+	return l.head, nil
+}
+
+func (l *line) admitRandom(n int) (head int64, departed []int64) {
+	for range min(n, len(l.waiting)) {
+		i := rand.IntN(len(l.waiting))
+		departed = append(departed, l.waiting[i])
+		l.waiting = append(l.waiting[:i], l.waiting[i+1:]...)
+	}
+	return l.head, departed
+}
+
 // TestCadenceNeverOptimistic drives a room's scan tick by tick on a
-// simulated clock, with passes up to 300 ms late, through a steady line, a
-// rate cut the countdowns did not expect, a pause and a resume. Each page
-// follows its countdown between events. Whatever a page shows is never
-// below its visitor's real rank, no event makes a shown rank go up, the
-// front and the pause reach everyone at once, and the writes a tick stay
+// simulated clock, with passes up to 300 ms late, through a steady line,
+// a rate cut the countdowns did not expect, a pause, mode random, slots
+// that free up in waves, and ticks that stop for 20 s while the stall
+// watch looks four times a tick. Each page follows its countdown between
+// events. Whatever a page shows is never below its visitor's real rank,
+// no event makes a shown rank go up, the front hears every tick, nearest
+// first, a pause and a stall reach everyone, and the writes a pass stay
 // far below one per visitor.
 func TestCadenceNeverOptimistic(t *testing.T) {
 	const n = 3000
+	never := func(int64) bool { return false }
 	for _, tc := range []struct {
-		name  string
-		tick  time.Duration
-		rate  func(k int64) float64 // the tick's admissions a second
-		pause func(k int64) bool
+		name     string
+		tick     time.Duration
+		rate     func(k int64) float64 // the room's rate at tick k
+		admit    func(k int64) int     // how many tick k lets in (nil: the rate's)
+		pause    func(k int64) bool
+		stall    func(k int64) bool // no tick, no pass
+		random   bool
+		slots    bool
+		maxWrite float64 // writes a pass, at most
 	}{
-		{"steady", time.Second, func(int64) float64 { return 5 }, func(int64) bool { return false }},
-		{"rate cut by half at tick 40", time.Second, func(k int64) float64 {
-			if k >= 40 {
-				return 2.5
-			}
-			return 5
-		}, func(int64) bool { return false }},
-		{"paused from 30 to 60", time.Second, func(int64) float64 { return 8 }, func(k int64) bool { return k >= 30 && k < 60 }},
-		{"fast ticks", 200 * time.Millisecond, func(int64) float64 { return 20 }, func(int64) bool { return false }},
+		{name: "steady", tick: time.Second, rate: func(int64) float64 { return 5 }, maxWrite: 450},
+		{name: "the line moves at half the rate from tick 40", tick: time.Second, rate: func(int64) float64 { return 5 },
+			admit: func(k int64) int {
+				if k >= 40 && k%2 == 0 {
+					return 5
+				} else if k >= 40 {
+					return 0
+				}
+				return 5
+			}, maxWrite: 600},
+		{name: "paused from 30 to 60", tick: time.Second, rate: func(int64) float64 { return 8 },
+			pause: func(k int64) bool { return k >= 30 && k < 60 }, maxWrite: 500},
+		{name: "fast ticks", tick: 200 * time.Millisecond, rate: func(int64) float64 { return 20 }, maxWrite: 700},
+		{name: "mode random", tick: time.Second, rate: func(int64) float64 { return 5 }, random: true, maxWrite: 480},
+		{name: "slots in waves", tick: time.Second, rate: func(int64) float64 { return 1 }, slots: true,
+			admit: func(k int64) int {
+				if k%20 == 0 {
+					return 20
+				}
+				return 0
+			}, maxWrite: 450},
+		{name: "ticks stop for 20 s", tick: time.Second, rate: func(int64) float64 { return 5 },
+			stall: func(k int64) bool { return k >= 40 && k < 60 }, maxWrite: 480},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.pause == nil {
+				tc.pause = never
+			}
+			if tc.stall == nil {
+				tc.stall = never
+			}
 			m := NewMetrics()
 			h := NewHub(&fakeSource{}, HubOptions{Tick: tc.tick, SeenEvery: time.Hour}, m, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			defer h.Close()
 			r := &hubRoom{name: "cadence"}
-			conns := make([]*sseConn, n)
-			pages := make([]page, n)
-			for i := range conns {
-				c := &sseConn{lastRank: int64(i), lastTick: 1}
-				c.ticket.Store(int64(i + 1))
-				conns[i] = c
-				pages[i] = page{rank: int64(i), told: true} // the connect's own event
+			l := &line{}
+			byTicket := map[int64]*sseConn{}
+			pages := map[int64]*page{}
+			for i := range int64(n) {
+				c := &sseConn{lastRank: i, lastTick: 1}
+				c.ticket.Store(i + 1)
+				byTicket[i+1] = c
+				pages[i+1] = &page{rank: i, told: true} // the connect's own event
+				l.waiting = append(l.waiting, i+1)
 			}
-			st := push.State{Tick: 1, Head: 0, Rate: 5, Phase: queue.PhaseOpen}
-			var admitted float64
-			var writes, ticks, pauseTick int64
+			var st push.State
+			var slots *queue.Slots
+			if tc.slots {
+				slots = &queue.Slots{Rate: 1, MaxActive: 20, Hold: 20}
+			}
+			st.Apply(queue.Event{Tick: 1, Rate: tc.rate(1), Waiting: n, Phase: queue.PhaseOpen, Random: queue.Flag(tc.random), Slots: slots})
+			truth := st.Clone() // the line as of the last tick
+			var credit float64
+			var writes, passes int64
+			var held, stalls int
 			wasPaused := false
 			for k := int64(2); k <= 120; k++ {
-				paused := tc.pause(k)
-				rate := tc.rate(k)
-				if !paused {
-					admitted += rate * tc.tick.Seconds()
+				base := time.Duration(k) * tc.tick
+				if tc.stall(k) {
+					// No tick: the stall watch looks four times a tick.
+					for q := range 4 {
+						at := base + time.Duration(q)*tc.tick/4
+						if r.stalled(h.born.Add(at), tc.tick) {
+							stalls++
+							for _, p := range pages {
+								*p = page{rank: p.shown(at), at: at}
+								held++
+							}
+						}
+						checkPages(t, k, at, &truth, pages)
+					}
+					continue
 				}
-				st.Tick, st.Head, st.Paused, st.Rate = k, int64(admitted), paused, rate
-				at := time.Duration(k)*tc.tick + time.Duration(rand.Int64N(int64(tc.tick)*3/10))
+				paused, rate := tc.pause(k), tc.rate(k)
+				e := queue.Event{Tick: k, Rate: rate, Paused: queue.Flag(paused), Phase: queue.PhaseOpen, Random: queue.Flag(tc.random), Slots: slots}
+				count := 0
+				switch {
+				case paused:
+				case tc.admit != nil:
+					count = tc.admit(k)
+				default:
+					// The tick's credit, capped at two batches after a stall
+					// as admit.lua caps it.
+					credit = min(credit+rate*tc.tick.Seconds(), 2*rate*tc.tick.Seconds()+1)
+					count = int(credit)
+					credit -= float64(count)
+				}
+				if tc.random {
+					e.Head, e.Departed = l.admitRandom(count)
+				} else {
+					e.Head, e.Departed = l.admitFIFO(count)
+				}
+				e.Waiting = int64(len(l.waiting))
+				if paused {
+					e.Rate = 0
+				}
+				at := base + time.Duration(rand.Int64N(int64(tc.tick)*3/10))
 				// Until this pass, every page must show at least the rank
 				// its visitor had since the last tick.
-				for i, p := range pages {
-					ticket := int64(i + 1)
-					if ticket <= st.Head {
-						continue
-					}
-					truthBefore := ticket - (int64(admittedBefore(k, tc.rate, tc.pause, tc.tick))) - 1
-					if s := p.shown(at); s < truthBefore {
-						t.Fatalf("tick %d: visitor %d's page shows %d, ahead of their rank %d", k, i, s, truthBefore)
-					}
-				}
-				live := conns[:0:0]
-				for _, c := range conns {
-					if c.ticket.Load() > st.Head {
-						live = append(live, c)
-					}
+				checkPages(t, k, at, &truth, pages)
+				st.Apply(e)
+				truth.Apply(e)
+				r.mu.Lock()
+				r.lastEvent = h.born.Add(at)
+				r.mu.Unlock()
+				live := make([]*sseConn, 0, len(l.waiting))
+				for _, ticket := range l.waiting {
+					live = append(live, byTicket[ticket])
 				}
 				plan := h.scan(r, &st, live, h.born.Add(at))
-				ticks++
+				passes++
 				writes += int64(len(plan.due))
 				frontSeen := map[*sseConn]bool{}
-				lastRank := int64(-1)
-				inFront := true
+				lastRank, inFront := int64(-1), true
 				for _, d := range plan.due {
-					i := d.c.ticket.Load() - 1
-					if s := pages[i].shown(at); d.rank > s {
-						t.Fatalf("tick %d: visitor %d's event says %d, up from the %d its page showed", k, i, d.rank, s)
+					ticket := d.c.ticket.Load()
+					if s := pages[ticket].shown(at); d.rank > s {
+						t.Fatalf("tick %d: ticket %d's event says %d, up from the %d its page showed", k, ticket, d.rank, s)
 					}
-					if d.rank < push.Front(rate) {
+					if d.rank < push.Front(st.Rate) {
 						if !inFront || d.rank < lastRank {
 							t.Fatalf("tick %d: the front is not written first, nearest first", k)
 						}
@@ -113,45 +204,60 @@ func TestCadenceNeverOptimistic(t *testing.T) {
 					} else {
 						inFront = false
 					}
-					pages[i] = page{rank: d.rank, at: at, cd: d.cd}
+					*pages[ticket] = page{rank: d.rank, at: at, cd: d.cd}
 				}
 				for _, c := range live {
 					rank, _ := st.Rank(c.ticket.Load())
-					if rank < push.Front(rate) && !frontSeen[c] {
+					if rank < push.Front(st.Rate) && !frontSeen[c] {
 						t.Fatalf("tick %d: rank %d, at the front, got no event", k, rank)
 					}
 				}
-				if paused != wasPaused {
-					pauseTick = k
-					if len(plan.due) != len(live) {
-						t.Fatalf("tick %d: the pause changed, yet only %d of %d pages were told", k, len(plan.due), len(live))
-					}
+				if paused != wasPaused && len(plan.due) != len(live) {
+					t.Fatalf("tick %d: the pause changed, yet only %d of %d pages were told", k, len(plan.due), len(live))
+				}
+				if k > 2 && tc.stall(k-1) && len(plan.due) != len(live) {
+					t.Fatalf("tick %d: the ticks came back, yet only %d of %d held pages were told", k, len(plan.due), len(live))
 				}
 				wasPaused = paused
 			}
-			if tc.name == "paused from 30 to 60" && pauseTick == 0 {
-				t.Fatal("the pause never changed")
+			per := float64(writes) / float64(passes)
+			if per > tc.maxWrite {
+				t.Fatalf("%.0f writes a pass for up to %d waiting, want at most %v", per, n, tc.maxWrite)
 			}
-			// Every visitor hears at least once a minute; beyond that the
-			// writes a tick must be far below one per waiting visitor.
-			if per := float64(writes) / float64(ticks); per > n/4 {
-				t.Fatalf("%.0f writes a tick for %d waiting", per, n)
+			if tc.stall(40) && (stalls != 1 || held == 0) {
+				t.Fatalf("the stall was seen %d times, %d pages held; want once", stalls, held)
 			}
-			t.Logf("%.0f writes a tick for up to %d waiting; %v corrections", float64(writes)/float64(ticks), n, testutil.ToFloat64(m.SSECorrections))
+			t.Logf("%.0f writes a pass for up to %d waiting; %v corrections", per, n, testutil.ToFloat64(m.SSECorrections))
 		})
 	}
 }
 
-// admittedBefore is how many the room had admitted by the tick before k:
-// the truth a page is held to until tick k's pass.
-func admittedBefore(k int64, rate func(int64) float64, pause func(int64) bool, tick time.Duration) float64 {
-	var a float64
-	for j := int64(2); j < k; j++ {
-		if !pause(j) {
-			a += rate(j) * tick.Seconds()
+// checkPages fails t if a page shows, at at, a rank below its visitor's
+// rank in truth (the line as of the last tick).
+func checkPages(t *testing.T, k int64, at time.Duration, truth *push.State, pages map[int64]*page) {
+	t.Helper()
+	for ticket, p := range pages {
+		rank, passed := truth.Rank(ticket)
+		if passed {
+			continue
+		}
+		if s := p.shown(at); s < rank {
+			t.Fatalf("tick %d, %v: ticket %d's page shows %d, ahead of their rank %d", k, at, ticket, s, rank)
 		}
 	}
-	return float64(int64(a))
+}
+
+// TestSilentPeersTimeOut: a stream's sent data may stay unacknowledged
+// for peerSilence, not TCP's quarter of an hour.
+func TestSilentPeersTimeOut(t *testing.T) {
+	srv, _ := tcpPair(t)
+	c := newSSEConn(srv)
+	var got int
+	var err error
+	c.raw.Control(func(fd uintptr) { got, err = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpUserTimeout) })
+	if err != nil || got != int(peerSilence.Milliseconds()) {
+		t.Fatalf("TCP_USER_TIMEOUT %d ms (%v), want %d", got, err, peerSilence.Milliseconds())
+	}
 }
 
 func TestAppendCountdownEvent(t *testing.T) {

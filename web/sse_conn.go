@@ -17,6 +17,13 @@ import (
 // it is dropped, never waited for.
 var errSlow = errors.New("sse: client cannot keep up")
 
+// tcpUserTimeout is Linux's TCP_USER_TIMEOUT socket option, and
+// peerSilence how long a stream's sent data may stay unacknowledged.
+const (
+	tcpUserTimeout = 0x12
+	peerSilence    = 60 * time.Second
+)
+
 // fallbackWriteTimeout bounds a write on a connection that offers no raw
 // file descriptor (not the case for TCP on Linux).
 const fallbackWriteTimeout = 200 * time.Millisecond
@@ -55,6 +62,8 @@ type sseConn struct {
 	cdEvery int32
 	cdPace  int32 // hundredths of a rank per second, as the page reads it
 	gen     uint32
+	rateGen uint32 // the room's rate generation it saw
+	slow    uint8  // halvings of its countdown's pace, after corrections
 	// hbSlot is the part of the heartbeat period this connection's
 	// heartbeat is written in (see heartbeatSlots).
 	hbSlot uint8
@@ -73,6 +82,13 @@ func newSSEConn(nc net.Conn) *sseConn {
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			c.raw = raw
+			// A peer that died without a word (no FIN) is found when a
+			// heartbeat stays unacknowledged this long, not after TCP's
+			// retransmissions (about 15 min): far back in the line, writes
+			// are too few to fill its socket and get it dropped.
+			raw.Control(func(fd uintptr) {
+				syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpUserTimeout, int(peerSilence.Milliseconds()))
+			})
 		}
 	}
 	return c

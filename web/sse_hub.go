@@ -106,9 +106,18 @@ type hubRoom struct {
 	// many times that changed (see generation); owned by the fan-out.
 	broadcast broadcast
 	gen       uint32
-	running   bool // a fan-out is under way
-	pending   bool // another event arrived during it
-	syncing   bool // a resync snapshot is under way
+	// rateRef and rateGen are the rate the pages' waits were last
+	// brought in line with, and how many times (see rateGeneration).
+	rateRef float64
+	rateGen uint32
+	// counting is set when a pass tells a page to count down, and
+	// cleared when a stall makes the pages hold; stale makes the next
+	// pass tell every page (see stalled and Lost).
+	counting atomic.Bool
+	stale    atomic.Bool
+	running  bool // a fan-out is under way
+	pending  bool // another event arrived during it
+	syncing  bool // a resync snapshot is under way
 }
 
 // NewHub returns a hub; Close stops it.
@@ -135,6 +144,7 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 		rooms: map[string]*hubRoom{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*sseConn{},
 		born: time.Now(), resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
 	h.wg.Go(h.heartbeats)
+	h.wg.Go(h.watchStalls)
 	return h
 }
 
@@ -207,6 +217,7 @@ func (h *Hub) Lost() {
 	frame := chunk([]byte("event: outage\ndata: {\"reconnecting\":true}\n\n"))
 	for _, r := range h.roomList() {
 		r.widgetsStale.Store(true)
+		r.stale.Store(true) // the first pass after it tells every page
 		for _, c := range r.snapshotConns() {
 			if c.done.Load() {
 				continue
@@ -565,6 +576,43 @@ func (r *hubRoom) snapshotConns() []*sseConn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append(append([]*sseConn(nil), r.conns...), r.widgets...)
+}
+
+// holdFrame tells a waiting page to stop counting down and hold the rank
+// it shows until its next position: the room's ticks stopped coming.
+var holdFrame = chunk([]byte("event: hold\ndata: {}\n\n"))
+
+// watchStalls looks four times a tick for rooms whose ticks stopped while
+// their pages count down (see hubRoom.stalled), and tells those pages to
+// hold: a countdown with no ticks behind it would get ahead of the line.
+// A room that stalls costs one write per page, once.
+func (h *Hub) watchStalls() {
+	t := time.NewTicker(max(h.opt.Tick/4, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case now := <-t.C:
+			for _, r := range h.roomList() {
+				if !r.stalled(now, h.opt.Tick) {
+					continue
+				}
+				h.log.Warn("sse: room's ticks stopped: its pages hold their ranks", "room", r.name)
+				r.mu.Lock()
+				conns := append([]*sseConn(nil), r.conns...)
+				r.mu.Unlock()
+				for _, c := range conns {
+					if c.done.Load() {
+						continue
+					}
+					if err := c.writeFramed(holdFrame); err != nil {
+						h.drop(c, err)
+					}
+				}
+			}
+		}
+	}
 }
 
 // heartbeatSlots is how many parts a heartbeat period is cut into: each

@@ -25,7 +25,11 @@ const (
 	// CountAfter is how many ticks a page holds a new rank before it
 	// starts to count down: ranks fall in steps at ticks, the countdown
 	// runs smoothly, so it starts late enough to stay behind the steps.
-	CountAfter = 2
+	// It is also how far ahead the hub checks each page's countdown (it
+	// cannot be further: a page just told its rank would always look
+	// ahead), and so how long a stalled room has before its pages must be
+	// told to hold (see the hub's stall watch).
+	CountAfter = 3
 	// PaceShare is the share of the room's rate the page counts down at:
 	// the rest is slack for a tick that admits fewer.
 	PaceShare = 0.9
@@ -63,8 +67,9 @@ type Countdown struct {
 }
 
 // Plan returns the countdown for a visitor at rank, in a room admitting
-// rate visitors per second (0 when paused), with ticks tick apart.
-func Plan(rank int64, rate float64, tick time.Duration) Countdown {
+// rate visitors per second, with ticks tick apart, whose rank falls at
+// about fall a second (0: it may not fall, hold it).
+func Plan(rank int64, rate, fall float64, tick time.Duration) Countdown {
 	every := Every(rank, Front(rate))
 	cd := Countdown{Every: every}
 	if every <= CountAfter || tick <= 0 {
@@ -74,7 +79,7 @@ func Plan(rank int64, rate float64, tick time.Duration) Countdown {
 	// room is paused) how long it may hear nothing.
 	cd.After = CountAfter * tick
 	cd.Span = time.Duration(every-CountAfter) * tick
-	cd.Pace = PaceOf(PaceHundredths(rate))
+	cd.Pace = PaceOf(PaceHundredths(fall))
 	return cd
 }
 

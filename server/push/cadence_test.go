@@ -48,21 +48,23 @@ func TestEvery(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		rank int64
-		rate float64
-		tick time.Duration
-		want Countdown
+		name       string
+		rank       int64
+		rate, fall float64
+		tick       time.Duration
+		want       Countdown
 	}{
-		{"front", 50, 5, time.Second, Countdown{Every: 1}},
-		{"just past the front: the ticks count", 150, 5, time.Second, Countdown{Every: 2}},
-		{"paused: hold", 5_000, 0, time.Second, Countdown{Every: 51, After: 2 * time.Second, Span: 49 * time.Second}},
-		{"far back", 5_000, 5, time.Second, Countdown{Every: 51, Pace: 4.5, After: 2 * time.Second, Span: 49 * time.Second}},
-		{"pace rounds down", 5_000, 3.33, time.Second, Countdown{Every: 51, Pace: 2.99, After: 2 * time.Second, Span: 49 * time.Second}},
-		{"short ticks", 5_000, 50, 100 * time.Millisecond, Countdown{Every: 11, Pace: 45, After: 200 * time.Millisecond, Span: 900 * time.Millisecond}},
+		{"front", 50, 5, 5, time.Second, Countdown{Every: 1}},
+		{"just past the front: the ticks count", 150, 5, 5, time.Second, Countdown{Every: 2}},
+		{"paused: hold", 5_000, 0, 0, time.Second, Countdown{Every: 51, After: 3 * time.Second, Span: 48 * time.Second}},
+		{"far back", 5_000, 5, 5, time.Second, Countdown{Every: 51, Pace: 4.5, After: 3 * time.Second, Span: 48 * time.Second}},
+		{"held: no fall", 5_000, 5, 0, time.Second, Countdown{Every: 51, After: 3 * time.Second, Span: 48 * time.Second}},
+		{"random: a share of the rate", 5_000, 5, 2.5, time.Second, Countdown{Every: 51, Pace: 2.25, After: 3 * time.Second, Span: 48 * time.Second}},
+		{"pace rounds down", 5_000, 3.33, 3.33, time.Second, Countdown{Every: 51, Pace: 2.99, After: 3 * time.Second, Span: 48 * time.Second}},
+		{"short ticks", 5_000, 50, 50, 100 * time.Millisecond, Countdown{Every: 11, Pace: 45, After: 300 * time.Millisecond, Span: 800 * time.Millisecond}},
 	} {
-		if got := Plan(tc.rank, tc.rate, tc.tick); got != tc.want {
-			t.Errorf("%s: Plan(%d, %v, %v) = %+v, want %+v", tc.name, tc.rank, tc.rate, tc.tick, got, tc.want)
+		if got := Plan(tc.rank, tc.rate, tc.fall, tc.tick); got != tc.want {
+			t.Errorf("%s: Plan(%d, %v, %v, %v) = %+v, want %+v", tc.name, tc.rank, tc.rate, tc.fall, tc.tick, got, tc.want)
 		}
 	}
 }
@@ -104,7 +106,7 @@ func TestCadenceWritesPerTick(t *testing.T) {
 	}{
 		{15_000, 5, 1_500, 300},
 		{100_000, 5, 10_000, 300},
-		{15_000, 50, 15_000, 300}, // a fast room's front is large: no 10x promised
+		{15_000, 50, 2_500, 1_500}, // a fast room's front is large: about 7.5x, not 10x
 		{500, 5, 500, 100},
 	} {
 		front := Front(tc.rate)

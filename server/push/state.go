@@ -19,6 +19,7 @@ import (
 type State struct {
 	SoldOut    bool
 	Paused     bool         // ABSENCE: admissions stopped, no ETA
+	Random     bool         // mode random, from the newest event (CADENCE)
 	Slots      *queue.Slots // ABSENCE: when maxActive's slots free up (read only)
 	Tick       int64
 	Head       int64
@@ -100,7 +101,7 @@ func (s *State) Apply(e queue.Event) bool {
 	complete := s.Tick == 0 || e.Tick <= s.Tick+1
 	if e.Tick > s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
-		s.Paused, s.Slots = bool(e.Paused), e.Slots
+		s.Paused, s.Slots, s.Random = bool(e.Paused), e.Slots, bool(e.Random)
 		s.Phase, s.PrequeueAt, s.OpensAt, s.ClosesAt = e.Phase, e.PrequeueAt, e.OpensAt, e.ClosesAt
 		s.ReadySpread = spreadOf(e.ReadySpreadMs)
 	}

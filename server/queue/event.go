@@ -26,6 +26,9 @@ type Event struct {
 	Slots *Slots `json:"S,omitempty"`
 	// SoldOut reports that the room is sold out (JSON 1 or 0).
 	SoldOut Flag `json:"s"`
+	// Random reports that the room admits in mode random (JSON 1, or
+	// absent): a waiting visitor's rank falls at their share of the rate.
+	Random Flag `json:"rm"`
 	// Admitted are the visitors admitted by this tick.
 	Admitted []string `json:"a"`
 	// Departed are the tickets that left the line since the last tick.

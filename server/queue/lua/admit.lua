@@ -295,6 +295,8 @@ if slots ~= '' then slots = ',"S":' .. slots end
 -- The room's spread of its turns, in ms; none: the server's default.
 local rs = tonumber(cfg[7])
 if rs then rs = ',"rs":' .. I(rs) else rs = '' end
+-- Mode random: everyone's rank falls at their share of the rate.
+if cfg[6] == 'random' then rs = rs .. ',"rm":1' end
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') .. slots ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']' ..
