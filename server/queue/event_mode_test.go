@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"waitingroom/server/room"
 )
 
@@ -20,24 +22,32 @@ func TestEventSaysModeRandom(t *testing.T) {
 		{room.ModeFIFO, false},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
-			ctx := context.Background()
 			e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Mode = tt.mode }))
-			sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
-			defer sub.Close()
-			if _, err := sub.Receive(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
-				t.Fatal(err)
-			}
-			msg, err := sub.ReceiveMessage(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ev, err := ParseEvent([]byte(msg.Payload))
+			payload := tickEvent(t, e, rdb, name)
+			ev, err := ParseEvent([]byte(payload))
 			if err != nil || bool(ev.Random) != tt.random {
-				t.Fatalf("event %s: random %v (%v), want %v", msg.Payload, ev.Random, err, tt.random)
+				t.Fatalf("event %s: random %v (%v), want %v", payload, ev.Random, err, tt.random)
 			}
 		})
 	}
+}
+
+// tickEvent runs one admission tick of room name and returns the event it
+// published.
+func tickEvent(t *testing.T, e *Engine, rdb redis.UniversalClient, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := sub.ReceiveMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg.Payload
 }

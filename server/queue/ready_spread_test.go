@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"waitingroom/server/room"
 )
@@ -34,22 +33,11 @@ func TestReadySpreadReachesTheHub(t *testing.T) {
 				t.Fatalf("Room: readySpreadMs %v (%v), want %v", deref(got.ReadySpreadMs), err, deref(tt.spread))
 			}
 
-			sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
-			defer sub.Close()
-			if _, err := sub.Receive(ctx); err != nil {
-				t.Fatal(err)
+			payload := tickEvent(t, e, rdb, name)
+			if tt.rs == "" && strings.Contains(payload, `"rs"`) || tt.rs != "" && !strings.Contains(payload, tt.rs) {
+				t.Fatalf("event %s, want %q", payload, tt.rs)
 			}
-			if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
-				t.Fatal(err)
-			}
-			msg, err := sub.ReceiveMessage(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.rs == "" && strings.Contains(msg.Payload, `"rs"`) || tt.rs != "" && !strings.Contains(msg.Payload, tt.rs) {
-				t.Fatalf("event %s, want %q", msg.Payload, tt.rs)
-			}
-			ev, err := ParseEvent([]byte(msg.Payload))
+			ev, err := ParseEvent([]byte(payload))
 			if err != nil || !room.SameReadySpread(ev.ReadySpreadMs, tt.spread) {
 				t.Fatalf("event's readySpreadMs %v (%v), want %v", deref(ev.ReadySpreadMs), err, deref(tt.spread))
 			}
