@@ -93,25 +93,10 @@ func TestConsoleAdaptive(t *testing.T) {
 // it when a form (an older page) lacks the field, and clears it when
 // emptied.
 func TestConsoleHealthURL(t *testing.T) {
-	ctx := context.Background()
 	rc := newRoomsConsole(t)
 	path := "/admin/rooms/" + rc.room + "/settings"
-	current := func() string {
-		t.Helper()
-		s, err := rc.eng.Room(ctx, rc.room)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.HealthURL
-	}
-	shown := func() url.Values {
-		t.Helper()
-		s, err := rc.eng.Room(ctx, rc.room)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return roomFormOf(rc.room, s)
-	}
+	current := func() string { return rc.settings(t).HealthURL }
+	shown := func() url.Values { return roomFormOf(rc.room, rc.settings(t)) }
 	const health = "https://shop.example/health?token=abc"
 	without := shown()
 	without.Del("healthURL")

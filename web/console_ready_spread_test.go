@@ -22,22 +22,8 @@ func TestConsoleReadySpread(t *testing.T) {
 	rc := newRoomsConsoleWith(t, spreadOptions)
 	t.Cleanup(rc.web.hub.Close)
 	path := "/admin/rooms/" + rc.room + "/settings"
-	current := func() *int {
-		t.Helper()
-		s, err := rc.eng.Room(ctx, rc.room)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.ReadySpreadMs
-	}
-	shown := func() url.Values {
-		t.Helper()
-		s, err := rc.eng.Room(ctx, rc.room)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return roomFormOf(rc.room, s)
-	}
+	current := func() *int { return rc.settings(t).ReadySpreadMs }
+	shown := func() url.Values { return roomFormOf(rc.room, rc.settings(t)) }
 
 	for _, tt := range []struct{ lang, label, hint, empty string }{
 		{"en", "Spread of each tick&#39;s turns", "so they do not reach the order page in the same millisecond; 0 sends them at once. Empty follows the server&#39;s default (800 ms). At most one tick (1000 ms).", `placeholder="server default 800"`},
