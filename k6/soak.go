@@ -100,7 +100,10 @@ type Report struct {
 	// Lost counts the TICKs a stream heard nothing beyond its cadence:
 	// after an event that said "every":N, N TICKs and one more are on
 	// schedule (see missed). Duplicates counts the ids a stream saw again.
-	Lost         int64
+	Lost int64
+	// LostHold is the part of Lost that fell in the measured hold, after
+	// the ramp (which loads the machine with handshakes).
+	LostHold     int64
 	Duplicates   int64
 	LatencyP50   time.Duration
 	LatencyP99   time.Duration
@@ -325,7 +328,7 @@ const DefaultMetricsURL = "http://127.0.0.1:9090/metrics"
 
 // soakCounts are a running soak's counters, shared by its clients.
 type soakCounts struct {
-	connected, failed, reconnects, events, lost, dups atomic.Int64
+	connected, failed, reconnects, events, lost, lostHold, dups atomic.Int64
 	// polls counts the polls of the hold; pollAnswers and pollErrors those
 	// of the whole run.
 	polls, pollAnswers, pollErrors atomic.Int64
@@ -490,6 +493,7 @@ func (s Soak) Run(ctx context.Context) (Report, error) {
 	rep.Visitors = int64(s.N)
 	rep.Connected, rep.Failed, rep.Reconnects = c.connected.Load(), c.failed.Load(), c.reconnects.Load()
 	rep.Events, rep.Lost, rep.Duplicates, rep.Polls = c.events.Load(), c.lost.Load(), c.dups.Load(), c.polls.Load()
+	rep.LostHold = c.lostHold.Load()
 	rep.PollAnswers, rep.PollErrors = c.pollAnswers.Load(), c.pollErrors.Load()
 	rep.ServersFigures(servers, before, mid, after, held)
 	rep.PollsPerSecond = float64(rep.Polls) / rep.HoldSeconds
@@ -551,6 +555,7 @@ func MergeReports(server Report, children []Report) Report {
 	out.Lat, out.Classes = map[int64][]int32{}, map[string][]int32{}
 	out.Headers = nil
 	out.Connected, out.Failed, out.Reconnects, out.Events, out.Lost, out.Duplicates, out.Polls = 0, 0, 0, 0, 0, 0, 0
+	out.LostHold = 0
 	out.Visitors, out.PollAnswers, out.PollErrors, out.PollsPerSecond = 0, 0, 0, 0
 	for _, c := range children {
 		out.Visitors += c.Visitors
@@ -561,6 +566,7 @@ func MergeReports(server Report, children []Report) Report {
 		out.Reconnects += c.Reconnects
 		out.Events += c.Events
 		out.Lost += c.Lost
+		out.LostHold += c.LostHold
 		out.Duplicates += c.Duplicates
 		out.Polls += c.Polls
 		out.PollsPerSecond += c.PollsPerSecond
@@ -703,8 +709,8 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "mode %s: %d connected, %d failed, %d reconnects in %.1f s (time to headers p50 %v, p99 %v)\n",
 		r.Mode, r.Connected, r.Failed, r.Reconnects, r.ConnectSeconds, r.HeadersP50.Round(time.Microsecond), r.HeadersP99.Round(time.Microsecond))
 	if r.streams() {
-		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d, duplicates %d (lost: TICKs of silence beyond the last event's \"every\" and one more)\n",
-			r.Events, r.Ticks, r.Lost, r.Duplicates)
+		fmt.Fprintf(&b, "events %d over %d ticks measured; lost %d (%d in the hold), duplicates %d (lost: TICKs of silence beyond the last event's \"every\" and one more)\n",
+			r.Events, r.Ticks, r.Lost, r.LostHold, r.Duplicates)
 		fmt.Fprintf(&b, "broadcast latency, tick -> client: p50 %v, p99 %v, max %v; worst tick p99 %v\n",
 			r.LatencyP50.Round(time.Microsecond), r.LatencyP99.Round(time.Microsecond), r.LatencyMax.Round(time.Microsecond), r.WorstTickP99.Round(time.Microsecond))
 		r.delayLines(&b)

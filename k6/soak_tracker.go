@@ -50,7 +50,11 @@ func (t *tracker) event(id int64, name, data []byte) {
 	if id <= t.lastID {
 		t.c.dups.Add(1)
 	} else {
-		t.c.lost.Add(missed(t.lastT, ts, t.lastEvery, t.tick))
+		n := missed(t.lastT, ts, t.lastEvery, t.tick)
+		t.c.lost.Add(n)
+		if t.c.measuring.Load() {
+			t.c.lostHold.Add(n)
+		}
 		t.lastID, t.lastEvery, t.lastT = id, cadence(data), ts
 	}
 	t.time(now, id, class, ts)
