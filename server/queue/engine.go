@@ -61,6 +61,9 @@ type Engine struct {
 	ns    string
 	s     scripts
 	drawn drawnCache
+	// enters gathers concurrent enters of a room into one script call
+	// (batch.go).
+	enters *batcher
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
@@ -74,7 +77,9 @@ func New(rdb redis.UniversalClient, ns string) *Engine {
 	if !ValidNamespace(ns) {
 		panic(fmt.Sprintf("queue: invalid namespace %q", ns))
 	}
-	return &Engine{rdb: rdb, ns: ns, s: loadScripts()}
+	e := &Engine{rdb: rdb, ns: ns, s: loadScripts()}
+	e.enters = newBatcher(e.places, defaultMaxBatch)
+	return e
 }
 
 // Namespace returns the deployment namespace of the engine's keys and
@@ -109,7 +114,7 @@ func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network strin
 // without one (a reconnect), and so does one who lapsed and goes back at
 // the end; one who left, or was admitted, needs a new proof.
 func (e *Engine) EnterWithProof(ctx context.Context, roomName, visitor, network string, c Campaign, proof Proof) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, true, network, c, proof)
+	p, err := e.enters.do(ctx, roomName, placeReq{visitor: visitor, enter: true, network: network, c: c.Counted(), proof: proof})
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
 	}
@@ -128,28 +133,54 @@ func (e *Engine) EnterWithProof(ctx context.Context, roomName, visitor, network 
 // Position returns visitor's place in room without entering. It returns
 // room.ErrNotFound for an unknown room.
 func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, false, "", Campaign{}, Proof{})
+	res, err := e.places(ctx, roomName, []placeReq{{visitor: visitor}})
+	if err == nil {
+		err = res[0].err
+	}
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: position %s: %w", roomName, err)
 	}
-	return p, nil
+	return res[0].p, nil
 }
 
-func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string, c Campaign, proof Proof) (Position, error) {
-	c = c.Counted()
-	var proofExpires, proofIssued int64
-	if proof.ID != "" {
-		proofExpires, proofIssued = proof.Expires.UnixMilli(), proof.IssuedAt.UnixMilli()
+// placeReplyLen is the length of one visitor's reply of position.lua.
+const placeReplyLen = 23
+
+// places runs the position script once for the visitors of reqs, in their
+// order, and returns one result per request (see batchFunc).
+func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) ([]placeResult, error) {
+	const group = 9 // position.lua's GROUP
+	args := make([]any, 0, 4+group*len(reqs))
+	args = append(args, MaxCampaigns, MaxCampaignsPerSource, e.challengeDefault, ChallengeWindow.Milliseconds())
+	for _, r := range reqs {
+		var proofExpires, proofIssued int64
+		if r.proof.ID != "" {
+			proofExpires, proofIssued = r.proof.Expires.UnixMilli(), r.proof.IssuedAt.UnixMilli()
+		}
+		args = append(args, r.visitor, flag(r.enter), r.network, r.c.key(), r.c.Source, r.proof.ID, proofExpires, proofIssued,
+			flag(r.proof.Fresh))
 	}
-	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network, c.key(), MaxCampaigns,
-		c.Source, MaxCampaignsPerSource, proof.ID, proofExpires, proofIssued, e.challengeDefault,
-		ChallengeWindow.Milliseconds(), flag(proof.Fresh)).Slice()
+	res, err := e.run(ctx, e.s.position, roomName, args...).Slice()
 	if err != nil {
-		return Position{}, err
+		return nil, err
 	}
-	if len(res) != 23 {
-		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
+	if len(res) != len(reqs) {
+		return nil, fmt.Errorf("position script: %d replies for %d visitors", len(res), len(reqs))
 	}
+	out := make([]placeResult, len(res))
+	for i, r := range res {
+		one, ok := r.([]any)
+		if !ok || len(one) != placeReplyLen {
+			return nil, fmt.Errorf("position script: unexpected reply %v", r)
+		}
+		out[i].p, out[i].err = parsePlace(one)
+	}
+	return out, nil
+}
+
+// parsePlace reads one visitor's reply of position.lua: their position, or
+// why they have none.
+func parsePlace(res []any) (Position, error) {
 	code := asInt(res[0])
 	switch {
 	case code == -2:

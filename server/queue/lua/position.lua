@@ -1,21 +1,26 @@
 -- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions powused powcur powprev
--- position.lua: a visitor's place, and (with ARGV[3] == "1") an atomic,
--- idempotent enter. Status is decided by the pass first, then the
+-- position.lua: the places of visitors of one room, and (with their enter
+-- flag "1") their atomic, idempotent enters. Status is decided by the pass first, then the
 -- pre-queue, then the queue.
 -- Being asked marks the visitor as seen. A visitor passed over while away
 -- who asks is back: admitted first at the next tick (ABSENCE). A waiting
 -- visitor unseen for longer than the room's returnWithinSeconds has left,
 -- and an enter puts them at the end.
--- ARGV: 2 visitor, 3 enter flag ("1" or "0"), 4 the client's network
---   ('' if unknown), counted per pre-queue entry, 5 the campaign key ('' when
---   direct), 6 the most campaigns kept apart, 7 the campaign's source and 8
---   the most campaigns of one source kept apart, counted per new ticket,
---   9 the proof of work's id ('' for none), 10 its expiry and 11 its
---   issue time (unix ms), 12 the server's default challenge (for a room
---   saved without one), 13 the join-rate window (ms; see
---   challenge_count.lua), 14 "1" when the proof must be unused (the
---   request has no cookie)
--- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
+-- ARGV: 2 the most campaigns kept apart, 3 the most campaigns of one
+--   source kept apart, 4 the server's default challenge (for a room saved
+--   without one), 5 the join-rate window (ms; see challenge_count.lua),
+--   then, from 6, one group of 9 per visitor (GROUP): the visitor, the
+--   enter flag ("1" or "0"), the client's network ('' if unknown; counted
+--   per pre-queue entry), the campaign key ('' when direct) and the
+--   campaign's source (counted per new ticket), the proof of work's id
+--   ('' for none), its expiry and its issue time (unix ms), "1" when the
+--   proof must be unused (the request has no cookie).
+-- BATCH (issue 16): the visitors are placed one after the other, in the
+-- order given, as as many calls of the script one visitor at a time would
+-- place them; the room's own state (its settings, schedule, head, ETA) is
+-- read once for them all. server/queue gathers the enters of a room that
+-- arrive while its last call runs into one call (batch.go).
+-- Reply: one reply per visitor, in their order: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
 --   paused, passExpiresMs, rankUp, etaRate, slots, proved, created}
 --   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
@@ -37,11 +42,15 @@
 -- powused until a while after its expiry, and counted as a proved join of
 -- the room ('+' in powcur). A visitor who has a place, or who lapsed and
 -- goes back at the end, needs none.
+local GROUP, FIRST = 9, 6
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge')
 local rate = cfg[1]
-if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0, 0} end
+if not rate then
+  local out = {}
+  for _ = FIRST, #ARGV, GROUP do out[#out + 1] = {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0, 0} end
+  return out
+end
 local soldout = redis.call('EXISTS', K.soldout)
-local v = ARGV[2]
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
@@ -57,86 +66,113 @@ local paused = stopped(cfg[2], rate) and 1 or 0 -- ADAPT: a rate of 0 too
 local maxActive, ttl = tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300
 local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
-local proved, created = 0, 0
-local function reply(code, ticket, rank, waiting, token, line, x)
-  x = x or {}
-  local slots = ''
-  if code == 1 then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
-  return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
-    paused, x.passX or 0, x.rankUp or 0, eta, slots, proved, created}
-end
--- A proof brought by a request without a cookie (ARGV[14] == '1') must be
--- unused: replaying one never hands out the visitor it made.
-if ARGV[14] == '1' and (ARGV[9] or '') ~= '' and redis.call('ZSCORE', K.powused, ARGV[9]) then
-  return reply(-3, 0, 0, 0, '', 0)
-end
-local pass = livePass(v, nowMs)
-if pass then
-  return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, {passX = pass.x})
-end
--- ABSENCE: passed over while away, and now back (or already back).
-local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
-if back then
-  return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back)
-end
--- The pre-queue: until the draw is done, its buyers have a ticket and no
--- rank. Withdrawn entries (left during the draw) no longer count.
-if ph == 'prequeue' or ph == 'drawing' then
-  local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
-  if pt and not redis.call('ZSCORE', K.withdrawn, v) then
-    return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0)
-  end
-end
+local challenge = challengeMode(cfg[5], ARGV[4])
+local maxCamps, maxPerSource, win = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0, tonumber(ARGV[5]) or 0
 local base = seenBase()
-local ticket = tonumber(redis.call('ZSCORE', K.queue, v))
-local rankUp = 0
-if ticket and lapsed(ticket, now, abandonUs(), returnUs(), base) then
-  depart(v, ticket, 'abandoned')
-  ticket = nil
-  rankUp = 1
+-- BATCH: what only some answers need is read once, by the first that does;
+-- no visitor's place changes it.
+local slots, abandon, ret, drawBase, drawN
+local function slotsNow()
+  if not slots then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
+  return slots
 end
-if not ticket then
-  if ARGV[3] ~= '1' or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
-    return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0)
+local function lapsedNow(ticket)
+  if not abandon then abandon, ret = abandonUs(), returnUs() end
+  return lapsed(ticket, now, abandon, ret, base)
+end
+local function drawBlock()
+  if not drawBase then
+    local d = redis.call('HMGET', K.draw, 'base', 'n')
+    drawBase, drawN = tonumber(d[1]) or 0, tonumber(d[2]) or 0
   end
-  if rankUp == 0 and challengeMode(cfg[5], ARGV[12]) ~= 'off' then
-    local id = ARGV[9] or ''
-    if id == '' then return reply(-2, 0, 0, 0, '', 0) end
-    local since = sc[2]
-    if ph == 'prequeue' then since = sc[1] end
-    if since > 0 and (tonumber(ARGV[11]) or 0) < since then return reply(-4, 0, 0, 0, '', 0) end
-    redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
-    if redis.call('ZSCORE', K.powused, id) then return reply(-3, 0, 0, 0, '', 0) end
-    -- Kept a minute past its expiry, so that a clock behind Redis's
-    -- cannot verify a proof whose record is gone.
-    redis.call('ZADD', K.powused, I((tonumber(ARGV[10]) or nowMs) + 60000), id)
-    proved = 1
-    local win = tonumber(ARGV[13]) or 0
-    if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
+  return drawBase, drawN
+end
+
+-- place places visitor v (enter: it may join) and returns its reply; a is
+-- the index of its group in ARGV.
+local function place(v, enter, a)
+  local proved, created = 0, 0
+  local function reply(code, ticket, rank, waiting, token, line, x)
+    x = x or {}
+    local sl = ''
+    if code == 1 then sl = slotsNow() end
+    return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
+      paused, x.passX or 0, x.rankUp or 0, eta, sl, proved, created}
   end
-  ticket = redis.call('INCR', K.seq)
-  if rankUp == 0 then created = 1 end
-  joinCampaign(ticket, campBase(), ARGV[5] or '', tonumber(ARGV[6]) or 0, ARGV[7] or '', tonumber(ARGV[8]) or 0)
-  if ph == 'prequeue' then
-    redis.call('ZADD', K.prequeue, ticket, v)
-    if ARGV[4] and ARGV[4] ~= '' then redis.call('HINCRBY', K.nets, ARGV[4], 1) end
-    return reply(3, ticket, 0, redis.call('ZCARD', K.prequeue), '', 0)
+  local net, campKey, campSrc, proofID = ARGV[a + 2] or '', ARGV[a + 3] or '', ARGV[a + 4] or '', ARGV[a + 5] or ''
+  -- A proof brought by a request without a cookie must be unused:
+  -- replaying one never hands out the visitor it made.
+  if ARGV[a + 8] == '1' and proofID ~= '' and redis.call('ZSCORE', K.powused, proofID) then
+    return reply(-3, 0, 0, 0, '', 0)
   end
-  redis.call('ZADD', K.queue, ticket, v)
+  local pass = livePass(v, nowMs)
+  if pass then
+    return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, {passX = pass.x})
+  end
+  -- ABSENCE: passed over while away, and now back (or already back).
+  local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
+  if back then
+    return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back)
+  end
+  -- The pre-queue: until the draw is done, its buyers have a ticket and no
+  -- rank. Withdrawn entries (left during the draw) no longer count.
+  if ph == 'prequeue' or ph == 'drawing' then
+    local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
+    if pt and not redis.call('ZSCORE', K.withdrawn, v) then
+      return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0)
+    end
+  end
+  local ticket = tonumber(redis.call('ZSCORE', K.queue, v))
+  local rankUp = 0
+  if ticket and lapsedNow(ticket) then
+    depart(v, ticket, 'abandoned')
+    ticket = nil
+    rankUp = 1
+  end
+  if not ticket then
+    if not enter or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
+      return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0)
+    end
+    if rankUp == 0 and challenge ~= 'off' then
+      if proofID == '' then return reply(-2, 0, 0, 0, '', 0) end
+      local since = sc[2]
+      if ph == 'prequeue' then since = sc[1] end
+      if since > 0 and (tonumber(ARGV[a + 7]) or 0) < since then return reply(-4, 0, 0, 0, '', 0) end
+      redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
+      if redis.call('ZSCORE', K.powused, proofID) then return reply(-3, 0, 0, 0, '', 0) end
+      -- Kept a minute past its expiry, so that a clock behind Redis's
+      -- cannot verify a proof whose record is gone.
+      redis.call('ZADD', K.powused, I((tonumber(ARGV[a + 6]) or nowMs) + 60000), proofID)
+      proved = 1
+      if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
+    end
+    ticket = redis.call('INCR', K.seq)
+    if rankUp == 0 then created = 1 end
+    joinCampaign(ticket, campBase(), campKey, maxCamps, campSrc, maxPerSource)
+    if ph == 'prequeue' then
+      redis.call('ZADD', K.prequeue, ticket, v)
+      if net ~= '' then redis.call('HINCRBY', K.nets, net, 1) end
+      return reply(3, ticket, 0, redis.call('ZCARD', K.prequeue), '', 0)
+    end
+    redis.call('ZADD', K.queue, ticket, v)
+  end
+  markSeen(ticket, now, base)
+  local rank = redis.call('ZRANK', K.queue, v)
+  if ph == 'drawing' then
+    -- The drawn block is still being written: count it whole.
+    rank = ticket - head - 1 - redis.call('ZCOUNT', K.departed, '(' .. I(head), '(' .. I(ticket))
+  end
+  -- A drawn buyer's own number is their pre-queue ticket, at their place in
+  -- the drawn list (4 bytes each).
+  local shownTicket = ticket
+  local db, dn = drawBlock()
+  if ticket > db and ticket <= db + dn then
+    local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
+    if #b == 4 then shownTicket = u32(b, 1) end
+  end
+  return reply(1, shownTicket, rank, redis.call('ZCARD', K.queue), '', ticket, {rankUp = rankUp})
 end
-markSeen(ticket, now, base)
-local rank = redis.call('ZRANK', K.queue, v)
-if ph == 'drawing' then
-  -- The drawn block is still being written: count it whole.
-  rank = ticket - head - 1 - redis.call('ZCOUNT', K.departed, '(' .. I(head), '(' .. I(ticket))
-end
--- A drawn buyer's own number is their pre-queue ticket, at their place in
--- the drawn list (4 bytes each).
-local shownTicket = ticket
-local d = redis.call('HMGET', K.draw, 'base', 'n')
-local db, dn = tonumber(d[1]) or 0, tonumber(d[2]) or 0
-if ticket > db and ticket <= db + dn then
-  local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
-  if #b == 4 then shownTicket = u32(b, 1) end
-end
-return reply(1, shownTicket, rank, redis.call('ZCARD', K.queue), '', ticket, {rankUp = rankUp})
+
+local out = {}
+for a = FIRST, #ARGV, GROUP do out[#out + 1] = place(ARGV[a], ARGV[a + 1] == '1', a) end
+return out
