@@ -11,15 +11,19 @@
 # (10s). wrk is used because it is light: the Go load generator spends
 # more of the shared cores on itself and so flatters the ratio.
 # It prints req/s for both, the ratio, the non-2xx and socket-error counts
-# (a load with more than 1% fails the script), and each server's CPU per
-# request from /proc/<pid>/stat. Redis database 11 is used and flushed;
-# set ENTER_WRK_REDIS_DB to change it. ENTER_WRK_PROFILE=FILE also takes a
-# CPU profile of the server during the enter load (DEBUG_ADDR) into FILE;
-# the profiler's own cost then lowers that run's figures.
+# (a load with more than 1% fails the script), each server's CPU per
+# request and Redis's per enter from /proc/<pid>/stat, and where the
+# machine's CPU went during each load (on a shared machine, other work
+# takes its part). Redis database 14 is used and flushed (no test or other
+# script uses it: a test that flushes the database mid-run turns the rest
+# of the run into 404s); set ENTER_WRK_REDIS_DB to change it.
+# ENTER_WRK_PROFILE=FILE also takes a CPU profile of the server during the
+# enter load (DEBUG_ADDR) into FILE; the profiler's own cost then lowers
+# that run's figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source k6/common.sh
-DB=${ENTER_WRK_REDIS_DB:-11}
+DB=${ENTER_WRK_REDIS_DB:-14}
 THREADS=${ENTER_WRK_THREADS:-2}
 CONNS=${ENTER_WRK_CONNS:-64}
 DUR=${ENTER_WRK_DURATION:-10s}
@@ -71,13 +75,20 @@ answered() {
     awk -v r="$ROUTE" -v c="$2" 'index($0, "waitingroom_http_responses_total{") == 1 && index($0, "code=\"" c "\"") && index($0, "route=\"" r "\"") {print $NF; f=1} END {if (!f) print 0}'
 }
 
-# run LABEL PID WRK-ARGS...: one wrk load; sets REQS, RPS, CPU_TICKS, BAD.
+# machine: the machine's busy and total CPU so far, in clock ticks of all cores.
+machine() { awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }
+
+# run LABEL PID WRK-ARGS...: one wrk load; sets REQS, RPS, CPU_TICKS,
+# REDIS_TICKS and BAD. It also says where the machine's CPU went meanwhile:
+# the server, wrk, Redis, and everything else (other work on a shared
+# machine; it lowers the run's req/s).
 run() {
-  local label=$1 pid=$2 out c0 c1 non2xx sockerr
+  local label=$1 pid=$2 out c0 c1 r0 m0 m1 wrk_cpu non2xx sockerr
   shift 2
-  c0=$(cpu "$pid")
-  out=$(wrk -t"$THREADS" -c"$CONNS" -d"$DUR" "$@")
-  c1=$(cpu "$pid")
+  c0=$(cpu "$pid") r0=$(cpu "$REDIS_PID") m0=$(machine)
+  wrk_cpu=$( { TIMEFORMAT='%U %S'; time wrk -t"$THREADS" -c"$CONNS" -d"$DUR" "$@" >/tmp/enter-wrk.out; } 2>&1 | awk '{print $1 + $2}')
+  c1=$(cpu "$pid") REDIS_TICKS=$(( $(cpu "$REDIS_PID") - r0 )) m1=$(machine)
+  out=$(cat /tmp/enter-wrk.out)
   CPU_TICKS=$((c1 - c0))
   REQS=$(awk '/requests in/ {print $1}' <<<"$out")
   RPS=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
@@ -87,6 +98,11 @@ run() {
   printf '%s: %s requests, %s req/s, latency %s, non-2xx %s, socket errors %s, server CPU %.2f s = %.1f us/request\n' \
     "$label" "$REQS" "$RPS" "$(awk '/^ +Latency/ {print "avg " $2 " max " $4}' <<<"$out")" "${non2xx:-0}" "${sockerr:-0}" \
     "$(bc -l <<<"$CPU_TICKS / $TCK")" "$(bc -l <<<"$CPU_TICKS / $TCK * 1000000 / $REQS")"
+  read -r busy0 total0 <<<"$m0"
+  read -r busy1 total1 <<<"$m1"
+  awk -v t=$((total1 - total0)) -v b=$((busy1 - busy0)) -v s="$CPU_TICKS" -v r="$REDIS_TICKS" -v w="$wrk_cpu" -v tck="$TCK" -v n="$(nproc)" \
+    'BEGIN {w *= tck; printf "  CPU of %d cores meanwhile: server %.0f%%, wrk %.0f%%, Redis %.0f%%, everything else %.0f%%, idle %.0f%%\n",
+      n, 100 * s / t, 100 * w / t, 100 * r / t, 100 * (b - s - w - r) / t, 100 * (t - b) / t}'
   if (( BAD * 100 > REQS )); then
     echo "FAILED: $label: $BAD of $REQS answers were not 2xx; its req/s would measure something else" >&2
     echo "$out" >&2
@@ -102,9 +118,7 @@ if [ -n "$PROFILE" ]; then
   curl -fsS -o "$PROFILE" "http://$DEBUG_ADDR/debug/pprof/profile?seconds=$(( ${DUR%s} - 2 ))" &
   prof=$!
 fi
-redis0=$(cpu "$REDIS_PID")
 run "enter  POST /api/rooms/bench/queue" "$WR_PID" -s k6/enter-wrk.lua "http://$WR_ADDR/api/rooms/bench/queue"
-REDIS_TICKS=$(( $(cpu "$REDIS_PID") - redis0 ))
 [ -z "$PROFILE" ] || { wait "$prof"; echo "profile: $PROFILE (go tool pprof -top bin/waitingroom $PROFILE)"; }
 ok=$(( $(answered "$ROUTE" 200) - ok0 ))
 # The server's own count: every request wrk counted must be a 200 there too
