@@ -31,6 +31,10 @@ import (
 // one call holds Redis (about 10 µs an enter).
 const defaultMaxBatch = 64
 
+// defaultCalls is how many calls of one room's enters may be in flight at
+// once.
+const defaultCalls = 1
+
 // batchFunc runs the position script for reqs of room at once, and returns
 // one result per request, in their order; an error fails them all.
 type batchFunc func(ctx context.Context, room string, reqs []placeReq) ([]placeResult, error)
@@ -42,6 +46,9 @@ type placeReq struct {
 	network string
 	c       Campaign // as counted (Campaign.Counted)
 	proof   Proof
+	// minted: the visitor's id was minted for this enter, so they have no
+	// place yet and the script does not look for one (see EnterNew).
+	minted bool
 }
 
 // placeResult is one visitor's answer from a position script call: their
@@ -63,25 +70,26 @@ type batchCall struct {
 // roomBatch is a room's enters: the ones waiting for the next call, and
 // whether a call runs.
 type roomBatch struct {
-	pending []*batchCall
-	running bool
+	pending  []*batchCall
+	inFlight int
 }
 
 // batcher gathers the enters of each room into as few script calls as it
 // can without delaying any (see above). Its zero value is not usable: see
 // newBatcher.
 type batcher struct {
-	run batchFunc
-	max int
+	run   batchFunc
+	max   int
+	calls int // the most calls of one room at once
 
 	mu    sync.Mutex
-	rooms map[string]*roomBatch // only rooms with a call running
+	rooms map[string]*roomBatch // only rooms with a call in flight
 }
 
 // newBatcher returns a batcher that sends batches of at most max enters
 // through run.
-func newBatcher(run batchFunc, max int) *batcher {
-	return &batcher{run: run, max: max, rooms: map[string]*roomBatch{}}
+func newBatcher(run batchFunc, max, calls int) *batcher {
+	return &batcher{run: run, max: max, calls: calls, rooms: map[string]*roomBatch{}}
 }
 
 // do places req in room, in a call of its own if none of room's runs now,
@@ -99,7 +107,7 @@ func (b *batcher) do(ctx context.Context, room string, req placeReq) (Position, 
 		rb = &roomBatch{}
 		b.rooms[room] = rb
 	}
-	if rb.running {
+	if rb.inFlight >= b.calls {
 		rb.pending = append(rb.pending, c)
 		b.mu.Unlock()
 		select {
@@ -111,7 +119,7 @@ func (b *batcher) do(ctx context.Context, room string, req placeReq) (Position, 
 		}
 	}
 	// The room is idle: this enter goes now, alone, in this goroutine.
-	rb.running = true
+	rb.inFlight++
 	b.mu.Unlock()
 	b.send(room, []*batchCall{c})
 	b.next(room, rb)
@@ -149,8 +157,9 @@ func (b *batcher) take(room string, rb *roomBatch) []*batchCall {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(rb.pending) == 0 {
-		rb.running = false
-		delete(b.rooms, room)
+		if rb.inFlight--; rb.inFlight == 0 {
+			delete(b.rooms, room)
+		}
 		return nil
 	}
 	n := min(len(rb.pending), b.max)

@@ -40,7 +40,7 @@ func newHeldBatcher(run batchFunc, max int) *heldBatcher {
 			<-h.gate
 		}
 		return run(ctx, room, reqs)
-	}, max)
+	}, max, 1)
 	return h
 }
 
@@ -350,4 +350,77 @@ func countUpTo(xs []int, x int) int {
 		}
 	}
 	return 0
+}
+
+// TestEnterNew: an enter of a visitor minted for it (EnterNew) skips the
+// look-ups for a place they cannot have, and answers as EnterFrom answers
+// a new visitor, in every state of a room; its joins are counted as
+// EnterFrom's are.
+func TestEnterNew(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		set     func(*room.Settings)
+		soldOut bool
+		camp    Campaign
+		wantErr error
+		want    Status
+	}{
+		{name: "open", want: StatusWaiting},
+		{name: "open, by a campaign", camp: Campaign{Source: "kakao", Medium: "social", Campaign: "launch"}, want: StatusWaiting},
+		{name: "pre-queue", set: func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }, want: StatusPrequeued},
+		{name: "not open yet", set: func(s *room.Settings) { s.OpensAt = at(time.Hour) }, wantErr: ErrNotOpen, want: StatusNotEntered},
+		{name: "closed", set: func(s *room.Settings) { s.ClosesAt = at(-time.Millisecond) }, wantErr: ErrSaleEnded, want: StatusNotEntered},
+		{name: "sold out", soldOut: true, want: StatusNotEntered},
+		{name: "challenge", set: func(s *room.Settings) { s.Challenge = room.ChallengeAlways }, wantErr: ErrChallengeRequired},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e, name, _ := newRoom(t, settings(tc.set))
+			if tc.soldOut {
+				if err := e.SetSoldOut(ctx, name, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			vs := visitors(t, 4)
+			const net = "203.0.113.0/24"
+			var got [4]Position
+			for i, v := range vs {
+				var err error
+				if i%2 == 0 {
+					got[i], err = e.EnterFrom(ctx, name, v, net, tc.camp)
+				} else {
+					got[i], err = e.EnterNew(ctx, name, v, net, tc.camp)
+				}
+				if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+					t.Fatalf("enter %d: %v, want %v", i, err, tc.wantErr)
+				}
+			}
+			for i := 1; i < len(vs); i++ {
+				a, b := got[i-1], got[i]
+				if b.Status != tc.want || b.Status != a.Status || b.Phase != a.Phase || b.Created != a.Created {
+					t.Errorf("enter %d: %+v; the one before: %+v", i, b, a)
+				}
+				if tc.want == StatusWaiting && (b.Ticket != a.Ticket+1 || b.Rank != a.Rank+1 || b.Waiting != a.Waiting+1 || b.EstimatedWaitSeconds == nil) {
+					t.Errorf("enter %d: ticket %d rank %d of %d after %d, %d of %d", i, b.Ticket, b.Rank, b.Waiting, a.Ticket, a.Rank, a.Waiting)
+				}
+			}
+			if tc.want == StatusWaiting || tc.want == StatusPrequeued {
+				// Entered again by their cookie, every visitor keeps their ticket.
+				for i, v := range vs {
+					if p, err := e.EnterFrom(ctx, name, v, net, tc.camp); err != nil || p.Ticket != got[i].Ticket {
+						t.Errorf("visitor %d again: %+v %v, want ticket %d", i, p, err, got[i].Ticket)
+					}
+				}
+				counts, err := e.Attribution(ctx, name)
+				if err != nil || len(counts) != 1 || counts[0].Campaign != tc.camp.Counted() || counts[0].Joined != int64(len(vs)) {
+					t.Errorf("attribution: %+v %v, want %d joins of %+v", counts, err, len(vs), tc.camp)
+				}
+			}
+			if tc.want == StatusPrequeued {
+				if nets, err := e.Networks(ctx, name, 10); err != nil || len(nets) != 1 || nets[0].Entries != int64(len(vs)) {
+					t.Errorf("networks: %+v %v", nets, err)
+				}
+			}
+		})
+	}
 }

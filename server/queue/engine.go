@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -78,7 +79,7 @@ func New(rdb redis.UniversalClient, ns string) *Engine {
 		panic(fmt.Sprintf("queue: invalid namespace %q", ns))
 	}
 	e := &Engine{rdb: rdb, ns: ns, s: loadScripts()}
-	e.enters = newBatcher(e.places, defaultMaxBatch)
+	e.enters = newBatcher(e.places, defaultMaxBatch, defaultCalls)
 	return e
 }
 
@@ -114,7 +115,23 @@ func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network strin
 // without one (a reconnect), and so does one who lapsed and goes back at
 // the end; one who left, or was admitted, needs a new proof.
 func (e *Engine) EnterWithProof(ctx context.Context, roomName, visitor, network string, c Campaign, proof Proof) (Position, error) {
-	p, err := e.enters.do(ctx, roomName, placeReq{visitor: visitor, enter: true, network: network, c: c.Counted(), proof: proof})
+	return e.enter(ctx, roomName, placeReq{visitor: visitor, enter: true, network: network, c: c.Counted(), proof: proof})
+}
+
+// EnterNew is EnterFrom for a visitor whose id was minted for this enter
+// (visitor.NewID) and so cannot have a pass, a place or a pre-queue entry
+// yet: the script does not look for one, which saves it most of its work
+// for the enters of a sale's crowd. Passing the id of a visitor who may
+// have a place would give them a second one: every other enter goes
+// through EnterFrom or EnterWithProof. In a room whose challenge is not
+// off it returns ErrChallengeRequired, as EnterFrom does.
+func (e *Engine) EnterNew(ctx context.Context, roomName, visitor, network string, c Campaign) (Position, error) {
+	return e.enter(ctx, roomName, placeReq{visitor: visitor, enter: true, network: network, c: c.Counted(), minted: true})
+}
+
+// enter runs one enter through the room's batcher.
+func (e *Engine) enter(ctx context.Context, roomName string, req placeReq) (Position, error) {
+	p, err := e.enters.do(ctx, roomName, req)
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
 	}
@@ -143,13 +160,18 @@ func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Positi
 	return res[0].p, nil
 }
 
-// placeReplyLen is the length of one visitor's reply of position.lua.
-const placeReplyLen = 23
+// flagArg is flag as a script argument, boxed without an allocation.
+func flagArg(b bool) any {
+	if b {
+		return "1"
+	}
+	return "0"
+}
 
 // places runs the position script once for the visitors of reqs, in their
 // order, and returns one result per request (see batchFunc).
 func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) ([]placeResult, error) {
-	const group = 9 // position.lua's GROUP
+	const group = 10 // position.lua's GROUP
 	args := make([]any, 0, 4+group*len(reqs))
 	args = append(args, MaxCampaigns, MaxCampaignsPerSource, e.challengeDefault, ChallengeWindow.Milliseconds())
 	for _, r := range reqs {
@@ -157,59 +179,96 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 		if r.proof.ID != "" {
 			proofExpires, proofIssued = r.proof.Expires.UnixMilli(), r.proof.IssuedAt.UnixMilli()
 		}
-		args = append(args, r.visitor, flag(r.enter), r.network, r.c.key(), r.c.Source, r.proof.ID, proofExpires, proofIssued,
-			flag(r.proof.Fresh))
+		args = append(args, r.visitor, flagArg(r.enter), r.network, r.c.key(), r.c.Source, r.proof.ID, proofExpires, proofIssued,
+			flagArg(r.proof.Fresh), flagArg(r.minted))
 	}
 	res, err := e.run(ctx, e.s.position, roomName, args...).Slice()
 	if err != nil {
 		return nil, err
 	}
-	if len(res) != len(reqs) {
-		return nil, fmt.Errorf("position script: %d replies for %d visitors", len(res), len(reqs))
+	if len(res) < 1 {
+		return nil, fmt.Errorf("position script: empty reply")
 	}
-	out := make([]placeResult, len(res))
-	for i, r := range res {
-		one, ok := r.([]any)
-		if !ok || len(one) != placeReplyLen {
+	roomPart, _ := res[0].([]any)
+	if len(roomPart) >= 1 && asInt(roomPart[0]) < 0 {
+		out := make([]placeResult, len(reqs))
+		for i := range out {
+			out[i].err = room.ErrNotFound
+		}
+		return out, nil
+	}
+	if len(roomPart) != 14 || len(res) != 1+len(reqs) {
+		return nil, fmt.Errorf("position script: unexpected reply %v for %d visitors", res, len(reqs))
+	}
+	// What every visitor is told of the room.
+	tpl := Position{Head: asInt(roomPart[3]), Tick: asInt(roomPart[4]), SoldOut: asInt(roomPart[5]) == 1,
+		Phase: asString(roomPart[6]), PrequeueAt: msOrNil(roomPart[7]), OpensAt: msOrNil(roomPart[8]), ClosesAt: msOrNil(roomPart[9]),
+		ServerTime: asInt(roomPart[10]), Paused: asInt(roomPart[11]) == 1}
+	rate := admitRate(roomPart[12], roomPart[2])
+	var slots *Slots
+	if s := asString(roomPart[13]); s != "" {
+		slots = parseSlots(s)
+	}
+	out := make([]placeResult, len(reqs))
+	for i, r := range res[1:] {
+		line, ok := r.(string)
+		if !ok {
 			return nil, fmt.Errorf("position script: unexpected reply %v", r)
 		}
-		out[i].p, out[i].err = parsePlace(one)
+		if out[i].p, out[i].err = parsePlace(tpl, rate, slots, line); out[i].err == errPlaceReply {
+			return nil, fmt.Errorf("position script: unexpected reply %q", line)
+		}
 	}
 	return out, nil
 }
 
-// parsePlace reads one visitor's reply of position.lua: their position, or
-// why they have none.
-func parsePlace(res []any) (Position, error) {
-	code := asInt(res[0])
-	switch {
-	case code == -2:
-		return Position{}, ErrChallengeRequired
-	case code == -3:
-		return Position{}, ErrChallengeUsed
-	case code == -4:
-		return Position{}, ErrChallengeStale
-	case code < 0:
-		return Position{}, room.ErrNotFound
+// errPlaceReply reports a visitor's reply that position.lua cannot have
+// given.
+var errPlaceReply = errors.New("malformed reply")
+
+// parsePlace reads one visitor's reply of position.lua, given what the
+// call told of the room (tpl, the admission rate the ETA counts on and
+// the slots' schedule): their position, or why they have none.
+func parsePlace(tpl Position, rate float64, slots *Slots, line string) (Position, error) {
+	// code ticket rank waiting line passExpiresMs rankUp proved created token
+	var f [9]int64
+	rest := line
+	for i := range f {
+		var field string
+		var ok bool
+		if field, rest, ok = strings.Cut(rest, " "); !ok {
+			return Position{}, errPlaceReply
+		}
+		n, err := strconv.ParseInt(field, 10, 64)
+		if err != nil {
+			return Position{}, errPlaceReply
+		}
+		f[i] = n
 	}
-	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
-		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1,
-		Phase: asString(res[10]), PrequeueAt: msOrNil(res[11]), OpensAt: msOrNil(res[12]), ClosesAt: msOrNil(res[13]),
-		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1, Proved: asInt(res[21]) == 1,
-		Created: asInt(res[22]) == 1}
+	code, token := f[0], rest
+	switch code {
+	case -2:
+		return Position{}, ErrChallengeRequired
+	case -3:
+		return Position{}, ErrChallengeUsed
+	case -4:
+		return Position{}, ErrChallengeStale
+	}
+	p := tpl
+	p.Ticket, p.Rank, p.Waiting, p.Line = f[1], f[2], f[3], f[4]
+	p.Proved, p.Created = f[7] == 1, f[8] == 1
 	switch code {
 	case 3:
 		p.Status = StatusPrequeued
 		p.PollingIntervalSeconds = PollingInterval(1000) // no rank moves before the draw
 	case 2:
-		tok := asString(res[4])
-		p.Status, p.EntryToken, p.Rank = StatusReady, &tok, 0
-		p.PassExpiresAt = asInt(res[17])
+		p.Status, p.EntryToken, p.Rank = StatusReady, &token, 0
+		p.PassExpiresAt = f[5]
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = ETA(p.Rank, admitRate(res[19], res[6]), parseSlots(res[20]), p.Paused)
-		if asInt(res[18]) == 1 {
+		p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+		if f[6] == 1 {
 			p.RankUpReason = RankUpReturned
 		}
 		p.PollingIntervalSeconds = PollingInterval(p.Rank)

@@ -1,7 +1,7 @@
 -- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions powused powcur powprev
 -- position.lua: the places of visitors of one room, and (with their enter
--- flag "1") their atomic, idempotent enters. Status is decided by the pass first, then the
--- pre-queue, then the queue.
+-- flag "1") their atomic, idempotent enters. Status is decided by the pass
+-- first, then the pre-queue, then the queue.
 -- Being asked marks the visitor as seen. A visitor passed over while away
 -- who asks is back: admitted first at the next tick (ABSENCE). A waiting
 -- visitor unseen for longer than the room's returnWithinSeconds has left,
@@ -9,21 +9,29 @@
 -- ARGV: 2 the most campaigns kept apart, 3 the most campaigns of one
 --   source kept apart, 4 the server's default challenge (for a room saved
 --   without one), 5 the join-rate window (ms; see challenge_count.lua),
---   then, from 6, one group of 9 per visitor (GROUP): the visitor, the
+--   then, from 6, one group of 10 per visitor (GROUP): the visitor, the
 --   enter flag ("1" or "0"), the client's network ('' if unknown; counted
 --   per pre-queue entry), the campaign key ('' when direct) and the
 --   campaign's source (counted per new ticket), the proof of work's id
 --   ('' for none), its expiry and its issue time (unix ms), "1" when the
---   proof must be unused (the request has no cookie).
+--   proof must be unused (the request has no cookie), and "1" when the
+--   visitor's id was minted for this enter (visitor.NewID): such a
+--   visitor has no pass, no place and no pre-queue entry, and the script
+--   does not look for them.
 -- BATCH (issue 16): the visitors are placed one after the other, in the
 -- order given, as as many calls of the script one visitor at a time would
 -- place them; the room's own state (its settings, schedule, head, ETA) is
 -- read once for them all. server/queue gathers the enters of a room that
 -- arrive while its last call runs into one call (batch.go).
--- Reply: one reply per visitor, in their order: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
---   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
---   paused, passExpiresMs, rankUp, etaRate, slots, proved, created}
---   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
+-- Reply: {room, visitor...}: room is {known, ewma, rate, head, tick,
+--   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, paused, etaRate,
+--   slots}, known 1 (or -1 for an unknown room, with no visitor replies
+--   following), then one reply per visitor, in their order, a string of
+--   "code ticket rank waiting line passExpiresMs rankUp proved created
+--   token" (token '' but for a pass; one string rather than ten replies
+--   makes the reply cheap to read). slots is '' unless a visitor is
+--   WAITING.
+--   code: 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
 --   -2 a proof of work is needed (none given), -3 the proof was used before,
 --   -4 the proof was issued before the room's current phase began
 --   ticket is the visitor's own number: the pre-queue ticket of a drawn
@@ -42,14 +50,10 @@
 -- powused until a while after its expiry, and counted as a proved join of
 -- the room ('+' in powcur). A visitor who has a place, or who lapsed and
 -- goes back at the end, needs none.
-local GROUP, FIRST = 9, 6
+local GROUP, FIRST = 10, 6
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge')
 local rate = cfg[1]
-if not rate then
-  local out = {}
-  for _ = FIRST, #ARGV, GROUP do out[#out + 1] = {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0, 0} end
-  return out
-end
+if not rate then return {{-1}} end
 local soldout = redis.call('EXISTS', K.soldout)
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
 local now = nowUs()
@@ -68,14 +72,11 @@ local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
 local challenge = challengeMode(cfg[5], ARGV[4])
 local maxCamps, maxPerSource, win = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0, tonumber(ARGV[5]) or 0
-local base = seenBase()
+local base, cbase = seenBase(), campBase()
 -- BATCH: what only some answers need is read once, by the first that does;
--- no visitor's place changes it.
-local slots, abandon, ret, drawBase, drawN
-local function slotsNow()
-  if not slots then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
-  return slots
-end
+-- no visitor's place changes it. Direct joins are counted once, at the end.
+local abandon, ret, drawBase, drawN
+local direct = 0
 local function lapsedNow(ticket)
   if not abandon then abandon, ret = abandonUs(), returnUs() end
   return lapsed(ticket, now, abandon, ret, base)
@@ -94,10 +95,8 @@ local function place(v, enter, a)
   local proved, created = 0, 0
   local function reply(code, ticket, rank, waiting, token, line, x)
     x = x or {}
-    local sl = ''
-    if code == 1 then sl = slotsNow() end
-    return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
-      paused, x.passX or 0, x.rankUp or 0, eta, sl, proved, created}
+    return string.format('%d %d %d %d %d %d %d %d %d %s', code, ticket, rank, waiting, line, x.passX or 0, x.rankUp or 0,
+      proved, created, token)
   end
   local net, campKey, campSrc, proofID = ARGV[a + 2] or '', ARGV[a + 3] or '', ARGV[a + 4] or '', ARGV[a + 5] or ''
   -- A proof brought by a request without a cookie must be unused:
@@ -105,25 +104,29 @@ local function place(v, enter, a)
   if ARGV[a + 8] == '1' and proofID ~= '' and redis.call('ZSCORE', K.powused, proofID) then
     return reply(-3, 0, 0, 0, '', 0)
   end
-  local pass = livePass(v, nowMs)
-  if pass then
-    return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, {passX = pass.x})
-  end
-  -- ABSENCE: passed over while away, and now back (or already back).
-  local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
-  if back then
-    return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back)
-  end
-  -- The pre-queue: until the draw is done, its buyers have a ticket and no
-  -- rank. Withdrawn entries (left during the draw) no longer count.
-  if ph == 'prequeue' or ph == 'drawing' then
-    local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
-    if pt and not redis.call('ZSCORE', K.withdrawn, v) then
-      return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0)
+  local minted = ARGV[a + 9] == '1'
+  local ticket
+  if not minted then
+    local pass = livePass(v, nowMs)
+    if pass then
+      return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, {passX = pass.x})
     end
+    -- ABSENCE: passed over while away, and now back (or already back).
+    local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
+    if back then
+      return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back)
+    end
+    -- The pre-queue: until the draw is done, its buyers have a ticket and
+    -- no rank. Withdrawn entries (left during the draw) no longer count.
+    if ph == 'prequeue' or ph == 'drawing' then
+      local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
+      if pt and not redis.call('ZSCORE', K.withdrawn, v) then
+        return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0)
+      end
+    end
+    ticket = tonumber(redis.call('ZSCORE', K.queue, v))
   end
-  local ticket = tonumber(redis.call('ZSCORE', K.queue, v))
-  local rankUp = 0
+  local rankUp, fresh = 0, false
   if ticket and lapsedNow(ticket) then
     depart(v, ticket, 'abandoned')
     ticket = nil
@@ -147,8 +150,13 @@ local function place(v, enter, a)
       if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
     end
     ticket = redis.call('INCR', K.seq)
+    fresh = true
     if rankUp == 0 then created = 1 end
-    joinCampaign(ticket, campBase(), campKey, maxCamps, campSrc, maxPerSource)
+    if campKey == '' then
+      direct = direct + 1 -- joinCampaign's count of a direct join, made once for the batch
+    else
+      joinCampaign(ticket, cbase, campKey, maxCamps, campSrc, maxPerSource)
+    end
     if ph == 'prequeue' then
       redis.call('ZADD', K.prequeue, ticket, v)
       if net ~= '' then redis.call('HINCRBY', K.nets, net, 1) end
@@ -157,7 +165,13 @@ local function place(v, enter, a)
     redis.call('ZADD', K.queue, ticket, v)
   end
   markSeen(ticket, now, base)
-  local rank = redis.call('ZRANK', K.queue, v)
+  local n = redis.call('ZCARD', K.queue)
+  local rank
+  if fresh then
+    rank = n - 1 -- a new ticket is the counter's highest: the last in line
+  else
+    rank = redis.call('ZRANK', K.queue, v)
+  end
   if ph == 'drawing' then
     -- The drawn block is still being written: count it whole.
     rank = ticket - head - 1 - redis.call('ZCOUNT', K.departed, '(' .. I(head), '(' .. I(ticket))
@@ -170,9 +184,18 @@ local function place(v, enter, a)
     local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
     if #b == 4 then shownTicket = u32(b, 1) end
   end
-  return reply(1, shownTicket, rank, redis.call('ZCARD', K.queue), '', ticket, {rankUp = rankUp})
+  return reply(1, shownTicket, rank, n, '', ticket, {rankUp = rankUp})
 end
 
-local out = {}
-for a = FIRST, #ARGV, GROUP do out[#out + 1] = place(ARGV[a], ARGV[a + 1] == '1', a) end
+local out = {{}}
+local anyWaiting = false
+for a = FIRST, #ARGV, GROUP do
+  local r = place(ARGV[a], ARGV[a + 1] == '1', a)
+  if string.sub(r, 1, 2) == '1 ' then anyWaiting = true end
+  out[#out + 1] = r
+end
+if direct > 0 then redis.call('HINCRBY', K.attr, 'j0', direct) end
+local slots = ''
+if anyWaiting then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
+out[1] = {1, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, paused, eta, slots}
 return out
