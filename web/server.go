@@ -26,6 +26,10 @@ import (
 type Queue interface {
 	// EnterWithProof enters with a proof of work (the zero Proof for none).
 	EnterWithProof(ctx context.Context, room, visitor, network string, c queue.Campaign, proof queue.Proof) (queue.Position, error)
+	// EnterNew enters a visitor whose id was minted for this request
+	// (visitor.NewID), without a proof: it does not look for a place they
+	// cannot have.
+	EnterNew(ctx context.Context, room, visitor, network string, c queue.Campaign) (queue.Position, error)
 	// CountChallenge counts a challenge issued to network in room and
 	// returns the room's challenge mode and the rates to price it at.
 	CountChallenge(ctx context.Context, room, network string) (queue.ChallengeRates, error)
