@@ -18,7 +18,7 @@ func (s *Server) api(next http.HandlerFunc) http.Handler { return s.apiMax(maxBo
 // apiMax is api with a body cap of limit bytes.
 func (s *Server) apiMax(limit int64, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
+		w.Header()["Cache-Control"] = noStore
 		if !room.ValidName(r.PathValue("room")) {
 			writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 			return
