@@ -102,6 +102,10 @@ func TestBatchedEnters(t *testing.T) {
 		{"twenty visitors in arrival order", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}},
 		{"five visitors entered three times, interleaved", []int{3, 1, 4, 1, 0, 2, 3, 4, 0, 2, 2, 1, 0, 3, 4}},
 		{"the first visitor again, behind others", []int{-1, 0, -1, 1}},
+		// 100 and up: visitors minted for their enter (EnterNew), whose
+		// runs join together.
+		{"minted visitors in runs, between others", []int{100, 101, 0, 102, 103, 104, -1, 1, 0, 105, 2}},
+		{"only minted visitors", []int{100, 101, 102, 103, 104, 105, 106, 107}},
 	} {
 		for _, be := range backends {
 			t.Run(tc.name+"/"+be.name, func(t *testing.T) {
@@ -116,28 +120,38 @@ func TestBatchedEnters(t *testing.T) {
 				e.enters = h.b
 				first := visitors(t, 1)[0]
 				vs := visitors(t, 20)
+				minted := visitors(t, 10)
 				who := func(i int) string {
-					if i < 0 {
+					switch {
+					case i < 0:
 						return first
+					case i >= 100:
+						return minted[i-100]
 					}
 					return vs[i]
 				}
 				results := make([]enterResult, len(tc.enters)+1)
 				var wg sync.WaitGroup
-				enter := func(slot int, v string) {
+				enter := func(slot int, v string, isNew bool) {
 					wg.Go(func() {
-						p, err := e.Enter(ctx, name, v)
+						var p Position
+						var err error
+						if isNew {
+							p, err = e.EnterNew(ctx, name, v, "", Campaign{})
+						} else {
+							p, err = e.Enter(ctx, name, v)
+						}
 						results[slot] = enterResult{p, err}
 					})
 				}
-				enter(0, first)
+				enter(0, first, false)
 				for deadline := time.Now().Add(5 * time.Second); len(h.callSizes()) == 0; time.Sleep(100 * time.Microsecond) {
 					if time.Now().After(deadline) {
 						t.Fatal("the first enter made no call")
 					}
 				}
 				for i, v := range tc.enters {
-					enter(i+1, who(v))
+					enter(i+1, who(v), v >= 100)
 					h.waitFor(t, name, i+1)
 				}
 				h.release()
@@ -171,12 +185,25 @@ func TestBatchedEnters(t *testing.T) {
 					}
 					created[v] = true
 				}
+				if counts, err := e.Attribution(ctx, name); err != nil || len(counts) != 1 || counts[0].Joined != int64(len(want)) {
+					t.Errorf("attribution %+v (%v), want %d direct joins", counts, err, len(want))
+				}
 				k := testKeys(rdb, name)
 				if n, err := rdb.ZCard(ctx, k.key("queue")).Result(); err != nil || n != int64(len(want)) {
 					t.Errorf("line of %d (%v), want %d: one place per visitor", n, err, len(want))
 				}
 				if seq, err := rdb.Get(ctx, k.key("seq")).Int64(); err != nil || seq != int64(len(want)) {
 					t.Errorf("counter at %d (%v), want %d: no ticket is skipped", seq, err, len(want))
+				}
+				// Every place is marked seen (2-byte cells from seenbase 0).
+				seen, err := rdb.Get(ctx, k.key("seen")).Bytes()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for v, tk := range want {
+					if int(2*tk+1) >= len(seen) || seen[2*tk] == 0 && seen[2*tk+1] == 0 {
+						t.Errorf("%s (ticket %d) is not marked seen", v, tk)
+					}
 				}
 			})
 		}

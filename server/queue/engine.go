@@ -197,7 +197,7 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 		}
 		return out, nil
 	}
-	if len(roomPart) != 14 || len(res) != 1+len(reqs) {
+	if len(roomPart) != 14 {
 		return nil, fmt.Errorf("position script: unexpected reply %v for %d visitors", res, len(reqs))
 	}
 	// What every visitor is told of the room.
@@ -209,17 +209,55 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 	if s := asString(roomPart[13]); s != "" {
 		slots = parseSlots(s)
 	}
-	out := make([]placeResult, len(reqs))
-	for i, r := range res[1:] {
+	out := make([]placeResult, 0, len(reqs))
+	for _, r := range res[1:] {
 		line, ok := r.(string)
 		if !ok {
 			return nil, fmt.Errorf("position script: unexpected reply %v", r)
 		}
-		if out[i].p, out[i].err = parsePlace(tpl, rate, slots, line); out[i].err == errPlaceReply {
+		if run, ok := strings.CutPrefix(line, "R "); ok {
+			// A run of minted visitors who joined together.
+			var f [3]int64
+			if !parseFields(run, f[:]) || f[2] < 1 || int64(len(out))+f[2] > int64(len(reqs)) {
+				return nil, fmt.Errorf("position script: unexpected reply %q", line)
+			}
+			for i := range f[2] {
+				p := tpl
+				p.Status, p.Created = StatusWaiting, true
+				p.Ticket, p.Line, p.Rank, p.Waiting = f[0]+i, f[0]+i, f[1]-1+i, f[1]+i
+				p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+				p.PollingIntervalSeconds = PollingInterval(p.Rank)
+				out = append(out, placeResult{p: p})
+			}
+			continue
+		}
+		p, err := parsePlace(tpl, rate, slots, line)
+		if err == errPlaceReply {
 			return nil, fmt.Errorf("position script: unexpected reply %q", line)
 		}
+		out = append(out, placeResult{p, err})
+	}
+	if len(out) != len(reqs) {
+		return nil, fmt.Errorf("position script: %d answers for %d visitors", len(out), len(reqs))
 	}
 	return out, nil
+}
+
+// parseFields reads the space-separated integers of s into f, all of them
+// and nothing else.
+func parseFields(s string, f []int64) bool {
+	for i := range f {
+		field, rest, ok := strings.Cut(s, " ")
+		if ok == (i == len(f)-1) {
+			return false
+		}
+		n, err := strconv.ParseInt(field, 10, 64)
+		if err != nil {
+			return false
+		}
+		f[i], s = n, rest
+	}
+	return true
 }
 
 // errPlaceReply reports a visitor's reply that position.lua cannot have

@@ -26,11 +26,14 @@
 -- Reply: {room, visitor...}: room is {known, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, paused, etaRate,
 --   slots}, known 1 (or -1 for an unknown room, with no visitor replies
---   following), then one reply per visitor, in their order, a string of
---   "code ticket rank waiting line passExpiresMs rankUp proved created
---   token" (token '' but for a pass; one string rather than ten replies
---   makes the reply cheap to read). slots is '' unless a visitor is
---   WAITING.
+--   following), then the visitors' replies, in their order: for one
+--   visitor a string of "code ticket rank waiting line passExpiresMs
+--   rankUp proved created token" (token '' but for a pass; one string
+--   rather than ten replies makes the reply cheap to read), and for a run
+--   of m minted visitors who joined together (see joinRun) "R first
+--   waiting m": the i-th of them (from 0) is WAITING with ticket (and
+--   line) first + i, rank waiting - 1 + i of waiting + i, and made their
+--   place. slots is '' unless a visitor is WAITING.
 --   code: 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
 --   -2 a proof of work is needed (none given), -3 the proof was used before,
 --   -4 the proof was issued before the room's current phase began
@@ -89,39 +92,40 @@ local function drawBlock()
   return drawBase, drawN
 end
 
+-- reply is one visitor's reply (see Reply above).
+local function reply(code, ticket, rank, waiting, token, line, passX, rankUp, proved, created)
+  return string.format('%d %d %d %d %d %d %d %d %d %s', code, ticket, rank, waiting, line, passX, rankUp, proved, created,
+    token)
+end
+
 -- place places visitor v (enter: it may join) and returns its reply; a is
 -- the index of its group in ARGV.
 local function place(v, enter, a)
   local proved, created = 0, 0
-  local function reply(code, ticket, rank, waiting, token, line, x)
-    x = x or {}
-    return string.format('%d %d %d %d %d %d %d %d %d %s', code, ticket, rank, waiting, line, x.passX or 0, x.rankUp or 0,
-      proved, created, token)
-  end
   local net, campKey, campSrc, proofID = ARGV[a + 2] or '', ARGV[a + 3] or '', ARGV[a + 4] or '', ARGV[a + 5] or ''
   -- A proof brought by a request without a cookie must be unused:
   -- replaying one never hands out the visitor it made.
   if ARGV[a + 8] == '1' and proofID ~= '' and redis.call('ZSCORE', K.powused, proofID) then
-    return reply(-3, 0, 0, 0, '', 0)
+    return reply(-3, 0, 0, 0, '', 0, 0, 0, proved, created)
   end
   local minted = ARGV[a + 9] == '1'
   local ticket
   if not minted then
     local pass = livePass(v, nowMs)
     if pass then
-      return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, {passX = pass.x})
+      return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, pass.x, 0, proved, created)
     end
     -- ABSENCE: passed over while away, and now back (or already back).
     local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
     if back then
-      return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back)
+      return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back, 0, 0, proved, created)
     end
     -- The pre-queue: until the draw is done, its buyers have a ticket and
     -- no rank. Withdrawn entries (left during the draw) no longer count.
     if ph == 'prequeue' or ph == 'drawing' then
       local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
       if pt and not redis.call('ZSCORE', K.withdrawn, v) then
-        return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0)
+        return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
       end
     end
     ticket = tonumber(redis.call('ZSCORE', K.queue, v))
@@ -134,15 +138,15 @@ local function place(v, enter, a)
   end
   if not ticket then
     if not enter or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
-      return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0)
+      return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0, 0, 0, proved, created)
     end
     if rankUp == 0 and challenge ~= 'off' then
-      if proofID == '' then return reply(-2, 0, 0, 0, '', 0) end
+      if proofID == '' then return reply(-2, 0, 0, 0, '', 0, 0, 0, proved, created) end
       local since = sc[2]
       if ph == 'prequeue' then since = sc[1] end
-      if since > 0 and (tonumber(ARGV[a + 7]) or 0) < since then return reply(-4, 0, 0, 0, '', 0) end
+      if since > 0 and (tonumber(ARGV[a + 7]) or 0) < since then return reply(-4, 0, 0, 0, '', 0, 0, 0, proved, created) end
       redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
-      if redis.call('ZSCORE', K.powused, proofID) then return reply(-3, 0, 0, 0, '', 0) end
+      if redis.call('ZSCORE', K.powused, proofID) then return reply(-3, 0, 0, 0, '', 0, 0, 0, proved, created) end
       -- Kept a minute past its expiry, so that a clock behind Redis's
       -- cannot verify a proof whose record is gone.
       redis.call('ZADD', K.powused, I((tonumber(ARGV[a + 6]) or nowMs) + 60000), proofID)
@@ -160,7 +164,7 @@ local function place(v, enter, a)
     if ph == 'prequeue' then
       redis.call('ZADD', K.prequeue, ticket, v)
       if net ~= '' then redis.call('HINCRBY', K.nets, net, 1) end
-      return reply(3, ticket, 0, redis.call('ZCARD', K.prequeue), '', 0)
+      return reply(3, ticket, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
     end
     redis.call('ZADD', K.queue, ticket, v)
   end
@@ -184,14 +188,55 @@ local function place(v, enter, a)
     local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
     if #b == 4 then shownTicket = u32(b, 1) end
   end
-  return reply(1, shownTicket, rank, n, '', ticket, {rankUp = rankUp})
+  return reply(1, shownTicket, rank, n, '', ticket, 0, rankUp, proved, created)
+end
+
+-- BATCH: a run of visitors minted for their enter (ARGV flags), in an open
+-- room that is not sold out and asks no proof, all join at the end: the
+-- run takes its tickets with one INCRBY, joins with one ZADD and is marked
+-- seen with one SETRANGE (its tickets are consecutive), exactly as placing
+-- them one by one would. Its reply is one string for the whole run (see
+-- Reply above).
+local runs = ph == 'open' and soldout ~= 1 and challenge == 'off'
+local function inRun(a) return runs and a <= #ARGV and ARGV[a + 1] == '1' and ARGV[a + 9] == '1' end
+local function joinRun(a, m)
+  local first = redis.call('INCRBY', K.seq, m) - m + 1
+  local z = {}
+  for i = 0, m - 1 do
+    local ai, t = a + i * GROUP, first + i
+    z[2 * i + 1], z[2 * i + 2] = t, ARGV[ai]
+    local c = ARGV[ai + 3] or ''
+    if c == '' then
+      direct = direct + 1
+    else
+      joinCampaign(t, cbase, c, maxCamps, ARGV[ai + 4] or '', maxPerSource)
+    end
+  end
+  redis.call('ZADD', K.queue, unpack(z))
+  if first > base then
+    local v = seenValue(now)
+    redis.call('SETRANGE', K.seen, 2 * (first - base), string.rep(string.char(math.floor(v / 256), v % 256), m))
+  end
+  local n = redis.call('ZCARD', K.queue)
+  return 'R ' .. I(first) .. ' ' .. I(n - m + 1) .. ' ' .. I(m)
 end
 
 local out = {{}}
 local anyWaiting = false
-for a = FIRST, #ARGV, GROUP do
-  local r = place(ARGV[a], ARGV[a + 1] == '1', a)
-  if string.sub(r, 1, 2) == '1 ' then anyWaiting = true end
+local a = FIRST
+while a <= #ARGV do
+  local r
+  if inRun(a) then
+    local m = 1
+    while inRun(a + m * GROUP) do m = m + 1 end
+    r = joinRun(a, m)
+    a = a + m * GROUP
+    anyWaiting = true
+  else
+    r = place(ARGV[a], ARGV[a + 1] == '1', a)
+    if string.sub(r, 1, 2) == '1 ' then anyWaiting = true end
+    a = a + GROUP
+  end
   out[#out + 1] = r
 end
 if direct > 0 then redis.call('HINCRBY', K.attr, 'j0', direct) end
