@@ -35,6 +35,13 @@ const defaultMaxBatch = 64
 // once.
 const defaultCalls = 1
 
+// EnterWait bounds how long an enter waits for its answer, whatever its
+// context's deadline: at most half of it for the calls ahead of its own
+// (past that it is answered context.DeadlineExceeded, unsent), and its own
+// call runs at most the other half. A caller need not arm a timer of its
+// own for every enter (the HTTP adapter does not).
+const EnterWait = 5 * time.Second
+
 // batchFunc runs the position script for reqs of room at once, and returns
 // one result per request, in their order; an error fails them all.
 type batchFunc func(ctx context.Context, room string, reqs []placeReq) ([]placeResult, error)
@@ -61,10 +68,11 @@ type placeResult struct {
 
 // batchCall is one enter waiting in a batcher.
 type batchCall struct {
-	ctx  context.Context
-	req  placeReq
-	res  placeResult
-	done chan struct{} // closed once res is set
+	ctx    context.Context
+	req    placeReq
+	queued time.Time // when it began to wait for a call ahead; zero if none
+	res    placeResult
+	done   chan struct{} // closed once res is set
 }
 
 // roomBatch is a room's enters: the ones waiting for the next call, and
@@ -80,16 +88,18 @@ type roomBatch struct {
 type batcher struct {
 	run   batchFunc
 	max   int
-	calls int // the most calls of one room at once
+	calls int           // the most calls of one room at once
+	wait  time.Duration // see EnterWait
 
 	mu    sync.Mutex
 	rooms map[string]*roomBatch // only rooms with a call in flight
 }
 
 // newBatcher returns a batcher that sends batches of at most max enters
-// through run.
-func newBatcher(run batchFunc, max, calls int) *batcher {
-	return &batcher{run: run, max: max, calls: calls, rooms: map[string]*roomBatch{}}
+// through run, at most calls of one room at once, and answers each enter
+// within wait (see EnterWait).
+func newBatcher(run batchFunc, max, calls int, wait time.Duration) *batcher {
+	return &batcher{run: run, max: max, calls: calls, wait: wait, rooms: map[string]*roomBatch{}}
 }
 
 // do places req in room, in a call of its own if none of room's runs now,
@@ -108,6 +118,7 @@ func (b *batcher) do(ctx context.Context, room string, req placeReq) (Position, 
 		b.rooms[room] = rb
 	}
 	if rb.inFlight >= b.calls {
+		c.queued = time.Now()
 		rb.pending = append(rb.pending, c)
 		b.mu.Unlock()
 		select {
@@ -169,12 +180,15 @@ func (b *batcher) take(room string, rb *roomBatch) []*batchCall {
 }
 
 // send runs one call for batch and answers each of its enters. Enters whose
-// callers gave up are left out. The call runs until the latest deadline of
-// its callers (none if one has none), whichever of them gives up: the
-// others still wait for it.
+// callers gave up, or that waited longer than half of b.wait, are left out
+// (answered with their context's error, or context.DeadlineExceeded). The
+// call runs until half of b.wait from now, or the latest deadline of its
+// callers if that is sooner, whichever of them gives up: the others still
+// wait for it.
 func (b *batcher) send(room string, batch []*batchCall) {
+	now := time.Now()
 	live := batch[:0:0]
-	var deadline time.Time
+	var latest time.Time
 	unbounded := false
 	for _, c := range batch {
 		if err := c.ctx.Err(); err != nil {
@@ -182,22 +196,27 @@ func (b *batcher) send(room string, batch []*batchCall) {
 			close(c.done)
 			continue
 		}
+		if waited := now.Sub(c.queued); !c.queued.IsZero() && waited > b.wait/2 {
+			c.res.err = fmt.Errorf("waited %v for the calls ahead: %w", waited.Round(time.Millisecond), context.DeadlineExceeded)
+			close(c.done)
+			continue
+		}
 		live = append(live, c)
 		if d, ok := c.ctx.Deadline(); !ok {
 			unbounded = true
-		} else if d.After(deadline) {
-			deadline = d
+		} else if d.After(latest) {
+			latest = d
 		}
 	}
 	if len(live) == 0 {
 		return
 	}
-	ctx := context.WithoutCancel(live[0].ctx)
-	if !unbounded {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+	deadline := now.Add(b.wait / 2)
+	if !unbounded && latest.Before(deadline) {
+		deadline = latest
 	}
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(live[0].ctx), deadline)
+	defer cancel()
 	reqs := make([]placeReq, len(live))
 	for i, c := range live {
 		reqs[i] = c.req

@@ -28,7 +28,7 @@ type heldBatcher struct {
 	release func()
 }
 
-func newHeldBatcher(run batchFunc, max int) *heldBatcher {
+func newHeldBatcher(run batchFunc, max int, wait time.Duration) *heldBatcher {
 	h := &heldBatcher{gate: make(chan struct{})}
 	h.release = sync.OnceFunc(func() { close(h.gate) })
 	h.b = newBatcher(func(ctx context.Context, room string, reqs []placeReq) ([]placeResult, error) {
@@ -40,7 +40,7 @@ func newHeldBatcher(run batchFunc, max int) *heldBatcher {
 			<-h.gate
 		}
 		return run(ctx, room, reqs)
-	}, max, 1)
+	}, max, 1, wait)
 	return h
 }
 
@@ -116,7 +116,7 @@ func TestBatchedEnters(t *testing.T) {
 				if err := e.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
 					t.Fatal(err)
 				}
-				h := newHeldBatcher(e.places, defaultMaxBatch)
+				h := newHeldBatcher(e.places, defaultMaxBatch, EnterWait)
 				e.enters = h.b
 				first := visitors(t, 1)[0]
 				vs := visitors(t, 20)
@@ -264,6 +264,9 @@ func TestBatcher(t *testing.T) {
 		enters int
 		cancel []int
 		fail   bool
+		// late holds the first call this long past half the batcher's
+		// wait: the enters behind it have waited too long.
+		late bool
 		// wantCalls are the sizes of the calls after the held one.
 		wantCalls []int
 	}{
@@ -272,11 +275,17 @@ func TestBatcher(t *testing.T) {
 		{name: "a failed call fails every enter in it", max: 64, enters: 5, fail: true, wantCalls: []int{5}},
 		{name: "an enter given up is not sent", max: 64, enters: 4, cancel: []int{0, 2}, wantCalls: []int{2}},
 		{name: "every enter given up: no call", max: 64, enters: 2, cancel: []int{0, 1}, wantCalls: nil},
+		{name: "enters that waited past half the wait are not sent", max: 64, enters: 3, late: true, wantCalls: nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			const wait = 200 * time.Millisecond
 			var mu sync.Mutex
 			var sent []string
-			run := func(_ context.Context, _ string, reqs []placeReq) ([]placeResult, error) {
+			run := func(ctx context.Context, _ string, reqs []placeReq) ([]placeResult, error) {
+				// Every call is bounded by half the wait.
+				if d, ok := ctx.Deadline(); !ok || time.Until(d) > wait/2 {
+					t.Errorf("a call's deadline is %v away (set %v), want at most %v", time.Until(d), ok, wait/2)
+				}
 				mu.Lock()
 				defer mu.Unlock()
 				out := make([]placeResult, len(reqs))
@@ -289,7 +298,7 @@ func TestBatcher(t *testing.T) {
 				}
 				return out, nil
 			}
-			h := newHeldBatcher(run, tc.max)
+			h := newHeldBatcher(run, tc.max, wait)
 			ctx := context.Background()
 			heldDone := make(chan error, 1)
 			go func() { _, err := h.b.do(ctx, "r", placeReq{visitor: "held"}); heldDone <- err }()
@@ -314,6 +323,9 @@ func TestBatcher(t *testing.T) {
 				cancels[i]()
 				h.waitFor(t, "r", tc.enters-countUpTo(tc.cancel, i))
 			}
+			if tc.late {
+				time.Sleep(wait/2 + 20*time.Millisecond)
+			}
 			h.release()
 			wg.Wait()
 			if err := <-heldDone; err != nil {
@@ -332,6 +344,10 @@ func TestBatcher(t *testing.T) {
 				case slices.Contains(tc.cancel, i):
 					if !errors.Is(r.err, context.Canceled) {
 						t.Errorf("enter %d, given up: %v", i, r.err)
+					}
+				case tc.late:
+					if !errors.Is(r.err, context.DeadlineExceeded) {
+						t.Errorf("enter %d, waited too long: %v", i, r.err)
 					}
 				case tc.fail:
 					if !errors.Is(r.err, errDown) || !strings.Contains(r.err.Error(), "batch of") {

@@ -79,7 +79,7 @@ func New(rdb redis.UniversalClient, ns string) *Engine {
 		panic(fmt.Sprintf("queue: invalid namespace %q", ns))
 	}
 	e := &Engine{rdb: rdb, ns: ns, s: loadScripts()}
-	e.enters = newBatcher(e.places, defaultMaxBatch, defaultCalls)
+	e.enters = newBatcher(e.places, defaultMaxBatch, defaultCalls, EnterWait)
 	return e
 }
 
