@@ -25,6 +25,8 @@ import (
 // Queue is the line as the HTTP handlers use it.
 type Queue interface {
 	// EnterWithProof enters with a proof of work (the zero Proof for none).
+	// It and EnterNew bound their own wait (queue.EnterWait): the enter
+	// route arms no timer for them (apiEnter).
 	EnterWithProof(ctx context.Context, room, visitor, network string, c queue.Campaign, proof queue.Proof) (queue.Position, error)
 	// EnterNew enters a visitor whose id was minted for this request
 	// (visitor.NewID), without a proof: it does not look for a place they
