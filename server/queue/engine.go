@@ -160,27 +160,66 @@ func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Positi
 	return res[0].p, nil
 }
 
-// flagArg is flag as a script argument, boxed without an allocation.
-func flagArg(b bool) any {
-	if b {
-		return "1"
+// appendArgs appends r's group of position.lua's arguments: its flags, the
+// visitor, and the fields the flags announce (see the script's ARGV).
+func (r placeReq) appendArgs(args []any) []any {
+	var fb [6]byte
+	flags := fb[:0]
+	if r.enter {
+		flags = append(flags, 'e')
 	}
-	return "0"
+	if r.minted {
+		flags = append(flags, 'm')
+	}
+	if r.proof.Fresh {
+		flags = append(flags, 'f')
+	}
+	key := r.c.key()
+	if r.network != "" {
+		flags = append(flags, 'n')
+	}
+	if key != "" {
+		flags = append(flags, 'c')
+	}
+	if r.proof.ID != "" {
+		flags = append(flags, 'p')
+	}
+	args = append(args, flagsArg(flags), r.visitor)
+	if r.network != "" {
+		args = append(args, r.network)
+	}
+	if key != "" {
+		args = append(args, key, r.c.Source)
+	}
+	if r.proof.ID != "" {
+		args = append(args, r.proof.ID, r.proof.Expires.UnixMilli(), r.proof.IssuedAt.UnixMilli())
+	}
+	return args
+}
+
+// flagsArg returns flags as a script argument: the common sets boxed
+// without an allocation.
+func flagsArg(flags []byte) any {
+	switch string(flags) {
+	case "emn":
+		return "emn"
+	case "en":
+		return "en"
+	case "emnc":
+		return "emnc"
+	case "":
+		return ""
+	}
+	return string(flags)
 }
 
 // places runs the position script once for the visitors of reqs, in their
 // order, and returns one result per request (see batchFunc).
 func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) ([]placeResult, error) {
-	const group = 10 // position.lua's GROUP
-	args := make([]any, 0, 4+group*len(reqs))
+	args := make([]any, 0, 4+3*len(reqs))
 	args = append(args, MaxCampaigns, MaxCampaignsPerSource, e.challengeDefault, ChallengeWindow.Milliseconds())
 	for _, r := range reqs {
-		var proofExpires, proofIssued int64
-		if r.proof.ID != "" {
-			proofExpires, proofIssued = r.proof.Expires.UnixMilli(), r.proof.IssuedAt.UnixMilli()
-		}
-		args = append(args, r.visitor, flagArg(r.enter), r.network, r.c.key(), r.c.Source, r.proof.ID, proofExpires, proofIssued,
-			flagArg(r.proof.Fresh), flagArg(r.minted))
+		args = r.appendArgs(args)
 	}
 	res, err := e.run(ctx, e.s.position, roomName, args...).Slice()
 	if err != nil {

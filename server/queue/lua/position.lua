@@ -9,15 +9,16 @@
 -- ARGV: 2 the most campaigns kept apart, 3 the most campaigns of one
 --   source kept apart, 4 the server's default challenge (for a room saved
 --   without one), 5 the join-rate window (ms; see challenge_count.lua),
---   then, from 6, one group of 10 per visitor (GROUP): the visitor, the
---   enter flag ("1" or "0"), the client's network ('' if unknown; counted
---   per pre-queue entry), the campaign key ('' when direct) and the
---   campaign's source (counted per new ticket), the proof of work's id
---   ('' for none), its expiry and its issue time (unix ms), "1" when the
---   proof must be unused (the request has no cookie), and "1" when the
---   visitor's id was minted for this enter (visitor.NewID): such a
---   visitor has no pass, no place and no pre-queue entry, and the script
---   does not look for them.
+--   then, from 6, one group per visitor: its flags, the visitor, and what
+--   the flags say follows, in this order (readGroup). Flags: "e" enter
+--   (else only read the place), "m" the visitor's id was minted for this
+--   enter (visitor.NewID: they have no pass, no place and no pre-queue
+--   entry, and the script does not look for them), "f" the proof must be
+--   unused (the request has no cookie), "n" the client's network follows
+--   (counted per pre-queue entry), "c" the campaign key and its source
+--   follow (counted per new ticket), "p" the proof of work's id, its
+--   expiry and its issue time (unix ms) follow. A minted visitor's group
+--   is "emn", visitor, network: three arguments, not ten.
 -- BATCH (issue 16): the visitors are placed one after the other, in the
 -- order given, as as many calls of the script one visitor at a time would
 -- place them; the room's own state (its settings, schedule, head, ETA) is
@@ -53,17 +54,22 @@
 -- powused until a while after its expiry, and counted as a proved join of
 -- the room ('+' in powcur). A visitor who has a place, or who lapsed and
 -- goes back at the end, needs none.
-local GROUP, FIRST = 10, 6
-local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge')
+local FIRST = 6
+-- The room's state, in as few calls as it takes: its settings and schedule
+-- in one HMGET, its counters (after a freeze at opening) in one MGET.
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge',
+  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode')
 local rate = cfg[1]
 if not rate then return {{-1}} end
-local soldout = redis.call('EXISTS', K.soldout)
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
-local ph, sc = phaseNow(nowMs)
-local head = tonumber(redis.call('GET', K.head)) or 0
-local tick = tonumber(redis.call('GET', K.tick)) or 0
+local ph, sc = phaseNow(nowMs, {cfg[6], cfg[7], cfg[8], cfg[9], cfg[10]})
+local counters = redis.call('MGET', K.head, K.tick, K.seenbase, K.campbase, K.soldout)
+local head, tick = tonumber(counters[1]) or 0, tonumber(counters[2]) or 0
+local base, cbase = tonumber(counters[3]) or 0, tonumber(counters[4]) or 0 -- seenBase(), campBase()
+local soldout = 0
+if counters[5] then soldout = 1 end
 local shown = ph
 if ph == 'drawing' then shown = 'prequeue' end
 -- ABSENCE: paused, and the throughput the ETA counts on; x carries a
@@ -75,7 +81,6 @@ local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
 local challenge = challengeMode(cfg[5], ARGV[4])
 local maxCamps, maxPerSource, win = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0, tonumber(ARGV[5]) or 0
-local base, cbase = seenBase(), campBase()
 -- BATCH: what only some answers need is read once, by the first that does;
 -- no visitor's place changes it. Direct joins are counted once, at the end.
 local abandon, ret, drawBase, drawN
@@ -98,19 +103,18 @@ local function reply(code, ticket, rank, waiting, token, line, passX, rankUp, pr
     token)
 end
 
--- place places visitor v (enter: it may join) and returns its reply; a is
--- the index of its group in ARGV.
-local function place(v, enter, a)
+-- place places the visitor of group g (see readGroup) and returns its
+-- reply.
+local function place(g)
+  local v, net, campKey, campSrc, proofID = g.v, g.net, g.campKey, g.campSrc, g.proofID
   local proved, created = 0, 0
-  local net, campKey, campSrc, proofID = ARGV[a + 2] or '', ARGV[a + 3] or '', ARGV[a + 4] or '', ARGV[a + 5] or ''
   -- A proof brought by a request without a cookie must be unused:
   -- replaying one never hands out the visitor it made.
-  if ARGV[a + 8] == '1' and proofID ~= '' and redis.call('ZSCORE', K.powused, proofID) then
+  if g.fresh and proofID ~= '' and redis.call('ZSCORE', K.powused, proofID) then
     return reply(-3, 0, 0, 0, '', 0, 0, 0, proved, created)
   end
-  local minted = ARGV[a + 9] == '1'
   local ticket
-  if not minted then
+  if not g.minted then
     local pass = livePass(v, nowMs)
     if pass then
       return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, pass.x, 0, proved, created)
@@ -137,19 +141,19 @@ local function place(v, enter, a)
     rankUp = 1
   end
   if not ticket then
-    if not enter or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
+    if not g.enter or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
       return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0, 0, 0, proved, created)
     end
     if rankUp == 0 and challenge ~= 'off' then
       if proofID == '' then return reply(-2, 0, 0, 0, '', 0, 0, 0, proved, created) end
       local since = sc[2]
       if ph == 'prequeue' then since = sc[1] end
-      if since > 0 and (tonumber(ARGV[a + 7]) or 0) < since then return reply(-4, 0, 0, 0, '', 0, 0, 0, proved, created) end
+      if since > 0 and (tonumber(g.proofIssued) or 0) < since then return reply(-4, 0, 0, 0, '', 0, 0, 0, proved, created) end
       redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
       if redis.call('ZSCORE', K.powused, proofID) then return reply(-3, 0, 0, 0, '', 0, 0, 0, proved, created) end
       -- Kept a minute past its expiry, so that a clock behind Redis's
       -- cannot verify a proof whose record is gone.
-      redis.call('ZADD', K.powused, I((tonumber(ARGV[a + 6]) or nowMs) + 60000), proofID)
+      redis.call('ZADD', K.powused, I((tonumber(g.proofExpires) or nowMs) + 60000), proofID)
       proved = 1
       if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
     end
@@ -191,25 +195,40 @@ local function place(v, enter, a)
   return reply(1, shownTicket, rank, n, '', ticket, 0, rankUp, proved, created)
 end
 
--- BATCH: a run of visitors minted for their enter (ARGV flags), in an open
--- room that is not sold out and asks no proof, all join at the end: the
--- run takes its tickets with one INCRBY, joins with one ZADD and is marked
--- seen with one SETRANGE (its tickets are consecutive), exactly as placing
--- them one by one would. Its reply is one string for the whole run (see
--- Reply above).
+-- readGroup reads the visitor group at ARGV[a] (see ARGV above) and
+-- returns it, and where the next one starts.
+local function readGroup(a)
+  local f = ARGV[a]
+  local g = {v = ARGV[a + 1], net = '', campKey = '', campSrc = '', proofID = '',
+    enter = string.find(f, 'e', 1, true) ~= nil, minted = string.find(f, 'm', 1, true) ~= nil,
+    fresh = string.find(f, 'f', 1, true) ~= nil}
+  local i = a + 2
+  if string.find(f, 'n', 1, true) then g.net, i = ARGV[i], i + 1 end
+  if string.find(f, 'c', 1, true) then g.campKey, g.campSrc, i = ARGV[i], ARGV[i + 1], i + 2 end
+  if string.find(f, 'p', 1, true) then g.proofID, g.proofExpires, g.proofIssued, i = ARGV[i], ARGV[i + 1], ARGV[i + 2], i + 3 end
+  return g, i
+end
+
+-- BATCH: a run of visitors minted for their enter, in an open room that is
+-- not sold out and asks no proof, all join at the end: the run takes its
+-- tickets with one INCRBY, joins with one ZADD and is marked seen with one
+-- SETRANGE (its tickets are consecutive), exactly as placing them one by
+-- one would. Its reply is one string for the whole run (see Reply above).
 local runs = ph == 'open' and soldout ~= 1 and challenge == 'off'
-local function inRun(a) return runs and a <= #ARGV and ARGV[a + 1] == '1' and ARGV[a + 9] == '1' end
-local function joinRun(a, m)
+-- The run so far: its visitors, and their campaign keys and sources ('' when
+-- direct).
+local runV, runC, runS = {}, {}, {}
+local function joinRun()
+  local m = #runV
   local first = redis.call('INCRBY', K.seq, m) - m + 1
   local z = {}
-  for i = 0, m - 1 do
-    local ai, t = a + i * GROUP, first + i
-    z[2 * i + 1], z[2 * i + 2] = t, ARGV[ai]
-    local c = ARGV[ai + 3] or ''
-    if c == '' then
+  for i = 1, m do
+    local t = first + i - 1
+    z[2 * i - 1], z[2 * i] = t, runV[i]
+    if runC[i] == '' then
       direct = direct + 1
     else
-      joinCampaign(t, cbase, c, maxCamps, ARGV[ai + 4] or '', maxPerSource)
+      joinCampaign(t, cbase, runC[i], maxCamps, runS[i], maxPerSource)
     end
   end
   redis.call('ZADD', K.queue, unpack(z))
@@ -218,6 +237,7 @@ local function joinRun(a, m)
     redis.call('SETRANGE', K.seen, 2 * (first - base), string.rep(string.char(math.floor(v / 256), v % 256), m))
   end
   local n = redis.call('ZCARD', K.queue)
+  runV, runC, runS = {}, {}, {}
   return 'R ' .. I(first) .. ' ' .. I(n - m + 1) .. ' ' .. I(m)
 end
 
@@ -225,19 +245,28 @@ local out = {{}}
 local anyWaiting = false
 local a = FIRST
 while a <= #ARGV do
-  local r
-  if inRun(a) then
-    local m = 1
-    while inRun(a + m * GROUP) do m = m + 1 end
-    r = joinRun(a, m)
-    a = a + m * GROUP
-    anyWaiting = true
+  local f = ARGV[a]
+  if runs and (f == 'emn' or f == 'em') then
+    -- The common case, read without readGroup: a direct minted visitor.
+    runV[#runV + 1], runC[#runC + 1], runS[#runS + 1] = ARGV[a + 1], '', ''
+    a = a + #f
   else
-    r = place(ARGV[a], ARGV[a + 1] == '1', a)
-    if string.sub(r, 1, 2) == '1 ' then anyWaiting = true end
-    a = a + GROUP
+    local g
+    g, a = readGroup(a)
+    if runs and g.enter and g.minted and g.proofID == '' then
+      runV[#runV + 1], runC[#runC + 1], runS[#runS + 1] = g.v, g.campKey, g.campSrc
+    else
+      if #runV > 0 then
+        out[#out + 1], anyWaiting = joinRun(), true
+      end
+      local r = place(g)
+      if string.sub(r, 1, 2) == '1 ' then anyWaiting = true end
+      out[#out + 1] = r
+    end
   end
-  out[#out + 1] = r
+end
+if #runV > 0 then
+  out[#out + 1], anyWaiting = joinRun(), true
 end
 if direct > 0 then redis.call('HINCRBY', K.attr, 'j0', direct) end
 local slots = ''
