@@ -59,8 +59,8 @@ func (s *Server) counted(ok bool) bool {
 // line of visitorCookie, written by hand (every new visitor's enter sets
 // one; issue 16). A signed id needs no sanitizing.
 func (s *Server) setVisitorCookie(w http.ResponseWriter, r *http.Request, id string) {
-	b := make([]byte, 0, 128)
-	b = append(b, CookieName+"="...)
+	var buf [160]byte
+	b := append(buf[:0], CookieName+"="...)
 	b = s.signer.AppendSign(b, id)
 	b = append(b, "; Path=/; Max-Age="...)
 	b = strconv.AppendInt(b, int64(cookieMaxAge.Seconds()), 10)

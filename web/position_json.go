@@ -18,14 +18,20 @@ var (
 )
 
 // writePosition answers p as writeJSON would, byte for byte, with its JSON
-// written by hand: every enter and poll answers one (issue 16).
-func writePosition(w http.ResponseWriter, status int, p queue.Position) {
+// written by hand into a buffer of s.jsonBufs: every enter and poll answers
+// one (issue 16).
+func (s *Server) writePosition(w http.ResponseWriter, status int, p queue.Position) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	h["X-Content-Type-Options"] = noSniff
 	w.WriteHeader(status)
-	var buf [512]byte
-	_, _ = w.Write(appendPosition(buf[:0], p))
+	buf, _ := s.jsonBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	*buf = appendPosition((*buf)[:0], p)
+	_, _ = w.Write(*buf)
+	s.jsonBufs.Put(buf)
 }
 
 // appendPosition appends p's JSON as encoding/json encodes it, with the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"waitingroom/server/queue"
@@ -33,7 +34,11 @@ func TestWritePositionIsWriteJSON(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fast, slow := httptest.NewRecorder(), httptest.NewRecorder()
-			writePosition(fast, 200, tc.p)
+			s := &Server{}
+			// A buffer used before, for a longer answer, leaves nothing behind.
+			long := "x" + strings.Repeat("y", 300)
+			s.writePosition(httptest.NewRecorder(), 200, queue.Position{Status: queue.StatusReady, EntryToken: &long})
+			s.writePosition(fast, 200, tc.p)
 			writeJSON(slow, 200, tc.p)
 			if !bytes.Equal(fast.Body.Bytes(), slow.Body.Bytes()) {
 				t.Fatalf("body\n%s\nwant\n%s", fast.Body.Bytes(), slow.Body.Bytes())

@@ -47,7 +47,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.setVisitorCookie(w, r, id)
 	}
 	setUTMCookies(w, r, name, camp)
-	writePosition(w, http.StatusOK, p)
+	s.writePosition(w, http.StatusOK, p)
 }
 
 // position answers the visitor's position without entering: the polling
@@ -62,7 +62,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writePosition(w, http.StatusOK, p)
+	s.writePosition(w, http.StatusOK, p)
 }
 
 // leave takes the visitor out of the line, or gives up their unused token,
@@ -84,7 +84,7 @@ func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writePosition(w, http.StatusOK, p)
+	s.writePosition(w, http.StatusOK, p)
 }
 
 // anonymous stands for a visitor without a cookie: a well-formed id that no

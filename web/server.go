@@ -187,11 +187,13 @@ type Server struct {
 	orders Orders
 	health func(ctx context.Context) error
 	signer *visitor.Signer
-	admin  []byte // SHA-256 of the admin token, nil when disabled
-	assets *assets
-	hub    *Hub
-	dash   *dashboard
-	enters *ipLimiter
+	// jsonBufs are the buffers writePosition writes its JSON into.
+	jsonBufs sync.Pool
+	admin    []byte // SHA-256 of the admin token, nil when disabled
+	assets   *assets
+	hub      *Hub
+	dash     *dashboard
+	enters   *ipLimiter
 	// challengeFetches bounds the challenges fetched per client, at the
 	// enters' rate (a join needs one).
 	challengeFetches *ipLimiter
