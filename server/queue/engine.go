@@ -65,6 +65,7 @@ type Engine struct {
 	// enters gathers concurrent enters of a room into one script call
 	// (batch.go).
 	enters *batcher
+	heads  callHeads
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
