@@ -328,11 +328,18 @@ const requestTimeout = 5 * time.Second
 
 // Handler returns the server's routes wrapped in its middleware.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
+	// routes takes the routes alone; mux takes them and "/", everything
+	// else, which goes to fallbacks: a request a route takes is routed
+	// once, and only one that none takes is routed again, by routes, to
+	// tell a 404 from a 405 or a redirect (issue 16).
+	routes, mux := http.NewServeMux(), http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(rt.pattern, labelRoute(rt.handler))
+		h := labelRoute(rt.handler)
+		routes.Handle(rt.pattern, h)
+		mux.Handle(rt.pattern, h)
 	}
-	return s.countResponses(s.recoverPanics(s.origins.Handler(s.fallbacks(mux))))
+	mux.Handle("/", s.fallbacks(routes))
+	return s.countResponses(s.recoverPanics(s.origins.Handler(mux)))
 }
 
 // ConnState is the http.Server's ConnState hook: it caps the idle
