@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"time"
 
 	"waitingroom/server/room"
 )
@@ -17,8 +18,19 @@ func (s *Server) api(next http.HandlerFunc) http.Handler { return s.apiMax(maxBo
 
 // apiMax is api with a body cap of limit bytes.
 func (s *Server) apiMax(limit int64, next http.HandlerFunc) http.Handler {
+	return s.apiBounded(limit, requestTimeout, next)
+}
+
+// apiEnter is api for the enter, whose Redis work the engine bounds itself
+// (queue.EnterWait, the same 5 s): it arms no timer of its own, which cost
+// each enter about 3 µs and 9 allocations (issue 16).
+func (s *Server) apiEnter(next http.HandlerFunc) http.Handler { return s.apiBounded(maxBody, 0, next) }
+
+// apiBounded is api with a body cap of limit bytes, bounding the request's
+// Redis work to timeout (none when 0).
+func (s *Server) apiBounded(limit int64, timeout time.Duration, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
+		w.Header()["Cache-Control"] = noStore
 		if !room.ValidName(r.PathValue("room")) {
 			writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 			return
@@ -31,7 +43,11 @@ func (s *Server) apiMax(limit int64, next http.HandlerFunc) http.Handler {
 		if !jsonBody(w, r) {
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		if timeout == 0 {
+			next(w, r)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		next(w, r.WithContext(ctx))
 	})

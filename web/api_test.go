@@ -74,7 +74,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 
 // embeddedOrders is an order service on the embedded SQL store, for tests
 // that do not bring PostgreSQL.
-func embeddedOrders(t *testing.T, gate order.Gate, log *slog.Logger) *order.Service {
+func embeddedOrders(t testing.TB, gate order.Gate, log *slog.Logger) *order.Service {
 	t.Helper()
 	db, err := store.Open(context.Background(), "", 1, log)
 	if err != nil {
@@ -467,6 +467,10 @@ func TestRedisDownFailsClosed(t *testing.T) {
 type panicky struct{ Queue }
 
 func (panicky) EnterWithProof(context.Context, string, string, string, queue.Campaign, queue.Proof) (queue.Position, error) {
+	panic(errors.New("boom"))
+}
+
+func (panicky) EnterNew(context.Context, string, string, string, queue.Campaign) (queue.Position, error) {
 	panic(errors.New("boom"))
 }
 

@@ -136,7 +136,10 @@ func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id stri
 			proof = queue.Proof{ID: pr.ID, Expires: pr.Expires, IssuedAt: pr.IssuedAt, Fresh: isNew}
 		}
 	}
-	p, err := s.enterWith(ctx, r, name, id, camp, proof, bad)
+	// A new visitor whose id no proof replaced has the id visitorOrNew
+	// minted for this request: they cannot have a place yet.
+	minted := isNew && proof.ID == ""
+	p, err := s.enterAs(ctx, r, name, id, minted, camp, proof, bad)
 	return p, id, err
 }
 
@@ -144,8 +147,21 @@ func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id stri
 // none); bad, when set, is why the proof the visitor sent is none, and is
 // the refusal when one was needed.
 func (s *Server) enterWith(ctx context.Context, r *http.Request, name, id string, camp queue.Campaign, proof queue.Proof, bad error) (queue.Position, error) {
+	return s.enterAs(ctx, r, name, id, false, camp, proof, bad)
+}
+
+// enterAs is enterWith for a visitor whose id was minted for this request
+// (minted; then proof is the zero Proof): such an enter does not look for
+// a place they cannot have (queue.Engine.EnterNew).
+func (s *Server) enterAs(ctx context.Context, r *http.Request, name, id string, minted bool, camp queue.Campaign, proof queue.Proof, bad error) (queue.Position, error) {
 	start := time.Now()
-	p, err := s.q.EnterWithProof(ctx, name, id, s.enterNet(r), camp, proof)
+	var p queue.Position
+	var err error
+	if minted {
+		p, err = s.q.EnterNew(ctx, name, id, s.enterNet(r), camp)
+	} else {
+		p, err = s.q.EnterWithProof(ctx, name, id, s.enterNet(r), camp, proof)
+	}
 	s.metrics.EnterDuration.Observe(time.Since(start).Seconds())
 	switch {
 	case errors.Is(err, queue.ErrChallengeRequired) && bad != nil:

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"waitingroom/server/visitor"
@@ -54,9 +55,28 @@ func (s *Server) counted(ok bool) bool {
 	return ok
 }
 
-// setVisitorCookie issues the signed wr_vid cookie for id.
+// setVisitorCookie issues the signed wr_vid cookie for id: the Set-Cookie
+// line of visitorCookie, written by hand (every new visitor's enter sets
+// one; issue 16). A signed id needs no sanitizing.
 func (s *Server) setVisitorCookie(w http.ResponseWriter, r *http.Request, id string) {
-	http.SetCookie(w, s.visitorCookie(r, id))
+	var buf [160]byte
+	b := append(buf[:0], CookieName+"="...)
+	b = s.signer.AppendSign(b, id)
+	b = append(b, "; Path=/; Max-Age="...)
+	b = strconv.AppendInt(b, int64(cookieMaxAge.Seconds()), 10)
+	b = append(b, "; HttpOnly"...)
+	if secureRequest(r) {
+		b = append(b, "; Secure"...)
+	}
+	b = append(b, "; SameSite=Lax"...)
+	h := w.Header()
+	h["Set-Cookie"] = append(h["Set-Cookie"], string(b))
+}
+
+// secureRequest reports a request that came over TLS, to this server or to
+// a proxy in front of it: the cookie is Secure then.
+func secureRequest(r *http.Request) bool {
+	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
 }
 
 func (s *Server) visitorCookie(r *http.Request, id string) *http.Cookie {
@@ -67,6 +87,6 @@ func (s *Server) visitorCookie(r *http.Request, id string) *http.Cookie {
 		MaxAge:   int(cookieMaxAge.Seconds()),
 		HttpOnly: true,
 		SameSite: http.SameSiteLaxMode,
-		Secure:   r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https",
+		Secure:   secureRequest(r),
 	}
 }

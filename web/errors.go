@@ -83,11 +83,13 @@ func (c *statusCatcher) Write(b []byte) (int, error) {
 	return c.ResponseWriter.Write(b)
 }
 
-// fallbacks answers what no route of mux takes: under /api/, the mux's
+// fallbacks answers what no route of mux takes (mux holds the routes
+// alone; Handler routes only such requests here): under /api/, the mux's
 // 404 and 405 as JSON; a GET or HEAD of /s/{code}/ or /r/{room}/ (a
 // trailing slash) a 301 to the path without it, query kept; any other
 // unknown path the HTML 404 page in the visitor's language (a known path
-// with another method stays a JSON 405).
+// with another method stays a JSON 405). The mux's own redirects (a
+// subtree's path without its slash) are served as the mux serves them.
 func (s *Server) fallbacks(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -12,19 +11,22 @@ import (
 // routeUnmatched labels the answers of requests that no route matched.
 const routeUnmatched = "unmatched"
 
-// routeSlot carries, from the matched route back to countResponses, the
-// route's pattern: a label from the one list of routes, never the raw
-// path, so that the label set stays bounded.
-type routeSlot struct{ pattern string }
-
-type routeSlotKey struct{}
-
 // labelRoute wraps a route's handler: it records the pattern the mux
-// matched (r.Pattern) for countResponses.
+// matched (r.Pattern) in the statusRecorder of countResponses, found
+// through the writers that wrap it: a label from the one list of routes,
+// never the raw path, so that the label set stays bounded.
 func labelRoute(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if slot, ok := r.Context().Value(routeSlotKey{}).(*routeSlot); ok {
-			slot.pattern = r.Pattern
+		for inner := w; inner != nil; {
+			if rec, ok := inner.(*statusRecorder); ok {
+				rec.pattern = r.Pattern
+				break
+			}
+			u, ok := inner.(interface{ Unwrap() http.ResponseWriter })
+			if !ok {
+				break
+			}
+			inner = u.Unwrap()
 		}
 		h.ServeHTTP(w, r)
 	})
@@ -35,10 +37,9 @@ func labelRoute(h http.Handler) http.Handler {
 // middleware, so refusals and recovered panics count too.
 func (s *Server) countResponses(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		slot := &routeSlot{}
 		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeSlotKey{}, slot)))
-		route := slot.pattern
+		next.ServeHTTP(rec, r)
+		route := rec.pattern
 		if route == "" {
 			route = routeUnmatched
 		}
@@ -61,6 +62,7 @@ type statusRecorder struct {
 	http.ResponseWriter
 	code     int // the final status written; 0 until then
 	hijacked bool
+	pattern  string // the route's, set by labelRoute; "" when none matched
 }
 
 func (w *statusRecorder) WriteHeader(code int) {

@@ -25,6 +25,16 @@ type idleConns struct {
 	mu    sync.Mutex
 	idle  map[string]*list.List // client network → idle conns, oldest first
 	where map[net.Conn]*list.Element
+	// keys are the open connections' client networks, worked out once a
+	// connection rather than at each of its requests (issue 16).
+	keys map[net.Conn]connKey
+}
+
+// connKey is a connection's client network, and whether its idle time is
+// capped (not for a trusted proxy).
+type connKey struct {
+	key    string
+	capped bool
 }
 
 type idleConn struct {
@@ -34,20 +44,34 @@ type idleConn struct {
 
 func newIdleConns(max, v6Prefix int, trusted []netip.Prefix, closed func()) *idleConns {
 	return &idleConns{max: max, v6Prefix: v6Prefix, trusted: trusted, closed: closed,
-		idle: map[string]*list.List{}, where: map[net.Conn]*list.Element{}}
+		idle: map[string]*list.List{}, where: map[net.Conn]*list.Element{}, keys: map[net.Conn]connKey{}}
 }
 
 // connState follows one connection's state change.
 func (l *idleConns) connState(c net.Conn, st http.ConnState) {
-	if st != http.StateIdle && st != http.StateNew {
-		l.forget(c)
+	switch st {
+	case http.StateNew, http.StateIdle:
+	case http.StateActive:
+		l.forget(c, false)
 		return
-	}
-	key, ok := l.key(c)
-	if !ok {
+	default: // closed or hijacked: gone for good
+		l.forget(c, true)
 		return
 	}
 	l.mu.Lock()
+	k, seen := l.keys[c]
+	if !seen {
+		l.mu.Unlock()
+		key, capped := l.key(c)
+		k = connKey{key: key, capped: capped}
+		l.mu.Lock()
+		l.keys[c] = k
+	}
+	if !k.capped {
+		l.mu.Unlock()
+		return
+	}
+	key := k.key
 	q := l.idle[key]
 	if q == nil {
 		q = list.New()
@@ -69,10 +93,14 @@ func (l *idleConns) connState(c net.Conn, st http.ConnState) {
 	}
 }
 
-// forget drops c from the idle lists: it is busy again, hijacked or closed.
-func (l *idleConns) forget(c net.Conn) {
+// forget drops c from the idle lists: it is busy again, or gone (hijacked
+// or closed), and then forgotten altogether.
+func (l *idleConns) forget(c net.Conn, gone bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if gone {
+		delete(l.keys, c)
+	}
 	e, ok := l.where[c]
 	if !ok {
 		return

@@ -159,6 +159,11 @@ func TestIdleConnsCapAnIPv6Network(t *testing.T) {
 	if n := l.count("2001:db8:1:2::/64"); n != 0 || len(l.where) != 2 {
 		t.Fatalf("closed connections still tracked: %d in the /64, %d in all", n, len(l.where))
 	}
+	// Each open connection's network is remembered once; a closed one's
+	// is forgotten: the five of the second /64 and the proxy's five stay.
+	if len(l.keys) != 10 {
+		t.Fatalf("%d connections' networks remembered, want the 10 still open", len(l.keys))
+	}
 }
 
 // count returns how many idle connections key holds.

@@ -14,7 +14,10 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	camp := s.campaignOf(r.URL.Query())
+	camp := queue.Campaign{} // direct, unless the query says otherwise
+	if r.URL.RawQuery != "" {
+		camp = s.campaignOf(r.URL.Query())
+	}
 	ok, giveBack := s.takeEnter(r)
 	if !ok {
 		writeRateLimited(w)
@@ -44,7 +47,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.setVisitorCookie(w, r, id)
 	}
 	setUTMCookies(w, r, name, camp)
-	writeJSON(w, http.StatusOK, p)
+	s.writePosition(w, http.StatusOK, p)
 }
 
 // position answers the visitor's position without entering: the polling
@@ -59,7 +62,7 @@ func (s *Server) position(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, p)
+	s.writePosition(w, http.StatusOK, p)
 }
 
 // leave takes the visitor out of the line, or gives up their unused token,
@@ -81,7 +84,7 @@ func (s *Server) leave(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, p)
+	s.writePosition(w, http.StatusOK, p)
 }
 
 // anonymous stands for a visitor without a cookie: a well-formed id that no

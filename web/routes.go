@@ -13,7 +13,7 @@ type route struct {
 // routes is the one list of everything the server answers.
 func (s *Server) routes() []route {
 	return []route{
-		{"POST /api/rooms/{room}/queue", s.api(s.enter)},
+		{"POST /api/rooms/{room}/queue", s.apiEnter(s.enter)},
 		{"GET /api/rooms/{room}/challenge", s.api(s.issueChallenge)},
 		{"GET /api/rooms/{room}/queue/position", s.api(s.position)},
 		{"POST /api/rooms/{room}/orders", s.api(s.placeOrderJSON)},

@@ -25,7 +25,13 @@ import (
 // Queue is the line as the HTTP handlers use it.
 type Queue interface {
 	// EnterWithProof enters with a proof of work (the zero Proof for none).
+	// It and EnterNew bound their own wait (queue.EnterWait): the enter
+	// route arms no timer for them (apiEnter).
 	EnterWithProof(ctx context.Context, room, visitor, network string, c queue.Campaign, proof queue.Proof) (queue.Position, error)
+	// EnterNew enters a visitor whose id was minted for this request
+	// (visitor.NewID), without a proof: it does not look for a place they
+	// cannot have.
+	EnterNew(ctx context.Context, room, visitor, network string, c queue.Campaign) (queue.Position, error)
 	// CountChallenge counts a challenge issued to network in room and
 	// returns the room's challenge mode and the rates to price it at.
 	CountChallenge(ctx context.Context, room, network string) (queue.ChallengeRates, error)
@@ -185,11 +191,13 @@ type Server struct {
 	orders Orders
 	health func(ctx context.Context) error
 	signer *visitor.Signer
-	admin  []byte // SHA-256 of the admin token, nil when disabled
-	assets *assets
-	hub    *Hub
-	dash   *dashboard
-	enters *ipLimiter
+	// jsonBufs are the buffers writePosition writes its JSON into.
+	jsonBufs sync.Pool
+	admin    []byte // SHA-256 of the admin token, nil when disabled
+	assets   *assets
+	hub      *Hub
+	dash     *dashboard
+	enters   *ipLimiter
 	// challengeFetches bounds the challenges fetched per client, at the
 	// enters' rate (a join needs one).
 	challengeFetches *ipLimiter
@@ -328,11 +336,18 @@ const requestTimeout = 5 * time.Second
 
 // Handler returns the server's routes wrapped in its middleware.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
+	// routes takes the routes alone; mux takes them and "/", everything
+	// else, which goes to fallbacks: a request a route takes is routed
+	// once, and only one that none takes is routed again, by routes, to
+	// tell a 404 from a 405 or a redirect (issue 16).
+	routes, mux := http.NewServeMux(), http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.Handle(rt.pattern, labelRoute(rt.handler))
+		h := labelRoute(rt.handler)
+		routes.Handle(rt.pattern, h)
+		mux.Handle(rt.pattern, h)
 	}
-	return s.countResponses(s.recoverPanics(s.origins.Handler(s.fallbacks(mux))))
+	mux.Handle("/", s.fallbacks(routes))
+	return s.countResponses(s.recoverPanics(s.origins.Handler(mux)))
 }
 
 // ConnState is the http.Server's ConnState hook: it caps the idle

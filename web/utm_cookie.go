@@ -81,6 +81,9 @@ func utmCookies(r *http.Request, room string, c queue.Campaign) []*http.Cookie {
 
 // setUTMCookies sets utmCookies(r, room, c) on w.
 func setUTMCookies(w http.ResponseWriter, r *http.Request, room string, c queue.Campaign) {
+	if c.Direct() && r.Form == nil && r.URL.RawQuery == "" {
+		return // no link to remember: utmCookies would find nothing
+	}
 	for _, ck := range utmCookies(r, room, c) {
 		http.SetCookie(w, ck)
 	}

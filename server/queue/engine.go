@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -61,6 +62,10 @@ type Engine struct {
 	ns    string
 	s     scripts
 	drawn drawnCache
+	// enters gathers concurrent enters of a room into one script call
+	// (batch.go).
+	enters *batcher
+	heads  callHeads
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
@@ -74,7 +79,9 @@ func New(rdb redis.UniversalClient, ns string) *Engine {
 	if !ValidNamespace(ns) {
 		panic(fmt.Sprintf("queue: invalid namespace %q", ns))
 	}
-	return &Engine{rdb: rdb, ns: ns, s: loadScripts()}
+	e := &Engine{rdb: rdb, ns: ns, s: loadScripts()}
+	e.enters = newBatcher(e.places, defaultMaxBatch, defaultCalls, EnterWait)
+	return e
 }
 
 // Namespace returns the deployment namespace of the engine's keys and
@@ -109,7 +116,23 @@ func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network strin
 // without one (a reconnect), and so does one who lapsed and goes back at
 // the end; one who left, or was admitted, needs a new proof.
 func (e *Engine) EnterWithProof(ctx context.Context, roomName, visitor, network string, c Campaign, proof Proof) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, true, network, c, proof)
+	return e.enter(ctx, roomName, placeReq{visitor: visitor, enter: true, network: network, c: c.Counted(), proof: proof})
+}
+
+// EnterNew is EnterFrom for a visitor whose id was minted for this enter
+// (visitor.NewID) and so cannot have a pass, a place or a pre-queue entry
+// yet: the script does not look for one, which saves it most of its work
+// for the enters of a sale's crowd. Passing the id of a visitor who may
+// have a place would give them a second one: every other enter goes
+// through EnterFrom or EnterWithProof. In a room whose challenge is not
+// off it returns ErrChallengeRequired, as EnterFrom does.
+func (e *Engine) EnterNew(ctx context.Context, roomName, visitor, network string, c Campaign) (Position, error) {
+	return e.enter(ctx, roomName, placeReq{visitor: visitor, enter: true, network: network, c: c.Counted(), minted: true})
+}
+
+// enter runs one enter through the room's batcher.
+func (e *Engine) enter(ctx context.Context, roomName string, req placeReq) (Position, error) {
+	p, err := e.enters.do(ctx, roomName, req)
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: enter %s: %w", roomName, err)
 	}
@@ -128,57 +151,202 @@ func (e *Engine) EnterWithProof(ctx context.Context, roomName, visitor, network 
 // Position returns visitor's place in room without entering. It returns
 // room.ErrNotFound for an unknown room.
 func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Position, error) {
-	p, err := e.position(ctx, roomName, visitor, false, "", Campaign{}, Proof{})
+	res, err := e.places(ctx, roomName, []placeReq{{visitor: visitor}})
+	if err == nil {
+		err = res[0].err
+	}
 	if err != nil {
 		return Position{}, fmt.Errorf("queue: position %s: %w", roomName, err)
 	}
-	return p, nil
+	return res[0].p, nil
 }
 
-func (e *Engine) position(ctx context.Context, roomName, visitor string, enter bool, network string, c Campaign, proof Proof) (Position, error) {
-	c = c.Counted()
-	var proofExpires, proofIssued int64
-	if proof.ID != "" {
-		proofExpires, proofIssued = proof.Expires.UnixMilli(), proof.IssuedAt.UnixMilli()
+// appendArgs appends r's group of position.lua's arguments: its flags, the
+// visitor, and the fields the flags announce (see the script's ARGV).
+func (r placeReq) appendArgs(args []any) []any {
+	var fb [6]byte
+	flags := fb[:0]
+	if r.enter {
+		flags = append(flags, 'e')
 	}
-	res, err := e.run(ctx, e.s.position, roomName, visitor, flag(enter), network, c.key(), MaxCampaigns,
-		c.Source, MaxCampaignsPerSource, proof.ID, proofExpires, proofIssued, e.challengeDefault,
-		ChallengeWindow.Milliseconds(), flag(proof.Fresh)).Slice()
+	if r.minted {
+		flags = append(flags, 'm')
+	}
+	if r.proof.Fresh {
+		flags = append(flags, 'f')
+	}
+	key := r.c.key()
+	if r.network != "" {
+		flags = append(flags, 'n')
+	}
+	if key != "" {
+		flags = append(flags, 'c')
+	}
+	if r.proof.ID != "" {
+		flags = append(flags, 'p')
+	}
+	args = append(args, flagsArg(flags), r.visitor)
+	if r.network != "" {
+		args = append(args, r.network)
+	}
+	if key != "" {
+		args = append(args, key, r.c.Source)
+	}
+	if r.proof.ID != "" {
+		args = append(args, r.proof.ID, r.proof.Expires.UnixMilli(), r.proof.IssuedAt.UnixMilli())
+	}
+	return args
+}
+
+// flagsArg returns flags as a script argument: the common sets boxed
+// without an allocation.
+func flagsArg(flags []byte) any {
+	switch string(flags) {
+	case "emn":
+		return "emn"
+	case "en":
+		return "en"
+	case "emnc":
+		return "emnc"
+	case "":
+		return ""
+	}
+	return string(flags)
+}
+
+// places runs the position script once for the visitors of reqs, in their
+// order, and returns one result per request (see batchFunc).
+func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) ([]placeResult, error) {
+	args := make([]any, 0, 4+3*len(reqs))
+	args = append(args, MaxCampaigns, MaxCampaignsPerSource, e.challengeDefault, ChallengeWindow.Milliseconds())
+	for _, r := range reqs {
+		args = r.appendArgs(args)
+	}
+	res, err := e.run(ctx, e.s.position, roomName, args...).Slice()
 	if err != nil {
-		return Position{}, err
+		return nil, err
 	}
-	if len(res) != 23 {
-		return Position{}, fmt.Errorf("position script: unexpected reply %v", res)
+	if len(res) < 1 {
+		return nil, fmt.Errorf("position script: empty reply")
 	}
-	code := asInt(res[0])
-	switch {
-	case code == -2:
+	roomPart, _ := res[0].([]any)
+	if len(roomPart) >= 1 && asInt(roomPart[0]) < 0 {
+		out := make([]placeResult, len(reqs))
+		for i := range out {
+			out[i].err = room.ErrNotFound
+		}
+		return out, nil
+	}
+	if len(roomPart) != 14 {
+		return nil, fmt.Errorf("position script: unexpected reply %v for %d visitors", res, len(reqs))
+	}
+	// What every visitor is told of the room.
+	tpl := Position{Head: asInt(roomPart[3]), Tick: asInt(roomPart[4]), SoldOut: asInt(roomPart[5]) == 1,
+		Phase: asString(roomPart[6]), PrequeueAt: msOrNil(roomPart[7]), OpensAt: msOrNil(roomPart[8]), ClosesAt: msOrNil(roomPart[9]),
+		ServerTime: asInt(roomPart[10]), Paused: asInt(roomPart[11]) == 1}
+	rate := admitRate(roomPart[12], roomPart[2])
+	var slots *Slots
+	if s := asString(roomPart[13]); s != "" {
+		slots = parseSlots(s)
+	}
+	out := make([]placeResult, 0, len(reqs))
+	for _, r := range res[1:] {
+		line, ok := r.(string)
+		if !ok {
+			return nil, fmt.Errorf("position script: unexpected reply %v", r)
+		}
+		if run, ok := strings.CutPrefix(line, "R "); ok {
+			// A run of minted visitors who joined together.
+			var f [3]int64
+			if !parseFields(run, f[:]) || f[2] < 1 || int64(len(out))+f[2] > int64(len(reqs)) {
+				return nil, fmt.Errorf("position script: unexpected reply %q", line)
+			}
+			for i := range f[2] {
+				p := tpl
+				p.Status, p.Created = StatusWaiting, true
+				p.Ticket, p.Line, p.Rank, p.Waiting = f[0]+i, f[0]+i, f[1]-1+i, f[1]+i
+				p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+				p.PollingIntervalSeconds = PollingInterval(p.Rank)
+				out = append(out, placeResult{p: p})
+			}
+			continue
+		}
+		p, err := parsePlace(tpl, rate, slots, line)
+		if err == errPlaceReply {
+			return nil, fmt.Errorf("position script: unexpected reply %q", line)
+		}
+		out = append(out, placeResult{p, err})
+	}
+	if len(out) != len(reqs) {
+		return nil, fmt.Errorf("position script: %d answers for %d visitors", len(out), len(reqs))
+	}
+	return out, nil
+}
+
+// parseFields reads the space-separated integers of s into f, all of them
+// and nothing else.
+func parseFields(s string, f []int64) bool {
+	for i := range f {
+		field, rest, ok := strings.Cut(s, " ")
+		if ok == (i == len(f)-1) {
+			return false
+		}
+		n, err := strconv.ParseInt(field, 10, 64)
+		if err != nil {
+			return false
+		}
+		f[i], s = n, rest
+	}
+	return true
+}
+
+// errPlaceReply reports a visitor's reply that position.lua cannot have
+// given.
+var errPlaceReply = errors.New("malformed reply")
+
+// parsePlace reads one visitor's reply of position.lua, given what the
+// call told of the room (tpl, the admission rate the ETA counts on and
+// the slots' schedule): their position, or why they have none.
+func parsePlace(tpl Position, rate float64, slots *Slots, line string) (Position, error) {
+	// code ticket rank waiting line passExpiresMs rankUp proved created token
+	var f [9]int64
+	rest := line
+	for i := range f {
+		var field string
+		var ok bool
+		if field, rest, ok = strings.Cut(rest, " "); !ok {
+			return Position{}, errPlaceReply
+		}
+		n, err := strconv.ParseInt(field, 10, 64)
+		if err != nil {
+			return Position{}, errPlaceReply
+		}
+		f[i] = n
+	}
+	code, token := f[0], rest
+	switch code {
+	case -2:
 		return Position{}, ErrChallengeRequired
-	case code == -3:
+	case -3:
 		return Position{}, ErrChallengeUsed
-	case code == -4:
+	case -4:
 		return Position{}, ErrChallengeStale
-	case code < 0:
-		return Position{}, room.ErrNotFound
 	}
-	p := Position{Ticket: asInt(res[1]), Rank: asInt(res[2]), Waiting: asInt(res[3]),
-		Head: asInt(res[7]), Tick: asInt(res[8]), SoldOut: asInt(res[9]) == 1,
-		Phase: asString(res[10]), PrequeueAt: msOrNil(res[11]), OpensAt: msOrNil(res[12]), ClosesAt: msOrNil(res[13]),
-		ServerTime: asInt(res[14]), Line: asInt(res[15]), Paused: asInt(res[16]) == 1, Proved: asInt(res[21]) == 1,
-		Created: asInt(res[22]) == 1}
+	p := tpl
+	p.Ticket, p.Rank, p.Waiting, p.Line = f[1], f[2], f[3], f[4]
+	p.Proved, p.Created = f[7] == 1, f[8] == 1
 	switch code {
 	case 3:
 		p.Status = StatusPrequeued
 		p.PollingIntervalSeconds = PollingInterval(1000) // no rank moves before the draw
 	case 2:
-		tok := asString(res[4])
-		p.Status, p.EntryToken, p.Rank = StatusReady, &tok, 0
-		p.PassExpiresAt = asInt(res[17])
+		p.Status, p.EntryToken, p.Rank = StatusReady, &token, 0
+		p.PassExpiresAt = f[5]
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = ETA(p.Rank, admitRate(res[19], res[6]), parseSlots(res[20]), p.Paused)
-		if asInt(res[18]) == 1 {
+		p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+		if f[6] == 1 {
 			p.RankUpReason = RankUpReturned
 		}
 		p.PollingIntervalSeconds = PollingInterval(p.Rank)

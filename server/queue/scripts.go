@@ -4,7 +4,9 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,11 +21,12 @@ var luaFS embed.FS
 // letting it read or write a key that has moved.
 type script struct {
 	keys []string
-	*redis.Script
+	src  string // the script as sent to Redis
+	sha  string // its SHA-1 digest, for EVALSHA
 }
 
 // scripts are loaded once per server by EVALSHA, falling back to EVAL when
-// the server does not know the digest (redis.Script.Run does both).
+// the server does not know the digest (see run).
 type scripts struct {
 	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *script
 	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
@@ -98,7 +101,8 @@ func parseScript(name, lib, body string) *script {
 	b.WriteString(lib)
 	b.WriteString("\n")
 	b.WriteString(body)
-	s.Script = redis.NewScript(b.String())
+	s.src = b.String()
+	s.sha = redis.NewScript(s.src).Hash()
 	return s
 }
 
@@ -129,7 +133,8 @@ func moving(err error) bool {
 }
 
 // run runs script s for room with its declared keys, ARGV[1] = the room's
-// events channel, then args.
+// events channel, then args: by EVALSHA, and by EVAL when Redis does not
+// know the script (after a restart or a SCRIPT FLUSH), which loads it.
 //
 // While a room's slot migrates between Cluster nodes, Redis refuses a
 // script whose keys are not all on one side (TRYAGAIN) rather than run it
@@ -138,15 +143,20 @@ func moving(err error) bool {
 // redirections; run starts over, with backoff, for up to tryAgainWithin,
 // so that a migration does not turn into a burst of 503s.
 func (e *Engine) run(ctx context.Context, s *script, room string, args ...any) *redis.Cmd {
-	k := roomKeys(e.ns, room)
-	ks := make([]string, len(s.keys))
-	for i, name := range s.keys {
-		ks[i] = k.key(name)
-	}
-	argv := append([]any{k.events}, args...)
+	head := e.heads.get(e.ns, s, room)
+	cmdArgs := make([]any, len(head), len(head)+len(args))
+	copy(cmdArgs, head)
+	cmdArgs = append(cmdArgs, args...)
 	deadline := time.Now().Add(tryAgainWithin)
 	for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, 200*time.Millisecond) {
-		cmd := s.Run(ctx, e.rdb, ks, argv...)
+		cmd := redis.NewCmd(ctx, cmdArgs...)
+		_ = e.rdb.Process(ctx, cmd)
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			eval := slices.Clone(cmdArgs)
+			eval[0], eval[1] = "eval", s.src
+			cmd = redis.NewCmd(ctx, eval...)
+			_ = e.rdb.Process(ctx, cmd)
+		}
 		if !moving(cmd.Err()) || time.Now().Add(backoff).After(deadline) {
 			return cmd
 		}
@@ -156,4 +166,48 @@ func (e *Engine) run(ctx context.Context, s *script, room string, args ...any) *
 		case <-time.After(backoff):
 		}
 	}
+}
+
+// maxCallHeads bounds the call heads an Engine keeps: past it they are all
+// dropped, so that calls for made-up room names cannot grow it.
+const maxCallHeads = 4096
+
+// callHeads keeps, per script and room, the head of its calls: "evalsha",
+// the digest, the key count, the room's keys the script declares and
+// ARGV[1] (the room's events channel), built and boxed once (issue 16:
+// building them at every call was most of an enter's allocations).
+type callHeads struct {
+	mu sync.Mutex
+	m  map[callHeadKey][]any
+}
+
+type callHeadKey struct {
+	s    *script
+	room string
+}
+
+// get returns the head of s's calls for room in namespace ns. The caller
+// must not change it.
+func (c *callHeads) get(ns string, s *script, room string) []any {
+	k := callHeadKey{s, room}
+	c.mu.Lock()
+	head, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return head
+	}
+	rk := roomKeys(ns, room)
+	head = make([]any, 0, 3+len(s.keys)+1)
+	head = append(head, "evalsha", s.sha, len(s.keys))
+	for _, name := range s.keys {
+		head = append(head, rk.key(name))
+	}
+	head = append(head, rk.events)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCallHeads {
+		c.m = make(map[callHeadKey][]any)
+	}
+	c.m[k] = head
+	c.mu.Unlock()
+	return head
 }

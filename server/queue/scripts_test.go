@@ -2,11 +2,17 @@ package queue
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 )
 
@@ -78,5 +84,53 @@ func TestUndeclaredKeyIsAnError(t *testing.T) {
 	err := e.run(context.Background(), probe, "probe").Err()
 	if err == nil || !strings.Contains(err.Error(), "probe.lua does not declare key seq") {
 		t.Fatalf("undeclared key: %v", err)
+	}
+}
+
+// TestScriptsRunAfterAFlush: a script Redis no longer knows (a restart, a
+// SCRIPT FLUSH) is sent whole (EVAL) and runs, and the calls after it go
+// by digest again.
+func TestScriptsRunAfterAFlush(t *testing.T) {
+	mini := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mini.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	e := New(rdb, DefaultNamespace(rdb))
+	if err := e.SaveRoom(ctx, "flush", room.Defaults("flush")); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range visitors(t, 3) {
+		if i == 1 {
+			if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := rdb.ScriptExists(ctx, e.s.position.sha).Result(); err != nil || ok[0] {
+				t.Fatalf("the position script outlived the flush: %v %v", ok, err)
+			}
+		}
+		if p, err := e.Enter(ctx, "flush", v); err != nil || p.Ticket != int64(i+1) {
+			t.Fatalf("enter %d: %+v %v", i, p, err)
+		}
+	}
+	if ok, err := rdb.ScriptExists(ctx, e.s.position.sha).Result(); err != nil || !ok[0] {
+		t.Fatalf("the position script is not loaded again: %v %v", ok, err)
+	}
+}
+
+// TestCallHeadsAreBounded: calls for ever new room names keep at most
+// maxCallHeads heads, and a head is the script's call for its room.
+func TestCallHeadsAreBounded(t *testing.T) {
+	var c callHeads
+	s := parseScript("probe", mustRead("lib"), "-- KEYS: cfg seq\nreturn 1")
+	for i := range maxCallHeads + 10 {
+		c.get("wr", s, "room-"+strconv.Itoa(i))
+		if len(c.m) > maxCallHeads {
+			t.Fatalf("%d heads kept after %d rooms", len(c.m), i+1)
+		}
+	}
+	head := c.get("wr", s, "demo")
+	want := []any{"evalsha", s.sha, 2, "wr:{demo}:cfg", "wr:{demo}:seq", "wr:{demo}:events"}
+	if fmt.Sprint(head) != fmt.Sprint(want) {
+		t.Fatalf("head %v, want %v", head, want)
 	}
 }

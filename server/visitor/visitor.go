@@ -13,7 +13,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	"strings"
+	"sync"
 )
 
 // IDLen is the length of an encoded visitor id.
@@ -44,10 +46,27 @@ func ValidID(id string) bool {
 	return err == nil && n == 16
 }
 
-// Signer signs and verifies visitor cookies with one secret key.
+// Signer signs and verifies visitor cookies with one secret key. It is safe
+// for concurrent use.
 type Signer struct {
 	key []byte
+	// macs are HMAC-SHA256 states under key, each with a scratch buffer,
+	// reused across cookies: an HMAC's Reset returns it to the state
+	// after the key without hashing the key again (issue 16: every new
+	// visitor's enter signs a cookie).
+	macs sync.Pool
 }
+
+// macState is one reusable HMAC of a Signer, with room for what it hashes.
+type macState struct {
+	h   hash.Hash
+	buf [len(cookieContext) + IDLen]byte
+	sum [sha256.Size]byte
+}
+
+// cookieContext starts what the cookie's MAC covers ("wr_vid" NUL id),
+// keeping it apart from MAC's tags.
+const cookieContext = "wr_vid\x00"
 
 // NewSigner returns a Signer for key. It returns an error when the key is
 // shorter than 16 bytes.
@@ -55,14 +74,29 @@ func NewSigner(key []byte) (*Signer, error) {
 	if len(key) < 16 {
 		return nil, errors.New("visitor: secret key must be at least 16 bytes")
 	}
-	return &Signer{key: append([]byte(nil), key...)}, nil
+	s := &Signer{key: append([]byte(nil), key...)}
+	s.macs.New = func() any { return &macState{h: hmac.New(sha256.New, s.key)} }
+	return s, nil
 }
 
 func (s *Signer) mac(id string) string {
-	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte("wr_vid\x00"))
-	m.Write([]byte(id))
-	return enc.EncodeToString(m.Sum(nil))
+	return string(s.appendMAC(nil, id))
+}
+
+// appendMAC appends the cookie's MAC of id, base64url-encoded, to dst.
+func (s *Signer) appendMAC(dst []byte, id string) []byte {
+	m := s.macs.Get().(*macState)
+	defer s.macs.Put(m)
+	m.h.Reset()
+	if len(id) <= IDLen {
+		n := copy(m.buf[:], cookieContext)
+		n += copy(m.buf[n:], id)
+		m.h.Write(m.buf[:n])
+	} else {
+		m.h.Write([]byte(cookieContext))
+		m.h.Write([]byte(id))
+	}
+	return enc.AppendEncode(dst, m.h.Sum(m.sum[:0]))
 }
 
 // MAC returns base64url(HMAC-SHA256(key, "mac:" purpose NUL msg)): a tag
@@ -79,7 +113,14 @@ func (s *Signer) MAC(purpose, msg string) string {
 
 // Sign returns the cookie value for id.
 func (s *Signer) Sign(id string) string {
-	return id + "." + s.mac(id)
+	return string(s.AppendSign(make([]byte, 0, len(id)+1+enc.EncodedLen(sha256.Size)), id))
+}
+
+// AppendSign appends the cookie value for id (Sign's) to dst.
+func (s *Signer) AppendSign(dst []byte, id string) []byte {
+	dst = append(dst, id...)
+	dst = append(dst, '.')
+	return s.appendMAC(dst, id)
 }
 
 // Verify returns the visitor id carried by a cookie value, and false when the
@@ -93,7 +134,8 @@ func (s *Signer) Verify(value string) (string, bool) {
 	if !ok || !ValidID(id) {
 		return "", false
 	}
-	if !hmac.Equal([]byte(mac), []byte(s.mac(id))) {
+	var want [MaxCookieLen - IDLen - 1]byte
+	if !hmac.Equal([]byte(mac), s.appendMAC(want[:0], id)) {
 		return "", false
 	}
 	return id, true

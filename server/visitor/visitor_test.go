@@ -1,7 +1,10 @@
 package visitor
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -74,4 +77,40 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("Verify accepted %q, which Sign would not produce", v)
 		}
 	})
+}
+
+// TestSignIsTheHMAC: the reused HMAC states sign as a fresh HMAC under the
+// key does, also from many goroutines at once, and for any id.
+func TestSignIsTheHMAC(t *testing.T) {
+	key := []byte("0123456789abcdef0123")
+	s, err := NewSigner(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(id string) string {
+		m := hmac.New(sha256.New, key)
+		m.Write([]byte("wr_vid\x00" + id))
+		return id + "." + enc.EncodeToString(m.Sum(nil))
+	}
+	for _, tc := range []struct{ name, id string }{
+		{"an id", mustID(t)},
+		{"another id", mustID(t)},
+		{"empty", ""},
+		{"longer than an id", strings.Repeat("x", 100)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Go(func() {
+					for range 50 {
+						if got := s.Sign(tc.id); got != want(tc.id) {
+							t.Errorf("Sign(%q) = %q, want %q", tc.id, got, want(tc.id))
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+		})
+	}
 }

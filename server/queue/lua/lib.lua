@@ -341,8 +341,10 @@ local function msOf(v) return tonumber(v) or 0 end
 -- phase returns 'scheduled', 'prequeue', 'drawing' (past opensAt, draw not
 -- done), 'open' or 'closed', and the schedule {prequeueAt, opensAt,
 -- closesAt, serveLineAfterClose, mode}.
-local function phase(nowMs)
-  local c = redis.call('HMGET', K.cfg, 'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode')
+-- c, when given, is those five fields of the cfg as a caller read them
+-- (position.lua reads them with its own).
+local function phase(nowMs, c)
+  c = c or redis.call('HMGET', K.cfg, 'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode')
   local sc = {msOf(c[1]), msOf(c[2]), msOf(c[3]), c[4] ~= '0', c[5] or 'fifo'}
   if sc[5] == 'closed' or (sc[3] > 0 and nowMs >= sc[3]) then return 'closed', sc end
   if sc[2] > 0 and nowMs < sc[2] then
@@ -370,8 +372,8 @@ local function freeze()
 end
 -- phaseNow is phase, after freezing the pre-queue when the room is past
 -- its opening: a room whose pre-queue is empty is open at once.
-local function phaseNow(nowMs)
-  local ph, sc = phase(nowMs)
+local function phaseNow(nowMs, c)
+  local ph, sc = phase(nowMs, c)
   if ph == 'drawing' then
     freeze()
     if redis.call('HGET', K.draw, 'state') == 'done' then ph = 'open' end

@@ -1,24 +1,41 @@
 -- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions powused powcur powprev
--- position.lua: a visitor's place, and (with ARGV[3] == "1") an atomic,
--- idempotent enter. Status is decided by the pass first, then the
--- pre-queue, then the queue.
+-- position.lua: the places of visitors of one room, and (with their enter
+-- flag "1") their atomic, idempotent enters. Status is decided by the pass
+-- first, then the pre-queue, then the queue.
 -- Being asked marks the visitor as seen. A visitor passed over while away
 -- who asks is back: admitted first at the next tick (ABSENCE). A waiting
 -- visitor unseen for longer than the room's returnWithinSeconds has left,
 -- and an enter puts them at the end.
--- ARGV: 2 visitor, 3 enter flag ("1" or "0"), 4 the client's network
---   ('' if unknown), counted per pre-queue entry, 5 the campaign key ('' when
---   direct), 6 the most campaigns kept apart, 7 the campaign's source and 8
---   the most campaigns of one source kept apart, counted per new ticket,
---   9 the proof of work's id ('' for none), 10 its expiry and 11 its
---   issue time (unix ms), 12 the server's default challenge (for a room
---   saved without one), 13 the join-rate window (ms; see
---   challenge_count.lua), 14 "1" when the proof must be unused (the
---   request has no cookie)
--- Reply: {code, ticket, rank, waiting, token, ewma, rate, head, tick,
---   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, line,
---   paused, passExpiresMs, rankUp, etaRate, slots, proved, created}
---   code: -1 unknown room, 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
+-- ARGV: 2 the most campaigns kept apart, 3 the most campaigns of one
+--   source kept apart, 4 the server's default challenge (for a room saved
+--   without one), 5 the join-rate window (ms; see challenge_count.lua),
+--   then, from 6, one group per visitor: its flags, the visitor, and what
+--   the flags say follows, in this order (readGroup). Flags: "e" enter
+--   (else only read the place), "m" the visitor's id was minted for this
+--   enter (visitor.NewID: they have no pass, no place and no pre-queue
+--   entry, and the script does not look for them), "f" the proof must be
+--   unused (the request has no cookie), "n" the client's network follows
+--   (counted per pre-queue entry), "c" the campaign key and its source
+--   follow (counted per new ticket), "p" the proof of work's id, its
+--   expiry and its issue time (unix ms) follow. A minted visitor's group
+--   is "emn", visitor, network: three arguments, not ten.
+-- BATCH (issue 16): the visitors are placed one after the other, in the
+-- order given, as as many calls of the script one visitor at a time would
+-- place them; the room's own state (its settings, schedule, head, ETA) is
+-- read once for them all. server/queue gathers the enters of a room that
+-- arrive while its last call runs into one call (batch.go).
+-- Reply: {room, visitor...}: room is {known, ewma, rate, head, tick,
+--   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, paused, etaRate,
+--   slots}, known 1 (or -1 for an unknown room, with no visitor replies
+--   following), then the visitors' replies, in their order: for one
+--   visitor a string of "code ticket rank waiting line passExpiresMs
+--   rankUp proved created token" (token '' but for a pass; one string
+--   rather than ten replies makes the reply cheap to read), and for a run
+--   of m minted visitors who joined together (see joinRun) "R first
+--   waiting m": the i-th of them (from 0) is WAITING with ticket (and
+--   line) first + i, rank waiting - 1 + i of waiting + i, and made their
+--   place. slots is '' unless a visitor is WAITING.
+--   code: 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
 --   -2 a proof of work is needed (none given), -3 the proof was used before,
 --   -4 the proof was issued before the room's current phase began
 --   ticket is the visitor's own number: the pre-queue ticket of a drawn
@@ -37,17 +54,22 @@
 -- powused until a while after its expiry, and counted as a proved join of
 -- the room ('+' in powcur). A visitor who has a place, or who lapsed and
 -- goes back at the end, needs none.
-local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge')
+local FIRST = 6
+-- The room's state, in as few calls as it takes: its settings and schedule
+-- in one HMGET, its counters (after a freeze at opening) in one MGET.
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge',
+  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode')
 local rate = cfg[1]
-if not rate then return {-1, 0, 0, 0, '', '', '', 0, 0, 0, '', 0, 0, 0, 0, 0, 0, 0, 0, '', '', 0, 0} end
-local soldout = redis.call('EXISTS', K.soldout)
-local v = ARGV[2]
+if not rate then return {{-1}} end
 local ewma = redis.call('HGET', K.rate, 'ewma') or ''
 local now = nowUs()
 local nowMs = math.floor(now / 1000)
-local ph, sc = phaseNow(nowMs)
-local head = tonumber(redis.call('GET', K.head)) or 0
-local tick = tonumber(redis.call('GET', K.tick)) or 0
+local ph, sc = phaseNow(nowMs, {cfg[6], cfg[7], cfg[8], cfg[9], cfg[10]})
+local counters = redis.call('MGET', K.head, K.tick, K.seenbase, K.campbase, K.soldout)
+local head, tick = tonumber(counters[1]) or 0, tonumber(counters[2]) or 0
+local base, cbase = tonumber(counters[3]) or 0, tonumber(counters[4]) or 0 -- seenBase(), campBase()
+local soldout = 0
+if counters[5] then soldout = 1 end
 local shown = ph
 if ph == 'drawing' then shown = 'prequeue' end
 -- ABSENCE: paused, and the throughput the ETA counts on; x carries a
@@ -57,86 +79,197 @@ local paused = stopped(cfg[2], rate) and 1 or 0 -- ADAPT: a rate of 0 too
 local maxActive, ttl = tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300
 local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
-local proved, created = 0, 0
-local function reply(code, ticket, rank, waiting, token, line, x)
-  x = x or {}
-  local slots = ''
-  if code == 1 then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
-  return {code, ticket, rank, waiting, token, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, line,
-    paused, x.passX or 0, x.rankUp or 0, eta, slots, proved, created}
+local challenge = challengeMode(cfg[5], ARGV[4])
+local maxCamps, maxPerSource, win = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0, tonumber(ARGV[5]) or 0
+-- BATCH: what only some answers need is read once, by the first that does;
+-- no visitor's place changes it. Direct joins are counted once, at the end.
+local abandon, ret, drawBase, drawN
+local direct = 0
+local function lapsedNow(ticket)
+  if not abandon then abandon, ret = abandonUs(), returnUs() end
+  return lapsed(ticket, now, abandon, ret, base)
 end
--- A proof brought by a request without a cookie (ARGV[14] == '1') must be
--- unused: replaying one never hands out the visitor it made.
-if ARGV[14] == '1' and (ARGV[9] or '') ~= '' and redis.call('ZSCORE', K.powused, ARGV[9]) then
-  return reply(-3, 0, 0, 0, '', 0)
+local function drawBlock()
+  if not drawBase then
+    local d = redis.call('HMGET', K.draw, 'base', 'n')
+    drawBase, drawN = tonumber(d[1]) or 0, tonumber(d[2]) or 0
+  end
+  return drawBase, drawN
 end
-local pass = livePass(v, nowMs)
-if pass then
-  return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, {passX = pass.x})
+
+-- reply is one visitor's reply (see Reply above).
+local function reply(code, ticket, rank, waiting, token, line, passX, rankUp, proved, created)
+  return string.format('%d %d %d %d %d %d %d %d %d %s', code, ticket, rank, waiting, line, passX, rankUp, proved, created,
+    token)
 end
--- ABSENCE: passed over while away, and now back (or already back).
-local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
-if back then
-  return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back)
+
+-- place places the visitor of group g (see readGroup) and returns its
+-- reply.
+local function place(g)
+  local v, net, campKey, campSrc, proofID = g.v, g.net, g.campKey, g.campSrc, g.proofID
+  local proved, created = 0, 0
+  -- A proof brought by a request without a cookie must be unused:
+  -- replaying one never hands out the visitor it made.
+  if g.fresh and proofID ~= '' and redis.call('ZSCORE', K.powused, proofID) then
+    return reply(-3, 0, 0, 0, '', 0, 0, 0, proved, created)
+  end
+  local ticket
+  if not g.minted then
+    local pass = livePass(v, nowMs)
+    if pass then
+      return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, pass.x, 0, proved, created)
+    end
+    -- ABSENCE: passed over while away, and now back (or already back).
+    local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
+    if back then
+      return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back, 0, 0, proved, created)
+    end
+    -- The pre-queue: until the draw is done, its buyers have a ticket and
+    -- no rank. Withdrawn entries (left during the draw) no longer count.
+    if ph == 'prequeue' or ph == 'drawing' then
+      local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
+      if pt and not redis.call('ZSCORE', K.withdrawn, v) then
+        return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
+      end
+    end
+    ticket = tonumber(redis.call('ZSCORE', K.queue, v))
+  end
+  local rankUp, fresh = 0, false
+  if ticket and lapsedNow(ticket) then
+    depart(v, ticket, 'abandoned')
+    ticket = nil
+    rankUp = 1
+  end
+  if not ticket then
+    if not g.enter or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
+      return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0, 0, 0, proved, created)
+    end
+    if rankUp == 0 and challenge ~= 'off' then
+      if proofID == '' then return reply(-2, 0, 0, 0, '', 0, 0, 0, proved, created) end
+      local since = sc[2]
+      if ph == 'prequeue' then since = sc[1] end
+      if since > 0 and (tonumber(g.proofIssued) or 0) < since then return reply(-4, 0, 0, 0, '', 0, 0, 0, proved, created) end
+      redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
+      if redis.call('ZSCORE', K.powused, proofID) then return reply(-3, 0, 0, 0, '', 0, 0, 0, proved, created) end
+      -- Kept a minute past its expiry, so that a clock behind Redis's
+      -- cannot verify a proof whose record is gone.
+      redis.call('ZADD', K.powused, I((tonumber(g.proofExpires) or nowMs) + 60000), proofID)
+      proved = 1
+      if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
+    end
+    ticket = redis.call('INCR', K.seq)
+    fresh = true
+    if rankUp == 0 then created = 1 end
+    if campKey == '' then
+      direct = direct + 1 -- joinCampaign's count of a direct join, made once for the batch
+    else
+      joinCampaign(ticket, cbase, campKey, maxCamps, campSrc, maxPerSource)
+    end
+    if ph == 'prequeue' then
+      redis.call('ZADD', K.prequeue, ticket, v)
+      if net ~= '' then redis.call('HINCRBY', K.nets, net, 1) end
+      return reply(3, ticket, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
+    end
+    redis.call('ZADD', K.queue, ticket, v)
+  end
+  markSeen(ticket, now, base)
+  local n = redis.call('ZCARD', K.queue)
+  local rank
+  if fresh then
+    rank = n - 1 -- a new ticket is the counter's highest: the last in line
+  else
+    rank = redis.call('ZRANK', K.queue, v)
+  end
+  if ph == 'drawing' then
+    -- The drawn block is still being written: count it whole.
+    rank = ticket - head - 1 - redis.call('ZCOUNT', K.departed, '(' .. I(head), '(' .. I(ticket))
+  end
+  -- A drawn buyer's own number is their pre-queue ticket, at their place in
+  -- the drawn list (4 bytes each).
+  local shownTicket = ticket
+  local db, dn = drawBlock()
+  if ticket > db and ticket <= db + dn then
+    local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
+    if #b == 4 then shownTicket = u32(b, 1) end
+  end
+  return reply(1, shownTicket, rank, n, '', ticket, 0, rankUp, proved, created)
 end
--- The pre-queue: until the draw is done, its buyers have a ticket and no
--- rank. Withdrawn entries (left during the draw) no longer count.
-if ph == 'prequeue' or ph == 'drawing' then
-  local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
-  if pt and not redis.call('ZSCORE', K.withdrawn, v) then
-    return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0)
+
+-- readGroup reads the visitor group at ARGV[a] (see ARGV above) and
+-- returns it, and where the next one starts.
+local function readGroup(a)
+  local f = ARGV[a]
+  local g = {v = ARGV[a + 1], net = '', campKey = '', campSrc = '', proofID = '',
+    enter = string.find(f, 'e', 1, true) ~= nil, minted = string.find(f, 'm', 1, true) ~= nil,
+    fresh = string.find(f, 'f', 1, true) ~= nil}
+  local i = a + 2
+  if string.find(f, 'n', 1, true) then g.net, i = ARGV[i], i + 1 end
+  if string.find(f, 'c', 1, true) then g.campKey, g.campSrc, i = ARGV[i], ARGV[i + 1], i + 2 end
+  if string.find(f, 'p', 1, true) then g.proofID, g.proofExpires, g.proofIssued, i = ARGV[i], ARGV[i + 1], ARGV[i + 2], i + 3 end
+  return g, i
+end
+
+-- BATCH: a run of visitors minted for their enter, in an open room that is
+-- not sold out and asks no proof, all join at the end: the run takes its
+-- tickets with one INCRBY, joins with one ZADD and is marked seen with one
+-- SETRANGE (its tickets are consecutive), exactly as placing them one by
+-- one would. Its reply is one string for the whole run (see Reply above).
+local runs = ph == 'open' and soldout ~= 1 and challenge == 'off'
+-- The run so far: its visitors, and their campaign keys and sources ('' when
+-- direct).
+local runV, runC, runS = {}, {}, {}
+local function joinRun()
+  local m = #runV
+  local first = redis.call('INCRBY', K.seq, m) - m + 1
+  local z = {}
+  for i = 1, m do
+    local t = first + i - 1
+    z[2 * i - 1], z[2 * i] = t, runV[i]
+    if runC[i] == '' then
+      direct = direct + 1
+    else
+      joinCampaign(t, cbase, runC[i], maxCamps, runS[i], maxPerSource)
+    end
+  end
+  redis.call('ZADD', K.queue, unpack(z))
+  if first > base then
+    local v = seenValue(now)
+    redis.call('SETRANGE', K.seen, 2 * (first - base), string.rep(string.char(math.floor(v / 256), v % 256), m))
+  end
+  local n = redis.call('ZCARD', K.queue)
+  runV, runC, runS = {}, {}, {}
+  return 'R ' .. I(first) .. ' ' .. I(n - m + 1) .. ' ' .. I(m)
+end
+
+local out = {{}}
+local anyWaiting = false
+local a = FIRST
+while a <= #ARGV do
+  local f = ARGV[a]
+  if runs and (f == 'emn' or f == 'em') then
+    -- The common case, read without readGroup: a direct minted visitor.
+    runV[#runV + 1], runC[#runC + 1], runS[#runS + 1] = ARGV[a + 1], '', ''
+    a = a + #f
+  else
+    local g
+    g, a = readGroup(a)
+    if runs and g.enter and g.minted and g.proofID == '' then
+      runV[#runV + 1], runC[#runC + 1], runS[#runS + 1] = g.v, g.campKey, g.campSrc
+    else
+      if #runV > 0 then
+        out[#out + 1], anyWaiting = joinRun(), true
+      end
+      local r = place(g)
+      if string.sub(r, 1, 2) == '1 ' then anyWaiting = true end
+      out[#out + 1] = r
+    end
   end
 end
-local base = seenBase()
-local ticket = tonumber(redis.call('ZSCORE', K.queue, v))
-local rankUp = 0
-if ticket and lapsed(ticket, now, abandonUs(), returnUs(), base) then
-  depart(v, ticket, 'abandoned')
-  ticket = nil
-  rankUp = 1
+if #runV > 0 then
+  out[#out + 1], anyWaiting = joinRun(), true
 end
-if not ticket then
-  if ARGV[3] ~= '1' or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
-    return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0)
-  end
-  if rankUp == 0 and challengeMode(cfg[5], ARGV[12]) ~= 'off' then
-    local id = ARGV[9] or ''
-    if id == '' then return reply(-2, 0, 0, 0, '', 0) end
-    local since = sc[2]
-    if ph == 'prequeue' then since = sc[1] end
-    if since > 0 and (tonumber(ARGV[11]) or 0) < since then return reply(-4, 0, 0, 0, '', 0) end
-    redis.call('ZREMRANGEBYSCORE', K.powused, '-inf', nowMs)
-    if redis.call('ZSCORE', K.powused, id) then return reply(-3, 0, 0, 0, '', 0) end
-    -- Kept a minute past its expiry, so that a clock behind Redis's
-    -- cannot verify a proof whose record is gone.
-    redis.call('ZADD', K.powused, I((tonumber(ARGV[10]) or nowMs) + 60000), id)
-    proved = 1
-    local win = tonumber(ARGV[13]) or 0
-    if win > 0 then powRate('+', 1, powRoll(win, nowMs), win) end
-  end
-  ticket = redis.call('INCR', K.seq)
-  if rankUp == 0 then created = 1 end
-  joinCampaign(ticket, campBase(), ARGV[5] or '', tonumber(ARGV[6]) or 0, ARGV[7] or '', tonumber(ARGV[8]) or 0)
-  if ph == 'prequeue' then
-    redis.call('ZADD', K.prequeue, ticket, v)
-    if ARGV[4] and ARGV[4] ~= '' then redis.call('HINCRBY', K.nets, ARGV[4], 1) end
-    return reply(3, ticket, 0, redis.call('ZCARD', K.prequeue), '', 0)
-  end
-  redis.call('ZADD', K.queue, ticket, v)
-end
-markSeen(ticket, now, base)
-local rank = redis.call('ZRANK', K.queue, v)
-if ph == 'drawing' then
-  -- The drawn block is still being written: count it whole.
-  rank = ticket - head - 1 - redis.call('ZCOUNT', K.departed, '(' .. I(head), '(' .. I(ticket))
-end
--- A drawn buyer's own number is their pre-queue ticket, at their place in
--- the drawn list (4 bytes each).
-local shownTicket = ticket
-local d = redis.call('HMGET', K.draw, 'base', 'n')
-local db, dn = tonumber(d[1]) or 0, tonumber(d[2]) or 0
-if ticket > db and ticket <= db + dn then
-  local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
-  if #b == 4 then shownTicket = u32(b, 1) end
-end
-return reply(1, shownTicket, rank, redis.call('ZCARD', K.queue), '', ticket, {rankUp = rankUp})
+if direct > 0 then redis.call('HINCRBY', K.attr, 'j0', direct) end
+local slots = ''
+if anyWaiting then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
+out[1] = {1, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, paused, eta, slots}
+return out
