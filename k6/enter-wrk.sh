@@ -19,6 +19,8 @@
 # takes its part). Redis database 14 is used and flushed (no test or other
 # script uses it: a test that flushes the database mid-run turns the rest
 # of the run into 404s); set ENTER_WRK_REDIS_DB to change it.
+# WR_BIN names another server binary to measure (an older build, for a
+# before/after).
 # ENTER_WRK_PROFILE=FILE also takes a CPU profile of the server during the
 # enter load (DEBUG_ADDR) into FILE; the profiler's own cost then lowers
 # that run's figures.
@@ -56,7 +58,7 @@ trap cleanup EXIT
 # only here, and the proof of work is off: this measures the line itself.
 REDIS_URL="redis://127.0.0.1:6379/$DB" LISTEN_ADDR=$WR_ADDR METRICS_ADDR=$METRICS_ADDR DEBUG_ADDR=$DEBUG_ADDR ADMIN_TOKEN=$ADMIN \
   CHALLENGE_DEFAULT=off SECRET_KEY=enter-wrk-secret-key-0123456789 ENTER_RATE_PER_IP=1000000 IDLE_CONNS_PER_IP=100000 \
-  bin/waitingroom serve 2>/tmp/waitingroom-enter-wrk.log &
+  "${WR_BIN:-bin/waitingroom}" serve 2>/tmp/waitingroom-enter-wrk.log &
 WR_PID=$!
 pids+=($WR_PID)
 bin/wrload loadtest -serve-hello $HELLO_ADDR &
