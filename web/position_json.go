@@ -39,16 +39,7 @@ func (s *Server) writePosition(w http.ResponseWriter, status int, p queue.Positi
 func appendPosition(b []byte, p queue.Position) []byte {
 	b = append(b, `{"status":`...)
 	b = appendJSONString(b, string(p.Status))
-	b = append(b, `,"rank":`...)
-	b = strconv.AppendInt(b, p.Rank, 10)
-	b = append(b, `,"ticket":`...)
-	b = strconv.AppendInt(b, p.Ticket, 10)
-	b = append(b, `,"currentTotalWaitingCount":`...)
-	b = strconv.AppendInt(b, p.Waiting, 10)
-	b = append(b, `,"estimatedWaitSeconds":`...)
-	b = appendIntOrNull(b, p.EstimatedWaitSeconds)
-	b = append(b, `,"pollingIntervalSeconds":`...)
-	b = strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
+	b = appendPlace(b, p)
 	b = append(b, `,"entryToken":`...)
 	if p.EntryToken == nil {
 		b = append(b, "null"...)
@@ -78,6 +69,22 @@ func appendPosition(b []byte, p queue.Position) []byte {
 		b = appendJSONString(b, p.RankUpReason)
 	}
 	return append(b, "}\n"...)
+}
+
+// appendPlace appends the fields that say where p stands, from "rank" to
+// "pollingIntervalSeconds", in the contract's order: the JSON API and the
+// SSE events both write them.
+func appendPlace(b []byte, p queue.Position) []byte {
+	b = append(b, `,"rank":`...)
+	b = strconv.AppendInt(b, p.Rank, 10)
+	b = append(b, `,"ticket":`...)
+	b = strconv.AppendInt(b, p.Ticket, 10)
+	b = append(b, `,"currentTotalWaitingCount":`...)
+	b = strconv.AppendInt(b, p.Waiting, 10)
+	b = append(b, `,"estimatedWaitSeconds":`...)
+	b = appendIntOrNull(b, p.EstimatedWaitSeconds)
+	b = append(b, `,"pollingIntervalSeconds":`...)
+	return strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
 }
 
 func appendIntOrNull(b []byte, v *int64) []byte {

@@ -220,20 +220,8 @@ func appendEvent(b []byte, id int64, name string, p queue.Position, tickMicros i
 func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 	b = append(b, `{"status":"`...)
 	b = append(b, p.Status...)
-	b = append(b, `","rank":`...)
-	b = strconv.AppendInt(b, p.Rank, 10)
-	b = append(b, `,"ticket":`...)
-	b = strconv.AppendInt(b, p.Ticket, 10)
-	b = append(b, `,"currentTotalWaitingCount":`...)
-	b = strconv.AppendInt(b, p.Waiting, 10)
-	b = append(b, `,"estimatedWaitSeconds":`...)
-	if p.EstimatedWaitSeconds == nil {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendInt(b, *p.EstimatedWaitSeconds, 10)
-	}
-	b = append(b, `,"pollingIntervalSeconds":`...)
-	b = strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
+	b = append(b, '"')
+	b = appendPlace(b, p)
 	b = append(b, `,"entryToken":`...)
 	if p.EntryToken == nil {
 		b = append(b, "null"...)
