@@ -44,8 +44,9 @@ window.__log = [];
 
 // TestBrowserCountdownNeverAhead: far back in a moving line, a page hears
 // its position only every few ticks and counts down in between (CADENCE).
-// Whatever it shows must never be better than what the next event brings:
-// no event may make the rank on the page go up.
+// Whatever it shows must never be better than what the next event brings,
+// before and after a rate cut: no event may make the rank on the page go
+// up.
 func TestBrowserCountdownNeverAhead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -83,11 +84,19 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the page never showed its place: %v", err)
 	}
-	set.Rate = 20
-	if err := eng.SaveRoom(ctx, name, set); err != nil {
-		t.Fatal(err)
+	// The line moves at 20 a second, then the operator cuts the rate to 8:
+	// the pages counting at 18 a second must slow down before they get
+	// ahead.
+	for _, step := range []struct {
+		rate float64
+		for_ time.Duration
+	}{{20, 12 * time.Second}, {8, 10 * time.Second}} {
+		set.Rate = step.rate
+		if err := eng.SaveRoom(ctx, name, set); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(step.for_)
 	}
-	time.Sleep(20 * time.Second)
 	log, err := chromedp.Run(tctx, chromedp.Evaluate[[][]any](`window.__log`))
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +108,7 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 	}
 	var since []shown // what the page showed since the last event
 	var events, paced, counted int
+	var slowest float64 // the slowest pace an event told
 	lastEvent := int64(-1)
 	for _, e := range log {
 		at, _ := e[1].(float64)
@@ -112,8 +122,11 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 			}
 			since, lastEvent = since[:0], rank
 			events++
-			if e[3].(float64) > 0 {
+			if pace := e[3].(float64); pace > 0 {
 				paced++
+				if slowest == 0 || pace < slowest {
+					slowest = pace
+				}
 			}
 		case "shown":
 			rank, ok := rankOf(e[2].(string))
@@ -129,6 +142,11 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 	// The test would pass on a page that never counts: make sure it did.
 	if paced < 3 || counted < 10 {
 		t.Fatalf("%d events (%d with a pace), %d countdown steps: the countdown never ran\nlog: %v", events, paced, counted, log)
+	}
+	// The cut reached the page's countdown: a rate that moves by more
+	// than 15% makes far pages due within five ticks, at the new pace.
+	if slowest > 8*0.9 || slowest == 0 {
+		t.Fatalf("no event after the cut counted at 8 a second or less (slowest pace %v)\nlog: %v", slowest, log)
 	}
 	t.Logf("%d events, %d with a pace, %d countdown steps between them; none ahead of the next event", events, paced, counted)
 }
