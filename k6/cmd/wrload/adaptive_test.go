@@ -70,7 +70,7 @@ func TestAdaptiveSmoke(t *testing.T) {
 			risen = max(risen, sec.Rate)
 		} else {
 			peak = max(peak, sec.Rate)
-			cut = cut || sec.Reason == adapt.ReasonLatency || sec.Reason == adapt.ReasonErrors
+			cut = cut || sec.Reason == adapt.ReasonLatency || sec.Reason == adapt.ReasonErrors || sec.Reason == adapt.ReasonQueue
 		}
 	}
 	last := secs[len(secs)-1].Rate
