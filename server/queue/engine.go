@@ -69,6 +69,9 @@ type Engine struct {
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
+	// admitNow, when set, is the admission tick's clock instead of Redis
+	// TIME (tests drive the rate state with it); nil in a server.
+	admitNow func() time.Time
 }
 
 // New returns an Engine that uses rdb, which may be a single node, a
@@ -389,8 +392,9 @@ type Admission struct {
 	Active int64
 	// Tick is the room's tick sequence number after this tick.
 	Tick int64
-	// Burst is the most one tick may admit at the room's rate (two batches,
-	// when catching up a late tick); an issuer should pass this many tokens.
+	// Burst is how many tokens an issuer should pass: two batches at the
+	// room's rate, more than one tick admits (a late tick's catch-up goes
+	// out at most a fifth over the batch).
 	Burst int
 	// Departures are the room's running totals of why people left, as of
 	// this tick.
@@ -432,8 +436,12 @@ type Departures struct {
 // come from a fresh seed, so that they do not depend on the Redis
 // version's seeding of its scripts.
 func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration, tokens []string) (Admission, error) {
-	args := make([]any, 0, len(tokens)+2)
-	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64), rand.Int32())
+	at := ""
+	if e.admitNow != nil {
+		at = strconv.FormatInt(e.admitNow().UnixMicro(), 10)
+	}
+	args := make([]any, 0, len(tokens)+3)
+	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64), rand.Int32(), at)
 	for _, t := range tokens {
 		args = append(args, t)
 	}
