@@ -240,7 +240,7 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 		}
 		return out, nil
 	}
-	if len(roomPart) != 14 {
+	if len(roomPart) != 16 {
 		return nil, fmt.Errorf("position script: unexpected reply %v for %d visitors", res, len(reqs))
 	}
 	// What every visitor is told of the room.
@@ -248,6 +248,10 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 		Phase: asString(roomPart[6]), PrequeueAt: msOrNil(roomPart[7]), OpensAt: msOrNil(roomPart[8]), ClosesAt: msOrNil(roomPart[9]),
 		ServerTime: asInt(roomPart[10]), Paused: asInt(roomPart[11]) == 1}
 	rate := admitRate(roomPart[12], roomPart[2])
+	var phase TickPhase
+	if since := asInt(roomPart[14]); since >= 0 {
+		phase = TickPhase{Since: time.Duration(since) * time.Millisecond, Tick: time.Duration(asInt(roomPart[15])) * time.Millisecond}
+	}
 	var slots *Slots
 	if s := asString(roomPart[13]); s != "" {
 		slots = parseSlots(s)
@@ -268,13 +272,13 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 				p := tpl
 				p.Status, p.Created = StatusWaiting, true
 				p.Ticket, p.Line, p.Rank, p.Waiting = f[0]+i, f[0]+i, f[1]-1+i, f[1]+i
-				p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+				p.EstimatedWaitSeconds = ETAAt(p.Rank, rate, slots, p.Paused, phase)
 				p.PollingIntervalSeconds = PollingInterval(p.Rank)
 				out = append(out, placeResult{p: p})
 			}
 			continue
 		}
-		p, err := parsePlace(tpl, rate, slots, line)
+		p, err := parsePlace(tpl, rate, slots, phase, line)
 		if err == errPlaceReply {
 			return nil, fmt.Errorf("position script: unexpected reply %q", line)
 		}
@@ -308,9 +312,10 @@ func parseFields(s string, f []int64) bool {
 var errPlaceReply = errors.New("malformed reply")
 
 // parsePlace reads one visitor's reply of position.lua, given what the
-// call told of the room (tpl, the admission rate the ETA counts on and
-// the slots' schedule): their position, or why they have none.
-func parsePlace(tpl Position, rate float64, slots *Slots, line string) (Position, error) {
+// call told of the room (tpl, the admission rate the ETA counts on, the
+// slots' schedule and the ticks' phase): their position, or why they have
+// none.
+func parsePlace(tpl Position, rate float64, slots *Slots, phase TickPhase, line string) (Position, error) {
 	// code ticket rank waiting line passExpiresMs rankUp proved created token
 	var f [9]int64
 	rest := line
@@ -348,7 +353,7 @@ func parsePlace(tpl Position, rate float64, slots *Slots, line string) (Position
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+		p.EstimatedWaitSeconds = ETAAt(p.Rank, rate, slots, p.Paused, phase)
 		if f[6] == 1 {
 			p.RankUpReason = RankUpReturned
 		}

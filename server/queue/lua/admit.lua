@@ -290,7 +290,8 @@ if now - wts >= 1000000 then
   wsat = true
 end
 local fields = {'ts', I(now), 'credit', string.format('%.6f', credit), 'wts', I(wts), 'wn', I(wn), 'wsat', wsat and '1' or '0',
-  'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0', 'recent', table.concat(recent)}
+  'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0', 'recent', table.concat(recent),
+  'tk', I(tickSec * 1000000)}
 if ewma then
   fields[#fields + 1] = 'ewma'
   fields[#fields + 1] = string.format('%.4f', ewma)
