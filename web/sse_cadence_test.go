@@ -3,6 +3,7 @@ package web
 import (
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"syscall"
@@ -157,10 +158,11 @@ func TestCadenceNeverOptimistic(t *testing.T) {
 				case tc.admit != nil:
 					count = tc.admit(k)
 				default:
-					// The tick's credit, capped at two batches after a stall
-					// as admit.lua caps it.
+					// The tick's credit, capped at two batches after a stall,
+					// and a fifth over its batch at most, as admit.lua caps
+					// them.
 					credit = min(credit+rate*tc.tick.Seconds(), 2*rate*tc.tick.Seconds()+1)
-					count = int(credit)
+					count = min(int(credit), int(math.Ceil(1.2*rate*tc.tick.Seconds()-1e-9)))
 					credit -= float64(count)
 				}
 				if tc.random {

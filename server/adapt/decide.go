@@ -258,6 +258,13 @@ func Decide(in Input, p Params) Decision {
 		reason = ReasonQueue
 	}
 	if reason != "" {
+		// A shop that is not saturated all along its newest second may
+		// still show its capacity: completions flat under a rate well over
+		// them (a drop in capacity shows so a second or two before its
+		// queue does). The cut then goes under that throughput at once.
+		if pl := plateau(in.Signal, rate, p); !sat.on && pl.on {
+			sat = pl
+		}
 		return cut(in, p, d, sat, fast.P95, reason)
 	}
 	switch {
@@ -304,7 +311,8 @@ func amber(base, target time.Duration, p Params) time.Duration {
 }
 
 // climb is the healthy rate's next step. Under a known knee it goes back
-// to Near×knee at once (at most doubling). Without a knee (the first
+// to Near×knee at once (the knee is a measured throughput: after a cut,
+// the rate rises straight back towards it). Without a knee (the first
 // climb) it grows by Growth×rate + Step×maxRate while the p95 is at the
 // no-load p95, less as a queue forms (the p95 nears Queue×base), Probe×rate
 // at least. Above a known knee it grows by Probe×rate, plus Accel×rate for
@@ -314,7 +322,7 @@ func amber(base, target time.Duration, p Params) time.Duration {
 func climb(in Input, p Params, p95, base time.Duration) float64 {
 	a, rate, k := in.Settings, in.Rate, in.Knee
 	if k > 0 && rate < round(k*p.Near) { // rounded: the rate set is, and must not stick under it
-		return min(k*p.Near, max(2*rate, rate+p.Step*a.MaxRate))
+		return k * p.Near
 	}
 	free := 1.0 // the share of the first climb the p95 allows: 1 without a queue, 0 with one
 	if base > 0 {
@@ -430,6 +438,15 @@ func cut(in Input, p Params, d Decision, s sat, p95 time.Duration, reason string
 		next = knee * min(max(1-float64(excess)/float64(p.DrainIn), p.Floor), p.Drain)
 	}
 	switch {
+	case reason == ReasonLatency && rate <= a.MinRate && in.SinceCut >= p.Settle && in.Knee > a.MinRate &&
+		!s.on && s.throughput < in.Knee*p.Drain:
+		// At the floor after a cut, the backlog has drained: the shop
+		// completes less than its knee and not even its fastest orders
+		// wait; the p95 over the target is of the last orders that did.
+		// The rate goes back to Near×knee at once rather than sit at the
+		// floor while the shop has room.
+		d.Rate, d.Reason = a.Clamp(round(in.Knee*p.Near)), ReasonIncrease
+		return d
 	case in.SinceCut > 0 && in.SinceCut < p.Settle && (!measured || knee >= in.Knee*p.Near):
 		d.Reason = ReasonSettle
 		return d

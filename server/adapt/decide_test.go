@@ -49,6 +49,22 @@ func TestDecide(t *testing.T) {
 	upgrading := plateau
 	upgrading.Secs = append([]Second(nil), plateau.Secs...)
 	upgrading.Secs[2].SumN -= 10
+	// straggle adds n orders that took took to the newest second of s.
+	straggle := func(s Signal, n int64, took time.Duration) Signal {
+		s.Secs = append([]Second(nil), s.Secs...)
+		last := &s.Secs[len(s.Secs)-1]
+		last.Samples += n
+		last.SumN += n
+		last.SumUs += n * took.Microseconds()
+		last.Hist[histogram.Bucket(Bounds[:], took)] += n
+		return s.Last(len(s.Secs))
+	}
+	// The capacity halved under a rate of 100: the shop completes a flat
+	// 50 a second, most of them still fast, the last few over the target.
+	halved := straggle(seconds(sec{100, 0, 100 * ms}, sec{50, 0, 100 * ms}, sec{45, 0, 100 * ms}), 5, 2*time.Second)
+	// At the floor after that cut: the backlog has drained, the shop
+	// completes 20 of its 30 and only its last few orders waited.
+	drained := straggle(seconds(sec{30, 0, 100 * ms}, sec{30, 0, 100 * ms}, sec{18, 0, 100 * ms}), 2, 2*time.Second)
 	p := DefaultParams() // first climb: ×1.05 + 200/200; cuts keep at most 92%
 	tests := []struct {
 		name       string
@@ -69,7 +85,16 @@ func TestDecide(t *testing.T) {
 		{"the p95 near the target: hold", Input{Rate: 50, Waiting: 1000, Signal: Signal{Samples: 200, P95: 250 * ms}, Base: 100 * ms, SignalOK: true},
 			50, ReasonNear, 0},
 		{"under a known knee: back near it at once", Input{Rate: 50, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100}, 95, ReasonIncrease, 100},
-		{"at most doubling", Input{Rate: 20, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100}, 40, ReasonIncrease, 100},
+		{"under a known knee: back to Near×knee at once", Input{Rate: 20, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100}, 95, ReasonIncrease, 100},
+		{"a capacity drop, completions flat under the rate before the queue shows: a cut under them, their knee",
+			Input{Rate: 100, Waiting: 1000, Signal: halved, SignalOK: true, Base: 100 * ms}, 10, ReasonLatency, 50},
+		{"at the floor, the backlog drained: back to Near×knee", Input{Rate: 10, Waiting: 1000, Signal: drained, SignalOK: true, Base: 100 * ms,
+			Knee: 30, SinceCut: 5 * time.Second}, 28.5, ReasonIncrease, 30},
+		{"at the floor, the shop still at its knee: a hold", Input{Rate: 10, Waiting: 1000, Signal: straggle(seconds(sec{30, 0, 100 * ms},
+			sec{30, 0, 100 * ms}, sec{28, 0, 100 * ms}), 2, 2*time.Second), SignalOK: true, Base: 100 * ms, Knee: 30, SinceCut: 5 * time.Second},
+			10, ReasonAtMin, 30},
+		{"at the floor, the backlog drained, but the cut settling: a hold", Input{Rate: 10, Waiting: 1000, Signal: drained, SignalOK: true,
+			Base: 100 * ms, Knee: 30, SinceCut: time.Second}, 10, ReasonSettle, 30},
 		{"at Near×knee, rounded: a probe, not the same jump again", Input{Rate: 486.305, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 511.9,
 			Settings: room.Adapt{MinRate: 5, MaxRate: 3000, TargetP95Ms: 300, MaxErrorRate: 0.05}}, 488.737, ReasonIncrease, 511.9},
 		{"at a known knee: a probe", Input{Rate: 100, Waiting: 1000, Signal: healthy, SignalOK: true, Knee: 100}, 101, ReasonIncrease, 100},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"testing"
 	"time"
 
 	"waitingroom/server/histogram"
@@ -274,4 +275,36 @@ func applied(r queue.AdaptRoom, d Decision, now time.Time) queue.AdaptRoom {
 		r.LastCut = now
 	}
 	return r
+}
+
+// TestSimRecoveryAfterHalving runs k6/adaptive.sh's sale (law_test.go's
+// last knee: 60 workers of 1 s, minRate 10, target 1.5 s) on the
+// simulator, three seeds: capacity halves at 90 s. The p95 is back under
+// the target (5 seconds in a row) within 12 s of the halving, and once the
+// backlog has drained the rate does not sit at minRate while the shop has
+// room for three times it: at most 2 seconds at minRate in which the shop
+// completed under 90% of its capacity.
+func TestSimRecoveryAfterHalving(t *testing.T) {
+	k := knees[len(knees)-1]
+	for seed := range uint64(3) {
+		s := k.sale(seed + 1)
+		secs := s.run(DefaultParams())
+		f := measure(secs, time.Duration(k.target)*time.Millisecond)
+		idle, climbed := 0, -1
+		for i, sec := range secs[dropAt:backAt] {
+			if sec.Rate <= s.Settings.MinRate && float64(sec.Orders) < 0.9*sec.Capacity {
+				idle++
+			}
+			if climbed < 0 && i > f.back && sec.Rate >= 0.9*sec.Capacity {
+				climbed = i
+			}
+		}
+		t.Logf("seed %d: p95 back %d s after the halving, %d s at minRate with the shop under 90%% busy, 90%% of the capacity after %d s", seed+1, f.back, idle, climbed)
+		if f.back < 0 || f.back > 12 {
+			t.Errorf("seed %d: p95 back under the target %d s after the halving, want within 12 s", seed+1, f.back)
+		}
+		if idle > 2 {
+			t.Errorf("seed %d: %d s at minRate %g while the shop had room, want at most 2", seed+1, idle, s.Settings.MinRate)
+		}
+	}
 }

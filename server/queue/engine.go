@@ -69,6 +69,9 @@ type Engine struct {
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
+	// admitNow, when set, is the admission tick's clock instead of Redis
+	// TIME (tests drive the rate state with it); nil in a server.
+	admitNow func() time.Time
 }
 
 // New returns an Engine that uses rdb, which may be a single node, a
@@ -237,7 +240,7 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 		}
 		return out, nil
 	}
-	if len(roomPart) != 14 {
+	if len(roomPart) != 16 {
 		return nil, fmt.Errorf("position script: unexpected reply %v for %d visitors", res, len(reqs))
 	}
 	// What every visitor is told of the room.
@@ -245,6 +248,10 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 		Phase: asString(roomPart[6]), PrequeueAt: msOrNil(roomPart[7]), OpensAt: msOrNil(roomPart[8]), ClosesAt: msOrNil(roomPart[9]),
 		ServerTime: asInt(roomPart[10]), Paused: asInt(roomPart[11]) == 1}
 	rate := admitRate(roomPart[12], roomPart[2])
+	var phase TickPhase
+	if since := asInt(roomPart[14]); since >= 0 {
+		phase = TickPhase{Since: time.Duration(since) * time.Millisecond, Tick: time.Duration(asInt(roomPart[15])) * time.Millisecond}
+	}
 	var slots *Slots
 	if s := asString(roomPart[13]); s != "" {
 		slots = parseSlots(s)
@@ -265,13 +272,13 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 				p := tpl
 				p.Status, p.Created = StatusWaiting, true
 				p.Ticket, p.Line, p.Rank, p.Waiting = f[0]+i, f[0]+i, f[1]-1+i, f[1]+i
-				p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+				p.EstimatedWaitSeconds = ETAAt(p.Rank, rate, slots, p.Paused, phase)
 				p.PollingIntervalSeconds = PollingInterval(p.Rank)
 				out = append(out, placeResult{p: p})
 			}
 			continue
 		}
-		p, err := parsePlace(tpl, rate, slots, line)
+		p, err := parsePlace(tpl, rate, slots, phase, line)
 		if err == errPlaceReply {
 			return nil, fmt.Errorf("position script: unexpected reply %q", line)
 		}
@@ -305,9 +312,10 @@ func parseFields(s string, f []int64) bool {
 var errPlaceReply = errors.New("malformed reply")
 
 // parsePlace reads one visitor's reply of position.lua, given what the
-// call told of the room (tpl, the admission rate the ETA counts on and
-// the slots' schedule): their position, or why they have none.
-func parsePlace(tpl Position, rate float64, slots *Slots, line string) (Position, error) {
+// call told of the room (tpl, the admission rate the ETA counts on, the
+// slots' schedule and the ticks' phase): their position, or why they have
+// none.
+func parsePlace(tpl Position, rate float64, slots *Slots, phase TickPhase, line string) (Position, error) {
 	// code ticket rank waiting line passExpiresMs rankUp proved created token
 	var f [9]int64
 	rest := line
@@ -345,7 +353,7 @@ func parsePlace(tpl Position, rate float64, slots *Slots, line string) (Position
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = ETA(p.Rank, rate, slots, p.Paused)
+		p.EstimatedWaitSeconds = ETAAt(p.Rank, rate, slots, p.Paused, phase)
 		if f[6] == 1 {
 			p.RankUpReason = RankUpReturned
 		}
@@ -389,8 +397,9 @@ type Admission struct {
 	Active int64
 	// Tick is the room's tick sequence number after this tick.
 	Tick int64
-	// Burst is the most one tick may admit at the room's rate (two batches,
-	// when catching up a late tick); an issuer should pass this many tokens.
+	// Burst is how many tokens an issuer should pass: two batches at the
+	// room's rate, more than one tick admits (a late tick's catch-up goes
+	// out at most a fifth over the batch).
 	Burst int
 	// Departures are the room's running totals of why people left, as of
 	// this tick.
@@ -432,8 +441,12 @@ type Departures struct {
 // come from a fresh seed, so that they do not depend on the Redis
 // version's seeding of its scripts.
 func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration, tokens []string) (Admission, error) {
-	args := make([]any, 0, len(tokens)+2)
-	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64), rand.Int32())
+	at := ""
+	if e.admitNow != nil {
+		at = strconv.FormatInt(e.admitNow().UnixMicro(), 10)
+	}
+	args := make([]any, 0, len(tokens)+3)
+	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64), rand.Int32(), at)
 	for _, t := range tokens {
 		args = append(args, t)
 	}

@@ -3,6 +3,8 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -308,10 +310,11 @@ func TestOnlyTheBatchIsAdmittedPerTick(t *testing.T) {
 	if a := admitAfter(t, e, name, time.Second, time.Second, 200); len(a.Visitors) < 49 || len(a.Visitors) > 55 {
 		t.Fatalf("a tick on time admitted %d, want its batch of 50", len(a.Visitors))
 	}
-	// A tick 2 s late, with the line backlogged, catches up one batch at
-	// most: two batches, never the whole 2.5 s of credit.
-	if a := admitAfter(t, e, name, 2500*time.Millisecond, time.Second, 200); len(a.Visitors) != 100 || a.Burst != 100 {
-		t.Fatalf("a late tick admitted %d (burst %d), want exactly two batches (100)", len(a.Visitors), a.Burst)
+	// A tick 2 s late, with the line backlogged, admits a fifth over its
+	// batch (60); the rest of its credit, up to one batch, goes out over
+	// the next ticks, never the whole 2.5 s of it.
+	if a := admitAfter(t, e, name, 2500*time.Millisecond, time.Second, 200); len(a.Visitors) != 60 || a.Burst != 100 {
+		t.Fatalf("a late tick admitted %d (burst %d), want 60", len(a.Visitors), a.Burst)
 	}
 }
 
@@ -446,5 +449,133 @@ func TestLeave(t *testing.T) {
 	p, _ = e.Enter(ctx, name, vs[1])
 	if p.Ticket != 4 || p.Rank != 2 {
 		t.Fatalf("returning visitor got ticket %d rank %d, want 4 and 2", p.Ticket, p.Rank)
+	}
+}
+
+// TestAdmitSpreadsTheCatchUp drives the admission ticks on a fake clock:
+// a late tick's credit goes out at no more than a fifth over the rate (no
+// 1 s window admits more than ceil(1.2 × rate)), and the long-run total
+// is still rate × elapsed.
+func TestAdmitSpreadsTheCatchUp(t *testing.T) {
+	ctx := context.Background()
+	const run = 60 // seconds
+	// ticks lists the tick times, in seconds from the rate clock's start.
+	onTime := func() []float64 {
+		var out []float64
+		for s := 1.0; s <= run; s++ {
+			out = append(out, s)
+		}
+		return out
+	}
+	// window is the span, in seconds, that admits at most ceil(1.2 ×
+	// rate): 1 s, but 0.9 s for ticks that run up to 100 ms early or
+	// late, which keep their whole batch.
+	schedules := []struct {
+		name   string
+		window float64
+		ticks  []float64
+	}{
+		{"on time", 1, onTime()},
+		{"jittered by 60 ms", 0.9, func() []float64 {
+			out := onTime()
+			for i := range out {
+				out[i] += 0.03 * float64(i%3-1)
+			}
+			return out
+		}()},
+		{"a tick skipped, then two at once", 1, func() []float64 {
+			var out []float64
+			for _, s := range onTime() {
+				switch s {
+				case 10, 25, 40:
+					continue
+				case 11, 26, 41:
+					out = append(out, s, s+0.001)
+					continue
+				}
+				out = append(out, s)
+			}
+			return out
+		}()},
+		{"late ticks (0.7 s late, the next on time)", 1, func() []float64 {
+			var out []float64
+			for _, s := range onTime() {
+				if s == 10 || s == 25 || s == 40 {
+					s += 0.7
+				}
+				out = append(out, s)
+			}
+			return out
+		}()},
+	}
+	for _, rate := range []float64{50, 7} {
+		for _, sc := range schedules {
+			t.Run(fmt.Sprintf("rate %v, %s", rate, sc.name), func(t *testing.T) {
+				e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = rate; s.AbandonAfterSeconds = 0 }))
+				enterMany(t, e, name, int(rate*run)+100)
+				// The fake clock starts where the priming tick left the rate clock.
+				ts, err := rdb.HGet(ctx, testKeys(rdb, name).key("rate"), "ts").Int64()
+				if err != nil {
+					t.Fatal(err)
+				}
+				start := time.UnixMicro(ts)
+				var now time.Time
+				e.admitNow = func() time.Time { return now }
+				type tick struct {
+					at float64
+					n  int
+				}
+				var got []tick
+				total := 0
+				for _, at := range sc.ticks {
+					now = start.Add(time.Duration(at * float64(time.Second)))
+					a, err := e.Admit(ctx, name, time.Second, tokens(t, 2*int(rate)+2))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, tick{at, len(a.Visitors)})
+					total += len(a.Visitors)
+				}
+				limit := int(math.Ceil(1.2 * rate))
+				busiest, from := 0, 0.0
+				for i := range got {
+					n := 0
+					for _, u := range got[i:] {
+						if u.at < got[i].at+sc.window-1e-9 {
+							n += u.n
+						}
+					}
+					if n > busiest {
+						busiest, from = n, got[i].at
+					}
+				}
+				if busiest > limit {
+					t.Errorf("%d admitted in the %v s from %.3f s, want at most %d", busiest, sc.window, from, limit)
+				}
+				last := sc.ticks[len(sc.ticks)-1]
+				if want := int(math.Floor(rate*last + 1e-9)); total != want {
+					t.Errorf("admitted %d in %v s, want exactly %d", total, last, want)
+				}
+			})
+		}
+	}
+}
+
+// enterMany puts n new visitors in room's line.
+func enterMany(t *testing.T, e *Engine, name string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for _, v := range visitors(t, n) {
+		wg.Go(func() {
+			if _, err := e.Enter(context.Background(), name, v); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
 	}
 }

@@ -49,6 +49,26 @@ func TestETATellsTheTruth(t *testing.T) {
 		want(t, "after 10/s -> 1/s", eta(t, e, name, last), p.Rank+1)
 	})
 
+	t.Run("between ticks", func(t *testing.T) {
+		// Read 600 ms after the last tick (at most a tick): the next is 400
+		// ms away, and admits ranks 0-9 at 10/s.
+		e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 10; s.AbandonAfterSeconds = 0 }))
+		vs := visitors(t, 30)
+		for _, v := range vs {
+			e.Enter(ctx, name, v)
+		}
+		now, err := rdb.Time(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.admitNow = func() time.Time { return now.Add(-600 * time.Millisecond) }
+		if a, err := e.Admit(ctx, name, time.Second, tokens(t, 20)); err != nil || len(a.Visitors) != 0 {
+			t.Fatalf("tick: %+v %v, want no credit", a, err)
+		}
+		want(t, "rank 10, admitted in 1.4 s", eta(t, e, name, vs[10]), 1)
+		want(t, "rank 25, admitted in 2.4 s", eta(t, e, name, vs[25]), 2)
+	})
+
 	t.Run("maxActive binds", func(t *testing.T) {
 		e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 100; s.MaxActive = 2; s.TokenTTLSeconds = 10 }))
 		vs := visitors(t, 7)

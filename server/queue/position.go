@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"time"
 )
 
 // Status is a visitor's state in a room.
@@ -115,14 +116,28 @@ func (s *Slots) Wait(rank int64) (seconds float64, ok bool) {
 	return max(free/1000+float64(cycles)*s.Hold, float64(rank+1)/s.Rate), true
 }
 
-// ETA returns the Position field for rank: nil when no estimate is honest
-// (paused, or no admissions: perSecond 0); from the slots' schedule when
-// maxActive is set; else at perSecond (EstimatedWait).
+// ETA returns the Position field for rank, read at a tick (a position
+// event of the push): ETAAt with no time since the tick.
 func ETA(rank int64, perSecond float64, slots *Slots, paused bool) *int64 {
+	return ETAAt(rank, perSecond, slots, paused, TickPhase{})
+}
+
+// TickPhase is where a room's admission ticks stand when a position is
+// read: the time since the last tick of any instance, and the tick's
+// length (0: unknown, taken as 1 s). The zero value is a read at a tick.
+type TickPhase struct {
+	Since, Tick time.Duration
+}
+
+// ETAAt returns the Position field for rank read at phase: nil when no
+// estimate is honest (paused, or no admissions: perSecond 0); from the
+// slots' schedule when maxActive is set; else at perSecond
+// (EstimatedWaitAt).
+func ETAAt(rank int64, perSecond float64, slots *Slots, paused bool, phase TickPhase) *int64 {
 	if paused || !(perSecond > 0) || math.IsInf(perSecond, 0) {
 		return nil
 	}
-	w := EstimatedWait(rank, perSecond)
+	w := EstimatedWaitAt(rank, perSecond, phase)
 	if sec, ok := slots.Wait(rank); ok {
 		w = int64(min(math.Ceil(sec-1e-9), MaxEstimatedWait))
 	}
@@ -163,14 +178,33 @@ func PollingInterval(rank int64) int {
 // a number that overflowed.
 const MaxEstimatedWait = math.MaxInt32
 
-// EstimatedWait returns the seconds until a visitor with rank people ahead is
-// admitted at perSecond admissions per second, rounded up and at most
-// MaxEstimatedWait. It returns 0 when the rate is unknown or not positive.
+// EstimatedWait returns the seconds until a visitor with rank people
+// ahead is admitted at perSecond admissions per second, read at a tick:
+// EstimatedWaitAt with no time since it.
 func EstimatedWait(rank int64, perSecond float64) int64 {
+	return EstimatedWaitAt(rank, perSecond, TickPhase{})
+}
+
+// EstimatedWaitAt returns the seconds until a visitor with rank people
+// ahead is admitted at perSecond admissions per second, read at phase.
+// Admissions go out at ticks: the visitor's is the first tick once rank+1
+// admissions' worth of credit has accrued since the last one, so the wait
+// is that many whole ticks less the time since the last tick. It is an
+// estimate, not a bound: rounded to the nearest second, 1 at least, at
+// most MaxEstimatedWait (the push's countdown of ranks is what never runs
+// ahead; docs/PUSH.md). It returns 0 when the rate is unknown or not
+// positive.
+func EstimatedWaitAt(rank int64, perSecond float64, phase TickPhase) int64 {
 	if perSecond <= 0 || math.IsNaN(perSecond) || math.IsInf(perSecond, 0) {
 		return 0
 	}
-	w := math.Ceil((float64(max(rank, 0))+1)/perSecond - 1e-9)
+	tick := phase.Tick.Seconds()
+	if tick <= 0 {
+		tick = 1
+	}
+	since := min(max(phase.Since.Seconds(), 0), tick)
+	need := (float64(max(rank, 0)) + 1) / perSecond
+	w := max(math.Round(math.Ceil(need/tick-1e-9)*tick-since), 1)
 	if !(w < MaxEstimatedWait) {
 		return MaxEstimatedWait
 	}

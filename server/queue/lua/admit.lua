@@ -8,7 +8,8 @@
 -- event. Visitors away at their turn are passed over and kept aside; those
 -- who came back are admitted first (see lib.lua, ABSENCE). A crash can only
 -- happen before or after all of it.
--- ARGV: 2 tick seconds, 3 a random seed (mode random), 4.. tokens
+-- ARGV: 2 tick seconds, 3 a random seed (mode random), 4 the time in us
+--   ('' for Redis TIME; tests set it), 5.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
 --   expired, phase, rate (as set), prequeued, paused, soldout, sessions,
 --   sessionsOpened, sessionsEnded, sessionsIdle, visitor...},
@@ -28,7 +29,7 @@ local passthrough = cfg[6] == 'passthrough'
 local tickSec = tonumber(ARGV[2])
 local burst = math.ceil(rate * tickSec - 1e-9)
 if burst < 1 then burst = 1 end
-local now = nowUs()
+local now = tonumber(ARGV[4]) or nowUs()
 local nowMs = math.floor(now / 1000)
 -- DRAW: the schedule gates admission: none before the pre-queue is drawn,
 -- none in mode closed, none after closing unless the line is still served.
@@ -50,9 +51,19 @@ local cbase = campBase() -- ATTRIBUTION
 -- at the last tick) credit is capped at one batch plus one: the first tick
 -- admits at most one batch. While the line is backlogged the cap is two
 -- batches plus one, so a tick that runs up to one tick late (a busy
--- instance, a GC pause) catches up instead of losing admissions. The
--- fraction carried between ticks is never lost.
-local st = redis.call('HMGET', K.rate, 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog')
+-- instance, a GC pause) catches up instead of losing admissions; a longer
+-- stall loses the credit beyond that. The fraction carried between ticks
+-- is never lost.
+-- Spread: the catch-up goes out at no more than a fifth over the rate. A
+-- tick admits at most ceil(1.2 × batch), and the ticks of any window of
+-- max(tick, 1 s) admit at most ceil(1.2 × rate × window) together: the
+-- recent ticks of every instance are kept in 'recent' ("us:n," each) and a
+-- tick admits what they left of it. What a tick may not admit stays as
+-- credit for the next ones, so the long-run total is still rate × elapsed.
+-- A tick older than the window less a tenth of a tick (at most 100 ms)
+-- no longer counts, so that ticks that run slightly early keep their
+-- batch.
+local st = redis.call('HMGET', K.rate, 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog', 'recent')
 local ts = tonumber(st[1]) or now
 local credit = tonumber(st[2]) or 0
 local backlog = st[7] == '1'
@@ -62,6 +73,19 @@ credit = credit + elapsed * rate / 1000000
 local most = burst
 if backlog then most = 2 * burst end
 if credit > most + 1 then credit = most + 1 end
+local SPREAD, MAX_RECENT = 1.2, 256
+local windowUs = math.max(tickSec, 1) * 1000000
+local since = now - windowUs + math.min(tickSec, 1) * 100000
+local windowCap = math.ceil(SPREAD * rate * windowUs / 1000000 - 1e-9)
+local tickCap = math.ceil(SPREAD * burst - 1e-9)
+local recent, recentN = {}, 0
+for at, k in string.gmatch(st[8] or '', '(%d+):(%d+),') do
+  at, k = tonumber(at), tonumber(k)
+  if at > since and at <= now then
+    recent[#recent + 1] = I(at) .. ':' .. I(k) .. ','
+    recentN = recentN + k
+  end
+end
 
 -- Passes past their expiry leave the active set and count as expired; a
 -- bounded batch per tick (the slot count below ignores any left over).
@@ -102,9 +126,11 @@ if #used > 0 then
 end
 local n = math.floor(credit + 1e-9)
 if n > most then n = most end
-if passthrough then n = #ARGV - 3 end
+if n > tickCap then n = tickCap end
+if n > windowCap - recentN then n = math.max(windowCap - recentN, 0) end
+if passthrough then n = #ARGV - 4 end
 if paused or soldout or gated then n = 0 end
-if n > #ARGV - 3 then n = #ARGV - 3 end
+if n > #ARGV - 4 then n = #ARGV - 4 end
 if maxActive > 0 and not passthrough then
   local free = maxActive - redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
   if n > free then n = free end
@@ -123,7 +149,7 @@ local function admitOne(v, ticket)
   end
   redis.call('ZREM', K.done, v)
   local x = nowMs + ttl * 1000
-  putPass(v, {t = ARGV[3 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
+  putPass(v, {t = ARGV[4 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
   redis.call('ZADD', ACTIVE, I(x), v)
   admitCampaign(v, ticket, cbase)
 end
@@ -180,6 +206,10 @@ for _ = 1, 8 do
 end
 if #admitted > 0 then
   credit = credit - #admitted
+  if not passthrough then
+    if #recent >= MAX_RECENT then table.remove(recent, 1) end
+    recent[#recent + 1] = I(now) .. ':' .. I(#admitted) .. ','
+  end
   redis.call('HINCRBY', K.counts, 'admitted', #admitted)
   forgetJtis(admitted) -- GATE: the pass ids of the passes just replaced
 end
@@ -260,7 +290,8 @@ if now - wts >= 1000000 then
   wsat = true
 end
 local fields = {'ts', I(now), 'credit', string.format('%.6f', credit), 'wts', I(wts), 'wn', I(wn), 'wsat', wsat and '1' or '0',
-  'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0'}
+  'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0', 'recent', table.concat(recent),
+  'tk', I(tickSec * 1000000)}
 if ewma then
   fields[#fields + 1] = 'ewma'
   fields[#fields + 1] = string.format('%.4f', ewma)

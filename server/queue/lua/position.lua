@@ -26,7 +26,7 @@
 -- arrive while its last call runs into one call (batch.go).
 -- Reply: {room, visitor...}: room is {known, ewma, rate, head, tick,
 --   soldout, phase, prequeueAt, opensAt, closesAt, nowMs, paused, etaRate,
---   slots}, known 1 (or -1 for an unknown room, with no visitor replies
+--   slots, sinceTickMs, tickMs}, known 1 (or -1 for an unknown room, with no visitor replies
 --   following), then the visitors' replies, in their order: for one
 --   visitor a string of "code ticket rank waiting line passExpiresMs
 --   rankUp proved created token" (token '' but for a pass; one string
@@ -61,8 +61,14 @@ local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLS
   'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode')
 local rate = cfg[1]
 if not rate then return {{-1}} end
-local ewma = redis.call('HGET', K.rate, 'ewma') or ''
+local rs = redis.call('HMGET', K.rate, 'ewma', 'ts', 'tk')
+local ewma = rs[1] or ''
 local now = nowUs()
+-- The ETA's tick phase: ms since the last tick of any instance (-1: none
+-- yet), and the tick's length in ms (0: unknown).
+local sinceTick = -1
+if rs[2] then sinceTick = math.max(math.floor((now - tonumber(rs[2])) / 1000), 0) end
+local tickMs = math.floor((tonumber(rs[3]) or 0) / 1000)
 local nowMs = math.floor(now / 1000)
 local ph, sc = phaseNow(nowMs, {cfg[6], cfg[7], cfg[8], cfg[9], cfg[10]})
 local counters = redis.call('MGET', K.head, K.tick, K.seenbase, K.campbase, K.soldout)
@@ -271,5 +277,5 @@ end
 if direct > 0 then redis.call('HINCRBY', K.attr, 'j0', direct) end
 local slots = ''
 if anyWaiting then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
-out[1] = {1, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, paused, eta, slots}
+out[1] = {1, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, paused, eta, slots, sinceTick, tickMs}
 return out
