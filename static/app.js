@@ -14,7 +14,7 @@
   var statusEl = $("wr-status"), rankEl = $("wr-rank"), detailEl = $("wr-detail"), etaEl = $("wr-eta"),
       countEl = $("wr-count"), bar = $("wr-progress"), inlineEl = $("wr-inline"), warnEl = $("wr-warn"),
       connEl = $("wr-conn"), liveEl = $("wr-live"), order = $("wr-order"), join = $("wr-join"),
-      keepEl = $("wr-keep"), shopEl = $("wr-shop"), qty = $("wr-qty");
+      keepEl = $("wr-keep"), shopEl = $("wr-shop"), qty = $("wr-qty"), introEl = $("wr-intro");
   var api = "/api/rooms/" + encodeURIComponent(room) + "/queue";
   var es = null, pollTimer = null, retryTimer = null, firstRank = null, lastRank = null, done = false;
   var offset = 0;          // server clock minus ours, in ms
@@ -100,11 +100,15 @@
   }
 
   var state = "";
+  // The lead line is true of the line only: how it lets buyers in, or, in
+  // the pre-queue, how places are drawn.
+  var intros = { waiting: "intro", prequeue: "introPrequeue" };
   // view sets the page's state: its lines, what is shown, what is said.
   function view(name, rank, detail, urgent) {
     var changed = name !== state;
     state = name;
     statusEl.hidden = false;
+    if (introEl) { text(introEl, T[intros[name]]); introEl.hidden = !intros[name]; }
     text(rankEl, rank);
     text(detailEl, detail);
     if (name !== "waiting") { text(etaEl, ""); text(inlineEl, ""); bar.hidden = true; }
@@ -180,6 +184,11 @@
   // quietFor is how long the stream may say nothing at p's cadence.
   function quietFor(p) { return 15000 + (p && p.span > 0 ? 2 * p.after + p.span : 0); }
 
+  // place says rank as the line of the buyer's place.
+  function place(rank) {
+    return rank === 0 ? T.next : rank === 1 ? T.aheadOne : fill(T.ahead, "n", rank.toLocaleString(lang));
+  }
+
   function waitingAt(p, rank, eta) {
     countdown = null; text(countEl, "");
     // A rank that went up is shown as it is, with the reason, for 30 s.
@@ -189,10 +198,11 @@
     if (up) { reason = T["rankUp_" + p.rankUpReason] || T.rankUp; reasonUntil = Date.now() + 30000; }
     if (p.paused) {
       view("paused", T.paused, T.pausedHint);
+      text(etaEl, place(rank));
       text(inlineEl, fill(T.inline, "n", p.currentTotalWaitingCount.toLocaleString(lang)));
       return;
     }
-    var line = rank === 0 ? T.next : rank === 1 ? T.aheadOne : fill(T.ahead, "n", rank.toLocaleString(lang));
+    var line = place(rank);
     var was = state;
     view("waiting", line, Date.now() < reasonUntil ? reason : "", up);
     if (was === "waiting" && !up) sayRank(line);
@@ -256,7 +266,9 @@
       if (left <= 60 && !warned) { warned = true; text(warnEl, T.passWarning); }
       return;
     }
-    text(countEl, fill(countdown.kind === "draw" ? T.drawIn : T.opensIn, "t", duration(left)));
+    // The opening is due but the draw has not landed yet: say so, not "0 s".
+    if (countdown.kind === "draw" && left <= 0) text(countEl, T.drawing);
+    else text(countEl, fill(countdown.kind === "draw" ? T.drawIn : T.opensIn, "t", duration(left)));
     // The line opens: join it (once; a refusal sets a new countdown).
     if (countdown.enterAt && countdown.enterAt <= now() && !entered && Date.now() - lastEnter > 2000) {
       entered = true;
