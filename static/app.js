@@ -122,6 +122,7 @@
     done = true;
     if (es) { es.close(); es = null; }
     if (pollTimer) clearTimeout(pollTimer);
+    if (streamTimer) { clearTimeout(streamTimer); streamTimer = null; }
     conn("");
   }
 
@@ -302,15 +303,33 @@
   }
 
   function poll() {
-    if (done) return;
+    if (done || !polling) return;
     fetch(api + "/position", { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.json(); })
       .then(function (p) { render(p); schedule(p.pollingIntervalSeconds); })
       .catch(function () { conn(T.trouble); schedule(5); });
   }
   function schedule(sec) {
-    if (done) return;
+    if (done || !polling) return;
     pollTimer = setTimeout(poll, (sec || 3) * 1000 + Math.random() * 500);
+  }
+
+  // A stream refused (a 503 while the server gets Redis back) is tried
+  // again while the page polls: first after 0.25 to 0.75 s, then twice as
+  // late each time, up to 30 s. Once it opens, polling stops.
+  var polling = false, streamTries = 0, streamTimer = null;
+  function fallBack() {
+    if (!polling) { polling = true; poll(); }
+    if (streamTimer) return;
+    var wait = Math.min(30000, 250 * Math.pow(2, streamTries) * (1 + 2 * Math.random()));
+    streamTries++;
+    streamTimer = setTimeout(function () { streamTimer = null; if (!es && !done) stream(); }, wait);
+  }
+  function streaming() {
+    streamTries = 0;
+    if (!polling) return;
+    polling = false;
+    if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
   }
 
   // A waiting page hears its position every tick. An open stream silent
@@ -329,7 +348,7 @@
 
   function stream() {
     if (done) return;
-    if (!window.EventSource) { conn(T.polling); return poll(); }
+    if (!window.EventSource) { conn(T.polling); polling = true; return poll(); }
     es = new EventSource("/r/" + encodeURIComponent(room) + "/events" + utmQuery);
     heard = Date.now();
     var onEvent = function (e) {
@@ -345,7 +364,7 @@
     // The room's ticks stopped: hold the rank shown until the next one.
     es.addEventListener("hold", function () { heard = Date.now(); ticking = null; });
     var failures = 0;
-    es.onopen = function () { heard = Date.now(); failures = 0; conn(""); };
+    es.onopen = function () { heard = Date.now(); failures = 0; conn(""); streaming(); };
     es.onerror = function () {
       ticking = null; // counting on without the stream could get ahead
       if (done) return;
@@ -354,8 +373,9 @@
       // JSON API instead. A single drop is left to the browser's reconnect.
       if (es.readyState === EventSource.CLOSED || failures >= 3) {
         es.close();
+        es = null;
         conn(T.polling);
-        poll();
+        fallBack();
       } else {
         conn(T.reconnecting);
       }
