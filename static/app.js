@@ -185,9 +185,11 @@
   // quietFor is how long the stream may say nothing at p's cadence.
   function quietFor(p) { return 15000 + (p && p.span > 0 ? 2 * p.after + p.span : 0); }
 
-  // place says rank as the line of the buyer's place.
-  function place(rank) {
-    return rank === 0 ? T.next : rank === 1 ? T.aheadOne : fill(T.ahead, "n", rank.toLocaleString(lang));
+  // place says rank as the line of the buyer's place; at the front of a
+  // paused line, without a turn to come.
+  function place(rank, paused) {
+    if (rank === 0) return paused ? T.noneAhead : T.next;
+    return rank === 1 ? T.aheadOne : fill(T.ahead, "n", rank.toLocaleString(lang));
   }
 
   function waitingAt(p, rank, eta) {
@@ -199,7 +201,7 @@
     if (up) { reason = T["rankUp_" + p.rankUpReason] || T.rankUp; reasonUntil = Date.now() + 30000; }
     if (p.paused) {
       view("paused", T.paused, T.pausedHint);
-      text(etaEl, place(rank));
+      text(etaEl, place(rank, true));
       text(inlineEl, fill(T.inline, "n", p.currentTotalWaitingCount.toLocaleString(lang)));
       return;
     }

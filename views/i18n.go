@@ -22,6 +22,9 @@ type Messages struct {
 	Ahead         string // {n}
 	AheadOne      string
 	Next          string
+	// NoneAhead is the place at the front of a paused line, where "you
+	// are next" would promise a turn that is not coming yet.
+	NoneAhead     string
 	InLine        string // {n}
 	ETA           string // {t}
 	Hours         string // {h}
@@ -169,6 +172,7 @@ var english = Messages{
 	Ahead:         "{n} people ahead of you",
 	AheadOne:      "1 person ahead of you",
 	Next:          "You are next",
+	NoneAhead:     "Nobody is ahead of you",
 	InLine:        "{n} in line",
 	ETA:           "Estimated wait: {t}",
 	Hours:         "{h} h",
@@ -292,6 +296,7 @@ var korean = Messages{
 	Ahead:         "내 앞에 {n}명이 있습니다",
 	AheadOne:      "내 앞에 1명이 있습니다",
 	Next:          "곧 입장합니다",
+	NoneAhead:     "내 앞에 아무도 없습니다",
 	InLine:        "대기 {n}명",
 	ETA:           "예상 대기 시간: {t}",
 	Hours:         "{h}시간",
@@ -502,7 +507,7 @@ func (m Messages) Script() map[string]string {
 		"polling": m.Polling, "notInLine": m.NotInLine, "soldOut": m.SoldOutTitle, "soldOutHint": m.SoldOut,
 		"ready": m.Ready, "notOpen": m.NotOpen, "opensAt": m.OpensAt, "lineOpensAt": m.LineOpensAt,
 		"opensIn": m.OpensIn, "prequeued": m.Prequeued, "prequeueHint": m.PrequeueHint, "drawIn": m.DrawIn,
-		"drawing": m.Drawing, "intro": m.Intro, "introPrequeue": m.IntroPrequeue,
+		"drawing": m.Drawing, "noneAhead": m.NoneAhead, "intro": m.Intro, "introPrequeue": m.IntroPrequeue,
 		"ticket": m.Ticket, "paused": m.Paused, "pausedHint": m.PausedHint, "rankUp": m.RankUp,
 		"rankUp_returned": m.RankUpReturned, "rankUp_recount": m.RankUpRecount, "passLeft": m.PassLeft,
 		"passWarning": m.PassWarning, "expired": m.Expired, "expiredHint": m.ExpiredHint, "rejoin": m.Rejoin,

@@ -224,12 +224,15 @@ func (p StatusPage) state() string {
 	return "none"
 }
 
-// placeText says the visitor's place in line.
+// placeText says the visitor's place in line; at the front of a paused
+// line, without a turn to come.
 func (p StatusPage) placeText() string {
-	switch p.Rank {
-	case 0:
+	switch {
+	case p.Rank == 0 && p.Paused:
+		return p.T.NoneAhead
+	case p.Rank == 0:
 		return p.T.Next
-	case 1:
+	case p.Rank == 1:
 		return p.T.AheadOne
 	}
 	return Fill(p.T.Ahead, "n", strconv.FormatInt(p.Rank, 10))

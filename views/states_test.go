@@ -98,6 +98,10 @@ func TestStatusPageStates(t *testing.T) {
 			[]string{"The line is paused", "cannot estimate", "4 people ahead of you"}, []string{"Estimated wait"}, true},
 		{"paused (ko)", "ko", func(p *StatusPage) { p.Status, p.Rank, p.Paused = "WAITING", 1, true },
 			[]string{"대기열이 잠시 멈췄습니다", "내 앞에 1명이 있습니다"}, nil, true},
+		{"paused at the front", "en", func(p *StatusPage) { p.Status, p.Rank, p.Paused = "WAITING", 0, true },
+			[]string{"Nobody is ahead of you"}, []string{"You are next"}, true},
+		{"paused at the front (ko)", "ko", func(p *StatusPage) { p.Status, p.Rank, p.Paused = "WAITING", 0, true },
+			[]string{"내 앞에 아무도 없습니다"}, []string{"곧 입장합니다"}, true},
 		{"the draw is due", "en", func(p *StatusPage) { p.Status, p.Phase, p.OpensIn = "PREQUEUED", "prequeue", ptr(0) },
 			[]string{"Drawing places now…"}, []string{"drawn in"}, true},
 		// The pass's page refreshes at the pass's end, to say it ran out.
