@@ -122,6 +122,7 @@
     done = true;
     if (es) { es.close(); es = null; }
     if (pollTimer) clearTimeout(pollTimer);
+    polling = false; streamTries = 0;
     if (streamTimer) { clearTimeout(streamTimer); streamTimer = null; }
     conn("");
   }
