@@ -197,6 +197,14 @@ func rankIs(s string) string {
 	return fmt.Sprintf(`(document.getElementById("wr-rank")||{}).textContent === %q`, s)
 }
 
+// introIs is true when the lead line says s, or is hidden when s is "".
+func introIs(s string) string {
+	if s == "" {
+		return ` && document.getElementById("wr-intro").hidden`
+	}
+	return fmt.Sprintf(` && !document.getElementById("wr-intro").hidden && document.getElementById("wr-intro").textContent.indexOf(%q) >= 0`, s)
+}
+
 func textHas(s string) string {
 	return fmt.Sprintf(`document.body.innerText.indexOf(%q) >= 0`, s)
 }
@@ -254,18 +262,33 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 	states := []pageState{
 		// The schedule's refusal of an early enter: 409 not_open with the
 		// times (the SSE connect answers the same).
-		{name: "not-open", real: true, settings: schedule(time.Hour, 2*time.Hour, 0), wait: map[string]string{"en": rankIs("Not open yet") + ` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`,
-			"ko": rankIs("아직 열리지 않았습니다")}},
-		{name: "prequeue", real: true, settings: schedule(-time.Minute, 15*time.Minute, 0), wait: map[string]string{"en": rankIs("You are in the pre-queue"), "ko": rankIs("사전 대기열에 들어오셨습니다")}},
+		{name: "not-open", real: true, settings: schedule(time.Hour, 2*time.Hour, 0), wait: map[string]string{"en": rankIs("Not open yet") + ` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0` + introIs(""),
+			"ko": rankIs("아직 열리지 않았습니다") + introIs("")}},
+		{name: "prequeue", real: true, settings: schedule(-time.Minute, 15*time.Minute, 0), wait: map[string]string{"en": rankIs("You are in the pre-queue") + introIs("drawn at random at the opening"),
+			"ko": rankIs("사전 대기열에 들어오셨습니다") + introIs("무작위로 추첨")}},
+		// The opening is due and the draw has not landed yet.
+		{name: "draw-due", stub: func() string {
+			return stubPosition(map[string]any{"status": "PREQUEUED", "phase": "prequeue", "ticket": 7, "opensAt": at(-time.Second)})
+		}, wait: map[string]string{"en": `document.getElementById("wr-count").textContent === "Drawing places now…"`,
+			"ko": `document.getElementById("wr-count").textContent === "지금 순서를 추첨하고 있습니다…"`}},
 		{name: "waiting", real: true, setup: func(t *testing.T, name string) {
 			// Someone is ahead, and the line barely moves.
 			ahead, _ := visitor.NewID()
 			if _, err := eng.Enter(ctx, name, ahead); err != nil {
 				t.Fatal(err)
 			}
-		}, wait: map[string]string{"en": `/ahead of you$/.test(document.getElementById("wr-rank").textContent)`,
-			"ko": `/^내 앞에/.test(document.getElementById("wr-rank").textContent)`}},
-		{name: "paused", real: true, settings: func(s *room.Settings) { s.Paused = true }, wait: map[string]string{"en": rankIs("The line is paused"), "ko": rankIs("대기열이 잠시 멈췄습니다")}},
+		}, wait: map[string]string{"en": `/ahead of you$/.test(document.getElementById("wr-rank").textContent)` + introIs("a few at a time"),
+			"ko": `/^내 앞에/.test(document.getElementById("wr-rank").textContent)` + introIs("몇 명씩")}},
+		// A paused line says the buyer's own place (each of the four tabs is
+		// a buyer of its own, one behind the other), and no lead line (nobody
+		// is let in).
+		{name: "paused", real: true, settings: func(s *room.Settings) { s.Paused = true }, setup: func(t *testing.T, name string) {
+			ahead, _ := visitor.NewID()
+			if _, err := eng.Enter(ctx, name, ahead); err != nil {
+				t.Fatal(err)
+			}
+		}, wait: map[string]string{"en": rankIs("The line is paused") + ` && /^\d+ (person|people) ahead of you$/.test(document.getElementById("wr-eta").textContent)` + introIs(""),
+			"ko": rankIs("대기열이 잠시 멈췄습니다") + ` && /^내 앞에 \d+명이 있습니다$/.test(document.getElementById("wr-eta").textContent)`}},
 		{name: "rank-up", events: []func() string{
 			func() string {
 				return sseEvent("position", stubPosition(map[string]any{"rank": 5, "estimatedWaitSeconds": 10}))
@@ -276,7 +299,8 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 		}, stub: func() string { return stubPosition(map[string]any{"rank": 5, "estimatedWaitSeconds": 10}) },
 			wait: map[string]string{"en": textHas("joined it again at the end"), "ko": textHas("줄의 맨 뒤에서")}},
 		{name: "ready", real: true, setup: withProduct(100),
-			wait: map[string]string{"en": rankIs("It is your turn!"), "ko": rankIs("입장 차례입니다!")}},
+			wait: map[string]string{"en": rankIs("It is your turn!") + " && " + textHas("valid for 5 min") + introIs(""),
+				"ko": rankIs("입장 차례입니다!") + " && " + textHas("5분 동안 유효합니다")}},
 		// A gate room: the turn sends the buyer on to the shop's checkout.
 		{name: "ready-gate", real: true, settings: func(s *room.Settings) {
 			s.Gate.TargetURL, s.ShopName = "https://shop.example/checkout", "Hanbit Mall"
@@ -287,8 +311,9 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			wait: map[string]string{"en": textHas("Less than a minute left"), "ko": textHas("1분도 남지 않았습니다")}},
 		// The shortest pass (10 s) runs out on the page.
 		{name: "pass-expired", real: true, settings: func(s *room.Settings) { s.TokenTTLSeconds = room.MinTokenTTL }, setup: withProduct(100),
-			wait: map[string]string{"en": rankIs("Your pass has expired") + ` && document.getElementById("wr-join").classList.contains("show")`,
-				"ko": rankIs("입장권이 만료되었습니다")}},
+			wait: map[string]string{"en": rankIs("Your pass has expired") + ` && document.getElementById("wr-join").classList.contains("show")` +
+				" && " + textHas("Passes are held for 10 s") + introIs(""),
+				"ko": rankIs("입장권이 만료되었습니다") + " && " + textHas("입장권은 10초 동안만")}},
 		{name: "pass-expired-after-click", real: true, setup: withProduct(100), act: func(t *testing.T, tab context.Context) {
 			// A pass that ran out between the page and the click.
 			if err := chromedp.Do(tab, chromedp.WaitVisible(chromedp.ID("wr-order")),
@@ -307,10 +332,10 @@ func TestBrowserEveryStateIsAccessible(t *testing.T) {
 			if err := eng.SetSoldOut(ctx, name, true); err != nil {
 				t.Fatal(err)
 			}
-		}, wait: map[string]string{"en": rankIs("Sold out"), "ko": rankIs("품절")}},
+		}, wait: map[string]string{"en": rankIs("Sold out") + introIs(""), "ko": rankIs("품절")}},
 		// Closed an hour ago: the enter is refused with 409 sale_ended.
 		{name: "ended", real: true, settings: schedule(-3*time.Hour, -2*time.Hour, -time.Hour),
-			wait: map[string]string{"en": rankIs("This sale has ended"), "ko": rankIs("판매가 종료되었습니다")}},
+			wait: map[string]string{"en": rankIs("This sale has ended") + introIs(""), "ko": rankIs("판매가 종료되었습니다")}},
 		{name: "wrong-link", real: true, path: "/r/no-such-room-e2e",
 			wait: map[string]string{"en": textHas("This link does not lead to a waiting room"), "ko": textHas("이 링크의 대기실을 찾을 수 없습니다")}},
 		// The no-JavaScript join of a room that asks a proof of work: the
@@ -622,7 +647,9 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		if _, err := chromedp.Call(tab, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
 			t.Fatal(err)
 		}
-		axeCheck(t, tab, axe, "nojs-ready-"+lang)
+		// Its one refresh is at the pass's end, a time limit the sale sets
+		// (WCAG 2.2.1's essential exception), to say that the pass ran out.
+		axeCheck(t, tab, axe, "nojs-ready-"+lang, "meta-refresh")
 		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#wr-order button")), chromedp.WaitVisible(chromedp.CSS(".order-id"))); err != nil {
 			t.Fatalf("%s: ordering without JavaScript: %v", lang, err)
 		}

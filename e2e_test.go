@@ -10,11 +10,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +30,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/server/visitor"
 )
 
 // browser starts headless Chromium as this machine allows it (no sandbox as
@@ -340,6 +344,101 @@ func TestBrowserFallsBackToPolling(t *testing.T) {
 	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 	if err == nil {
 		os.WriteFile(filepath.Join(servicetest.ArtifactDir(t, "e2e"), "4-ready-by-polling.png"), png, 0o644)
+	}
+}
+
+// TestBrowserStreamComesBack: the page's stream is refused with 503 (as
+// while the server gets Redis back), so the page polls; once streams are
+// taken again, the page goes back to the stream on its own and stops
+// polling.
+func TestBrowserStreamComesBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	name := servicetest.RoomName(t, rdb)
+	set := room.Defaults(name)
+	set.Rate = room.MinRate // the line holds, its ranks shown
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+	// In front of the server: streams refused while refuse is set; the
+	// streams let through and the position polls are counted.
+	var refuse atomic.Bool
+	var refused, polls atomic.Int64
+	refuse.Store(true)
+	opened := make(chan time.Time, 1)
+	target, _ := url.Parse(base)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/events") && refuse.Load():
+			refused.Add(1)
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, `{"error":"unavailable","message":"stub"}`, http.StatusServiceUnavailable)
+			return
+		case strings.HasSuffix(r.URL.Path, "/events"):
+			select {
+			case opened <- time.Now():
+			default:
+			}
+		case strings.HasSuffix(r.URL.Path, "/queue/position"):
+			polls.Add(1)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	ahead, _ := visitor.NewID()
+	if _, err := eng.Enter(context.Background(), name, ahead); err != nil {
+		t.Fatal(err)
+	}
+	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	defer cancel()
+	tab, cancelT := context.WithTimeout(tab, 90*time.Second)
+	defer cancelT()
+	if err := chromedp.Do(tab,
+		chromedp.Navigate(front.URL+"/r/"+name),
+		waitText("1 person ahead of you"),
+		chromedp.Poll[chromedp.Void](`document.getElementById("wr-conn").textContent.indexOf("checking every few seconds") >= 0`,
+			chromedp.WithPollingTimeout(15*time.Second)),
+	); err != nil {
+		t.Fatalf("the page did not fall back to polling: %v", err)
+	}
+	// The page polls, and tries the stream again meanwhile.
+	waitUntil(t, 20*time.Second, "a poll and a second refused stream", func() bool { return polls.Load() > 0 && refused.Load() >= 2 })
+	back := time.Now()
+	refuse.Store(false)
+	var at time.Time
+	select {
+	case at = <-opened:
+	case <-time.After(45 * time.Second):
+		t.Fatalf("the page never went back to the stream (%d refused, %d polls)", refused.Load(), polls.Load())
+	}
+	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](`document.getElementById("wr-conn").textContent === ""`,
+		chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+		t.Fatalf("the page still says it polls: %v", err)
+	}
+	// The page polls every second or so at this rank: a window of four
+	// seconds without a poll shows that polling stopped.
+	n := polls.Load()
+	time.Sleep(4 * time.Second)
+	if more := polls.Load() - n; more > 0 {
+		t.Fatalf("the page polled %d times after its stream came back", more)
+	}
+	t.Logf("back on the stream %v after streams were taken again (%d refused, %d polls)",
+		at.Sub(back).Round(time.Millisecond), refused.Load(), n)
+}
+
+// waitUntil polls cond every 50 ms until it holds, for at most d.
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); !cond(); {
+		if time.Now().After(end) {
+			t.Fatalf("waited %v for %s", d, what)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

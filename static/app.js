@@ -14,7 +14,7 @@
   var statusEl = $("wr-status"), rankEl = $("wr-rank"), detailEl = $("wr-detail"), etaEl = $("wr-eta"),
       countEl = $("wr-count"), bar = $("wr-progress"), inlineEl = $("wr-inline"), warnEl = $("wr-warn"),
       connEl = $("wr-conn"), liveEl = $("wr-live"), order = $("wr-order"), join = $("wr-join"),
-      keepEl = $("wr-keep"), shopEl = $("wr-shop"), qty = $("wr-qty");
+      keepEl = $("wr-keep"), shopEl = $("wr-shop"), qty = $("wr-qty"), introEl = $("wr-intro");
   var api = "/api/rooms/" + encodeURIComponent(room) + "/queue";
   var es = null, pollTimer = null, retryTimer = null, firstRank = null, lastRank = null, done = false;
   var offset = 0;          // server clock minus ours, in ms
@@ -100,11 +100,15 @@
   }
 
   var state = "";
+  // The lead line is true of the line only: how it lets buyers in, or, in
+  // the pre-queue, how places are drawn.
+  var intros = { waiting: "intro", prequeue: "introPrequeue" };
   // view sets the page's state: its lines, what is shown, what is said.
   function view(name, rank, detail, urgent) {
     var changed = name !== state;
     state = name;
     statusEl.hidden = false;
+    if (introEl) { text(introEl, T[intros[name]]); introEl.hidden = !intros[name]; }
     text(rankEl, rank);
     text(detailEl, detail);
     if (name !== "waiting") { text(etaEl, ""); text(inlineEl, ""); bar.hidden = true; }
@@ -118,6 +122,8 @@
     done = true;
     if (es) { es.close(); es = null; }
     if (pollTimer) clearTimeout(pollTimer);
+    polling = false; streamTries = 0;
+    if (streamTimer) { clearTimeout(streamTimer); streamTimer = null; }
     conn("");
   }
 
@@ -180,6 +186,13 @@
   // quietFor is how long the stream may say nothing at p's cadence.
   function quietFor(p) { return 15000 + (p && p.span > 0 ? 2 * p.after + p.span : 0); }
 
+  // place says rank as the line of the buyer's place; at the front of a
+  // paused line, without a turn to come.
+  function place(rank, paused) {
+    if (rank === 0) return paused ? T.noneAhead : T.next;
+    return rank === 1 ? T.aheadOne : fill(T.ahead, "n", rank.toLocaleString(lang));
+  }
+
   function waitingAt(p, rank, eta) {
     countdown = null; text(countEl, "");
     // A rank that went up is shown as it is, with the reason, for 30 s.
@@ -189,10 +202,11 @@
     if (up) { reason = T["rankUp_" + p.rankUpReason] || T.rankUp; reasonUntil = Date.now() + 30000; }
     if (p.paused) {
       view("paused", T.paused, T.pausedHint);
+      text(etaEl, place(rank, true));
       text(inlineEl, fill(T.inline, "n", p.currentTotalWaitingCount.toLocaleString(lang)));
       return;
     }
-    var line = rank === 0 ? T.next : rank === 1 ? T.aheadOne : fill(T.ahead, "n", rank.toLocaleString(lang));
+    var line = place(rank);
     var was = state;
     view("waiting", line, Date.now() < reasonUntil ? reason : "", up);
     if (was === "waiting" && !up) sayRank(line);
@@ -256,7 +270,9 @@
       if (left <= 60 && !warned) { warned = true; text(warnEl, T.passWarning); }
       return;
     }
-    text(countEl, fill(countdown.kind === "draw" ? T.drawIn : T.opensIn, "t", duration(left)));
+    // The opening is due but the draw has not landed yet: say so, not "0 s".
+    if (countdown.kind === "draw" && left <= 0) text(countEl, T.drawing);
+    else text(countEl, fill(countdown.kind === "draw" ? T.drawIn : T.opensIn, "t", duration(left)));
     // The line opens: join it (once; a refusal sets a new countdown).
     if (countdown.enterAt && countdown.enterAt <= now() && !entered && Date.now() - lastEnter > 2000) {
       entered = true;
@@ -290,15 +306,33 @@
   }
 
   function poll() {
-    if (done) return;
+    if (done || !polling) return;
     fetch(api + "/position", { credentials: "same-origin", cache: "no-store" })
       .then(function (r) { return r.json(); })
       .then(function (p) { render(p); schedule(p.pollingIntervalSeconds); })
       .catch(function () { conn(T.trouble); schedule(5); });
   }
   function schedule(sec) {
-    if (done) return;
+    if (done || !polling) return;
     pollTimer = setTimeout(poll, (sec || 3) * 1000 + Math.random() * 500);
+  }
+
+  // A stream refused (a 503 while the server gets Redis back) is tried
+  // again while the page polls: first after 0.25 to 0.75 s, then twice as
+  // late each time, up to 30 s. Once it opens, polling stops.
+  var polling = false, streamTries = 0, streamTimer = null;
+  function fallBack() {
+    if (!polling) { polling = true; poll(); }
+    if (streamTimer) return;
+    var wait = Math.min(30000, 250 * Math.pow(2, streamTries) * (1 + 2 * Math.random()));
+    streamTries++;
+    streamTimer = setTimeout(function () { streamTimer = null; if (!es && !done) stream(); }, wait);
+  }
+  function streaming() {
+    streamTries = 0;
+    if (!polling) return;
+    polling = false;
+    if (pollTimer) { clearTimeout(pollTimer); pollTimer = null; }
   }
 
   // A waiting page hears its position every tick. An open stream silent
@@ -317,7 +351,7 @@
 
   function stream() {
     if (done) return;
-    if (!window.EventSource) { conn(T.polling); return poll(); }
+    if (!window.EventSource) { conn(T.polling); polling = true; return poll(); }
     es = new EventSource("/r/" + encodeURIComponent(room) + "/events" + utmQuery);
     heard = Date.now();
     var onEvent = function (e) {
@@ -333,7 +367,7 @@
     // The room's ticks stopped: hold the rank shown until the next one.
     es.addEventListener("hold", function () { heard = Date.now(); ticking = null; });
     var failures = 0;
-    es.onopen = function () { heard = Date.now(); failures = 0; conn(""); };
+    es.onopen = function () { heard = Date.now(); failures = 0; conn(""); streaming(); };
     es.onerror = function () {
       ticking = null; // counting on without the stream could get ahead
       if (done) return;
@@ -342,8 +376,9 @@
       // JSON API instead. A single drop is left to the browser's reconnect.
       if (es.readyState === EventSource.CLOSED || failures >= 3) {
         es.close();
+        es = null;
         conn(T.polling);
-        poll();
+        fallBack();
       } else {
         conn(T.reconnecting);
       }

@@ -31,7 +31,7 @@ type GateText struct {
 
 var gateEnglish = GateText{
 	ContinueTo:       "Continue to {shop}",
-	ReadyHint:        "Your entry pass is valid for a few minutes: continue to the shop to buy.",
+	ReadyHint:        "Your entry pass is valid for {t}: continue to the shop to buy.",
 	Going:            "Taking you to {shop}…",
 	GoingHint:        "If nothing happens in a moment, press the button.",
 	Off:              "This waiting room does not send buyers on to a shop.",
@@ -46,7 +46,7 @@ var gateEnglish = GateText{
 
 var gateKorean = GateText{
 	ContinueTo:       "{shop}에서 구매 계속하기",
-	ReadyHint:        "입장권은 몇 분 동안 유효합니다. 쇼핑몰로 이동해 구매해 주세요.",
+	ReadyHint:        "입장권은 {t} 동안 유효합니다. 쇼핑몰로 이동해 구매해 주세요.",
 	Going:            "{shop} 페이지로 이동하는 중…",
 	GoingHint:        "잠시 후에도 이동하지 않으면 버튼을 눌러 주세요.",
 	Off:              "이 대기실은 쇼핑몰로 연결되지 않습니다.",
@@ -61,8 +61,10 @@ var gateKorean = GateText{
 
 // Gate returns the gate texts in m's language.
 func (m Messages) Gate() GateText {
+	g := gateEnglish
 	if m.Lang == "ko" {
-		return gateKorean
+		g = gateKorean
 	}
-	return gateEnglish
+	g.ReadyHint = Fill(g.ReadyHint, "t", m.passFor)
+	return g
 }

@@ -5,18 +5,26 @@ package views
 import (
 	"strconv"
 	"strings"
+
+	"waitingroom/server/room"
 )
 
 // Messages are a page's texts in one language. Strings with {n}, {t},
 // {title} or {m}/{s} are filled in by the server or by app.js.
 type Messages struct {
-	Lang          string
-	WaitingRoom   string
+	Lang        string
+	WaitingRoom string
+	// Intro is the waiting line's lead; IntroPrequeue the pre-queue's,
+	// where places are drawn.
 	Intro         string
+	IntroPrequeue string
 	KeepOpen      string
 	Ahead         string // {n}
 	AheadOne      string
 	Next          string
+	// NoneAhead is the place at the front of a paused line, where "you
+	// are next" would promise a turn that is not coming yet.
+	NoneAhead     string
 	InLine        string // {n}
 	ETA           string // {t}
 	Hours         string // {h}
@@ -26,7 +34,7 @@ type Messages struct {
 	Reconnecting  string
 	Polling       string
 	Ready         string
-	ReadyHint     string
+	ReadyHint     string // {t}: the pass's time (WithPass)
 	OrderButton   string
 	Quantity      string
 	Join          string
@@ -65,10 +73,12 @@ type Messages struct {
 	Prequeued    string
 	PrequeueHint string
 	DrawIn       string // {t}
-	Ticket       string // {n}
-	Paused       string
-	PausedHint   string
-	RankUp       string
+	// Drawing is said once the opening is due and the draw has not landed.
+	Drawing    string
+	Ticket     string // {n}
+	Paused     string
+	PausedHint string
+	RankUp     string
 	// RankUpReasons explain a rank that went up, by rankUpReason:
 	// "returned" (the buyer came back after their return window and
 	// joined again at the end) or "recount" (the server recounted the
@@ -78,7 +88,7 @@ type Messages struct {
 	PassLeft        string // {t}
 	PassWarning     string
 	Expired         string
-	ExpiredHint     string
+	ExpiredHint     string // {t}: the pass's time (WithPass)
 	Rejoin          string
 	SoldOutTitle    string
 	Ended           string
@@ -148,16 +158,21 @@ type Messages struct {
 	PreparingHint     string
 	PrepareFailed     string
 	PrepareFailedHint string
+
+	// passFor is the pass's time in words (WithPass), for Gate.
+	passFor string
 }
 
 var english = Messages{
 	Lang:          "en",
 	WaitingRoom:   "Waiting room",
 	Intro:         "Many people want in at once, so buyers are let in a few at a time, fairly.",
+	IntroPrequeue: "Many people want in at once, so places in line are drawn at random at the opening.",
 	KeepOpen:      "Keep this page open: you will keep your place.",
 	Ahead:         "{n} people ahead of you",
 	AheadOne:      "1 person ahead of you",
 	Next:          "You are next",
+	NoneAhead:     "Nobody is ahead of you",
 	InLine:        "{n} in line",
 	ETA:           "Estimated wait: {t}",
 	Hours:         "{h} h",
@@ -167,7 +182,7 @@ var english = Messages{
 	Reconnecting:  "Reconnecting…",
 	Polling:       "Live updates are unavailable; checking every few seconds.",
 	Ready:         "It is your turn!",
-	ReadyHint:     "Your entry pass is valid for a few minutes: choose, then buy.",
+	ReadyHint:     "Your entry pass is valid for {t}: choose, then buy.",
 	OrderButton:   "Buy now",
 	Quantity:      "Quantity",
 	Join:          "Join the line",
@@ -203,6 +218,7 @@ var english = Messages{
 	Prequeued:       "You are in the pre-queue",
 	PrequeueHint:    "Everyone in the pre-queue gets a random place in line at opening, so there is no need to hurry or reload. Your place is drawn, not earned by speed.",
 	DrawIn:          "Places are drawn in {t}",
+	Drawing:         "Drawing places now…",
 	Ticket:          "Your ticket number: {n} (to check the draw)",
 	Paused:          "The line is paused",
 	PausedHint:      "Nobody is being let in right now, so we cannot estimate your wait. Your place is kept, and this page updates when the line moves again.",
@@ -212,7 +228,7 @@ var english = Messages{
 	PassLeft:        "Your pass is valid for {t}",
 	PassWarning:     "Less than a minute left on your pass: place your order now.",
 	Expired:         "Your pass has expired",
-	ExpiredHint:     "Passes are held for a few minutes so that the line keeps moving; yours has gone to the next buyer. You can join the line again.",
+	ExpiredHint:     "Passes are held for {t} so that the line keeps moving; yours has gone to the next buyer. You can join the line again.",
 	Rejoin:          "Join the line again",
 	SoldOutTitle:    "Sold out",
 	Ended:           "This sale has ended",
@@ -275,10 +291,12 @@ var korean = Messages{
 	Lang:          "ko",
 	WaitingRoom:   "대기실",
 	Intro:         "지금 접속자가 많아 공정하게 순서대로 몇 명씩 입장합니다.",
+	IntroPrequeue: "지금 접속자가 많아 판매가 시작될 때 줄의 순서를 무작위로 추첨합니다.",
 	KeepOpen:      "이 페이지를 열어 두시면 순서가 유지됩니다.",
 	Ahead:         "내 앞에 {n}명이 있습니다",
 	AheadOne:      "내 앞에 1명이 있습니다",
 	Next:          "곧 입장합니다",
+	NoneAhead:     "내 앞에 아무도 없습니다",
 	InLine:        "대기 {n}명",
 	ETA:           "예상 대기 시간: {t}",
 	Hours:         "{h}시간",
@@ -288,7 +306,7 @@ var korean = Messages{
 	Reconnecting:  "다시 연결 중…",
 	Polling:       "실시간 연결을 사용할 수 없어 몇 초마다 확인합니다.",
 	Ready:         "입장 차례입니다!",
-	ReadyHint:     "입장권은 몇 분 동안 유효합니다.",
+	ReadyHint:     "입장권은 {t} 동안 유효합니다.",
 	OrderButton:   "구매하기",
 	Quantity:      "수량",
 	Join:          "줄 서기",
@@ -324,6 +342,7 @@ var korean = Messages{
 	Prequeued:       "사전 대기열에 들어오셨습니다",
 	PrequeueHint:    "판매가 시작되면 사전 대기열의 모든 분께 무작위로 순서가 정해집니다. 서두르거나 새로고침하지 않으셔도 됩니다. 순서는 속도가 아니라 추첨으로 정해집니다.",
 	DrawIn:          "순서 추첨까지 {t}",
+	Drawing:         "지금 순서를 추첨하고 있습니다…",
 	Ticket:          "내 번호표: {n} (추첨 확인용)",
 	Paused:          "대기열이 잠시 멈췄습니다",
 	PausedHint:      "지금은 입장이 멈춰 있어 대기 시간을 예측할 수 없습니다. 순서는 그대로 유지되며, 다시 움직이면 이 페이지가 갱신됩니다.",
@@ -333,7 +352,7 @@ var korean = Messages{
 	PassLeft:        "입장권 남은 시간 {t}",
 	PassWarning:     "입장권 시간이 1분도 남지 않았습니다. 지금 주문해 주세요.",
 	Expired:         "입장권이 만료되었습니다",
-	ExpiredHint:     "줄이 계속 움직이도록 입장권은 몇 분 동안만 유효하며, 내 입장권은 다음 분께 넘어갔습니다. 다시 줄을 서실 수 있습니다.",
+	ExpiredHint:     "줄이 계속 움직이도록 입장권은 {t} 동안만 유효하며, 내 입장권은 다음 분께 넘어갔습니다. 다시 줄을 서실 수 있습니다.",
 	Rejoin:          "다시 줄 서기",
 	SoldOutTitle:    "품절",
 	Ended:           "판매가 종료되었습니다",
@@ -393,7 +412,12 @@ var korean = Messages{
 }
 
 // For returns the texts of lang ("ko" or "en"); anything else is English.
-func For(lang string) Messages {
+// They say a pass of the default time (room.DefaultTokenTTL); WithPass
+// says another.
+func For(lang string) Messages { return catalogue(lang).WithPass(room.DefaultTokenTTL) }
+
+// catalogue returns the texts of lang as written, {t} and all.
+func catalogue(lang string) Messages {
 	if lang == "ko" {
 		return korean
 	}
@@ -483,6 +507,7 @@ func (m Messages) Script() map[string]string {
 		"polling": m.Polling, "notInLine": m.NotInLine, "soldOut": m.SoldOutTitle, "soldOutHint": m.SoldOut,
 		"ready": m.Ready, "notOpen": m.NotOpen, "opensAt": m.OpensAt, "lineOpensAt": m.LineOpensAt,
 		"opensIn": m.OpensIn, "prequeued": m.Prequeued, "prequeueHint": m.PrequeueHint, "drawIn": m.DrawIn,
+		"drawing": m.Drawing, "noneAhead": m.NoneAhead, "intro": m.Intro, "introPrequeue": m.IntroPrequeue,
 		"ticket": m.Ticket, "paused": m.Paused, "pausedHint": m.PausedHint, "rankUp": m.RankUp,
 		"rankUp_returned": m.RankUpReturned, "rankUp_recount": m.RankUpRecount, "passLeft": m.PassLeft,
 		"passWarning": m.PassWarning, "expired": m.Expired, "expiredHint": m.ExpiredHint, "rejoin": m.Rejoin,
@@ -491,6 +516,16 @@ func (m Messages) Script() map[string]string {
 		"preparing": m.Preparing, "preparingHint": m.PreparingHint,
 		"prepareFailed": m.PrepareFailed, "prepareFailedHint": m.PrepareFailedHint,
 	}
+}
+
+// WithPass returns m with the pass's time, ttl seconds, in the texts that
+// say how long a pass is held.
+func (m Messages) WithPass(ttl int) Messages {
+	c := catalogue(m.Lang)
+	m.passFor = m.Duration(int64(ttl))
+	m.ReadyHint = Fill(c.ReadyHint, "t", m.passFor)
+	m.ExpiredHint = Fill(c.ExpiredHint, "t", m.passFor)
+	return m
 }
 
 // RankUpText explains a rank that went up, by the position's rankUpReason.

@@ -82,8 +82,13 @@ type StatusPage struct {
 	// pass expires; nil when unknown.
 	OpensIn  *int64
 	PassLeft *int64
+	// PassEndsAt is when the pass ends, in unix ms (0: no pass).
+	PassEndsAt int64
 	// RankUpReason says why the rank went up ("" when it did not).
 	RankUpReason string
+	// PassOver reports a visitor whose pass ran out: the ready page's
+	// refresh at the pass's end came back to a visitor with none.
+	PassOver bool
 	// UTM are the utm_* fields of the status page's address, carried to
 	// the order form.
 	UTM     []Field
@@ -213,8 +218,39 @@ func (p StatusPage) state() string {
 		return "scheduled"
 	case p.Phase == "closed":
 		return "ended"
+	case p.PassOver:
+		return "expired"
 	}
 	return "none"
+}
+
+// placeText says the visitor's place in line; at the front of a paused
+// line, without a turn to come.
+func (p StatusPage) placeText() string {
+	switch {
+	case p.Rank == 0 && p.Paused:
+		return p.T.NoneAhead
+	case p.Rank == 0:
+		return p.T.Next
+	case p.Rank == 1:
+		return p.T.AheadOne
+	}
+	return Fill(p.T.Ahead, "n", strconv.FormatInt(p.Rank, 10))
+}
+
+// PassOverParam is the status page's query parameter that its ready
+// state's refresh adds: the pass's end, in unix ms.
+const PassOverParam = "pass_over"
+
+// expiryRefresh is the ready page's meta refresh: a second after the pass
+// ends, to the status page that then says so.
+func (p StatusPage) expiryRefresh() string {
+	q := url.Values{}
+	for _, f := range p.UTM {
+		q.Set(f.Name, f.Value)
+	}
+	q.Set(PassOverParam, strconv.FormatInt(p.PassEndsAt, 10))
+	return strconv.FormatInt(*p.PassLeft+1, 10) + "; url=/r/" + p.Room + "/status?" + q.Encode()
 }
 
 // refreshes reports whether the page reloads itself: while the buyer

@@ -2,12 +2,14 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -113,7 +115,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		if !named {
 			lang = set.DefaultLanguage
 		}
-		t := views.For(lang)
+		t := views.For(lang).WithPass(passTTL(set))
 		var buf bytes.Buffer
 		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
 			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
@@ -225,6 +227,25 @@ func secondsUntil(at *int64, now int64) *int64 {
 	return &d
 }
 
+// passTTL is how long set's passes are held, in seconds.
+func passTTL(set room.Settings) int { return cmp.Or(set.TokenTTLSeconds, room.DefaultTokenTTL) }
+
+// passOverFor is how long after a pass's end its status page still says
+// that it ran out (rather than only that the visitor is not in line).
+const passOverFor = time.Hour
+
+// passOver reports whether r is the ready page's refresh at the end of a
+// pass (views.PassOverParam, the end in unix ms) that came at or after
+// that end, now (unix ms), and less than passOverFor later.
+func passOver(r *http.Request, now int64) bool {
+	v := r.URL.Query().Get(views.PassOverParam)
+	if len(v) > 16 {
+		return false
+	}
+	end, err := strconv.ParseInt(v, 10, 64)
+	return err == nil && end > 0 && now >= end && now-end < passOverFor.Milliseconds()
+}
+
 // status serves the per-visitor page for browsers without JavaScript; it
 // refreshes itself at the polling tier and is never cached.
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
@@ -261,10 +282,12 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	if _, named := views.Named(r.Header.Get("Accept-Language")); !named {
 		t = views.For(set.DefaultLanguage) // fresher than the face's
 	}
+	t = t.WithPass(passTTL(set))
 	page := views.StatusPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
 		Status: string(p.Status), Rank: p.Rank, Ticket: p.Ticket, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
 		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut, Paused: p.Paused || set.Paused, Phase: p.Phase,
 		OpensIn: secondsUntil(p.OpensAt, now), PassLeft: secondsUntil(passExpires, now),
+		PassEndsAt: p.PassExpiresAt, PassOver: passOver(r, now),
 		RankUpReason: p.RankUpReason, UTM: queryUTM(r), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
 		Brand: brandOf(name, set.Title, set.ShopURL, set.Branding), Handoff: s.handoffShop(set)}
 	if page.Paused || p.Status == queue.StatusPrequeued {

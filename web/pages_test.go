@@ -222,7 +222,8 @@ func TestNoJavaScriptFlow(t *testing.T) {
 	}{
 		{"waiting", cookie, false, []string{`http-equiv="refresh" content="1"`, "1 person ahead of you", "2 in line"}, []string{`name="entry_token"`}},
 		{"no cookie", nil, false, []string{"You are not in the line.", `/join"`}, []string{`http-equiv="refresh"`}},
-		{"ready", cookie, true, []string{"It is your turn!", `name="entry_token" value="`}, []string{`http-equiv="refresh"`}},
+		// The pass's page refreshes once, at the pass's end.
+		{"ready", cookie, true, []string{"It is your turn!", `name="entry_token" value="`, `http-equiv="refresh" content="30`, "pass_over="}, nil},
 	}
 	for _, st := range steps {
 		if st.admit {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,8 +67,9 @@ func TestJoinWithoutJavaScriptKeepsUTM(t *testing.T) {
 }
 
 // TestPagesWithoutJavaScript reads the shared page as a browser without
-// JavaScript shows it: no "connecting", one heading, the join button, no
-// "keep this page open" (it is not true before joining), prices in the
+// JavaScript shows it: no "connecting", no lead line (its script shows the
+// one of the state), one heading, the join button, no "keep this page
+// open" (it is not true before joining), prices in the
 // currency of the language, the quantity bounded by the stock and the
 // room's per-buyer limit, and Korean that breaks between words.
 func TestPagesWithoutJavaScript(t *testing.T) {
@@ -78,8 +80,8 @@ func TestPagesWithoutJavaScript(t *testing.T) {
 		not   []string
 	}{
 		{"en", []string{"₩129,000", "Buy now", `max="2"`, "At most 2 per buyer", "Join the line", `href="https://shop.example/sale"`},
-			[]string{"Connecting", "Continue to order"}},
-		{"ko", []string{"129,000원", "구매하기", `max="2"`, "1인당 최대 2개", "줄 서기"}, []string{"연결 중"}},
+			[]string{"Connecting", "Continue to order", "a few at a time"}},
+		{"ko", []string{"129,000원", "구매하기", `max="2"`, "1인당 최대 2개", "줄 서기"}, []string{"연결 중", "몇 명씩"}},
 	}
 	for _, tt := range tests {
 		r := h.do(t, "GET", "/r/"+h.room, "", map[string]string{"Accept-Language": tt.lang}, nil)
@@ -263,4 +265,114 @@ func readBody(t *testing.T, resp *http.Response) string {
 		}
 	}
 	return b.String()
+}
+
+// TestStatusPageSaysEachState reads the no-JavaScript status page in each
+// state whose words depend on the room or the moment: a paused line says
+// the buyer's own place; a pass says its real time, counts down and
+// refreshes at its end, after which the page says that it ran out (and
+// offers to join again); the pre-queue past its opening says the places
+// are being drawn, never "drawn in 0 s".
+func TestStatusPageSaysEachState(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		set  func(s *room.Settings)
+		// then changes the room once the visitor entered.
+		then func(s *room.Settings)
+		// ahead enters someone first; ready admits the visitor; left
+		// takes them out of the line.
+		ahead, ready, left bool
+		// passOver is the pass_over parameter's offset from now (0: none).
+		passOver time.Duration
+		lang     string
+		wants    []string
+		refuses  []string
+	}{
+		{name: "paused", set: func(s *room.Settings) { s.Paused = true }, ahead: true, lang: "en",
+			wants: []string{"The line is paused", "1 person ahead of you"}, refuses: []string{"Estimated wait"}},
+		{name: "paused (ko)", set: func(s *room.Settings) { s.Paused = true }, ahead: true, lang: "ko",
+			wants: []string{"대기열이 잠시 멈췄습니다", "내 앞에 1명이 있습니다"}},
+		{name: "a 30 s pass", set: func(s *room.Settings) { s.TokenTTLSeconds = 30 }, ready: true, lang: "en",
+			wants:   []string{"Your entry pass is valid for 30 s", "Your pass is valid for about 3", `http-equiv="refresh" content="3`, "status?pass_over="},
+			refuses: []string{"a few minutes"}},
+		{name: "a 30 s pass (ko)", set: func(s *room.Settings) { s.TokenTTLSeconds = 30 }, ready: true, lang: "ko",
+			wants: []string{"입장권은 30초 동안 유효합니다", `http-equiv="refresh"`}, refuses: []string{"몇 분"}},
+		{name: "a 5 min pass", ready: true, lang: "en", wants: []string{"Your entry pass is valid for 5 min"}},
+		{name: "the pass ran out", set: func(s *room.Settings) { s.TokenTTLSeconds = 30 }, passOver: -time.Second, left: true, lang: "en",
+			wants:   []string{"Your pass has expired", "Passes are held for 30 s", "Join the line again"},
+			refuses: []string{"You are not in the line", `http-equiv="refresh"`}},
+		{name: "the pass ran out (ko)", set: func(s *room.Settings) { s.TokenTTLSeconds = 30 }, passOver: -time.Second, left: true, lang: "ko",
+			wants: []string{"입장권이 만료되었습니다", "입장권은 30초 동안만", "다시 줄 서기"}},
+		{name: "a pass that has not ended", passOver: time.Minute, left: true, lang: "en",
+			wants: []string{"You are not in the line"}, refuses: []string{"expired"}},
+		{name: "a pass that ended long ago", passOver: -2 * time.Hour, left: true, lang: "en",
+			wants: []string{"You are not in the line"}, refuses: []string{"expired"}},
+		{name: "the draw is due", set: prequeueOpen, then: drawDue, lang: "en",
+			wants: []string{"You are in the pre-queue", "Drawing places now…"}, refuses: []string{"drawn in"}},
+		{name: "the draw is due (ko)", set: prequeueOpen, then: drawDue, lang: "ko",
+			wants: []string{"지금 순서를 추첨하고 있습니다…"}, refuses: []string{"추첨까지"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			change := func(f func(s *room.Settings)) {
+				set, err := h.eng.Room(ctx, h.room)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f(&set)
+				if err := h.eng.SaveRoom(ctx, h.room, set); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.set != nil {
+				change(tt.set)
+			}
+			if tt.ahead {
+				h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+			}
+			c := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil).cookie()
+			if tt.left {
+				h.do(t, "DELETE", "/api/rooms/"+h.room+"/queue", "", nil, c)
+			}
+			if tt.then != nil {
+				change(tt.then)
+			}
+			if tt.ready {
+				h.eng.Admit(ctx, h.room, time.Second, nil)
+				time.Sleep(5 * time.Millisecond)
+				h.eng.Admit(ctx, h.room, time.Second, []string{freshToken(t)})
+			}
+			path := "/r/" + h.room + "/status"
+			if tt.passOver != 0 {
+				path += "?pass_over=" + strconv.FormatInt(time.Now().Add(tt.passOver).UnixMilli(), 10)
+			}
+			r := h.do(t, "GET", path, "", map[string]string{"Accept-Language": tt.lang}, c)
+			for _, w := range tt.wants {
+				if !strings.Contains(r.body, w) {
+					t.Errorf("the status page lacks %q:\n%s", w, r.body)
+				}
+			}
+			for _, w := range tt.refuses {
+				if strings.Contains(r.body, w) {
+					t.Errorf("the status page says %q:\n%s", w, r.body)
+				}
+			}
+		})
+	}
+}
+
+// prequeueOpen sets a room whose pre-queue is open, an hour before its
+// opening.
+func prequeueOpen(s *room.Settings) {
+	pq, op := time.Now().Add(-time.Minute), time.Now().Add(time.Hour)
+	s.PrequeueAt, s.OpensAt = &pq, &op
+}
+
+// drawDue sets a room whose pre-queue opened a minute ago and whose
+// opening (the draw) was due a second ago.
+func drawDue(s *room.Settings) {
+	pq, op := time.Now().Add(-time.Minute), time.Now().Add(-time.Second)
+	s.PrequeueAt, s.OpensAt = &pq, &op
 }
