@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -49,22 +51,59 @@ func (s *Server) productUpload(ctx context.Context, r *http.Request, actor strin
 	path, has, refused := s.keepUpload(ctx, r, actor, productSlot)
 	switch {
 	case refused != "":
-		errs[productSlot.Field] = productImageRefusal(r, refused)
+		errs[productSlot.Field] = productImageRefusal(consoleLang(r), refused)
 	case has:
 		*typed = path
 		p.ImageURL = &path
 	}
 }
 
-// productImageRefusal words the refusal code of a product image's upload.
-func productImageRefusal(r *http.Request, code string) string {
+// productImageRefusal words the refusal code of a product image's upload
+// in lang.
+func productImageRefusal(lang, code string) string {
 	switch code {
 	case imageErrType:
-		return roomsText(r).ErrImageType
+		return views.RoomsFor(lang).ErrImageType
 	case imageErrNotKept:
-		return brandingText(r).ErrNoImage
+		return views.BrandingFor(lang).ErrNoImage
 	}
-	return imageRefusal(brandingText(r).ErrImage, productSlot, code)
+	return imageRefusal(views.BrandingFor(lang).ErrImage, productSlot, code)
+}
+
+// uploadImage serves POST /api/admin/media: the body is an image, checked
+// and kept as the console's product form keeps its uploads; 201
+// {"path":"/media/…"}, the path to give as a product's imageURL.
+func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Cache-Control"] = noStore
+	if s.media == nil {
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "This server keeps no images: it has no database.")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(productSlot.MaxBytes)))
+	var over *http.MaxBytesError
+	switch {
+	case errors.As(err, &over):
+		writeError(w, http.StatusRequestEntityTooLarge, "image_refused", productImageRefusal("en", imageErrTooLarge))
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "bad_body", "The image could not be read.")
+		return
+	}
+	path, err := s.media.put(ctx, apiActor, productSlot, data)
+	var bad *imageError
+	switch {
+	case errors.As(err, &bad):
+		writeError(w, http.StatusUnprocessableEntity, "image_refused", productImageRefusal("en", bad.Code))
+		return
+	case err != nil:
+		s.log.Error("admin: keep image", "err", err)
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "The image database is briefly unavailable. Please retry in a moment.")
+		return
+	}
+	s.log.Info("image uploaded", "by", apiActor, "path", path)
+	writeJSON(w, http.StatusCreated, map[string]string{"path": path})
 }
 
 // productBodyMax bounds a product form: its image at its limit, and the

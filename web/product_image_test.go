@@ -259,3 +259,46 @@ func TestProductImagePath(t *testing.T) {
 		t.Fatalf("the old product is now %+v", got)
 	}
 }
+
+// TestAdminUploadImage: the admin API keeps an image posted as its body,
+// checked as the console's uploads are, and answers its path, which a
+// product then takes as its imageURL; a refused image, a request without
+// the admin token or from another site keeps nothing.
+func TestAdminUploadImage(t *testing.T) {
+	rc := brandingConsole(t)
+	en := views.BrandingFor("en").ErrImage
+	for i, tc := range []struct {
+		name   string
+		data   []byte
+		hdr    map[string]string
+		status int
+		// said is in the answer's body.
+		said string
+	}{
+		{"png", testImage(t, "png", 21, 21), adminAuth, http.StatusCreated, `"path":"/media/`},
+		{"webp", testWebP(t), adminAuth, http.StatusCreated, `.webp"`},
+		{"svg", []byte(svgWithScript), adminAuth, http.StatusUnprocessableEntity, en["svg"]},
+		{"garbage", []byte("%PDF-1.4 not an image"), adminAuth, http.StatusUnprocessableEntity, views.RoomsFor("en").ErrImageType},
+		{"oversize", append(testImage(t, "png", 22, 22), make([]byte, productSlot.MaxBytes)...), adminAuth, http.StatusRequestEntityTooLarge, "at most 1024 KB"},
+		{"no token", testImage(t, "png", 23, 23), nil, http.StatusUnauthorized, "unauthorized"},
+		{"cross-site", testImage(t, "png", 24, 24), map[string]string{"Authorization": adminAuth["Authorization"], "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "cross_site"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rc.do(t, "POST", "/api/admin/media", string(tc.data), tc.hdr, nil)
+			if r.status != tc.status || !strings.Contains(r.body, tc.said) {
+				t.Fatalf("%d %s, want %d with %q", r.status, r.body, tc.status, tc.said)
+			}
+			if tc.status != http.StatusCreated {
+				if rc.stored(t, tc.data) {
+					t.Fatal("a refused upload was kept")
+				}
+				return
+			}
+			path := r.body[strings.Index(r.body, `/media/`):strings.LastIndex(r.body, `"`)]
+			p := rc.do(t, "POST", "/api/admin/rooms/"+rc.room+"/products", `{"name":"Shoe `+strconv.Itoa(i)+`","price":1,"stock":1,"imageURL":"`+path+`"}`, adminAuth, nil)
+			if p.status != http.StatusCreated || !strings.Contains(p.body, path) {
+				t.Fatalf("a product with the uploaded %s: %d %s", path, p.status, p.body)
+			}
+		})
+	}
+}

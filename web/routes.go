@@ -27,6 +27,7 @@ func (s *Server) routes() []route {
 		{"POST /api/admin/rooms/{room}/products", s.api(s.adminOnly(s.createProduct))},
 		{"PUT /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.updateProduct))},
 		{"DELETE /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.deleteProduct))},
+		{"POST /api/admin/media", s.adminOnly(s.uploadImage)},
 		{"GET /admin/rooms", s.console(s.consoleRoomList)},
 		{"GET /admin/rooms/new", s.console(s.consoleNewRoom)},
 		{"POST /admin/rooms/new", s.consoleChange(s.consoleCreateRoom)},
