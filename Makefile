@@ -4,9 +4,14 @@ PKGS := ./...
 
 .PHONY: run test generate lint bench drill
 
-## run: serve the demo room at http://127.0.0.1:8080/r/demo (embedded Redis unless REDIS_URL is set)
+## run: serve the demo room at http://127.0.0.1:8080/r/demo (embedded Redis unless REDIS_URL is set).
+## It builds bin/waitingroom first and says so: the first build compiles every dependency (about a
+## minute on 2 cores), later ones take seconds. Ctrl-C stops the server (exec: it gets the signal).
 run:
-	$(GO) run .
+	@echo "building waitingroom into bin/ (the first build takes about a minute)..."
+	$(GO) build -o bin/waitingroom .
+	@echo "starting bin/waitingroom (Ctrl-C stops it)"
+	exec ./bin/waitingroom
 
 ## test: every test against real Redis, PostgreSQL, Chromium and nginx, in two runs side by side
 ## (make -j2; each run's output is printed whole when it ends); each ends with its list of skipped tests and why (=== Skipped), then

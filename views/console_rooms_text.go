@@ -149,6 +149,12 @@ type RoomsText struct {
 	ImageURL         string
 	ImageHint        string
 	Image            string
+	ImageFile        string // the upload's label
+	ImageFileHint    string // {kb}: its types and limit
+	ImageBroken      string // where a product's image did not load
+	ErrImageType     string // an upload of a type not accepted; the other refusals are the branding's ErrImage
+	ErrImageMissing  string // a path on this site that names no image here
+	ErrImageTooLarge string // {kb}: the form was over its limit, nothing was read
 	AddButton        string
 	ProductSaved     string
 	ProductAdded     string
@@ -327,8 +333,14 @@ var roomsKorean = RoomsText{
 	Stock:            "재고",
 	StockHint:        "재고를 늘리면 품절된 대기실이 다시 열립니다.",
 	ImageURL:         "이미지 주소",
-	ImageHint:        "https:// 주소 또는 /로 시작하는 이 사이트의 경로",
+	ImageHint:        "https:// 주소, 또는 이 사이트에 있는 이미지의 경로(올린 이미지는 /media/…)",
 	Image:            "이미지",
+	ImageFile:        "또는 이미지 파일 올리기",
+	ImageFileHint:    "PNG, JPEG, GIF, WebP, 최대 {kb}KB. 올리면 위의 주소 대신 쓰입니다.",
+	ImageBroken:      "이미지를 불러오지 못했습니다. 주소를 확인하거나 파일을 다시 올려 주세요.",
+	ErrImageType:     "허용된 이미지 형식이 아닙니다(PNG, JPEG, GIF, WebP).",
+	ErrImageMissing:  "이 사이트에 없는 이미지입니다. 파일을 올리거나, 올린 이미지(/media/…)나 https:// 주소를 입력해 주세요.",
+	ErrImageTooLarge: "올린 파일이 너무 커서 아무것도 저장하지 않았습니다. 상품 이미지는 최대 {kb}KB까지입니다.",
 	AddButton:        "추가",
 	ProductSaved:     "상품을 저장했습니다.",
 	ProductAdded:     "상품을 추가했습니다.",
@@ -513,8 +525,14 @@ var roomsEnglish = RoomsText{
 	Stock:            "Stock",
 	StockHint:        "Raising the stock reopens a sold-out room.",
 	ImageURL:         "Image address",
-	ImageHint:        "An https:// address, or a path on this site starting with /",
+	ImageHint:        "An https:// address, or the path of an image on this site (/media/… for an uploaded one)",
 	Image:            "Image",
+	ImageFile:        "Or upload an image file",
+	ImageFileHint:    "PNG, JPEG, GIF or WebP, at most {kb} KB. An upload replaces the address above.",
+	ImageBroken:      "This image did not load. Check its address, or upload the file again.",
+	ErrImageType:     "This file is not an image of an accepted type (PNG, JPEG, GIF or WebP).",
+	ErrImageMissing:  "There is no image at this address on this site. Upload the file, or type the address of an uploaded image (/media/…) or an https:// address.",
+	ErrImageTooLarge: "The upload was too large, so nothing was saved. A product image is at most {kb} KB.",
 	AddButton:        "Add",
 	ProductSaved:     "Product saved.",
 	ProductAdded:     "Product added.",

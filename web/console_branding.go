@@ -173,24 +173,14 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 		if pf.Get("remove-"+slot.Field) == "1" {
 			path = ""
 		}
-		data, has, err := uploadOf(r, slot)
+		kept, has, refused := s.keepUpload(ctx, r, sess.Operator, slot)
 		switch {
-		case err != nil:
-			errs[slot.Field] = imageRefusal(t, slot, imageErrTooLarge)
-		case has && s.media == nil:
+		case refused == imageErrNotKept:
 			errs[slot.Field] = t.ErrNoImage
+		case refused != "":
+			errs[slot.Field] = imageRefusal(t.ErrImage, slot, refused)
 		case has:
-			p, err := s.media.put(ctx, sess.Operator, slot, data)
-			var refused *imageError
-			switch {
-			case errors.As(err, &refused):
-				errs[slot.Field] = imageRefusal(t, slot, refused.Code)
-			case err != nil:
-				s.log.Error("console: keep image", "field", slot.Field, "err", err)
-				errs[slot.Field] = t.ErrNoImage
-			default:
-				path = p
-			}
+			path = kept
 		case path != "" && path != saved[slot.Field] && !s.hasImage(ctx, path):
 			// A path typed or kept from an earlier form: it must name an
 			// image this server holds.
@@ -224,6 +214,32 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 		}
 	}
 	return f, errs
+}
+
+// keepUpload checks and keeps the file posted for slot, as actor: its
+// path when kept. has is false when no file was posted; refused is the
+// imageErr* code of a file refused, or imageErrNotKept when it could not
+// be kept (no image store, or the store failed, which is logged).
+func (s *Server) keepUpload(ctx context.Context, r *http.Request, actor string, slot imageSlot) (path string, has bool, refused string) {
+	data, has, err := uploadOf(r, slot)
+	switch {
+	case err != nil:
+		return "", true, imageErrTooLarge
+	case !has:
+		return "", false, ""
+	case s.media == nil:
+		return "", true, imageErrNotKept
+	}
+	path, err = s.media.put(ctx, actor, slot, data)
+	var bad *imageError
+	switch {
+	case errors.As(err, &bad):
+		return "", true, bad.Code
+	case err != nil:
+		s.log.Error("console: keep image", "field", slot.Field, "err", err)
+		return "", true, imageErrNotKept
+	}
+	return path, true, ""
 }
 
 // uploadOf returns the file posted for slot, if any, read up to its
@@ -261,10 +277,10 @@ func (s *Server) hasImage(ctx context.Context, path string) bool {
 	return err == nil && imageTypes[img.ContentType].ext == m[2]
 }
 
-// imageRefusal words the refusal code of an upload for slot, with the
-// slot's limits filled in.
-func imageRefusal(t views.BrandingText, slot imageSlot, code string) string {
-	msg := views.Fill(t.ErrImage[code], "kb", strconv.Itoa(slot.MaxBytes>>10))
+// imageRefusal words the refusal code of an upload for slot from msgs
+// (by code), with the slot's limits filled in.
+func imageRefusal(msgs map[string]string, slot imageSlot, code string) string {
+	msg := views.Fill(msgs[code], "kb", strconv.Itoa(slot.MaxBytes>>10))
 	msg = views.Fill(msg, "side", strconv.Itoa(slot.MaxSide))
 	return views.Fill(msg, "pixels", groupDigits(slot.MaxPixels))
 }

@@ -91,6 +91,10 @@ func productErrors(err error, t views.RoomsText, errs map[string]string) bool {
 	if !errors.As(err, &invalid) {
 		return false
 	}
+	if invalid == errImageNotHere {
+		errs[invalid.Field] = t.ErrImageMissing
+		return true
+	}
 	msg, ok := t.ErrProduct[invalid.Field]
 	if !ok {
 		msg = invalid.Error()
@@ -141,6 +145,7 @@ func productNotice(q url.Values, t views.RoomsText) string {
 
 func (s *Server) renderProducts(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, pp views.ProductsPage) {
 	t := roomsText(r)
+	pp.JS, pp.ImageKB = s.assets.url("console-products.js"), productSlot.MaxBytes>>10
 	s.render(w, r, status, views.ConsoleProducts(s.consolePage(r, sess, views.Fill(t.ProductsTitle, "room", pp.Room), "rooms"), pp))
 }
 
@@ -199,6 +204,7 @@ func (s *Server) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess 
 		return
 	}
 	p, v, errs := parseProductForm(r.PostForm, t)
+	s.productUpload(ctx, r, sess.Operator, &p, &v.ImageURL, errs)
 	pp.Add = views.ProductForm{V: v, Errors: errs}
 	if len(errs) == 0 {
 		was := pp.SoldOut
@@ -308,6 +314,7 @@ func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, se
 		return
 	}
 	p, v, errs := parseProductForm(r.PostForm, t)
+	s.productUpload(ctx, r, sess.Operator, &p, &v.ImageURL, errs)
 	pp.Edit.V, pp.Edit.Errors = v, errs
 	if len(errs) == 0 {
 		was := pp.SoldOut

@@ -80,7 +80,8 @@ func TestConsoleProducts(t *testing.T) {
 		}
 		return len(ps)
 	}
-	good := url.Values{"name": {"Sneakers 👟"}, "price": {"129,000"}, "currency": {"KRW"}, "stock": {"0"}, "imageURL": {"/static/shoe.png"}}
+	shoeImage := rc.web.assets.url("favicon.ico") // an image this server serves
+	good := url.Values{"name": {"Sneakers 👟"}, "price": {"129,000"}, "currency": {"KRW"}, "stock": {"0"}, "imageURL": {shoeImage}}
 	for _, tc := range []struct {
 		name, lang string
 		form       url.Values
@@ -127,7 +128,7 @@ func TestConsoleProducts(t *testing.T) {
 		t.Fatal("a product in stock did not reopen the room")
 	}
 	status, page := rc.get(t, base+"?saved=added&restocked=1", "en")
-	for _, s := range []string{"Product added.", "open again", "₩129,000", "$12.50", `<img class="thumb" src="/static/shoe.png" alt="Sneakers 👟" width="48" height="48"`,
+	for _, s := range []string{"Product added.", "open again", "₩129,000", "$12.50", `<img class="thumb" src="` + shoeImage + `" alt="Sneakers 👟" width="48" height="48"`,
 		`<caption id="wr-products-caption" class="sr-only">`} {
 		if status != 200 || !strings.Contains(page, s) {
 			t.Fatalf("the products page lacks %q: %d %s", s, status, page)
@@ -136,7 +137,7 @@ func TestConsoleProducts(t *testing.T) {
 	shoe, socks := productIDIn(t, page, "Sneakers 👟"), productIDIn(t, page, "Socks")
 	ps, _ := rc.web.catalog.AdminProducts(ctx, rc.room)
 	want := map[int64]order.Product{
-		shoe:  {ID: shoe, Name: "Sneakers 👟", Price: 129000, Currency: "KRW", Stock: 0, ImageURL: "/static/shoe.png"},
+		shoe:  {ID: shoe, Name: "Sneakers 👟", Price: 129000, Currency: "KRW", Stock: 0, ImageURL: shoeImage},
 		socks: {ID: socks, Name: "Socks", Price: 1250, Currency: "USD", Stock: 3},
 	}
 	for _, p := range ps {
@@ -303,6 +304,7 @@ func TestConsoleAndAPIAuditAlike(t *testing.T) {
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	apiRoom, consoleRoom := servicetest.RoomName(t, rc.rdb), servicetest.RoomName(t, rc.rdb)
+	capImage := rc.web.assets.url("favicon.ico") // an image this server serves
 	ids := regexp.MustCompile(`"id":\d+|product \d+`)
 	norm := func(es []audit.Entry, actor string) []audit.Entry {
 		t.Helper()
@@ -337,7 +339,7 @@ func TestConsoleAndAPIAuditAlike(t *testing.T) {
 		{"PUT", api, `{"title":"Drop 2","rate":80}`},
 		{"PUT", api, `{"paused":true}`},
 		{"PUT", api, `{"paused":true}`}, // nothing changes: no entry
-		{"POST", api + "/products", `{"name":"Cap","price":1250,"currency":"USD","stock":5,"imageURL":"/static/cap.png"}`},
+		{"POST", api + "/products", `{"name":"Cap","price":1250,"currency":"USD","stock":5,"imageURL":"` + capImage + `"}`},
 		{"PUT", api + "/products/{id}", `{"stock":7}`},
 		{"DELETE", api + "/products/{id}", ``},
 		{"DELETE", api, ``},
@@ -362,8 +364,8 @@ func TestConsoleAndAPIAuditAlike(t *testing.T) {
 		{con + "/settings", with(created, "title", "Drop 2", "rate", "80")},
 		{con + "/action", url.Values{"action": {"pause"}}},
 		{con + "/action", url.Values{"action": {"pause"}}},
-		{con + "/products", url.Values{"name": {"Cap"}, "price": {"12.50"}, "currency": {"USD"}, "stock": {"5"}, "imageURL": {"/static/cap.png"}}},
-		{con + "/products/{id}", url.Values{"name": {"Cap"}, "price": {"12.50"}, "currency": {"USD"}, "stock": {"7"}, "imageURL": {"/static/cap.png"}}},
+		{con + "/products", url.Values{"name": {"Cap"}, "price": {"12.50"}, "currency": {"USD"}, "stock": {"5"}, "imageURL": {capImage}}},
+		{con + "/products/{id}", url.Values{"name": {"Cap"}, "price": {"12.50"}, "currency": {"USD"}, "stock": {"7"}, "imageURL": {capImage}}},
 		{con + "/products/{id}", url.Values{"op": {"delete"}}},
 		{con + "/delete", url.Values{"confirm": {consoleRoom}}},
 	} {
@@ -395,7 +397,7 @@ func TestConsoleAndAPIAuditAlike(t *testing.T) {
 	if p := fromAPI[4]; p.Target != "product N" || p.Old != `{"stock":5}` || p.New != `{"stock":7}` {
 		t.Fatalf("product update entry %+v", p)
 	}
-	if c := fromAPI[3]; !strings.Contains(c.New, `"imageURL":"/static/cap.png"`) || !strings.Contains(c.New, `"price":1250`) {
+	if c := fromAPI[3]; !strings.Contains(c.New, `"imageURL":"`+capImage+`"`) || !strings.Contains(c.New, `"price":1250`) {
 		t.Fatalf("product create entry %+v", c)
 	}
 }

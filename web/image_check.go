@@ -47,8 +47,13 @@ var (
 	faviconSlot = imageSlot{Field: "favicon", MaxBytes: 256 << 10, MaxSide: 512, MaxPixels: 512 * 512, ICO: true}
 )
 
-// imageSlots are the slots in the form's order.
+// imageSlots are the branding's slots in the form's order.
 var imageSlots = []imageSlot{logoSlot, ogImageSlot, faviconSlot}
+
+// productSlot is a product's picture, shown on the order form to the
+// buyers admitted (not to the whole line): a photo-like JPEG of about
+// 1000 pixels a side fits in 1 MiB.
+var productSlot = imageSlot{Field: "imageURL", MaxBytes: 1 << 20, MaxSide: 4096, MaxPixels: 8 << 20}
 
 // imageType is an accepted image type.
 type imageType struct {
@@ -98,6 +103,9 @@ const (
 	imageErrCanvas   = "canvas"    // dimensions over the caps
 	imageErrCorrupt  = "corrupt"   // truncated or malformed
 	imageErrShape    = "shape"     // a preview image too small or not about 1.91:1
+	// imageErrNotKept: the image could not be stored (no store, or it
+	// failed); the form says it is not on the server.
+	imageErrNotKept = "not_kept"
 )
 
 // checkedImage is an accepted upload.

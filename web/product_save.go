@@ -20,6 +20,11 @@ func (s *Server) addProduct(ctx context.Context, actor, name string, p order.Pro
 	if _, err := s.rooms.Room(ctx, name); err != nil {
 		return order.Product{}, err
 	}
+	if p.ImageURL != nil {
+		if err := s.checkProductImage(ctx, *p.ImageURL); err != nil {
+			return order.Product{}, err
+		}
+	}
 	created, err := s.catalog.CreateProduct(ctx, name, p)
 	if err != nil {
 		return order.Product{}, err
@@ -32,6 +37,11 @@ func (s *Server) addProduct(ctx context.Context, actor, name string, p order.Pro
 // changeProduct applies p to product id of room name as actor: fields
 // left out keep their value; stock is set, not added.
 func (s *Server) changeProduct(ctx context.Context, actor, name string, id int64, p order.ProductPatch) (order.Product, error) {
+	if p.ImageURL != nil {
+		if err := s.checkProductImage(ctx, *p.ImageURL); err != nil && !s.productImageIs(ctx, name, id, *p.ImageURL) {
+			return order.Product{}, err
+		}
+	}
 	before, after, err := s.catalog.ChangeProduct(ctx, name, id, p)
 	if err != nil {
 		return order.Product{}, err
@@ -43,6 +53,21 @@ func (s *Server) changeProduct(ctx context.Context, actor, name string, id int64
 		s.audit(ctx, audit.Entry{Actor: actor, Room: name, Action: "product.update", Target: productTarget(id), Old: old, New: nw})
 	}
 	return after, nil
+}
+
+// productImageIs reports whether product id of room name has the image
+// u already: a product saved before its image was checked stays editable.
+func (s *Server) productImageIs(ctx context.Context, name string, id int64, u string) bool {
+	ps, err := s.catalog.AdminProducts(ctx, name)
+	if err != nil {
+		return false
+	}
+	for _, p := range ps {
+		if p.ID == id {
+			return p.ImageURL == u
+		}
+	}
+	return false
 }
 
 // removeProduct deletes product id of room name as actor. A product with
