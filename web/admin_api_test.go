@@ -20,6 +20,14 @@ type readsFailAfterSave struct {
 // savedRooms names the embedded Rooms apart from its method Rooms.
 type savedRooms = Rooms
 
+// failReadsAfterSave wraps the options' room store so that its reads fail
+// once a save went through; it returns the wrapper.
+func failReadsAfterSave(o *Options) *readsFailAfterSave {
+	f := &readsFailAfterSave{savedRooms: o.Rooms}
+	o.Rooms = f
+	return f
+}
+
 var errReadTimedOut = fmt.Errorf("queue: read: %w", context.DeadlineExceeded)
 
 func (f *readsFailAfterSave) SaveRoom(ctx context.Context, name string, s room.Settings) error {
@@ -68,10 +76,7 @@ func (f *readsFailAfterSave) AdaptHistory(ctx context.Context, name string, n in
 // why. A GET that cannot read them still answers 503.
 func TestSavedSettingsAnswerSaved(t *testing.T) {
 	var rooms *readsFailAfterSave
-	h := newHarness(t, func(o *Options) {
-		rooms = &readsFailAfterSave{savedRooms: o.Rooms}
-		o.Rooms = rooms
-	})
+	h := newHarness(t, func(o *Options) { rooms = failReadsAfterSave(o) })
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, room, body string

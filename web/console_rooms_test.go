@@ -650,10 +650,7 @@ func TestNewRoomIsCreatedOnce(t *testing.T) {
 // redirects with its notice, even when every read after the save fails.
 func TestConsoleSaveAnswersSaved(t *testing.T) {
 	var rooms *readsFailAfterSave
-	rc := newRoomsConsoleWith(t, func(o *Options) {
-		rooms = &readsFailAfterSave{savedRooms: o.Rooms}
-		o.Rooms = rooms
-	})
+	rc := newRoomsConsoleWith(t, func(o *Options) { rooms = failReadsAfterSave(o) })
 	ctx := context.Background()
 	base := "/admin/rooms/" + rc.room
 	set, err := rc.eng.Room(ctx, rc.room)
