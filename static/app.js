@@ -131,7 +131,7 @@
     if (!p || done) return;
     if (typeof p.serverTime === "number") offset = p.serverTime - Date.now();
     if (p.status === "READY") return ready(p);
-    if (p.soldOut) return soldOut();
+    if (p.soldOut) return soldOut(p);
     join.classList.remove("show");
     if (p.status === "PREQUEUED") return prequeue(p);
     if (p.status === "WAITING") return waiting(p);
@@ -246,10 +246,16 @@
     join.classList.add("show");
   }
 
-  function soldOut() {
-    stop();
+  // Sold out. A buyer in line keeps their place and the stream: a restock
+  // moves the line again, and the next event says so.
+  function soldOut(p) {
     countdown = null; text(countEl, "");
-    view("soldout", T.soldOut, T.soldOutHint, true);
+    if (p.status !== "WAITING") {
+      stop();
+      view("soldout", T.soldOut, T.soldOutHint, true);
+    } else {
+      view("soldout", T.soldOut, T.soldOutKeep);
+    }
     join.classList.remove("show");
   }
 

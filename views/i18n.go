@@ -47,7 +47,10 @@ type Messages struct {
 	BackToRoom    string
 	ProgressLabel string
 
-	SoldOut        string
+	SoldOut string
+	// SoldOutKeep is sold out said to a buyer who holds a place: a
+	// restock lets the line move again.
+	SoldOutKeep    string
 	Product        string
 	Price          string
 	OrderPlaced    string
@@ -196,6 +199,7 @@ var english = Messages{
 	ProgressLabel: "Progress through the line",
 
 	SoldOut:        "Everything has been sold. Thank you for waiting.",
+	SoldOutKeep:    "Sold out for now. Keep this page open: if stock comes back, you keep your place.",
 	Product:        "Product",
 	Price:          "Price",
 	OrderPlaced:    "Your order is placed",
@@ -320,6 +324,7 @@ var korean = Messages{
 	ProgressLabel: "대기열 진행률",
 
 	SoldOut:        "품절되었습니다. 기다려 주셔서 감사합니다.",
+	SoldOutKeep:    "지금은 품절입니다. 이 페이지를 열어 두세요. 재고가 다시 들어오면 지금 순서가 그대로 유지됩니다.",
 	Product:        "상품",
 	Price:          "가격",
 	OrderPlaced:    "주문이 완료되었습니다",
@@ -504,7 +509,7 @@ func (m Messages) Script() map[string]string {
 	return map[string]string{
 		"ahead": m.Ahead, "aheadOne": m.AheadOne, "next": m.Next, "inline": m.InLine, "eta": m.ETA,
 		"hour": m.Hours, "min": m.Minutes, "sec": m.Seconds, "connecting": m.Connecting, "reconnecting": m.Reconnecting,
-		"polling": m.Polling, "notInLine": m.NotInLine, "soldOut": m.SoldOutTitle, "soldOutHint": m.SoldOut,
+		"polling": m.Polling, "notInLine": m.NotInLine, "soldOut": m.SoldOutTitle, "soldOutHint": m.SoldOut, "soldOutKeep": m.SoldOutKeep,
 		"ready": m.Ready, "notOpen": m.NotOpen, "opensAt": m.OpensAt, "lineOpensAt": m.LineOpensAt,
 		"opensIn": m.OpensIn, "prequeued": m.Prequeued, "prequeueHint": m.PrequeueHint, "drawIn": m.DrawIn,
 		"drawing": m.Drawing, "noneAhead": m.NoneAhead, "intro": m.Intro, "introPrequeue": m.IntroPrequeue,

@@ -254,11 +254,14 @@ func (p StatusPage) expiryRefresh() string {
 }
 
 // refreshes reports whether the page reloads itself: while the buyer
-// waits for something that will come.
+// waits for something that will come (a buyer in line in a sold-out room
+// waits for a restock).
 func (p StatusPage) refreshes() bool {
 	switch p.state() {
 	case "waiting", "paused", "prequeued", "scheduled":
 		return p.Refresh > 0
+	case "soldout":
+		return p.Refresh > 0 && p.Status == "WAITING"
 	}
 	return false
 }

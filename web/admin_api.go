@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -87,7 +88,10 @@ func (s *Server) adminView(set room.Settings) adminSettings {
 type roomView struct {
 	Name     string        `json:"name"`
 	Settings adminSettings `json:"settings"`
-	Live     queue.Stats   `json:"live"`
+	// Live is null when a save's answer could not read it (LiveError
+	// says so); the settings above are saved all the same.
+	Live      *queue.Stats `json:"live"`
+	LiveError string       `json:"liveError,omitempty"`
 	// PrequeueNetworks are the client networks (/24, /64) with the most
 	// pre-queue entries, most first, flagged from NetworkFlagJoins on.
 	PrequeueNetworks []networkView `json:"prequeueNetworks"`
@@ -170,7 +174,7 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 		warnings = s.leftoverWarnings(r.Context(), name)
 	}
-	s.writeRoom(w, r, status, name, done.New, warnings...)
+	s.writeRoom(w, r, status, name, done.New, true, warnings...)
 }
 
 // deleteRoom removes a room, its line and all its Redis keys, and its
@@ -192,40 +196,63 @@ func (s *Server) getRoom(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	s.writeRoom(w, r, http.StatusOK, name, set)
+	s.writeRoom(w, r, http.StatusOK, name, set, false)
 }
 
-func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, name string, set room.Settings, warnings ...string) {
-	st, err := s.rooms.Stats(r.Context(), name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	nets, err := s.nets.read(r.Context(), name)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
+// writeRoom answers with room name's settings set and its live figures.
+// saved says that this request saved set: the answer is then the save's,
+// whatever becomes of the live figures' read after it; a read that fails
+// leaves "live" null and says why in "liveError", rather than answering
+// an error for a change that was made.
+func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, name string, set room.Settings, saved bool, warnings ...string) {
 	set.Challenge = s.effectiveChallenge(set.Challenge)
-	v := roomView{Name: name, Settings: s.adminView(set), Live: st, PrequeueNetworks: nets, Warnings: warnings}
-	if set.Adaptive {
-		ars, err := s.rooms.AdaptRooms(r.Context(), []string{name})
+	v, err := s.liveRoom(r.Context(), name, set)
+	switch {
+	case err == nil:
+	case !saved:
+		s.fail(w, r, err)
+		return
+	default:
+		s.log.Warn("admin: room saved, its live figures unread", "room", name, "err", err)
+		v = roomView{Name: name, Settings: s.adminView(set), LiveError: liveUnread}
+	}
+	v.Warnings = warnings
+	writeJSON(w, status, v)
+}
+
+// liveUnread is the admin API's liveError of a saved room whose live
+// figures could not be read.
+const liveUnread = "The settings are saved; the live figures could not be read just now. GET the room to read them."
+
+// liveRoom reads room name's live figures into its admin view with the
+// settings set.
+func (s *Server) liveRoom(ctx context.Context, name string, set room.Settings) (roomView, error) {
+	st, err := s.rooms.Stats(ctx, name)
+	if err != nil {
+		return roomView{}, err
+	}
+	nets, err := s.nets.read(ctx, name)
+	if err != nil {
+		return roomView{}, err
+	}
+	v := roomView{Name: name, Settings: s.adminView(set), Live: &st, PrequeueNetworks: nets}
+	if !set.Adaptive {
+		return v, nil
+	}
+	ars, err := s.rooms.AdaptRooms(ctx, []string{name})
+	if err != nil {
+		return roomView{}, err
+	}
+	if ar, ok := ars[name]; ok {
+		hist, err := s.rooms.AdaptHistory(ctx, name, adminHistoryLen)
 		if err != nil {
-			s.fail(w, r, err)
-			return
+			return roomView{}, err
 		}
-		if ar, ok := ars[name]; ok {
-			hist, err := s.rooms.AdaptHistory(r.Context(), name, adminHistoryLen)
-			if err != nil {
-				s.fail(w, r, err)
-				return
-			}
-			v.Controller = &controllerView{Rate: ar.Rate, Reason: ar.LastReason, Decisions: ar.N, History: adaptChangeViews(hist)}
-			if !ar.Last.IsZero() {
-				at := ar.Last.UTC()
-				v.Controller.At = &at
-			}
+		v.Controller = &controllerView{Rate: ar.Rate, Reason: ar.LastReason, Decisions: ar.N, History: adaptChangeViews(hist)}
+		if !ar.Last.IsZero() {
+			at := ar.Last.UTC()
+			v.Controller.At = &at
 		}
 	}
-	writeJSON(w, status, v)
+	return v, nil
 }

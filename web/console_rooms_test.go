@@ -645,3 +645,41 @@ func TestNewRoomIsCreatedOnce(t *testing.T) {
 		t.Fatalf("%d of %d creations succeeded, want 1", made, n)
 	}
 }
+
+// TestConsoleSaveAnswersSaved: a console save whose write went through
+// redirects with its notice, even when every read after the save fails.
+func TestConsoleSaveAnswersSaved(t *testing.T) {
+	var rooms *readsFailAfterSave
+	rc := newRoomsConsoleWith(t, func(o *Options) { rooms = failReadsAfterSave(o) })
+	ctx := context.Background()
+	base := "/admin/rooms/" + rc.room
+	set, err := rc.eng.Room(ctx, rc.room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path string
+		form       url.Values
+		location   string
+		saved      func(room.Settings) bool
+	}{
+		{"settings", base + "/settings", with(roomFormOf(rc.room, set), "rate", "33"), base + "/settings?saved=1&tz=Asia%2FSeoul",
+			func(s room.Settings) bool { return s.Rate == 33 }},
+		{"pause", base + "/action", url.Values{"action": {"pause"}}, base + "/settings?done=pause",
+			func(s room.Settings) bool { return s.Paused }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rooms.saved.Store(false)
+			resp, body := rc.post(t, tc.path, tc.form, nil)
+			if resp.StatusCode != 303 || resp.Header.Get("Location") != tc.location {
+				t.Fatalf("%d %s %s, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), body, tc.location)
+			}
+			if !rooms.saved.Load() {
+				t.Fatal("the write saved nothing")
+			}
+			if got, err := rc.eng.Room(ctx, rc.room); err != nil || !tc.saved(got) {
+				t.Fatalf("saved settings %+v, %v", got, err)
+			}
+		})
+	}
+}

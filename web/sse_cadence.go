@@ -32,7 +32,7 @@ type passPlan struct {
 // changes: the pause and the schedule. So must every page after the
 // room's pages were told to hold or of an outage (hubRoom.stale).
 type broadcast struct {
-	paused                        bool
+	paused, soldOut               bool
 	phase                         string
 	prequeueAt, opensAt, closesAt int64
 }
@@ -41,7 +41,7 @@ type broadcast struct {
 // each time what every page must hear of changes. Only the room's
 // fan-out calls it, one pass at a time.
 func (r *hubRoom) generation(st *push.State) uint32 {
-	b := broadcast{st.Paused, st.Phase, st.PrequeueAt, st.OpensAt, st.ClosesAt}
+	b := broadcast{st.Paused, st.SoldOut, st.Phase, st.PrequeueAt, st.OpensAt, st.ClosesAt}
 	// A stale room (its pages were told to hold, or of an outage) tells
 	// everyone too.
 	if r.stale.Swap(false) || b != r.broadcast {
@@ -92,11 +92,6 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 		if st.Tick <= c.lastTick {
 			continue // already sent; this pass catches up someone else
 		}
-		if st.SoldOut {
-			c.done.Store(true)
-			plan.due = append(plan.due, dueEvent{c: c})
-			continue
-		}
 		rebound := c.rebound.Swap(false)
 		if c.prequeued.Load() {
 			// DRAW: a pre-queued buyer has no rank until the draw; once a
@@ -117,6 +112,18 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			// the heartbeat's writes drop a stream whose peer has gone.
 			c.nextSeen = now.Add(h.opt.SeenEvery)
 			plan.seen = append(plan.seen, ticket)
+		}
+		if st.SoldOut {
+			// Sold out for now: the page is told once, and keeps its place
+			// and its stream. When the room reopens (a restock), the
+			// broadcast's generation moves, and every page hears its
+			// position at that pass; the head's next moves bring the
+			// admitted their ready events as ever.
+			if c.gen != gen {
+				c.gen, c.lastTick = gen, st.Tick
+				plan.due = append(plan.due, dueEvent{c: c, rank: rank})
+			}
+			continue
 		}
 		// ABSENCE: a rank that goes up is shown at once, with why.
 		reason := ""

@@ -368,9 +368,11 @@ func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
 func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 	c := d.c
 	if st.SoldOut {
-		// Nothing left to sell: every waiting page is told once.
-		p := queue.Position{Status: queue.StatusNotEntered, Ticket: c.shown.Load(), SoldOut: true,
-			PollingIntervalSeconds: queue.PollingTier(0)}
+		// Nothing left to sell for now: every waiting page is told once;
+		// it keeps its place in line.
+		p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.Waiting, SoldOut: true,
+			PollingIntervalSeconds: queue.PollingInterval(d.rank)}
+		p = withSchedule(p, st)
 		buf = appendChunk(buf, func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
 		if err := c.writeFramed(buf); err != nil {
 			h.drop(c, err)

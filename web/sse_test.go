@@ -512,8 +512,8 @@ func TestAppendChunk(t *testing.T) {
 }
 
 // TestSoldOutReachesWaitingVisitors flags a room sold out: a visitor
-// waiting on the stream gets a soldout event at the next tick, and a new
-// connection gets it at once.
+// waiting on the stream gets a soldout event at the next tick (still
+// WAITING: they keep their place), and a new connection gets it at once.
 func TestSoldOutReachesWaitingVisitors(t *testing.T) {
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
@@ -535,7 +535,7 @@ func TestSoldOutReachesWaitingVisitors(t *testing.T) {
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		e := c.next(t, time.Until(deadline))
 		if string(e.Event) == "soldout" {
-			if field(t, e, "soldOut") != "true" || field(t, e, "status") != "NOT_ENTERED" {
+			if field(t, e, "soldOut") != "true" || field(t, e, "status") != "WAITING" {
 				t.Fatalf("soldout event %s", e.Data)
 			}
 			break

@@ -9,9 +9,24 @@ import (
 )
 
 // The admin side of a room's catalog. Every write goes straight to the
-// database (never through a cache); a stock change also moves the room's
-// sold-out flag in Redis: raising a product's stock reopens a sold-out
-// room, and taking the last of it marks the room sold out.
+// database (never through a cache), and every write (a create, an update,
+// a restock, a delete) then decides from the catalog whether the room is
+// sold out (Stock.SoldOut) and sets or clears the room's sold-out flag in
+// Redis, which the issuer, the streams and the pages follow.
+
+// Stock is a room's catalog as the sold-out rule reads it.
+type Stock struct {
+	Products int64 // how many products the room has
+	Units    int64 // their stock in all
+}
+
+// SoldOut reports whether a room with this catalog is sold out: it has
+// products and none of them has stock left. A room with no product is not
+// sold out: it sells nothing here, either because a gate's room sells in
+// the shop behind it, or because its products are still to be added, and
+// the flag would stop its line for a sale that never started. The
+// database's restore of the flag (store.DB.Rooms) reads the same rule.
+func (st Stock) SoldOut() bool { return st.Products > 0 && st.Units <= 0 }
 
 // AdminProducts returns room's products as the database holds them now.
 // It returns ErrUnavailable when the database does not answer.
@@ -36,9 +51,7 @@ func (s *Service) CreateProduct(ctx context.Context, roomName string, patch Prod
 		return Product{}, ErrUnavailable
 	}
 	s.ForgetProducts(roomName)
-	if p.Stock > 0 {
-		s.reopen(ctx, roomName)
-	}
+	s.settleSoldOut(ctx, roomName)
 	return p, nil
 }
 
@@ -64,12 +77,7 @@ func (s *Service) ChangeProduct(ctx context.Context, roomName string, id int64, 
 		return Product{}, Product{}, ErrUnavailable
 	}
 	s.ForgetProducts(roomName)
-	switch {
-	case after.Stock > before.Stock:
-		s.reopen(ctx, roomName)
-	case after.Stock < before.Stock:
-		s.checkSoldOut(ctx, roomName)
-	}
+	s.settleSoldOut(ctx, roomName)
 	return before, after, nil
 }
 
@@ -79,7 +87,7 @@ func (s *Service) DeleteProduct(ctx context.Context, roomName string, id int64) 
 	err := s.store.deleteProduct(ctx, roomName, id)
 	if err == nil {
 		s.ForgetProducts(roomName)
-		s.checkSoldOut(ctx, roomName) // it may have been the last in stock
+		s.settleSoldOut(ctx, roomName)
 	}
 	switch {
 	case err == nil, errors.Is(err, ErrProductNotFound), errors.Is(err, ErrProductHasOrders):
@@ -102,12 +110,20 @@ func (s *Service) SeedProduct(ctx context.Context, roomName string, p Product) (
 	return seeded, err
 }
 
-// reopen clears the room's sold-out flag after its stock went up, so that
-// the issuer admits again. A room not (or no longer) in Redis has no flag.
-func (s *Service) reopen(ctx context.Context, roomName string) {
+// settleSoldOut decides from room's catalog whether it is sold out
+// (Stock.SoldOut) and sets the room's flag so: the issuer stops or
+// resumes admitting, and the waiting pages are told at the next tick. A
+// room not (or no longer) in Redis has no flag. The write it follows is
+// done whatever happens here; a failure is logged.
+func (s *Service) settleSoldOut(ctx context.Context, roomName string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	if err := s.gate.SetSoldOut(ctx, roomName, false); err != nil && !errors.Is(err, room.ErrNotFound) {
-		s.log.Warn("order: reopen after restock", "room", roomName, "err", err)
+	st, err := s.store.stock(ctx, roomName)
+	if err != nil {
+		s.log.Warn("order: settle sold out", "room", roomName, "err", err)
+		return
+	}
+	if err := s.gate.SetSoldOut(ctx, roomName, st.SoldOut()); err != nil && !errors.Is(err, room.ErrNotFound) {
+		s.log.Warn("order: settle sold out", "room", roomName, "soldOut", st.SoldOut(), "err", err)
 	}
 }

@@ -241,3 +241,22 @@ func TestSeedProduct(t *testing.T) {
 		})
 	}
 }
+
+// TestStockSoldOut: a room is sold out when it has products and none in
+// stock; a room with no product is not.
+func TestStockSoldOut(t *testing.T) {
+	for _, tc := range []struct {
+		st   Stock
+		want bool
+	}{
+		{Stock{Products: 0, Units: 0}, false},
+		{Stock{Products: 1, Units: 0}, true},
+		{Stock{Products: 3, Units: 0}, true},
+		{Stock{Products: 1, Units: 1}, false},
+		{Stock{Products: 2, Units: 5}, false},
+	} {
+		if got := tc.st.SoldOut(); got != tc.want {
+			t.Errorf("%+v: sold out %v, want %v", tc.st, got, tc.want)
+		}
+	}
+}

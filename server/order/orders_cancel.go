@@ -80,6 +80,6 @@ func (s *Service) CancelOrder(ctx context.Context, roomName, publicID string) (O
 		return OrderRow{}, ErrUnavailable
 	}
 	s.ForgetProducts(roomName)
-	s.reopen(ctx, roomName)
+	s.settleSoldOut(ctx, roomName)
 	return o, nil
 }

@@ -326,13 +326,14 @@ func (s *Service) byIdempotencyKey(ctx context.Context, r Request) (Order, bool)
 	return o, err == nil
 }
 
-// checkSoldOut flags the room sold out in Redis once its stock is gone, so
-// the issuer stops admitting and waiting pages are told.
+// checkSoldOut flags the room sold out in Redis once its stock is gone
+// (Stock.SoldOut), so the issuer stops admitting and waiting pages are
+// told. An order only takes stock: it never clears the flag.
 func (s *Service) checkSoldOut(ctx context.Context, roomName string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	left, err := s.store.stockLeft(ctx, roomName)
-	if err != nil || left > 0 {
+	st, err := s.store.stock(ctx, roomName)
+	if err != nil || !st.SoldOut() {
 		return
 	}
 	if err := s.gate.SetSoldOut(ctx, roomName, true); err != nil && !errors.Is(err, room.ErrNotFound) {

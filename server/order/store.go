@@ -280,9 +280,17 @@ func ValidPublicID(s string) bool {
 	return true
 }
 
-// stockLeft returns the room's total stock.
-func (s *Store) stockLeft(ctx context.Context, room string) (int64, error) {
-	var n sql.NullInt64
-	err := s.db.GetContext(ctx, &n, s.db.Rebind(`SELECT SUM(stock) FROM products WHERE room = ?`), room)
-	return n.Int64, err
+// stock returns the room's catalog as the sold-out rule reads it: how many
+// products it has and their stock in all.
+func (s *Store) stock(ctx context.Context, room string) (Stock, error) {
+	var row struct {
+		Products int64 `db:"products"`
+		Units    int64 `db:"units"`
+	}
+	err := s.db.GetContext(ctx, &row, s.db.Rebind(`SELECT COUNT(*) AS products, COALESCE(SUM(stock), 0) AS units
+		FROM products WHERE room = ?`), room)
+	if err != nil {
+		return Stock{}, fmt.Errorf("order: stock of %s: %w", room, err)
+	}
+	return Stock{Products: row.Products, Units: row.Units}, nil
 }
