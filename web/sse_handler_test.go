@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -25,20 +24,7 @@ func TestStreamEntersOnlyFromTheRoomsOwnPages(t *testing.T) {
 	own := h.srv.URL + "/r/" + h.room
 	open := func(t *testing.T, path string, hdr map[string]string, c *http.Cookie) *http.Response {
 		t.Helper()
-		ctx, cancel := context.WithCancel(t.Context())
-		t.Cleanup(cancel)
-		req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+path, nil)
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		if c != nil {
-			req.AddCookie(c)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { resp.Body.Close() })
+		resp, _ := openStreamAt(t, h, path, hdr, c)
 		return resp
 	}
 	events := "/r/" + h.room + "/events"
