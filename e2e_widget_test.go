@@ -21,7 +21,8 @@ import (
 
 // hostPage serves a shop's landing page with the widget's one-line
 // snippet, on its own loopback port; it is reached as localhost, another
-// site than the room's 127.0.0.1. It counts the widget's size messages.
+// site than the room's 127.0.0.1. It counts the widget's size messages
+// and keeps its console warnings.
 func hostPage(t *testing.T, base, roomName string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -32,7 +33,8 @@ func hostPage(t *testing.T, base, roomName string) string {
 <body style="font-family:system-ui,sans-serif;max-width:34rem;margin:1.5rem auto;padding:0 1rem">
 <h1>Spring drop</h1>
 <p>Air Runner 1 in three new colours, 300 pairs. The line opens on this page.</p>
-<script>window.__sizes = 0; addEventListener("message", function (e) { if (e.data && e.data.type === "wr-widget-size") window.__sizes++; });</script>
+<script>window.__sizes = 0; addEventListener("message", function (e) { if (e.data && e.data.type === "wr-widget-size") window.__sizes++; });
+window.__warns = []; var warn = console.warn; console.warn = function (m) { window.__warns.push(String(m)); warn.apply(console, arguments); };</script>
 <script src="` + base + `/static/embed.js" data-room="` + roomName + `" async></script>
 </body></html>`
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,7 +52,9 @@ func hostPage(t *testing.T, base, roomName string) string {
 // page on another site: the widget counts down, turns to open live, and
 // its button opens the room in a new tab, where the buyer waits, gets in
 // and buys; the order carries the shop page's UTMs and ad click id. A
-// page on an origin the room does not list cannot frame the widget.
+// page on an origin the room does not list cannot frame the widget: a
+// plain link to the room takes the frame's place, and the console says
+// what to add. Sold out, the widget says so and offers no button.
 func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -113,12 +117,31 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	defer cancelO()
 	other, cancelOT := context.WithTimeout(other, 15*time.Second)
 	defer cancelOT()
-	if err := chromedp.Do(other, chromedp.Navigate(stranger+"/?utm_source=x"), chromedp.WaitVisible(chromedp.CSS("iframe")),
-		chromedp.Sleep(3*time.Second)); err != nil {
-		t.Fatal(err)
+	if err := chromedp.Do(other, chromedp.Navigate(stranger+"/?utm_source=x"), chromedp.Poll[chromedp.Void](
+		`!document.querySelector("iframe") && !!document.querySelector("a.wr-widget-link")`,
+		chromedp.WithPollingTimeout(12*time.Second))); err != nil {
+		t.Fatalf("no plain link in place of the refused widget: %v", err)
 	}
 	if n, err := chromedp.Run(other, chromedp.Evaluate[int](`window.__sizes`)); err != nil || n != 0 {
 		t.Fatalf("a page on an unlisted origin framed the widget (%d size messages, %v)", n, err)
+	}
+	type plainLink struct {
+		Href, Text string
+		Warns      []string
+	}
+	plain, err := chromedp.Run(other, chromedp.Evaluate[plainLink](`(function (a) { return {href: a.href, text: a.textContent, warns: window.__warns}; })(document.querySelector("a.wr-widget-link"))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Href != base+"/r/"+name+"?utm_source=x" || plain.Text != "Go to the sale" {
+		t.Fatalf("the plain link is %q %q", plain.Href, plain.Text)
+	}
+	if len(plain.Warns) != 1 || !strings.Contains(plain.Warns[0], stranger) || !strings.Contains(plain.Warns[0], "embed origins") {
+		t.Fatalf("the console warnings %q do not name %s and the embed origins", plain.Warns, stranger)
+	}
+	// The listed shop's widget, framed, kept its frame.
+	if n, err := chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("iframe").length + document.querySelectorAll("a.wr-widget-link").length * 10`)); err != nil || n != 1 {
+		t.Fatalf("the listed shop's page lost its widget (%d, %v)", n, err)
 	}
 	// The console's embed page shows the snippet and a live preview,
 	// which its own CSP and the widget's let it frame (meanwhile the
@@ -207,6 +230,26 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("the widget did not fall back to polling: %v", err)
 	}
+	// Sold out, the widget says so and offers no button.
+	if err := eng.SetSoldOut(ctx, name, true); err != nil {
+		t.Fatal(err)
+	}
+	sold, cancelS := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	defer cancelS()
+	sold, cancelST := context.WithTimeout(sold, 30*time.Second)
+	defer cancelST()
+	if err := chromedp.Do(sold, chromedp.Navigate(shop+"/?utm_source=sold"), chromedp.WaitVisible(chromedp.CSS("iframe"))); err != nil {
+		t.Fatal(err)
+	}
+	soldWidget := frameTarget(t, sold, base+"/r/"+name+"/widget?utm_source=sold")
+	if err := chromedp.Do(soldWidget, chromedp.Poll[chromedp.Void](
+		`document.getElementById("wr-w-state").textContent === "Sold out" && document.getElementById("wr-w-go").hidden &&
+		 document.getElementById("wr-w-go").getBoundingClientRect().height === 0`,
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		text, _ := chromedp.Run(soldWidget, chromedp.Text(chromedp.ID("wr-w-state")))
+		t.Fatalf("the sold-out widget: %v (state %q)", err, text)
+	}
+	widgetShot(t, sold, "widget-4-sold-out.png")
 	// Last, as it may skip where axe-core is missing (it fails in CI).
 	axe := axeSource(t)
 	axeCheck(t, widget, axe, "widget page")

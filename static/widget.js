@@ -7,6 +7,7 @@
   var d = root.dataset;
   var stateEl = document.getElementById('wr-w-state');
   var detailEl = document.getElementById('wr-w-detail');
+  var goEl = document.getElementById('wr-w-go');
   var view = null;
   var offset = 0; // server clock minus this clock, ms
   var timer = 0;
@@ -50,6 +51,7 @@
     if (stateEl.textContent !== w[0]) stateEl.textContent = w[0];
     if (detailEl.textContent !== w[1]) detailEl.textContent = w[1];
     root.setAttribute('data-phase', view.soldOut ? 'soldout' : view.phase);
+    if (goEl) goEl.hidden = !!view.soldOut; // nothing is left to go to
     if (counting && !timer) timer = setInterval(show, 1000);
     if (!counting && timer) { clearInterval(timer); timer = 0; }
     size();

@@ -131,6 +131,7 @@ type RoomsText struct {
 	ErrUnavailable   string
 	ErrSettings      map[string]string // by field: what it must be
 	ErrScheduleOrder map[string]string // by field: the order of the times
+	ErrHealthHost    string            // {host}: a healthURL host the server never fetches from
 
 	ProductsTitle   string // {room}
 	ProductsCaption string
@@ -314,6 +315,7 @@ var roomsKorean = RoomsText{
 		"healthURL":           "비워 두거나 2048바이트 이하의 http(s) 주소여야 하며, 사용자 이름과 비밀번호를 넣을 수 없습니다.",
 		"readySpreadMs":       "비워 두거나(서버 기본값), 0(분산 없음) 또는 1ms에서 {max}ms(한 틱) 사이여야 합니다.",
 	},
+	ErrHealthHost: "{host}은(는) 링크 로컬·클라우드 메타데이터·미지정·멀티캐스트 주소라 서버가 조회하지 않습니다. 루프백과 사설 네트워크 주소는 쓸 수 있습니다.",
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "사전 대기는 오픈보다 먼저 시작해야 하고, 오픈 시각이 있어야 합니다.",
 		"closesAt":   "마감은 오픈(과 사전 대기 시작)보다 뒤여야 합니다.",
@@ -506,6 +508,7 @@ var roomsEnglish = RoomsText{
 		"healthURL":           "Leave empty, or an http(s) address of at most 2048 bytes, without user:password.",
 		"readySpreadMs":       "Must be empty (the server's default), 0 (no spread) or between 1 and {max} ms (one tick).",
 	},
+	ErrHealthHost: "{host} is a link-local, cloud metadata, unspecified or multicast address, which the server never fetches. Loopback and private addresses are allowed.",
 	ErrScheduleOrder: map[string]string{
 		"prequeueAt": "The pre-queue must open before the sale, which needs an opening time.",
 		"closesAt":   "The sale must close after it opens (and after the pre-queue opens).",

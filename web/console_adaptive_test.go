@@ -109,6 +109,7 @@ func TestConsoleHealthURL(t *testing.T) {
 		{"set", with(shown(), "healthURL", health), 303, health},
 		{"user and password", with(shown(), "healthURL", "https://u:p@shop.example/health"), 422, health},
 		{"not http", with(shown(), "healthURL", "ftp://shop.example/health"), 422, health},
+		{"the metadata address", with(shown(), "healthURL", "http://169.254.169.254/latest/meta-data/"), 422, health},
 		{"a form without the field", without, 303, health},
 		{"emptied", with(shown(), "healthURL", ""), 303, ""},
 	} {
@@ -123,6 +124,17 @@ func TestConsoleHealthURL(t *testing.T) {
 			if _, page := rc.get(t, path, "en"); !strings.Contains(page, `name="healthURL" type="url" value="https://shop.example/health?token=abc"`) {
 				t.Fatalf("%s: the form does not show the health URL", tt.name)
 			}
+		}
+	}
+	// An internal address the server never fetches is refused by name,
+	// in the operator's language.
+	for lang, want := range map[string]string{
+		"en": "169.254.169.254 is a link-local, cloud metadata, unspecified or multicast address",
+		"ko": "169.254.169.254은(는) 링크 로컬·클라우드 메타데이터·미지정·멀티캐스트 주소라",
+	} {
+		resp, body := rc.post(t, path, with(shown(), "healthURL", "http://169.254.169.254/latest/meta-data/"), map[string]string{"Accept-Language": lang})
+		if resp.StatusCode != 422 || !strings.Contains(body, `id="err-healthURL"`) || !strings.Contains(body, want) {
+			t.Fatalf("%s: %d, want 422 saying %q: %.600s", lang, resp.StatusCode, want, body)
 		}
 	}
 }

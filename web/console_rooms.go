@@ -11,6 +11,7 @@ import (
 	"time"
 	_ "time/tzdata" // the form's time zones, on hosts without a zoneinfo
 
+	"waitingroom/server/egress"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/store"
@@ -314,6 +315,9 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 		return "closesAt", t.ErrScheduleOrder["closesAt"]
 	case strings.HasPrefix(e, "schedule times"):
 		return "schedule", t.ErrSettings["schedule"]
+	}
+	if refused := (*egress.RefusedError)(nil); strings.HasPrefix(e, "healthURL:") && errors.As(err, &refused) {
+		return "healthURL", strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
 	}
 	name, _, _ := strings.Cut(e, " ")
 	if msg, ok := t.ErrSettings[name]; ok {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"waitingroom/server/room"
@@ -43,6 +44,36 @@ func (s *Server) refuseCrossSite(w http.ResponseWriter, r *http.Request) {
 	}
 	name := roomOfPath(r.URL.Path)
 	s.htmlError(w, r, http.StatusForbidden, s.roomText(r, name).ErrCrossSite, name, false)
+}
+
+// streamCrossSite reports a ticket stream requested by another site: one
+// the cross-origin guard would refuse were it a POST (crossSite), or, from
+// a browser too old to send Sec-Fetch-Site or Origin (an <img> sends no
+// Origin), one whose Referer is of another host than this one and the
+// allowed origins. A request with none of the three (no browser) passes.
+func (s *Server) streamCrossSite(r *http.Request) bool {
+	if s.crossSite(r) {
+		return true
+	}
+	if r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Origin") != "" {
+		return false
+	}
+	ref, err := url.Parse(r.Referer())
+	if err != nil || ref.Host == "" {
+		return false
+	}
+	p := r.WithContext(r.Context())
+	p.Header = r.Header.Clone()
+	p.Header.Set("Origin", ref.Scheme+"://"+ref.Host)
+	return s.crossSite(p)
+}
+
+// refuseCrossStream answers another site's ticket stream of a visitor
+// who has no place: 403 cross_site, which an EventSource does not retry.
+func (s *Server) refuseCrossStream(w http.ResponseWriter) {
+	s.metrics.Rejected.WithLabelValues("cross_site").Inc()
+	w.Header().Set("Cache-Control", "no-store")
+	writeError(w, http.StatusForbidden, "cross_site", "Another site cannot put you in the line. Open the waiting room itself to take a place.")
 }
 
 // roomOfPath returns the room of a /r/{room}/… path, or "" when there is

@@ -18,12 +18,13 @@ import (
 	"github.com/prometheus/common/model"
 
 	"waitingroom/server/adapt"
+	"waitingroom/server/egress"
 	"waitingroom/server/room"
 )
 
 // HealthProbe reads a room's healthURL for the adaptive controller
-// (adapt.HealthProbe): one GET, at most adapt.HealthTimeout, no redirect
-// followed, at most healthBodyMax bytes read, http and https only. The
+// (adapt.HealthProbe): one GET, at most adapt.HealthTimeout, never to an
+// address package egress refuses, no redirect followed, at most healthBodyMax bytes read, http and https only. The
 // answer is a JSON object with a numeric "load" field, or Prometheus text
 // exposition with a gauge (or untyped sample) named waitingroom_load or
 // load (the highest of its series); 1 or more means overloaded.
@@ -39,10 +40,11 @@ const healthBodyMax = 64 << 10
 var healthLoadNames = []string{"waitingroom_load", "load"}
 
 // NewHealthProbe returns a HealthProbe with a client of its own: bounded
-// dials, no proxy from the environment, no redirects.
+// dials that never reach an address package egress refuses, no proxy
+// from the environment, no redirects.
 func NewHealthProbe() *HealthProbe {
 	t := &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: adapt.HealthTimeout}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: adapt.HealthTimeout, Control: egress.Control}).DialContext,
 		TLSHandshakeTimeout:   adapt.HealthTimeout,
 		ResponseHeaderTimeout: adapt.HealthTimeout,
 		MaxIdleConnsPerHost:   2,
@@ -61,6 +63,9 @@ func (p *HealthProbe) Load(ctx context.Context, healthURL string) (float64, erro
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, healthURL, nil)
 	if err != nil {
 		return 0, errors.New("health: not an absolute http(s) URL")
+	}
+	if err := egress.CheckHost(req.URL.Hostname()); err != nil {
+		return 0, fmt.Errorf("health: %w", err)
 	}
 	req.Header.Set("Accept", "application/json, text/plain;version=0.0.4;q=0.5")
 	resp, err := p.client.Do(req)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"waitingroom/server/adapt"
+	"waitingroom/server/egress"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
@@ -117,6 +119,43 @@ func TestHealthProbeAnswers(t *testing.T) {
 	}
 }
 
+// TestHealthProbeNeverReachesInternalAddresses: the probe refuses a
+// link-local or metadata address in any form before it dials, and its
+// dialer refuses one that a redirect leads to, even for a client that
+// follows redirects.
+func TestHealthProbeNeverReachesInternalAddresses(t *testing.T) {
+	probe := NewHealthProbe()
+	for _, u := range []string{
+		"http://169.254.169.254/latest/meta-data/",
+		"http://[::ffff:169.254.169.254]/latest/meta-data/",
+		"http://2852039166/latest/meta-data/",
+		"http://[fd00:ec2::254]/latest/meta-data/",
+		"http://100.100.100.200/latest/meta-data/",
+		"http://metadata.google.internal/computeMetadata/v1/",
+		"http://[fe80::1]:8080/health",
+	} {
+		if _, err := probe.Load(t.Context(), u); !errors.Is(err, egress.ErrRefused) {
+			t.Errorf("%s: %v, want refused", u, err)
+		}
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+	}))
+	t.Cleanup(srv.Close)
+	if _, err := probe.Load(t.Context(), srv.URL); err == nil || !strings.Contains(err.Error(), "redirects are not followed") {
+		t.Fatalf("the probe: %v, want the redirect refused", err)
+	}
+	following := &http.Client{Transport: probe.client.Transport}
+	resp, err := following.Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if !errors.Is(err, egress.ErrRefused) || !strings.Contains(err.Error(), "169.254.169.254 is a link-local/metadata address") {
+		t.Fatalf("a followed redirect to the metadata address: %v, want refused at the dial", err)
+	}
+}
+
 // TestHealthPollReachesTheSignal: the poller with the real probe, against
 // a loopback stand-in, puts the adaptive room's load figure into its
 // signal in Redis.
@@ -178,10 +217,13 @@ func TestAdminHealthURL(t *testing.T) {
 		{"not http", "ftp://shop.example/health", 400, "https://shop.example/health?token=abc"},
 		{"relative", "/health", 400, "https://shop.example/health?token=abc"},
 		{"too long", "https://shop.example/" + strings.Repeat("a", room.MaxHealthURLLen), 400, "https://shop.example/health?token=abc"},
+		{"the metadata address", "http://169.254.169.254/latest/meta-data/", 400, "https://shop.example/health?token=abc"},
+		{"a private network", "http://10.0.3.7/health", 200, "http://10.0.3.7/health"},
 		{"cleared", "", 200, ""},
 	} {
 		r := h.do(t, "PUT", path, fmt.Sprintf(`{"healthURL":%q}`, tt.value), auth, nil)
-		if r.status != tt.status || (tt.status == 400 && !strings.Contains(r.body, "healthURL")) {
+		if r.status != tt.status || (tt.status == 400 && !strings.Contains(r.body, "healthURL")) ||
+			(tt.name == "the metadata address" && !strings.Contains(r.body, "169.254.169.254 is a link-local/metadata address")) {
 			t.Fatalf("%s: %d %s, want %d", tt.name, r.status, r.body, tt.status)
 		}
 		var v struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"waitingroom/server/egress"
 	"waitingroom/server/queue"
 )
 
@@ -102,6 +103,9 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	if err != nil || (origin.Scheme != "http" && origin.Scheme != "https") || origin.Host == "" {
 		return nil, fmt.Errorf("proxy: origin must be an absolute http(s) URL")
 	}
+	if err := egress.CheckHost(origin.Hostname()); err != nil {
+		return nil, fmt.Errorf("proxy: origin: %w", err)
+	}
 	if o.Sessions == nil && s.gates != nil {
 		o.Sessions = s.gates
 	}
@@ -151,11 +155,12 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	return p, nil
 }
 
-// newOriginTransport reaches the origin: bounded dials, TLS handshakes and
-// waits for response headers, and a bounded pool of idle connections.
+// newOriginTransport reaches the origin: bounded dials that never reach an
+// address package egress refuses, TLS handshakes and waits for response
+// headers, and a bounded pool of idle connections.
 func newOriginTransport() *http.Transport {
 	return &http.Transport{
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second, Control: egress.Control}).DialContext,
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,

@@ -14,7 +14,17 @@ import (
 // and returns the response and a channel closed when the server ends it.
 func openStream(t *testing.T, h *harness, c *http.Cookie) (*http.Response, <-chan struct{}) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room+"/events", nil)
+	return openStreamAt(t, h, "/r/"+h.room+"/events", nil, c)
+}
+
+// openStreamAt is openStream of the stream at path, with the request
+// headers hdr.
+func openStreamAt(t *testing.T, h *harness, path string, hdr map[string]string, c *http.Cookie) (*http.Response, <-chan struct{}) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", h.srv.URL+path, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
 	if c != nil {
 		req.AddCookie(c)
 	}

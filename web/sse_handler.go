@@ -29,9 +29,11 @@ func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
 }
 
 // events serves GET /r/{room}/events. It enters the visitor if they have no
-// ticket yet (idempotently; a crawler never: previewBot), answers their current position at once (so a
-// reconnect to any instance is up to date), then hands the connection to
-// the hub, which pushes every tick's position and the ready event.
+// ticket yet (idempotently; a crawler never: previewBot; another site's
+// request never: streamCrossSite), answers their current position at once
+// (so a reconnect to any instance is up to date), then hands the
+// connection to the hub, which pushes every tick's position and the ready
+// event.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
 	if !room.ValidName(name) {
@@ -47,6 +49,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		// tells an EventSource not to reconnect.
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	// Another site's request (an <img>, an EventSource) may follow a place
+	// the visitor already has, never make one nor set a cookie.
+	cross := s.streamCrossSite(r)
+	if _, has := s.visitorID(r); cross && !has {
+		s.refuseCrossStream(w)
 		return
 	}
 	camp := s.campaignOf(r.URL.Query())
@@ -82,7 +91,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	// The page enters by POST first: a stream never makes a new place in
 	// a room that asks a proof of work (EventSource cannot send one).
-	p, ok, err := s.streamEnter(ctx, r, name, id, isNew, camp)
+	var p queue.Position
+	ok := true
+	if cross {
+		p, err = s.q.Position(ctx, name, id)
+		if err == nil && p.Status == queue.StatusNotEntered {
+			s.refuseCrossStream(w)
+			return
+		}
+	} else {
+		p, ok, err = s.streamEnter(ctx, r, name, id, isNew, camp)
+	}
 	if !ok {
 		writeRateLimited(w)
 		return
@@ -112,7 +131,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		b = append(b, s.visitorCookie(r, id).String()...)
 		b = append(b, "\r\n"...)
 	}
-	for _, ck := range utmCookies(r, name, camp) {
+	var utm []*http.Cookie
+	if !cross {
+		utm = utmCookies(r, name, camp)
+	}
+	for _, ck := range utm {
 		b = append(b, "Set-Cookie: "...)
 		b = append(b, ck.String()...)
 		b = append(b, "\r\n"...)

@@ -278,7 +278,7 @@ func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 	state, detail := widgetText(t, v, now)
 	page := views.WidgetPage{Room: name, Title: wr.title, T: t, CSS: s.assets.url("widget.css"), Theme: wr.theme, JS: s.assets.url("widget.js"),
 		State: state, Detail: detail, Link: widgetLink(name, r.URL.Query()), Target: wr.target,
-		StatusJSON: string(appendWidgetJSON(nil, v))}
+		StatusJSON: string(appendWidgetJSON(nil, v)), SoldOut: v.SoldOut}
 	var buf bytes.Buffer
 	if err := views.Widget(page).Render(r.Context(), &buf); err != nil {
 		s.htmlFail(w, r, err, name)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"waitingroom/server/egress"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 )
@@ -298,6 +299,9 @@ func parseOriginURL(origin, proxyAddr string) (string, error) {
 			origin = u.Redacted() // a password is never echoed
 		}
 		return "", fmt.Errorf("ORIGIN_URL %q must be an absolute http(s) URL without query, such as http://127.0.0.1:3000", origin)
+	}
+	if err := egress.CheckHost(u.Hostname()); err != nil {
+		return "", fmt.Errorf("ORIGIN_URL: %w; loopback and private addresses are allowed", err)
 	}
 	return strings.TrimSuffix(origin, "/"), nil
 }

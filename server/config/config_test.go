@@ -131,6 +131,7 @@ func TestParse(t *testing.T) {
 		{"origin of another scheme", map[string]string{"ORIGIN_URL": "ftp://shop.example", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
 		{"origin with a query", map[string]string{"ORIGIN_URL": "http://shop.example/?a=1", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
 		{"origin with credentials", map[string]string{"ORIGIN_URL": "http://u:p@shop.example", "PROXY_ADDR": ":8081"}, nil, nil, "ORIGIN_URL"},
+		{"origin at the metadata address", map[string]string{"ORIGIN_URL": "http://169.254.169.254", "PROXY_ADDR": ":8081"}, nil, nil, "169.254.169.254 is a link-local/metadata address"},
 		{"write timeout too short", map[string]string{"WRITE_TIMEOUT": "10ms"}, nil, nil, "WRITE_TIMEOUT"},
 	}
 	for _, tt := range tests {

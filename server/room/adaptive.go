@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode"
+
+	"waitingroom/server/egress"
 )
 
 // Adapt is adaptive admission (issue 15): when Adaptive is on, a
@@ -68,6 +70,22 @@ func (a Adapt) Validate() error {
 		return fmt.Errorf("maxErrorRate must be between 0 and 1 (a share of the orders)")
 	case !ValidHealthURL(a.HealthURL):
 		return fmt.Errorf("healthURL must be empty or an absolute http(s) URL of at most %d bytes, without user:password", MaxHealthURLLen)
+	}
+	return checkHealthHost(a.HealthURL)
+}
+
+// checkHealthHost refuses a healthURL whose host the server never
+// fetches from (package egress): the error says why.
+func checkHealthHost(u string) error {
+	if u == "" {
+		return nil
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return fmt.Errorf("healthURL: %w", err)
+	}
+	if err := egress.CheckHost(p.Hostname()); err != nil {
+		return fmt.Errorf("healthURL: %w; loopback and private addresses are allowed", err)
 	}
 	return nil
 }

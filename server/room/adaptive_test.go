@@ -33,6 +33,16 @@ func TestValidateAdapt(t *testing.T) {
 		{"rate 0, adaptive, minRate 1", func(s *Settings) { on(s); s.Adapt.MinRate = 1; s.Rate = 0 }, "rate"},
 		{"rate 0, not adaptive", func(s *Settings) { s.Adapt.MinRate = 0; s.Rate = 0 }, "rate"},
 		{"negative rate, adaptive", func(s *Settings) { on(s); s.Adapt.MinRate = 0; s.Rate = -1 }, "rate"},
+		{"healthURL at the metadata address", func(s *Settings) { s.HealthURL = "http://169.254.169.254/latest/meta-data/" },
+			"healthURL: 169.254.169.254 is a link-local/metadata address"},
+		{"healthURL at the metadata address, decimal", func(s *Settings) { s.HealthURL = "http://2852039166/" },
+			"healthURL: 2852039166 reads as 169.254.169.254, a link-local/metadata address"},
+		{"healthURL at the metadata address, IPv4-mapped", func(s *Settings) { s.HealthURL = "http://[::ffff:169.254.169.254]/" },
+			"healthURL: 169.254.169.254 is a link-local/metadata address"},
+		{"healthURL at Google's metadata name", func(s *Settings) { s.HealthURL = "http://metadata.google.internal/computeMetadata/v1/" },
+			"healthURL: metadata.google.internal is a metadata address"},
+		{"healthURL on loopback", func(s *Settings) { s.HealthURL = "http://127.0.0.1:9100/health" }, ""},
+		{"healthURL on a private network", func(s *Settings) { s.HealthURL = "http://10.0.3.7/health" }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
