@@ -133,6 +133,11 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		ln.Close()
 		return err
 	}
+	devices, err := operator.NewDevices(secret)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	sale := salelog.New(eng, log)
 	rooms := roomsync.New(eng, db, log)
 	if err := startMode(ctx, cfg, eng, rooms, sale, log); err != nil {
@@ -179,6 +184,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 		Images:           db,
 		Operators:        ops,
 		Audit:            auditLog,
+		Devices:          devices,
 		Shares:           shares,
 		Health:           func(ctx context.Context) error { return conn.Client.Ping(ctx).Err() },
 		Signer:           signer,

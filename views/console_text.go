@@ -24,6 +24,7 @@ type ConsoleText struct {
 	Token           string
 	WrongSignIn     string
 	TooManyFailures string // {s}
+	AccountLocked   string // {m}
 	SignInBusy      string
 	NoSignIn        string
 	NoSignInHow     string
@@ -67,6 +68,7 @@ var consoleKorean = ConsoleText{
 	Token:           "토큰",
 	WrongSignIn:     "이름, 비밀번호 또는 토큰이 맞지 않습니다.",
 	TooManyFailures: "로그인 실패가 너무 많습니다. {s}초 후에 다시 시도하세요.",
+	AccountLocked:   "이 계정의 로그인 실패가 너무 많습니다. {m}분 후에 다시 시도하거나, 전에 로그인한 적 있는 브라우저에서 로그인하세요.",
 	SignInBusy:      "지금은 로그인 요청이 몰려 확인할 수 없습니다. 잠시 후 다시 시도하세요.",
 	NoSignIn:        "콘솔 로그인이 설정되지 않았습니다.",
 	NoSignInHow:     "서버에 ADMIN_TOKEN을 설정하거나, `waitingroom admin add-user 이름` 명령으로 운영자를 추가하세요(DATABASE_URL 필요).",
@@ -110,6 +112,7 @@ var consoleEnglish = ConsoleText{
 	Token:           "Token",
 	WrongSignIn:     "That name, password or token is not right.",
 	TooManyFailures: "Too many failed sign-ins. Try again in {s} seconds.",
+	AccountLocked:   "Too many failed sign-ins for this account. Try again in {m} minutes, or from a browser that signed in before.",
 	SignInBusy:      "Too many sign-ins are being checked right now. Try again in a moment.",
 	NoSignIn:        "Console sign-in is not set up.",
 	NoSignInHow:     "Set ADMIN_TOKEN on the server, or add an operator with `waitingroom admin add-user NAME` (needs DATABASE_URL).",

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -278,14 +279,30 @@ func (s *Server) renderSignin(w http.ResponseWriter, r *http.Request, status int
 
 // signinHashes bounds the password checks running at once: each costs
 // argon2id's memory (operator's parameters, 19 MiB), so that a burst of
-// sign-ins cannot exhaust the server's memory.
-const signinHashes = 4
+// sign-ins cannot exhaust the server's memory. Untrusted attempts (without
+// a device cookie for the account) may hold at most signinUntrustedHashes
+// of them: the rest are kept for the browsers operators signed in with
+// before, so that a flood of guesses cannot keep them out.
+const (
+	signinHashes          = 4
+	signinUntrustedHashes = 2
+)
+
+// deviceCookie names a browser that signed in to an operator's account
+// (operator.Devices); only the sign-in sees it.
+const (
+	deviceCookie = "wr_device"
+	devicePath   = "/admin/signin"
+)
 
 // signin signs an operator in with a name and password, or with the
-// admin token. Every attempt is counted against its client network
-// (with the admin API's failures) before it is checked, and taken back
-// when it succeeds, so that a parallel burst gets no more tries than a
-// sequence; password checks beyond signinHashes at once are refused at
+// admin token. A password attempt from a browser with a device cookie
+// for the account (trusted) is counted against that cookie alone;
+// any other is counted against its client network (with the admin
+// API's failures, and in the network's lockout) and against the account
+// (signin_guard.go), before its password is hashed, and taken back when
+// it succeeds, so that a parallel burst gets no more tries than a
+// sequence. Password checks beyond their share at once are refused at
 // once. Failures are logged without what was typed.
 func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	t := consoleText(r)
@@ -299,41 +316,85 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		s.renderSignin(w, r, http.StatusServiceUnavailable, st)
 		return
 	}
-	client, at := s.clientKey(r), time.Now()
-	if wait := s.adminFails.attempt(client, at); wait > 0 {
+	client, at := s.clientKey(r), s.signins.now()
+	token, name := r.PostForm.Get("token"), r.PostForm.Get("name")
+	device, trusted := "", false
+	if token == "" && st.Operators {
+		device, trusted = s.trustedDevice(r, name, at)
+	}
+	var undo []func()
+	forgive := func() {
+		for _, f := range undo {
+			f()
+		}
+	}
+	refuse := func(wait time.Duration, msg string) {
+		forgive()
 		s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
-		st.Error = views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait)))
+		st.Error = msg
+		if operator.ValidName(name) {
+			st.Name = name
+		}
 		s.renderSignin(w, r, http.StatusTooManyRequests, st)
-		return
+	}
+	if trusted {
+		wait, tk := s.signins.device.attempt(device, at)
+		if wait > 0 {
+			trusted = false // a cookie that failed too often is no longer trusted
+		} else {
+			undo = append(undo, func() { s.signins.device.forgive(tk) })
+		}
+	}
+	if !trusted {
+		if wait := s.adminFails.attempt(client, at); wait > 0 {
+			refuse(wait, views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait))))
+			return
+		}
+		undo = append(undo, func() { s.adminFails.forgive(client, at) })
+	}
+	if !trusted && token == "" && st.Operators {
+		wait, netTk := s.signins.networks.attempt(client, at)
+		if wait > 0 {
+			s.log.Warn("console sign-in refused: network locked out", "client", client)
+			refuse(wait, views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait))))
+			return
+		}
+		undo = append(undo, func() { s.signins.networks.forgive(netTk) })
+		wait, accTk := s.signins.accounts.attempt(accountKey(name), at)
+		if wait > 0 {
+			s.log.Warn("console sign-in refused: account locked out", "client", client)
+			refuse(wait, views.Fill(t.AccountLocked, "m", strconv.Itoa(int(math.Ceil(wait.Minutes())))))
+			return
+		}
+		undo = append(undo, func() { s.signins.accounts.forgive(accTk) })
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	who, method := "", "password"
-	if token := r.PostForm.Get("token"); token != "" {
+	if token != "" {
 		method = "token"
 		if s.admin != nil && subtle.ConstantTimeCompare(digest(token), s.admin) == 1 {
 			who = "admin"
 		}
 	} else {
-		name := r.PostForm.Get("name")
 		// Without any account no name can be right: nothing to hash. With
 		// accounts, an unknown name is checked against a dummy hash, as
 		// long as a known one.
 		if st.Operators {
-			checked, err := s.checkPassword(ctx, name, r.PostForm.Get("password"))
+			checked, err := s.checkPassword(ctx, name, r.PostForm.Get("password"), trusted)
 			switch {
 			case !checked:
-				s.adminFails.forgive(client, at)
+				forgive()
 				s.metrics.Rejected.WithLabelValues("signin_busy").Inc()
-				s.log.Warn("console sign-in refused: password checks busy", "client", client)
+				s.log.Warn("console sign-in refused: password checks busy", "client", client, "trusted", trusted)
 				w.Header().Set("Retry-After", "1")
 				s.consoleError(w, r, http.StatusTooManyRequests, t.SignInBusy)
 				return
 			case err == nil:
 				who = name
 			case !errors.Is(err, operator.ErrWrongPassword):
-				s.adminFails.forgive(client, at)
+				forgive()
 				s.log.Error("console: sign-in", "err", err)
 				s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
 				return
@@ -344,34 +405,65 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if who == "" {
-		s.log.Warn("console sign-in failed", "client", client, "method", method)
+		s.log.Warn("console sign-in failed", "client", client, "method", method, "trusted", trusted)
 		st.Error = t.WrongSignIn
 		s.renderSignin(w, r, http.StatusUnauthorized, st)
 		return
 	}
-	s.adminFails.forgive(client, at)
 	stored := who
 	if who == "admin" {
 		stored = s.adminSessionOperator()
 	}
 	secret, _, err := s.operators.StartSession(ctx, stored)
 	if err != nil {
+		forgive()
 		s.log.Error("console: start session", "err", err)
 		s.renderSignin(w, r, http.StatusServiceUnavailable, views.ConsoleSignin{NoDB: true})
 		return
 	}
+	if !trusted {
+		s.adminFails.forgive(client, at)
+	}
+	if method == "password" {
+		s.signins.networks.clear(client)
+		if trusted {
+			s.signins.device.clear(device)
+		} else {
+			s.signins.accounts.clear(accountKey(who))
+		}
+		http.SetCookie(w, s.deviceCookie(r, s.devices.Issue(who, at), int(operator.DeviceTTL.Seconds())))
+	}
 	http.SetCookie(w, s.sessionCookie(r, secret, int(operator.SessionTTL.Seconds())))
 	s.audit(r.Context(), audit.Entry{Actor: who, Action: "operator.signin", New: method})
-	s.log.Info("console sign-in", "operator", who, "method", method, "client", client)
+	s.log.Info("console sign-in", "operator", who, "method", method, "client", client, "trusted", trusted)
 	if next == "" {
 		next = "/admin/rooms"
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-// checkPassword authenticates name and password when fewer than
-// signinHashes checks are under way; checked is false when it did not.
-func (s *Server) checkPassword(ctx context.Context, name, password string) (checked bool, err error) {
+// trustedDevice returns the id of the request's device cookie when it is
+// valid for the operator name.
+func (s *Server) trustedDevice(r *http.Request, name string, now time.Time) (id string, ok bool) {
+	c, err := r.Cookie(deviceCookie)
+	if err != nil {
+		return "", false
+	}
+	return s.devices.Verify(c.Value, name, now)
+}
+
+// checkPassword authenticates name and password when a password-check
+// slot is free (for an untrusted attempt, one of its share); checked is
+// false when it did not.
+func (s *Server) checkPassword(ctx context.Context, name, password string, trusted bool) (checked bool, err error) {
+	if !trusted {
+		select {
+		case s.untrustedHashing <- struct{}{}:
+		default:
+			return false, nil
+		}
+		defer func() { <-s.untrustedHashing }()
+	}
 	select {
 	case s.hashing <- struct{}{}:
 	default:
@@ -393,6 +485,20 @@ func (s *Server) signout(w http.ResponseWriter, r *http.Request, sess consoleSes
 	http.SetCookie(w, s.sessionCookie(r, "", -1))
 	s.log.Info("console sign-out", "operator", sess.Operator)
 	http.Redirect(w, r, "/admin/signin?signedout=1", http.StatusSeeOther)
+}
+
+// deviceCookie is the wr_device cookie: only the sign-in sees it, no
+// script reads it, no other site sends it.
+func (s *Server) deviceCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{
+		Name:     deviceCookie,
+		Value:    value,
+		Path:     devicePath,
+		MaxAge:   maxAge,
+		HttpOnly: true,
+		SameSite: http.SameSiteStrictMode,
+		Secure:   s.overTLS(r),
+	}
 }
 
 // sessionCookie is the wr_admin cookie: only the console's paths see it,

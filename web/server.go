@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"waitingroom/server/challenge"
+	"waitingroom/server/operator"
 	"waitingroom/server/order"
 	"waitingroom/server/pass"
 	"waitingroom/server/queue"
@@ -154,6 +155,9 @@ type Options struct {
 	Operators Operators
 	// Audit records who changed what; nil records nothing.
 	Audit Audit
+	// Devices signs the console's device cookies; nil signs them with a
+	// key of this process alone.
+	Devices *operator.Devices
 
 	// preview: PublicURL is the site's absolute origin for link previews
 	// ("" takes each request's host); LandingURL is where GET / redirects
@@ -231,8 +235,13 @@ type Server struct {
 	// widgets caches the embeddable widget's room settings and status.
 	widgets widgetCache
 
-	// hashing holds a slot per console password check under way.
-	hashing chan struct{}
+	// hashing holds a slot per console password check under way, and
+	// untrustedHashing one more per untrusted check (signinUntrustedHashes).
+	hashing, untrustedHashing chan struct{}
+	// signins are the console sign-in's lockouts; devices signs its
+	// device cookies.
+	signins *signinGuard
+	devices *operator.Devices
 
 	// gate
 	passKeys  *pass.Keys
@@ -287,6 +296,11 @@ func New(o Options) (*Server, error) {
 	if !room.ValidChallenge(o.ChallengeDefault) {
 		return nil, fmt.Errorf("web: challenge default %q: want off, auto or always", o.ChallengeDefault)
 	}
+	if o.Devices == nil {
+		if o.Devices, err = randomDevices(); err != nil {
+			return nil, err
+		}
+	}
 	if o.IPv6Prefix <= 0 {
 		o.IPv6Prefix = 64
 	}
@@ -308,6 +322,8 @@ func New(o Options) (*Server, error) {
 		hashing:    make(chan struct{}, signinHashes),
 		tick:       o.Tick,
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
+	s.untrustedHashing = make(chan struct{}, signinUntrustedHashes)
+	s.signins, s.devices = newSigninGuard(), o.Devices
 	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	if s.origins, err = newCrossOrigin(o.AllowedOrigins, http.HandlerFunc(s.refuseCrossSite)); err != nil {
 		return nil, err
