@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/draw"
 	"waitingroom/server/room"
 )
 
@@ -69,6 +70,9 @@ type Engine struct {
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
+	// seeder derives the draws' seeds (SetDrawSeeder); nil keeps them in
+	// Redis.
+	seeder *draw.Seeder
 }
 
 // New returns an Engine that uses rdb, which may be a single node, a
