@@ -662,10 +662,10 @@ func TestDrawAfterSecretRotation(t *testing.T) {
 	if got, _ := rotated.DrawInfo(ctx, name); got.Done || got.Seed != "" || got.Commitment != info.Commitment {
 		t.Fatalf("after the refused draw: %+v", got)
 	}
-	// The instance, restarted with the previous secret kept, draws (it
-	// still holds the lease).
+	// The refused instance gave the lease up: another one, with the
+	// previous secret kept, draws at once.
 	both := seededEngine(t, rdb, newSecret, oldSecret)
-	if st, err := both.Draw(ctx, name, DrawOptions{Owner: "instance"}); err != nil || st != DrawDone {
+	if st, err := both.Draw(ctx, name, DrawOptions{Owner: "another"}); err != nil || st != DrawDone {
 		t.Fatalf("draw with the previous secret: %v %v", st, err)
 	}
 	got, err := both.DrawInfo(ctx, name)
