@@ -19,6 +19,7 @@ import (
 	"waitingroom/server/audit"
 	"waitingroom/server/challenge"
 	"waitingroom/server/config"
+	"waitingroom/server/draw"
 	"waitingroom/server/issuer"
 	"waitingroom/server/livestats"
 	"waitingroom/server/operator"
@@ -125,6 +126,14 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	// A room saved before the challenge setting existed follows the
 	// server's default.
 	eng.SetChallengeDefault(cfg.ChallengeDefault)
+	// The draws' seeds come from the secret: Redis holds only their nonces
+	// until the reveal.
+	seeder, err := draw.NewSeeder(ns, secret)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	eng.SetDrawSeeder(seeder)
 	log.Info("redis namespace", "namespace", ns)
 	// The namespace is in the keys: another deployment that shares the
 	// secret refuses this one's proofs and wait tokens.

@@ -14,7 +14,10 @@ type ProxyText struct {
 	RefusedTitle, Refused string
 	// NotHere: a path of the gate that this proxy does not serve (404, 405).
 	NotHereTitle, NotHere string
-	Retry, ToRoom         string
+	// BadAddress: a path encoded so that servers may read it differently
+	// (an encoded slash, NUL or "%"), refused (400).
+	BadAddressTitle, BadAddress string
+	Retry, ToRoom               string
 }
 
 var proxyEnglish = ProxyText{
@@ -27,6 +30,8 @@ var proxyEnglish = ProxyText{
 	Refused:          "This page opens only for buyers whose turn has come. Join the line, and you will be sent here when it is your turn.",
 	NotHereTitle:     "Nothing here",
 	NotHere:          "This address is not a page of the shop.",
+	BadAddressTitle:  "This address cannot be opened",
+	BadAddress:       "The address holds characters the shop does not accept. Please open the page from the shop's own links.",
 	Retry:            "Try again",
 	ToRoom:           "Go to the line",
 }
@@ -41,6 +46,8 @@ var proxyKorean = ProxyText{
 	Refused:          "이 페이지는 차례가 된 구매자에게만 열립니다. 대기열에 들어가시면 차례가 되었을 때 이곳으로 안내해 드립니다.",
 	NotHereTitle:     "페이지가 없습니다",
 	NotHere:          "이 주소는 쇼핑몰의 페이지가 아닙니다.",
+	BadAddressTitle:  "이 주소는 열 수 없습니다",
+	BadAddress:       "주소에 쇼핑몰이 받지 않는 문자가 들어 있습니다. 쇼핑몰의 링크를 눌러 페이지를 열어 주세요.",
 	Retry:            "다시 시도",
 	ToRoom:           "대기열로 가기",
 }

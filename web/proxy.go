@@ -208,6 +208,11 @@ func (p *Proxy) Handler() http.Handler {
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	w = newDeadlineWriter(w, p.write)
+	if checkPath(r.URL) != nil {
+		p.count(proxyBadPath)
+		p.page(w, r, http.StatusBadRequest, "")
+		return
+	}
 	if strings.HasPrefix(strings.ToLower(cleanPath(r.URL.Path)), reservedPrefix) {
 		p.count(proxyGate)
 		p.serveReserved(w, r)
@@ -219,7 +224,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		p.page(w, r, http.StatusServiceUnavailable, "")
 		return
 	}
-	if rule, guarded := table.match(r.URL.Path); guarded {
+	if rule, guarded := table.matchPath(r.URL.Path); guarded {
 		through, live := p.admitted(w, r, rule)
 		if !through {
 			return

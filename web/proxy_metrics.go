@@ -16,6 +16,7 @@ const (
 	proxyFailClosed  = "fail_closed"  // not checked, please retry (503)
 	proxyOriginError = "origin_error" // the origin failed: 502
 	proxyGate        = "gate"         // the gate's own paths (/_waitingroom/)
+	proxyBadPath     = "bad_path"     // an ambiguously encoded path: 400
 )
 
 // proxyRequests registers the proxy's request counter on m's registry, or
@@ -23,7 +24,7 @@ const (
 func proxyRequests(m *Metrics) *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_proxy_requests_total",
-		Help: "Requests on the reverse-proxy listener (PROXY_ADDR) by outcome: passed, admitted, sent_to_room, refused, fail_open, fail_closed, origin_error, gate.",
+		Help: "Requests on the reverse-proxy listener (PROXY_ADDR) by outcome: passed, admitted, sent_to_room, refused, fail_open, fail_closed, origin_error, gate, bad_path.",
 	}, []string{"outcome"})
 	if err := m.Registry.Register(c); err != nil {
 		var already prometheus.AlreadyRegisteredError

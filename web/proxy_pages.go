@@ -22,6 +22,8 @@ func (p *Proxy) page(w http.ResponseWriter, r *http.Request, status int, roomNam
 		w.Header().Set("Retry-After", "2")
 	case http.StatusForbidden:
 		pg.Heading, pg.Message = t.RefusedTitle, t.Refused
+	case http.StatusBadRequest:
+		pg.Heading, pg.Message = t.BadAddressTitle, t.BadAddress
 	default:
 		pg.Heading, pg.Message = t.NotHereTitle, t.NotHere
 	}

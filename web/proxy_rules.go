@@ -3,13 +3,17 @@ package web
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"waitingroom/server/room"
 )
@@ -17,7 +21,7 @@ import (
 // protectRule guards the paths under prefix for room: a request there
 // needs a live wr_gate session of room.
 type protectRule struct {
-	prefix   string // lower case
+	prefix   string // folded (foldPath)
 	room     string
 	failOpen bool
 }
@@ -34,7 +38,7 @@ func newProtectTable(rooms map[string]room.Settings) protectTable {
 			if p == "" || p[0] != '/' {
 				continue // room.Settings refuses them; an old record might not
 			}
-			t = append(t, protectRule{prefix: strings.ToLower(p), room: name, failOpen: s.Gate.FailOpen})
+			t = append(t, protectRule{prefix: foldPath(p), room: name, failOpen: s.Gate.FailOpen})
 		}
 	}
 	slices.SortFunc(t, func(a, b protectRule) int {
@@ -46,27 +50,33 @@ func newProtectTable(rooms map[string]room.Settings) protectTable {
 	return t
 }
 
-// match returns the rule of the longest prefix that urlPath falls under.
-// The path is matched as the origin may read it: cleaned of "." and ".."
-// segments and of doubled slashes, and without regard to ASCII case (an
-// origin that ignores case must not serve "/Checkout" unguarded).
-func (t protectTable) match(urlPath string) (protectRule, bool) {
-	if len(t) == 0 {
-		return protectRule{}, false
-	}
-	p := strings.ToLower(cleanPath(urlPath))
+// match returns the rule of the longest prefix that any of forms (from
+// routedForms) falls under.
+func (t protectTable) match(forms []string) (protectRule, bool) {
 	for _, r := range t {
-		if underPrefix(p, r.prefix) {
-			return r, true
+		for _, p := range forms {
+			if underPrefix(p, r.prefix) {
+				return r, true
+			}
 		}
 	}
 	return protectRule{}, false
 }
 
-// underPrefix reports whether p falls under prefix on a segment boundary:
-// "/checkout" covers "/checkout", "/checkout/x" and "/checkout;x" (a path
-// parameter, as some servers read it), never "/checkouts". A prefix
-// ending in "/" covers everything below it.
+// matchPath is match for one decoded path: its routed forms.
+func (t protectTable) matchPath(urlPath string) (protectRule, bool) {
+	if len(t) == 0 {
+		return protectRule{}, false
+	}
+	return t.match(routedForms(urlPath))
+}
+
+// underPrefix reports whether p falls under prefix on a name boundary:
+// "/checkout" covers "/checkout", "/checkout/x", "/checkout;x" (a path
+// parameter), "/checkout.json" (a format suffix), "/checkout " and any
+// other next character that cannot continue a name, never "/checkouts",
+// "/checkout-help" or "/checkout_2". A prefix ending in "/" covers
+// everything below it.
 func underPrefix(p, prefix string) bool {
 	if !strings.HasPrefix(p, prefix) {
 		return false
@@ -75,7 +85,106 @@ func underPrefix(p, prefix string) bool {
 		return true
 	}
 	c := p[len(prefix)]
-	return c == '/' || c == ';'
+	return !(c == '-' || c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z')
+}
+
+// errBadPath refuses a request path before the proxy (400): no router
+// reads it one way only.
+var errBadPath = errors.New("proxy: the path is encoded ambiguously")
+
+// checkPath refuses u's path when routers may read it apart from the
+// gate: an encoded slash or backslash in the path as sent or as
+// forwarded, a backslash at all, a "%" left after decoding (double
+// encoding), a control character (NUL, tab, newline), or bytes that are
+// not UTF-8 (the overlong "%c0%af" for "/").
+func checkPath(u *url.URL) error {
+	if encodedSlash(u.RawPath) || encodedSlash(u.EscapedPath()) {
+		return errBadPath
+	}
+	if strings.ContainsAny(u.Path, "\\%") || !utf8.ValidString(u.Path) {
+		return errBadPath
+	}
+	for _, r := range u.Path {
+		if unicode.IsControl(r) {
+			return errBadPath
+		}
+	}
+	return nil
+}
+
+// encodedSlash reports a "%2f" or "%5c" in escaped, in either case.
+func encodedSlash(escaped string) bool {
+	for i := 0; i+2 < len(escaped); i++ {
+		if escaped[i] != '%' {
+			continue
+		}
+		c := escaped[i+2] | 0x20
+		if escaped[i+1] == '2' && c == 'f' || escaped[i+1] == '5' && c == 'c' {
+			return true
+		}
+	}
+	return false
+}
+
+// routedForms returns the folded forms (foldPath) under which a router
+// may route the decoded path p, doubled slashes collapsed: with its
+// "." and ".." segments resolved and kept, and with ";" path parameters
+// cut from every segment (as servlet containers do before they resolve
+// dot segments: "/..;/checkout") and kept. The gate guards a request
+// when any form falls under a prefix.
+func routedForms(p string) []string {
+	params := strings.Contains(p, ";")
+	dots := strings.Contains(p, ".")
+	forms := make([]string, 0, 4)
+	for _, cut := range []bool{false, true} {
+		if cut && !params {
+			break
+		}
+		q := p
+		if cut {
+			q = cutParams(q)
+		}
+		forms = append(forms, foldPath(collapseSlashes(q)))
+		if dots {
+			forms = append(forms, foldPath(cleanPath(q)))
+		}
+	}
+	return forms
+}
+
+// cutParams cuts each segment's ";" parameters: "/a;x/b;y=1" → "/a/b".
+func cutParams(p string) string {
+	var b strings.Builder
+	b.Grow(len(p))
+	for p != "" {
+		seg, rest, more := strings.Cut(p, "/")
+		seg, _, _ = strings.Cut(seg, ";")
+		b.WriteString(seg)
+		if more {
+			b.WriteByte('/')
+		}
+		p = rest
+	}
+	return b.String()
+}
+
+// collapseSlashes makes p start with one "/" and turns every run of "/"
+// into one.
+func collapseSlashes(p string) string {
+	if !strings.Contains(p, "//") && strings.HasPrefix(p, "/") {
+		return p
+	}
+	var b strings.Builder
+	b.Grow(len(p) + 1)
+	b.WriteByte('/')
+	last := byte('/')
+	for i := range len(p) {
+		if c := p[i]; c != '/' || last != '/' {
+			b.WriteByte(c)
+			last = c
+		}
+	}
+	return b.String()
 }
 
 // cleanPath is path.Clean keeping a trailing slash ("/a/../b/" → "/b/").
@@ -91,6 +200,38 @@ func cleanPath(p string) string {
 		c += "/"
 	}
 	return c
+}
+
+// foldPath maps p's every letter to one of its case forms, so that two
+// paths any router takes as equal ignoring case fold alike: ASCII case,
+// and the Unicode letters that case-insensitive matchers take for ASCII
+// ones ("ſ" for "s", the Kelvin sign for "k", "ı" and "İ" for "i").
+func foldPath(p string) string {
+	ascii := true
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(p)
+	}
+	return strings.Map(foldRune, p)
+}
+
+// foldRune is r's folded form: the least rune of the simple case-folding
+// orbit of lower(upper(r)), mapped to lower case when it is ASCII.
+func foldRune(r rune) rune {
+	r = unicode.ToLower(unicode.ToUpper(r))
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	if least < utf8.RuneSelf {
+		return unicode.ToLower(least)
+	}
+	return least
 }
 
 // ProtectRooms lists the rooms and reads their settings at once: the

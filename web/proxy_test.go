@@ -389,6 +389,76 @@ func TestProxyProtects(t *testing.T) {
 	}
 }
 
+// rawGet sends "GET target" to the proxy as written, on its own
+// connection, and returns the status and whether the origin answered.
+func (pr *proxyRig) rawGet(t *testing.T, target string) (int, bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(pr.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: shop.example\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("X-Origin") == "yes"
+}
+
+// TestProxyGuardsEveryForm: the spellings under which a shop's router
+// may serve a protected path are guarded (303 to the room) or refused
+// (400), and never reach the origin without a session.
+func TestProxyGuardsEveryForm(t *testing.T) {
+	origin, _ := echoOrigin(t)
+	pr := newProxyRig(t, origin.URL, nil)
+	pr.gateRoom(t, false, "/checkout")
+	for _, tt := range []struct {
+		target string
+		status int
+	}{
+		{"/checkout.json", 303},
+		{"/checkout.", 303},
+		{"/checkout%20", 303},
+		{"/checkout+", 303},
+		{"/CHECKOUT", 303},
+		{"/checkout/", 303},
+		{"/checkout;x", 303},
+		{"/checkout;jsessionid=1/step", 303},
+		{"/%2e%2e/checkout", 303},
+		{"/x/%2e%2e/checkout", 303},
+		{"/..;/checkout", 303},
+		{"/x/..;/checkout", 303},
+		{"/./checkout", 303},
+		{"//checkout", 303},
+		{"/foo/../checkout", 303},
+		{"/chec%E2%84%AAout", 303},
+		{"/checkout?x=1", 303},
+		{"http://elsewhere.example/checkout", 303},
+		{"/checkout%00", 400},
+		{"/checkout%09", 400},
+		{"/%5Ccheckout", 400},
+		{"/\\checkout", 400},
+		{"/x%2f..%2fcheckout", 400},
+		{"/%2563heckout", 400},
+		{"/%c0%afcheckout", 400},
+		{"/x?/checkout", 200},
+		{"/checkouts", 200},
+		{"/checkout-help", 200},
+	} {
+		status, reached := pr.rawGet(t, tt.target)
+		if status != tt.status || reached != (tt.status == 200) {
+			t.Errorf("GET %s: %d (origin answered: %v), want %d", tt.target, status, reached, tt.status)
+		}
+	}
+	if got := testutil.ToFloat64(pr.proxy.requests.WithLabelValues(proxyBadPath)); got != 7 {
+		t.Errorf("waitingroom_proxy_requests_total{outcome=%q} = %v, want 7", proxyBadPath, got)
+	}
+}
+
 // TestProxyRenewsIdleSessions: a protected request renews an idle-mode
 // session.
 func TestProxyRenewsIdleSessions(t *testing.T) {

@@ -54,14 +54,32 @@ const (
 	DrawDone DrawState = "done"
 )
 
-// ensureSeed makes the room's draw seed unless it has one, and returns
-// the commitment in force.
+// SetDrawSeeder makes the engine derive its draws' seeds with s from the
+// deployment's secret: Redis keeps only a random nonce and the commitment
+// until the reveal, and every instance with the same secret derives the
+// same seed. Without a seeder, the seed itself is kept in Redis, where any
+// reader of Redis learns it before the draw.
+func (e *Engine) SetDrawSeeder(s *draw.Seeder) { e.seeder = s }
+
+// ensureSeed commits the room's draw to a seed unless it is committed,
+// and returns the commitment in force: it stores a new nonce (the seed is
+// derived from it by the seeder) or, without a seeder, a new seed.
 func (e *Engine) ensureSeed(ctx context.Context, roomName string) (string, error) {
-	seed, err := draw.NewSeed()
+	field, value, seed := "seed", []byte(nil), []byte(nil)
+	var err error
+	if e.seeder == nil {
+		seed, err = draw.NewSeed()
+		value = seed
+	} else {
+		field = "nonce"
+		if value, err = draw.NewNonce(); err == nil {
+			seed, err = e.seeder.Seed(roomName, value)
+		}
+	}
 	if err != nil {
 		return "", err
 	}
-	c, err := e.run(ctx, e.s.drawSeed, roomName, hex.EncodeToString(seed), draw.Commitment(seed)).Text()
+	c, err := e.run(ctx, e.s.drawSeed, roomName, field, hex.EncodeToString(value), draw.Commitment(seed)).Text()
 	if err != nil {
 		return "", fmt.Errorf("queue: draw seed %s: %w", roomName, err)
 	}
@@ -117,9 +135,13 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		return DrawNone, ErrDrawBusy
 	}
 	n, written := asInt(res[2]), asInt(res[3])
-	seed, err := hex.DecodeString(asString(res[4]))
-	if err != nil || len(seed) != draw.SeedLen {
-		return DrawNone, errors.New("stored seed is not 32 bytes of hex")
+	seed, err := e.committedSeed(roomName, asString(res[4]), asString(res[5]), asString(res[6]))
+	if err != nil {
+		// An instance that knows the committed secret may draw at once.
+		if yerr := e.run(ctx, e.s.drawYield, roomName, opt.Owner).Err(); yerr != nil {
+			err = errors.Join(err, fmt.Errorf("give the lease up: %w", yerr))
+		}
+		return DrawNone, err
 	}
 	visitors, tickets, err := e.readPrequeue(ctx, roomName, opt.Read, n)
 	if err != nil {
@@ -149,7 +171,7 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 			opt.afterChunk(int(w))
 		}
 	}
-	done, err := e.run(ctx, e.s.drawDone, roomName, opt.Owner).Int64()
+	done, err := e.run(ctx, e.s.drawDone, roomName, opt.Owner, hex.EncodeToString(seed)).Int64()
 	switch {
 	case err != nil:
 		return DrawNone, err
@@ -159,6 +181,29 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		return DrawNone, errors.New("places missing after the last chunk")
 	}
 	return DrawDone, nil
+}
+
+// committedSeed returns the seed that a draw committed to: the stored
+// seed (hex) when there is one, else the seeder's seed of the stored nonce
+// (hex) under the secret whose seed's SHA-256 is commit. A draw committed
+// under a SECRET_KEY that no longer derives it is not drawn with any other
+// seed: it waits for that secret.
+func (e *Engine) committedSeed(roomName, seedHex, nonceHex, commit string) ([]byte, error) {
+	if seedHex != "" {
+		seed, err := hex.DecodeString(seedHex)
+		if err != nil || len(seed) != draw.SeedLen {
+			return nil, errors.New("stored seed is not 32 bytes of hex")
+		}
+		return seed, nil
+	}
+	nonce, err := hex.DecodeString(nonceHex)
+	if err != nil || len(nonce) != draw.NonceLen {
+		return nil, errors.New("stored nonce is not 32 bytes of hex")
+	}
+	if e.seeder == nil {
+		return nil, errors.New("the draw's seed is derived from a secret, and this engine has no seeder")
+	}
+	return e.seeder.Committed(roomName, nonce, commit)
 }
 
 // readPrequeue reads the frozen pre-queue in ticket order, read entries a

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -523,5 +524,155 @@ func conserved(t *testing.T, e *Engine, name string) {
 	}
 	if st.Unaccounted() != 0 {
 		t.Fatalf("issued %d != prequeued %d + waiting %d + admitted %d + left %d", st.Issued, st.Prequeued, st.Waiting, st.Admitted, st.Left)
+	}
+}
+
+// seededRoom saves a room in its pre-queue (it opens in an hour) with an
+// engine that derives its draw's seed from secret, and fills its
+// pre-queue with n entries.
+func seededRoom(t *testing.T, n int, secret string) (*Engine, string, redis.UniversalClient) {
+	t.Helper()
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	e := seededEngine(t, rdb, secret)
+	if err := e.SaveRoom(context.Background(), name, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) })); err != nil {
+		t.Fatal(err)
+	}
+	fillPrequeue(t, rdb, name, n)
+	return e, name, rdb
+}
+
+// seededEngine is another instance on rdb, its seeds derived from secret
+// and the previous secrets.
+func seededEngine(t *testing.T, rdb redis.UniversalClient, secret string, previous ...string) *Engine {
+	t.Helper()
+	var prev [][]byte
+	for _, p := range previous {
+		prev = append(prev, []byte(p))
+	}
+	s, err := draw.NewSeeder(DefaultNamespace(rdb), []byte(secret), prev...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := New(rdb, DefaultNamespace(rdb))
+	e.SetDrawSeeder(s)
+	return e
+}
+
+// roomDump returns every value of room's keys (hash fields and zset
+// members included), as a Redis reader sees them.
+func roomDump(t *testing.T, rdb redis.UniversalClient, name string) []string {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, "*{"+name+"}*").Result()
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("keys of room %s: %v, %v", name, keys, err)
+	}
+	var vals []string
+	for _, k := range keys {
+		vals = append(vals, k)
+		switch typ := rdb.Type(ctx, k).Val(); typ {
+		case "string":
+			vals = append(vals, rdb.Get(ctx, k).Val())
+		case "hash":
+			for f, v := range rdb.HGetAll(ctx, k).Val() {
+				vals = append(vals, f, v)
+			}
+		case "zset":
+			for _, z := range rdb.ZRangeWithScores(ctx, k, 0, -1).Val() {
+				vals = append(vals, z.Member.(string), strconv.FormatFloat(z.Score, 'f', -1, 64))
+			}
+		case "set":
+			vals = append(vals, rdb.SMembers(ctx, k).Val()...)
+		case "list":
+			vals = append(vals, rdb.LRange(ctx, k, 0, -1).Val()...)
+		default:
+			t.Fatalf("key %s of type %s is not read", k, typ)
+		}
+	}
+	return vals
+}
+
+// TestDrawSeedHiddenFromRedis: before the reveal, nothing in Redis is the
+// seed or a preimage of the commitment; the draw that follows is the
+// seed's, verifiable, and the same whichever instance with the secret
+// draws.
+func TestDrawSeedHiddenFromRedis(t *testing.T) {
+	ctx := context.Background()
+	const secret = "the deployment's secret 0123456789"
+	e, name, rdb := seededRoom(t, 300, secret)
+	info, err := e.DrawInfo(ctx, name)
+	if err != nil || len(info.Commitment) != 64 {
+		t.Fatalf("draw info: %+v %v", info, err)
+	}
+	nonce, _ := hex.DecodeString(rdb.HGet(ctx, testKeys(rdb, name).key("draw"), "nonce").Val())
+	seed, err := e.seeder.Committed(name, nonce, info.Commitment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms := []string{string(seed), hex.EncodeToString(seed), strings.ToUpper(hex.EncodeToString(seed)),
+		base64.StdEncoding.EncodeToString(seed), base64.RawURLEncoding.EncodeToString(seed)}
+	for _, v := range roomDump(t, rdb, name) {
+		for _, f := range forms {
+			if strings.Contains(v, f) {
+				t.Fatalf("Redis holds the seed before the reveal: %q", v)
+			}
+		}
+		raw, _ := hex.DecodeString(v)
+		if draw.Commitment([]byte(v)) == info.Commitment || draw.Commitment(raw) == info.Commitment {
+			t.Fatalf("Redis holds a preimage of the commitment: %q", v)
+		}
+	}
+
+	// The seed as the secret derives it orders the line.
+	zs := rdb.ZRangeWithScores(ctx, testKeys(rdb, name).key("prequeue"), 0, -1).Val()
+	tickets := make([]int64, len(zs))
+	for i, z := range zs {
+		tickets[i] = int64(z.Score)
+	}
+	order := make([]string, len(zs))
+	for i, j := range draw.Order(seed, tickets) {
+		order[i] = zs[j].Member.(string)
+	}
+	openNow(t, e, name)
+	other := seededEngine(t, rdb, secret) // another instance draws
+	if st, err := other.Draw(ctx, name, DrawOptions{Chunk: 70}); err != nil || st != DrawDone {
+		t.Fatalf("draw: %v %v", st, err)
+	}
+	checkDrawn(t, e, name, len(zs), order)
+	if after, _ := e.DrawInfo(ctx, name); after.Seed != hex.EncodeToString(seed) || after.Commitment != info.Commitment {
+		t.Fatalf("revealed %+v, want the seed %x of commitment %s", after, seed, info.Commitment)
+	}
+}
+
+// TestDrawAfterSecretRotation: a draw committed under the previous secret
+// is drawn with the seed it committed to by an instance that knows that
+// secret, and never with another seed by one that does not.
+func TestDrawAfterSecretRotation(t *testing.T) {
+	ctx := context.Background()
+	const oldSecret, newSecret = "the old secret 0123456789", "the new secret 0123456789"
+	e, name, rdb := seededRoom(t, 50, oldSecret)
+	info, _ := e.DrawInfo(ctx, name)
+	openNow(t, e, name)
+
+	rotated := seededEngine(t, rdb, newSecret)
+	if _, err := rotated.Draw(ctx, name, DrawOptions{Owner: "instance"}); !errors.Is(err, draw.ErrNoSecret) {
+		t.Fatalf("draw without the committed secret: %v, want ErrNoSecret", err)
+	}
+	if got, _ := rotated.DrawInfo(ctx, name); got.Done || got.Seed != "" || got.Commitment != info.Commitment {
+		t.Fatalf("after the refused draw: %+v", got)
+	}
+	// The refused instance gave the lease up: another one, with the
+	// previous secret kept, draws at once.
+	both := seededEngine(t, rdb, newSecret, oldSecret)
+	if st, err := both.Draw(ctx, name, DrawOptions{Owner: "another"}); err != nil || st != DrawDone {
+		t.Fatalf("draw with the previous secret: %v %v", st, err)
+	}
+	got, err := both.DrawInfo(ctx, name)
+	if err != nil || got.Commitment != info.Commitment || len(got.Tickets) != 50 {
+		t.Fatalf("after the draw: %+v %v", got, err)
+	}
+	if err := draw.Verify(got.Commitment, got.Seed, got.Tickets); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/draw"
 	"waitingroom/server/room"
 )
 
@@ -72,6 +73,9 @@ type Engine struct {
 	// admitNow, when set, is the admission tick's clock instead of Redis
 	// TIME (tests drive the rate state with it); nil in a server.
 	admitNow func() time.Time
+	// seeder derives the draws' seeds (SetDrawSeeder); nil keeps them in
+	// Redis.
+	seeder *draw.Seeder
 }
 
 // New returns an Engine that uses rdb, which may be a single node, a

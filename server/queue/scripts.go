@@ -31,7 +31,7 @@ type scripts struct {
 	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *script
 	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
 	// DRAW
-	drawSeed, drawBegin, drawChunk, drawDone *script
+	drawSeed, drawBegin, drawChunk, drawDone, drawYield *script
 	// GATE
 	mint, openSession, touchSession, endSession, activeSessions, setAPIKey *script
 	// CHALLENGE
@@ -64,6 +64,7 @@ func loadScripts() scripts {
 		drawBegin:   load("draw_begin"),
 		drawChunk:   load("draw_chunk"),
 		drawDone:    load("draw_done"),
+		drawYield:   load("draw_yield"),
 		// GATE
 		mint:           load("mint"),
 		openSession:    load("open_session"),
