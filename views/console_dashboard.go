@@ -105,7 +105,16 @@ type TimelineItem struct {
 	Target string
 	Old    string
 	New    string
+	// Changes are the fields an entry of JSON objects (room settings)
+	// changed, in place of Old and New.
+	Changes []TimelineChange
 }
+
+// TimelineChange is one changed field of a timeline entry.
+type TimelineChange struct{ Field, Old, New string }
+
+// text is "field: old → new".
+func (c TimelineChange) text() string { return c.Field + ": " + c.Old + " → " + c.New }
 
 // rows are the failure figures with their words, in a fixed order.
 func (f Failures) rows(t DashText) []failureRow {

@@ -321,7 +321,7 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 	}
 	if s.dash.events != nil {
 		rctx, cancel = read()
-		l.Timeline, err = timeline(rctx, s.dash.events, name)
+		l.Timeline, err = timeline(rctx, s.dash.events, name, t.Lang)
 		cancel()
 		got(views.FigTimeline, "timeline", err)
 	}
@@ -487,7 +487,7 @@ func instanceRows(ins []livestats.Instance) []views.InstanceRow {
 
 // timeline returns the room's last timelineLen sale and room events,
 // newest first, reading at most timelinePages pages of its audit log.
-func timeline(ctx context.Context, events SaleEvents, name string) ([]views.TimelineItem, error) {
+func timeline(ctx context.Context, events SaleEvents, name, lang string) ([]views.TimelineItem, error) {
 	var items []views.TimelineItem
 	f := audit.Filter{Room: name, Limit: 100}
 	for range timelinePages {
@@ -499,8 +499,17 @@ func timeline(ctx context.Context, events SaleEvents, name string) ([]views.Time
 			if !strings.HasPrefix(e.Action, "sale.") && !strings.HasPrefix(e.Action, "room.") {
 				continue
 			}
-			items = append(items, views.TimelineItem{At: e.At, Action: e.Action, Actor: clip(e.Actor, 64),
-				Target: clip(e.Target, 64), Old: clip(e.Old, timelineValue), New: clip(e.New, timelineValue)})
+			it := views.TimelineItem{At: e.At, Action: e.Action, Actor: clip(e.Actor, 64),
+				Target: clip(e.Target, 64), Old: clip(e.Old, timelineValue), New: clip(e.New, timelineValue)}
+			// Settings as JSON objects read field by field, as in the audit log.
+			if ch := auditChanges(e.Old, e.New, lang); len(ch) > 0 && ch[0].Field != "" {
+				it.Old, it.New = "", ""
+				for _, c := range ch {
+					it.Changes = append(it.Changes, views.TimelineChange{Field: clip(c.Field, 64),
+						Old: clip(c.Old.Full, timelineValue), New: clip(c.New.Full, timelineValue)})
+				}
+			}
+			items = append(items, it)
 			if len(items) == timelineLen {
 				return items, nil
 			}

@@ -536,12 +536,40 @@ func TestTimelineKeepsTheLast20(t *testing.T) {
 	for i := 60; i >= 1; i-- {
 		f.entries = append(f.entries, audit.Entry{ID: int64(i), Room: "r", Action: "sale.paused", New: strings.Repeat("가", 500)})
 	}
-	items, err := timeline(context.Background(), &f, "r")
+	items, err := timeline(context.Background(), &f, "r", "en")
 	if err != nil || len(items) != timelineLen {
 		t.Fatalf("%d items, %v", len(items), err)
 	}
 	if n := len([]rune(items[0].New)); n != timelineValue {
 		t.Errorf("a value of %d characters, want it cut to %d", n, timelineValue)
+	}
+}
+
+// TestTimelineSettingsChanges: a settings change reads as the audit log
+// reads it, field by field (old → new), never as raw JSON; other values
+// stay as they are.
+func TestTimelineSettingsChanges(t *testing.T) {
+	f := fakeEvents{entries: []audit.Entry{
+		{ID: 3, Room: "r", Action: "room.update", Old: `{"rate":5,"title":"Drop"}`, New: `{"rate":8,"title":"Drop"}`},
+		{ID: 2, Room: "r", Action: "sale.rate", Old: "5", New: "8"},
+		{ID: 1, Room: "r", Action: "room.update", Old: `{"paused":false}`, New: `{"paused":true}`},
+	}}
+	items, err := timeline(context.Background(), &f, "r", "en")
+	if err != nil || len(items) != 3 {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	for i, want := range []struct {
+		old, new string
+		changes  []views.TimelineChange
+	}{
+		{"", "", []views.TimelineChange{{Field: "rate", Old: "5", New: "8"}}},
+		{"5", "8", nil},
+		{"", "", []views.TimelineChange{{Field: "paused", Old: "false", New: "true"}}},
+	} {
+		it := items[i]
+		if it.Old != want.old || it.New != want.new || !slices.Equal(it.Changes, want.changes) {
+			t.Errorf("item %d: old %q new %q changes %+v; want %q %q %+v", i, it.Old, it.New, it.Changes, want.old, want.new, want.changes)
+		}
 	}
 }
 
