@@ -175,10 +175,9 @@ func text(t *testing.T, html, id string) string {
 	return strings.TrimSpace(rest[:strings.IndexByte(rest, '<')])
 }
 
-// TestDashboardPage: a live room with a placed order, three in line and a
-// recorded series shows every figure, its charts and the sale's timeline.
-func TestDashboardPage(t *testing.T) {
-	h := newDashHarness(t, 0)
+// sale places one order of 2 in h's room and puts 3 visitors in line.
+func (h *dashHarness) sale(t *testing.T) {
+	t.Helper()
 	c, tok := h.admitted(t)
 	if r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{"quantity":2}`, map[string]string{"X-Entry-Token": tok}, c); r.status != 201 {
 		t.Fatalf("order: %d %s", r.status, r.body)
@@ -186,6 +185,13 @@ func TestDashboardPage(t *testing.T) {
 	for range 3 {
 		h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
 	}
+}
+
+// TestDashboardPage: a live room with a placed order, three in line and a
+// recorded series shows every figure, its charts and the sale's timeline.
+func TestDashboardPage(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.sale(t)
 	resp, html := h.get(t, h.client, "/admin/rooms/"+h.room)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("%d %s", resp.StatusCode, html)
@@ -858,13 +864,7 @@ func TestSummarizeIssuerFailures(t *testing.T) {
 // reading, never 0.
 func TestDashboardStuckSeriesLeavesTheOthers(t *testing.T) {
 	h := newDashHarness(t, 0)
-	c, tok := h.admitted(t)
-	if r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{"quantity":2}`, map[string]string{"X-Entry-Token": tok}, c); r.status != 201 {
-		t.Fatalf("order: %d %s", r.status, r.body)
-	}
-	for range 3 {
-		h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
-	}
+	h.sale(t)
 	if _, html := h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC"); strings.Contains(html, "cannot be read") {
 		t.Fatalf("a healthy read is unavailable:\n%s", html)
 	}
