@@ -66,6 +66,10 @@ type DashboardLive struct {
 	IssuerFailedAt time.Time
 	// Unavailable: some figures could not be read this second.
 	Unavailable bool
+	// Missing are the figures that could not be read this second, by
+	// name (FigLine, FigSeries, FigStock, FigTimeline), each with the time
+	// of its last good reading (zero when none): they show "—", never 0.
+	Missing map[string]time.Time
 	// Networks: the room's pre-queue has recorded joins by client network;
 	// Flagged are the networks with FlagJoins joins or more, most first.
 	Networks  bool
@@ -101,7 +105,16 @@ type TimelineItem struct {
 	Target string
 	Old    string
 	New    string
+	// Changes are the fields an entry of JSON objects (room settings)
+	// changed, in place of Old and New.
+	Changes []TimelineChange
 }
+
+// TimelineChange is one changed field of a timeline entry.
+type TimelineChange struct{ Field, Old, New string }
+
+// text is "field: old → new".
+func (c TimelineChange) text() string { return c.Field + ": " + c.Old + " → " + c.New }
 
 // rows are the failure figures with their words, in a fixed order.
 func (f Failures) rows(t DashText) []failureRow {
@@ -161,6 +174,31 @@ func (l DashboardLive) loc() *time.Location {
 func (l DashboardLive) updated(t DashText) string {
 	at := l.At.In(l.loc())
 	return Fill(t.Updated, "when", at.Format("15:04:05")+" "+UTCOffset(at))
+}
+
+// The figures that are read, and may fail, on their own.
+const (
+	FigLine     = "line"     // waiting, pre-queued, active
+	FigSeries   = "series"   // the per-second record: rates, latency, failures, charts
+	FigStock    = "stock"    // orders placed, sold and left
+	FigTimeline = "timeline" // the sale's events
+)
+
+// missing reports that figure fig could not be read this second.
+func (l DashboardLive) missing(fig string) bool {
+	_, ok := l.Missing[fig]
+	return ok
+}
+
+// asOf says when figure fig was last read, in the operator's zone; empty
+// when it never was.
+func (l DashboardLive) asOf(fig string, t DashText) string {
+	at := l.Missing[fig]
+	if at.IsZero() {
+		return t.NeverRead
+	}
+	at = at.In(l.loc())
+	return Fill(t.AsOf, "when", at.Format("15:04:05")+" "+UTCOffset(at))
 }
 
 // when is a timeline entry's time in the operator's zone, with its offset.

@@ -60,6 +60,9 @@ type DashText struct {
 	IssuerFailed string
 	// Unavailable is said when the live figures cannot be read.
 	Unavailable string
+	// AsOf follows the "—" of a figure that cannot be read now: the time
+	// of its last good reading ({when}); NeverRead when there was none.
+	AsOf, NeverRead string
 	// NoRoom is the error of a room that does not exist: {room}.
 	NoRoom string
 	// Busy refuses a stream when too many dashboards are open.
@@ -140,6 +143,8 @@ var dashEN = DashText{
 	NoData:        "no value",
 	IssuerFailed:  "Admission ticks or draws failed {n} times in the last 10 minutes, the last at {when}; the server's log says why.",
 	Unavailable:   "The live figures cannot be read right now; they come back on their own.",
+	AsOf:          "last read {when}",
+	NeverRead:     "not read yet",
 	NoRoom:        "There is no room named {room}.",
 	Busy:          "Too many live dashboards are open on this server. Try again in a moment.",
 	Events: map[string]string{
@@ -226,6 +231,8 @@ var dashKO = DashText{
 	NoData:        "값 없음",
 	IssuerFailed:  "최근 10분 동안 입장 처리 또는 추첨이 {n}번 실패했습니다. 마지막: {when}. 원인은 서버 로그에 있습니다.",
 	Unavailable:   "지금은 실시간 수치를 읽을 수 없습니다. 곧 다시 표시됩니다.",
+	AsOf:          "마지막으로 읽은 시각 {when}",
+	NeverRead:     "아직 읽지 못함",
 	NoRoom:        "{room} 대기실이 없습니다.",
 	Busy:          "이 서버에 열린 실시간 대시보드가 너무 많습니다. 잠시 후 다시 시도해 주세요.",
 	Events: map[string]string{

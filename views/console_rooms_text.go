@@ -22,6 +22,7 @@ type RoomsText struct {
 	Settings      string
 	Products      string
 	NotLive       string // a room the database records but Redis has not (yet)
+	LiveUnread    string // a room whose live figures cannot be read now
 	RoomsUnlisted string // Redis did not answer the list
 
 	PhaseScheduled string
@@ -191,6 +192,7 @@ var roomsKorean = RoomsText{
 	Settings:      "설정",
 	Products:      "상품",
 	NotLive:       "Redis에 없음 (복원 대기)",
+	LiveUnread:    "지금은 실시간 수치를 읽을 수 없습니다",
 	RoomsUnlisted: "일부 대기실 목록을 읽지 못했습니다. 잠시 후 새로고침하세요.",
 
 	PhaseScheduled: "예정",
@@ -384,6 +386,7 @@ var roomsEnglish = RoomsText{
 	Settings:      "Settings",
 	Products:      "Products",
 	NotLive:       "not in Redis (awaiting restore)",
+	LiveUnread:    "the live figures cannot be read right now",
 	RoomsUnlisted: "Part of the room list could not be read. Reload in a moment.",
 
 	PhaseScheduled: "Scheduled",

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -58,7 +59,7 @@ const (
 	timelineValue = 120
 	// maxInstancesShown bounds the instance table.
 	maxInstancesShown = 50
-	// dashReadTimeout bounds the reads of one dashboard second.
+	// dashReadTimeout bounds each read of one dashboard second.
 	dashReadTimeout = 2 * time.Second
 	// DefaultDashboardStreams bounds the open dashboard streams of one
 	// instance.
@@ -79,6 +80,61 @@ type dashboard struct {
 	sessionCheck time.Duration
 	frames       frameCache
 	render       singleflight.Group
+	// lastGood is when each room's figures were last read.
+	lastGood lastGoodCache
+}
+
+// maxLastGood bounds the rooms whose last good readings are kept.
+const maxLastGood = 1024
+
+// lastGoodCache holds, per room and figure, when the figure was last read:
+// what a figure that cannot be read says instead of 0. It keeps at most
+// maxLastGood rooms, forgetting the least recently read.
+type lastGoodCache struct {
+	mu sync.Mutex
+	m  map[string]map[string]time.Time
+}
+
+func (c *lastGoodCache) put(room, fig string, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]map[string]time.Time{}
+	}
+	figs := c.m[room]
+	if figs == nil {
+		if len(c.m) >= maxLastGood {
+			c.evictOldest()
+		}
+		figs = map[string]time.Time{}
+		c.m[room] = figs
+	}
+	figs[fig] = at
+}
+
+// evictOldest forgets the room whose latest reading is the oldest.
+func (c *lastGoodCache) evictOldest() {
+	var oldest string
+	var oldestAt time.Time
+	for room, figs := range c.m {
+		var latest time.Time
+		for _, at := range figs {
+			if at.After(latest) {
+				latest = at
+			}
+		}
+		if oldest == "" || latest.Before(oldestAt) {
+			oldest, oldestAt = room, latest
+		}
+	}
+	delete(c.m, oldest)
+}
+
+// get returns when room's figure fig was last read; zero when never.
+func (c *lastGoodCache) get(room, fig string) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[room][fig]
 }
 
 // newDashboard takes the dashboard's dependencies from o: the timeline
@@ -180,37 +236,57 @@ func (s *Server) dashboardFailed(w http.ResponseWriter, r *http.Request, name st
 
 // dashboardSecond reads room name as it is at now. It fails only when the
 // room's settings cannot be read (room.ErrNotFound when there is no such
-// room); a figure that cannot be read marks the second Unavailable.
+// room). Each figure is read with its own dashReadTimeout, so that a slow
+// one leaves the others; one that cannot be read marks the second
+// Unavailable and is Missing, with the time of its last good reading.
 func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time, loc *time.Location, t views.DashText) (views.DashboardLive, error) {
-	ctx, cancel := context.WithTimeout(ctx, dashReadTimeout)
-	defer cancel()
-	set, err := s.rooms.Room(ctx, name)
+	read := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, dashReadTimeout) }
+	rctx, cancel := read()
+	set, err := s.rooms.Room(rctx, name)
+	cancel()
 	if err != nil {
 		return views.DashboardLive{}, err
 	}
 	l := views.DashboardLive{At: now, Loc: loc, Phase: dashPhase(set, now), Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
-	failed := func(what string, err error) {
+	// got records whether figure fig (a views.Fig*, or "" for one that
+	// has no place of its own) was read.
+	got := func(fig, what string, err error) bool {
+		if err == nil {
+			if fig != "" {
+				s.dash.lastGood.put(name, fig, now)
+			}
+			return true
+		}
 		s.log.Warn("console: dashboard read", "room", name, "what", what, "err", err)
 		l.Unavailable = true
+		if fig != "" {
+			if l.Missing == nil {
+				l.Missing = map[string]time.Time{}
+			}
+			l.Missing[fig] = s.dash.lastGood.get(name, fig)
+		}
+		return false
 	}
-	st, err := s.rooms.Stats(ctx, name)
-	if err != nil {
-		failed("stats", err)
+	rctx, cancel = read()
+	st, err := s.rooms.Stats(rctx, name)
+	cancel()
+	if got(views.FigLine, "stats", err) {
+		l.Waiting, l.Prequeued, l.Active, l.SoldOut = st.Waiting, st.Prequeued, st.Active, st.SoldOut
+		l.Gate = set.Gate.TargetURL != "" || st.SessionsOpened > 0
+		l.Sessions, l.SessionsOpened, l.SessionsEnded, l.Idle = st.Sessions, st.SessionsOpened, st.SessionsEnded, st.SessionsIdle
+		l.AdmitMeasured = st.RateEWMA
 	}
-	l.Waiting, l.Prequeued, l.Active, l.SoldOut = st.Waiting, st.Prequeued, st.Active, st.SoldOut
-	l.Gate = set.Gate.TargetURL != "" || st.SessionsOpened > 0
-	l.Sessions, l.SessionsOpened, l.SessionsEnded, l.Idle = st.Sessions, st.SessionsOpened, st.SessionsEnded, st.SessionsIdle
-	l.AdmitMeasured = st.RateEWMA
 
 	var series []livestats.Second
 	if s.dash.live != nil {
-		if series, err = s.dash.live.Series(ctx, name, now.Add(-dashWindow)); err != nil {
-			failed("series", err)
-		}
-		ins, err := s.dash.live.Instances(ctx)
-		if err != nil {
-			failed("instances", err)
-		}
+		rctx, cancel = read()
+		series, err = s.dash.live.Series(rctx, name, now.Add(-dashWindow))
+		cancel()
+		got(views.FigSeries, "series", err)
+		rctx, cancel = read()
+		ins, err := s.dash.live.Instances(rctx)
+		cancel()
+		got("", "instances", err)
 		l.Instances = instanceRows(ins)
 	}
 	sum := summarize(series, now)
@@ -222,28 +298,35 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 	l.Charts = dashCharts(series, now, t)
 	l.ETA = lastInLineETA(l.Waiting, l.AdmitMeasured, l.Paused)
 
-	if nets, err := s.nets.recent(ctx, name, now); err != nil {
-		failed("networks", err)
-	} else {
+	rctx, cancel = read()
+	nets, err := s.nets.recent(rctx, name, now)
+	cancel()
+	if got("", "networks", err) {
 		l.Networks, l.Flagged, l.FlagJoins = len(nets) > 0, flaggedRows(nets), s.nets.threshold
 	}
 
 	if s.dash.stock != nil {
-		ss, err := s.dash.stock.StockSummary(ctx, name)
-		if err != nil {
-			failed("stock", err)
+		rctx, cancel = read()
+		ss, err := s.dash.stock.StockSummary(rctx, name)
+		cancel()
+		if got(views.FigStock, "stock", err) {
+			l.Placed, l.Sold, l.Left = ss.Orders, ss.Sold, ss.Left
 		}
-		l.Placed, l.Sold, l.Left = ss.Orders, ss.Sold, ss.Left
 	}
 	if set.Adaptive {
-		if l.Adaptive, err = s.dashboardAdaptive(ctx, name, set, now, t); err != nil {
-			failed("adaptive", err)
-		}
+		rctx, cancel = read()
+		l.Adaptive, err = s.dashboardAdaptive(rctx, name, set, now, t)
+		cancel()
+		got("", "adaptive", err)
 	}
 	if s.dash.events != nil {
-		if l.Timeline, err = timeline(ctx, s.dash.events, name); err != nil {
-			failed("timeline", err)
-		}
+		rctx, cancel = read()
+		l.Timeline, err = timeline(rctx, s.dash.events, name, t.Lang)
+		cancel()
+		got(views.FigTimeline, "timeline", err)
+	}
+	if _, ok := l.Missing[views.FigLine]; ok {
+		l.ETA = nil // the line is not known
 	}
 	return l, nil
 }
@@ -404,7 +487,7 @@ func instanceRows(ins []livestats.Instance) []views.InstanceRow {
 
 // timeline returns the room's last timelineLen sale and room events,
 // newest first, reading at most timelinePages pages of its audit log.
-func timeline(ctx context.Context, events SaleEvents, name string) ([]views.TimelineItem, error) {
+func timeline(ctx context.Context, events SaleEvents, name, lang string) ([]views.TimelineItem, error) {
 	var items []views.TimelineItem
 	f := audit.Filter{Room: name, Limit: 100}
 	for range timelinePages {
@@ -416,8 +499,17 @@ func timeline(ctx context.Context, events SaleEvents, name string) ([]views.Time
 			if !strings.HasPrefix(e.Action, "sale.") && !strings.HasPrefix(e.Action, "room.") {
 				continue
 			}
-			items = append(items, views.TimelineItem{At: e.At, Action: e.Action, Actor: clip(e.Actor, 64),
-				Target: clip(e.Target, 64), Old: clip(e.Old, timelineValue), New: clip(e.New, timelineValue)})
+			it := views.TimelineItem{At: e.At, Action: e.Action, Actor: clip(e.Actor, 64),
+				Target: clip(e.Target, 64), Old: clip(e.Old, timelineValue), New: clip(e.New, timelineValue)}
+			// Settings as JSON objects read field by field, as in the audit log.
+			if ch := auditChanges(e.Old, e.New, lang); len(ch) > 0 && ch[0].Field != "" {
+				it.Old, it.New = "", ""
+				for _, c := range ch {
+					it.Changes = append(it.Changes, views.TimelineChange{Field: clip(c.Field, 64),
+						Old: clip(c.Old.Full, timelineValue), New: clip(c.New.Full, timelineValue)})
+				}
+			}
+			items = append(items, it)
 			if len(items) == timelineLen {
 				return items, nil
 			}

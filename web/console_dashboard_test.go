@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,10 +36,18 @@ type fakeLive struct {
 	calls  int
 	failed error
 	delay  time.Duration // each read takes this long
+	// stuck: a read answers only when its context ends, as a Redis that
+	// does not answer.
+	stuck bool
 }
 
-func (f *fakeLive) Series(_ context.Context, _ string, since time.Time) ([]livestats.Second, error) {
+func (f *fakeLive) Series(ctx context.Context, _ string, since time.Time) ([]livestats.Second, error) {
 	f.mu.Lock()
+	if f.stuck {
+		f.mu.Unlock()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	defer f.mu.Unlock()
 	f.calls++
 	if f.delay > 0 {
@@ -165,10 +175,9 @@ func text(t *testing.T, html, id string) string {
 	return strings.TrimSpace(rest[:strings.IndexByte(rest, '<')])
 }
 
-// TestDashboardPage: a live room with a placed order, three in line and a
-// recorded series shows every figure, its charts and the sale's timeline.
-func TestDashboardPage(t *testing.T) {
-	h := newDashHarness(t, 0)
+// sale places one order of 2 in h's room and puts 3 visitors in line.
+func (h *dashHarness) sale(t *testing.T) {
+	t.Helper()
 	c, tok := h.admitted(t)
 	if r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{"quantity":2}`, map[string]string{"X-Entry-Token": tok}, c); r.status != 201 {
 		t.Fatalf("order: %d %s", r.status, r.body)
@@ -176,6 +185,13 @@ func TestDashboardPage(t *testing.T) {
 	for range 3 {
 		h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
 	}
+}
+
+// TestDashboardPage: a live room with a placed order, three in line and a
+// recorded series shows every figure, its charts and the sale's timeline.
+func TestDashboardPage(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.sale(t)
 	resp, html := h.get(t, h.client, "/admin/rooms/"+h.room)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("%d %s", resp.StatusCode, html)
@@ -526,12 +542,40 @@ func TestTimelineKeepsTheLast20(t *testing.T) {
 	for i := 60; i >= 1; i-- {
 		f.entries = append(f.entries, audit.Entry{ID: int64(i), Room: "r", Action: "sale.paused", New: strings.Repeat("가", 500)})
 	}
-	items, err := timeline(context.Background(), &f, "r")
+	items, err := timeline(context.Background(), &f, "r", "en")
 	if err != nil || len(items) != timelineLen {
 		t.Fatalf("%d items, %v", len(items), err)
 	}
 	if n := len([]rune(items[0].New)); n != timelineValue {
 		t.Errorf("a value of %d characters, want it cut to %d", n, timelineValue)
+	}
+}
+
+// TestTimelineSettingsChanges: a settings change reads as the audit log
+// reads it, field by field (old → new), never as raw JSON; other values
+// stay as they are.
+func TestTimelineSettingsChanges(t *testing.T) {
+	f := fakeEvents{entries: []audit.Entry{
+		{ID: 3, Room: "r", Action: "room.update", Old: `{"rate":5,"title":"Drop"}`, New: `{"rate":8,"title":"Drop"}`},
+		{ID: 2, Room: "r", Action: "sale.rate", Old: "5", New: "8"},
+		{ID: 1, Room: "r", Action: "room.update", Old: `{"paused":false}`, New: `{"paused":true}`},
+	}}
+	items, err := timeline(context.Background(), &f, "r", "en")
+	if err != nil || len(items) != 3 {
+		t.Fatalf("%d items, %v", len(items), err)
+	}
+	for i, want := range []struct {
+		old, new string
+		changes  []views.TimelineChange
+	}{
+		{"", "", []views.TimelineChange{{Field: "rate", Old: "5", New: "8"}}},
+		{"5", "8", nil},
+		{"", "", []views.TimelineChange{{Field: "paused", Old: "false", New: "true"}}},
+	} {
+		it := items[i]
+		if it.Old != want.old || it.New != want.new || !slices.Equal(it.Changes, want.changes) {
+			t.Errorf("item %d: old %q new %q changes %+v; want %q %q %+v", i, it.Old, it.New, it.Changes, want.old, want.new, want.changes)
+		}
 	}
 }
 
@@ -810,5 +854,81 @@ func TestSummarizeIssuerFailures(t *testing.T) {
 	}
 	if got := summarize([]livestats.Second{sec(3, 0)}, now); got.issuerFailed != 0 || !got.issuerFailedAt.IsZero() {
 		t.Fatalf("failures without any: %+v", got)
+	}
+}
+
+// TestDashboardStuckSeriesLeavesTheOthers: a series read that never
+// answers spends its own budget only: the line, the orders placed, the
+// stock and the timeline still show their real values, and the figures
+// taken from the series show "—" with the time of their last good
+// reading, never 0.
+func TestDashboardStuckSeriesLeavesTheOthers(t *testing.T) {
+	h := newDashHarness(t, 0)
+	h.sale(t)
+	if _, html := h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC"); strings.Contains(html, "cannot be read") {
+		t.Fatalf("a healthy read is unavailable:\n%s", html)
+	}
+	h.live.mu.Lock()
+	h.live.stuck = true
+	h.live.mu.Unlock()
+	resp, html := h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC")
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, html)
+	}
+	wantTexts(t, html, map[string]string{
+		"dash-waiting":         "3",
+		"dash-active":          "0",
+		"dash-placed":          "1",
+		"dash-stock":           "2 sold · 8 left",
+		"dash-orders-per-sec":  "—",
+		"dash-latency":         "—",
+		"dash-failures-unread": "—",
+	})
+	if !strings.Contains(html, "The live figures cannot be read right now") {
+		t.Error("the page does not say that a figure cannot be read")
+	}
+	if !regexp.MustCompile(`<small class="dash-asof">last read \d\d:\d\d:\d\d UTC</small>`).MatchString(html) {
+		t.Error("the unread figures lack the time of their last good reading")
+	}
+	if strings.Contains(html, "No events yet") || !strings.Contains(html, "Rate changed") {
+		t.Error("the timeline lost its events to the series' read")
+	}
+}
+
+// TestLastGoodCache: the time of each room's figures' last good reading,
+// a room's figures apart, bounded by forgetting the room read least
+// recently.
+func TestLastGoodCache(t *testing.T) {
+	var c lastGoodCache
+	t0 := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	for _, step := range []struct {
+		put       bool
+		room, fig string
+		at        time.Time
+	}{
+		{true, "a", views.FigLine, t0},
+		{true, "a", views.FigSeries, t0.Add(time.Second)},
+		{true, "b", views.FigLine, t0.Add(2 * time.Second)},
+		{false, "a", views.FigLine, t0},
+		{false, "a", views.FigSeries, t0.Add(time.Second)},
+		{false, "a", views.FigStock, time.Time{}}, // never read
+		{false, "c", views.FigLine, time.Time{}},
+	} {
+		if step.put {
+			c.put(step.room, step.fig, step.at)
+			continue
+		}
+		if got := c.get(step.room, step.fig); !got.Equal(step.at) {
+			t.Errorf("%s %s: %v, want %v", step.room, step.fig, got, step.at)
+		}
+	}
+	for i := range maxLastGood + 5 {
+		c.put("r"+strconv.Itoa(i), views.FigLine, t0.Add(time.Hour+time.Duration(i)*time.Second))
+	}
+	if len(c.m) != maxLastGood {
+		t.Fatalf("%d rooms kept, want %d", len(c.m), maxLastGood)
+	}
+	if !c.get("a", views.FigLine).IsZero() || c.get("r"+strconv.Itoa(maxLastGood+4), views.FigLine).IsZero() {
+		t.Error("the cache forgot a recent room before the oldest")
 	}
 }

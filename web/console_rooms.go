@@ -54,18 +54,23 @@ func roomsText(r *http.Request) views.RoomsText { return views.RoomsFor(consoleL
 // consoleRoomList serves GET /admin/rooms: every room Redis holds or the
 // database records, with its live figures.
 func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
 	t := roomsText(r)
 	var l views.RoomList
 	titles := map[string]string{}
+	// Each read has its own budget: a slow Redis leaves the database's
+	// rooms listed, and one slow room leaves the others' figures.
+	read := func() (context.Context, context.CancelFunc) { return context.WithTimeout(r.Context(), roomReadTimeout) }
+	ctx, cancel := read()
 	names, err := s.rooms.Rooms(ctx)
+	cancel()
 	if err != nil {
 		s.log.Warn("console: list rooms", "err", err)
 		l.Partial = true
 	}
 	if s.recorded != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 		recs, err := s.recorded.Rooms(ctx)
+		cancel()
 		if err != nil {
 			s.log.Warn("console: list recorded rooms", "err", err)
 			l.Partial = true
@@ -79,25 +84,24 @@ func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess co
 	now := time.Now()
 	for _, name := range slices.Compact(names) {
 		row := views.RoomRow{Name: name, Title: titles[name]}
+		ctx, cancel := read()
 		set, err := s.rooms.Room(ctx, name)
+		var st queue.Stats
+		if err == nil {
+			st, err = s.rooms.Stats(ctx, name)
+		}
+		cancel()
 		switch {
 		case errors.Is(err, room.ErrNotFound):
-			l.Rows = append(l.Rows, row)
-			continue
 		case err != nil:
-			s.log.Warn("console: room", "room", name, "err", err)
-			l.Partial = true
-			continue
+			// Listed all the same: its figures show as unread.
+			s.log.Warn("console: room figures", "room", name, "err", err)
+			row.Unread = true
+		default:
+			row.Live, row.Title, row.Mode, row.Phase = true, set.Title, set.Mode, roomPhase(set, now)
+			row.Waiting, row.Prequeued, row.Active = st.Waiting, st.Prequeued, st.Active
+			row.AdmitRate, row.SetRate, row.Paused, row.SoldOut = st.RateEWMA, set.Rate, set.Paused, st.SoldOut
 		}
-		st, err := s.rooms.Stats(ctx, name)
-		if err != nil {
-			s.log.Warn("console: room stats", "room", name, "err", err)
-			l.Partial = true
-			continue
-		}
-		row.Live, row.Title, row.Mode, row.Phase = true, set.Title, set.Mode, roomPhase(set, now)
-		row.Waiting, row.Prequeued, row.Active = st.Waiting, st.Prequeued, st.Active
-		row.AdmitRate, row.SetRate, row.Paused, row.SoldOut = st.RateEWMA, set.Rate, set.Paused, st.SoldOut
 		l.Rows = append(l.Rows, row)
 	}
 	if d := r.URL.Query().Get("deleted"); room.ValidName(d) {
@@ -105,6 +109,10 @@ func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess co
 	}
 	s.render(w, r, http.StatusOK, views.ConsoleRooms(s.consolePage(r, sess, t.RoomsTitle, "rooms"), l))
 }
+
+// roomReadTimeout bounds each of the rooms list's Redis reads: the list of
+// names, and each room's settings and counters.
+const roomReadTimeout = time.Second
 
 // zoneOf returns the form's time zone named tz, or the default.
 func zoneOf(tz string) (string, *time.Location) {

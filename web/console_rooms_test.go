@@ -683,3 +683,62 @@ func TestConsoleSaveAnswersSaved(t *testing.T) {
 		})
 	}
 }
+
+// failingLive is a Redis whose live reads fail: the list of names always,
+// Stats for the rooms in statsDown.
+type failingLive struct {
+	*queue.Engine
+	statsDown map[string]bool
+}
+
+func (f *failingLive) Rooms(context.Context) ([]string, error) {
+	return nil, errors.New("redis: i/o timeout")
+}
+
+func (f *failingLive) Stats(ctx context.Context, name string) (queue.Stats, error) {
+	if f.statsDown[name] {
+		return queue.Stats{}, context.DeadlineExceeded
+	}
+	return f.Engine.Stats(ctx, name)
+}
+
+// TestConsoleRoomListWithoutLiveCounters: when Redis cannot list the
+// rooms and some rooms' counters cannot be read, every room the database
+// records is still listed; the unread ones show "—", never 0.
+func TestConsoleRoomListWithoutLiveCounters(t *testing.T) {
+	f := &failingLive{statsDown: map[string]bool{}}
+	rc := newRoomsConsoleWith(t, func(o *Options) {
+		f.Engine = o.Rooms.(*queue.Engine)
+		o.Rooms = f
+	})
+	ctx := context.Background()
+	var names []string
+	for i := range 4 {
+		name := servicetest.RoomName(t, rc.rdb)
+		if err := rc.eng.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
+			t.Fatal(err)
+		}
+		if err := rc.db.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
+			t.Fatal(err)
+		}
+		f.statsDown[name] = i%2 == 0
+		names = append(names, name)
+	}
+	_, page := rc.get(t, "/admin/rooms", "en")
+	for _, name := range names {
+		i := strings.Index(page, `<tr data-room="`+name+`"`)
+		if i < 0 {
+			t.Fatalf("room %s is not listed", name)
+		}
+		r := page[i : i+strings.Index(page[i:], "</tr>")]
+		switch {
+		case f.statsDown[name] && (!strings.Contains(r, `data-k="unread">— the live figures cannot be read right now`) || strings.Contains(r, `data-k="waiting"`)):
+			t.Errorf("unread room %s: %s", name, r)
+		case !f.statsDown[name] && !strings.Contains(r, `data-k="waiting">0<`):
+			t.Errorf("readable room %s lacks its figures: %s", name, r)
+		}
+	}
+	if !strings.Contains(page, `role="alert"`) {
+		t.Error("the list does not say that Redis could not list the rooms")
+	}
+}

@@ -4,9 +4,11 @@
 // with their latency (from every instance's order path), and each
 // instance's SSE connection count.
 //
-// Each room has one hash per second, named with the room's hash tag (see
-// queue.RoomKey), that every instance adds to; a Reader merges nothing but
-// reads the seconds back, computing percentiles from the summed latency
+// Each room has one hash per minute, named with the room's hash tag (see
+// queue.RoomKey), that every instance adds to; its fields are a second's
+// offset in the minute and a figure ("17:w"). A room's window is about 17
+// keys however busy it is, and a Reader reads it back in as many commands,
+// merging nothing but computing percentiles from the summed latency
 // histogram.
 package livestats
 
@@ -21,9 +23,10 @@ import (
 // Keep is how long a second of a room's series stays in Redis.
 const Keep = 15 * time.Minute
 
-// keepFor is the expiry set on each second's hash: Keep, plus a minute so
-// that a series read up to Keep back is whole.
-const keepFor = Keep + time.Minute
+// keepFor is the expiry set on a minute's hash at each write: Keep, plus
+// the minute it spans, plus a minute so that a series read up to Keep back
+// is whole.
+const keepFor = Keep + 2*time.Minute
 
 // nBuckets is the number of histogram buckets: len(Bounds) and +Inf.
 const nBuckets = 11
@@ -38,7 +41,8 @@ var Bounds = [nBuckets - 1]time.Duration{5 * time.Millisecond, 10 * time.Millise
 // the last, unbounded one.
 func bucketOf(took time.Duration) int { return histogram.Bucket(Bounds[:], took) }
 
-// Fields of a second's hash.
+// Figures of a second, each a field "<offset>:<figure>" of its minute's
+// hash (see field).
 const (
 	fWaiting   = "w"
 	fPrequeued = "pq"
@@ -52,8 +56,22 @@ const (
 	fBucket       = "h"  // + bucket index
 )
 
-func secondKey(ns, room string, sec int64) string {
-	return queue.RoomKey(ns, room, "live:"+strconv.FormatInt(sec, 10))
+// minuteKey names room's hash of the minute that holds second sec (Unix).
+func minuteKey(ns, room string, sec int64) string {
+	return queue.RoomKey(ns, room, "live:m:"+strconv.FormatInt(minuteOf(sec), 10))
+}
+
+// minuteOf returns the minute (Unix seconds / 60) that holds second sec.
+func minuteOf(sec int64) int64 {
+	if sec < 0 && sec%60 != 0 {
+		return sec/60 - 1
+	}
+	return sec / 60
+}
+
+// field names figure f of second sec in its minute's hash.
+func field(sec int64, f string) string {
+	return strconv.FormatInt(sec-minuteOf(sec)*60, 10) + ":" + f
 }
 
 func instancesKey(ns string) string { return ns + ":live:instances" }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,13 +113,123 @@ func TestSecondsExpire(t *testing.T) {
 	if err := r.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ttl, err := rdb.TTL(ctx, secondKey(ns, name, sec)).Result()
-	if err != nil || ttl <= Keep || ttl > keepFor {
-		t.Fatalf("TTL %v (%v), want in (%v, %v]", ttl, err, Keep, keepFor)
+	// A minute's hash outlives its last second by Keep and a minute.
+	ttl, err := rdb.TTL(ctx, minuteKey(ns, name, sec)).Result()
+	if err != nil || ttl <= Keep+time.Minute || ttl > keepFor {
+		t.Fatalf("TTL %v (%v), want in (%v, %v]", ttl, err, Keep+time.Minute, keepFor)
 	}
 	// The key carries the room's hash tag, as queue's keys do.
-	if k := secondKey(ns, name, sec); k != ns+":{"+name+"}:live:"+strconv.FormatInt(sec, 10) {
+	if k := minuteKey(ns, name, sec); k != ns+":{"+name+"}:live:m:"+strconv.FormatInt(sec/60, 10) {
 		t.Fatalf("key %q", k)
+	}
+}
+
+// TestMinuteKeys: the seconds of one minute share a hash, each figure a
+// field named by the second's offset in it.
+func TestMinuteKeys(t *testing.T) {
+	for _, tc := range []struct {
+		sec    int64
+		minute int64
+		field  string
+	}{
+		{0, 0, "0:w"},
+		{59, 0, "59:w"},
+		{60, 1, "0:w"},
+		{1_700_000_000, 28_333_333, "20:w"},
+		{-1, -1, "59:w"},
+		{-60, -1, "0:w"},
+		{-61, -2, "59:w"},
+	} {
+		if m := minuteOf(tc.sec); m != tc.minute {
+			t.Errorf("minuteOf(%d) = %d, want %d", tc.sec, m, tc.minute)
+		}
+		if f := field(tc.sec, fWaiting); f != tc.field {
+			t.Errorf("field(%d) = %q, want %q", tc.sec, f, tc.field)
+		}
+	}
+}
+
+// TestRoomKeysPerWindow: a room ticked every second for a whole window
+// holds one key per minute, not one per second, and a series read costs
+// the same few commands whether the window is empty or full.
+func TestRoomKeysPerWindow(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
+	rec := NewRecorder(rdb, ns, "a", nil, quiet)
+	now := time.Now().Truncate(time.Second)
+	rd := NewReader(rdb, ns)
+	rd.now = at(now)
+	n := &countHook{}
+	rdb.AddHook(n)
+	read := func() []Second {
+		t.Helper()
+		n.cmds.Store(0)
+		got, err := rd.Series(ctx, name, now.Add(-Keep))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	read()
+	empty := n.cmds.Load()
+	window := int64(Keep / time.Second)
+	for s := now.Unix() - window; s <= now.Unix(); s++ {
+		rec.now = at(time.Unix(s, 0))
+		rec.RecordTick(name, queue.Admission{Waiting: s % 1000, Visitors: []string{"v"}})
+		rec.ObserveOrder(name, "placed", time.Millisecond)
+	}
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := rdb.Keys(ctx, queue.RoomKey(ns, name, "live:*")).Result()
+	if err != nil || len(keys) > int(Keep/time.Minute)+2 {
+		t.Fatalf("%d keys for a %v window (%v), want at most %d", len(keys), Keep, err, int(Keep/time.Minute)+2)
+	}
+	got := read()
+	full := n.cmds.Load()
+	if empty != full || full > int64(MaxSeriesReads) {
+		t.Fatalf("a series read sent %d commands empty, %d full; want the same, at most %d", empty, full, MaxSeriesReads)
+	}
+	if len(got) != int(window)+1 {
+		t.Fatalf("%d seconds, want %d", len(got), window+1)
+	}
+	for i, s := range got {
+		sec := now.Unix() - window + int64(i)
+		if !s.Ticked || s.Waiting != sec%1000 || s.Admitted != 1 || s.Placed != 1 {
+			t.Fatalf("second %d: %+v, want waiting %d, 1 admitted, 1 placed", sec, s, sec%1000)
+		}
+	}
+}
+
+// countHook counts the commands a client sends, but for a new
+// connection's handshake.
+type countHook struct{ cmds atomic.Int64 }
+
+func (*countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.count(cmd)
+		return next(ctx, cmd)
+	}
+}
+
+// count counts cmd unless it sets up a new connection.
+func (h *countHook) count(cmd redis.Cmder) {
+	switch cmd.Name() {
+	case "hello", "client", "auth", "select":
+	default:
+		h.cmds.Add(1)
+	}
+}
+
+func (h *countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			h.count(c)
+		}
+		return next(ctx, cmds)
 	}
 }
 

@@ -58,7 +58,9 @@ func NewReader(rdb redis.UniversalClient, ns string) *Reader {
 // Series returns one Second per second from since (at most Keep ago) to
 // now, oldest first; seconds nobody recorded are zero, and so are the
 // seconds before the room was created: a room deleted and created again
-// under the same name does not show the old room's last minutes.
+// under the same name does not show the old room's last minutes. It reads
+// the room's minute hashes that the window spans (at most MaxSeriesReads
+// commands in one pipeline, whatever they hold).
 func (r *Reader) Series(ctx context.Context, room string, since time.Time) ([]Second, error) {
 	now := r.now().Unix()
 	from := max(since.Unix(), now-int64(Keep/time.Second))
@@ -67,9 +69,10 @@ func (r *Reader) Series(ctx context.Context, room string, since time.Time) ([]Se
 	}
 	pipe := r.rdb.Pipeline()
 	created := pipe.HGet(ctx, queue.SettingsKey(r.ns, room), queue.CreatedField)
-	cmds := make([]*redis.MapStringStringCmd, 0, now-from+1)
-	for s := from; s <= now; s++ {
-		cmds = append(cmds, pipe.HGetAll(ctx, secondKey(r.ns, room, s)))
+	first := minuteOf(from)
+	cmds := make([]*redis.MapStringStringCmd, 0, minuteOf(now)-first+1)
+	for m := first; m <= minuteOf(now); m++ {
+		cmds = append(cmds, pipe.HGetAll(ctx, minuteKey(r.ns, room, m*60)))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("livestats: series %s: %w", room, err)
@@ -79,17 +82,33 @@ func (r *Reader) Series(ctx context.Context, room string, since time.Time) ([]Se
 	if ms, err := strconv.ParseInt(created.Val(), 10, 64); err == nil {
 		firstSec = ms / 1000
 	}
-	out := make([]Second, len(cmds))
+	// Each second's figures, by its offset from from.
+	secs := make([]map[string]string, now-from+1)
 	for i, c := range cmds {
-		at := time.Unix(from+int64(i), 0)
-		if from+int64(i) < firstSec {
-			out[i] = parseSecond(at, nil)
-			continue
+		base := (first + int64(i)) * 60
+		for f, v := range c.Val() {
+			off, name, ok := strings.Cut(f, ":")
+			o, err := strconv.ParseInt(off, 10, 64)
+			sec := base + o
+			if !ok || err != nil || o < 0 || o >= 60 || sec < from || sec > now || sec < firstSec {
+				continue
+			}
+			if secs[sec-from] == nil {
+				secs[sec-from] = map[string]string{}
+			}
+			secs[sec-from][name] = v
 		}
-		out[i] = parseSecond(at, c.Val())
+	}
+	out := make([]Second, len(secs))
+	for i, h := range secs {
+		out[i] = parseSecond(time.Unix(from+int64(i), 0), h)
 	}
 	return out, nil
 }
+
+// MaxSeriesReads bounds the Redis commands of one Series: the settings'
+// creation time and the minutes that Keep spans.
+const MaxSeriesReads = 1 + int(Keep/time.Minute) + 2
 
 func parseSecond(at time.Time, h map[string]string) Second {
 	s := Second{At: at}

@@ -133,7 +133,8 @@ func (r *Recorder) RecordIssuerFailure(roomName string) {
 	}
 }
 
-// Flush writes what was observed since the last flush, in one pipeline.
+// Flush writes what was observed since the last flush, in one pipeline:
+// into each touched minute's hash, whose expiry it renews.
 func (r *Recorder) Flush(ctx context.Context) error {
 	r.mu.Lock()
 	batch := r.pending
@@ -148,29 +149,34 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		return nil
 	}
 	pipe := r.rdb.Pipeline()
+	expire := map[string]bool{}
 	for s, p := range batch {
-		k := secondKey(r.ns, s.room, s.sec)
+		k := minuteKey(r.ns, s.room, s.sec)
+		f := func(name string) string { return field(s.sec, name) }
 		if p.tick {
-			pipe.HSet(ctx, k, fWaiting, p.waiting, fPrequeued, p.prequeued, fActive, p.active,
-				fRate, strconv.FormatFloat(p.rate, 'f', -1, 64))
+			pipe.HSet(ctx, k, f(fWaiting), p.waiting, f(fPrequeued), p.prequeued, f(fActive), p.active,
+				f(fRate), strconv.FormatFloat(p.rate, 'f', -1, 64))
 		}
 		if p.admitted > 0 {
-			pipe.HIncrBy(ctx, k, fAdmitted, p.admitted)
+			pipe.HIncrBy(ctx, k, f(fAdmitted), p.admitted)
 		}
 		if p.placed > 0 {
-			pipe.HIncrBy(ctx, k, fPlaced, p.placed)
+			pipe.HIncrBy(ctx, k, f(fPlaced), p.placed)
 		}
 		if p.issuerFailed > 0 {
-			pipe.HIncrBy(ctx, k, fIssuerFailed, p.issuerFailed)
+			pipe.HIncrBy(ctx, k, f(fIssuerFailed), p.issuerFailed)
 		}
 		for why, n := range p.failed {
-			pipe.HIncrBy(ctx, k, fFailed+why, n)
+			pipe.HIncrBy(ctx, k, f(fFailed+why), n)
 		}
 		for i, n := range p.buckets {
 			if n > 0 {
-				pipe.HIncrBy(ctx, k, fBucket+strconv.Itoa(i), n)
+				pipe.HIncrBy(ctx, k, f(fBucket+strconv.Itoa(i)), n)
 			}
 		}
+		expire[k] = true
+	}
+	for k := range expire {
 		pipe.Expire(ctx, k, keepFor)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
