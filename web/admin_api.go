@@ -174,6 +174,9 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusCreated
 		warnings = s.leftoverWarnings(r.Context(), name)
 	}
+	if done.SoldOutErr != nil {
+		warnings = append(warnings, soldOutUnset)
+	}
 	s.writeRoom(w, r, status, name, done.New, true, warnings...)
 }
 
@@ -219,6 +222,10 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 	v.Warnings = warnings
 	writeJSON(w, status, v)
 }
+
+// soldOutUnset is the admin API's warning for a saved room whose asked-for
+// sold-out flag could not be set.
+const soldOutUnset = "The settings are saved; the sold-out flag could not be set just now. PUT soldOut again."
 
 // liveUnread is the admin API's liveError of a saved room whose live
 // figures could not be read.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -101,6 +102,43 @@ func TestSavedSettingsAnswerSaved(t *testing.T) {
 			}
 			if r := h.do(t, "GET", "/api/admin/rooms/"+tc.room, "", adminAuth, nil); r.status != 503 {
 				t.Fatalf("a GET without its live figures: %d %s", r.status, r.body)
+			}
+		})
+	}
+}
+
+// soldOutFails is a room store that saves settings but cannot set the
+// sold-out flag.
+type soldOutFails struct{ savedRooms }
+
+func (soldOutFails) SetSoldOut(context.Context, string, bool) error { return errReadTimedOut }
+
+// TestSavedSettingsWithoutTheirSoldOutFlag: a PUT whose settings were saved
+// but whose sold-out flag could not be set answers 200 with the saved
+// settings and a warning that says so, never an error for a saved change.
+func TestSavedSettingsWithoutTheirSoldOutFlag(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Rooms = soldOutFails{o.Rooms} })
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, body string
+		rate       float64
+		warned     bool
+	}{
+		{"settings and the flag", `{"rate":33,"soldOut":true}`, 33, true},
+		{"settings alone", `{"rate":34}`, 34, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.do(t, "PUT", "/api/admin/rooms/"+h.room, tc.body, adminAuth, nil)
+			var v roomView
+			r.json(t, &v)
+			if r.status != 200 || v.Settings.Rate != tc.rate || slices.Contains(v.Warnings, soldOutUnset) != tc.warned {
+				t.Fatalf("%d %s, want 200 with rate %v (warned %v)", r.status, r.body, tc.rate, tc.warned)
+			}
+			if set, err := h.eng.Room(ctx, h.room); err != nil || set.Rate != tc.rate {
+				t.Fatalf("saved settings %+v, %v: want rate %v", set, err, tc.rate)
+			}
+			if st, err := h.eng.Stats(ctx, h.room); err != nil || st.SoldOut {
+				t.Fatalf("sold out %v, %v: the flag was not to be set", st.SoldOut, err)
 			}
 		})
 	}

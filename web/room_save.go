@@ -50,6 +50,9 @@ type roomWritten struct {
 	// WasSoldOut and SoldOut are the flag before and after (both false for
 	// a new room).
 	WasSoldOut, SoldOut bool
+	// SoldOutErr is why the sold-out flag the write asked for was not set:
+	// the settings are saved all the same, and the answer says so.
+	SoldOutErr error
 }
 
 // The audit log's names of room changes.
@@ -142,9 +145,11 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 	}
 	if w.SoldOut != nil {
 		if err := s.rooms.SetSoldOut(ctx, name, *w.SoldOut); err != nil {
-			return roomWritten{}, err
+			s.log.Warn("room saved, its sold-out flag not set", "room", name, "soldOut", *w.SoldOut, "err", err)
+			done.SoldOutErr = err
+		} else {
+			done.SoldOut = *w.SoldOut
 		}
-		done.SoldOut = *w.SoldOut
 	}
 	s.recordRoom(ctx, name, next)
 	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode,
