@@ -66,27 +66,7 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 	}
 	// 3,000 ahead: at 20 a second the front is 200 ranks, so the page
 	// hears every 16 ticks (4 s) and counts down for the last 2 s of them.
-	for range 3000 {
-		v, _ := visitor.NewID()
-		if _, err := eng.Enter(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	tctx, tcancel := context.WithTimeout(tab, 90*time.Second)
-	t.Cleanup(tcancel)
-	err := chromedp.Do(tctx,
-		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: countdownRecorder})
-			return err
-		}),
-		chromedp.Navigate(base+"/r/"+name),
-		waitText("3,000 people ahead of you"),
-	)
-	if err != nil {
-		t.Fatalf("the page never showed its place: %v", err)
-	}
+	tctx := countdownPage(t, alloc, eng, base, name)
 	// The line moves at 20 a second, then the operator cuts the rate to 8:
 	// the pages counting at 18 a second must slow down before they get
 	// ahead.
@@ -154,6 +134,36 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 	t.Logf("%d events, %d with a pace, %d countdown steps between them; none ahead of the next event", events, paced, counted)
 }
 
+// countdownPage puts 3,000 visitors in room name's line, then opens the
+// room at base in a new browser context that records the page's events
+// and ranks (countdownRecorder), and waits until it shows its place.
+func countdownPage(t *testing.T, alloc context.Context, eng *queue.Engine, base, name string) context.Context {
+	t.Helper()
+	ctx := context.Background()
+	for range 3000 {
+		v, _ := visitor.NewID()
+		if _, err := eng.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	tctx, tcancel := context.WithTimeout(tab, 90*time.Second)
+	t.Cleanup(tcancel)
+	err := chromedp.Do(tctx,
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: countdownRecorder})
+			return err
+		}),
+		chromedp.Navigate(base+"/r/"+name),
+		waitText("3,000 people ahead of you"),
+	)
+	if err != nil {
+		t.Fatalf("the page never showed its place: %v", err)
+	}
+	return tctx
+}
+
 // rankOf reads the rank from the English rank line.
 func rankOf(s string) (int64, bool) {
 	switch {
@@ -178,13 +188,13 @@ func TestBrowserCountdownHoldsWhenServerStops(t *testing.T) {
 	}
 	alloc := browser(t)
 	url := servicetest.RedisURLDB(t, servicetest.ServerDB)
-	d := &drillEnv{t: t, redisURL: url, dbURL: servicetest.PostgresURL(t), dir: t.TempDir()}
-	d.eng = queue.New(servicetest.RedisAt(t, url), queue.DefaultNamespace(servicetest.RedisAt(t, url)))
+	rdb := servicetest.RedisAt(t, url)
+	d := &drillEnv{t: t, redisURL: url, dbURL: servicetest.PostgresURL(t), dir: t.TempDir(), eng: queue.New(rdb, queue.DefaultNamespace(rdb))}
 	// Ticks of 250 ms and a beat a second: a page holds a new rank for
 	// 1.95 s (the 1.2 s its stream may be quiet, and three ticks).
 	in := d.startInstance("TICK=250ms", "SSE_HEARTBEAT=1s")
 	t.Cleanup(func() { in.cmd.Process.Signal(syscall.SIGCONT) }) // before its SIGTERM
-	name := servicetest.RoomName(t, servicetest.RedisAt(t, url))
+	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Title = "Frozen"
 	set.Rate = room.MinRate
@@ -194,27 +204,7 @@ func TestBrowserCountdownHoldsWhenServerStops(t *testing.T) {
 	}
 	// 3,000 ahead at 20 a second: the page hears every 16 ticks (4 s) and
 	// counts for the last 2 s of each gap.
-	for range 3000 {
-		v, _ := visitor.NewID()
-		if _, err := d.eng.Enter(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tab, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	tctx, tcancel := context.WithTimeout(tab, 90*time.Second)
-	t.Cleanup(tcancel)
-	err := chromedp.Do(tctx,
-		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: countdownRecorder})
-			return err
-		}),
-		chromedp.Navigate("http://"+in.addr+"/r/"+name),
-		waitText("3,000 people ahead of you"),
-	)
-	if err != nil {
-		t.Fatalf("the page never showed its place: %v", err)
-	}
+	tctx := countdownPage(t, alloc, d.eng, "http://"+in.addr, name)
 	set.Rate = 20
 	if err := d.eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
