@@ -115,6 +115,8 @@ func (f *follower) read(resp *http.Response) {
 			event = line[7:]
 		case strings.HasPrefix(line, "data: "):
 			data = line[6:]
+		case line == "" && event == "beat": // the stream lives: no event
+			event, data, id = "", "", ""
 		case line == "" && data != "":
 			f.event(event, id, data)
 			event, data, id = "", "", ""

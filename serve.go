@@ -169,7 +169,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	if widgetStreams == 0 {
 		widgetStreams = -1 // widgets poll only
 	}
-	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, MaxWidgets: widgetStreams}, metrics, log)
+	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams}, metrics, log)
 	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), sale.WatchGate(eng), 0, log)
 	shares := share.NewLinks(share.NewStore(db), log)
 	id := instanceID()

@@ -137,7 +137,7 @@ func (s *rawStream) once(ctx context.Context, connected func(), onEvent func(id 
 					data = l[6:]
 				}
 			}
-			if data != nil {
+			if data != nil && string(name) != "beat" { // a beat only says the stream lives
 				if id > 0 {
 					s.lastID = id
 				}

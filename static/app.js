@@ -167,15 +167,20 @@
   // "after" ms, then takes off "pace" ranks a second for at most "span" ms.
   // The server keeps the pace below the line's and corrects a page before
   // it could get ahead, so the count is never better than the truth. It
-  // stops where the stream is lost.
+  // stops where the stream is lost, and where the stream, which beats at
+  // least every heartbeat, has said nothing for "quiet" ms: a server that
+  // froze. It holds what it shows then, until the next position.
   var ticking = null; // {p, at}: the event the countdown runs from
+  var beatAt = 0; // performance.now() of the stream's last event or beat
   function waiting(p) {
     ticking = p.pace > 0 && !p.paused ? { p: p, at: performance.now() } : null;
     waitingAt(p, p.rank, p.estimatedWaitSeconds);
   }
   function countDown() {
     if (!ticking || done || state !== "waiting") return;
-    var p = ticking.p, t = Math.min(Math.max(performance.now() - ticking.at - p.after, 0), p.span);
+    var p = ticking.p, at = ticking.at, end = performance.now();
+    if (p.quiet > 0 && end - beatAt >= p.quiet) { end = beatAt + p.quiet; ticking = null; }
+    var t = Math.min(Math.max(end - at - p.after, 0), p.span);
     var rank = Math.max(0, p.rank - Math.floor(p.pace * t / 1000));
     if (rank === lastRank) return;
     var eta = p.estimatedWaitSeconds;
@@ -184,7 +189,7 @@
   }
   setInterval(countDown, 250);
   // quietFor is how long the stream may say nothing at p's cadence.
-  function quietFor(p) { return 15000 + (p && p.span > 0 ? 2 * p.after + p.span : 0); }
+  function quietFor(p) { return 15000 + (p && p.after > 0 ? 2 * p.after + p.span : 0); }
 
   // place says rank as the line of the buyer's place; at the front of a
   // paused line, without a turn to come.
@@ -361,7 +366,7 @@
     es = new EventSource("/r/" + encodeURIComponent(room) + "/events" + utmQuery);
     heard = Date.now();
     var onEvent = function (e) {
-      heard = Date.now(); conn("");
+      heard = Date.now(); beatAt = performance.now(); conn("");
       try { last = JSON.parse(e.data); } catch (x) { return; }
       render(last);
     };
@@ -370,10 +375,12 @@
     es.addEventListener("soldout", onEvent);
     // The server lost Redis: the position is on hold until the next one.
     es.addEventListener("outage", function () { ticking = null; conn(T.reconnecting); });
+    // The server runs: a counting page may count on (see countDown).
+    es.addEventListener("beat", function () { beatAt = performance.now(); });
     // The room's ticks stopped: hold the rank shown until the next one.
     es.addEventListener("hold", function () { heard = Date.now(); ticking = null; });
     var failures = 0;
-    es.onopen = function () { heard = Date.now(); failures = 0; conn(""); streaming(); };
+    es.onopen = function () { heard = Date.now(); beatAt = performance.now(); failures = 0; conn(""); streaming(); };
     es.onerror = function () {
       ticking = null; // counting on without the stream could get ahead
       if (done) return;

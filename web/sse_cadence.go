@@ -75,6 +75,9 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 	// first: until the next pass has surely looked again, or the stall
 	// watch has told it to hold.
 	horizon := push.CountAfter * h.opt.Tick
+	// A page stops counting when its stream says nothing for quiet: the
+	// heartbeats keep it from doing so while the hub runs.
+	quiet := push.Quiet(h.opt.Heartbeat)
 	spread := min(st.Spread(h.opt.ReadySpread), h.opt.Tick)
 	counting := false
 	for _, c := range conns {
@@ -133,10 +136,8 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 				reason = queue.RankUpReturned // re-entered: a new place in line
 			}
 		}
-		told := push.Countdown{Every: int64(c.cdEvery), Pace: push.PaceOf(c.cdPace)}
-		if told.Pace > 0 {
-			told.After, told.Span = push.CountAfter*h.opt.Tick, time.Duration(told.Every-push.CountAfter)*h.opt.Tick
-		}
+		told := push.Timing(int64(c.cdEvery), h.opt.Tick, quiet)
+		told.Pace = push.PaceOf(c.cdPace)
 		ahead := told.Shown(c.lastRank, time.Duration(clock-c.sentAt)+horizon) < rank
 		if c.rateGen != rateGen {
 			// The rate moved: the wait this page shows is off, so its next
@@ -163,7 +164,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			// rate, not at the rate.
 			myFall *= float64(min(rank, st.Waiting)) / float64(st.Waiting)
 		}
-		cd := push.Plan(rank, st.Rate, myFall, h.opt.Tick)
+		cd := push.Plan(rank, st.Rate, myFall, h.opt.Tick, quiet)
 		c.lastRank, c.lastTick, c.sentAt, c.gen = rank, st.Tick, clock, gen
 		c.cdEvery, c.cdPace = int32(cd.Every), 0
 		if cd.Pace > 0 {
@@ -230,8 +231,8 @@ func (r *hubRoom) stalled(now time.Time, tick time.Duration) bool {
 
 // appendCountdownEvent appends a position event whose JSON also tells the
 // page its cadence: "every" (ticks to the next scheduled event) and, far
-// back, "after" and "span" (ms) and, while the line moves, "pace" (ranks a
-// second): the countdown between events. See push.Countdown.
+// back, "after", "span" and "quiet" (ms) and, while the line moves, "pace"
+// (ranks a second): the countdown between events. See push.Countdown.
 func appendCountdownEvent(b []byte, id int64, p queue.Position, tickMicros int64, cd push.Countdown) []byte {
 	b = appendEvent(b, id, "position", p, tickMicros)
 	// appendEvent ended with "}\n\n": reopen the object.
@@ -242,11 +243,13 @@ func appendCountdownEvent(b []byte, id int64, p queue.Position, tickMicros int64
 		b = append(b, `,"pace":`...)
 		b = strconv.AppendFloat(b, cd.Pace, 'f', 2, 64)
 	}
-	if cd.Span > 0 {
+	if cd.After > 0 {
 		b = append(b, `,"after":`...)
 		b = strconv.AppendInt(b, cd.After.Milliseconds(), 10)
 		b = append(b, `,"span":`...)
 		b = strconv.AppendInt(b, cd.Span.Milliseconds(), 10)
+		b = append(b, `,"quiet":`...)
+		b = strconv.AppendInt(b, cd.Quiet.Milliseconds(), 10)
 	}
 	return append(b, "}\n\n"...)
 }

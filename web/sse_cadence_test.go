@@ -269,7 +269,8 @@ func TestAppendCountdownEvent(t *testing.T) {
 		want string
 	}{
 		{push.Countdown{Every: 1}, `,"every":1}` + "\n\n"},
-		{push.Countdown{Every: 51, Pace: 4.5, After: 2 * time.Second, Span: 49 * time.Second}, `,"every":51,"pace":4.50,"after":2000,"span":49000}` + "\n\n"},
+		{push.Countdown{Every: 51, Pace: 4.5, After: 21 * time.Second, Span: 30 * time.Second, Quiet: 18 * time.Second}, `,"every":51,"pace":4.50,"after":21000,"span":30000,"quiet":18000}` + "\n\n"},
+		{push.Countdown{Every: 16, After: 21 * time.Second, Quiet: 18 * time.Second}, `,"every":16,"after":21000,"span":0,"quiet":18000}` + "\n\n"},
 	} {
 		got := string(appendCountdownEvent(nil, 7, p, 123, tc.cd))
 		if !strings.HasPrefix(got, "id: 7\nevent: position\ndata: {\"status\":\"WAITING\",\"rank\":5000,") || !strings.HasSuffix(got, tc.want) {

@@ -194,9 +194,11 @@ func appendChunk(b []byte, body func([]byte) []byte) []byte {
 	return append(b, '\r', '\n')
 }
 
-// heartbeatFrame is a comment line: it keeps proxies from timing out and
-// finds dead peers.
-var heartbeatFrame = []byte(": hb\n\n")
+// heartbeatFrame is the beat: it keeps proxies from timing out, finds
+// dead peers, and tells a counting page that the server still runs (a
+// page stops counting when it hears nothing for push.Quiet). It is a
+// named event with data, since EventSource dispatches no event without.
+var heartbeatFrame = []byte("event: beat\ndata: 1\n\n")
 
 // appendEvent appends one SSE event: an id when id > 0, the event name and
 // the position JSON. The token is written only when the caller passes it,

@@ -27,7 +27,8 @@ type PushSource interface {
 
 // HubOptions tune the hub; zero values take the defaults.
 type HubOptions struct {
-	// Heartbeat is the period of the comment heartbeat (default 15 s).
+	// Heartbeat is the period of the beat every stream hears (default
+	// 15 s); a counting page stops when it hears nothing for push.Quiet of it.
 	Heartbeat time.Duration
 	// SeenEvery is how often a connected visitor is marked as seen
 	// (default 30 s; it must stay well under abandonAfterSeconds).
@@ -624,7 +625,7 @@ func (h *Hub) watchStalls() {
 // fan-outs that fall in it.
 const heartbeatSlots = 15
 
-// heartbeats sends a comment to every connection once a period, a slot of
+// heartbeats sends a beat to every connection once a period, a slot of
 // connections at a time; a write that fails finds a peer that has gone.
 func (h *Hub) heartbeats() {
 	t := time.NewTicker(max(h.opt.Heartbeat/heartbeatSlots, time.Millisecond))

@@ -267,14 +267,15 @@ func follow(t *testing.T, url string, jar http.CookieJar, lastID string) *sseCli
 const eventWait = 15 * time.Second
 
 // next returns the next event that carries data (a block holding only
-// "retry:" carries none).
+// "retry:" carries none) other than a beat, which only says the stream
+// lives.
 func (s *sseClient) next(t *testing.T, within time.Duration) *sse.Event {
 	t.Helper()
 	timeout := time.After(within)
 	for {
 		select {
 		case e := <-s.events:
-			if len(e.Data) > 0 {
+			if len(e.Data) > 0 && string(e.Event) != "beat" {
 				return e
 			}
 		case <-timeout:

@@ -86,6 +86,10 @@ type Config struct {
 	// the open-file limit less the widgets' streams and a reserve
 	// (StreamsFor).
 	SSEMaxStreams int
+	// SSEHeartbeat is how often every live stream hears a beat
+	// (SSE_HEARTBEAT): it keeps proxies from timing out, finds peers that
+	// have gone, and tells a counting page the server still runs.
+	SSEHeartbeat time.Duration
 	// WidgetMaxStreams caps the embedded widgets' live streams of this
 	// process (WIDGET_MAX_STREAMS); 0: widgets poll only.
 	WidgetMaxStreams int
@@ -136,6 +140,7 @@ type Config struct {
 const (
 	DefaultListenAddr      = "127.0.0.1:8080"
 	DefaultTick            = time.Second
+	DefaultSSEHeartbeat    = 15 * time.Second
 	DefaultShutdownTimeout = 10 * time.Second
 	// DefaultSSEMaxPerIP leaves room for a crowd behind one address
 	// (carrier-grade NAT) while keeping one address from most of a
@@ -221,6 +226,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	dur(&c.Tick, "tick", "TICK", DefaultTick, "admission period")
 	dur(&c.ShutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", DefaultShutdownTimeout, "graceful shutdown bound")
 	dur(&c.OrderWork, "order-work", "ORDER_WORK", 0, "simulated extra work per order transaction (calibration demos only)")
+	dur(&c.SSEHeartbeat, "sse-heartbeat", "SSE_HEARTBEAT", DefaultSSEHeartbeat, "period of the beat every live stream hears; a counting page stops when it hears nothing for a fifth more")
 	dur(&c.WriteTimeout, "write-timeout", "WRITE_TIMEOUT", DefaultWriteTimeout, "bound on writing a response (SSE streams excepted)")
 	if err := errors.Join(errs...); err != nil {
 		return Config{}, err
@@ -373,6 +379,8 @@ func (c Config) validate() error {
 		return errors.New("LISTEN_ADDR must not be empty")
 	case c.Tick < 10*time.Millisecond || c.Tick > time.Minute:
 		return fmt.Errorf("TICK %v must be between 10ms and 1m", c.Tick)
+	case c.SSEHeartbeat < 100*time.Millisecond || c.SSEHeartbeat > time.Minute:
+		return fmt.Errorf("SSE_HEARTBEAT %v must be between 100ms and 1m", c.SSEHeartbeat)
 	case c.SecretKey != "" && len(c.SecretKey) < 16:
 		return errors.New("SECRET_KEY must be at least 16 bytes")
 	case c.AdminToken != "" && len(c.AdminToken) < MinAdminToken:

@@ -44,6 +44,9 @@ func TestParse(t *testing.T) {
 		{"buyer streams", map[string]string{"SSE_MAX_STREAMS": "9000"}, []string{"-sse-max-streams", "300"}, func(c Config) bool { return c.SSEMaxStreams == 300 }, ""},
 		{"zero buyer streams", map[string]string{"SSE_MAX_STREAMS": "0"}, nil, nil, "SSE_MAX_STREAMS"},
 		{"bad buyer streams", nil, []string{"-sse-max-streams", "many"}, nil, "SSE_MAX_STREAMS"},
+		{"default heartbeat", nil, nil, func(c Config) bool { return c.SSEHeartbeat == 15*time.Second }, ""},
+		{"heartbeat", map[string]string{"SSE_HEARTBEAT": "5s"}, []string{"-sse-heartbeat", "1s"}, func(c Config) bool { return c.SSEHeartbeat == time.Second }, ""},
+		{"heartbeat too short", map[string]string{"SSE_HEARTBEAT": "1ms"}, nil, nil, "SSE_HEARTBEAT"},
 		{"default widget streams", nil, nil, func(c Config) bool {
 			return c.WidgetMaxStreams == 4000
 		}, ""},

@@ -25,10 +25,10 @@ const (
 	// CountAfter is how many ticks a page holds a new rank before it
 	// starts to count down: ranks fall in steps at ticks, the countdown
 	// runs smoothly, so it starts late enough to stay behind the steps.
-	// It is also how far ahead the hub checks each page's countdown (it
-	// cannot be further: a page just told its rank would always look
-	// ahead), and so how long a stalled room has before its pages must be
-	// told to hold (see the hub's stall watch).
+	// A page holds for the stream's quiet (see Quiet) on top of these. They
+	// are also how far ahead the hub checks each page's countdown, and so
+	// how long a stalled room has before its pages must be told to hold
+	// (see the hub's stall watch).
 	CountAfter = 3
 	// PaceShare is the share of the room's rate the page counts down at:
 	// the rest is slack for a tick that admits fewer.
@@ -56,30 +56,54 @@ func Every(rank, front int64) int64 {
 }
 
 // Countdown is what a page is told to do between events: hold the rank
-// for After, then take off one rank per 1/Pace seconds, for at most Span.
-// Without a Pace it holds the rank; its next scheduled event comes about
-// After+Span+After after this one.
+// for After, then take off one rank per 1/Pace seconds, for at most Span,
+// and stop counting, holding what it shows, once the stream has said
+// nothing for Quiet (a frozen server). Without a Pace it holds the rank;
+// its next scheduled event comes about After+Span+After after this one.
 type Countdown struct {
 	Every int64         // TICKs to the next scheduled event (1: every tick)
 	Pace  float64       // ranks per second the page counts down
 	After time.Duration // how long the page holds the rank first
 	Span  time.Duration // how long it counts down, at most
+	Quiet time.Duration // how long a silent stream lets it count on
 }
 
-// Plan returns the countdown for a visitor at rank, in a room admitting
-// rate visitors per second, with ticks tick apart, whose rank falls at
-// about fall a second (0: it may not fall, hold it).
-func Plan(rank int64, rate, fall float64, tick time.Duration) Countdown {
-	every := Every(rank, Front(rate))
+// Quiet returns how long a page may hear nothing on an open stream before
+// it stops counting: the heartbeat's period and a fifth more, the margin
+// for a late beat.
+func Quiet(heartbeat time.Duration) time.Duration { return heartbeat + heartbeat/5 }
+
+// Timing returns the countdown's times for a page that hears its position
+// every every ticks, tick apart, and stops counting after quiet without a
+// byte: it holds for quiet plus CountAfter ticks, and counts for the rest
+// of the gap, if any. A page that counts only after quiet cannot get
+// ahead of a server that froze: it stops at most quiet after the last
+// byte, which came before the freeze, so it counted only for what was
+// left of the freeze minus CountAfter ticks, at PaceShare of the rate,
+// while the line fell at the rate until the freeze.
+func Timing(every int64, tick, quiet time.Duration) Countdown {
 	cd := Countdown{Every: every}
 	if every <= CountAfter || tick <= 0 {
 		return cd // near the front the ticks themselves are the countdown
 	}
 	// After and Span also tell a page that holds its rank (no pace: the
-	// room is paused) how long it may hear nothing.
-	cd.After = CountAfter * tick
-	cd.Span = time.Duration(every-CountAfter) * tick
-	cd.Pace = PaceOf(PaceHundredths(fall))
+	// room is paused, or the gap is shorter than the hold) how long it may
+	// hear nothing.
+	cd.After = quiet + CountAfter*tick
+	cd.Span = max(0, time.Duration(every)*tick-cd.After)
+	cd.Quiet = quiet
+	return cd
+}
+
+// Plan returns the countdown for a visitor at rank, in a room admitting
+// rate visitors per second, with ticks tick apart, whose rank falls at
+// about fall a second (0: it may not fall, hold it), on a stream that
+// hears something at least every quiet (see Quiet).
+func Plan(rank int64, rate, fall float64, tick, quiet time.Duration) Countdown {
+	cd := Timing(Every(rank, Front(rate)), tick, quiet)
+	if cd.Span > 0 {
+		cd.Pace = PaceOf(PaceHundredths(fall))
+	}
 	return cd
 }
 

@@ -47,24 +47,63 @@ func TestEvery(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	const quiet = 18 * time.Second // a heartbeat of 15 s
 	for _, tc := range []struct {
-		name       string
-		rank       int64
-		rate, fall float64
-		tick       time.Duration
-		want       Countdown
+		name        string
+		rank        int64
+		rate, fall  float64
+		tick, quiet time.Duration
+		want        Countdown
 	}{
-		{"front", 50, 5, 5, time.Second, Countdown{Every: 1}},
-		{"just past the front: the ticks count", 150, 5, 5, time.Second, Countdown{Every: 2}},
-		{"paused: hold", 5_000, 0, 0, time.Second, Countdown{Every: 51, After: 3 * time.Second, Span: 48 * time.Second}},
-		{"far back", 5_000, 5, 5, time.Second, Countdown{Every: 51, Pace: 4.5, After: 3 * time.Second, Span: 48 * time.Second}},
-		{"held: no fall", 5_000, 5, 0, time.Second, Countdown{Every: 51, After: 3 * time.Second, Span: 48 * time.Second}},
-		{"random: a share of the rate", 5_000, 5, 2.5, time.Second, Countdown{Every: 51, Pace: 2.25, After: 3 * time.Second, Span: 48 * time.Second}},
-		{"pace rounds down", 5_000, 3.33, 3.33, time.Second, Countdown{Every: 51, Pace: 2.99, After: 3 * time.Second, Span: 48 * time.Second}},
-		{"short ticks", 5_000, 50, 50, 100 * time.Millisecond, Countdown{Every: 11, Pace: 45, After: 300 * time.Millisecond, Span: 800 * time.Millisecond}},
+		{"front", 50, 5, 5, time.Second, quiet, Countdown{Every: 1}},
+		{"just past the front: the ticks count", 150, 5, 5, time.Second, quiet, Countdown{Every: 2}},
+		{"paused: hold", 5_000, 0, 0, time.Second, quiet, Countdown{Every: 51, After: 21 * time.Second, Span: 30 * time.Second, Quiet: quiet}},
+		{"far back", 5_000, 5, 5, time.Second, quiet, Countdown{Every: 51, Pace: 4.5, After: 21 * time.Second, Span: 30 * time.Second, Quiet: quiet}},
+		{"held: no fall", 5_000, 5, 0, time.Second, quiet, Countdown{Every: 51, After: 21 * time.Second, Span: 30 * time.Second, Quiet: quiet}},
+		{"random: a share of the rate", 5_000, 5, 2.5, time.Second, quiet, Countdown{Every: 51, Pace: 2.25, After: 21 * time.Second, Span: 30 * time.Second, Quiet: quiet}},
+		{"pace rounds down", 5_000, 3.33, 3.33, time.Second, quiet, Countdown{Every: 51, Pace: 2.99, After: 21 * time.Second, Span: 30 * time.Second, Quiet: quiet}},
+		{"a gap shorter than the hold: no count", 1_500, 5, 5, time.Second, quiet, Countdown{Every: 16, After: 21 * time.Second, Quiet: quiet}},
+		{"short ticks", 5_000, 50, 50, 100 * time.Millisecond, 600 * time.Millisecond, Countdown{Every: 11, Pace: 45, After: 900 * time.Millisecond, Span: 200 * time.Millisecond, Quiet: 600 * time.Millisecond}},
 	} {
-		if got := Plan(tc.rank, tc.rate, tc.fall, tc.tick); got != tc.want {
-			t.Errorf("%s: Plan(%d, %v, %v, %v) = %+v, want %+v", tc.name, tc.rank, tc.rate, tc.fall, tc.tick, got, tc.want)
+		if got := Plan(tc.rank, tc.rate, tc.fall, tc.tick, tc.quiet); got != tc.want {
+			t.Errorf("%s: Plan(%d, %v, %v, %v, %v) = %+v, want %+v", tc.name, tc.rank, tc.rate, tc.fall, tc.tick, tc.quiet, got, tc.want)
+		}
+	}
+}
+
+// TestFrozenServerNeverAhead: whenever every instance freezes, a page
+// that stops counting Quiet after the last byte it heard (a beat at most
+// a heartbeat before the freeze) never shows a better rank than the
+// frozen line, which fell in steps at the rate until the freeze.
+func TestFrozenServerNeverAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		tick      time.Duration
+		heartbeat time.Duration
+		rate      float64
+	}{
+		{"one-second ticks", time.Second, 15 * time.Second, 5},
+		{"fast line", time.Second, 15 * time.Second, 200},
+		{"short ticks", 250 * time.Millisecond, time.Second, 20},
+	} {
+		quiet := Quiet(tc.heartbeat)
+		const rank = 1_000_000
+		cd := Plan(rank, tc.rate, tc.rate, tc.tick, quiet)
+		if cd.Pace == 0 {
+			t.Fatalf("%s: the page does not count: %+v", tc.name, cd)
+		}
+		gap := time.Duration(cd.Every) * tc.tick
+		step := tc.tick / 10
+		for f := time.Duration(0); f <= gap; f += step { // the freeze, after the event
+			// The line's truth at the freeze: a tick's admissions at each
+			// tick the event did not yet count.
+			truth := rank - int64(math.Round(tc.rate*tc.tick.Seconds()))*int64(f/tc.tick)
+			// The last byte: the event itself, or a beat up to the freeze.
+			for heard := time.Duration(0); heard <= f; heard += step {
+				if got := cd.Shown(rank, heard+quiet); got < truth {
+					t.Fatalf("%s: frozen %v after the event, last byte at %v: the page shows %d, the line stands at %d", tc.name, f, heard, got, truth)
+				}
+			}
 		}
 	}
 }
