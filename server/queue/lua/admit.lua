@@ -63,7 +63,7 @@ local cbase = campBase() -- ATTRIBUTION
 -- A tick older than the window less a tenth of a tick (at most 100 ms)
 -- no longer counts, so that ticks that run slightly early keep their
 -- batch.
-local st = redis.call('HMGET', K.rate, 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog', 'recent')
+local st = redis.call('HMGET', K.rate, 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog', 'recent', 'held')
 local ts = tonumber(st[1]) or now
 local credit = tonumber(st[2]) or 0
 local backlog = st[7] == '1'
@@ -72,11 +72,15 @@ if elapsed < 0 then elapsed = 0 end
 credit = credit + elapsed * rate / 1000000
 local most = burst
 if backlog then most = 2 * burst end
-if credit > most + 1 then credit = most + 1 end
 local SPREAD, MAX_RECENT = 1.2, 256
 local windowUs = math.max(tickSec, 1) * 1000000
 local since = now - windowUs + math.min(tickSec, 1) * 100000
 local windowCap = math.ceil(SPREAD * rate * windowUs / 1000000 - 1e-9)
+-- Credit the spread held back at the last tick is owed, not a stall's:
+-- the cap keeps it (up to one window's worth) while the line is backlogged.
+local held = 0
+if backlog then held = math.min(tonumber(st[9]) or 0, windowCap) end
+if credit > most + 1 + held then credit = most + 1 + held end
 local tickCap = math.ceil(SPREAD * burst - 1e-9)
 local recent, recentN = {}, 0
 for at, k in string.gmatch(st[8] or '', '(%d+):(%d+),') do
@@ -125,9 +129,11 @@ if #used > 0 then
   forgetJtis(dropped)
 end
 local n = math.floor(credit + 1e-9)
-if n > most then n = most end
+if n > most + held then n = most + held end
+local unspread = n
 if n > tickCap then n = tickCap end
 if n > windowCap - recentN then n = math.max(windowCap - recentN, 0) end
+held = unspread - n
 if passthrough then n = #ARGV - 4 end
 if paused or soldout or gated then n = 0 end
 if n > #ARGV - 4 then n = #ARGV - 4 end
@@ -290,7 +296,7 @@ if now - wts >= 1000000 then
   wsat = true
 end
 local fields = {'ts', I(now), 'credit', string.format('%.6f', credit), 'wts', I(wts), 'wn', I(wn), 'wsat', wsat and '1' or '0',
-  'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0', 'recent', table.concat(recent),
+  'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0', 'recent', table.concat(recent), 'held', I(held),
   'tk', I(tickSec * 1000000)}
 if ewma then
   fields[#fields + 1] = 'ewma'
