@@ -56,6 +56,14 @@ func (c *productCache) get(ctx context.Context, room string) ([]Product, error) 
 		return e.ps, nil
 	}
 	ch := c.group.DoChan(room, func() (any, error) {
+		// A reader that missed the cache while another's query ran may
+		// get here after that query put its list: it takes that list.
+		c.mu.Lock()
+		e, ok := c.rooms[room]
+		c.mu.Unlock()
+		if ok && e.valid && time.Since(e.at) < c.ttl {
+			return e.ps, nil
+		}
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), productsQueryTimeout)
 		defer cancel()
 		start := time.Now()

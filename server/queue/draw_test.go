@@ -554,7 +554,22 @@ func seededEngine(t *testing.T, rdb redis.UniversalClient, secret string, previo
 func roomDump(t *testing.T, rdb redis.UniversalClient, name string) []string {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, "*{"+name+"}*").Result()
+	// On a Cluster the room's keys are all on the master that owns its
+	// hash tag; KEYS asks one node, so every master is asked.
+	var keys []string
+	var err error
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		var mu sync.Mutex
+		err = c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			ks, err := m.Keys(ctx, "*{"+name+"}*").Result()
+			mu.Lock()
+			keys = append(keys, ks...)
+			mu.Unlock()
+			return err
+		})
+	} else {
+		keys, err = rdb.Keys(ctx, "*{"+name+"}*").Result()
+	}
 	if err != nil || len(keys) == 0 {
 		t.Fatalf("keys of room %s: %v, %v", name, keys, err)
 	}
