@@ -50,6 +50,7 @@ lint:
 	$(GO) vet $(PKGS)
 	$(GO) tool templ generate >/dev/null 2>&1
 	@if [ -n "$$(git status --porcelain -- '*_templ.go')" ]; then echo "templ generate changed files; commit them"; git status --porcelain -- '*_templ.go'; exit 1; fi
+	bash .ci/layout --check
 	bash .ci/vulncheck
 
 ## bench: Go benchmarks and loopback loads (see BENCHMARKS.md); not part of `make test`
