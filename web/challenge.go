@@ -10,6 +10,7 @@ import (
 
 	"waitingroom/server/challenge"
 	"waitingroom/server/queue"
+	"waitingroom/web/response"
 )
 
 // Challenges issues and verifies the proofs of work, and signs and checks
@@ -68,7 +69,7 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.challengeFetches.allow(s.clientKey(r)) {
 		s.metrics.Rejected.WithLabelValues("challenge_rate").Inc()
-		writeRateLimited(w)
+		response.WriteRateLimited(w)
 		return
 	}
 	id, _, err := s.visitorOrNew(r)
@@ -86,7 +87,7 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	maxNumber := s.policy.MaxNumber(rates.Network, rates.Room, rates.Mode)
 	if maxNumber == 0 {
-		writeError(w, http.StatusNotFound, "challenge_off", "This room asks no proof of work.")
+		response.WriteError(w, http.StatusNotFound, "challenge_off", "This room asks no proof of work.")
 		return
 	}
 	c, err := s.challenges.Issue(name, id, maxNumber, time.Now())
@@ -96,13 +97,13 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.ChallengesIssued.Inc()
 	s.metrics.ChallengeDifficulty.Observe(float64(maxNumber))
-	writeJSON(w, http.StatusOK, c)
+	response.WriteJSON(w, http.StatusOK, c)
 }
 
 // challengeRefusal is a 428's body: the error, and where to get a
 // challenge.
 type challengeRefusal struct {
-	apiError
+	response.Error
 	Challenge string `json:"challenge"`
 }
 
@@ -204,24 +205,24 @@ func refusalReason(err error) string {
 // writeChallengeError answers 428 for a proof-of-work refusal and reports
 // whether err was one.
 func writeChallengeError(w http.ResponseWriter, name string, err error) bool {
-	var e apiError
+	var e response.Error
 	switch refusalReason(err) {
 	case "asked":
-		e = apiError{"challenge_required", "Joining this room takes a proof of work: get a challenge, solve it and send the solution in the X-Altcha header."}
+		e = response.Error{Code: "challenge_required", Message: "Joining this room takes a proof of work: get a challenge, solve it and send the solution in the X-Altcha header."}
 	case "used":
-		e = apiError{"challenge_used", "This proof of work was used already. Get a new challenge."}
+		e = response.Error{Code: "challenge_used", Message: "This proof of work was used already. Get a new challenge."}
 	case "expired":
-		e = apiError{"challenge_expired", "This proof of work has expired. Get a new challenge."}
+		e = response.Error{Code: "challenge_expired", Message: "This proof of work has expired. Get a new challenge."}
 	case "stale":
-		e = apiError{"challenge_expired", "This proof of work was issued before the room's pre-queue or opening. Get a new challenge."}
+		e = response.Error{Code: "challenge_expired", Message: "This proof of work was issued before the room's pre-queue or opening. Get a new challenge."}
 	case "other_room":
-		e = apiError{"challenge_invalid", "This proof of work is for another room. Get a challenge of this room."}
+		e = response.Error{Code: "challenge_invalid", Message: "This proof of work is for another room. Get a challenge of this room."}
 	case "invalid", "other_network":
-		e = apiError{"challenge_invalid", "This proof of work is not valid. Get a new challenge."}
+		e = response.Error{Code: "challenge_invalid", Message: "This proof of work is not valid. Get a new challenge."}
 	default:
 		return false
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusPreconditionRequired, challengeRefusal{apiError: e, Challenge: challengeURL(name)})
+	response.WriteJSON(w, http.StatusPreconditionRequired, challengeRefusal{Error: e, Challenge: challengeURL(name)})
 	return true
 }

@@ -11,6 +11,7 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/response"
 )
 
 // The gate's JSON endpoints: the JWKS that shops verify passes with, a
@@ -21,7 +22,7 @@ import (
 // public pass keys.
 func (s *Server) jwks(w http.ResponseWriter, r *http.Request) {
 	if s.passKeys == nil {
-		writeError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+		response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
@@ -52,11 +53,11 @@ func (s *Server) gateInfo(w http.ResponseWriter, r *http.Request) {
 	g := gateSettings(set)
 	s.gateRooms.remember(name, g, time.Now())
 	if !g.on || s.gates == nil || s.passKeys == nil {
-		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
 	}
 	origin, _ := s.requestOrigin(r)
-	writeJSON(w, http.StatusOK, gateView{Room: name, RoomURL: origin + "/r/" + name, FailOpen: g.failOpen,
+	response.WriteJSON(w, http.StatusOK, gateView{Room: name, RoomURL: origin + "/r/" + name, FailOpen: g.failOpen,
 		SessionSeconds: g.sessionSeconds, SessionMode: g.sessionMode, Audience: g.audience})
 }
 
@@ -84,7 +85,7 @@ func viewSession(ss queue.Session) map[string]sessionView {
 func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, set room.Settings)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.gates == nil || s.passKeys == nil {
-			writeError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+			response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
 			return
 		}
 		name := r.PathValue("room")
@@ -106,7 +107,7 @@ func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, s
 		s.metrics.Rejected.WithLabelValues("api_key").Inc()
 		s.log.Warn("room API key authentication failed", "room", name, "client", client, "path", r.URL.Path)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-room"`)
-		writeError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
+		response.WriteError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
 	}
 }
 
@@ -173,13 +174,13 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		return
 	}
 	if body.Session != "" && !validSessionID(body.Session) {
-		writeError(w, http.StatusBadRequest, "bad_request", "session must be 22 base64url characters (16 random bytes), or absent.")
+		response.WriteError(w, http.StatusBadRequest, "bad_request", "session must be 22 base64url characters (16 random bytes), or absent.")
 		return
 	}
 	name := r.PathValue("room")
 	g := gateSettings(set)
 	if !g.on {
-		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
 	}
 	ss, err := s.redeemPassAs(r.Context(), name, g, body.Pass, body.Session)
@@ -190,14 +191,14 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 	}
 	switch {
 	case err == nil:
-		writeJSON(w, http.StatusOK, viewSession(ss))
+		response.WriteJSON(w, http.StatusOK, viewSession(ss))
 	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
-		writeError(w, http.StatusUnauthorized, "pass_invalid", "The pass is not valid: a bad signature, expired, for another room or shop, or unknown.")
+		response.WriteError(w, http.StatusUnauthorized, "pass_invalid", "The pass is not valid: a bad signature, expired, for another room or shop, or unknown.")
 	case passUsed(err):
-		writeError(w, http.StatusConflict, "pass_used", "This pass has already been used.")
+		response.WriteError(w, http.StatusConflict, "pass_used", "This pass has already been used.")
 	case passBusy(err):
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "pass_busy", "Another attempt is redeeming this pass right now; try again in a second.")
+		response.WriteError(w, http.StatusServiceUnavailable, "pass_busy", "Another attempt is redeeming this pass right now; try again in a second.")
 	default:
 		s.fail(w, r, err)
 	}
@@ -208,17 +209,17 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 func (s *Server) renewSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
 	name, id := r.PathValue("room"), r.PathValue("id")
 	if !validSessionID(id) {
-		writeError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
+		response.WriteError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
 		return
 	}
 	ss, err := s.gates.TouchSession(r.Context(), name, id, true)
 	switch {
 	case errors.Is(err, queue.ErrSessionGone):
-		writeError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
+		response.WriteError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
 	case err != nil:
 		s.fail(w, r, err)
 	default:
-		writeJSON(w, http.StatusOK, viewSession(ss))
+		response.WriteJSON(w, http.StatusOK, viewSession(ss))
 	}
 }
 

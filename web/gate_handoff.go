@@ -11,6 +11,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // handoffShop is the shop's name that a READY page offers to continue to,
@@ -29,7 +30,7 @@ func (s *Server) handoffShop(set room.Settings) string {
 // handoffPolicy is the hand-off page's CSP: the page's own, but its one
 // form may post to the shop's origin only.
 func handoffPolicy(audience string) string {
-	return strings.Replace(contentSecurityPolicy, "form-action 'self'", "form-action "+audience, 1)
+	return strings.Replace(response.ContentSecurityPolicy, "form-action 'self'", "form-action "+audience, 1)
 }
 
 // handoff serves POST /r/{room}/pass, the READY form of a room with a

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"unicode/utf8"
+
+	"waitingroom/web/response"
 )
 
 // decodeStrict reads exactly one JSON object from the request body into v:
@@ -19,15 +21,15 @@ func decodeStrict(w http.ResponseWriter, r *http.Request, v any, shape string) b
 		return bodyError(w, err)
 	}
 	if !utf8.Valid(b) {
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must be valid UTF-8.")
+		response.WriteError(w, http.StatusBadRequest, "bad_json", "The body must be valid UTF-8.")
 		return false
 	}
 	switch err := decodeJSON(bytes.NewReader(b), v); {
 	case errors.Is(err, errTrailing):
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must hold exactly one JSON object, and nothing after it.")
+		response.WriteError(w, http.StatusBadRequest, "bad_json", "The body must hold exactly one JSON object, and nothing after it.")
 		return false
 	case err != nil:
-		writeError(w, http.StatusBadRequest, "bad_json", "The body must be "+shape+": "+err.Error())
+		response.WriteError(w, http.StatusBadRequest, "bad_json", "The body must be "+shape+": "+err.Error())
 		return false
 	}
 	return true
@@ -38,9 +40,9 @@ func decodeStrict(w http.ResponseWriter, r *http.Request, v any, shape string) b
 func bodyError(w http.ResponseWriter, err error) bool {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+		response.WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
 	} else {
-		writeError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
+		response.WriteError(w, http.StatusBadRequest, "bad_request", "The request body could not be read.")
 	}
 	return false
 }
