@@ -12,6 +12,7 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -156,7 +157,7 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		// SoldOut false reopens a room that sold out (after a restock).
 		SoldOut *bool `json:"soldOut"`
 	}
-	if !decodeStrict(w, r, &p, "a JSON object of room settings") {
+	if !request.DecodeStrict(w, r, &p, "a JSON object of room settings") {
 		return
 	}
 	done, err := s.saveRoom(r.Context(), apiActor, name, roomWrite{Patch: p.Patch, SoldOut: p.SoldOut})

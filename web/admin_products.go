@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"waitingroom/server/order"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) adminProducts(w http.ResponseWriter, r *http.Request) {
 // createProduct serves POST /api/admin/rooms/{room}/products.
 func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 	var p order.ProductPatch
-	if !s.hasCatalog(w) || !decodeStrict(w, r, &p, productShape) {
+	if !s.hasCatalog(w) || !request.DecodeStrict(w, r, &p, productShape) {
 		return
 	}
 	name := r.PathValue("room")
@@ -50,7 +51,7 @@ func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 	id, ok := productID(w, r)
 	var p order.ProductPatch
-	if !ok || !s.hasCatalog(w) || !decodeStrict(w, r, &p, productShape) {
+	if !ok || !s.hasCatalog(w) || !request.DecodeStrict(w, r, &p, productShape) {
 		return
 	}
 	name := r.PathValue("room")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"waitingroom/server/room"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -58,7 +59,7 @@ func (s *Server) apiBounded(limit int64, timeout time.Duration, next http.Handle
 // oversized one is still refused. It reports false after answering 413.
 func drainBody(w http.ResponseWriter, r *http.Request) bool {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		return bodyError(w, err)
+		return request.BodyError(w, err)
 	}
 	return true
 }

@@ -19,6 +19,7 @@ import (
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
 	"waitingroom/views"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -527,7 +528,7 @@ func (s *Server) overTLS(r *http.Request) bool {
 		return false
 	}
 	addr, err := netip.ParseAddr(host)
-	return err == nil && isTrusted(addr, s.trusted) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+	return err == nil && request.IsTrusted(addr, s.trusted) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // localNext returns next when it is a path of the console on this

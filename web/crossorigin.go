@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"waitingroom/server/room"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -106,7 +107,7 @@ func jsonBody(w http.ResponseWriter, r *http.Request) bool {
 	n, err := io.Copy(io.Discard, r.Body)
 	switch {
 	case err != nil:
-		return bodyError(w, err)
+		return request.BodyError(w, err)
 	case n > 0:
 		response.WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Send the body as Content-Type: application/json, or send no body.")
 		return false

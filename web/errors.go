@@ -11,7 +11,7 @@ import (
 // respond is the server's Failer: errors answered through the table, in
 // the room's language and on the room's pages.
 func (s *Server) respond() response.Failer {
-	return response.Failer{Log: s.log, Text: s.roomText, Page: s.htmlPage, ConsoleText: roomsText, Console: s.consoleError}
+	return response.Failer{Log: s.log, Text: s.roomText, Page: s.htmlPage, ConsoleLang: consoleLang, Console: s.consoleError}
 }
 
 // fail answers an engine error in the API's error shape.

@@ -5,12 +5,15 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -123,7 +126,7 @@ func apiKeyMatches(key, hash string) bool {
 
 // errPassRefused is a pass that does not verify, or is not for this room
 // and shop.
-var errPassRefused = errors.New("pass refused")
+var errPassRefused = fmt.Errorf("pass refused: %w", pass.ErrInvalid)
 
 // redeemPass verifies compact (signature, expiry, room name, audience the
 // room's shop) and turns it into a session on a fresh id. It returns
@@ -170,7 +173,7 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		// optional: a retry with the same one is idempotent.
 		Session string `json:"session"`
 	}
-	if !decodeStrict(w, r, &body, `{"pass":"<the pass>","session":"<optional session id>"}`) {
+	if !request.DecodeStrict(w, r, &body, `{"pass":"<the pass>","session":"<optional session id>"}`) {
 		return
 	}
 	if body.Session != "" && !validSessionID(body.Session) {
@@ -189,19 +192,11 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 	} else {
 		s.storeDown.ok(time.Now())
 	}
-	switch {
-	case err == nil:
-		response.WriteJSON(w, http.StatusOK, viewSession(ss))
-	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
-		response.WriteError(w, http.StatusUnauthorized, "pass_invalid", "The pass is not valid: a bad signature, expired, for another room or shop, or unknown.")
-	case passUsed(err):
-		response.WriteError(w, http.StatusConflict, "pass_used", "This pass has already been used.")
-	case passBusy(err):
-		w.Header().Set("Retry-After", "1")
-		response.WriteError(w, http.StatusServiceUnavailable, "pass_busy", "Another attempt is redeeming this pass right now; try again in a second.")
-	default:
+	if err != nil {
 		s.fail(w, r, err)
+		return
 	}
+	response.WriteJSON(w, http.StatusOK, viewSession(ss))
 }
 
 // renewSession serves POST /api/rooms/{room}/sessions/{id}/renew: the
@@ -213,14 +208,11 @@ func (s *Server) renewSession(w http.ResponseWriter, r *http.Request, _ room.Set
 		return
 	}
 	ss, err := s.gates.TouchSession(r.Context(), name, id, true)
-	switch {
-	case errors.Is(err, queue.ErrSessionGone):
-		response.WriteError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
-	case err != nil:
+	if err != nil {
 		s.fail(w, r, err)
-	default:
-		response.WriteJSON(w, http.StatusOK, viewSession(ss))
+		return
 	}
+	response.WriteJSON(w, http.StatusOK, viewSession(ss))
 }
 
 // endSession serves POST /api/rooms/{room}/sessions/{id}/end: the session

@@ -66,16 +66,9 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	exp, err := s.gates.MintPass(ctx, name, visitor, tok, jti)
-	var wait *queue.WaitError
 	switch {
-	case errors.Is(err, queue.ErrTokenInvalid):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone, Room: name, Rejoin: true})
-		return
-	case errors.Is(err, queue.ErrTokenUsed):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.Gate().PassUsed, Room: name})
-		return
-	case errors.As(err, &wait), errors.Is(err, queue.ErrTokenInUse):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name})
+	case errors.Is(err, queue.ErrTokenInvalid), errors.Is(err, queue.ErrTokenUsed), errors.Is(err, queue.ErrTokenInUse), errors.As(err, new(*queue.WaitError)):
+		s.htmlFail(w, r, err, name)
 		return
 	case err != nil:
 		s.storeDown.failed(time.Now())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"waitingroom/server/room"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) gateReportPost(w http.ResponseWriter, r *http.Request, _ room.S
 		return
 	}
 	var rep gateReport
-	if !decodeStrict(w, r, &rep, `{"ok":n,"failed":n,"okMs":[ms,…],"failedMs":[ms,…]}`) {
+	if !request.DecodeStrict(w, r, &rep, `{"ok":n,"failed":n,"okMs":[ms,…],"failedMs":[ms,…]}`) {
 		return
 	}
 	if err := rep.check(); err != nil {

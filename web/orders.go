@@ -11,6 +11,7 @@ import (
 	"waitingroom/server/plaintext"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -43,7 +44,7 @@ type orderJSON struct {
 // X-Entry-Token, the visitor in wr_vid.
 func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	var body orderJSON
-	if err := decodeJSON(r.Body, &body); err != nil {
+	if err := request.DecodeJSON(r.Body, &body); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			response.WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -66,7 +67,7 @@ func prequeueNet(host string) string {
 
 // enterNet returns the client network of r for the pre-queue's figures.
 func (s *Server) enterNet(r *http.Request) string {
-	return prequeueNet(clientIP(r, s.trusted))
+	return prequeueNet(request.ClientIP(r, s.trusted))
 }
 
 // drawInfo answers GET /api/rooms/{room}/draw: the commitment to the

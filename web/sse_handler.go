@@ -9,6 +9,7 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -145,7 +146,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// A jittered retry spreads reconnects after a restart.
 	first := []byte("retry: " + strconv.Itoa(2000+rand.IntN(3000)) + "\n\n")
 	eventID := p.Tick
-	if last := parseLastEventID(r.Header.Get("Last-Event-ID")); last >= eventID {
+	if last := request.LastEventID(r.Header.Get("Last-Event-ID")); last >= eventID {
 		eventID = 0 // the client has seen this tick: a snapshot, not a repeat
 	}
 	name2 := "position"

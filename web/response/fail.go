@@ -19,8 +19,8 @@ type Failer struct {
 	Text func(r *http.Request, room string) views.Messages
 	// Page answers the buyer's HTML error page p.
 	Page func(w http.ResponseWriter, r *http.Request, p views.ErrorPage)
-	// ConsoleText is the console's messages in the operator's language.
-	ConsoleText func(r *http.Request) views.RoomsText
+	// ConsoleLang is the operator's language.
+	ConsoleLang func(r *http.Request) string
 	// Console answers the console's error page with status and msg.
 	Console func(w http.ResponseWriter, r *http.Request, status int, msg string)
 }
@@ -123,7 +123,7 @@ func (f Failer) ConsolePage(w http.ResponseWriter, r *http.Request, err error) {
 	if !known {
 		f.logFailed(r, err)
 	}
-	f.Console(w, r, rule.Status, rule.Console(f.ConsoleText(r)))
+	f.Console(w, r, rule.Status, rule.Console(f.ConsoleLang(r)))
 }
 
 func (f Failer) text(r *http.Request, room string) views.Messages {

@@ -31,9 +31,7 @@ func testFailer(rec *recorded) Failer {
 			w.WriteHeader(p.Status)
 			_, _ = w.Write([]byte(p.Heading + "\n" + p.Message))
 		},
-		ConsoleText: func(r *http.Request) views.RoomsText {
-			return views.RoomsFor(views.Negotiate(r.Header.Get("Accept-Language")))
-		},
+		ConsoleLang: func(r *http.Request) string { return views.Negotiate(r.Header.Get("Accept-Language")) },
 		Console: func(w http.ResponseWriter, _ *http.Request, status int, msg string) {
 			rec.console = msg
 			w.WriteHeader(status)

@@ -9,6 +9,7 @@ import (
 
 	"waitingroom/server/challenge"
 	"waitingroom/server/order"
+	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/share"
@@ -85,9 +86,9 @@ type Rule struct {
 	// Retry says whether the page offers a retry.
 	Retry Retry
 
-	// Console is the console page's message; nil has no console answer:
-	// the fallback answers.
-	Console func(t views.RoomsText) string
+	// Console is the console page's message in the operator's language
+	// lang; nil has no console answer: the fallback answers.
+	Console func(lang string) string
 }
 
 // status is the rule's status on surface html (the buyer's page) or not.
@@ -198,7 +199,7 @@ func Rules() []Rule {
 		{Name: "room not found", Match: is(room.ErrNotFound), Example: room.ErrNotFound,
 			Status: http.StatusNotFound, Code: "room_not_found", Message: "There is no room named {room}.",
 			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return t.NoSuchRoom }), NoRoom: true,
-			Console: func(t views.RoomsText) string { return t.ErrNoRoom }},
+			Console: func(lang string) string { return views.RoomsFor(lang).ErrNoRoom }},
 
 		// Orders.
 		{Name: "orders at the shop", Match: is(order.ErrAtShop), Example: order.ErrAtShop,
@@ -263,7 +264,7 @@ func Rules() []Rule {
 			}},
 		{Name: "product not found", Match: is(order.ErrProductNotFound), Example: order.ErrProductNotFound,
 			Status: http.StatusNotFound, Code: "product_not_found", Message: "There is no such product in this room.",
-			Console: func(t views.RoomsText) string { return t.ErrNoProduct }},
+			Console: func(lang string) string { return views.RoomsFor(lang).ErrNoProduct }},
 		{Name: "product has orders", Match: is(order.ErrProductHasOrders), Example: order.ErrProductHasOrders,
 			Status: http.StatusConflict, Code: "product_has_orders", Message: "The product has orders, which are records: set its stock to 0 to stop selling it."},
 
@@ -284,8 +285,9 @@ func Rules() []Rule {
 			Status: http.StatusServiceUnavailable, Code: "pass_busy", Message: "Another attempt is redeeming this pass right now; try again in a second.",
 			Wait: func(error) (time.Duration, bool) { return time.Second, true }, WaitAPIOnly: true,
 			PageStatus: http.StatusConflict, Heading: refused, Text: text(func(t views.Messages) string { return t.ErrTokenInUse })},
-		{Name: "pass unknown", Match: is(queue.ErrPassUnknown), Example: queue.ErrPassUnknown,
-			Status: http.StatusUnauthorized, Code: "pass_invalid", Message: "The pass is not valid: a bad signature, expired, for another room or shop, or unknown."},
+		{Name: "pass invalid", Match: func(err error) bool { return errors.Is(err, pass.ErrInvalid) || errors.Is(err, queue.ErrPassUnknown) },
+			Example: queue.ErrPassUnknown,
+			Status:  http.StatusUnauthorized, Code: "pass_invalid", Message: "The pass is not valid: a bad signature, expired, for another room or shop, or unknown."},
 		{Name: "session gone", Match: is(queue.ErrSessionGone), Example: queue.ErrSessionGone,
 			Status: http.StatusNotFound, Code: "session_gone", Message: "There is no such live session."},
 
@@ -296,7 +298,11 @@ func Rules() []Rule {
 		// Share links.
 		{Name: "share link not found", Match: is(share.ErrNotFound), Example: share.ErrNotFound,
 			Status: http.StatusNotFound, Code: "not_found", Message: "There is no such link.",
-			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return t.ShareLinkGone }), NoRoom: true},
+			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return t.ShareLinkGone }), NoRoom: true,
+			Console: func(lang string) string { return views.ShareFor(lang).ErrNoLink }},
+		{Name: "order not found", Match: is(order.ErrOrderNotFound), Example: order.ErrOrderNotFound,
+			Status: http.StatusNotFound, Code: "order_not_found", Message: "There is no such order in this room.",
+			Console: func(lang string) string { return views.OrdersTextFor(lang).ErrOrderNotFound }},
 
 		// Unknown errors: the dependency is unavailable; the client never
 		// sees the error's text.
@@ -308,7 +314,7 @@ func Rules() []Rule {
 		{Name: "unavailable", Example: context.DeadlineExceeded,
 			Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The waiting room is briefly unavailable. Please retry in a moment.",
 			Text: text(func(t views.Messages) string { return t.TroublePage }), Retry: RetryRequest,
-			Console: func(t views.RoomsText) string { return t.ErrUnavailable }},
+			Console: func(lang string) string { return views.RoomsFor(lang).ErrUnavailable }},
 	}
 }
 

@@ -1,4 +1,4 @@
-package web
+package request
 
 import (
 	"bytes"
@@ -11,21 +11,22 @@ import (
 	"waitingroom/web/response"
 )
 
-// decodeStrict reads exactly one JSON object from the request body into v:
+// DecodeStrict reads exactly one JSON object from the request body into v:
 // the body must be valid UTF-8 (encoding/json would quietly replace bad
 // bytes), name no unknown field, and hold nothing after the object. It
-// answers 400 (or 413) itself and reports false when the body is refused.
-func decodeStrict(w http.ResponseWriter, r *http.Request, v any, shape string) bool {
+// answers 400 (or 413) itself and reports false when the body is refused;
+// shape shows the body expected.
+func DecodeStrict(w http.ResponseWriter, r *http.Request, v any, shape string) bool {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
-		return bodyError(w, err)
+		return BodyError(w, err)
 	}
 	if !utf8.Valid(b) {
 		response.WriteError(w, http.StatusBadRequest, "bad_json", "The body must be valid UTF-8.")
 		return false
 	}
-	switch err := decodeJSON(bytes.NewReader(b), v); {
-	case errors.Is(err, errTrailing):
+	switch err := DecodeJSON(bytes.NewReader(b), v); {
+	case errors.Is(err, ErrTrailing):
 		response.WriteError(w, http.StatusBadRequest, "bad_json", "The body must hold exactly one JSON object, and nothing after it.")
 		return false
 	case err != nil:
@@ -35,9 +36,9 @@ func decodeStrict(w http.ResponseWriter, r *http.Request, v any, shape string) b
 	return true
 }
 
-// bodyError answers a body that could not be read: 413 when it was too
+// BodyError answers a body that could not be read: 413 when it was too
 // large, 400 otherwise. It returns false, for the callers' convenience.
-func bodyError(w http.ResponseWriter, err error) bool {
+func BodyError(w http.ResponseWriter, err error) bool {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		response.WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
@@ -47,13 +48,13 @@ func bodyError(w http.ResponseWriter, err error) bool {
 	return false
 }
 
-// errTrailing reports bytes after the one JSON value of a body.
-var errTrailing = errors.New("the body must hold exactly one JSON value")
+// ErrTrailing reports bytes after the one JSON value of a body.
+var ErrTrailing = errors.New("the body must hold exactly one JSON value")
 
-// decodeJSON decodes exactly one JSON value of body into v. It refuses
+// DecodeJSON decodes exactly one JSON value of body into v. It refuses
 // unknown fields and anything but white space after the value
-// (errTrailing); a body over the cap yields the *http.MaxBytesError.
-func decodeJSON(body io.Reader, v any) error {
+// (ErrTrailing); a body over the cap yields the *http.MaxBytesError.
+func DecodeJSON(body io.Reader, v any) error {
 	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -67,5 +68,5 @@ func decodeJSON(body io.Reader, v any) error {
 	case errors.As(err, &tooBig):
 		return err
 	}
-	return errTrailing
+	return ErrTrailing
 }
