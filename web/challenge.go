@@ -50,7 +50,7 @@ func (s *Server) crossSite(r *http.Request) bool {
 const altchaHeader = "X-Altcha"
 
 // challengeURL is where a client gets room's challenge.
-func challengeURL(roomName string) string { return "/api/rooms/" + roomName + "/challenge" }
+func challengeURL(roomName string) string { return response.ChallengeURL(roomName) }
 
 // issueChallenge serves GET /api/rooms/{room}/challenge: a fresh challenge
 // for the visitor (of the wr_vid cookie, else a new id that the proved
@@ -98,13 +98,6 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	s.metrics.ChallengesIssued.Inc()
 	s.metrics.ChallengeDifficulty.Observe(float64(maxNumber))
 	response.WriteJSON(w, http.StatusOK, c)
-}
-
-// challengeRefusal is a 428's body: the error, and where to get a
-// challenge.
-type challengeRefusal struct {
-	response.Error
-	Challenge string `json:"challenge"`
 }
 
 // errOtherVisitor reports a proof of work issued for another visitor than
@@ -200,29 +193,4 @@ func refusalReason(err error) string {
 		return "early"
 	}
 	return ""
-}
-
-// writeChallengeError answers 428 for a proof-of-work refusal and reports
-// whether err was one.
-func writeChallengeError(w http.ResponseWriter, name string, err error) bool {
-	var e response.Error
-	switch refusalReason(err) {
-	case "asked":
-		e = response.Error{Code: "challenge_required", Message: "Joining this room takes a proof of work: get a challenge, solve it and send the solution in the X-Altcha header."}
-	case "used":
-		e = response.Error{Code: "challenge_used", Message: "This proof of work was used already. Get a new challenge."}
-	case "expired":
-		e = response.Error{Code: "challenge_expired", Message: "This proof of work has expired. Get a new challenge."}
-	case "stale":
-		e = response.Error{Code: "challenge_expired", Message: "This proof of work was issued before the room's pre-queue or opening. Get a new challenge."}
-	case "other_room":
-		e = response.Error{Code: "challenge_invalid", Message: "This proof of work is for another room. Get a challenge of this room."}
-	case "invalid", "other_network":
-		e = response.Error{Code: "challenge_invalid", Message: "This proof of work is not valid. Get a new challenge."}
-	default:
-		return false
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	response.WriteJSON(w, http.StatusPreconditionRequired, challengeRefusal{Error: e, Challenge: challengeURL(name)})
-	return true
 }

@@ -37,7 +37,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		// crowd behind one address pays one enter a join, the proved one.
 		giveBack()
 	}
-	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
+	if writeScheduleError(w, p, err) {
 		return
 	}
 	if err != nil {

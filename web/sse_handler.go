@@ -108,7 +108,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		response.WriteRateLimited(w)
 		return
 	}
-	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
+	if writeScheduleError(w, p, err) {
 		return
 	}
 	if err != nil {

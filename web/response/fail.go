@@ -71,8 +71,12 @@ func (f Failer) JSON(w http.ResponseWriter, r *http.Request, scope Scope, err er
 			w.Header().Set("Retry-After", strconv.Itoa(RetrySeconds(d)))
 		}
 	}
+	if rule.NoStore {
+		w.Header().Set("Cache-Control", "no-store")
+	}
 	if rule.Body != nil {
-		WriteJSON(w, rule.Status, rule.Body(e, err, f.text(r, r.PathValue("room"))))
+		room := r.PathValue("room")
+		WriteJSON(w, rule.Status, rule.Body(e, err, Detail{T: f.text(r, room), Room: room}))
 		return
 	}
 	WriteError(w, rule.Status, e.Code, e.Message)

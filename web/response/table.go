@@ -65,7 +65,9 @@ type Rule struct {
 	Message string
 	// Body, when set, is the JSON body in place of Error: e, with the
 	// figures err carries.
-	Body func(e Error, err error, t views.Messages) any
+	Body func(e Error, err error, d Detail) any
+	// NoStore keeps the API's answer out of caches.
+	NoStore bool
 	// Wait, when set, is the Retry-After err carries.
 	Wait func(err error) (time.Duration, bool)
 	// WaitAPIOnly leaves Retry-After off the pages.
@@ -140,6 +142,27 @@ func LimitText(t views.Messages, e *order.LimitError) string {
 	return views.Fill(views.Fill(t.ErrOverLimit, "n", strconv.Itoa(e.Limit)), "left", strconv.Itoa(e.Left))
 }
 
+// Detail is what a JSON body may say beside the error: the visitor's
+// messages and the address's room.
+type Detail struct {
+	T    views.Messages
+	Room string
+}
+
+// ChallengeURL is where a client gets a proof-of-work challenge of room.
+func ChallengeURL(room string) string { return "/api/rooms/" + room + "/challenge" }
+
+// ChallengeRefusal is a 428's body: the error, and where to get a
+// challenge.
+type ChallengeRefusal struct {
+	Error
+	Challenge string `json:"challenge"`
+}
+
+func challengeBody(e Error, _ error, d Detail) any {
+	return ChallengeRefusal{Error: e, Challenge: ChallengeURL(d.Room)}
+}
+
 // StockError is 409 insufficient_stock: the Error and the stock left.
 type StockError struct {
 	Error
@@ -179,16 +202,7 @@ func notPlaced(t views.Messages) string { return t.TitleNotPlaced }
 func expired(t views.Messages) string   { return t.Expired }
 func refused(t views.Messages) string   { return t.TitleRefused }
 
-// challengeRefused reports whether err refuses a join's proof of work.
-func challengeRefused(err error) bool {
-	for _, e := range []error{queue.ErrChallengeRequired, queue.ErrChallengeUsed, queue.ErrChallengeStale, challenge.ErrExpired,
-		challenge.ErrOtherRoom, challenge.ErrOtherNetwork, challenge.ErrInvalid, challenge.ErrEarly} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
+func joinCheck(t views.Messages, _ error) string { return t.JoinCheck }
 
 // Rules is the table, first match first: every typed error of the server
 // that an answer tells apart, with its answer on each surface.
@@ -208,9 +222,9 @@ func Rules() []Rule {
 			Heading: notPlaced, Text: text(func(t views.Messages) string { return t.Gate().OrdersAtShop })},
 		{Name: "over limit", Match: asIs[*order.LimitError], Example: &order.LimitError{Limit: 2, Left: 1},
 			Status: http.StatusBadRequest, Code: "over_limit",
-			Body: func(e Error, err error, t views.Messages) any {
+			Body: func(e Error, err error, d Detail) any {
 				l, _ := as[*order.LimitError](err)
-				return LimitError{Error: Error{Code: e.Code, Message: LimitText(t, l)}, Limit: l.Limit, Left: l.Left}
+				return LimitError{Error: Error{Code: e.Code, Message: LimitText(d.T, l)}, Limit: l.Limit, Left: l.Left}
 			},
 			Heading: notPlaced, Text: overLimit},
 		{Name: "order rate limited", Match: asIs[*order.RateLimitedError], Example: &order.RateLimitedError{RetryAfter: time.Second},
@@ -237,9 +251,9 @@ func Rules() []Rule {
 			Heading: notPlaced, Text: text(func(t views.Messages) string { return t.ErrTokenUsed })},
 		{Name: "insufficient stock", Match: asIs[*order.StockError], Example: &order.StockError{Left: 1},
 			Status: http.StatusConflict, Code: "insufficient_stock",
-			Body: func(e Error, err error, t views.Messages) any {
+			Body: func(e Error, err error, d Detail) any {
 				s, _ := as[*order.StockError](err)
-				return StockError{Error: Error{Code: e.Code, Message: fewLeft(t, err)}, Left: s.Left}
+				return StockError{Error: Error{Code: e.Code, Message: fewLeft(d.T, err)}, Left: s.Left}
 			},
 			Heading: notPlaced, Text: fewLeft},
 		{Name: "sold out", Match: is(order.ErrSoldOut), Example: order.ErrSoldOut,
@@ -258,7 +272,7 @@ func Rules() []Rule {
 		// Products.
 		{Name: "invalid product", Match: asIs[*order.InvalidProductError], Example: &order.InvalidProductError{},
 			Status: http.StatusBadRequest, Code: "invalid_product",
-			Body: func(e Error, err error, _ views.Messages) any {
+			Body: func(e Error, err error, _ Detail) any {
 				p, _ := as[*order.InvalidProductError](err)
 				return Error{Code: e.Code, Message: p.Error()}
 			}},
@@ -291,9 +305,31 @@ func Rules() []Rule {
 		{Name: "session gone", Match: is(queue.ErrSessionGone), Example: queue.ErrSessionGone,
 			Status: http.StatusNotFound, Code: "session_gone", Message: "There is no such live session."},
 
-		{Name: "proof of work refused", Match: challengeRefused, Example: queue.ErrChallengeRequired,
+		{Name: "proof of work required", Match: is(queue.ErrChallengeRequired), Example: queue.ErrChallengeRequired,
+			Status: http.StatusPreconditionRequired, Code: "challenge_required", Message: "Joining this room takes a proof of work: get a challenge, solve it and send the solution in the X-Altcha header.",
+			Body: challengeBody, NoStore: true, Text: joinCheck, Retry: RetryAlways},
+		{Name: "proof of work used", Match: is(queue.ErrChallengeUsed), Example: queue.ErrChallengeUsed,
+			Status: http.StatusPreconditionRequired, Code: "challenge_used", Message: "This proof of work was used already. Get a new challenge.",
+			Body: challengeBody, NoStore: true, Text: joinCheck, Retry: RetryAlways},
+		{Name: "proof of work expired", Match: is(challenge.ErrExpired), Example: challenge.ErrExpired,
+			Status: http.StatusPreconditionRequired, Code: "challenge_expired", Message: "This proof of work has expired. Get a new challenge.",
+			Body: challengeBody, NoStore: true, Text: joinCheck, Retry: RetryAlways},
+		{Name: "proof of work stale", Match: is(queue.ErrChallengeStale), Example: queue.ErrChallengeStale,
+			Status: http.StatusPreconditionRequired, Code: "challenge_expired", Message: "This proof of work was issued before the room's pre-queue or opening. Get a new challenge.",
+			Body: challengeBody, NoStore: true, Text: joinCheck, Retry: RetryAlways},
+		{Name: "proof of work for another room", Match: is(challenge.ErrOtherRoom), Example: challenge.ErrOtherRoom,
+			Status: http.StatusPreconditionRequired, Code: "challenge_invalid", Message: "This proof of work is for another room. Get a challenge of this room.",
+			Body: challengeBody, NoStore: true, Text: joinCheck, Retry: RetryAlways},
+		{Name: "proof of work invalid", Match: func(err error) bool {
+			return errors.Is(err, challenge.ErrInvalid) || errors.Is(err, challenge.ErrOtherNetwork)
+		}, Example: challenge.ErrInvalid,
 			Status: http.StatusPreconditionRequired, Code: "challenge_invalid", Message: "This proof of work is not valid. Get a new challenge.",
-			Text: text(func(t views.Messages) string { return t.JoinCheck }), Retry: RetryAlways},
+			Body: challengeBody, NoStore: true, Text: joinCheck, Retry: RetryAlways},
+		// A proof solved too early refuses the page's join; the API has
+		// no answer of its own for it.
+		{Name: "proof of work early", Match: is(challenge.ErrEarly), Example: challenge.ErrEarly,
+			Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The waiting room is briefly unavailable. Please retry in a moment.",
+			PageStatus: http.StatusPreconditionRequired, Text: joinCheck, Retry: RetryAlways},
 
 		// Share links.
 		{Name: "share link not found", Match: is(share.ErrNotFound), Example: share.ErrNotFound,
