@@ -12,6 +12,8 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 func digest(s string) []byte {
@@ -34,7 +36,7 @@ const (
 func (s *Server) adminOnly(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.admin == nil {
-			writeError(w, http.StatusForbidden, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN to enable it.")
+			response.WriteError(w, http.StatusForbidden, "admin_disabled", "The admin API is disabled: set ADMIN_TOKEN to enable it.")
 			return
 		}
 		client := s.clientKey(r)
@@ -46,7 +48,7 @@ func (s *Server) adminOnly(next http.HandlerFunc) http.HandlerFunc {
 			s.adminFails.fail(client, time.Now())
 			s.log.Warn("admin authentication failed", "client", client, "method", r.Method, "path", r.URL.Path)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-admin"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "A valid admin bearer token is required.")
+			response.WriteError(w, http.StatusUnauthorized, "unauthorized", "A valid admin bearer token is required.")
 			return
 		}
 		next(w, r)
@@ -63,8 +65,8 @@ func (s *Server) refuseThrottled(w http.ResponseWriter, fails *failures, client,
 		return false
 	}
 	s.metrics.Rejected.WithLabelValues(label).Inc()
-	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
-	writeError(w, http.StatusTooManyRequests, "rate_limited", msg)
+	w.Header().Set("Retry-After", strconv.Itoa(response.RetrySeconds(wait)))
+	response.WriteError(w, http.StatusTooManyRequests, "rate_limited", msg)
 	return true
 }
 
@@ -155,14 +157,14 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 		// SoldOut false reopens a room that sold out (after a restock).
 		SoldOut *bool `json:"soldOut"`
 	}
-	if !decodeStrict(w, r, &p, "a JSON object of room settings") {
+	if !request.DecodeStrict(w, r, &p, "a JSON object of room settings") {
 		return
 	}
 	done, err := s.saveRoom(r.Context(), apiActor, name, roomWrite{Patch: p.Patch, SoldOut: p.SoldOut})
 	var invalid *invalidSettingsError
 	switch {
 	case errors.As(err, &invalid):
-		writeError(w, http.StatusBadRequest, "invalid_settings", invalid.Error())
+		response.WriteError(w, http.StatusBadRequest, "invalid_settings", invalid.Error())
 		return
 	case err != nil:
 		s.fail(w, r, err)
@@ -189,7 +191,7 @@ func (s *Server) deleteRoom(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"room": name, "deleted": true, "redisKeys": d.Keys})
+	response.WriteJSON(w, http.StatusOK, map[string]any{"room": name, "deleted": true, "redisKeys": d.Keys})
 }
 
 func (s *Server) getRoom(w http.ResponseWriter, r *http.Request) {
@@ -220,7 +222,7 @@ func (s *Server) writeRoom(w http.ResponseWriter, r *http.Request, status int, n
 		v = roomView{Name: name, Settings: s.adminView(set), LiveError: liveUnread}
 	}
 	v.Warnings = warnings
-	writeJSON(w, status, v)
+	response.WriteJSON(w, status, v)
 }
 
 // soldOutUnset is the admin API's warning for a saved room whose asked-for

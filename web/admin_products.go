@@ -1,12 +1,12 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
 	"waitingroom/server/order"
-	"waitingroom/server/room"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // The admin API of a room's products. A room's products may be written
@@ -27,13 +27,13 @@ func (s *Server) adminProducts(w http.ResponseWriter, r *http.Request) {
 	if ps == nil {
 		ps = []order.Product{}
 	}
-	writeJSON(w, http.StatusOK, ps)
+	response.WriteJSON(w, http.StatusOK, ps)
 }
 
 // createProduct serves POST /api/admin/rooms/{room}/products.
 func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 	var p order.ProductPatch
-	if !s.hasCatalog(w) || !decodeStrict(w, r, &p, productShape) {
+	if !s.hasCatalog(w) || !request.DecodeStrict(w, r, &p, productShape) {
 		return
 	}
 	name := r.PathValue("room")
@@ -43,7 +43,7 @@ func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/admin/rooms/"+name+"/products/"+strconv.FormatInt(created.ID, 10))
-	writeJSON(w, http.StatusCreated, created)
+	response.WriteJSON(w, http.StatusCreated, created)
 }
 
 // updateProduct serves PUT /api/admin/rooms/{room}/products/{id}: fields
@@ -51,7 +51,7 @@ func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 	id, ok := productID(w, r)
 	var p order.ProductPatch
-	if !ok || !s.hasCatalog(w) || !decodeStrict(w, r, &p, productShape) {
+	if !ok || !s.hasCatalog(w) || !request.DecodeStrict(w, r, &p, productShape) {
 		return
 	}
 	name := r.PathValue("room")
@@ -60,7 +60,7 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 		s.catalogFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, updated)
+	response.WriteJSON(w, http.StatusOK, updated)
 }
 
 // deleteProduct serves DELETE /api/admin/rooms/{room}/products/{id}. A
@@ -75,12 +75,12 @@ func (s *Server) deleteProduct(w http.ResponseWriter, r *http.Request) {
 		s.catalogFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
+	response.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
 }
 
 func (s *Server) hasCatalog(w http.ResponseWriter) bool {
 	if s.catalog == nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "The product admin is not configured on this server.")
+		response.WriteError(w, http.StatusServiceUnavailable, "unavailable", "The product admin is not configured on this server.")
 		return false
 	}
 	return true
@@ -90,25 +90,12 @@ func (s *Server) hasCatalog(w http.ResponseWriter) bool {
 func productID(w http.ResponseWriter, r *http.Request) (int64, bool) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		writeError(w, http.StatusNotFound, "product_not_found", "Product ids are positive integers.")
+		response.WriteError(w, http.StatusNotFound, "product_not_found", "Product ids are positive integers.")
 		return 0, false
 	}
 	return id, true
 }
 
 func (s *Server) catalogFail(w http.ResponseWriter, r *http.Request, err error) {
-	var invalid *order.InvalidProductError
-	switch {
-	case errors.As(err, &invalid):
-		writeError(w, http.StatusBadRequest, "invalid_product", invalid.Error())
-	case errors.Is(err, order.ErrProductNotFound):
-		writeError(w, http.StatusNotFound, "product_not_found", "There is no such product in this room.")
-	case errors.Is(err, room.ErrNotFound):
-		s.fail(w, r, err)
-	case errors.Is(err, order.ErrProductHasOrders):
-		writeError(w, http.StatusConflict, "product_has_orders", "The product has orders, which are records: set its stock to 0 to stop selling it.")
-	default:
-		s.log.Warn("product admin failed", "method", r.Method, "room", r.PathValue("room"), "err", err)
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "The product database is briefly unavailable. Please retry in a moment.")
-	}
+	s.respond().JSON(w, r, response.ScopeCatalog, err)
 }

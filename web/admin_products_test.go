@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"waitingroom/server/order"
+	"waitingroom/web/response"
 )
 
 var adminAuth = map[string]string{"Authorization": "Bearer " + testAdminToken}
@@ -74,7 +75,7 @@ func TestProductAdminAPI(t *testing.T) {
 			}
 			for _, st := range steps {
 				r := h.do(t, st.method, st.path, st.body, adminAuth, nil)
-				var e apiError
+				var e response.Error
 				if st.code != "" {
 					r.json(t, &e)
 				}
@@ -129,7 +130,7 @@ func TestRestockThroughTheAPI(t *testing.T) {
 		t.Fatal("raising the stock did not reopen the room")
 	}
 	r := h.do(t, "DELETE", item, "", adminAuth, nil)
-	var e apiError
+	var e response.Error
 	r.json(t, &e)
 	if r.status != 409 || e.Code != "product_has_orders" {
 		t.Fatalf("delete of an ordered product: %d %s", r.status, r.body)

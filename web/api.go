@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"waitingroom/server/room"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // maxBody caps every request body; larger ones get 413.
@@ -32,11 +34,11 @@ func (s *Server) apiBounded(limit int64, timeout time.Duration, next http.Handle
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Cache-Control"] = noStore
 		if !room.ValidName(r.PathValue("room")) {
-			writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
+			response.WriteError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 			return
 		}
 		if r.ContentLength > limit {
-			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+			response.WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
@@ -57,7 +59,7 @@ func (s *Server) apiBounded(limit int64, timeout time.Duration, next http.Handle
 // oversized one is still refused. It reports false after answering 413.
 func drainBody(w http.ResponseWriter, r *http.Request) bool {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		return bodyError(w, err)
+		return request.BodyError(w, err)
 	}
 	return true
 }

@@ -22,6 +22,7 @@ import (
 	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
 	"waitingroom/server/visitor"
+	"waitingroom/web/response"
 )
 
 const testAdminToken = "test-admin-token-0123456789abcdef"
@@ -246,7 +247,7 @@ func TestBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := h.do(t, tt.method, tt.path, tt.body, tt.hdr, nil)
-			var e apiError
+			var e response.Error
 			r.json(t, &e)
 			if r.status != tt.wantStatus || e.Code != tt.wantCode || e.Message == "" {
 				t.Fatalf("got %d %s, want %d with code %s", r.status, r.body, tt.wantStatus, tt.wantCode)
@@ -349,7 +350,7 @@ func TestAdminAPI(t *testing.T) {
 				t.Fatalf("got %d %s, want %d", r.status, r.body, tt.wantStatus)
 			}
 			if r.status >= 400 {
-				var e apiError
+				var e response.Error
 				r.json(t, &e)
 				if e.Code == "" || e.Message == "" {
 					t.Fatalf("error without code or message: %s", r.body)
@@ -453,7 +454,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 			method = "GET"
 		}
 		r := h.do(t, method, path, "", nil, nil)
-		var e apiError
+		var e response.Error
 		r.json(t, &e)
 		if r.status != 503 || e.Code != "unavailable" || r.header.Get("Retry-After") == "" {
 			t.Fatalf("%s with Redis down: %d %s", path, r.status, r.body)

@@ -10,6 +10,7 @@ import (
 
 	"waitingroom/server/challenge"
 	"waitingroom/server/queue"
+	"waitingroom/web/response"
 )
 
 // Challenges issues and verifies the proofs of work, and signs and checks
@@ -49,7 +50,7 @@ func (s *Server) crossSite(r *http.Request) bool {
 const altchaHeader = "X-Altcha"
 
 // challengeURL is where a client gets room's challenge.
-func challengeURL(roomName string) string { return "/api/rooms/" + roomName + "/challenge" }
+func challengeURL(roomName string) string { return response.ChallengeURL(roomName) }
 
 // issueChallenge serves GET /api/rooms/{room}/challenge: a fresh challenge
 // for the visitor (of the wr_vid cookie, else a new id that the proved
@@ -68,7 +69,7 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.challengeFetches.allow(s.clientKey(r)) {
 		s.metrics.Rejected.WithLabelValues("challenge_rate").Inc()
-		writeRateLimited(w)
+		response.WriteRateLimited(w)
 		return
 	}
 	id, _, err := s.visitorOrNew(r)
@@ -86,7 +87,7 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	maxNumber := s.policy.MaxNumber(rates.Network, rates.Room, rates.Mode)
 	if maxNumber == 0 {
-		writeError(w, http.StatusNotFound, "challenge_off", "This room asks no proof of work.")
+		response.WriteError(w, http.StatusNotFound, "challenge_off", "This room asks no proof of work.")
 		return
 	}
 	c, err := s.challenges.Issue(name, id, maxNumber, time.Now())
@@ -96,14 +97,7 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.ChallengesIssued.Inc()
 	s.metrics.ChallengeDifficulty.Observe(float64(maxNumber))
-	writeJSON(w, http.StatusOK, c)
-}
-
-// challengeRefusal is a 428's body: the error, and where to get a
-// challenge.
-type challengeRefusal struct {
-	apiError
-	Challenge string `json:"challenge"`
+	response.WriteJSON(w, http.StatusOK, c)
 }
 
 // errOtherVisitor reports a proof of work issued for another visitor than
@@ -199,29 +193,4 @@ func refusalReason(err error) string {
 		return "early"
 	}
 	return ""
-}
-
-// writeChallengeError answers 428 for a proof-of-work refusal and reports
-// whether err was one.
-func writeChallengeError(w http.ResponseWriter, name string, err error) bool {
-	var e apiError
-	switch refusalReason(err) {
-	case "asked":
-		e = apiError{"challenge_required", "Joining this room takes a proof of work: get a challenge, solve it and send the solution in the X-Altcha header."}
-	case "used":
-		e = apiError{"challenge_used", "This proof of work was used already. Get a new challenge."}
-	case "expired":
-		e = apiError{"challenge_expired", "This proof of work has expired. Get a new challenge."}
-	case "stale":
-		e = apiError{"challenge_expired", "This proof of work was issued before the room's pre-queue or opening. Get a new challenge."}
-	case "other_room":
-		e = apiError{"challenge_invalid", "This proof of work is for another room. Get a challenge of this room."}
-	case "invalid", "other_network":
-		e = apiError{"challenge_invalid", "This proof of work is not valid. Get a new challenge."}
-	default:
-		return false
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusPreconditionRequired, challengeRefusal{apiError: e, Challenge: challengeURL(name)})
-	return true
 }

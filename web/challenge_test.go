@@ -19,6 +19,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/web/response"
 )
 
 // challengeHarness is a harness whose room asks a proof of work (mode),
@@ -75,9 +76,9 @@ func (h *harness) fetchChallenge(t *testing.T) challenge.Challenge {
 	return c
 }
 
-func refusal(t *testing.T, r reply) challengeRefusal {
+func refusal(t *testing.T, r reply) response.ChallengeRefusal {
 	t.Helper()
-	var e challengeRefusal
+	var e response.ChallengeRefusal
 	r.json(t, &e)
 	if r.status != http.StatusPreconditionRequired || r.cookie() != nil || r.header.Get("Set-Cookie") != "" {
 		t.Fatalf("want 428 without cookies, got %d %v %s", r.status, r.header, r.body)

@@ -1,70 +1,13 @@
 package web
 
 import (
-	"net"
 	"net/http"
-	"net/netip"
-	"strings"
+
+	"waitingroom/web/request"
 )
-
-// clientIP returns the address a request came from. Behind a trusted proxy
-// (its address is in trusted), it walks X-Forwarded-For from the right and
-// returns the first address that is not a trusted proxy; a client cannot
-// spoof it by sending the header itself.
-func clientIP(r *http.Request, trusted []netip.Prefix) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil || !isTrusted(addr, trusted) {
-		return host
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
-		}
-		if !isTrusted(hop, trusted) {
-			return hop.Unmap().String()
-		}
-	}
-	return host
-}
-
-func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
-	a = a.Unmap()
-	for _, p := range trusted {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
 
 // clientKey returns the client network of a request, which every per-client
 // cap counts as one client.
 func (s *Server) clientKey(r *http.Request) string {
-	return clientNet(clientIP(r, s.trusted), s.v6Prefix)
-}
-
-// clientNet returns the network that per-client caps count as one client:
-// an IPv4 address itself, or the /v6Prefix network of an IPv6 address (a
-// subscriber is given a whole /64, so a cap per IPv6 address caps nothing).
-// A host that is no address is returned as it is.
-func clientNet(host string, v6Prefix int) string {
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	a = a.WithZone("").Unmap()
-	if a.Is4() {
-		return a.String()
-	}
-	p, err := a.Prefix(v6Prefix)
-	if err != nil {
-		return a.String()
-	}
-	return p.String()
+	return request.ClientNet(request.ClientIP(r, s.trusted), s.v6Prefix)
 }

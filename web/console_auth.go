@@ -19,6 +19,8 @@ import (
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
 	"waitingroom/views"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // Operators are the console's accounts and sessions (server/operator).
@@ -331,7 +333,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	refuse := func(wait time.Duration, msg string) {
 		forgive()
 		s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
-		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait)))
+		w.Header().Set("Retry-After", strconv.Itoa(response.RetrySeconds(wait)))
 		st.Error = msg
 		if operator.ValidName(name) {
 			st.Name = name
@@ -348,7 +350,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	if !trusted {
 		if wait := s.adminFails.attempt(client, at); wait > 0 {
-			refuse(wait, views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait))))
+			refuse(wait, views.Fill(t.TooManyFailures, "s", strconv.Itoa(response.RetrySeconds(wait))))
 			return
 		}
 		undo = append(undo, func() { s.adminFails.forgive(client, at) })
@@ -357,7 +359,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		wait, netTk := s.signins.networks.attempt(client, at)
 		if wait > 0 {
 			s.log.Warn("console sign-in refused: network locked out", "client", client)
-			refuse(wait, views.Fill(t.TooManyFailures, "s", strconv.Itoa(retrySeconds(wait))))
+			refuse(wait, views.Fill(t.TooManyFailures, "s", strconv.Itoa(response.RetrySeconds(wait))))
 			return
 		}
 		undo = append(undo, func() { s.signins.networks.forgive(netTk) })
@@ -526,7 +528,7 @@ func (s *Server) overTLS(r *http.Request) bool {
 		return false
 	}
 	addr, err := netip.ParseAddr(host)
-	return err == nil && isTrusted(addr, s.trusted) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+	return err == nil && request.IsTrusted(addr, s.trusted) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // localNext returns next when it is a path of the console on this

@@ -21,6 +21,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // LiveStats is the rooms' per-second record (server/livestats.Reader).
@@ -194,7 +195,7 @@ func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess cons
 		CSS:         s.assets.url("console-dashboard.css"),
 		JS:          s.assets.url("console-live.js"),
 	}
-	htmlHeaders(w)
+	response.HTMLHeaders(w)
 	w.Header().Set("Cache-Control", "no-store")
 	if err := views.ConsoleDashboard(page).Render(r.Context(), w); err != nil {
 		s.log.Warn("console: render dashboard", "room", name, "err", err)

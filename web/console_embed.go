@@ -6,6 +6,7 @@ import (
 
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // embedSnippet is the one line a host page pastes: base is the site's
@@ -33,11 +34,11 @@ func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess conso
 	var buf bytes.Buffer
 	if err := views.ConsoleEmbed(p).Render(r.Context(), &buf); err != nil {
 		s.log.Error("render", "path", r.URL.Path, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "The page could not be rendered.")
+		response.WriteError(w, http.StatusInternalServerError, "internal", "The page could not be rendered.")
 		return
 	}
-	htmlHeaders(w)
+	response.HTMLHeaders(w)
 	// This page alone frames: its preview of the widget, from this origin.
-	w.Header().Set("Content-Security-Policy", contentSecurityPolicy+"; frame-src 'self'")
+	w.Header().Set("Content-Security-Policy", response.ContentSecurityPolicy+"; frame-src 'self'")
 	w.Write(buf.Bytes())
 }

@@ -314,7 +314,7 @@ func (s *Server) cancelOrder(w http.ResponseWriter, r *http.Request, sess consol
 	switch {
 	case err == nil:
 	case errors.Is(err, order.ErrOrderNotFound):
-		s.consoleError(w, r, http.StatusNotFound, t.ErrOrderNotFound)
+		s.consoleFail(w, r, err)
 		return
 	case errors.Is(err, order.ErrAlreadyCancelled):
 		s.consoleError(w, r, http.StatusConflict, views.Fill(t.ErrAlreadyCancelled, "id", id))

@@ -260,14 +260,6 @@ func (s *Server) productEdit(ctx context.Context, sess consoleSession, name stri
 	return views.ProductsPage{}, order.ErrProductNotFound
 }
 
-func (s *Server) productFail(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, order.ErrProductNotFound) {
-		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
-		return
-	}
-	s.consoleFail(w, r, err)
-}
-
 // consoleProduct serves GET /admin/rooms/{room}/products/{id}.
 func (s *Server) consoleProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, id, ok := s.consoleProductTarget(w, r)
@@ -278,7 +270,7 @@ func (s *Server) consoleProduct(w http.ResponseWriter, r *http.Request, sess con
 	defer cancel()
 	pp, err := s.productEdit(ctx, sess, name, id)
 	if err != nil {
-		s.productFail(w, r, err)
+		s.consoleFail(w, r, err)
 		return
 	}
 	pp.Notice = productNotice(r.URL.Query(), roomsText(r))
@@ -297,7 +289,7 @@ func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, se
 	t := roomsText(r)
 	pp, err := s.productEdit(ctx, sess, name, id)
 	if err != nil {
-		s.productFail(w, r, err)
+		s.consoleFail(w, r, err)
 		return
 	}
 	if r.PostForm.Get("op") == "delete" {
@@ -309,7 +301,7 @@ func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, se
 			pp.Edit.Error = t.ErrHasOrders
 			s.renderProducts(w, r, sess, http.StatusConflict, pp)
 		default:
-			s.productFail(w, r, err)
+			s.consoleFail(w, r, err)
 		}
 		return
 	}
@@ -324,7 +316,7 @@ func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, se
 			http.Redirect(w, r, "/admin/rooms/"+name+"/products/"+strconv.FormatInt(id, 10)+"?saved=1"+restocked(was, s.soldOut(ctx, name)), http.StatusSeeOther)
 			return
 		case !productErrors(err, t, errs):
-			s.productFail(w, r, err)
+			s.consoleFail(w, r, err)
 			return
 		}
 	}

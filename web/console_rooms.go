@@ -405,14 +405,7 @@ func (s *Server) consoleRoom(w http.ResponseWriter, r *http.Request) (string, ro
 // consoleFail answers a console error page for err of a room or product
 // write or read.
 func (s *Server) consoleFail(w http.ResponseWriter, r *http.Request, err error) {
-	t := roomsText(r)
-	switch {
-	case errors.Is(err, room.ErrNotFound):
-		s.consoleError(w, r, http.StatusNotFound, t.ErrNoRoom)
-	default:
-		s.log.Error("console: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrUnavailable)
-	}
+	s.respond().ConsolePage(w, r, err)
 }
 
 func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.RoomForm) {

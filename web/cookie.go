@@ -2,26 +2,19 @@ package web
 
 import (
 	"net/http"
-	"strconv"
-	"time"
 
 	"waitingroom/server/visitor"
+	"waitingroom/web/request"
 )
 
 // CookieName is the visitor cookie's name.
-const CookieName = "wr_vid"
-
-const cookieMaxAge = 24 * time.Hour
+const CookieName = request.CookieName
 
 // visitorID returns the visitor id from a validly signed cookie. A missing,
 // malformed or tampered cookie yields ok == false: the caller treats the
 // request as a new visitor.
 func (s *Server) visitorID(r *http.Request) (string, bool) {
-	c, err := r.Cookie(CookieName)
-	if err != nil {
-		return "", false
-	}
-	return s.signer.Verify(c.Value)
+	return request.VisitorID(r, s.signer)
 }
 
 // visitorOrNew returns the visitor of a validly signed cookie, or a fresh
@@ -55,38 +48,11 @@ func (s *Server) counted(ok bool) bool {
 	return ok
 }
 
-// setVisitorCookie issues the signed wr_vid cookie for id: the Set-Cookie
-// line of visitorCookie, written by hand (every new visitor's enter sets
-// one; issue 16). A signed id needs no sanitizing.
+// setVisitorCookie issues the signed wr_vid cookie for id.
 func (s *Server) setVisitorCookie(w http.ResponseWriter, r *http.Request, id string) {
-	var buf [160]byte
-	b := append(buf[:0], CookieName+"="...)
-	b = s.signer.AppendSign(b, id)
-	b = append(b, "; Path=/; Max-Age="...)
-	b = strconv.AppendInt(b, int64(cookieMaxAge.Seconds()), 10)
-	b = append(b, "; HttpOnly"...)
-	if secureRequest(r) {
-		b = append(b, "; Secure"...)
-	}
-	b = append(b, "; SameSite=Lax"...)
-	h := w.Header()
-	h["Set-Cookie"] = append(h["Set-Cookie"], string(b))
-}
-
-// secureRequest reports a request that came over TLS, to this server or to
-// a proxy in front of it: the cookie is Secure then.
-func secureRequest(r *http.Request) bool {
-	return r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
+	request.SetVisitorCookie(w, r, s.signer, id)
 }
 
 func (s *Server) visitorCookie(r *http.Request, id string) *http.Cookie {
-	return &http.Cookie{
-		Name:     CookieName,
-		Value:    s.signer.Sign(id),
-		Path:     "/",
-		MaxAge:   int(cookieMaxAge.Seconds()),
-		HttpOnly: true,
-		SameSite: http.SameSiteLaxMode,
-		Secure:   secureRequest(r),
-	}
+	return request.VisitorCookie(r, s.signer, id)
 }

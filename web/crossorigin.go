@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"waitingroom/server/room"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // newCrossOrigin returns the guard that keeps other sites from changing a
@@ -39,7 +41,7 @@ func (s *Server) refuseCrossSite(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		writeError(w, http.StatusForbidden, "cross_site", "Requests from another site cannot change anything here. Open the waiting room itself to continue.")
+		response.WriteError(w, http.StatusForbidden, "cross_site", "Requests from another site cannot change anything here. Open the waiting room itself to continue.")
 		return
 	}
 	name := roomOfPath(r.URL.Path)
@@ -73,7 +75,7 @@ func (s *Server) streamCrossSite(r *http.Request) bool {
 func (s *Server) refuseCrossStream(w http.ResponseWriter) {
 	s.metrics.Rejected.WithLabelValues("cross_site").Inc()
 	w.Header().Set("Cache-Control", "no-store")
-	writeError(w, http.StatusForbidden, "cross_site", "Another site cannot put you in the line. Open the waiting room itself to take a place.")
+	response.WriteError(w, http.StatusForbidden, "cross_site", "Another site cannot put you in the line. Open the waiting room itself to take a place.")
 }
 
 // roomOfPath returns the room of a /r/{room}/… path, or "" when there is
@@ -105,9 +107,9 @@ func jsonBody(w http.ResponseWriter, r *http.Request) bool {
 	n, err := io.Copy(io.Discard, r.Body)
 	switch {
 	case err != nil:
-		return bodyError(w, err)
+		return request.BodyError(w, err)
 	case n > 0:
-		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Send the body as Content-Type: application/json, or send no body.")
+		response.WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Send the body as Content-Type: application/json, or send no body.")
 		return false
 	}
 	r.Body = http.NoBody

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"waitingroom/web/response"
 )
 
 // TestCrossSiteRequestsAreRefused plays another site that makes a
@@ -59,7 +61,7 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 				}
 				return
 			}
-			var e apiError
+			var e response.Error
 			r.json(t, &e)
 			if e.Code != "cross_site" || e.Message == "" {
 				t.Fatalf("want the JSON error cross_site, got %s", r.body)

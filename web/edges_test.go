@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"waitingroom/web/response"
 )
 
 // TestHTMLPagesRefuseFraming: no HTML answer may be framed by another
@@ -57,7 +59,7 @@ func TestWriteErrorKeepsRetryAfter(t *testing.T) {
 		if tt.set != "" {
 			w.Header().Set("Retry-After", tt.set)
 		}
-		writeError(w, tt.status, "x", "y")
+		response.WriteError(w, tt.status, "x", "y")
 		if got := w.Header().Get("Retry-After"); got != tt.want {
 			t.Errorf("status %d with Retry-After %q set: %q, want %q", tt.status, tt.set, got, tt.want)
 		}
@@ -93,7 +95,7 @@ func TestBadTextGets400(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := h.do(t, "POST", path, tt.body, map[string]string{"X-Entry-Token": tok, "Idempotency-Key": tt.key}, c)
-			var e apiError
+			var e response.Error
 			r.json(t, &e)
 			if r.status != 400 || e.Code != tt.code {
 				t.Fatalf("%d %s, want 400 %s", r.status, r.body, tt.code)
@@ -126,7 +128,7 @@ func TestUnknownStaticFileIsAJSON404(t *testing.T) {
 	h := newHarness(t, nil)
 	for _, path := range []string{"/static/nope.js", "/static/", "/static/app.000000000000.js"} {
 		r := h.do(t, "GET", path, "", nil, nil)
-		var e apiError
+		var e response.Error
 		r.json(t, &e)
 		if r.status != 404 || e.Code != "not_found" || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
 			t.Fatalf("%s: %d %s", path, r.status, r.body)

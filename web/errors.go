@@ -1,55 +1,22 @@
 package web
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
-	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
-// apiError is the one error shape of the API: a stable code and a human
-// message.
-type apiError struct {
-	Code    string `json:"error"`
-	Message string `json:"message"`
+// respond is the server's Failer: errors answered through the table, in
+// the room's language and on the room's pages.
+func (s *Server) respond() response.Failer {
+	return response.Failer{Log: s.log, Text: s.roomText, Page: s.htmlPage, ConsoleLang: consoleLang, Console: s.consoleError}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// writeError answers the API's error shape. A 503 or 429 says when to
-// retry: the Retry-After the caller computed, or 2 seconds.
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", strconv.Itoa(2))
-	}
-	writeJSON(w, status, apiError{Code: code, Message: msg})
-}
-
-// writeRateLimited answers a refused enter.
-func writeRateLimited(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", "2")
-	writeError(w, http.StatusTooManyRequests, "rate_limited", "Too many attempts from your network. Please wait a moment.")
-}
-
-// fail maps an engine error onto the HTTP contract. Anything unexpected is
-// an unavailable dependency: the client gets 503, never the error's text.
+// fail answers an engine error in the API's error shape.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	switch {
-	case errors.Is(err, room.ErrNotFound):
-		writeError(w, http.StatusNotFound, "room_not_found", "There is no room named "+strconv.Quote(r.PathValue("room"))+".")
-	default:
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "The waiting room is briefly unavailable. Please retry in a moment.")
-	}
+	s.respond().JSON(w, r, response.ScopeAny, err)
 }
 
 // statusCatcher turns the mux's plain-text 404 and 405 answers into JSON,
@@ -67,10 +34,10 @@ func (c *statusCatcher) WriteHeader(code int) {
 		c.notFound(c.ResponseWriter)
 	case code == http.StatusNotFound:
 		c.caught = true
-		writeError(c.ResponseWriter, code, "not_found", "No such endpoint.")
+		response.WriteError(c.ResponseWriter, code, "not_found", "No such endpoint.")
 	case code == http.StatusMethodNotAllowed:
 		c.caught = true
-		writeError(c.ResponseWriter, code, "method_not_allowed", "This endpoint does not take that method.")
+		response.WriteError(c.ResponseWriter, code, "method_not_allowed", "This endpoint does not take that method.")
 	default:
 		c.ResponseWriter.WriteHeader(code)
 	}
@@ -141,7 +108,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v)
-				writeError(w, http.StatusInternalServerError, "internal", "Something went wrong on our side.")
+				response.WriteError(w, http.StatusInternalServerError, "internal", "Something went wrong on our side.")
 			}
 		}()
 		next.ServeHTTP(w, r)

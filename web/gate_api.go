@@ -5,12 +5,16 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // The gate's JSON endpoints: the JWKS that shops verify passes with, a
@@ -21,7 +25,7 @@ import (
 // public pass keys.
 func (s *Server) jwks(w http.ResponseWriter, r *http.Request) {
 	if s.passKeys == nil {
-		writeError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+		response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
@@ -52,11 +56,11 @@ func (s *Server) gateInfo(w http.ResponseWriter, r *http.Request) {
 	g := gateSettings(set)
 	s.gateRooms.remember(name, g, time.Now())
 	if !g.on || s.gates == nil || s.passKeys == nil {
-		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
 	}
 	origin, _ := s.requestOrigin(r)
-	writeJSON(w, http.StatusOK, gateView{Room: name, RoomURL: origin + "/r/" + name, FailOpen: g.failOpen,
+	response.WriteJSON(w, http.StatusOK, gateView{Room: name, RoomURL: origin + "/r/" + name, FailOpen: g.failOpen,
 		SessionSeconds: g.sessionSeconds, SessionMode: g.sessionMode, Audience: g.audience})
 }
 
@@ -84,7 +88,7 @@ func viewSession(ss queue.Session) map[string]sessionView {
 func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, set room.Settings)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.gates == nil || s.passKeys == nil {
-			writeError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+			response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
 			return
 		}
 		name := r.PathValue("room")
@@ -106,7 +110,7 @@ func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, s
 		s.metrics.Rejected.WithLabelValues("api_key").Inc()
 		s.log.Warn("room API key authentication failed", "room", name, "client", client, "path", r.URL.Path)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-room"`)
-		writeError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
+		response.WriteError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
 	}
 }
 
@@ -122,7 +126,7 @@ func apiKeyMatches(key, hash string) bool {
 
 // errPassRefused is a pass that does not verify, or is not for this room
 // and shop.
-var errPassRefused = errors.New("pass refused")
+var errPassRefused = fmt.Errorf("pass refused: %w", pass.ErrInvalid)
 
 // redeemPass verifies compact (signature, expiry, room name, audience the
 // room's shop) and turns it into a session on a fresh id. It returns
@@ -169,17 +173,17 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		// optional: a retry with the same one is idempotent.
 		Session string `json:"session"`
 	}
-	if !decodeStrict(w, r, &body, `{"pass":"<the pass>","session":"<optional session id>"}`) {
+	if !request.DecodeStrict(w, r, &body, `{"pass":"<the pass>","session":"<optional session id>"}`) {
 		return
 	}
 	if body.Session != "" && !validSessionID(body.Session) {
-		writeError(w, http.StatusBadRequest, "bad_request", "session must be 22 base64url characters (16 random bytes), or absent.")
+		response.WriteError(w, http.StatusBadRequest, "bad_request", "session must be 22 base64url characters (16 random bytes), or absent.")
 		return
 	}
 	name := r.PathValue("room")
 	g := gateSettings(set)
 	if !g.on {
-		writeError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
 	}
 	ss, err := s.redeemPassAs(r.Context(), name, g, body.Pass, body.Session)
@@ -188,19 +192,11 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 	} else {
 		s.storeDown.ok(time.Now())
 	}
-	switch {
-	case err == nil:
-		writeJSON(w, http.StatusOK, viewSession(ss))
-	case errors.Is(err, errPassRefused), errors.Is(err, queue.ErrPassUnknown):
-		writeError(w, http.StatusUnauthorized, "pass_invalid", "The pass is not valid: a bad signature, expired, for another room or shop, or unknown.")
-	case passUsed(err):
-		writeError(w, http.StatusConflict, "pass_used", "This pass has already been used.")
-	case passBusy(err):
-		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "pass_busy", "Another attempt is redeeming this pass right now; try again in a second.")
-	default:
+	if err != nil {
 		s.fail(w, r, err)
+		return
 	}
+	response.WriteJSON(w, http.StatusOK, viewSession(ss))
 }
 
 // renewSession serves POST /api/rooms/{room}/sessions/{id}/renew: the
@@ -208,18 +204,15 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 func (s *Server) renewSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
 	name, id := r.PathValue("room"), r.PathValue("id")
 	if !validSessionID(id) {
-		writeError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
+		response.WriteError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
 		return
 	}
 	ss, err := s.gates.TouchSession(r.Context(), name, id, true)
-	switch {
-	case errors.Is(err, queue.ErrSessionGone):
-		writeError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
-	case err != nil:
+	if err != nil {
 		s.fail(w, r, err)
-	default:
-		writeJSON(w, http.StatusOK, viewSession(ss))
+		return
 	}
+	response.WriteJSON(w, http.StatusOK, viewSession(ss))
 }
 
 // endSession serves POST /api/rooms/{room}/sessions/{id}/end: the session

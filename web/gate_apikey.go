@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"net/http"
+
+	"waitingroom/web/response"
 )
 
 // actionAPIKey is the audit log's name of a new room API key.
@@ -67,5 +69,5 @@ func (s *Server) postAPIKey(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, map[string]string{"apiKey": key})
+	response.WriteJSON(w, http.StatusCreated, map[string]string{"apiKey": key})
 }

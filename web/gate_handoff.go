@@ -11,6 +11,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // handoffShop is the shop's name that a READY page offers to continue to,
@@ -29,7 +30,7 @@ func (s *Server) handoffShop(set room.Settings) string {
 // handoffPolicy is the hand-off page's CSP: the page's own, but its one
 // form may post to the shop's origin only.
 func handoffPolicy(audience string) string {
-	return strings.Replace(contentSecurityPolicy, "form-action 'self'", "form-action "+audience, 1)
+	return strings.Replace(response.ContentSecurityPolicy, "form-action 'self'", "form-action "+audience, 1)
 }
 
 // handoff serves POST /r/{room}/pass, the READY form of a room with a
@@ -65,16 +66,9 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	exp, err := s.gates.MintPass(ctx, name, visitor, tok, jti)
-	var wait *queue.WaitError
 	switch {
-	case errors.Is(err, queue.ErrTokenInvalid):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone, Room: name, Rejoin: true})
-		return
-	case errors.Is(err, queue.ErrTokenUsed):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.Gate().PassUsed, Room: name})
-		return
-	case errors.As(err, &wait), errors.Is(err, queue.ErrTokenInUse):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name})
+	case errors.Is(err, queue.ErrTokenInvalid), errors.Is(err, queue.ErrTokenUsed), errors.Is(err, queue.ErrTokenInUse), errors.As(err, new(*queue.WaitError)):
+		s.htmlFail(w, r, err, name)
 		return
 	case err != nil:
 		s.storeDown.failed(time.Now())

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"waitingroom/web/response"
 )
 
 // TestGateRoomRefusesBuiltInOrders: a room that sends its buyers to a
@@ -14,7 +16,7 @@ func TestGateRoomRefusesBuiltInOrders(t *testing.T) {
 	g := newGateHarness(t, nil)
 	c, tok := g.readyVisitor(t)
 	r := g.do(t, "POST", "/api/rooms/"+g.room+"/orders", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c)
-	var e apiError
+	var e response.Error
 	json.Unmarshal([]byte(r.body), &e)
 	if r.status != 409 || e.Code != "gate_on" {
 		t.Fatalf("JSON order: %d %s", r.status, r.body)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"waitingroom/web/response"
 )
 
 // TestGateRedeemRetry: a redeem with the caller's session id is
@@ -34,7 +36,7 @@ func TestGateRedeemRetry(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := g.do(t, "POST", redeem, tc.body, g.keyed(g.apiKey), nil)
-			var e apiError
+			var e response.Error
 			json.Unmarshal([]byte(r.body), &e)
 			if r.status != tc.status || e.Code != tc.code {
 				t.Fatalf("%d %s, want %d %s", r.status, r.body, tc.status, tc.code)

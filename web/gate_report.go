@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"waitingroom/server/room"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // The gate middleware's report of the shop's answers (package gate,
@@ -93,15 +95,15 @@ func (s *Server) gateReportPost(w http.ResponseWriter, r *http.Request, _ room.S
 	name := r.PathValue("room")
 	if !s.reports.allow(name) {
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusTooManyRequests, "too_many_reports", "Too many reports for this room: one a second per shop instance is enough.")
+		response.WriteError(w, http.StatusTooManyRequests, "too_many_reports", "Too many reports for this room: one a second per shop instance is enough.")
 		return
 	}
 	var rep gateReport
-	if !decodeStrict(w, r, &rep, `{"ok":n,"failed":n,"okMs":[ms,…],"failedMs":[ms,…]}`) {
+	if !request.DecodeStrict(w, r, &rep, `{"ok":n,"failed":n,"okMs":[ms,…],"failedMs":[ms,…]}`) {
 		return
 	}
 	if err := rep.check(); err != nil {
-		writeError(w, http.StatusBadRequest, "bad_report", "Bad report: "+err.Error()+".")
+		response.WriteError(w, http.StatusBadRequest, "bad_report", "Bad report: "+err.Error()+".")
 		return
 	}
 	if s.signal != nil {

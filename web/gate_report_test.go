@@ -15,6 +15,7 @@ import (
 	"waitingroom/gate"
 	"waitingroom/server/adapt"
 	"waitingroom/server/servicetest"
+	"waitingroom/web/response"
 )
 
 // TestGateMiddlewareFeedsTheSignal: a real gate in front of a stand-in
@@ -142,7 +143,7 @@ func TestGateReportEndpoint(t *testing.T) {
 				t.Fatalf("%d %s, want %d", r.status, r.body, tt.status)
 			}
 			if tt.code != "" {
-				var e apiError
+				var e response.Error
 				r.json(t, &e)
 				if e.Code != tt.code || e.Message == "" {
 					t.Fatalf("error %+v, want %s with a message", e, tt.code)

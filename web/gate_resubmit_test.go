@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/response"
 )
 
 // TestGateEnterResubmit: a second submit of a used pass by the browser it
@@ -171,7 +172,7 @@ func TestGateBusyPassIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := g.do(t, "POST", "/api/rooms/"+g.room+"/passes/redeem", `{"pass":"`+p+`"}`, g.keyed(g.apiKey), nil)
-	var e apiError
+	var e response.Error
 	r.json(t, &e)
 	if r.status != http.StatusServiceUnavailable || e.Code != "pass_busy" || r.header.Get("Retry-After") == "" {
 		t.Fatalf("redeem of a busy pass: %d %s", r.status, r.body)

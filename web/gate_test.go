@@ -20,6 +20,7 @@ import (
 	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/response"
 )
 
 // The shop of the gate tests' room.
@@ -234,7 +235,7 @@ func TestGateInfo(t *testing.T) {
 	}{
 		{"no such room", missingRoom("gate-nope-"), "room_not_found"},
 	} {
-		var e apiError
+		var e response.Error
 		r := g.do(t, "GET", "/api/rooms/"+tc.room+"/gate", "", nil, nil)
 		r.json(t, &e)
 		if r.status != 404 || e.Code != tc.code {
@@ -242,7 +243,7 @@ func TestGateInfo(t *testing.T) {
 		}
 	}
 	g.setGate(t, func(s *room.Settings) { s.Gate.TargetURL = "" })
-	var e apiError
+	var e response.Error
 	r = g.do(t, "GET", "/api/rooms/"+g.room+"/gate", "", nil, nil)
 	r.json(t, &e)
 	if r.status != 404 || e.Code != "gate_off" {
@@ -297,7 +298,7 @@ func TestGateHandoff(t *testing.T) {
 
 	// A second hand-off replaces the pass: the first one is unknown.
 	second := passOf(t, g.handoff(t, c, tok))
-	var e apiError
+	var e response.Error
 	rr := g.do(t, "POST", "/api/rooms/"+g.room+"/passes/redeem", `{"pass":"`+p+`"}`, g.keyed(g.apiKey), nil)
 	rr.json(t, &e)
 	if rr.status != 401 || e.Code != "pass_invalid" {
@@ -381,7 +382,7 @@ func TestGateRedeem(t *testing.T) {
 				hdr = g.keyed(tc.key)
 			}
 			r := g.do(t, "POST", redeem, tc.body, hdr, nil)
-			var e apiError
+			var e response.Error
 			json.Unmarshal([]byte(r.body), &e)
 			if r.status != tc.status || e.Code != tc.code {
 				t.Fatalf("%d %s, want %d %s", r.status, r.body, tc.status, tc.code)
@@ -508,7 +509,7 @@ func TestGateRenewAndEnd(t *testing.T) {
 	}
 	for _, st := range steps {
 		r := g.do(t, "POST", st.path, "", g.keyed(g.apiKey), nil)
-		var e apiError
+		var e response.Error
 		json.Unmarshal([]byte(r.body), &e)
 		if r.status != st.status || e.Code != st.code {
 			t.Fatalf("%s: %d %s", st.name, r.status, r.body)

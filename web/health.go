@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"waitingroom/web/response"
 )
 
 // healthz answers 200 when Redis answers, and 503 otherwise.
@@ -13,8 +15,8 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.health(ctx); err != nil {
 		s.log.Warn("health check failed", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "Redis does not answer.")
+		response.WriteError(w, http.StatusServiceUnavailable, "unavailable", "Redis does not answer.")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	response.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

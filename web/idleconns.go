@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+
+	"waitingroom/web/request"
 )
 
 // idleConns caps the idle connections of each client network: kept alive
@@ -120,8 +122,8 @@ func (l *idleConns) key(c net.Conn) (string, bool) {
 	if err != nil {
 		return c.RemoteAddr().String(), true
 	}
-	if isTrusted(ap.Addr(), l.trusted) {
+	if request.IsTrusted(ap.Addr(), l.trusted) {
 		return "", false
 	}
-	return clientNet(ap.Addr().String(), l.v6Prefix), true
+	return request.ClientNet(ap.Addr().String(), l.v6Prefix), true
 }

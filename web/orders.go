@@ -4,15 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"math"
 	"net/http"
 	"strconv"
-	"time"
 
 	"waitingroom/server/order"
 	"waitingroom/server/plaintext"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // placedOrders finds the order an entry token already placed (the order
@@ -40,40 +40,17 @@ type orderJSON struct {
 	} `json:"utm"`
 }
 
-// stockError is 409 insufficient_stock: the apiError and the stock left.
-type stockError struct {
-	apiError
-	Left int64 `json:"left"`
-}
-
-// limitError is 400 over_limit: the apiError, the room's limit per buyer
-// and how many the buyer may still order.
-type limitError struct {
-	apiError
-	Limit int `json:"limit"`
-	Left  int `json:"left"`
-}
-
-// limitText says, in t's language, how many of the room's limit per buyer
-// the buyer may still order.
-func limitText(t views.Messages, e *order.LimitError) string {
-	if e.Left <= 0 {
-		return views.Fill(t.ErrLimitReached, "n", strconv.Itoa(e.Limit))
-	}
-	return views.Fill(views.Fill(t.ErrOverLimit, "n", strconv.Itoa(e.Limit)), "left", strconv.Itoa(e.Left))
-}
-
 // placeOrderJSON serves POST /api/rooms/{room}/orders: the token in
 // X-Entry-Token, the visitor in wr_vid.
 func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	var body orderJSON
-	if err := decodeJSON(r.Body, &body); err != nil {
+	if err := request.DecodeJSON(r.Body, &body); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
+			response.WriteError(w, http.StatusRequestEntityTooLarge, "body_too_large", "The request body is too large.")
 			return
 		}
-		writeError(w, http.StatusBadRequest, "bad_json", `The body must be {"productId":1,"quantity":1}.`)
+		response.WriteError(w, http.StatusBadRequest, "bad_json", `The body must be {"productId":1,"quantity":1}.`)
 		return
 	}
 	req := order.Request{Room: r.PathValue("room"), Token: r.Header.Get("X-Entry-Token"), ProductID: body.ProductID, Quantity: 1,
@@ -87,93 +64,31 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	req.UTM = orderUTM(r, req.UTM)
 	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plaintext.Valid(req.IdempotencyKey) {
-		writeError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes of valid UTF-8 without control or bidirectional formatting characters, click ids (gclid, fbclid, ttclid) at most 512 bytes of A-Z a-z 0-9 - _ . ~ + / =, and the Idempotency-Key at most 128 bytes of plain text.")
+		response.WriteError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes of valid UTF-8 without control or bidirectional formatting characters, click ids (gclid, fbclid, ttclid) at most 512 bytes of A-Z a-z 0-9 - _ . ~ + / =, and the Idempotency-Key at most 128 bytes of plain text.")
 		return
 	}
 	id, ok := s.visitorID(r)
 	if !ok {
 		if req.Token == "" {
-			writeError(w, http.StatusUnauthorized, "token_missing", "An X-Entry-Token header is required.")
+			response.WriteError(w, http.StatusUnauthorized, "token_missing", "An X-Entry-Token header is required.")
 		} else {
-			writeError(w, http.StatusUnauthorized, "token_invalid", "The entry token is not valid for this visitor (the wr_vid cookie is missing).")
+			response.WriteError(w, http.StatusUnauthorized, "token_invalid", "The entry token is not valid for this visitor (the wr_vid cookie is missing).")
 		}
 		return
 	}
 	req.Visitor = id
 	perBuyer, err := s.orderRoom(r.Context(), req.Room)
-	switch {
-	case errors.Is(err, errGateOn):
-		writeError(w, http.StatusConflict, "gate_on", "This room's orders are taken at its shop: a buyer whose turn it is continues there with a pass (POST /r/{room}/pass).")
-		return
-	case err != nil:
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	req.MaxPerBuyer = perBuyer
 	o, err := s.orders.Place(r.Context(), req)
 	if err != nil {
-		s.orderFailJSON(w, r, err)
+		s.respond().JSON(w, r, response.ScopeOrder, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, o)
-}
-
-func (s *Server) orderFailJSON(w http.ResponseWriter, r *http.Request, err error) {
-	var rl *order.RateLimitedError
-	var wait *order.WaitError
-	var short *order.StockError
-	var over *order.LimitError
-	switch {
-	case errors.As(err, &over):
-		// Over the room's limit per buyer: say how many are left, in the
-		// visitor's language, and as numbers.
-		t := s.roomText(r, r.PathValue("room"))
-		writeJSON(w, http.StatusBadRequest, limitError{apiError: apiError{Code: "over_limit", Message: limitText(t, over)},
-			Limit: over.Limit, Left: over.Left})
-	case errors.As(err, &rl):
-		writeErrorRetry(w, http.StatusTooManyRequests, rl.RetryAfter, "rate_limited", "Many orders are arriving; retry shortly. The entry token stays valid.")
-	case errors.As(err, &wait) && errors.Is(err, order.ErrTokenPaused):
-		writeErrorRetry(w, http.StatusTooManyRequests, wait.RetryAfter, "token_paused",
-			"Too many order attempts with this entry token failed; retry after the pause. The entry token stays valid.")
-	case errors.As(err, &wait):
-		writeErrorRetry(w, http.StatusConflict, wait.RetryAfter, "token_in_use", "An order with this entry token is being processed.")
-	case errors.Is(err, order.ErrTokenMissing):
-		writeError(w, http.StatusUnauthorized, "token_missing", "An X-Entry-Token header is required.")
-	case errors.Is(err, order.ErrTokenInvalid):
-		writeError(w, http.StatusUnauthorized, "token_invalid", "The entry token is invalid, expired or not this visitor's.")
-	case errors.Is(err, order.ErrTokenInUse):
-		writeError(w, http.StatusConflict, "token_in_use", "An order with this entry token is being processed.")
-	case errors.Is(err, order.ErrTokenUsed):
-		writeError(w, http.StatusConflict, "token_used", "This entry token has already placed an order.")
-	case errors.As(err, &short):
-		// Some is left, less than asked: say how many, in the visitor's
-		// language, and as a number.
-		t := s.roomText(r, r.PathValue("room"))
-		writeJSON(w, http.StatusConflict, stockError{apiError: apiError{Code: "insufficient_stock",
-			Message: views.Fill(t.ErrFewLeft, "n", strconv.FormatInt(short.Left, 10))}, Left: short.Left})
-	case errors.Is(err, order.ErrSoldOut):
-		writeError(w, http.StatusConflict, "sold_out", "Sold out. The entry token stays valid.")
-	case errors.Is(err, order.ErrProductRequired):
-		writeError(w, http.StatusBadRequest, "product_required", "This room sells several products: name one with productId.")
-	case errors.Is(err, order.ErrProductNotFound):
-		writeError(w, http.StatusBadRequest, "product_not_found", "There is no such product in this room.")
-	case errors.Is(err, order.ErrBadQuantity):
-		writeError(w, http.StatusBadRequest, "bad_quantity", "quantity must be between 1 and "+strconv.Itoa(order.MaxQuantity)+".")
-	default:
-		s.log.Warn("order failed", "room", r.PathValue("room"), "err", err)
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "Orders are briefly unavailable. The entry token stays valid; retry in a moment.")
-	}
-}
-
-func retrySeconds(d time.Duration) int {
-	return max(1, int(math.Ceil(d.Seconds())))
-}
-
-// writeErrorRetry answers an error with Retry-After set to after, rounded
-// up to whole seconds (writeError would set its own).
-func writeErrorRetry(w http.ResponseWriter, status int, after time.Duration, code, msg string) {
-	w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(after)))
-	writeJSON(w, status, apiError{Code: code, Message: msg})
+	response.WriteJSON(w, http.StatusCreated, o)
 }
 
 // placeOrderForm serves POST /r/{room}/order, the page's order form: on
@@ -216,11 +131,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 		req.Token = "" // no visitor to bind it to
 	}
 	perBuyer, err := s.orderRoom(r.Context(), name)
-	switch {
-	case errors.Is(err, errGateOn):
-		s.orderError(w, r, http.StatusConflict, t.TitleNotPlaced, t.Gate().OrdersAtShop, nil)
-		return
-	case err != nil:
+	if err != nil {
 		s.htmlFail(w, r, err, name)
 		return
 	}
@@ -231,52 +142,16 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/r/"+name+"/orders/"+o.PublicID, http.StatusSeeOther)
 		return
 	}
-	var rl *order.RateLimitedError
-	var wait *order.WaitError
-	var short *order.StockError
-	var over *order.LimitError
-	notPlaced := t.TitleNotPlaced
-	switch {
-	case errors.As(err, &over):
-		s.orderError(w, r, http.StatusBadRequest, notPlaced, limitText(t, over), nil)
-	case errors.As(err, &rl):
-		secs := retrySeconds(rl.RetryAfter)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		s.orderError(w, r, http.StatusTooManyRequests, notPlaced, views.Fill(t.ErrRateLimited, "s", strconv.Itoa(secs)), retry)
-	case errors.As(err, &wait) && errors.Is(err, order.ErrTokenPaused):
-		secs := retrySeconds(wait.RetryAfter)
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		s.orderError(w, r, http.StatusTooManyRequests, notPlaced, views.Fill(t.ErrTokenPaused, "s", strconv.Itoa(secs)), retry)
-	case errors.Is(err, order.ErrTokenMissing), errors.Is(err, order.ErrTokenInvalid):
-		// Most often a pass that ran out: say so, and offer to rejoin.
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone,
-			Room: name, Rejoin: true})
-	case errors.Is(err, order.ErrTokenUsed):
-		// The form sent twice (a double click, the back button): show the
-		// order the first one placed, not a failure.
-		if po, ok := s.orders.(placedOrders); ok {
-			if o, found := po.PlacedWith(r.Context(), name, req.Visitor, req.Token); found {
-				w.Header().Set("Cache-Control", "no-store")
-				http.Redirect(w, r, "/r/"+name+"/orders/"+o.PublicID, http.StatusSeeOther)
-				return
-			}
+	// The form sent twice (a double click, the back button): show the
+	// order the first one placed, not a failure.
+	if po, ok := s.orders.(placedOrders); ok && errors.Is(err, order.ErrTokenUsed) {
+		if o, found := po.PlacedWith(r.Context(), name, req.Visitor, req.Token); found {
+			w.Header().Set("Cache-Control", "no-store")
+			http.Redirect(w, r, "/r/"+name+"/orders/"+o.PublicID, http.StatusSeeOther)
+			return
 		}
-		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenUsed, nil)
-	case errors.As(err, &wait):
-		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(wait.RetryAfter)))
-		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenInUse, retry)
-	case errors.Is(err, order.ErrTokenInUse):
-		s.orderError(w, r, http.StatusConflict, notPlaced, t.ErrTokenInUse, retry)
-	case errors.As(err, &short):
-		s.orderError(w, r, http.StatusConflict, notPlaced, views.Fill(t.ErrFewLeft, "n", strconv.FormatInt(short.Left, 10)), nil)
-	case errors.Is(err, order.ErrSoldOut):
-		s.orderError(w, r, http.StatusConflict, t.SoldOutTitle, t.ErrSoldOut, nil)
-	case errors.Is(err, order.ErrProductRequired), errors.Is(err, order.ErrProductNotFound), errors.Is(err, order.ErrBadQuantity):
-		s.orderError(w, r, http.StatusBadRequest, notPlaced, t.ErrBadOrder, nil)
-	default:
-		s.log.Warn("order failed", "room", name, "err", err)
-		s.orderError(w, r, http.StatusServiceUnavailable, notPlaced, t.ErrUnavailable, retry)
 	}
+	s.respond().HTML(w, r, err, response.PageOptions{Scope: response.ScopeOrder, Room: name, Repost: retry.Repost(name)})
 }
 
 func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, heading, msg string, retry *views.Retry) {
@@ -332,13 +207,13 @@ func (s *Server) products(w http.ResponseWriter, r *http.Request) {
 	}
 	ps, err := s.orders.Products(r.Context(), name)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "The product list is briefly unavailable.")
+		response.WriteError(w, http.StatusServiceUnavailable, "unavailable", "The product list is briefly unavailable.")
 		return
 	}
 	if ps == nil {
 		ps = []order.Product{}
 	}
-	writeJSON(w, http.StatusOK, ps)
+	response.WriteJSON(w, http.StatusOK, ps)
 }
 
 // viewProducts lists room's products for a page, each with the largest
@@ -367,12 +242,8 @@ func orderLimit(perBuyer int) int {
 	return order.MaxQuantity
 }
 
-// errGateOn refuses an order on the built-in order path of a room that
-// sends its buyers to a shop (gate mode): its orders are taken there.
-var errGateOn = errors.New("the room's orders are taken at its shop")
-
 // orderRoom refuses, before the token is claimed or the order bucket
-// touched, an order in a gate room (errGateOn); otherwise it returns the
+// touched, an order in a gate room (order.ErrAtShop); otherwise it returns the
 // room's maxPerBuyer, which the order service holds the buyer's total to.
 // It returns the error of reading the room (the order path fails closed).
 func (s *Server) orderRoom(ctx context.Context, name string) (int, error) {
@@ -381,7 +252,7 @@ func (s *Server) orderRoom(ctx context.Context, name string) (int, error) {
 		return 0, err
 	}
 	if s.handoffShop(set) != "" {
-		return 0, errGateOn
+		return 0, order.ErrAtShop
 	}
 	return set.MaxPerBuyer, nil
 }

@@ -19,6 +19,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
+	"waitingroom/web/response"
 )
 
 // orderHarness is a server with a real order database (a fresh PostgreSQL
@@ -125,7 +126,7 @@ func TestOrderAPI(t *testing.T) {
 			t.Fatalf("%s: %d %s, want %d", st.name, r.status, r.body, st.status)
 		}
 		if st.code != "" {
-			var e apiError
+			var e response.Error
 			r.json(t, &e)
 			if e.Code != st.code || e.Message == "" {
 				t.Fatalf("%s: %s, want code %s", st.name, r.body, st.code)

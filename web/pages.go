@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -19,26 +18,8 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
-
-// contentSecurityPolicy allows no inline script: a nonce would make the
-// shared page differ per visitor and break the edge cache. No page may be
-// framed (frame-ancestors), so that no other site can overlay it. Product
-// images may come from any https host (order.Product.ImageURL). The room
-// page's proof-of-work solver is a same-origin worker file
-// (static/vendor/altcha/worker.js), which script-src 'self' allows (no
-// worker-src, no blob:).
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; " +
-	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-
-func htmlHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
-	h.Set("X-Frame-Options", "DENY") // for browsers without frame-ancestors
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-}
 
 func (s *Server) pageAssets() views.Assets {
 	return views.Assets{CSS: s.assets.url("app.css"), JS: s.assets.url("app.js"), Solver: s.assets.url("vendor/altcha/worker.js")}
@@ -138,7 +119,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		s.pages.pages[key] = p
 		s.pages.mu.Unlock()
 	}
-	htmlHeaders(w)
+	response.HTMLHeaders(w)
 	h := w.Header()
 	h.Set("Cache-Control", "public, max-age=10, stale-while-revalidate=30")
 	h.Set("Vary", "Accept-Language, Accept-Encoding")
@@ -316,10 +297,10 @@ func (s *Server) renderWith(w http.ResponseWriter, r *http.Request, status int, 
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		s.log.Error("render", "path", r.URL.Path, "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "The page could not be rendered.")
+		response.WriteError(w, http.StatusInternalServerError, "internal", "The page could not be rendered.")
 		return
 	}
-	htmlHeaders(w)
+	response.HTMLHeaders(w)
 	if headers != nil {
 		headers(w.Header())
 	}
@@ -383,22 +364,5 @@ func (s *Server) htmlError(w http.ResponseWriter, r *http.Request, status int, m
 // htmlFail maps an engine error onto an HTML error page, as fail does for
 // JSON.
 func (s *Server) htmlFail(w http.ResponseWriter, r *http.Request, err error, roomName string) {
-	t := s.roomText(r, roomName)
-	switch {
-	case errors.Is(err, room.ErrNotFound):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: t.NoSuchRoom, ShopURL: ""})
-	case errors.Is(err, queue.ErrNotOpen):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.NotOpen, Message: t.NotOpenHint, Room: roomName})
-	case errors.Is(err, queue.ErrSaleEnded):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.Ended, Message: t.EndedHint, Room: roomName})
-	case refusalReason(err) != "":
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusPreconditionRequired, Message: t.JoinCheck, Room: roomName, Retry: true})
-	default:
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		// A retry is offered where it can succeed: a GET is asked again; a
-		// form posted (a hand-off, a join) goes back to the room's page,
-		// which offers it again.
-		retry := r.Method == http.MethodGet || r.Method == http.MethodHead
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusServiceUnavailable, Message: t.TroublePage, Room: roomName, Retry: retry})
-	}
+	s.respond().HTML(w, r, err, response.PageOptions{Room: roomName})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/response"
 )
 
 // TestWritePositionIsWriteJSON: writePosition answers every kind of
@@ -39,7 +40,7 @@ func TestWritePositionIsWriteJSON(t *testing.T) {
 			long := "x" + strings.Repeat("y", 300)
 			s.writePosition(httptest.NewRecorder(), 200, queue.Position{Status: queue.StatusReady, EntryToken: &long})
 			s.writePosition(fast, 200, tc.p)
-			writeJSON(slow, 200, tc.p)
+			response.WriteJSON(slow, 200, tc.p)
 			if !bytes.Equal(fast.Body.Bytes(), slow.Body.Bytes()) {
 				t.Fatalf("body\n%s\nwant\n%s", fast.Body.Bytes(), slow.Body.Bytes())
 			}

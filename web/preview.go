@@ -10,6 +10,7 @@ import (
 
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // siteName names the site in a preview when the room has no shop name.
@@ -170,7 +171,7 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
 	fp, ok := strings.CutSuffix(r.PathValue("file"), ".png")
 	if !room.ValidName(name) || !ok || len(fp) != 24 || strings.Trim(fp, "0123456789abcdef") != "" {
-		writeError(w, http.StatusNotFound, "not_found", "No such image.")
+		response.WriteError(w, http.StatusNotFound, "not_found", "No such image.")
 		return
 	}
 	key := name + "/" + fp
@@ -186,7 +187,7 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	case !f.found:
-		writeError(w, http.StatusNotFound, "not_found", "No such image.")
+		response.WriteError(w, http.StatusNotFound, "not_found", "No such image.")
 		return
 	}
 	// The address holds no language: the card is the one of either
@@ -212,7 +213,7 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 	b, err := s.og.image(ctx, card, key)
 	if err != nil {
 		s.log.Warn("og image", "room", name, "err", err)
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "The image is briefly unavailable.")
+		response.WriteError(w, http.StatusServiceUnavailable, "unavailable", "The image is briefly unavailable.")
 		return
 	}
 	servePNG(w, r, b, fp)

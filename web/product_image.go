@@ -10,6 +10,7 @@ import (
 
 	"waitingroom/server/order"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // A product's image is an https:// address on another site, a path on
@@ -76,7 +77,7 @@ func productImageRefusal(lang, code string) string {
 func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Cache-Control"] = noStore
 	if s.media == nil {
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "This server keeps no images: it has no database.")
+		response.WriteError(w, http.StatusServiceUnavailable, "unavailable", "This server keeps no images: it has no database.")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -85,25 +86,25 @@ func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
 	var over *http.MaxBytesError
 	switch {
 	case errors.As(err, &over):
-		writeError(w, http.StatusRequestEntityTooLarge, "image_refused", productImageRefusal("en", imageErrTooLarge))
+		response.WriteError(w, http.StatusRequestEntityTooLarge, "image_refused", productImageRefusal("en", imageErrTooLarge))
 		return
 	case err != nil:
-		writeError(w, http.StatusBadRequest, "bad_body", "The image could not be read.")
+		response.WriteError(w, http.StatusBadRequest, "bad_body", "The image could not be read.")
 		return
 	}
 	path, err := s.media.put(ctx, apiActor, productSlot, data)
 	var bad *imageError
 	switch {
 	case errors.As(err, &bad):
-		writeError(w, http.StatusUnprocessableEntity, "image_refused", productImageRefusal("en", bad.Code))
+		response.WriteError(w, http.StatusUnprocessableEntity, "image_refused", productImageRefusal("en", bad.Code))
 		return
 	case err != nil:
 		s.log.Error("admin: keep image", "err", err)
-		writeError(w, http.StatusServiceUnavailable, "unavailable", "The image database is briefly unavailable. Please retry in a moment.")
+		response.WriteError(w, http.StatusServiceUnavailable, "unavailable", "The image database is briefly unavailable. Please retry in a moment.")
 		return
 	}
 	s.log.Info("image uploaded", "by", apiActor, "path", path)
-	writeJSON(w, http.StatusCreated, map[string]string{"path": path})
+	response.WriteJSON(w, http.StatusCreated, map[string]string{"path": path})
 }
 
 // productBodyMax bounds a product form: its image at its limit, and the
@@ -136,7 +137,7 @@ func (s *Server) productTooLarge(w http.ResponseWriter, r *http.Request) {
 		err = order.ErrProductNotFound
 	}
 	if err != nil {
-		s.productFail(w, r, err)
+		s.consoleFail(w, r, err)
 		return
 	}
 	msg := views.Fill(roomsText(r).ErrImageTooLarge, "kb", strconv.Itoa(productSlot.MaxBytes>>10))

@@ -17,6 +17,7 @@ import (
 
 	"waitingroom/server/egress"
 	"waitingroom/server/queue"
+	"waitingroom/web/request"
 )
 
 // Reverse-proxy mode (gate): a second listener serves the shop at
@@ -371,7 +372,7 @@ func (p *Proxy) fromTrustedProxy(r *http.Request) bool {
 		return false
 	}
 	a, err := netip.ParseAddr(host)
-	return err == nil && isTrusted(a, p.s.trusted)
+	return err == nil && request.IsTrusted(a, p.s.trusted)
 }
 
 // originFailed answers when the origin could not be reached or did not

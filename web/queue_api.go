@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/response"
 )
 
 // enter puts the visitor in the line (idempotently) and answers their
@@ -20,7 +21,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 	}
 	ok, giveBack := s.takeEnter(r)
 	if !ok {
-		writeRateLimited(w)
+		response.WriteRateLimited(w)
 		return
 	}
 	id, isNew, err := s.visitorOrNew(r)
@@ -36,7 +37,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		// crowd behind one address pays one enter a join, the proved one.
 		giveBack()
 	}
-	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
+	if writeScheduleError(w, p, err) {
 		return
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"waitingroom/server/roomsync"
+	"waitingroom/web/response"
 )
 
 // readyz answers 200 when this instance can serve a sale: Redis and the
@@ -20,7 +21,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	rep := s.readiness(ctx)
 	if rep.Ready {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": rep.Checks})
+		response.WriteJSON(w, http.StatusOK, map[string]any{"status": "ready", "checks": rep.Checks})
 		return
 	}
 	failing := rep.Failing()
@@ -29,7 +30,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		parts[i] = f + " " + rep.Checks[f]
 	}
 	w.Header().Set("Retry-After", "2")
-	writeJSON(w, http.StatusServiceUnavailable, map[string]any{
+	response.WriteJSON(w, http.StatusServiceUnavailable, map[string]any{
 		"error":   "not_ready",
 		"message": "Not ready: " + strings.Join(parts, ", ") + ".",
 		"failing": failing,

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // scheduleError is the answer to an enter the schedule refuses: the API's
 // error shape plus the schedule, so that a page can count down.
 type scheduleError struct {
-	apiError
+	response.Error
 	PrequeueAt *int64 `json:"prequeueAt"`
 	OpensAt    *int64 `json:"opensAt"`
 	ClosesAt   *int64 `json:"closesAt"`
@@ -30,16 +32,16 @@ func writeScheduleError(w http.ResponseWriter, p queue.Position, err error) bool
 		if p.PrequeueAt != nil {
 			at = p.PrequeueAt
 		}
-		e.apiError = apiError{Code: "not_open", Message: "This sale is not open yet."}
+		e.Error = response.Error{Code: "not_open", Message: "This sale is not open yet."}
 		if at != nil {
 			e.Message = "This sale is not open yet. You can join from " + time.UnixMilli(*at).UTC().Format(time.RFC3339) + "."
 		}
 	case errors.Is(err, queue.ErrSaleEnded):
-		e.apiError = apiError{Code: "sale_ended", Message: "This sale has ended."}
+		e.Error = response.Error{Code: "sale_ended", Message: "This sale has ended."}
 	default:
 		return false
 	}
-	writeJSON(w, http.StatusConflict, e)
+	response.WriteJSON(w, http.StatusConflict, e)
 	return true
 }
 
@@ -65,7 +67,7 @@ func prequeueNet(host string) string {
 
 // enterNet returns the client network of r for the pre-queue's figures.
 func (s *Server) enterNet(r *http.Request) string {
-	return prequeueNet(clientIP(r, s.trusted))
+	return prequeueNet(request.ClientIP(r, s.trusted))
 }
 
 // drawInfo answers GET /api/rooms/{room}/draw: the commitment to the
@@ -78,5 +80,5 @@ func (s *Server) drawInfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=2")
-	writeJSON(w, http.StatusOK, info)
+	response.WriteJSON(w, http.StatusOK, info)
 }

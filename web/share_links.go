@@ -168,8 +168,6 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 		}
 		old, err := s.shares.Delete(ctx, name, code)
 		switch {
-		case errors.Is(err, share.ErrNotFound):
-			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
 		case err != nil:
 			s.consoleFail(w, r, err)
 		default:

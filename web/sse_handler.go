@@ -9,6 +9,8 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
 )
 
 // handshakeTimeout bounds the blocking write of the SSE response headers
@@ -24,7 +26,7 @@ func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
 	s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
 	// A slot a client frees comes back at once (acquireIP): a short wait.
 	w.Header().Set("Retry-After", "2")
-	writeError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
+	response.WriteError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
 	return false
 }
 
@@ -37,7 +39,7 @@ func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
 	if !room.ValidName(name) {
-		writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
+		response.WriteError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 		return
 	}
 	if r.Method == http.MethodHead {
@@ -62,7 +64,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if !s.hub.acquireStream() {
 		s.metrics.Rejected.WithLabelValues("sse_process").Inc()
 		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusServiceUnavailable, "too_many_connections", "The waiting room is full on this server. Please try again in a few seconds.")
+		response.WriteError(w, http.StatusServiceUnavailable, "too_many_connections", "The waiting room is full on this server. Please try again in a few seconds.")
 		return
 	}
 	ip := s.clientKey(r)
@@ -103,10 +105,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		p, ok, err = s.streamEnter(ctx, r, name, id, isNew, camp)
 	}
 	if !ok {
-		writeRateLimited(w)
+		response.WriteRateLimited(w)
 		return
 	}
-	if writeScheduleError(w, p, err) || writeChallengeError(w, name, err) {
+	if writeScheduleError(w, p, err) {
 		return
 	}
 	if err != nil {
@@ -117,7 +119,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	nc, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		s.log.Error("sse: hijack", "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "Streaming is not supported on this connection.")
+		response.WriteError(w, http.StatusInternalServerError, "internal", "Streaming is not supported on this connection.")
 		return
 	}
 	c := newSSEConn(nc)
@@ -144,7 +146,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	// A jittered retry spreads reconnects after a restart.
 	first := []byte("retry: " + strconv.Itoa(2000+rand.IntN(3000)) + "\n\n")
 	eventID := p.Tick
-	if last := parseLastEventID(r.Header.Get("Last-Event-ID")); last >= eventID {
+	if last := request.LastEventID(r.Header.Get("Last-Event-ID")); last >= eventID {
 		eventID = 0 // the client has seen this tick: a snapshot, not a repeat
 	}
 	name2 := "position"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"waitingroom/server/room"
+	"waitingroom/web/response"
 )
 
 // TestStreamEntersOnlyFromTheRoomsOwnPages plays another site that points
@@ -60,7 +61,7 @@ func TestStreamEntersOnlyFromTheRoomsOwnPages(t *testing.T) {
 				t.Fatalf("status %d, want %d", resp.StatusCode, want)
 			}
 			if !tt.enters {
-				var e apiError
+				var e response.Error
 				if err := json.NewDecoder(resp.Body).Decode(&e); err != nil || e.Code != "cross_site" {
 					t.Fatalf("refused with %+v (%v), want the JSON error cross_site", e, err)
 				}

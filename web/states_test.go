@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"waitingroom/server/room"
+	"waitingroom/web/response"
 )
 
 // noRedirect is a client that shows redirects instead of following them.
@@ -152,7 +153,7 @@ func TestOrderOverPerBuyerLimit(t *testing.T) {
 		if st.status != 400 {
 			continue
 		}
-		var e limitError
+		var e response.LimitError
 		r.json(t, &e)
 		if e.Code != "over_limit" || e.Limit != 2 || e.Left != st.left || !strings.Contains(e.Message, st.says) {
 			t.Fatalf("%s: %s, want over_limit with %d left saying %q", st.name, r.body, st.left, st.says)

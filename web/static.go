@@ -12,6 +12,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"waitingroom/web/response"
 )
 
 // asset is one embedded file, held in memory plain and gzipped.
@@ -73,7 +75,7 @@ func (a *assets) url(name string) string { return a.urlFor[name] }
 func (a *assets) serveHashed(w http.ResponseWriter, r *http.Request) {
 	as := a.byURL[r.URL.Path]
 	if as == nil {
-		writeError(w, http.StatusNotFound, "not_found", "No such file.")
+		response.WriteError(w, http.StatusNotFound, "not_found", "No such file.")
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
@@ -84,7 +86,7 @@ func (a *assets) servePlain(name string, maxAge time.Duration) http.HandlerFunc 
 	return func(w http.ResponseWriter, r *http.Request) {
 		as := a.plain[name]
 		if as == nil {
-			writeError(w, http.StatusNotFound, "not_found", "No such file.")
+			response.WriteError(w, http.StatusNotFound, "not_found", "No such file.")
 			return
 		}
 		w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", int(maxAge.Seconds())))

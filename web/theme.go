@@ -9,6 +9,7 @@ import (
 
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // A room's accent colours reach its pages through a stylesheet of its own
@@ -93,7 +94,7 @@ func validThemeFile(file string) bool {
 func (s *Server) serveTheme(w http.ResponseWriter, r *http.Request) {
 	name, file := r.PathValue("room"), r.PathValue("file")
 	if !room.ValidName(name) || !validThemeFile(file) {
-		writeError(w, http.StatusNotFound, "not_found", "No such stylesheet.")
+		response.WriteError(w, http.StatusNotFound, "not_found", "No such stylesheet.")
 		return
 	}
 	f := s.roomFace(r.Context(), name)

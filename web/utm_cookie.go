@@ -7,6 +7,7 @@ import (
 
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
+	"waitingroom/web/request"
 )
 
 // utmCookie remembers the campaign a buyer joined a room by, with the
@@ -73,7 +74,7 @@ func utmCookies(r *http.Request, room string, c queue.Campaign) []*http.Cookie {
 	secure := r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https"
 	var out []*http.Cookie
 	for _, path := range []string{"/r/" + room, "/api/rooms/" + room} {
-		out = append(out, &http.Cookie{Name: utmCookie, Value: enc, Path: path, MaxAge: int(cookieMaxAge.Seconds()),
+		out = append(out, &http.Cookie{Name: utmCookie, Value: enc, Path: path, MaxAge: int(request.CookieMaxAge.Seconds()),
 			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: secure})
 	}
 	return out

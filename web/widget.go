@@ -17,6 +17,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/response"
 )
 
 // WIDGET (issue 12): the embeddable live widget. Its page, its status and
@@ -311,7 +312,7 @@ func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) widgetStatus(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
 	if !room.ValidName(name) {
-		writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
+		response.WriteError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 		return
 	}
 	wr, err := s.widgetRoom(r.Context(), name)
@@ -334,7 +335,7 @@ func (s *Server) widgetStatus(w http.ResponseWriter, r *http.Request) {
 func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
 	if !room.ValidName(name) {
-		writeError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
+		response.WriteError(w, http.StatusBadRequest, "bad_room", "Room names are 1 to 64 characters of a-z, 0-9 and '-'.")
 		return
 	}
 	if r.Method == http.MethodHead {
@@ -344,7 +345,7 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 	if !s.hub.acquireWidget() {
 		s.metrics.Rejected.WithLabelValues("widget_streams").Inc()
 		w.Header().Set("Retry-After", "30")
-		writeError(w, http.StatusServiceUnavailable, "too_many_widgets",
+		response.WriteError(w, http.StatusServiceUnavailable, "too_many_widgets",
 			"This server holds as many live widgets as it can; the widget checks every few seconds instead.")
 		return
 	}
@@ -374,7 +375,7 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 	nc, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		s.log.Error("widget sse: hijack", "err", err)
-		writeError(w, http.StatusInternalServerError, "internal", "Streaming is not supported on this connection.")
+		response.WriteError(w, http.StatusInternalServerError, "internal", "Streaming is not supported on this connection.")
 		return
 	}
 	c := newSSEConn(nc)

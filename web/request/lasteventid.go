@@ -1,10 +1,10 @@
-package web
+package request
 
-// parseLastEventID reads the Last-Event-ID header that EventSource sends on
+// LastEventID reads the Last-Event-ID header that EventSource sends on
 // reconnect: the room's tick number of the last event the client saw. It
 // accepts 1 to 18 ASCII digits and returns 0 for anything else, which is
 // treated as "no id".
-func parseLastEventID(s string) int64 {
+func LastEventID(s string) int64 {
 	if len(s) == 0 || len(s) > 18 {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package web
+package request
 
 import (
 	"crypto/tls"
@@ -10,13 +10,12 @@ import (
 )
 
 // TestVisitorCookieLine: the hand-written Set-Cookie line of
-// setVisitorCookie is the one net/http writes for visitorCookie.
+// SetVisitorCookie is the one net/http writes for VisitorCookie.
 func TestVisitorCookieLine(t *testing.T) {
 	signer, err := visitor.NewSigner([]byte("0123456789abcdef0123"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{signer: signer}
 	id, err := visitor.NewID()
 	if err != nil {
 		t.Fatal(err)
@@ -42,8 +41,8 @@ func TestVisitorCookieLine(t *testing.T) {
 			fast, slow := httptest.NewRecorder(), httptest.NewRecorder()
 			fast.Header().Add("Set-Cookie", "other=1")
 			slow.Header().Add("Set-Cookie", "other=1")
-			s.setVisitorCookie(fast, r, id)
-			http.SetCookie(slow, s.visitorCookie(r, id))
+			SetVisitorCookie(fast, r, signer, id)
+			http.SetCookie(slow, VisitorCookie(r, signer, id))
 			got, want := fast.Header().Values("Set-Cookie"), slow.Header().Values("Set-Cookie")
 			if len(got) != 2 || len(want) != 2 || got[0] != want[0] || got[1] != want[1] {
 				t.Fatalf("Set-Cookie %q, want %q", got, want)
