@@ -43,11 +43,12 @@ test-packages:
 generate:
 	$(GO) generate ./...
 
-## lint: gofmt, go vet, a clean `templ generate`, and govulncheck (a loud SKIPPED line where its
+## lint: gofmt, go vet, the import direction (.ci/imports), a clean `templ generate`, and govulncheck (a loud SKIPPED line where its
 ## database cannot be reached; GOVULNDB=file:///path/to/vulndb for a local copy: see .ci/vulncheck)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	bash .ci/imports
 	$(GO) tool templ generate >/dev/null 2>&1
 	@if [ -n "$$(git status --porcelain -- '*_templ.go')" ]; then echo "templ generate changed files; commit them"; git status --porcelain -- '*_templ.go'; exit 1; fi
 	bash .ci/vulncheck
