@@ -14,9 +14,9 @@ import (
 // altcha at altchaVersion ships it; bash .ci/altcha fetches it again.
 const altchaVersion = "2.3.0"
 
-// TestVendoredAltcha fails when a vendored ALTCHA file (as the binary
-// embeds it from static/) is not the pinned version's, or when .ci/altcha pins another
-// version than this test records.
+// TestVendoredAltcha fails when a vendored ALTCHA file (in static/, which
+// the binary embeds) is not the pinned version's, or when .ci/altcha pins
+// another version than this test records.
 func TestVendoredAltcha(t *testing.T) {
 	files := []struct{ path, sha256 string }{
 		// package/dist_external/worker.js, the package's "altcha/worker"

@@ -249,7 +249,7 @@ func TestEmbeddedDemo(t *testing.T) {
 // TestSIGTERM runs the real binary and stops it with SIGTERM.
 func TestSIGTERM(t *testing.T) {
 	addr := freeAddr(t)
-	cmd := exec.Command(os.Args[0]) // TestMain runs main() instead of the tests
+	cmd := exec.Command(os.Args[0]) // TestMain runs the binary instead of the tests
 	cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+addr, "REDIS_URL=", "TICK=100ms", "METRICS_ADDR=127.0.0.1:0")
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out

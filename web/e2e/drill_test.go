@@ -31,7 +31,7 @@ var drillFull = flag.Bool("drill.full", false, "run the full failure drills (min
 const drillAdmin = "drill-admin-token-0123456789abcdef"
 
 // instance is one waitingroom server process, started from this test
-// binary (TestMain runs main() when WR_RUN_MAIN=1).
+// binary (TestMain runs app.Main when WR_RUN_MAIN=1).
 type instance struct {
 	addr string
 	cmd  *exec.Cmd
