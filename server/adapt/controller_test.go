@@ -244,7 +244,7 @@ func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
 }
 
 // TestLoopsRaiseTheRate runs the recorder's and the controller's loops as
-// serve.go does, fed orders that are fast: the rate rises by steps,
+// web/app does, fed orders that are fast: the rate rises by steps,
 // within maxRate, while orders flow; once they stop, it freezes.
 func TestLoopsRaiseTheRate(t *testing.T) {
 	e, name, rdb := adaptiveRoom(t, 20, 1000)

@@ -55,7 +55,7 @@ func RedisURL() string {
 const ServerDB = 1
 
 // ToolsDB is the Redis database of the load tools' tests (k6/cmd/wrload):
-// they run whole servers too, at the same time as the root package's.
+// they run whole servers too, at the same time as web/e2e's.
 const ToolsDB = 2
 
 // RedisURLDB returns the test Redis URL with database db. A Redis Cluster

@@ -1,0 +1,448 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"waitingroom/k6"
+	"waitingroom/server/queue"
+	"waitingroom/server/servicetest"
+)
+
+// drillFull selects the full drills (make drill); without it the drills
+// run as short smokes inside make test.
+var drillFull = flag.Bool("drill.full", false, "run the full failure drills (minutes each)")
+
+const drillAdmin = "drill-admin-token-0123456789abcdef"
+
+// instance is one waitingroom server process, started from this test
+// binary (TestMain runs app.Main when WR_RUN_MAIN=1).
+type instance struct {
+	addr string
+	cmd  *exec.Cmd
+	logs *syncBuffer
+
+	metrics string // its private METRICS_ADDR
+}
+
+// drillEnv is several instances on one Redis and one PostgreSQL, behind
+// nginx configured by docs/nginx.conf.
+type drillEnv struct {
+	t         *testing.T
+	redisURL  string
+	dbURL     string
+	dir       string
+	instances []*instance
+	nginx     *exec.Cmd
+	url       string // nginx
+	eng       *queue.Engine
+}
+
+func newDrill(t *testing.T, n int, redisURL string, extraEnv ...string) *drillEnv {
+	t.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		servicetest.Missing(t, "nginx (apt-get install nginx)", err)
+	}
+	rdb := servicetest.RedisAt(t, redisURL)
+	d := &drillEnv{t: t, redisURL: redisURL, dbURL: servicetest.PostgresURL(t), dir: t.TempDir(), eng: queue.New(rdb, queue.DefaultNamespace(rdb))}
+	for range n {
+		d.startInstance(extraEnv...)
+	}
+	d.startNginx()
+	return d
+}
+
+func (d *drillEnv) startInstance(extraEnv ...string) *instance {
+	d.t.Helper()
+	in := &instance{addr: freeAddr(d.t), metrics: freeAddr(d.t), logs: &syncBuffer{}}
+	in.cmd = exec.Command(os.Args[0])
+	in.cmd.Env = append(os.Environ(), "WR_RUN_MAIN=1", "LISTEN_ADDR="+in.addr, "METRICS_ADDR="+in.metrics, "REDIS_URL="+d.redisURL,
+		"DATABASE_URL="+d.dbURL, "SECRET_KEY=drill-secret-key-0123456789", "ADMIN_TOKEN="+drillAdmin,
+		"TRUSTED_PROXIES=127.0.0.1", "SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "CHALLENGE_DEFAULT=off", "TICK=1s")
+	in.cmd.Env = append(in.cmd.Env, extraEnv...)
+	in.cmd.Stdout, in.cmd.Stderr = in.logs, in.logs
+	if err := in.cmd.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() {
+		if in.cmd.ProcessState != nil {
+			return // killed by a drill
+		}
+		start := time.Now()
+		in.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { in.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+			if took := time.Since(start); took > 5*time.Second {
+				d.t.Errorf("instance %s took %v to shut down gracefully:\n%s", in.addr, took, in.logs.String())
+			}
+		case <-time.After(15 * time.Second):
+			in.cmd.Process.Kill()
+			d.t.Errorf("instance %s did not shut down within 15 s of SIGTERM:\n%s", in.addr, in.logs.String())
+		}
+	})
+	waitHealthy(d.t, "http://"+in.addr)
+	d.instances = append(d.instances, in)
+	return in
+}
+
+// startNginx fills docs/nginx.conf, the deployment config, and runs it.
+func (d *drillEnv) startNginx() {
+	d.t.Helper()
+	tmpl, err := os.ReadFile(filepath.Join(repoRoot, "docs/nginx.conf"))
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	var ups []string
+	for _, in := range d.instances {
+		ups = append(ups, "server "+in.addr+" max_fails=1 fail_timeout=5s;")
+	}
+	listen := freeAddr(d.t)
+	temp := filepath.Join(d.dir, "nginx")
+	for _, sub := range []string{"", "body", "proxy", "fastcgi", "uwsgi", "scgi", "cache"} {
+		os.MkdirAll(filepath.Join(temp, sub), 0o755)
+	}
+	conf := strings.NewReplacer("@@LISTEN@@", listen, "@@UPSTREAMS@@", strings.Join(ups, "\n        "),
+		"@@CACHE_DIR@@", filepath.Join(temp, "cache"), "@@TEMP_DIR@@", temp).Replace(string(tmpl))
+	if regexp.MustCompile(`@@[A-Z_]+@@`).MatchString(conf) {
+		d.t.Fatal("docs/nginx.conf has a placeholder the drill does not fill")
+	}
+	path := filepath.Join(d.dir, "nginx.conf")
+	os.WriteFile(path, []byte(conf), 0o644)
+	d.nginx = exec.Command("nginx", "-c", path, "-g", "daemon off; user root;")
+	var logs syncBuffer
+	d.nginx.Stdout, d.nginx.Stderr = &logs, &logs
+	if err := d.nginx.Start(); err != nil {
+		d.t.Fatal(err)
+	}
+	d.t.Cleanup(func() {
+		d.nginx.Process.Signal(syscall.SIGQUIT)
+		d.nginx.Wait()
+	})
+	d.url = "http://" + listen
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if resp, err := http.Get(d.url + "/healthz"); err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			errs, _ := os.ReadFile(filepath.Join(temp, "error.log"))
+			d.t.Fatalf("nginx did not start: %s %s", logs.String(), errs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// room creates a room through the admin API (via nginx) with settings.
+func (d *drillEnv) room(name string, settings map[string]any) {
+	d.t.Helper()
+	if err := k6.PutRoom(context.Background(), d.url, name, drillAdmin, settings); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// audit checks conservation: every ticket ever issued is waiting, passed
+// over while away (away or returning), admitted or departed for a counted
+// reason, exactly once; every pass is held,
+// consumed, given up, expired or redeemed into a gate session, and every
+// session is live, ended or idle; and no token placed two orders.
+func (d *drillEnv) audit(room string) queue.Stats {
+	d.t.Helper()
+	st, err := d.eng.Stats(context.Background(), room)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	if st.Unaccounted() != 0 {
+		d.t.Fatalf("conservation broken in %s: waiting %d + away %d + returning %d + admitted %d + leaves %d + abandoned %d != issued %d",
+			room, st.Waiting, st.Away, st.Returning, st.Admitted, st.Leaves, st.Abandoned, st.Issued)
+	}
+	// A pass redeemed by a gate (issue 13) became a session: it counts in
+	// SessionsOpened, and a live session holds a slot in Active.
+	if st.Active-st.Sessions+st.Consumed+st.Forfeited+st.Expired+st.SessionsOpened != st.Admitted {
+		d.t.Fatalf("passes lost in %s: active %d - sessions %d + consumed %d + forfeited %d + expired %d + sessions opened %d != admitted %d",
+			room, st.Active, st.Sessions, st.Consumed, st.Forfeited, st.Expired, st.SessionsOpened, st.Admitted)
+	}
+	if st.Sessions+st.SessionsEnded+st.SessionsIdle != st.SessionsOpened {
+		d.t.Fatalf("sessions lost in %s: live %d + ended %d + idle %d != opened %d",
+			room, st.Sessions, st.SessionsEnded, st.SessionsIdle, st.SessionsOpened)
+	}
+	if st.Head > st.Issued {
+		d.t.Fatalf("head %d beyond the %d tickets issued", st.Head, st.Issued)
+	}
+	return st
+}
+
+func duration(smoke, full time.Duration) time.Duration {
+	if *drillFull {
+		return full
+	}
+	return smoke
+}
+
+// TestDrillGlobalRate: 3 instances behind nginx admit one room's rate, not
+// three times it.
+func TestDrillGlobalRate(t *testing.T) {
+	d := newDrill(t, 3, servicetest.RedisURLDB(t, servicetest.ServerDB))
+	rdb := servicetest.RedisAt(t, d.redisURL)
+	name := servicetest.RoomName(t, rdb)
+	const rate = 50.0
+	d.room(name, map[string]any{"rate": rate, "abandonAfterSeconds": 0})
+	run := duration(10*time.Second, 60*time.Second)
+	n := int(rate*run.Seconds()) + 500
+	ctx := context.Background()
+	for i := 0; i < n; i += 500 {
+		k := min(500, n-i)
+		if err := enterMany(ctx, d.url, name, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2 * time.Second) // every instance is ticking
+	before := d.audit(name)
+	t0 := time.Now()
+	time.Sleep(run)
+	after := d.audit(name)
+	elapsed := time.Since(t0).Seconds()
+	got := float64(after.Admitted-before.Admitted) / elapsed
+	dev := (got - rate) / rate
+	t.Logf("3 instances behind nginx: %.2f admitted/s over %.0f s (%.2f%% off %v/s)", got, elapsed, 100*dev, rate)
+	// Over the window a snapshot can be off by a tick's share of one batch;
+	// the full drill's 60 s makes that under 1%.
+	tolerance := 0.02
+	if !*drillFull {
+		tolerance = 0.1
+	}
+	if dev > tolerance || dev < -tolerance {
+		t.Fatalf("admitted %.2f/s, want %v/s within %.0f%%", got, rate, 100*tolerance)
+	}
+}
+
+// enterMany enters n new visitors through url.
+func enterMany(ctx context.Context, url, room string, n int) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 32)
+	for range n {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/rooms/"+room+"/queue", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				errs <- fmt.Errorf("enter: %s", resp.Status)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// TestDrillEdgeCache: nginx's cache holds the room page, so a page-load
+// burst reaches the instances a handful of times, while enters and SSE go
+// through uncached.
+func TestDrillEdgeCache(t *testing.T) {
+	d := newDrill(t, 3, servicetest.RedisURLDB(t, servicetest.ServerDB))
+	rdb := servicetest.RedisAt(t, d.redisURL)
+	name := servicetest.RoomName(t, rdb)
+	d.room(name, map[string]any{"title": "Edge", "rate": 5})
+	loads := 2000
+	if *drillFull {
+		loads = 20000
+	}
+	upstreamBefore := d.pageRenders()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	status := map[string]int{}
+	per := loads / 50
+	start := time.Now()
+	for range 50 {
+		wg.Go(func() {
+			tr := &http.Transport{MaxIdleConnsPerHost: 4}
+			c := &http.Client{Transport: tr}
+			for i := range per {
+				lang := "en-US"
+				if i%3 == 0 {
+					lang = "ko-KR,ko;q=0.9"
+				}
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.url+"/r/"+name+"?utm_source=ad"+fmt.Sprint(i), nil)
+				req.Header.Set("Accept-Language", lang)
+				resp, err := c.Do(req)
+				if err != nil {
+					mu.Lock()
+					status["error"]++
+					mu.Unlock()
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				status[resp.Header.Get("X-Cache-Status")]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(start)
+	renders := d.pageRenders() - upstreamBefore
+	t.Logf("%d page loads in %v through nginx: cache %v; the instances rendered the page %d times", loads, took.Round(time.Millisecond), status, renders)
+	if status["error"] > 0 || took > 10*time.Second {
+		t.Fatalf("page loads failed or took %v: %v", took, status)
+	}
+	if renders > 36 {
+		t.Fatalf("the instances saw %d page requests; the edge cache must absorb the burst", renders)
+	}
+	// Meanwhile enters and streams are never cached.
+	if err := enterMany(context.Background(), d.url, name, 20); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(d.url + "/r/" + name + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	resp.Body.Close()
+	if resp.Header.Get("Content-Type") != "text/event-stream" || resp.Header.Get("X-Cache-Status") != "" || !strings.HasPrefix(line, "retry:") {
+		t.Fatalf("SSE through nginx: %v %q", resp.Header, line)
+	}
+	if st := d.audit(name); st.Issued != 21 {
+		t.Fatalf("%d tickets, want the 21 enters (page loads take none)", st.Issued)
+	}
+	// preview: a request that names no language (a link-preview crawler)
+	// reaches the instances without Accept-Language, so that the room's
+	// default language answers it, in a cache entry of its own.
+	d.room(name, map[string]any{"defaultLanguage": "ko"})
+	for _, tt := range []struct{ accept, want string }{{"", "ko"}, {"fr-FR", "ko"}, {"en-US", "en"}, {"de, en;q=0.5", "en"},
+		{"ko;q=0", "en"}, {"ko-KR;q=0, fr", "en"}, {"ko;q=0, en;q=0", "en"}, {"ko;q=0.5", "ko"}, {"en;q=0, ko;q=0.1", "ko"}} {
+		req, _ := http.NewRequest(http.MethodGet, d.url+"/r/"+name, nil)
+		if tt.accept != "" {
+			req.Header.Set("Accept-Language", tt.accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), `<html lang="`+tt.want+`"`) {
+			t.Errorf("Accept-Language %q through nginx: not in %s", tt.accept, tt.want)
+		}
+	}
+	// A forged Host's page (no absolute URLs: PUBLIC_URL is unset) has an
+	// entry of its own: the page crawlers get on the real host keeps its
+	// og:url.
+	other := servicetest.RoomName(t, rdb)
+	d.room(other, map[string]any{"title": "Edge preview"})
+	for _, tt := range []struct{ host, wantURL string }{
+		{"evil.example", ""},
+		{"", d.url + "/r/" + other},
+		{"evil.example", ""},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, d.url+"/r/"+other, nil)
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		m := regexp.MustCompile(`<meta property="og:url" content="([^"]*)"`).FindSubmatch(b)
+		got := ""
+		if m != nil {
+			got = string(m[1])
+		}
+		if got != tt.wantURL {
+			t.Errorf("Host %q through nginx: og:url %q, want %q", tt.host, got, tt.wantURL)
+		}
+		if tt.host != "" && strings.Contains(string(b), tt.host) {
+			t.Errorf("Host %q through nginx: the page names it", tt.host)
+		}
+	}
+}
+
+// pageRenders counts the room-page requests that reached the instances
+// (waitingroom_page_requests_total).
+func (d *drillEnv) pageRenders() int {
+	total := 0
+	for _, in := range d.instances {
+		resp, err := http.Get("http://" + in.metrics + "/metrics")
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "waitingroom_page_requests_total "); ok {
+				var n float64
+				json.Unmarshal([]byte(v), &n)
+				total += int(n)
+			}
+		}
+		resp.Body.Close()
+	}
+	return total
+}
+
+// TestDrillAdminIsPrivate: docs/nginx.conf lets only its allow-list
+// (loopback, 127.0.0.1) reach the admin API and /metrics; a buyer's address
+// (127.0.0.2 here) gets 403 there, and is served everywhere else.
+func TestDrillAdminIsPrivate(t *testing.T) {
+	d := newDrill(t, 1, servicetest.RedisURLDB(t, servicetest.ServerDB))
+	rdb := servicetest.RedisAt(t, d.redisURL)
+	name := servicetest.RoomName(t, rdb)
+	d.room(name, map[string]any{"title": "Private"})
+	from := func(ip string) *http.Client {
+		dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		return &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext}, Timeout: 5 * time.Second}
+	}
+	tests := []struct {
+		ip, method, path string
+		status           int
+	}{
+		{"127.0.0.1", "GET", "/api/admin/rooms/" + name, 200},
+		{"127.0.0.2", "GET", "/api/admin/rooms/" + name, 403},
+		{"127.0.0.2", "PUT", "/api/admin/rooms/" + name, 403},
+		{"127.0.0.2", "GET", "/metrics", 403},
+		{"127.0.0.1", "GET", "/metrics", 404}, // allowed through, and not served on the public port
+		{"127.0.0.2", "POST", "/api/rooms/" + name + "/queue", 200},
+		{"127.0.0.2", "GET", "/r/" + name, 200},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(tt.method, d.url+tt.path, nil)
+		req.Header.Set("Authorization", "Bearer "+drillAdmin)
+		resp, err := from(tt.ip).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s %s from %s: %d, want %d", tt.method, tt.path, tt.ip, resp.StatusCode, tt.status)
+		}
+	}
+}
