@@ -367,7 +367,7 @@ func lookup(rules []Rule, scope Scope, err error) (Rule, bool) {
 
 // fallback is scope's row for an error no row takes.
 func fallback(rules []Rule, scope Scope) Rule {
-	var any Rule
+	var general Rule
 	for _, r := range rules {
 		if r.Match != nil {
 			continue
@@ -376,8 +376,8 @@ func fallback(rules []Rule, scope Scope) Rule {
 			return r
 		}
 		if r.Scope == ScopeAny {
-			any = r
+			general = r
 		}
 	}
-	return any
+	return general
 }
