@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -158,8 +159,8 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 	if !decodeStrict(w, r, &p, "a JSON object of room settings") {
 		return
 	}
-	done, err := s.saveRoom(r.Context(), apiActor, name, roomWrite{Patch: p.Patch, SoldOut: p.SoldOut})
-	var invalid *invalidSettingsError
+	done, err := s.roomWrites.Save(r.Context(), apiActor, name, admin.Write{Patch: p.Patch, SoldOut: p.SoldOut})
+	var invalid *admin.InvalidError
 	switch {
 	case errors.As(err, &invalid):
 		writeError(w, http.StatusBadRequest, "invalid_settings", invalid.Error())
@@ -184,7 +185,7 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 // record; its products and orders stay in the database.
 func (s *Server) deleteRoom(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	d, err := s.deleteRoomAs(r.Context(), apiActor, name)
+	d, err := s.roomWrites.Delete(r.Context(), apiActor, name)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // the form's time zones, on hosts without a zoneinfo
+	"waitingroom/server/admin"
 
 	"waitingroom/server/egress"
 	"waitingroom/server/queue"
@@ -429,18 +430,18 @@ func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess con
 // consoleNewRoom serves GET /admin/rooms/new: the form with a new room's
 // defaults.
 func (s *Server) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	f := views.RoomForm{New: true, V: roomValues("", s.roomDefaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
+	f := views.RoomForm{New: true, V: roomValues("", s.roomWrites.Defaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
 	s.renderRoomForm(w, r, sess, http.StatusOK, f)
 }
 
 // refuseInvalidSettings shows the room form again with the field that
 // err (from saveRoom) names, and reports whether err was such a refusal.
 func (s *Server) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, sess consoleSession, f views.RoomForm, err error, t views.RoomsText) bool {
-	var invalid *invalidSettingsError
+	var invalid *admin.InvalidError
 	if !errors.As(err, &invalid) {
 		return false
 	}
-	field, msg := settingsFieldError(invalid.err, t)
+	field, msg := settingsFieldError(invalid.Err, t)
 	f.Errors[field] = views.Fill(msg, "max", strconv.Itoa(s.readySpreadMaxMs()))
 	f.Error = t.FixErrors
 	s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
@@ -468,11 +469,11 @@ func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess 
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
-	_, err := s.saveRoom(ctx, sess.Operator, v.Name, roomWrite{Patch: p, Exist: mustBeNew})
+	_, err := s.roomWrites.Save(ctx, sess.Operator, v.Name, admin.Write{Patch: p, Exist: admin.MustBeNew})
 	switch {
 	case s.refuseInvalidSettings(w, r, sess, f, err, t):
 		return
-	case errors.Is(err, errRoomExists):
+	case errors.Is(err, admin.ErrExists):
 		errs["name"] = t.ErrRoomExists
 		f.Error = t.FixErrors
 		s.renderRoomForm(w, r, sess, http.StatusConflict, f)
@@ -550,7 +551,7 @@ func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess co
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
-	_, err = s.saveRoom(ctx, sess.Operator, name, roomWrite{Patch: p, Exist: mustExist})
+	_, err = s.roomWrites.Save(ctx, sess.Operator, name, admin.Write{Patch: p, Exist: admin.MustExist})
 	switch {
 	case s.refuseInvalidSettings(w, r, sess, f, err, t):
 		return
@@ -579,9 +580,9 @@ var errDrainBeforeOpening = errors.New("drain before the opening")
 //     sold-out flag (after a restock), puts a closed room back in fifo,
 //     and clears a closing time that has passed (a drained room takes
 //     joins again).
-func actionWrite(action string, cur room.Settings, now time.Time) (roomWrite, error) {
+func actionWrite(action string, cur room.Settings, now time.Time) (admin.Write, error) {
 	yes, no := true, false
-	w := roomWrite{Exist: mustExist, Action: "room." + action}
+	w := admin.Write{Exist: admin.MustExist, Action: "room." + action}
 	switch action {
 	case "pause":
 		w.Patch.Paused = &yes
@@ -589,7 +590,7 @@ func actionWrite(action string, cur room.Settings, now time.Time) (roomWrite, er
 		w.Patch.Paused = &no
 	case "drain":
 		if cur.OpensAt != nil && now.Before(*cur.OpensAt) {
-			return roomWrite{}, errDrainBeforeOpening
+			return admin.Write{}, errDrainBeforeOpening
 		}
 		at := now.UTC().Truncate(time.Millisecond)
 		if cur.ClosesAt != nil && cur.ClosesAt.Before(at) {
@@ -613,7 +614,7 @@ func actionWrite(action string, cur room.Settings, now time.Time) (roomWrite, er
 			w.Patch.ClosesAt = room.OptionalTime{Set: true}
 		}
 	default:
-		return roomWrite{}, errors.ErrUnsupported
+		return admin.Write{}, errors.ErrUnsupported
 	}
 	return w, nil
 }
@@ -660,7 +661,7 @@ func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess 
 		s.consoleError(w, r, http.StatusBadRequest, t.ErrBadAction)
 		return
 	}
-	if _, err := s.saveRoom(ctx, sess.Operator, name, wr); err != nil {
+	if _, err := s.roomWrites.Save(ctx, sess.Operator, name, wr); err != nil {
 		s.consoleFail(w, r, err)
 		return
 	}
@@ -688,7 +689,7 @@ func (s *Server) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess 
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
-	if _, err := s.deleteRoomAs(ctx, sess.Operator, name); err != nil {
+	if _, err := s.roomWrites.Delete(ctx, sess.Operator, name); err != nil {
 		s.consoleFail(w, r, err)
 		return
 	}

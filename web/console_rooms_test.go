@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
@@ -543,7 +544,7 @@ func TestActionWrite(t *testing.T) {
 				return
 			}
 			got := w.Patch.Apply(tc.cur)
-			if !tc.want(got) || got.Validate() != nil || w.Action != "room."+tc.action || !reflect.DeepEqual(w.SoldOut, tc.soldOut) || w.Exist != mustExist {
+			if !tc.want(got) || got.Validate() != nil || w.Action != "room."+tc.action || !reflect.DeepEqual(w.SoldOut, tc.soldOut) || w.Exist != admin.MustExist {
 				t.Fatalf("%+v, sold out %v, action %s (valid: %v)", got, w.SoldOut, w.Action, got.Validate())
 			}
 		})
@@ -628,7 +629,7 @@ func TestNewRoomIsCreatedOnce(t *testing.T) {
 	for i := range n {
 		go func() {
 			title := "by operator " + strconv.Itoa(i)
-			_, err := h.web.saveRoom(context.Background(), "op"+strconv.Itoa(i), name, roomWrite{Patch: room.Patch{Title: &title}, Exist: mustBeNew})
+			_, err := h.web.roomWrites.Save(context.Background(), "op"+strconv.Itoa(i), name, admin.Write{Patch: room.Patch{Title: &title}, Exist: admin.MustBeNew})
 			errs <- err
 		}()
 	}
@@ -637,7 +638,7 @@ func TestNewRoomIsCreatedOnce(t *testing.T) {
 		switch err := <-errs; {
 		case err == nil:
 			made++
-		case !errors.Is(err, errRoomExists):
+		case !errors.Is(err, admin.ErrExists):
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/admin"
 	"waitingroom/server/challenge"
 	"waitingroom/server/operator"
 	"waitingroom/server/order"
@@ -256,9 +257,10 @@ type Server struct {
 	nets *networkFlags
 	// storeDown is whether Redis answered this process's last calls.
 	storeDown storeDown
-	// recording serializes the room records' writes that read the API
-	// key's hash from Redis (recordRoom).
-	recording sync.Mutex
+	// roomWrites and productWrites are the audited writes of rooms and
+	// products.
+	roomWrites    *admin.Rooms
+	productWrites *admin.Products
 	// tick is the admission period (Options.Tick), which bounds
 	// readySpreadMs.
 	tick time.Duration
@@ -336,6 +338,7 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	s.adminWrites(o)
 	if err := s.previews(o); err != nil {
 		return nil, err
 	}
