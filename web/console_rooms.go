@@ -36,20 +36,6 @@ var consoleZones = []string{
 	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "Australia/Sydney",
 }
 
-// roomPhase is the phase of a room's schedule at now, as the admission
-// script computes it (a pre-queue being drawn counts as open).
-func roomPhase(set room.Settings, now time.Time) string {
-	switch {
-	case set.Mode == room.ModeClosed, set.ClosesAt != nil && !now.Before(*set.ClosesAt):
-		return queue.PhaseClosed
-	case set.OpensAt != nil && now.Before(*set.OpensAt) && set.PrequeueAt != nil && !now.Before(*set.PrequeueAt):
-		return queue.PhasePrequeue
-	case set.OpensAt != nil && now.Before(*set.OpensAt):
-		return queue.PhaseScheduled
-	}
-	return queue.PhaseOpen
-}
-
 func roomsText(r *http.Request) views.RoomsText { return views.RoomsFor(consoleLang(r)) }
 
 // consoleRoomList serves GET /admin/rooms: every room Redis holds or the
@@ -99,7 +85,7 @@ func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess co
 			s.log.Warn("console: room figures", "room", name, "err", err)
 			row.Unread = true
 		default:
-			row.Live, row.Title, row.Mode, row.Phase = true, set.Title, set.Mode, roomPhase(set, now)
+			row.Live, row.Title, row.Mode, row.Phase = true, set.Title, set.Mode, room.PhaseAt(set, now)
 			row.Waiting, row.Prequeued, row.Active = st.Waiting, st.Prequeued, st.Active
 			row.AdmitRate, row.SetRate, row.Paused, row.SoldOut = st.RateEWMA, set.Rate, set.Paused, st.SoldOut
 		}
@@ -352,7 +338,7 @@ func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz str
 	}
 	set.Challenge = s.effectiveChallenge(set.Challenge)
 	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
-		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
+		Paused: set.Paused, SoldOut: st.SoldOut, Phase: room.PhaseAt(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
 		APIKeySet: set.Gate.APIKeyHash != ""}, set, nil
 }
 

@@ -10,8 +10,7 @@ import (
 // OpenNow reports whether a room with settings r sells at now: not closed,
 // not paused, past its opening and before its closing.
 func OpenNow(r room.Settings, now time.Time) bool {
-	return r.Mode != room.ModeClosed && !r.Paused &&
-		(r.OpensAt == nil || !r.OpensAt.After(now)) && (r.ClosesAt == nil || r.ClosesAt.After(now))
+	return !r.Paused && room.PhaseAt(r, now) == room.PhaseOpen
 }
 
 // events tells the sale log what a write changed.
