@@ -113,8 +113,10 @@ func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, ses
 	var invalid *admin.InvalidError
 	switch {
 	case errors.As(err, &invalid):
-		field, _, _ := strings.Cut(invalid.Err.Error(), ":")
-		field, _, _ = strings.Cut(field, " ")
+		var field string
+		if fe := (*room.FieldError)(nil); errors.As(err, &fe) {
+			field = fe.Field
+		}
 		if msg, ok := brandingFieldError(t, field); ok {
 			f.Errors[field] = msg
 		} else {

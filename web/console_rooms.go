@@ -302,27 +302,19 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 // settingsFieldError names the form field that room.Settings.Validate's
 // error is about (it names the first invalid field), with its message.
 func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
-	e := err.Error()
-	switch {
-	case strings.HasPrefix(e, "prequeueAt needs opensAt"), strings.HasPrefix(e, "prequeueAt must be before opensAt"):
-		return "prequeueAt", t.ErrScheduleOrder["prequeueAt"]
-	case strings.HasPrefix(e, "opensAt must be before closesAt"), strings.HasPrefix(e, "prequeueAt must be before closesAt"):
-		return "closesAt", t.ErrScheduleOrder["closesAt"]
-	case strings.HasPrefix(e, "schedule times"):
-		return "schedule", t.ErrSettings["schedule"]
+	var fe *room.FieldError
+	if !errors.As(err, &fe) {
+		return "", err.Error()
 	}
-	if refused := (*egress.RefusedError)(nil); strings.HasPrefix(e, "healthURL:") && errors.As(err, &refused) {
-		return "healthURL", strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
+	if refused := (*egress.RefusedError)(nil); fe.Field == "healthURL" && errors.As(fe.Err, &refused) {
+		return fe.Field, strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
 	}
-	name, _, _ := strings.Cut(e, " ")
-	if msg, ok := t.ErrSettings[name]; ok {
-		return name, msg
+	for _, words := range []map[string]string{t.ErrScheduleOrder, t.ErrSettings, views.GateFormFor(t.Lang).Err} {
+		if msg, ok := words[fe.Field]; ok {
+			return fe.Field, msg
+		}
 	}
-	// The gate's errors are "field: what is wrong".
-	if msg, ok := views.GateFormFor(t.Lang).Err[strings.TrimSuffix(name, ":")]; ok {
-		return strings.TrimSuffix(name, ":"), msg
-	}
-	return "", e
+	return "", fe.Error()
 }
 
 // roomForm is the settings form of room name: its saved settings, live

@@ -104,7 +104,8 @@ func (rs *Rooms) Defaults(name string) room.Settings {
 // ErrExists, an *InvalidError, or a store error.
 func (rs *Rooms) Save(ctx context.Context, actor, name string, w Write) (Written, error) {
 	if !room.ValidName(name) {
-		return Written{}, &InvalidError{fmt.Errorf("room names are 1 to %d characters of a-z, 0-9 and '-'", room.MaxNameLen)}
+		return Written{}, &InvalidError{&room.FieldError{Field: "name",
+			Reason: fmt.Sprintf("room names are 1 to %d characters of a-z, 0-9 and '-'", room.MaxNameLen)}}
 	}
 	cur, err := rs.d.Store.Room(ctx, name)
 	created := errors.Is(err, room.ErrNotFound)
