@@ -138,16 +138,13 @@ func (c *lastGoodCache) get(room, fig string) time.Time {
 }
 
 // newDashboard takes the dashboard's dependencies from o: the timeline
-// reads the Audit log; Stock defaults to Orders when it is one; a nil
-// Live or Audit leaves those figures out.
+// reads the Audit log; a nil Live, Stock or Audit leaves those figures
+// out.
 func newDashboard(o Options) *dashboard {
 	d := &dashboard{live: o.Live, stock: o.Stock, limit: int64(o.DashboardStreams),
 		writeTimeout: dashWriteTimeout, sessionCheck: dashSessionCheck}
 	if o.Audit != nil {
 		d.events = o.Audit
-	}
-	if d.stock == nil {
-		d.stock, _ = o.Orders.(StockSummaries)
 	}
 	if d.limit <= 0 {
 		d.limit = DefaultDashboardStreams

@@ -102,7 +102,7 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 		Failed: map[string]int64{"token_missing": 1, "token_invalid": 2, "token_used": 1, "rate_limited": 4, "sold_out": 5, "unavailable": 6, "bad_order": 1}}}
 	odb := storetest.Migrated(t, store.Postgres) // the orders' own schema
 	h, db := newConsoleHarness(t, func(o *Options) {
-		o.Orders = order.NewService(order.NewStore(odb.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		withOrderService(o, order.NewService(order.NewStore(odb.DB, 0), o.Queue.(order.Gate), 0, quiet))
 		o.Live, o.DashboardStreams = live, streams
 	})
 	log := audit.New(db)

@@ -58,7 +58,7 @@ func newRoomsConsoleWith(t *testing.T, mut func(*Options)) *roomsConsole {
 	}
 	h := newHarness(t, func(o *Options) {
 		o.Operators, o.Audit = ops, audit.New(db)
-		o.Orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		withOrderService(o, order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet))
 		o.Records = roomsync.New(o.Queue.(*queue.Engine), db, quiet)
 		o.RecordedRooms = db
 		o.Sale = sale
