@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -160,8 +161,8 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 	if !request.DecodeStrict(w, r, &p, "a JSON object of room settings") {
 		return
 	}
-	done, err := s.saveRoom(r.Context(), apiActor, name, roomWrite{Patch: p.Patch, SoldOut: p.SoldOut})
-	var invalid *invalidSettingsError
+	done, err := s.roomWrites.Save(r.Context(), apiActor, name, admin.Write{Patch: p.Patch, SoldOut: p.SoldOut})
+	var invalid *admin.InvalidError
 	switch {
 	case errors.As(err, &invalid):
 		response.WriteError(w, http.StatusBadRequest, "invalid_settings", invalid.Error())
@@ -186,7 +187,7 @@ func (s *Server) putRoom(w http.ResponseWriter, r *http.Request) {
 // record; its products and orders stay in the database.
 func (s *Server) deleteRoom(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	d, err := s.deleteRoomAs(r.Context(), apiActor, name)
+	d, err := s.roomWrites.Delete(r.Context(), apiActor, name)
 	if err != nil {
 		s.fail(w, r, err)
 		return

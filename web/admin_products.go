@@ -37,7 +37,7 @@ func (s *Server) createProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	created, err := s.addProduct(r.Context(), apiActor, name, p)
+	created, err := s.productWrites.Add(r.Context(), apiActor, name, p)
 	if err != nil {
 		s.catalogFail(w, r, err)
 		return
@@ -55,7 +55,7 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	updated, err := s.changeProduct(r.Context(), apiActor, name, id, p)
+	updated, err := s.productWrites.Change(r.Context(), apiActor, name, id, p)
 	if err != nil {
 		s.catalogFail(w, r, err)
 		return
@@ -71,7 +71,7 @@ func (s *Server) deleteProduct(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("room")
-	if err := s.removeProduct(r.Context(), apiActor, name, id); err != nil {
+	if err := s.productWrites.Remove(r.Context(), apiActor, name, id); err != nil {
 		s.catalogFail(w, r, err)
 		return
 	}

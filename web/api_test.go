@@ -51,8 +51,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	hub := NewHub(eng, HubOptions{}, metrics, log)
 	t.Cleanup(hub.Close)
 	o := Options{
-		Orders: embeddedOrders(t, eng, log),
-		Queue:  eng, Rooms: eng, Signer: signer, AdminToken: testAdminToken,
+		Queue: eng, Rooms: eng, CampaignCounts: eng, Signer: signer, AdminToken: testAdminToken,
 		Health:  func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Static:  os.DirFS("../static"), // the real assets
 		Metrics: metrics,
@@ -61,6 +60,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 		// Generous caps: tests enter many visitors from one address.
 		EnterRatePerIP: 10000, EnterBurstPerIP: 10000,
 	}
+	withOrderService(&o, embeddedOrders(t, eng, log))
 	if mut != nil {
 		mut(&o)
 	}
@@ -71,6 +71,13 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &harness{web: s, srv: srv, eng: eng, room: name, rdb: rdb}
+}
+
+// withOrderService has o use svc for every need of orders it serves: the
+// orders, the product admin, the dashboard's stock, the console's orders
+// and the resent order form.
+func withOrderService(o *Options, svc *order.Service) {
+	o.Orders, o.Catalog, o.Stock, o.ConsoleOrders, o.PlacedOrders = svc, svc, svc, svc, svc
 }
 
 // embeddedOrders is an order service on the embedded SQL store, for tests
@@ -445,7 +452,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 	t.Cleanup(func() { dead.Close() })
 	h := newHarness(t, func(o *Options) {
 		eng := queue.New(dead, queue.DefaultNamespace(dead))
-		o.Queue, o.Rooms = eng, eng
+		o.Queue, o.Rooms, o.CampaignCounts = eng, eng, eng
 		o.Health = func(ctx context.Context) error { return dead.Ping(ctx).Err() }
 	})
 	for _, path := range []string{"/api/rooms/" + h.room + "/queue", "/healthz"} {

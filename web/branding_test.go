@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -288,7 +289,7 @@ func TestBrandingForm(t *testing.T) {
 	}
 	es := auditOf(t, rc.harness, rc.room)
 	last := es[len(es)-1]
-	if last.Action != actionUpdate || last.Actor == "" || !strings.Contains(last.New, `"accentColor":"#1a4fd0"`) || !strings.Contains(last.Old, `"accentColor":""`) {
+	if last.Action != admin.ActionUpdate || last.Actor == "" || !strings.Contains(last.New, `"accentColor":"#1a4fd0"`) || !strings.Contains(last.Old, `"accentColor":""`) {
 		t.Fatalf("audit entry %+v", last)
 	}
 	if _, page := rc.get(t, "/admin/rooms/"+rc.room+"/branding?saved=1", "ko"); !strings.Contains(page, views.BrandingFor("ko").Saved) || !strings.Contains(page, `value="#1a4fd0"`) {

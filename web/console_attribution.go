@@ -15,8 +15,7 @@ import (
 )
 
 // CampaignCounts is the line's count of joins and admissions per campaign
-// (server/queue's Engine). The Rooms of Options serves it when it has the
-// method; otherwise the attribution page shows the orders alone.
+// (server/queue's Engine).
 type CampaignCounts interface {
 	Attribution(ctx context.Context, room string) ([]queue.CampaignCount, error)
 }
@@ -82,8 +81,8 @@ func (s *Server) attributionPage(w http.ResponseWriter, r *http.Request, sess co
 	}
 	var counts []queue.CampaignCount
 	v.Live = true
-	if cc, ok := s.rooms.(CampaignCounts); ok {
-		if counts, err = cc.Attribution(ctx, name); err != nil {
+	if s.campaigns != nil {
+		if counts, err = s.campaigns.Attribution(ctx, name); err != nil {
 			s.log.Warn("console: attribution", "room", name, "err", err)
 			v.Live = false
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -108,18 +109,20 @@ func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, ses
 		refuse()
 		return
 	}
-	_, err = s.saveRoom(ctx, sess.Operator, name, roomWrite{Patch: p, Exist: mustExist})
-	var invalid *invalidSettingsError
+	_, err = s.roomWrites.Save(ctx, sess.Operator, name, admin.Write{Patch: p, Exist: admin.MustExist})
+	var invalid *admin.InvalidError
 	switch {
 	case errors.As(err, &invalid):
-		field, _, _ := strings.Cut(invalid.err.Error(), ":")
-		field, _, _ = strings.Cut(field, " ")
+		var field string
+		if fe := (*room.FieldError)(nil); errors.As(err, &fe) {
+			field = fe.Field
+		}
 		if msg, ok := brandingFieldError(t, field); ok {
 			f.Errors[field] = msg
 		} else {
 			// A setting this page does not show (an older record's): its
 			// own words, which name it.
-			f.Error = t.FixErrors + " " + invalid.err.Error()
+			f.Error = t.FixErrors + " " + invalid.Err.Error()
 		}
 		refuse()
 		return

@@ -139,16 +139,13 @@ func (c *lastGoodCache) get(room, fig string) time.Time {
 }
 
 // newDashboard takes the dashboard's dependencies from o: the timeline
-// reads the Audit log; Stock defaults to Orders when it is one; a nil
-// Live or Audit leaves those figures out.
+// reads the Audit log; a nil Live, Stock or Audit leaves those figures
+// out.
 func newDashboard(o Options) *dashboard {
 	d := &dashboard{live: o.Live, stock: o.Stock, limit: int64(o.DashboardStreams),
 		writeTimeout: dashWriteTimeout, sessionCheck: dashSessionCheck}
 	if o.Audit != nil {
 		d.events = o.Audit
-	}
-	if d.stock == nil {
-		d.stock, _ = o.Orders.(StockSummaries)
 	}
 	if d.limit <= 0 {
 		d.limit = DefaultDashboardStreams
@@ -210,21 +207,6 @@ func dashZone(r *http.Request) (*time.Location, string) {
 	return loc, zone
 }
 
-// dashPhase is the phase of room settings set at now, as the queue tells
-// it (the pre-queue's draw, a moment at opening, is already open).
-func dashPhase(set room.Settings, now time.Time) string {
-	switch {
-	case set.Mode == room.ModeClosed || set.ClosesAt != nil && !now.Before(*set.ClosesAt):
-		return queue.PhaseClosed
-	case set.OpensAt != nil && now.Before(*set.OpensAt):
-		if set.PrequeueAt != nil && !now.Before(*set.PrequeueAt) {
-			return queue.PhasePrequeue
-		}
-		return queue.PhaseScheduled
-	}
-	return queue.PhaseOpen
-}
-
 // dashboardFailed answers a dashboard whose room cannot be read.
 func (s *Server) dashboardFailed(w http.ResponseWriter, r *http.Request, name string, t views.DashText, err error) {
 	if errors.Is(err, room.ErrNotFound) {
@@ -248,7 +230,7 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 	if err != nil {
 		return views.DashboardLive{}, err
 	}
-	l := views.DashboardLive{At: now, Loc: loc, Phase: dashPhase(set, now), Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
+	l := views.DashboardLive{At: now, Loc: loc, Phase: room.PhaseAt(set, now), Paused: set.Paused, AdmitSet: set.Rate, P50: math.NaN(), P95: math.NaN()}
 	// got records whether figure fig (a views.Fig*, or "" for one that
 	// has no place of its own) was read.
 	got := func(fig, what string, err error) bool {

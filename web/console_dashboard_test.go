@@ -22,7 +22,6 @@ import (
 	"waitingroom/server/livestats"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
-	"waitingroom/server/room"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/views"
@@ -103,7 +102,7 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 		Failed: map[string]int64{"token_missing": 1, "token_invalid": 2, "token_used": 1, "rate_limited": 4, "sold_out": 5, "unavailable": 6, "bad_order": 1}}}
 	odb := storetest.Migrated(t, store.Postgres) // the orders' own schema
 	h, db := newConsoleHarness(t, func(o *Options) {
-		o.Orders = order.NewService(order.NewStore(odb.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		withOrderService(o, order.NewService(order.NewStore(odb.DB, 0), o.Queue.(order.Gate), 0, quiet))
 		o.Live, o.DashboardStreams = live, streams
 	})
 	log := audit.New(db)
@@ -808,36 +807,6 @@ func TestDashboardStreamEndsAtSignOut(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the stream outlived its session")
 		}
-	}
-}
-
-// TestDashPhase: the dashboard's phase of a room follows its schedule and
-// mode, as the queue's does.
-func TestDashPhase(t *testing.T) {
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	past, future, later := now.Add(-time.Minute), now.Add(time.Minute), now.Add(time.Hour)
-	for _, tc := range []struct {
-		name string
-		mut  func(*room.Settings)
-		want string
-	}{
-		{"no schedule", func(*room.Settings) {}, queue.PhaseOpen},
-		{"paused is still open", func(s *room.Settings) { s.Paused = true }, queue.PhaseOpen},
-		{"opens later", func(s *room.Settings) { s.OpensAt = &future }, queue.PhaseScheduled},
-		{"pre-queue later", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &future, &later }, queue.PhaseScheduled},
-		{"pre-queue open", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &past, &future }, queue.PhasePrequeue},
-		{"opened", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &past, &past }, queue.PhaseOpen},
-		{"opens now", func(s *room.Settings) { s.OpensAt = &now }, queue.PhaseOpen},
-		{"closes now", func(s *room.Settings) { s.ClosesAt = &now }, queue.PhaseClosed},
-		{"mode closed", func(s *room.Settings) { s.OpensAt, s.Mode = &future, room.ModeClosed }, queue.PhaseClosed},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := room.Defaults("r")
-			tc.mut(&s)
-			if got := dashPhase(s, now); got != tc.want {
-				t.Fatalf("%s, want %s", got, tc.want)
-			}
-		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
@@ -89,12 +90,12 @@ func TestConsoleGateSettings(t *testing.T) {
 		if strings.Contains(e.Old+e.New, got.Gate.APIKeyHash) || strings.Contains(e.Old+e.New, key[1]) {
 			t.Fatalf("the audit log holds the key or its hash: %+v", e)
 		}
-		if e.Action == actionAPIKey && strings.Contains(e.New, `"apiKeyHash":"sha256:`+got.Gate.APIKeyHash[:8]+`"`) && e.Actor != "" {
+		if e.Action == admin.ActionAPIKey && strings.Contains(e.New, `"apiKeyHash":"sha256:`+got.Gate.APIKeyHash[:8]+`"`) && e.Actor != "" {
 			found = true
 		}
 	}
 	if !found {
-		t.Fatalf("no %s audit entry: %+v", actionAPIKey, auditOf(t, rc.harness, name))
+		t.Fatalf("no %s audit entry: %+v", admin.ActionAPIKey, auditOf(t, rc.harness, name))
 	}
 	// Without the form's CSRF token, no key.
 	resp, _ = postForm(t, rc.c, rc.srv.URL+"/admin/rooms/"+name+"/apikey", nil, nil)

@@ -19,9 +19,7 @@ import (
 )
 
 // ConsoleOrders is the order database as the console's orders and
-// attribution pages use it (server/order's Service). The Orders of
-// Options serves it when it has these methods; otherwise those pages say
-// that no order database is attached.
+// attribution pages use it (server/order's Service).
 type ConsoleOrders interface {
 	ListOrders(ctx context.Context, f order.OrderFilter) ([]order.OrderRow, error)
 	ExportOrders(ctx context.Context, f order.OrderFilter, w io.Writer) error
@@ -32,8 +30,7 @@ type ConsoleOrders interface {
 
 // consoleOrders returns the order database of the console, or nil.
 func (s *Server) consoleOrders() ConsoleOrders {
-	co, _ := s.orders.(ConsoleOrders)
-	return co
+	return s.orderAdmin
 }
 
 // ordersPageSize is how many orders one page of the console lists.
@@ -359,14 +356,10 @@ func (s *Server) consoleRooms(ctx context.Context, co ConsoleOrders) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	if live, ok := s.rooms.(interface {
-		Rooms(context.Context) ([]string, error)
-	}); ok {
-		if more, err := live.Rooms(ctx); err == nil {
-			names = append(names, more...)
-		} else {
-			s.log.Warn("console: rooms of the line", "err", err)
-		}
+	if more, err := s.rooms.Rooms(ctx); err == nil {
+		names = append(names, more...)
+	} else {
+		s.log.Warn("console: rooms of the line", "err", err)
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)

@@ -44,8 +44,9 @@ type ordersConsole struct {
 
 func newOrdersConsole(t *testing.T) *ordersConsole { return newOrdersConsoleWith(t, nil) }
 
-// newOrdersConsoleWith serves wrap(the order service) as the Orders.
-func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) Orders) *ordersConsole {
+// newOrdersConsoleWith serves wrap(the order service) as the console's
+// orders.
+func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) ConsoleOrders) *ordersConsole {
 	t.Helper()
 	db := storetest.Migrated(t, store.Postgres)
 	ops, err := operator.New(db)
@@ -56,9 +57,10 @@ func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) Orders) *order
 	oc := &ordersConsole{db: db, log: audit.New(db)}
 	oc.harness = newHarness(t, func(o *Options) {
 		oc.orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
-		o.Orders, o.Operators, o.Audit = oc.orders, ops, oc.log
+		withOrderService(o, oc.orders)
+		o.Operators, o.Audit = ops, oc.log
 		if wrap != nil {
-			o.Orders = wrap(oc.orders)
+			o.ConsoleOrders = wrap(oc.orders)
 		}
 	})
 	oc.client, oc.csrf = signIn(t, oc.srv, testAdminToken)
@@ -474,12 +476,12 @@ func (f failingExport) ExportOrders(ctx context.Context, flt order.OrderFilter, 
 // byte is an error page; one that fails midway is cut off, never a short
 // file that looks whole.
 func TestConsoleOrdersCSVFailures(t *testing.T) {
-	before := newOrdersConsoleWith(t, func(s *order.Service) Orders { return failingExport{Service: s} })
+	before := newOrdersConsoleWith(t, func(s *order.Service) ConsoleOrders { return failingExport{Service: s} })
 	resp, body := before.get(t, "/admin/orders.csv", nil)
 	if resp.StatusCode != 503 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, "try again") {
 		t.Fatalf("an export that could not start: %d %s %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
-	midway := newOrdersConsoleWith(t, func(s *order.Service) Orders { return failingExport{Service: s, midway: true} })
+	midway := newOrdersConsoleWith(t, func(s *order.Service) ConsoleOrders { return failingExport{Service: s, midway: true} })
 	// The connection is cut: before the headers (the rows were still
 	// buffered) or within the body.
 	resp, err := midway.client.Get(midway.srv.URL + "/admin/orders.csv")

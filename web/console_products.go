@@ -208,7 +208,7 @@ func (s *Server) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess 
 	pp.Add = views.ProductForm{V: v, Errors: errs}
 	if len(errs) == 0 {
 		was := pp.SoldOut
-		_, err = s.addProduct(ctx, sess.Operator, name, p)
+		_, err = s.productWrites.Add(ctx, sess.Operator, name, p)
 		switch {
 		case err == nil:
 			http.Redirect(w, r, "/admin/rooms/"+name+"/products?saved=added"+restocked(was, s.soldOut(ctx, name)), http.StatusSeeOther)
@@ -293,7 +293,7 @@ func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, se
 		return
 	}
 	if r.PostForm.Get("op") == "delete" {
-		err := s.removeProduct(ctx, sess.Operator, name, id)
+		err := s.productWrites.Remove(ctx, sess.Operator, name, id)
 		switch {
 		case err == nil:
 			http.Redirect(w, r, "/admin/rooms/"+name+"/products?saved=deleted", http.StatusSeeOther)
@@ -310,7 +310,7 @@ func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, se
 	pp.Edit.V, pp.Edit.Errors = v, errs
 	if len(errs) == 0 {
 		was := pp.SoldOut
-		_, err := s.changeProduct(ctx, sess.Operator, name, id, p)
+		_, err := s.productWrites.Change(ctx, sess.Operator, name, id, p)
 		switch {
 		case err == nil:
 			http.Redirect(w, r, "/admin/rooms/"+name+"/products/"+strconv.FormatInt(id, 10)+"?saved=1"+restocked(was, s.soldOut(ctx, name)), http.StatusSeeOther)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // the form's time zones, on hosts without a zoneinfo
+	"waitingroom/server/admin"
 
 	"waitingroom/server/egress"
 	"waitingroom/server/queue"
@@ -33,20 +34,6 @@ var consoleZones = []string{
 	"Asia/Seoul", "UTC", "Asia/Tokyo", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Taipei", "Asia/Singapore",
 	"Asia/Bangkok", "Asia/Kolkata", "Europe/London", "Europe/Paris", "Europe/Berlin",
 	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "Australia/Sydney",
-}
-
-// roomPhase is the phase of a room's schedule at now, as the admission
-// script computes it (a pre-queue being drawn counts as open).
-func roomPhase(set room.Settings, now time.Time) string {
-	switch {
-	case set.Mode == room.ModeClosed, set.ClosesAt != nil && !now.Before(*set.ClosesAt):
-		return queue.PhaseClosed
-	case set.OpensAt != nil && now.Before(*set.OpensAt) && set.PrequeueAt != nil && !now.Before(*set.PrequeueAt):
-		return queue.PhasePrequeue
-	case set.OpensAt != nil && now.Before(*set.OpensAt):
-		return queue.PhaseScheduled
-	}
-	return queue.PhaseOpen
 }
 
 func roomsText(r *http.Request) views.RoomsText { return views.RoomsFor(consoleLang(r)) }
@@ -98,7 +85,7 @@ func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess co
 			s.log.Warn("console: room figures", "room", name, "err", err)
 			row.Unread = true
 		default:
-			row.Live, row.Title, row.Mode, row.Phase = true, set.Title, set.Mode, roomPhase(set, now)
+			row.Live, row.Title, row.Mode, row.Phase = true, set.Title, set.Mode, room.PhaseAt(set, now)
 			row.Waiting, row.Prequeued, row.Active = st.Waiting, st.Prequeued, st.Active
 			row.AdmitRate, row.SetRate, row.Paused, row.SoldOut = st.RateEWMA, set.Rate, set.Paused, st.SoldOut
 		}
@@ -315,27 +302,19 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 // settingsFieldError names the form field that room.Settings.Validate's
 // error is about (it names the first invalid field), with its message.
 func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
-	e := err.Error()
-	switch {
-	case strings.HasPrefix(e, "prequeueAt needs opensAt"), strings.HasPrefix(e, "prequeueAt must be before opensAt"):
-		return "prequeueAt", t.ErrScheduleOrder["prequeueAt"]
-	case strings.HasPrefix(e, "opensAt must be before closesAt"), strings.HasPrefix(e, "prequeueAt must be before closesAt"):
-		return "closesAt", t.ErrScheduleOrder["closesAt"]
-	case strings.HasPrefix(e, "schedule times"):
-		return "schedule", t.ErrSettings["schedule"]
+	var fe *room.FieldError
+	if !errors.As(err, &fe) {
+		return "", err.Error()
 	}
-	if refused := (*egress.RefusedError)(nil); strings.HasPrefix(e, "healthURL:") && errors.As(err, &refused) {
-		return "healthURL", strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
+	if refused := (*egress.RefusedError)(nil); fe.Field == "healthURL" && errors.As(fe.Err, &refused) {
+		return fe.Field, strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
 	}
-	name, _, _ := strings.Cut(e, " ")
-	if msg, ok := t.ErrSettings[name]; ok {
-		return name, msg
+	for _, words := range []map[string]string{t.ErrScheduleOrder, t.ErrSettings, views.GateFormFor(t.Lang).Err} {
+		if msg, ok := words[fe.Field]; ok {
+			return fe.Field, msg
+		}
 	}
-	// The gate's errors are "field: what is wrong".
-	if msg, ok := views.GateFormFor(t.Lang).Err[strings.TrimSuffix(name, ":")]; ok {
-		return strings.TrimSuffix(name, ":"), msg
-	}
-	return "", e
+	return "", fe.Error()
 }
 
 // roomForm is the settings form of room name: its saved settings, live
@@ -351,7 +330,7 @@ func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz str
 	}
 	set.Challenge = s.effectiveChallenge(set.Challenge)
 	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
-		Paused: set.Paused, SoldOut: st.SoldOut, Phase: roomPhase(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
+		Paused: set.Paused, SoldOut: st.SoldOut, Phase: room.PhaseAt(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
 		APIKeySet: set.Gate.APIKeyHash != ""}, set, nil
 }
 
@@ -422,18 +401,18 @@ func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess con
 // consoleNewRoom serves GET /admin/rooms/new: the form with a new room's
 // defaults.
 func (s *Server) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	f := views.RoomForm{New: true, V: roomValues("", s.roomDefaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
+	f := views.RoomForm{New: true, V: roomValues("", s.roomWrites.Defaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
 	s.renderRoomForm(w, r, sess, http.StatusOK, f)
 }
 
 // refuseInvalidSettings shows the room form again with the field that
 // err (from saveRoom) names, and reports whether err was such a refusal.
 func (s *Server) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, sess consoleSession, f views.RoomForm, err error, t views.RoomsText) bool {
-	var invalid *invalidSettingsError
+	var invalid *admin.InvalidError
 	if !errors.As(err, &invalid) {
 		return false
 	}
-	field, msg := settingsFieldError(invalid.err, t)
+	field, msg := settingsFieldError(invalid.Err, t)
 	f.Errors[field] = views.Fill(msg, "max", strconv.Itoa(s.readySpreadMaxMs()))
 	f.Error = t.FixErrors
 	s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
@@ -461,11 +440,11 @@ func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess 
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
-	_, err := s.saveRoom(ctx, sess.Operator, v.Name, roomWrite{Patch: p, Exist: mustBeNew})
+	_, err := s.roomWrites.Save(ctx, sess.Operator, v.Name, admin.Write{Patch: p, Exist: admin.MustBeNew})
 	switch {
 	case s.refuseInvalidSettings(w, r, sess, f, err, t):
 		return
-	case errors.Is(err, errRoomExists):
+	case errors.Is(err, admin.ErrExists):
 		errs["name"] = t.ErrRoomExists
 		f.Error = t.FixErrors
 		s.renderRoomForm(w, r, sess, http.StatusConflict, f)
@@ -543,7 +522,7 @@ func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess co
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
-	_, err = s.saveRoom(ctx, sess.Operator, name, roomWrite{Patch: p, Exist: mustExist})
+	_, err = s.roomWrites.Save(ctx, sess.Operator, name, admin.Write{Patch: p, Exist: admin.MustExist})
 	switch {
 	case s.refuseInvalidSettings(w, r, sess, f, err, t):
 		return
@@ -572,9 +551,9 @@ var errDrainBeforeOpening = errors.New("drain before the opening")
 //     sold-out flag (after a restock), puts a closed room back in fifo,
 //     and clears a closing time that has passed (a drained room takes
 //     joins again).
-func actionWrite(action string, cur room.Settings, now time.Time) (roomWrite, error) {
+func actionWrite(action string, cur room.Settings, now time.Time) (admin.Write, error) {
 	yes, no := true, false
-	w := roomWrite{Exist: mustExist, Action: "room." + action}
+	w := admin.Write{Exist: admin.MustExist, Action: "room." + action}
 	switch action {
 	case "pause":
 		w.Patch.Paused = &yes
@@ -582,7 +561,7 @@ func actionWrite(action string, cur room.Settings, now time.Time) (roomWrite, er
 		w.Patch.Paused = &no
 	case "drain":
 		if cur.OpensAt != nil && now.Before(*cur.OpensAt) {
-			return roomWrite{}, errDrainBeforeOpening
+			return admin.Write{}, errDrainBeforeOpening
 		}
 		at := now.UTC().Truncate(time.Millisecond)
 		if cur.ClosesAt != nil && cur.ClosesAt.Before(at) {
@@ -606,7 +585,7 @@ func actionWrite(action string, cur room.Settings, now time.Time) (roomWrite, er
 			w.Patch.ClosesAt = room.OptionalTime{Set: true}
 		}
 	default:
-		return roomWrite{}, errors.ErrUnsupported
+		return admin.Write{}, errors.ErrUnsupported
 	}
 	return w, nil
 }
@@ -653,7 +632,7 @@ func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess 
 		s.consoleError(w, r, http.StatusBadRequest, t.ErrBadAction)
 		return
 	}
-	if _, err := s.saveRoom(ctx, sess.Operator, name, wr); err != nil {
+	if _, err := s.roomWrites.Save(ctx, sess.Operator, name, wr); err != nil {
 		s.consoleFail(w, r, err)
 		return
 	}
@@ -681,7 +660,7 @@ func (s *Server) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess 
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
-	if _, err := s.deleteRoomAs(ctx, sess.Operator, name); err != nil {
+	if _, err := s.roomWrites.Delete(ctx, sess.Operator, name); err != nil {
 		s.consoleFail(w, r, err)
 		return
 	}

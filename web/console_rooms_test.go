@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"waitingroom/server/admin"
+	"waitingroom/views"
 
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
@@ -56,7 +58,7 @@ func newRoomsConsoleWith(t *testing.T, mut func(*Options)) *roomsConsole {
 	}
 	h := newHarness(t, func(o *Options) {
 		o.Operators, o.Audit = ops, audit.New(db)
-		o.Orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		withOrderService(o, order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet))
 		o.Records = roomsync.New(o.Queue.(*queue.Engine), db, quiet)
 		o.RecordedRooms = db
 		o.Sale = sale
@@ -543,7 +545,7 @@ func TestActionWrite(t *testing.T) {
 				return
 			}
 			got := w.Patch.Apply(tc.cur)
-			if !tc.want(got) || got.Validate() != nil || w.Action != "room."+tc.action || !reflect.DeepEqual(w.SoldOut, tc.soldOut) || w.Exist != mustExist {
+			if !tc.want(got) || got.Validate() != nil || w.Action != "room."+tc.action || !reflect.DeepEqual(w.SoldOut, tc.soldOut) || w.Exist != admin.MustExist {
 				t.Fatalf("%+v, sold out %v, action %s (valid: %v)", got, w.SoldOut, w.Action, got.Validate())
 			}
 		})
@@ -553,6 +555,7 @@ func TestActionWrite(t *testing.T) {
 func TestSettingsFieldError(t *testing.T) {
 	t.Parallel()
 	en := roomsText(&http.Request{Header: http.Header{}})
+	mapped := map[string]bool{}
 	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	before := at.Add(-time.Hour)
 	for _, tc := range []struct {
@@ -574,6 +577,19 @@ func TestSettingsFieldError(t *testing.T) {
 		{func(s *room.Settings) { s.PrequeueAt, s.OpensAt = &at, &before }, "prequeueAt"},
 		{func(s *room.Settings) { s.OpensAt, s.ClosesAt = &at, &before }, "closesAt"},
 		{func(s *room.Settings) { y := time.Date(1999, 1, 1, 0, 0, 0, 0, time.UTC); s.OpensAt = &y }, "schedule"},
+		{func(s *room.Settings) { s.Challenge = "x" }, "challenge"},
+		{func(s *room.Settings) { ms := room.MaxReadySpreadMs + 1; s.ReadySpreadMs = &ms }, "readySpreadMs"},
+		{func(s *room.Settings) { s.Adapt.MinRate = -1 }, "minRate"},
+		{func(s *room.Settings) { s.Adapt.MinRate, s.Adapt.MaxRate = 50, 40 }, "minRate"},
+		{func(s *room.Settings) { s.Adapt.MaxRate = 0 }, "maxRate"},
+		{func(s *room.Settings) { s.Adapt.TargetP95Ms = 0 }, "targetP95Ms"},
+		{func(s *room.Settings) { s.Adapt.MaxErrorRate = 2 }, "maxErrorRate"},
+		{func(s *room.Settings) { s.Adapt.HealthURL = "ftp://x" }, "healthURL"},
+		{func(s *room.Settings) { s.Adapt.HealthURL = "http://169.254.169.254/health" }, "healthURL"},
+		{func(s *room.Settings) { s.Gate.TargetURL = "ftp://x" }, "targetURL"},
+		{func(s *room.Settings) { s.Gate.SessionSeconds = 1 }, "sessionSeconds"},
+		{func(s *room.Settings) { s.Gate.SessionMode = "x" }, "sessionMode"},
+		{func(s *room.Settings) { s.Gate.Protect = []string{"x"} }, "protect"},
 	} {
 		s := room.Defaults("x")
 		tc.set(&s)
@@ -584,6 +600,16 @@ func TestSettingsFieldError(t *testing.T) {
 		field, msg := settingsFieldError(err, en)
 		if field != tc.field || msg == "" || msg == err.Error() {
 			t.Errorf("%v: field %q message %q, want field %q with its own words", err, field, msg, tc.field)
+		}
+		mapped[field] = true
+	}
+	// Every field the form has words for is one a refusal above maps to:
+	// a field the rules name differently would show the rule's own text.
+	for _, words := range []map[string]string{en.ErrSettings, en.ErrScheduleOrder, views.GateFormFor(en.Lang).Err} {
+		for field := range words {
+			if !mapped[field] {
+				t.Errorf("no refusal of room.Settings.Validate maps to field %q", field)
+			}
 		}
 	}
 }
@@ -628,7 +654,7 @@ func TestNewRoomIsCreatedOnce(t *testing.T) {
 	for i := range n {
 		go func() {
 			title := "by operator " + strconv.Itoa(i)
-			_, err := h.web.saveRoom(context.Background(), "op"+strconv.Itoa(i), name, roomWrite{Patch: room.Patch{Title: &title}, Exist: mustBeNew})
+			_, err := h.web.roomWrites.Save(context.Background(), "op"+strconv.Itoa(i), name, admin.Write{Patch: room.Patch{Title: &title}, Exist: admin.MustBeNew})
 			errs <- err
 		}()
 	}
@@ -637,7 +663,7 @@ func TestNewRoomIsCreatedOnce(t *testing.T) {
 		switch err := <-errs; {
 		case err == nil:
 			made++
-		case !errors.Is(err, errRoomExists):
+		case !errors.Is(err, admin.ErrExists):
 			t.Fatal(err)
 		}
 	}

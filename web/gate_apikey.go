@@ -8,11 +8,9 @@ import (
 	"encoding/hex"
 	"net/http"
 
+	"waitingroom/server/admin"
 	"waitingroom/web/response"
 )
-
-// actionAPIKey is the audit log's name of a new room API key.
-const actionAPIKey = "room.apikey"
 
 // apiKeyPrefix marks a room API key, so that a leaked one is recognised.
 const apiKeyPrefix = "wrk_"
@@ -50,11 +48,11 @@ func (s *Server) replaceAPIKey(ctx context.Context, actor, name string) (string,
 	if err != nil {
 		cur = old // the record takes the hash from Redis all the same
 	}
-	s.recordRoom(ctx, name, cur)
+	s.roomWrites.Record(ctx, name, cur)
 	s.log.Info("room API key replaced", "room", name, "by", actor)
 	next := old
 	next.Gate.APIKeyHash = hash
-	s.auditRoom(ctx, actor, name, actionAPIKey, roomWritten{Old: old, New: next})
+	s.roomWrites.Audit(ctx, actor, name, admin.ActionAPIKey, admin.Written{Old: old, New: next})
 	return key, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -62,7 +63,7 @@ func TestGateAPIKeyRotationSurvivesASave(t *testing.T) {
 		newKey = k
 	}
 	title := "retitled"
-	if _, err := g.web.saveRoom(context.Background(), "op1", g.room, roomWrite{Patch: room.Patch{Title: &title}, Exist: mustExist}); err != nil {
+	if _, err := g.web.roomWrites.Save(context.Background(), "op1", g.room, admin.Write{Patch: room.Patch{Title: &title}, Exist: admin.MustExist}); err != nil {
 		t.Fatal(err)
 	}
 	if newKey == "" {

@@ -48,9 +48,7 @@ func (s *Server) operations(o Options) {
 	s.catalog, s.records, s.ready, s.sale = o.Catalog, o.Records, o.Ready, o.Sale
 	s.recorded = o.RecordedRooms
 	s.operators, s.auditLog = o.Operators, o.Audit
-	if s.catalog == nil {
-		s.catalog, _ = o.Orders.(Catalog)
-	}
+	s.orderAdmin, s.placed, s.campaigns = o.ConsoleOrders, o.PlacedOrders, o.CampaignCounts
 	if s.sale == nil {
 		s.sale = noSaleLog{}
 	}

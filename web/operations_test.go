@@ -49,7 +49,7 @@ func TestRoomLifecycleIsRecordedAndLogged(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sale := &saleEvents{}
 	h := newHarness(t, func(o *Options) {
-		o.Orders = order.NewService(order.NewStore(oh.db.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		withOrderService(o, order.NewService(order.NewStore(oh.db.DB, 0), o.Queue.(order.Gate), 0, quiet))
 		o.Records = roomsync.New(o.Queue.(*queue.Engine), oh.db, quiet)
 		o.Sale = sale
 	})

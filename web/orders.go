@@ -15,9 +15,9 @@ import (
 	"waitingroom/web/response"
 )
 
-// placedOrders finds the order an entry token already placed (the order
+// PlacedOrders finds the order an entry token already placed (the order
 // service); the order form uses it when it is sent twice.
-type placedOrders interface {
+type PlacedOrders interface {
 	PlacedWith(ctx context.Context, room, visitor, token string) (order.Order, bool)
 }
 
@@ -144,8 +144,8 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	}
 	// The form sent twice (a double click, the back button): show the
 	// order the first one placed, not a failure.
-	if po, ok := s.orders.(placedOrders); ok && errors.Is(err, order.ErrTokenUsed) {
-		if o, found := po.PlacedWith(r.Context(), name, req.Visitor, req.Token); found {
+	if s.placed != nil && errors.Is(err, order.ErrTokenUsed) {
+		if o, found := s.placed.PlacedWith(r.Context(), name, req.Visitor, req.Token); found {
 			w.Header().Set("Cache-Control", "no-store")
 			http.Redirect(w, r, "/r/"+name+"/orders/"+o.PublicID, http.StatusSeeOther)
 			return

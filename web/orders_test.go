@@ -44,7 +44,7 @@ func newOrderHarness(t *testing.T, stock int64, set func(*room.Settings)) *order
 	var svc *order.Service
 	h := newHarness(t, func(o *Options) {
 		svc = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
-		o.Orders = svc
+		withOrderService(o, svc)
 	})
 	if set != nil {
 		s, _ := h.eng.Room(context.Background(), h.room)
@@ -266,7 +266,7 @@ func TestOrderWhenDatabaseDown(t *testing.T) {
 	}
 	defer down.Close()
 	h := &orderHarness{harness: newHarness(t, func(o *Options) {
-		o.Orders = order.NewService(order.NewStore(down.DB, 0), o.Queue.(order.Gate), 0, quiet)
+		withOrderService(o, order.NewService(order.NewStore(down.DB, 0), o.Queue.(order.Gate), 0, quiet))
 	})}
 	c, tok := h.admitted(t)
 	r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{}`, map[string]string{"X-Entry-Token": tok}, c)

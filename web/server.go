@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/admin"
 	"waitingroom/server/challenge"
 	"waitingroom/server/operator"
 	"waitingroom/server/order"
@@ -101,8 +102,7 @@ type Options struct {
 	// Live is the rooms' per-second record for the console's dashboard;
 	// nil leaves its rates, charts and instances out.
 	Live LiveStats
-	// Stock is the dashboard's sold against stock; nil uses Orders when
-	// it is one.
+	// Stock is the dashboard's sold against stock; nil leaves it out.
 	Stock StockSummaries
 	// DashboardStreams bounds the open dashboard streams (default
 	// DefaultDashboardStreams).
@@ -139,8 +139,17 @@ type Options struct {
 	NetworkFlagJoins int
 	Metrics          *Metrics
 	Log              *slog.Logger
-	// Catalog is the product admin; nil uses Orders when it is one.
+	// Catalog is the product admin; nil turns it off.
 	Catalog Catalog
+	// ConsoleOrders is the order database of the console's orders and
+	// attribution pages; nil makes them say that none is attached.
+	ConsoleOrders ConsoleOrders
+	// PlacedOrders finds the order a resent order form placed; nil
+	// answers a resent form as a used token.
+	PlacedOrders PlacedOrders
+	// CampaignCounts is the line's joins per campaign; nil shows the
+	// attribution page's orders alone.
+	CampaignCounts CampaignCounts
 	// Records keeps the database's record of the rooms; nil keeps none.
 	Records RoomRecords
 	// Ready is the readiness check of /readyz; nil uses Health.
@@ -220,6 +229,9 @@ type Server struct {
 	metrics    *Metrics
 	log        *slog.Logger
 	catalog    Catalog
+	orderAdmin ConsoleOrders
+	placed     PlacedOrders
+	campaigns  CampaignCounts
 	records    RoomRecords
 	ready      Readiness
 	sale       SaleLog
@@ -256,9 +268,10 @@ type Server struct {
 	nets *networkFlags
 	// storeDown is whether Redis answered this process's last calls.
 	storeDown storeDown
-	// recording serializes the room records' writes that read the API
-	// key's hash from Redis (recordRoom).
-	recording sync.Mutex
+	// roomWrites and productWrites are the audited writes of rooms and
+	// products.
+	roomWrites    *admin.Rooms
+	productWrites *admin.Products
 	// tick is the admission period (Options.Tick), which bounds
 	// readySpreadMs.
 	tick time.Duration
@@ -336,6 +349,7 @@ func New(o Options) (*Server, error) {
 		s.admin = digest(o.AdminToken)
 	}
 	s.operations(o)
+	s.adminWrites(o)
 	if err := s.previews(o); err != nil {
 		return nil, err
 	}

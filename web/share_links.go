@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"waitingroom/server/admin"
 
 	"waitingroom/server/audit"
 	"waitingroom/server/order"
@@ -172,7 +173,7 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 			s.consoleFail(w, r, err)
 		default:
 			s.log.Info("share link deleted", "room", name, "by", sess.Operator, "code", code)
-			s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: "share.delete", Target: code, Old: compactJSON(shareAudit(old))})
+			s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: "share.delete", Target: code, Old: admin.CompactJSON(shareAudit(old))})
 			http.Redirect(w, r, "/admin/rooms/"+name+"/share?deleted="+code, http.StatusSeeOther)
 		}
 		return
@@ -185,7 +186,7 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 		switch {
 		case err == nil:
 			s.log.Info("share link created", "room", name, "by", sess.Operator, "code", created.Code)
-			s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: "share.create", Target: created.Code, New: compactJSON(shareAudit(created))})
+			s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: "share.create", Target: created.Code, New: admin.CompactJSON(shareAudit(created))})
 			http.Redirect(w, r, "/admin/rooms/"+name+"/share?created="+created.Code, http.StatusSeeOther)
 			return
 		case errors.Is(err, share.ErrTooMany):

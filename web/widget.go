@@ -145,7 +145,7 @@ func (s *Server) cacheWidgetRoom(name string, wr *widgetRoom) {
 func (s *Server) widgetView(hr *hubRoom, wr *widgetRoom, now time.Time) widgetView {
 	v, ok := s.hub.roomView(hr, now)
 	if !ok {
-		v.Phase = schedulePhase(wr.schedule, wr.closed, now)
+		v.Phase = room.SchedulePhase(wr.schedule, wr.closed, now)
 		v.PrequeueAt, v.OpensAt, v.ClosesAt = unixMs(wr.schedule.PrequeueAt), unixMs(wr.schedule.OpensAt), unixMs(wr.schedule.ClosesAt)
 	}
 	return v
@@ -156,23 +156,6 @@ func unixMs(t *time.Time) int64 {
 		return 0
 	}
 	return t.UnixMilli()
-}
-
-// schedulePhase is the phase of a schedule at now, as the tick computes
-// it (but for the draw, which the ticks report).
-func schedulePhase(sc room.Schedule, closed bool, now time.Time) string {
-	switch {
-	case closed, sc.ClosesAt != nil && !now.Before(*sc.ClosesAt):
-		return queue.PhaseClosed
-	case sc.PrequeueAt != nil && now.Before(*sc.PrequeueAt):
-		return queue.PhaseScheduled
-	case sc.OpensAt != nil && now.Before(*sc.OpensAt):
-		if sc.PrequeueAt != nil {
-			return queue.PhasePrequeue
-		}
-		return queue.PhaseScheduled
-	}
-	return queue.PhaseOpen
 }
 
 // widgetLink is the room's URL carrying the host page's attribution in q

@@ -249,29 +249,6 @@ func TestWidgetText(t *testing.T) {
 	}
 }
 
-// TestSchedulePhase is the phase before the room's first tick.
-func TestSchedulePhase(t *testing.T) {
-	now := time.Now()
-	past, soon, later := now.Add(-time.Minute), now.Add(time.Minute), now.Add(time.Hour)
-	for _, tc := range []struct {
-		name   string
-		sc     room.Schedule
-		closed bool
-		want   string
-	}{
-		{"no schedule", room.Schedule{}, false, queue.PhaseOpen},
-		{"before opening", room.Schedule{OpensAt: &soon}, false, queue.PhaseScheduled},
-		{"before the pre-queue", room.Schedule{PrequeueAt: &soon, OpensAt: &later}, false, queue.PhaseScheduled},
-		{"in the pre-queue", room.Schedule{PrequeueAt: &past, OpensAt: &soon}, false, queue.PhasePrequeue},
-		{"closed by schedule", room.Schedule{ClosesAt: &past}, false, queue.PhaseClosed},
-		{"mode closed", room.Schedule{}, true, queue.PhaseClosed},
-	} {
-		if got := schedulePhase(tc.sc, tc.closed, now); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
 // TestEmbedScriptAtAStableURL: hosts paste the snippet once, so embed.js
 // answers at unhashed URLs with a short cache.
 func TestEmbedScriptAtAStableURL(t *testing.T) {

@@ -3,19 +3,17 @@ package queue
 import (
 	"strconv"
 	"time"
+
+	"waitingroom/server/room"
 )
 
 // The phases of a room's schedule, as Position.Phase and the tick event
-// report them.
+// report them: room's.
 const (
-	// PhaseScheduled: before prequeueAt (or opensAt): nobody can join yet.
-	PhaseScheduled = "scheduled"
-	// PhasePrequeue: from prequeueAt until the draw at opensAt is done.
-	PhasePrequeue = "prequeue"
-	// PhaseOpen: joins go to the line and admission runs.
-	PhaseOpen = "open"
-	// PhaseClosed: after closesAt, or in mode closed: nobody joins.
-	PhaseClosed = "closed"
+	PhaseScheduled = room.PhaseScheduled
+	PhasePrequeue  = room.PhasePrequeue
+	PhaseOpen      = room.PhaseOpen
+	PhaseClosed    = room.PhaseClosed
 )
 
 func unixMs(t *time.Time) string {

@@ -1,7 +1,6 @@
 package room
 
 import (
-	"fmt"
 	"net/url"
 	"strings"
 	"unicode"
@@ -59,17 +58,17 @@ func DefaultAdapt() Adapt {
 func (a Adapt) Validate() error {
 	switch {
 	case !finite(a.MinRate) || a.MinRate < 0 || a.MinRate > MaxRate:
-		return fmt.Errorf("minRate must be between 0 (pause admission) and %d per second", MaxRate)
+		return fieldError("minRate", "minRate must be between 0 (pause admission) and %d per second", MaxRate)
 	case !finite(a.MaxRate) || a.MaxRate < MinRate || a.MaxRate > MaxRate:
-		return fmt.Errorf("maxRate must be between %g and %d per second", MinRate, MaxRate)
+		return fieldError("maxRate", "maxRate must be between %g and %d per second", MinRate, MaxRate)
 	case a.MinRate > a.MaxRate:
-		return fmt.Errorf("minRate must not be above maxRate (%g > %g)", a.MinRate, a.MaxRate)
+		return fieldError("minRate", "minRate must not be above maxRate (%g > %g)", a.MinRate, a.MaxRate)
 	case a.TargetP95Ms < 1 || a.TargetP95Ms > MaxTargetP95Ms:
-		return fmt.Errorf("targetP95Ms must be between 1 and %d milliseconds", MaxTargetP95Ms)
+		return fieldError("targetP95Ms", "targetP95Ms must be between 1 and %d milliseconds", MaxTargetP95Ms)
 	case !finite(a.MaxErrorRate) || a.MaxErrorRate < 0 || a.MaxErrorRate > 1:
-		return fmt.Errorf("maxErrorRate must be between 0 and 1 (a share of the orders)")
+		return fieldError("maxErrorRate", "maxErrorRate must be between 0 and 1 (a share of the orders)")
 	case !ValidHealthURL(a.HealthURL):
-		return fmt.Errorf("healthURL must be empty or an absolute http(s) URL of at most %d bytes, without user:password", MaxHealthURLLen)
+		return fieldError("healthURL", "healthURL must be empty or an absolute http(s) URL of at most %d bytes, without user:password", MaxHealthURLLen)
 	}
 	return checkHealthHost(a.HealthURL)
 }
@@ -82,10 +81,10 @@ func checkHealthHost(u string) error {
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("healthURL: %w", err)
+		return fieldError("healthURL", "healthURL: %w", err)
 	}
 	if err := egress.CheckHost(p.Hostname()); err != nil {
-		return fmt.Errorf("healthURL: %w; loopback and private addresses are allowed", err)
+		return fieldError("healthURL", "healthURL: %w; loopback and private addresses are allowed", err)
 	}
 	return nil
 }

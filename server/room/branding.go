@@ -80,7 +80,7 @@ func MediaPath(sumHex, ext string) string { return "/media/" + sumHex + "." + ex
 func (b Branding) Validate() error {
 	for _, f := range b.checks() {
 		if err := f.check(); err != nil {
-			return fmt.Errorf("%s: %w", f.field, err)
+			return fieldError(f.field, "%s: %w", f.field, err)
 		}
 	}
 	return nil

@@ -1,7 +1,5 @@
 package room
 
-import "fmt"
-
 // The challenge modes: whether a join that creates a new place in the room
 // (a ticket or a pre-queue entry) needs a proof of work.
 const (
@@ -34,7 +32,7 @@ func ValidChallenge(c string) bool {
 
 func validateChallenge(c string) error {
 	if !ValidChallenge(CanonicalChallenge(c)) {
-		return fmt.Errorf("challenge must be %q, %q or %q", ChallengeOff, ChallengeAuto, ChallengeAlways)
+		return fieldError("challenge", "challenge must be %q, %q or %q", ChallengeOff, ChallengeAuto, ChallengeAlways)
 	}
 	return nil
 }

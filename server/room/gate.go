@@ -95,7 +95,7 @@ func (g Gate) Audience() string {
 func (g Gate) Validate() error {
 	for _, f := range g.checks() {
 		if err := f.check(); err != nil {
-			return fmt.Errorf("%s: %w", f.field, err)
+			return fieldError(f.field, "%s: %w", f.field, err)
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package room
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"net/url"
 	"strings"
@@ -176,31 +175,31 @@ func Defaults(name string) Settings {
 func (s Settings) Validate() error {
 	switch {
 	case !plaintext.Valid(s.Title) || utf8.RuneCountInString(s.Title) > MaxTitleLen:
-		return fmt.Errorf("title must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxTitleLen)
+		return fieldError("title", "title must be at most %d characters of valid UTF-8, without control or bidirectional formatting characters", MaxTitleLen)
 	case !finite(s.Rate) || s.Rate < MinRate && !(s.Adaptive && s.Rate >= s.Adapt.MinRate && s.Rate >= 0) || s.Rate > MaxRate:
 		// Adaptive admission may take the rate down to minRate, 0 included.
-		return fmt.Errorf("rate must be between %g and %d per second", MinRate, MaxRate)
+		return fieldError("rate", "rate must be between %g and %d per second", MinRate, MaxRate)
 	case s.MaxActive < 0 || s.MaxActive > MaxActiveLimit:
-		return fmt.Errorf("maxActive must be between 0 (no cap) and %d", MaxActiveLimit)
+		return fieldError("maxActive", "maxActive must be between 0 (no cap) and %d", MaxActiveLimit)
 	case s.TokenTTLSeconds < MinTokenTTL || s.TokenTTLSeconds > MaxTokenTTL:
-		return fmt.Errorf("tokenTTLSeconds must be between %d and %d", MinTokenTTL, MaxTokenTTL)
+		return fieldError("tokenTTLSeconds", "tokenTTLSeconds must be between %d and %d", MinTokenTTL, MaxTokenTTL)
 	case !finite(s.OrderRate) || s.OrderRate < MinRate || s.OrderRate > MaxRate:
-		return fmt.Errorf("orderRate must be between %g and %d per second", MinRate, MaxRate)
+		return fieldError("orderRate", "orderRate must be between %g and %d per second", MinRate, MaxRate)
 	case s.OrderBurst < 1 || s.OrderBurst > MaxOrderBurst:
-		return fmt.Errorf("orderBurst must be between 1 and %d", MaxOrderBurst)
+		return fieldError("orderBurst", "orderBurst must be between 1 and %d", MaxOrderBurst)
 	case s.AbandonAfterSeconds != 0 && (s.AbandonAfterSeconds < MinAbandon || s.AbandonAfterSeconds > MaxAbandon):
-		return fmt.Errorf("abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
+		return fieldError("abandonAfterSeconds", "abandonAfterSeconds must be 0 (never) or between %d and %d", MinAbandon, MaxAbandon)
 	case s.ReturnWithinSeconds < max(MinAbandon, s.AbandonAfterSeconds) || s.ReturnWithinSeconds > MaxReturnWithin:
-		return fmt.Errorf("returnWithinSeconds must be between abandonAfterSeconds (at least %d) and %d", MinAbandon, MaxReturnWithin)
+		return fieldError("returnWithinSeconds", "returnWithinSeconds must be between abandonAfterSeconds (at least %d) and %d", MinAbandon, MaxReturnWithin)
 	case !validShopURL(s.ShopURL):
-		return fmt.Errorf("shopURL must be empty or an absolute http(s) URL of at most %d bytes", MaxShopURLLen)
+		return fieldError("shopURL", "shopURL must be empty or an absolute http(s) URL of at most %d bytes", MaxShopURLLen)
 	case s.MaxPerBuyer < 0 || s.MaxPerBuyer > MaxPerBuyerLimit:
-		return fmt.Errorf("maxPerBuyer must be between 0 (no limit of its own) and %d", MaxPerBuyerLimit)
+		return fieldError("maxPerBuyer", "maxPerBuyer must be between 0 (no limit of its own) and %d", MaxPerBuyerLimit)
 	}
 	switch CanonicalMode(s.Mode) {
 	case ModeFIFO, ModeRandom, ModePassthrough, ModeClosed:
 	default:
-		return fmt.Errorf("mode must be %q, %q, %q or %q", ModeFIFO, ModeRandom, ModePassthrough, ModeClosed)
+		return fieldError("mode", "mode must be %q, %q, %q or %q", ModeFIFO, ModeRandom, ModePassthrough, ModeClosed)
 	}
 	if err := validateChallenge(s.Challenge); err != nil {
 		return err

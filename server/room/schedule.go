@@ -25,17 +25,17 @@ type Schedule struct {
 func (s Schedule) Validate() error {
 	switch {
 	case s.PrequeueAt != nil && s.OpensAt == nil:
-		return errors.New("prequeueAt needs opensAt: the pre-queue is drawn at opening")
+		return fieldError("prequeueAt", "prequeueAt needs opensAt: the pre-queue is drawn at opening")
 	case s.PrequeueAt != nil && !s.PrequeueAt.Before(*s.OpensAt):
-		return errors.New("prequeueAt must be before opensAt")
+		return fieldError("prequeueAt", "prequeueAt must be before opensAt")
 	case s.OpensAt != nil && s.ClosesAt != nil && !s.OpensAt.Before(*s.ClosesAt):
-		return errors.New("opensAt must be before closesAt")
+		return fieldError("closesAt", "opensAt must be before closesAt")
 	case s.PrequeueAt != nil && s.ClosesAt != nil && !s.PrequeueAt.Before(*s.ClosesAt):
-		return errors.New("prequeueAt must be before closesAt")
+		return fieldError("closesAt", "prequeueAt must be before closesAt")
 	}
 	for _, t := range []*time.Time{s.PrequeueAt, s.OpensAt, s.ClosesAt} {
 		if t != nil && (t.Year() < 2000 || t.Year() > 9999) {
-			return errors.New("schedule times must be between the years 2000 and 9999")
+			return fieldError("schedule", "schedule times must be between the years 2000 and 9999")
 		}
 	}
 	return nil

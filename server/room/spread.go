@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -31,7 +30,7 @@ func MaxReadySpread(tick time.Duration) int {
 // readySpreadError names readySpreadMs and its bounds, max being the
 // highest value.
 func readySpreadError(max int) error {
-	return fmt.Errorf("readySpreadMs must be null (the server's default), 0 (no spread) or between 1 and %d milliseconds", max)
+	return fieldError("readySpreadMs", "readySpreadMs must be null (the server's default), 0 (no spread) or between 1 and %d milliseconds", max)
 }
 
 // validateReadySpread bounds ms by MaxReadySpreadMs; the tick is the

@@ -1,4 +1,4 @@
-package web
+package admin
 
 import (
 	"testing"
@@ -30,8 +30,8 @@ func TestOpenNow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := room.Defaults("r")
 			tc.mut(&s)
-			if got := openNow(s, now); got != tc.want {
-				t.Fatalf("openNow %v, want %v", got, tc.want)
+			if got := OpenNow(s, now); got != tc.want {
+				t.Fatalf("OpenNow %v, want %v", got, tc.want)
 			}
 		})
 	}
