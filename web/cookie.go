@@ -57,7 +57,7 @@ func (s *Server) counted(ok bool) bool {
 
 // setVisitorCookie issues the signed wr_vid cookie for id: the Set-Cookie
 // line of visitorCookie, written by hand (every new visitor's enter sets
-// one; issue 16). A signed id needs no sanitizing.
+// one). A signed id needs no sanitizing.
 func (s *Server) setVisitorCookie(w http.ResponseWriter, r *http.Request, id string) {
 	var buf [160]byte
 	b := append(buf[:0], CookieName+"="...)

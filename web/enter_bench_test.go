@@ -30,7 +30,7 @@ func (w *discardWriter) WriteHeader(code int)        { w.code = code }
 // BenchmarkEnterHandler measures the server's handler chain for an enter
 // of a new visitor (POST /api/rooms/{room}/queue without a cookie), from
 // the outermost middleware to the answer, against the real Redis; the
-// HTTP server's own reading and writing are left out (issue 16).
+// HTTP server's own reading and writing are left out.
 func BenchmarkEnterHandler(b *testing.B) {
 	rdb := servicetest.Redis(b)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))

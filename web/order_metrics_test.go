@@ -106,7 +106,8 @@ func itoaTest(i int) string { return string(rune('a'+i/26)) + string(rune('a'+i%
 
 // TestObserveOrderRacingListed: orders of a room observed while the
 // issuer's listing forgets it leave no series of the room behind. (The
-// race is narrow: without the fix this fails in some runs, not all.)
+// race is narrow: a listing that drops a room's series before its last
+// observation ends fails this in some runs, not all.)
 func TestObserveOrderRacingListed(t *testing.T) {
 	m := NewMetrics()
 	gone := prometheus.Labels{"room": "gone"}

@@ -175,7 +175,7 @@ func TestOrderRateLimitedAnswers429(t *testing.T) {
 		t.Fatalf("second: %d %s", r.status, r.body)
 	}
 	// The bucket refills at 0.01/s: the next slot is 100 s away, and the
-	// answer says so (it used to say 2).
+	// answer says so.
 	if s, err := strconv.Atoi(r.header.Get("Retry-After")); err != nil || s < 90 || s > 100 {
 		t.Fatalf("Retry-After %q, want the bucket's 100 s", r.header.Get("Retry-After"))
 	}

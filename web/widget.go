@@ -19,7 +19,7 @@ import (
 	"waitingroom/views"
 )
 
-// WIDGET (issue 12): the embeddable live widget. Its page, its status and
+// WIDGET: the embeddable live widget. Its page, its status and
 // its stream are the same for every viewer of a room: no cookie, no
 // ticket, no Redis work per viewer.
 

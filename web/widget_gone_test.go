@@ -23,9 +23,9 @@ func TestWidgetOfUnknownRoom(t *testing.T) {
 		name, path string
 		reads      int64
 	}{
-		{"status", "/r/no-such-room-fixw/widget/status", 1},
-		{"page (its language from the room face, which caches apart)", "/r/no-such-room-fixw2/widget", 2},
-		{"events", "/r/no-such-room-fixw3/widget/events", 1},
+		{"status", "/r/no-such-room-widget/widget/status", 1},
+		{"page (its language from the room face, which caches apart)", "/r/no-such-room-widget2/widget", 2},
+		{"events", "/r/no-such-room-widget3/widget/events", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := counted.reads.Load()

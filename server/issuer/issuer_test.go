@@ -214,8 +214,8 @@ func (r *recordTokens) Admit(ctx context.Context, name string, tick time.Duratio
 
 // TestIssuerKeepsUpWithTheCeilingRate: a room at room.MaxRate on a 2 s
 // tick asks for two batches of 20,000 tokens (a late tick catches up). The
-// issuer used to cut every tick to 20,000 tokens whatever the settings
-// accepted; now it passes what the ceiling needs.
+// issuer passes what the ceiling needs, not a fixed 20,000 tokens a tick
+// whatever the settings accept.
 func TestIssuerKeepsUpWithTheCeilingRate(t *testing.T) {
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))

@@ -16,8 +16,8 @@ import (
 
 // TestInvalidOrdersDoNotDrainTheBucket: five admitted bots loop on an
 // unknown product with their own tokens, against a bucket of 2 refilled at
-// 1/s. They used to take every slot, so a real buyer got 429 after 429; now
-// the product is checked before the bucket, and the buyer orders on the
+// 1/s. The product is checked before the bucket, so they take no slot
+// (a real buyer would get 429 after 429), and the buyer orders on the
 // first or second try.
 func TestInvalidOrdersDoNotDrainTheBucket(t *testing.T) {
 	e := newEnv(t, store.Postgres, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 1, 2 }, 100)
@@ -150,9 +150,9 @@ func TestRetryAfterSuccessSaysUsed(t *testing.T) {
 }
 
 // TestBogusOrdersCannotKeepATokenAlive: with a 10 s pass, a bogus order
-// every 2 s used to raise the pass (and its maxActive slot) to 30 s at
-// every claim, holding the next visitor out. The pass must end at 10 s,
-// and the next visitor get the slot.
+// every 2 s must not raise the pass (and its maxActive slot) to 30 s at
+// every claim, holding the next visitor out: the pass ends at 10 s, and
+// the next visitor gets the slot.
 func TestBogusOrdersCannotKeepATokenAlive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("11 s run")

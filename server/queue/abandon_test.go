@@ -143,8 +143,8 @@ func TestParseEvent(t *testing.T) {
 	}
 }
 
-// TestSeenStaysBounded: the liveness string used to hold 2 bytes for every
-// ticket ever issued (at ticket 2^28 every enter failed). After a million
+// TestSeenStaysBounded: the liveness string does not hold 2 bytes for
+// every ticket ever issued (at ticket 2^28 every enter would fail). After a million
 // tickets admitted, the cells behind the head are dropped, and abandonment
 // still works on the ones kept.
 func TestSeenStaysBounded(t *testing.T) {

@@ -37,7 +37,7 @@ func ageSession(t *testing.T, rdb redis.UniversalClient, name, id string, heldFo
 // sessionSeconds 30) is held by a live session and one buyer waits at rank
 // 0. The ETA follows the sessions' remaining hold: about sessionSeconds
 // for fresh idle sessions, and no less for idle sessions renewed past it
-// (they are in use; it said 1 s); a fixed session's remaining time near
+// (they are in use, not about to end); a fixed session's remaining time near
 // its end; the measured mean hold once releases have been seen. It is read
 // as a page reads it (Position) and as the push hub computes it (Snapshot).
 func TestGateETAWithSessions(t *testing.T) {

@@ -54,8 +54,7 @@ func agePass(t *testing.T, rdb redis.UniversalClient, name, v string, d time.Dur
 }
 
 // TestClaimNeverExtendsThePass: a pass with 1 s left is claimed for 30 s.
-// The claim used to raise the pass and its slot to 30 s; now the claim
-// ends with the pass, the slot keeps its expiry, and the pass is gone at
+// The claim ends with the pass, the slot keeps its expiry, and the pass is gone at
 // its original time.
 func TestClaimNeverExtendsThePass(t *testing.T) {
 	e, name, v, tok := admitted(t)
@@ -91,8 +90,8 @@ func TestClaimNeverExtendsThePass(t *testing.T) {
 
 // TestLateReleaseCannotUndoANewerClaim: an order frozen past its claim
 // releases late, after a second attempt claimed the token. The release
-// used to put the token back to READY under the running second attempt,
-// so a third got in; now it is refused.
+// is refused: it must not put the token back to READY under the running
+// second attempt, which would let a third in.
 func TestLateReleaseCannotUndoANewerClaim(t *testing.T) {
 	e, name, v, tok := admitted(t)
 	ctx := context.Background()
