@@ -39,7 +39,7 @@ func TestPriceInput(t *testing.T) {
 // TestRoomsTextIsComplete: every text of the rooms pages exists in both
 // languages, with the same placeholders and the same map keys.
 func TestRoomsTextIsComplete(t *testing.T) {
-	ko, en := reflect.ValueOf(RoomsFor("ko")), reflect.ValueOf(RoomsFor("en"))
+	ko, en := reflect.ValueOf(RoomsTextFor("ko")), reflect.ValueOf(RoomsTextFor("en"))
 	placeholders := regexp.MustCompile(`\{[a-z]+\}`)
 	for i := range ko.NumField() {
 		name := ko.Type().Field(i).Name
@@ -62,7 +62,7 @@ func TestRoomsTextIsComplete(t *testing.T) {
 			}
 		}
 	}
-	if RoomsFor("fr").Lang != "en" {
+	if RoomsTextFor("fr").Lang != "en" {
 		t.Error("an unknown language is not English")
 	}
 }

@@ -162,7 +162,7 @@ type Messages struct {
 	PrepareFailed     string
 	PrepareFailedHint string
 
-	// passFor is the pass's time in words (WithPass), for Gate.
+	// passFor is the pass's time in words (WithPass), for the gate's ReadyHint.
 	passFor string
 }
 

@@ -49,7 +49,7 @@ func roomPhase(set room.Settings, now time.Time) string {
 	return queue.PhaseOpen
 }
 
-func roomsText(r *http.Request) views.RoomsText { return views.RoomsFor(consoleLang(r)) }
+func roomsText(r *http.Request) views.RoomsText { return views.RoomsTextFor(consoleLang(r)) }
 
 // consoleRoomList serves GET /admin/rooms: every room Redis holds or the
 // database records, with its live figures.
@@ -332,7 +332,7 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 		return name, msg
 	}
 	// The gate's errors are "field: what is wrong".
-	if msg, ok := views.GateFormFor(t.Lang).Err[strings.TrimSuffix(name, ":")]; ok {
+	if msg, ok := views.GateFormTextFor(t.Lang).Err[strings.TrimSuffix(name, ":")]; ok {
 		return strings.TrimSuffix(name, ":"), msg
 	}
 	return "", e

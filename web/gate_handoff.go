@@ -50,7 +50,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	g := gateSettings(set)
 	if !g.on || s.gates == nil || s.passKeys == nil {
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: t.Gate().Off, Room: name})
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: views.GateTextFor(t.Lang).Off, Room: name})
 		return
 	}
 	visitor, ok := s.visitorID(r)
@@ -71,7 +71,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusUnauthorized, Heading: t.Expired, Message: t.ErrTokenGone, Room: name, Rejoin: true})
 		return
 	case errors.Is(err, queue.ErrTokenUsed):
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.Gate().PassUsed, Room: name})
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: views.GateTextFor(t.Lang).PassUsed, Room: name})
 		return
 	case errors.As(err, &wait), errors.Is(err, queue.ErrTokenInUse):
 		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusConflict, Heading: t.TitleRefused, Message: t.ErrTokenInUse, Room: name})

@@ -218,7 +218,7 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	perBuyer, err := s.orderRoom(r.Context(), name)
 	switch {
 	case errors.Is(err, errGateOn):
-		s.orderError(w, r, http.StatusConflict, t.TitleNotPlaced, t.Gate().OrdersAtShop, nil)
+		s.orderError(w, r, http.StatusConflict, t.TitleNotPlaced, views.GateTextFor(t.Lang).OrdersAtShop, nil)
 		return
 	case err != nil:
 		s.htmlFail(w, r, err, name)
