@@ -6,36 +6,6 @@ import (
 	"testing"
 )
 
-func TestPriceInput(t *testing.T) {
-	for _, tc := range []struct {
-		amount int64
-		code   string
-		want   string
-		scale  int
-		known  bool
-	}{
-		{129000, "KRW", "129000", 0, true},
-		{0, "KRW", "0", 0, true},
-		{1250, "USD", "12.50", 2, true},
-		{5, "USD", "0.05", 2, true},
-		{0, "EUR", "0.00", 2, true},
-		{1234, "KWD", "1.234", 3, true},
-		{500, "JPY", "500", 0, true},
-		{1250, "ZZZ", "12.50", 2, false}, // unknown: two decimals, refused by the console
-		{1250, "usd", "12.50", 2, false},
-	} {
-		if got := PriceInput(tc.amount, tc.code); got != tc.want {
-			t.Errorf("PriceInput(%d, %s) = %q, want %q", tc.amount, tc.code, got, tc.want)
-		}
-		if got := CurrencyScale(tc.code); got != tc.scale {
-			t.Errorf("CurrencyScale(%s) = %d, want %d", tc.code, got, tc.scale)
-		}
-		if got := KnownCurrency(tc.code); got != tc.known {
-			t.Errorf("KnownCurrency(%s) = %v, want %v", tc.code, got, tc.known)
-		}
-	}
-}
-
 // TestRoomsTextIsComplete: every text of the rooms pages exists in both
 // languages, with the same placeholders and the same map keys.
 func TestRoomsTextIsComplete(t *testing.T) {

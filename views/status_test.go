@@ -9,46 +9,6 @@ import (
 	"github.com/a-h/templ"
 )
 
-// TestScriptTextInBothLanguages: every text the page's script is given
-// has words in Korean and English (the catalogue's own fields are
-// TestTextCatalogues').
-func TestScriptTextInBothLanguages(t *testing.T) {
-	for _, lang := range []string{"en", "ko"} {
-		for k, s := range For(lang).Script() {
-			if s == "" {
-				t.Errorf("%s: the script's text %q is empty", lang, k)
-			}
-		}
-	}
-}
-
-func TestFormatPrice(t *testing.T) {
-	tests := []struct {
-		amount         int64
-		currency, lang string
-		want           string
-	}{
-		{129000, "KRW", "ko", "129,000원"},
-		{129000, "KRW", "en", "₩129,000"},
-		{129000, "", "ko", "129,000원"},
-		{1250, "USD", "en", "$12.50"},
-		{1250, "USD", "ko", "$12.50"},
-		{450, "EUR", "en", "€4.50"},
-		{5, "EUR", "en", "€0.05"},
-		{123456789, "GBP", "en", "£1,234,567.89"},
-		{1500, "JPY", "en", "¥1,500"},
-		{1250, "CHF", "en", "CHF\u00a012.50"},
-		{12345, "BHD", "en", "BHD\u00a012.345"},
-		{1250, "ZZZ", "en", "ZZZ\u00a012.50"},
-		{0, "KRW", "en", "₩0"},
-	}
-	for _, tt := range tests {
-		if got := FormatPrice(tt.amount, tt.currency, tt.lang); got != tt.want {
-			t.Errorf("FormatPrice(%d, %q, %s) = %q, want %q", tt.amount, tt.currency, tt.lang, got, tt.want)
-		}
-	}
-}
-
 func render(t *testing.T, c templ.Component) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -150,21 +110,5 @@ func TestStatusPageStates(t *testing.T) {
 				t.Errorf("headings doubled:\n%s", html)
 			}
 		})
-	}
-}
-
-// TestErrorHeadingsAreWords: no status code is ever a heading.
-func TestErrorHeadingsAreWords(t *testing.T) {
-	for _, status := range []int{400, 401, 403, 404, 409, 413, 428, 429, 500, 503} {
-		for _, lang := range []string{"en", "ko"} {
-			html := render(t, Error(ErrorPage{Status: status, Message: "m", T: For(lang), ShopURL: "https://shop.example/"}))
-			h1 := html[strings.Index(html, "<h1>")+4 : strings.Index(html, "</h1>")]
-			if h1 == "" || strings.ContainsAny(h1, "0123456789") {
-				t.Errorf("%d %s: heading %q", status, lang, h1)
-			}
-			if !strings.Contains(html, `href="https://shop.example/"`) {
-				t.Errorf("%d %s: no link back to the shop", status, lang)
-			}
-		}
 	}
 }
