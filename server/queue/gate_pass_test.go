@@ -5,8 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
-
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 )
@@ -374,290 +373,6 @@ func TestMintingAgainKeepsOneJti(t *testing.T) {
 	}
 }
 
-// TestSessionModes: an idle session is renewed by activity and ends
-// sessionSeconds after the last; a fixed one is never renewed. The
-// session's expiry is moved instead of waiting for it.
-func TestSessionModes(t *testing.T) {
-	ctx := context.Background()
-	rdb := gateRedis(t)
-	for _, mode := range []string{room.SessionIdle, room.SessionFixed} {
-		t.Run(mode, func(t *testing.T) {
-			e, name := gateRoom(t, rdb, func(s *room.Settings) { s.SessionSeconds, s.SessionMode = 30, mode })
-			_, s := redeemed(t, e, name)
-			if s.Mode != mode || s.IdleSeconds != 30 || s.Expires.Sub(s.Started) != 30*time.Second {
-				t.Fatalf("session %+v", s)
-			}
-			soon := time.Now().Add(5 * time.Second).Truncate(time.Millisecond)
-			setSessionExpiry(t, rdb, name, s.ID, soon)
-			got, err := e.TouchSession(ctx, name, s.ID, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			renewed := got.Expires.After(time.Now().Add(25 * time.Second))
-			if mode == room.SessionIdle && !renewed {
-				t.Fatalf("an idle session was not renewed: expires %v", got.Expires)
-			}
-			if mode == room.SessionFixed && !got.Expires.Equal(soon) {
-				t.Fatalf("a fixed session moved from %v to %v", soon, got.Expires)
-			}
-			// Without renew, nothing moves.
-			if again, _ := e.TouchSession(ctx, name, s.ID, false); !again.Expires.Equal(got.Expires) {
-				t.Fatalf("a touch without renew moved %v to %v", got.Expires, again.Expires)
-			}
-			// sessionSeconds without activity: the next tick ends it as idle.
-			setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Millisecond))
-			if st, _ := e.Stats(ctx, name); st.Sessions != 0 || st.SessionsIdle != 1 || st.Expired != 0 {
-				t.Fatalf("stats before the sweep %+v", st)
-			}
-			if n, _ := e.ActiveSessions(ctx, name); n != 0 {
-				t.Fatalf("%d live sessions past their expiry", n)
-			}
-			a, err := e.Admit(ctx, name, time.Second, nil)
-			if err != nil || a.Sessions != (SessionCounts{Opened: 1, Idle: 1}) || a.Departures.Expired != 0 {
-				t.Fatalf("the sweeping tick: %+v %v", a, err)
-			}
-			if st, _ := e.Stats(ctx, name); st.Sessions != 0 || st.SessionsIdle != 1 || st.Active != 0 || st.Expired != 0 {
-				t.Fatalf("stats after the sweep %+v", st)
-			}
-			if n := rdb.HLen(ctx, testKeys(rdb, name).key("sessions")).Val(); n != 0 {
-				t.Fatalf("%d session records after the sweep", n)
-			}
-			if _, err := e.TouchSession(ctx, name, s.ID, true); !errors.Is(err, ErrSessionGone) {
-				t.Fatalf("touch of an idle session: %v", err)
-			}
-		})
-	}
-}
-
-// TestTouchEndsAnExpiredSession: a session past its expiry is gone to a
-// touch even before the sweep, and counts as idle once.
-func TestTouchEndsAnExpiredSession(t *testing.T) {
-	ctx := context.Background()
-	rdb := gateRedis(t)
-	e, name := gateRoom(t, rdb, nil)
-	_, s := redeemed(t, e, name)
-	setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Millisecond))
-	if _, err := e.TouchSession(ctx, name, s.ID, true); !errors.Is(err, ErrSessionGone) {
-		t.Fatalf("touch: %v", err)
-	}
-	if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := e.Stats(ctx, name); st.SessionsIdle != 1 || st.SessionsEnded != 0 || st.Active != 0 {
-		t.Fatalf("stats %+v", st)
-	}
-}
-
-// TestEndedSessionFreesItsSlot: with maxActive 1, a session holds the
-// slot; its end lets exactly one more in, and the ETA's mean hold is the
-// session's real hold, not the pass TTL.
-func TestEndedSessionFreesItsSlot(t *testing.T) {
-	ctx := context.Background()
-	rdb := gateRedis(t)
-	e, name := gateRoom(t, rdb, func(s *room.Settings) { s.MaxActive = 1 })
-	vs := visitors(t, 3)
-	for _, v := range vs {
-		if _, err := e.Enter(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 3); len(a.Visitors) != 1 || a.Visitors[0] != vs[0] {
-		t.Fatalf("admitted %v", a.Visitors)
-	}
-	p, _ := e.Position(ctx, name, vs[0])
-	jti := newID(t)
-	if _, err := e.MintPass(ctx, name, vs[0], *p.EntryToken, jti); err != nil {
-		t.Fatal(err)
-	}
-	s, err := e.Redeem(ctx, name, jti, newID(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 3); len(a.Visitors) != 0 || a.Active != 1 ||
-		a.Sessions != (SessionCounts{Live: 1, Opened: 1}) {
-		t.Fatalf("admitted %v (active %d) while the session holds the only slot", a.Visitors, a.Active)
-	}
-	time.Sleep(300 * time.Millisecond)
-	if err := e.EndSession(ctx, name, s.ID); err != nil {
-		t.Fatal(err)
-	}
-	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Second, 3); len(a.Visitors) != 1 || a.Visitors[0] != vs[1] {
-		t.Fatalf("after the end admitted %v, want only the second visitor", a.Visitors)
-	}
-	hold, err := rdb.HGet(ctx, testKeys(rdb, name).key("rate"), "hold").Float64()
-	if err != nil || hold < 0.3 || hold > 2 {
-		t.Fatalf("mean hold %v s (%v), want the session's ~0.4 s", hold, err)
-	}
-	// The slot schedule that waiting pages read follows it.
-	snap, err := e.Snapshot(ctx, name)
-	if err != nil || snap.Slots == nil || math.Abs(snap.Slots.Hold-hold) > 0.001 {
-		t.Fatalf("snapshot slots %+v %v", snap.Slots, err)
-	}
-}
-
-// TestMaxActiveUnderSessionChurn: 3 instances admit, redeem and end
-// sessions at once; the live members of the active set never exceed
-// maxActive.
-func TestMaxActiveUnderSessionChurn(t *testing.T) {
-	const maxActive, buyers = 4, 60
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rdb := gateRedis(t)
-	e0, name := gateRoom(t, rdb, func(s *room.Settings) { s.Rate, s.MaxActive = 500, maxActive })
-	engines := []*Engine{e0, New(gateRedis(t), e0.Namespace()), New(gateRedis(t), e0.Namespace())}
-	for _, v := range visitors(t, buyers) {
-		if _, err := e0.Enter(ctx, name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var peak, samples atomic.Int64
-	stop := make(chan struct{})
-	var sampler sync.WaitGroup
-	sampler.Go(func() {
-		key := testKeys(rdb, name).key("active")
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			now := time.Now().UnixMilli()
-			n, err := rdb.ZCount(ctx, key, "("+strconv.FormatInt(now, 10), "+inf").Result()
-			if err != nil {
-				return
-			}
-			samples.Add(1)
-			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-			}
-		}
-	})
-	var ended atomic.Int64
-	var wg sync.WaitGroup
-	for i, e := range engines {
-		wg.Go(func() {
-			for ended.Load() < buyers && ctx.Err() == nil {
-				a, err := e.Admit(ctx, name, 20*time.Millisecond, tokens(t, 20))
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				for j, v := range a.Visitors {
-					wg.Go(func() {
-						p, err := e.Position(ctx, name, v)
-						if err != nil || p.EntryToken == nil {
-							t.Errorf("position %+v %v", p, err)
-							return
-						}
-						jti := newID(t)
-						if _, err := e.MintPass(ctx, name, v, *p.EntryToken, jti); err != nil {
-							t.Error(err)
-							return
-						}
-						other := engines[(i+j+1)%3] // the shop's call reaches another instance
-						s, err := other.Redeem(ctx, name, jti, newID(t))
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						time.Sleep(time.Duration(5+(i*7+j*13)%30) * time.Millisecond)
-						if _, err := e.TouchSession(ctx, name, s.ID, true); err != nil {
-							t.Error(err)
-						}
-						if err := engines[(i+j+2)%3].EndSession(ctx, name, s.ID); err != nil {
-							t.Error(err)
-						}
-						ended.Add(1)
-					})
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		})
-	}
-	wg.Wait()
-	close(stop)
-	sampler.Wait()
-	if ended.Load() != buyers {
-		t.Fatalf("%d of %d sessions ended", ended.Load(), buyers)
-	}
-	if peak.Load() > maxActive || peak.Load() < 2 || samples.Load() < 100 {
-		t.Fatalf("peak %d live slots over %d samples, maxActive %d", peak.Load(), samples.Load(), maxActive)
-	}
-	st, _ := e0.Stats(ctx, name)
-	if st.SessionsOpened != buyers || st.SessionsEnded != buyers || st.Sessions != 0 || st.Active != 0 || st.Admitted != buyers {
-		t.Fatalf("stats %+v", st)
-	}
-	t.Logf("peak %d of %d over %d samples", peak.Load(), maxActive, samples.Load())
-}
-
-// TestGateSettingsRoundTrip: the gate is saved with the room, read back
-// whole, and its session fields are plain fields for the scripts.
-func TestGateSettingsRoundTrip(t *testing.T) {
-	ctx := context.Background()
-	rdb := gateRedis(t)
-	for _, tc := range []struct {
-		name         string
-		gate         room.Gate
-		plainSeconds string
-		plainMode    string
-	}{
-		{"set", room.Gate{TargetURL: "https://shop.example/buy", SessionSeconds: 90, SessionMode: room.SessionFixed, FailOpen: true,
-			Protect: []string{"/checkout", "/cart"}, APIKeyHash: strings.Repeat("a", 64)}, "90", "fixed"},
-		{"zero values", room.Gate{}, "600", "idle"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			e, name := gateRoom(t, rdb, func(s *room.Settings) { s.Gate = tc.gate })
-			got, err := e.Room(ctx, name)
-			if err != nil || !reflect.DeepEqual(got.Gate, tc.gate) {
-				t.Fatalf("read back %+v %v, want %+v", got.Gate, err, tc.gate)
-			}
-			all, err := e.RoomsSettings(ctx, []string{name})
-			if err != nil || !reflect.DeepEqual(all[name], got) {
-				t.Fatalf("RoomsSettings %+v %v", all[name], err)
-			}
-			cfg := testKeys(rdb, name).key("cfg")
-			if f := rdb.HMGet(ctx, cfg, "sessionSeconds", "sessionMode").Val(); f[0] != tc.plainSeconds || f[1] != tc.plainMode {
-				t.Fatalf("plain fields %v", f)
-			}
-		})
-	}
-	t.Run("a room saved before the gate", func(t *testing.T) {
-		e, name := gateRoom(t, rdb, nil)
-		rdb.HDel(ctx, testKeys(rdb, name).key("cfg"), "gate", "sessionSeconds", "sessionMode")
-		got, err := e.Room(ctx, name)
-		if err != nil || !reflect.DeepEqual(got.Gate, room.DefaultGate()) {
-			t.Fatalf("%+v %v", got.Gate, err)
-		}
-		// Its sessions take the defaults.
-		_, s := redeemed(t, e, name)
-		if s.IdleSeconds != room.DefaultSessionSeconds || s.Mode != room.SessionIdle {
-			t.Fatalf("session %+v", s)
-		}
-	})
-}
-
-// TestDeleteRoomTakesTheGateKeys: a deleted room keeps no pass ids and no
-// sessions.
-func TestDeleteRoomTakesTheGateKeys(t *testing.T) {
-	ctx := context.Background()
-	rdb := gateRedis(t)
-	e, name := gateRoom(t, rdb, nil)
-	redeemed(t, e, name)
-	vs, toks := gateAdmitted(t, e, name, 1)
-	if _, err := e.MintPass(ctx, name, vs[0], toks[0], newID(t)); err != nil {
-		t.Fatal(err)
-	}
-	k := testKeys(rdb, name)
-	if n := rdb.Exists(ctx, k.key("jtis"), k.key("jtiof"), k.key("sessions")).Val(); n != 3 {
-		t.Fatalf("%d of the 3 gate keys before the delete", n)
-	}
-	if _, err := e.DeleteRoom(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-	if n := roomKeyCount(t, rdb, name); n != 0 {
-		t.Fatalf("%d keys after the delete", n)
-	}
-}
-
 // TestGateHoldPrior: before any slot is released, the ETA takes a slot to
 // be held for the pass's TTL, or, in a room that hands its passes to a
 // shop, for the session they open.
@@ -679,6 +394,327 @@ func TestGateHoldPrior(t *testing.T) {
 			snap, err := e.Snapshot(ctx, name)
 			if err != nil || snap.Slots == nil || snap.Slots.Hold != tc.hold || math.Abs(snap.Rate-10/tc.hold) > 1e-3 {
 				t.Fatalf("snapshot %+v slots %+v %v, want hold %v", snap, snap.Slots, err, tc.hold)
+			}
+		})
+	}
+}
+
+// redeemRetryDB is the Redis database of the redeem retry tests.
+const redeemRetryDB = 10
+
+func redeemRetryRedis(t *testing.T) redis.UniversalClient {
+	t.Helper()
+	return servicetest.RedisAt(t, servicetest.RedisURLDB(t, redeemRetryDB))
+}
+
+// mintedPass admits one visitor and mints a pass; it returns the jti.
+func mintedPass(t *testing.T, e *Engine, name string) string {
+	t.Helper()
+	vs, toks := gateAdmitted(t, e, name, 1)
+	jti := newID(t)
+	if _, err := e.MintPass(context.Background(), name, vs[0], toks[0], jti); err != nil {
+		t.Fatal(err)
+	}
+	return jti
+}
+
+// TestRedeemRetry: a redeem retried with its session id gets the same
+// session, once; any other id, or a retry after the session is gone, is
+// told the pass was used.
+func TestRedeemRetry(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		// after runs between the first redeem and the retry.
+		after func(t *testing.T, rdb redis.UniversalClient, e *Engine, name string, s Session)
+		// other retries with another session id.
+		other bool
+		want  error
+	}{
+		{name: "same id", want: nil},
+		{name: "other id", other: true, want: ErrTokenUsed},
+		{name: "same id after the session ended", want: ErrTokenUsed,
+			after: func(t *testing.T, _ redis.UniversalClient, e *Engine, name string, s Session) {
+				if err := e.EndSession(ctx, name, s.ID); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "same id after the session idled", want: ErrTokenUsed,
+			after: func(t *testing.T, rdb redis.UniversalClient, _ *Engine, name string, s Session) {
+				setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Second))
+			}},
+		{name: "same id after the sweep took the idle session", want: ErrTokenUsed,
+			after: func(t *testing.T, rdb redis.UniversalClient, e *Engine, name string, s Session) {
+				setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Second))
+				if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
+					t.Fatal(err)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rdb := redeemRetryRedis(t)
+			e, name := gateRoom(t, rdb, nil)
+			jti := mintedPass(t, e, name)
+			sid := newID(t)
+			first, err := e.Redeem(ctx, name, jti, sid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.after != nil {
+				tc.after(t, rdb, e, name, first)
+			}
+			retryID := sid
+			if tc.other {
+				retryID = newID(t)
+			}
+			again, err := e.Redeem(ctx, name, jti, retryID)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("retry: %v, want %v", err, tc.want)
+			}
+			if tc.want == nil && again != first {
+				t.Fatalf("retry: %+v, want the first redeem's %+v", again, first)
+			}
+			st, err := e.Stats(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.SessionsOpened != 1 {
+				t.Errorf("sessionsOpened = %d, want 1", st.SessionsOpened)
+			}
+			live := 1 // the first redeem's session
+			if tc.after != nil {
+				live = 0
+			}
+			if n, _ := e.ActiveSessions(ctx, name); n != live {
+				t.Errorf("%d live sessions, want %d", n, live)
+			}
+			if n := rdb.ZCard(ctx, testKeys(rdb, name).key("active")).Val(); int(n) != live {
+				t.Errorf("%d active members, want %d (the session's slot only)", n, live)
+			}
+		})
+	}
+}
+
+// TestRedeemRetryOfAnotherPass: a session id opened by one pass is not
+// returned for another pass's redeem, even by the same caller.
+func TestRedeemRetryOfAnotherPass(t *testing.T) {
+	ctx := context.Background()
+	rdb := redeemRetryRedis(t)
+	e, name := gateRoom(t, rdb, nil)
+	a, b := mintedPass(t, e, name), mintedPass(t, e, name)
+	sid := newID(t)
+	if _, err := e.Redeem(ctx, name, a, sid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Redeem(ctx, name, b, newID(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Redeem(ctx, name, b, sid); !errors.Is(err, ErrTokenUsed) {
+		t.Fatalf("pass b retried with pass a's session id: %v, want ErrTokenUsed", err)
+	}
+}
+
+// TestConcurrentRedeemRetries: 50 redeems of one pass with one session id
+// and 50 with other ids, over 3 engines, open one session. When a redeem
+// with the shared id went first (the buyer whose answer timed out), or won
+// the race, every redeem with that id gets its session and the others are
+// told the pass was used.
+func TestConcurrentRedeemRetries(t *testing.T) {
+	for _, first := range []bool{true, false} {
+		name := "race from the start"
+		if first {
+			name = "after a first redeem"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			rdb := redeemRetryRedis(t)
+			e0, name := gateRoom(t, rdb, nil)
+			engines := []*Engine{e0, New(redeemRetryRedis(t), e0.Namespace()), New(redeemRetryRedis(t), e0.Namespace())}
+			jti := mintedPass(t, e0, name)
+			sid := newID(t)
+			if first {
+				if _, err := e0.Redeem(ctx, name, jti, sid); err != nil {
+					t.Fatal(err)
+				}
+			}
+			type result struct {
+				same bool
+				s    Session
+				err  error
+			}
+			results := make([]result, 100)
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range results {
+				wg.Go(func() {
+					id := sid
+					if i%2 == 1 {
+						id = newID(t)
+					}
+					<-start
+					s, err := engines[i%3].Redeem(ctx, name, jti, id)
+					results[i] = result{same: id == sid, s: s, err: err}
+				})
+			}
+			close(start)
+			wg.Wait()
+
+			// The winner: the shared id, or one of the others.
+			winner := sid
+			for _, r := range results {
+				if !r.same && r.err == nil {
+					winner = r.s.ID
+				}
+			}
+			if first && winner != sid {
+				t.Errorf("another id took a pass already redeemed")
+			}
+			for i, r := range results {
+				mine := r.same && winner == sid || !r.same && r.s.ID == winner
+				switch {
+				case mine && (r.err != nil || r.s.ID != winner):
+					t.Errorf("redeem %d (shared id %v): %q %v, want the session %q", i, r.same, r.s.ID, r.err, winner)
+				case !mine && !errors.Is(r.err, ErrTokenUsed):
+					t.Errorf("redeem %d (shared id %v): %v, want ErrTokenUsed", i, r.same, r.err)
+				}
+			}
+			st, err := e0.Stats(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.SessionsOpened != 1 {
+				t.Errorf("sessionsOpened = %d, want 1", st.SessionsOpened)
+			}
+			if n, _ := e0.ActiveSessions(ctx, name); n != 1 {
+				t.Errorf("%d live sessions, want 1", n)
+			}
+			if n := rdb.ZCard(ctx, testKeys(rdb, name).key("active")).Val(); n != 1 {
+				t.Errorf("%d active members, want 1", n)
+			}
+		})
+	}
+}
+
+// TestOpenSessionAfterLapse: a redeem whose second script runs after the
+// pass expired, or after its claim lapsed (a stalled instance), opens no
+// session and releases the pass.
+func TestOpenSessionAfterLapse(t *testing.T) {
+	cases := []struct {
+		name     string
+		passLeft time.Duration // 0: leave the pass's expiry alone
+		claimTTL time.Duration
+	}{
+		{"pass expired", 300 * time.Millisecond, RedeemClaimTTL},
+		{"claim lapsed", 0, 200 * time.Millisecond},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rdb := gateRedis(t)
+			e, name := gateRoom(t, rdb, nil)
+			ctx := context.Background()
+			vs, toks := gateAdmitted(t, e, name, 1)
+			v, tok := vs[0], toks[0]
+			jti := newID(t)
+			if _, err := e.MintPass(ctx, name, v, tok, jti); err != nil {
+				t.Fatal(err)
+			}
+			k := testKeys(rdb, name).key("tokens")
+			if c.passLeft > 0 {
+				f := strings.Fields(rdb.HGet(ctx, k, v).Val())
+				f[3] = strconv.FormatInt(time.Now().Add(c.passLeft).UnixMilli(), 10)
+				rdb.HSet(ctx, k, v, strings.Join(f, " "))
+			}
+			cl, err := e.Claim(ctx, name, v, tok, c.claimTTL) // Redeem's first script
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(cl.TTL + 100*time.Millisecond) // the instance stalls
+			res, err := e.run(ctx, e.s.openSession, name, v, cl.Holder, jti, newID(t), "sub").Slice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := asInt(res[0]); got != 0 {
+				t.Errorf("open_session after the lapse: %v, want {0}", res)
+			}
+			if f := strings.Fields(rdb.HGet(ctx, k, v).Val()); len(f) < 2 || f[1] != "R" {
+				t.Errorf("pass left as %v, want released (R)", f)
+			}
+			if n, err := e.ActiveSessions(ctx, name); err != nil || n != 0 {
+				t.Errorf("%d sessions (%v), want 0", n, err)
+			}
+		})
+	}
+}
+
+// TestRedeemTakenSessionID: a session id already in use is a typed error
+// (answered "in use"), not an internal one.
+func TestRedeemTakenSessionID(t *testing.T) {
+	rdb := gateRedis(t)
+	e, name := gateRoom(t, rdb, nil)
+	ctx := context.Background()
+	vs, toks := gateAdmitted(t, e, name, 1)
+	jti, sid := newID(t), newID(t)
+	if _, err := e.MintPass(ctx, name, vs[0], toks[0], jti); err != nil {
+		t.Fatal(err)
+	}
+	rdb.HSet(ctx, testKeys(rdb, name).key("sessions"), sid, "1 1 someone")
+	_, err := e.Redeem(ctx, name, jti, sid)
+	var we *WaitError
+	if !errors.As(err, &we) || !errors.Is(err, ErrTokenInUse) {
+		t.Fatalf("redeem with a taken session id: %v, want a *WaitError{ErrTokenInUse}", err)
+	}
+	if _, err := e.Redeem(ctx, name, jti, newID(t)); err != nil {
+		t.Errorf("a retry with a fresh id: %v", err)
+	}
+}
+
+// TestStaleMembersBounded: past STALE_SAMPLE stale members the split of
+// passes and sessions is estimated from the oldest (the scan is bounded);
+// the total stays exact.
+func TestStaleMembersBounded(t *testing.T) {
+	cases := []struct{ passes, sessions int }{
+		{3, 2},
+		{1500, 500},
+		{0, 2500},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%d passes %d sessions", c.passes, c.sessions), func(t *testing.T) {
+			rdb := gateRedis(t)
+			e, name := gateRoom(t, rdb, nil)
+			ctx := context.Background()
+			kk := testKeys(rdb, name)
+			old := float64(time.Now().Add(-time.Minute).UnixMilli())
+			var zs []redis.Z
+			sessions := map[string]any{}
+			// Expiries interleave passes and sessions, as they do in a room.
+			n := c.passes + c.sessions
+			for i := 0; i < c.passes; i++ {
+				zs = append(zs, redis.Z{Score: old + float64(i*n/c.passes), Member: fmt.Sprintf("p%06d", i)})
+			}
+			for i := 0; i < c.sessions; i++ {
+				id := fmt.Sprintf("sess%06d", i)
+				zs = append(zs, redis.Z{Score: old + float64(i*n/c.sessions), Member: "s:" + id})
+				sessions[id] = "1 1 sub"
+			}
+			if err := rdb.ZAdd(ctx, kk.key("active"), zs...).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if len(sessions) > 0 {
+				rdb.HSet(ctx, kk.key("sessions"), sessions)
+			}
+			st, err := e.Stats(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := int64(0)
+			if c.passes+c.sessions > 1000 {
+				tol = int64(c.passes+c.sessions) / 10
+			}
+			if d := st.SessionsIdle - int64(c.sessions); d < -tol || d > tol {
+				t.Errorf("sessionsIdle %d, want %d ± %d", st.SessionsIdle, c.sessions, tol)
+			}
+			if got := st.Expired + st.SessionsIdle; got != int64(c.passes+c.sessions) {
+				t.Errorf("expired %d + idle %d, want %d", st.Expired, st.SessionsIdle, c.passes+c.sessions)
 			}
 		})
 	}
