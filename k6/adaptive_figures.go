@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Adaptive admission's targets (issue 15).
+// Adaptive admission's targets.
 const (
 	// ConvergeWithin: from minRate, 90% of the knee within 60 s.
 	ConvergeWithin = 60

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # enter-wrk.sh: the enter path's throughput against a hello-world Go HTTP
-# server, both measured with wrk in one run on loopback (issue 16).
+# server, both measured with wrk in one run on loopback.
 #   1. wrk GET  against the hello-world ceiling (wrload loadtest -serve-hello,
 #      the server bench.sh compares with);
 #   2. wrk POST /api/rooms/bench/queue on the real server, every request a

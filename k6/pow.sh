@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pow.sh: the proof of work's figures (issue 14), as BENCHMARKS.md and
+# pow.sh: the proof of work's figures, as BENCHMARKS.md and
 # RELIABILITY.md quote them. In one run, against one fresh server with the
 # binary's defaults (CHALLENGE_DEFAULT auto, the per-address enter limit)
 # that trusts loopback as a proxy, on loopback and bounded in time:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sale.sh: the order-path measurements of BRIEF §5, as BENCHMARKS.md quotes
+# sale.sh: the order-path measurements, as BENCHMARKS.md quotes
 # them. Against the local Redis (database 12, or SALE_REDIS_DB) and
 # PostgreSQL (schema wrbench of database test, recreated), with a downstream
 # whose knee is the seed's 50 TPS (ORDER_WORK=800ms on a 40-connection pool):

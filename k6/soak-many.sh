@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# soak-many.sh: issue 16's push at scale, 100,000 waiting visitors held
+# soak-many.sh: the push at scale, 100,000 waiting visitors held
 # over several server processes on this machine. A script of its own, not
 # a mode of soak.sh: soak.sh runs three modes on one server each (push,
 # polling, the r3labs reference), while this run is one mode whose servers

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# soak.sh: the push-cost measurements of BRIEF §5, as BENCHMARKS.md quotes
+# soak.sh: the push-cost measurements, as BENCHMARKS.md quotes
 # them. It starts one server on loopback against the local Redis (database
 # 13, flushed), then holds N waiting visitors:
 #   1. over SSE (the product), and
 #   2. by polling the position API as the seed's clients did,
 #   3. against r3labs/sse with its defaults (wrload sse-reference), the
-#      BRIEF's reference for memory and broadcast latency,
+#      reference for memory and broadcast latency,
 # and prints server RSS per connection, broadcast latency (overall, and
 # by priority class: ready, front, back, all), Redis commands per second
 # (sent by the server, and Redis-side with scripts' inner commands), SSE
@@ -13,7 +13,7 @@
 # loopback and bounded in time. A soak in which more than 1% of the
 # visitors never connect (or, polling, of the polls fail) is reported as
 # FAILED, and the script exits 1 after the other runs. For many server
-# processes (issue 16's 100,000 streams), see soak-many.sh.
+# processes (100,000 streams), see soak-many.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source k6/common.sh
@@ -49,7 +49,7 @@ if [ -n "${SOAK_BASELINE:-}" ]; then
   WR_BIN=$SOAK_BASELINE run_mode "baseline: $SOAK_BASELINE"
 fi
 run_mode "push (SSE, lean client)"
-# The turn's own delay without the ready spread (issue 16).
+# The turn's own delay without the ready spread.
 SPREAD=0 run_mode "push, readySpreadMs 0"
 run_mode "seed polling pattern" -poll
 echo "== reference: r3labs/sse defaults, one event per second to every subscriber, N=$N, hold $HOLD"

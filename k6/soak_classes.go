@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The priority classes a soak sorts its timed events into (issue 16: the
+// The priority classes a soak sorts its timed events into (the
 // front of the line and ready events go first in a tick's fan-out).
 const (
 	// ClassAll is every timed event, whatever its class.
@@ -31,7 +31,7 @@ const (
 // widget's room, soldout).
 //
 // A position event without "every" counts as front: a waiting-room server
-// from before issue 16 tells every visitor every tick.
+// that does not class its events tells every visitor every tick.
 func classify(name, data []byte, classed bool) string {
 	switch {
 	case !classed:

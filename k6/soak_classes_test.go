@@ -7,7 +7,7 @@ import (
 )
 
 // TestClassify: ready events are ready, position events front or back by
-// their "every" (none: front, as before issue 16), and nothing is classed
+// their "every" (none: front, as from a server that does not class them), and nothing is classed
 // for an unclassed server or for other events.
 func TestClassify(t *testing.T) {
 	tests := []struct {

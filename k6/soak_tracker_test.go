@@ -60,7 +60,7 @@ func TestTrackerCountsLostAndDuplicates(t *testing.T) {
 		events    []ev
 		lost, dup int64
 	}{
-		{"every tick, as before issue 16", []ev{p(5, 0), p(6, 0), p(7, 0), p(7, 0), p(10, 0), p(9, 0), p(11, 0), p(0, 0), p(12, 0)}, 1, 2},
+		{"every tick, from an unclassed server", []ev{p(5, 0), p(6, 0), p(7, 0), p(7, 0), p(10, 0), p(9, 0), p(11, 0), p(0, 0), p(12, 0)}, 1, 2},
 		{"far back, on schedule", []ev{p(100, 30), p(130, 30), p(160, 10), p(170, 1), p(171, 1)}, 0, 0},
 		{"far back, one event lost", []ev{p(100, 30), p(160, 30)}, 29, 0},
 		{"a late event beyond the cadence", []ev{p(100, 5), p(107, 5)}, 1, 0},

@@ -398,7 +398,7 @@
     };
   }
 
-  // The proof of work (issue 14). A room that asks for one answers the
+  // The proof of work. A room that asks for one answers the
   // enter of a visitor without a place with 428. The page then fetches a
   // challenge, has the vendored ALTCHA solver find its number in Web
   // Workers (nothing to click, nothing shown but words), and enters again

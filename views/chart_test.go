@@ -2,7 +2,6 @@ package views
 
 import (
 	"math"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -73,7 +72,7 @@ func TestDownsample(t *testing.T) {
 var coord = regexp.MustCompile(`-?[0-9.]+`)
 
 func TestPlot(t *testing.T) {
-	en := Dash("en")
+	en := DashTextFor("en")
 	tests := []struct {
 		name     string
 		c        Chart
@@ -131,13 +130,13 @@ func TestPlot(t *testing.T) {
 // TestPlotScale: the highest point touches the top of the plot and zero
 // the axis, whatever the values.
 func TestPlotScale(t *testing.T) {
-	p := Plot(Chart{Name: "w", Values: []float64{0, 50, 100}}, Dash("en"))
+	p := Plot(Chart{Name: "w", Values: []float64{0, 50, 100}}, DashTextFor("en"))
 	want := "M" + num(plotLeft+0.5*(plotRight-plotLeft)/3) + " " + num(plotBottom)
 	if !strings.HasPrefix(p.Path, want) || !strings.HasSuffix(p.Path, " "+num(plotTop)) {
 		t.Fatalf("path %q: want it to start at %q on the axis and end at the top", p.Path, want)
 	}
 	// A gap breaks the line into two.
-	p = Plot(Chart{Name: "w", Values: []float64{1, 2, math.NaN(), 3, 4}}, Dash("en"))
+	p = Plot(Chart{Name: "w", Values: []float64{1, 2, math.NaN(), 3, 4}}, DashTextFor("en"))
 	if strings.Count(p.Path, "M") != 2 {
 		t.Errorf("path %q: want two pieces around the gap", p.Path)
 	}
@@ -171,7 +170,7 @@ func TestFormatValue(t *testing.T) {
 // TestChartViewIsAccessible: the SVG has a role, a label and a title that
 // say the latest value, and no script or style attribute.
 func TestChartViewIsAccessible(t *testing.T) {
-	html := render(t, ChartView(Chart{ID: "dash-chart-x", Name: "Waiting <b>", Class: "c-wait", Values: []float64{1, 2, 3}}, Dash("en")))
+	html := render(t, ChartView(Chart{ID: "dash-chart-x", Name: "Waiting <b>", Class: "c-wait", Values: []float64{1, 2, 3}}, DashTextFor("en")))
 	for _, want := range []string{`id="dash-chart-x"`, `role="img"`, `aria-label="Waiting &lt;b&gt;: 3 now, at most 3 in the last 10 minutes"`, "<title>Waiting &lt;b&gt;: 3 now", `class="chart-line"`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("chart lacks %s:\n%s", want, html)
@@ -181,27 +180,5 @@ func TestChartViewIsAccessible(t *testing.T) {
 		if strings.Contains(html, bad) {
 			t.Errorf("chart has %s:\n%s", bad, html)
 		}
-	}
-}
-
-// TestDashTextInBothLanguages: every dashboard text and event name has
-// words in Korean and English.
-func TestDashTextInBothLanguages(t *testing.T) {
-	en, ko := Dash("en"), Dash("ko")
-	for _, d := range []DashText{en, ko} {
-		v := reflect.ValueOf(d)
-		for i := range v.NumField() {
-			if f := v.Field(i); f.Kind() == reflect.String && f.String() == "" {
-				t.Errorf("%s: %s is empty", d.Lang, v.Type().Field(i).Name)
-			}
-		}
-	}
-	for action := range en.Events {
-		if ko.Events[action] == "" {
-			t.Errorf("ko has no words for %s", action)
-		}
-	}
-	if len(en.Events) != len(ko.Events) {
-		t.Errorf("%d English event names, %d Korean", len(en.Events), len(ko.Events))
 	}
 }

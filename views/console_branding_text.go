@@ -190,8 +190,8 @@ var brandingKorean = BrandingText{
 	},
 }
 
-// BrandingFor returns the branding page's texts in lang ("ko" or "en").
-func BrandingFor(lang string) BrandingText {
+// BrandingTextFor returns the branding page's texts in lang ("ko" or "en").
+func BrandingTextFor(lang string) BrandingText {
 	if lang == "ko" {
 		return brandingKorean
 	}

@@ -90,8 +90,8 @@ type DashText struct {
 	Adapt AdaptDashText
 }
 
-// Dash returns the dashboard's texts in lang ("ko" or "en").
-func Dash(lang string) DashText {
+// DashTextFor returns the dashboard's texts in lang ("ko" or "en").
+func DashTextFor(lang string) DashText {
 	if lang == "ko" {
 		return dashKO
 	}

@@ -15,7 +15,7 @@ import (
 // both languages.
 func TestEveryPhaseHasALabel(t *testing.T) {
 	for _, lang := range []string{"en", "ko"} {
-		d := Dash(lang)
+		d := DashTextFor(lang)
 		for _, ph := range []string{queue.PhaseScheduled, queue.PhasePrequeue, queue.PhaseOpen, queue.PhaseClosed} {
 			if d.Phases[ph] == "" {
 				t.Errorf("%s: no label for phase %s", lang, ph)
@@ -31,7 +31,7 @@ func TestEveryPhaseHasALabel(t *testing.T) {
 // own test keeps complete) is named in the timeline in both languages.
 func TestEveryEventHasALabel(t *testing.T) {
 	for _, lang := range []string{"en", "ko"} {
-		d := Dash(lang)
+		d := DashTextFor(lang)
 		for _, ev := range salelog.Events {
 			a := salelog.Action(ev)
 			if label := d.Events[a]; label == "" || label == a {
@@ -57,7 +57,7 @@ func TestIssuerFailuresAreSaid(t *testing.T) {
 	} {
 		var b strings.Builder
 		l := DashboardLive{At: at, Loc: seoul, Phase: queue.PhaseOpen, IssuerFailed: tc.n, IssuerFailedAt: at, P50: math.NaN(), P95: math.NaN()}
-		if err := DashboardLiveView(l, Dash(tc.lang)).Render(context.Background(), &b); err != nil {
+		if err := DashboardLiveView(l, DashTextFor(tc.lang)).Render(context.Background(), &b); err != nil {
 			t.Fatal(err)
 		}
 		has := strings.Contains(b.String(), `id="dash-issuer-failed"`)
@@ -96,7 +96,7 @@ func TestFlaggedNetworksAreSaid(t *testing.T) {
 	} {
 		var b strings.Builder
 		l := DashboardLive{At: at, Phase: queue.PhasePrequeue, Networks: tc.nets, Flagged: tc.flagged, FlagJoins: 50, P50: math.NaN(), P95: math.NaN()}
-		if err := DashboardLiveView(l, Dash(tc.lang)).Render(context.Background(), &b); err != nil {
+		if err := DashboardLiveView(l, DashTextFor(tc.lang)).Render(context.Background(), &b); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range tc.want {

@@ -53,8 +53,8 @@ var embedKorean = EmbedText{
 	Embed:       "퍼가기",
 }
 
-// EmbedFor returns the embed page's texts in lang ("ko" or English).
-func EmbedFor(lang string) EmbedText {
+// EmbedTextFor returns the embed page's texts in lang ("ko" or English).
+func EmbedTextFor(lang string) EmbedText {
 	if lang == "ko" {
 		return embedKorean
 	}

@@ -28,7 +28,7 @@ func gateFieldset(f RoomForm, t RoomsText) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		g := GateFormFor(t.Lang)
+		g := GateFormTextFor(t.Lang)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<fieldset><legend>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -365,7 +365,7 @@ func gateAPIKey(f RoomForm, t RoomsText) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		g := GateFormFor(t.Lang)
+		g := GateFormTextFor(t.Lang)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<section class=\"panel\" aria-labelledby=\"wr-apikey\"><h2 id=\"wr-apikey\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err

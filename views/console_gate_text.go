@@ -75,8 +75,8 @@ var gateFormKorean = GateFormText{
 	},
 }
 
-// GateFormFor returns the gate form's texts in lang (ko or en).
-func GateFormFor(lang string) GateFormText {
+// GateFormTextFor returns the gate form's texts in lang (ko or en).
+func GateFormTextFor(lang string) GateFormText {
 	if lang == "ko" {
 		return gateFormKorean
 	}

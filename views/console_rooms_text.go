@@ -561,9 +561,9 @@ var roomsEnglish = RoomsText{
 	ErrNoProduct: "There is no such product.",
 }
 
-// RoomsFor returns the rooms pages' texts in lang ("ko" or "en"; anything
+// RoomsTextFor returns the rooms pages' texts in lang ("ko" or "en"; anything
 // else is English).
-func RoomsFor(lang string) RoomsText {
+func RoomsTextFor(lang string) RoomsText {
 	if lang == "ko" {
 		return roomsKorean
 	}

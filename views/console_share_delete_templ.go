@@ -36,7 +36,7 @@ func ConsoleShareDelete(p ConsolePage, d ShareDelete) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		t, rt := ShareFor(p.Lang), RoomsFor(p.Lang)
+		t, rt := ShareTextFor(p.Lang), RoomsTextFor(p.Lang)
 		templ_7745c5c3_Var2 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 			templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 			templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)

@@ -155,8 +155,8 @@ var shareKorean = ShareText{
 	Keep:          "유지하기",
 }
 
-// ShareFor returns the share-link page's texts in lang ("ko" or "en").
-func ShareFor(lang string) ShareText {
+// ShareTextFor returns the share-link page's texts in lang ("ko" or "en").
+func ShareTextFor(lang string) ShareText {
 	if lang == "ko" {
 		return shareKorean
 	}

@@ -134,8 +134,8 @@ var consoleEnglish = ConsoleText{
 	TitleBadRequest: "Bad request",
 }
 
-// ConsoleFor returns the console texts of lang ("ko" or "en").
-func ConsoleFor(lang string) ConsoleText {
+// ConsoleTextFor returns the console texts of lang ("ko" or "en").
+func ConsoleTextFor(lang string) ConsoleText {
 	if lang == "ko" {
 		return consoleKorean
 	}

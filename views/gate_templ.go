@@ -58,9 +58,9 @@ func handoffForm(room, token, shop string, t Messages, hidden bool) templ.Compon
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var3 string
-		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(t.Gate().ReadyHint)
+		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(GateTextFor(t.Lang).ReadyHint, "t", t.passFor))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 9, Col: 44}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 9, Col: 77}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
@@ -84,9 +84,9 @@ func handoffForm(room, token, shop string, t Messages, hidden bool) templ.Compon
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(t.Gate().ContinueTo, "shop", shop))
+		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(GateTextFor(t.Lang).ContinueTo, "shop", shop))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 11, Col: 65}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 11, Col: 76}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 		if templ_7745c5c3_Err != nil {
@@ -152,7 +152,7 @@ func Handoff(p HandoffPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = head(p.Title, Fill(p.T.Gate().Going, "shop", p.Shop), p.T, p.Assets).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = head(p.Title, Fill(GateTextFor(p.T.Lang).Going, "shop", p.Shop), p.T, p.Assets).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -186,9 +186,9 @@ func Handoff(p HandoffPage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var9 string
-		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(p.T.Gate().Going, "shop", p.Shop))
+		templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(GateTextFor(p.T.Lang).Going, "shop", p.Shop))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 44, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 44, Col: 59}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 		if templ_7745c5c3_Err != nil {
@@ -238,9 +238,9 @@ func Handoff(p HandoffPage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var13 string
-		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(p.T.Gate().GoingHint)
+		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(GateTextFor(p.T.Lang).GoingHint)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 48, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 48, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {
@@ -251,9 +251,9 @@ func Handoff(p HandoffPage) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var14 string
-		templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(p.T.Gate().ContinueTo, "shop", p.Shop))
+		templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(Fill(GateTextFor(p.T.Lang).ContinueTo, "shop", p.Shop))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 49, Col: 72}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/gate.templ`, Line: 49, Col: 83}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 		if templ_7745c5c3_Err != nil {

@@ -59,12 +59,11 @@ var gateKorean = GateText{
 	OrdersAtShop:     "이 대기실의 주문은 쇼핑몰에서 받습니다. 차례가 되면 대기실 페이지에서 쇼핑몰로 이동해 주세요.",
 }
 
-// Gate returns the gate texts in m's language.
-func (m Messages) Gate() GateText {
-	g := gateEnglish
-	if m.Lang == "ko" {
-		g = gateKorean
+// GateTextFor returns the gate texts in lang ("ko" or "en"; anything
+// else is English). ReadyHint keeps its {t}: the pass's time.
+func GateTextFor(lang string) GateText {
+	if lang == "ko" {
+		return gateKorean
 	}
-	g.ReadyHint = Fill(g.ReadyHint, "t", m.passFor)
-	return g
+	return gateEnglish
 }

@@ -67,7 +67,7 @@ type Messages struct {
 	// ErrCrossSite refuses a form that another site posted.
 	ErrCrossSite string
 
-	// The states of a sale (issue 10): every state a buyer can be in has
+	// The states of a sale: every state a buyer can be in has
 	// its own words.
 	NotOpen      string
 	OpensAt      string // {time}
@@ -148,21 +148,21 @@ type Messages struct {
 	WidgetWaitingNow string // {n}
 	WidgetOpening    string
 	WidgetButton     string
-	// fixw: a deleted room's widget; the countdown to a pre-queue.
+	// A deleted room's widget; the countdown to a pre-queue.
 	WidgetGone        string
 	WidgetLineOpensIn string // {t}
 
-	// fixc
+	// The page of an address that no route takes.
 	NoSuchPage string // an address no route takes
 
-	// pow: the page's words while it solves a room's proof of work
-	// (issue 14), and when solving failed and it tries again.
+	// pow: the page's words while it solves a room's proof of work,
+	// and when solving failed and it tries again.
 	Preparing         string
 	PreparingHint     string
 	PrepareFailed     string
 	PrepareFailedHint string
 
-	// passFor is the pass's time in words (WithPass), for Gate.
+	// passFor is the pass's time in words (WithPass), for the gate's ReadyHint.
 	passFor string
 }
 
@@ -282,7 +282,6 @@ var english = Messages{
 	WidgetLineOpensIn: "Line opens in {t}",
 	WidgetButton:      "Go to the sale",
 
-	// fixc
 	NoSuchPage: "There is no page at this address. Please check the link you followed.",
 
 	Preparing:         "Preparing your place…",
@@ -407,7 +406,6 @@ var korean = Messages{
 	WidgetLineOpensIn: "{t} 후 대기열 시작",
 	WidgetButton:      "판매 페이지로 가기",
 
-	// fixc
 	NoSuchPage: "이 주소에는 페이지가 없습니다. 따라오신 링크를 확인해 주세요.",
 
 	Preparing:         "자리를 준비하고 있습니다…",

@@ -1,6 +1,8 @@
 package views
 
-import "testing"
+import (
+	"testing"
+)
 
 // TestNamed: the language a request names, by quality; q=0 refuses one.
 func TestNamed(t *testing.T) {
@@ -67,6 +69,19 @@ func TestDuration(t *testing.T) {
 	for _, tt := range tests {
 		if got := For(tt.lang).Duration(tt.in); got != tt.want {
 			t.Errorf("Duration(%s, %d) = %q, want %q", tt.lang, tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestScriptTextInBothLanguages: every text the page's script is given
+// has words in Korean and English (the catalogue's own fields are
+// TestTextCatalogues').
+func TestScriptTextInBothLanguages(t *testing.T) {
+	for _, lang := range []string{"en", "ko"} {
+		for k, s := range For(lang).Script() {
+			if s == "" {
+				t.Errorf("%s: the script's text %q is empty", lang, k)
+			}
 		}
 	}
 }

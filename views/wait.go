@@ -80,8 +80,8 @@ type WaitText struct {
 	Busy         string
 }
 
-// WaitFor returns the wait page's words in lang ("ko" or "en").
-func WaitFor(lang string) WaitText {
+// WaitTextFor returns the wait page's words in lang ("ko" or "en").
+func WaitTextFor(lang string) WaitText {
 	if lang == "ko" {
 		return waitKO
 	}

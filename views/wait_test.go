@@ -10,7 +10,7 @@ import (
 // TestWaitTextInBothLanguages: every text of the wait page has words in
 // Korean and English, and they differ.
 func TestWaitTextInBothLanguages(t *testing.T) {
-	en, ko := reflect.ValueOf(WaitFor("en")), reflect.ValueOf(WaitFor("ko"))
+	en, ko := reflect.ValueOf(WaitTextFor("en")), reflect.ValueOf(WaitTextFor("ko"))
 	for i := range en.NumField() {
 		name := en.Type().Field(i).Name
 		if e, k := en.Field(i).String(), ko.Field(i).String(); e == "" || k == "" || e == k {
@@ -40,7 +40,7 @@ func TestWaitPage(t *testing.T) {
 			[]string{`action="/r/drop/join?utm_source=news%26more"`, `<input type="hidden" name="wait" value="w1.drop.N.1.2.mac">`, "You can join the line now.", "Join the line"},
 			[]string{`http-equiv="refresh"`, `id="wr-again"`}},
 	} {
-		tc.page.T, tc.page.W, tc.page.Title = For("en"), WaitFor("en"), "Drop"
+		tc.page.T, tc.page.W, tc.page.Title = For("en"), WaitTextFor("en"), "Drop"
 		var b strings.Builder
 		if err := Wait(tc.page).Render(context.Background(), &b); err != nil {
 			t.Fatal(err)

@@ -92,7 +92,7 @@ func (rc *roomsConsole) settings(t *testing.T) room.Settings {
 func TestBrandingUploads(t *testing.T) {
 	rc := brandingConsole(t)
 	pngImg := testImage(t, "png", 40, 20)
-	en, ko := views.BrandingFor("en").ErrImage, views.BrandingFor("ko").ErrImage
+	en, ko := views.BrandingTextFor("en").ErrImage, views.BrandingTextFor("ko").ErrImage
 	for _, tc := range []struct {
 		name string
 		up   upload
@@ -216,7 +216,7 @@ func TestBrandingForm(t *testing.T) {
 		{"light, Korean", "ko", "accentColor", "#ffff00", "밝은 테마에서 #f6f7f9 위의 #ffff00 대비가 1."},
 		{"dark, English", "en", "accentColorDark", "#000080", "In the dark scheme, #000080 on #101216"},
 		{"dark, Korean", "ko", "accentColorDark", "#000080", "어두운 테마에서 #101216 위의 #000080"},
-		{"not a colour", "en", "accentColor", "blue", views.BrandingFor("en").ErrColour},
+		{"not a colour", "en", "accentColor", "blue", views.BrandingTextFor("en").ErrColour},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := map[string]string{tc.field: tc.colour}
@@ -252,7 +252,7 @@ func TestBrandingForm(t *testing.T) {
 			f[k] = v
 		}
 		f[tc.field] = tc.value
-		want, _ := brandingFieldError(views.BrandingFor(tc.lang), tc.field)
+		want, _ := brandingFieldError(views.BrandingTextFor(tc.lang), tc.field)
 		resp, body := rc.postBranding(t, f, nil, tc.lang)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(body), want) || !strings.Contains(body, `id="err-`+tc.field+`"`) {
 			t.Fatalf("%s %q: %d, want 422 with %q:\n%s", tc.field, tc.value, resp.StatusCode, want, body)
@@ -292,7 +292,7 @@ func TestBrandingForm(t *testing.T) {
 	if last.Action != admin.ActionUpdate || last.Actor == "" || !strings.Contains(last.New, `"accentColor":"#1a4fd0"`) || !strings.Contains(last.Old, `"accentColor":""`) {
 		t.Fatalf("audit entry %+v", last)
 	}
-	if _, page := rc.get(t, "/admin/rooms/"+rc.room+"/branding?saved=1", "ko"); !strings.Contains(page, views.BrandingFor("ko").Saved) || !strings.Contains(page, `value="#1a4fd0"`) {
+	if _, page := rc.get(t, "/admin/rooms/"+rc.room+"/branding?saved=1", "ko"); !strings.Contains(page, views.BrandingTextFor("ko").Saved) || !strings.Contains(page, `value="#1a4fd0"`) {
 		t.Fatal("the saved page does not say so or show the colour")
 	}
 	// Removing an image, and a path of an image the server does not hold.
@@ -304,7 +304,7 @@ func TestBrandingForm(t *testing.T) {
 		t.Fatalf("keep a held image: %d %s", resp.StatusCode, body)
 	}
 	bogus := "/media/" + strings.Repeat("a", 64) + ".png"
-	if resp, body := rc.postBranding(t, map[string]string{"logo": bogus}, nil, "en"); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, html.EscapeString(views.BrandingFor("en").ErrNoImage)) {
+	if resp, body := rc.postBranding(t, map[string]string{"logo": bogus}, nil, "en"); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, html.EscapeString(views.BrandingTextFor("en").ErrNoImage)) {
 		t.Fatalf("an image not held: %d %s", resp.StatusCode, body)
 	}
 	if resp, _ := rc.postBranding(t, map[string]string{"logo": path, "remove-logo": "1"}, nil, "en"); resp.StatusCode != http.StatusSeeOther || rc.settings(t).Logo != "" {

@@ -64,7 +64,7 @@ func consoleLang(r *http.Request) string {
 }
 
 // consoleText returns the console texts in the operator's language.
-func consoleText(r *http.Request) views.ConsoleText { return views.ConsoleFor(consoleLang(r)) }
+func consoleText(r *http.Request) views.ConsoleText { return views.ConsoleTextFor(consoleLang(r)) }
 
 // consolePage returns the frame of a console page for sess.
 func (s *Server) consolePage(r *http.Request, sess consoleSession, title, nav string) views.ConsolePage {

@@ -22,7 +22,7 @@ import (
 // and the text fields.
 var brandingBodyMax = int64(logoSlot.MaxBytes+ogImageSlot.MaxBytes+faviconSlot.MaxBytes) + consoleBodyMax
 
-func brandingText(r *http.Request) views.BrandingText { return views.BrandingFor(consoleLang(r)) }
+func brandingText(r *http.Request) views.BrandingText { return views.BrandingTextFor(consoleLang(r)) }
 
 // brandingForm is the form of set as saved.
 func brandingForm(name, csrf string, set room.Settings) views.BrandingForm {

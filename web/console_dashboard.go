@@ -169,7 +169,7 @@ func (d *dashboard) release() { d.streams.Add(-1) }
 // they are now, kept live by console-live.js over the SSE stream.
 func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name := r.PathValue("room")
-	t := views.Dash(consoleLang(r))
+	t := views.DashTextFor(consoleLang(r))
 	if !room.ValidName(name) {
 		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return

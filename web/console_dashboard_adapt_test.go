@@ -17,7 +17,7 @@ import (
 func TestAdaptReasonWords(t *testing.T) {
 	codes := append([]string{"", "cut_health"}, adapt.Reasons...)
 	for _, lang := range []string{"en", "ko"} {
-		words := views.Dash(lang).Adapt.Reasons
+		words := views.DashTextFor(lang).Adapt.Reasons
 		for _, code := range codes {
 			if strings.TrimSpace(words[code]) == "" {
 				t.Errorf("%s: no words for reason %q", lang, code)

@@ -22,7 +22,7 @@ func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess conso
 	if !ok {
 		return
 	}
-	t := views.EmbedFor(consoleLang(r))
+	t := views.EmbedTextFor(consoleLang(r))
 	var origins []string
 	for _, o := range set.EmbedOrigins {
 		if room.ValidOrigin(o) {

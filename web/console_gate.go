@@ -12,7 +12,7 @@ import (
 // makes invalid on settings cur, in the console's language: every one at
 // once, where Validate names only the first.
 func gateFieldErrors(p room.Patch, cur room.Settings, errs map[string]string, r *http.Request) {
-	g := views.GateFormFor(consoleLang(r))
+	g := views.GateFormTextFor(consoleLang(r))
 	for field := range p.Apply(cur).Gate.FieldErrors() {
 		if _, typed := errs[field]; !typed {
 			errs[field] = g.Err[field]

@@ -24,7 +24,7 @@ func TestConsoleGateSettings(t *testing.T) {
 	}
 	settings := "/admin/rooms/" + name + "/settings"
 	for _, lang := range []string{"ko", "en"} {
-		g := views.GateFormFor(lang)
+		g := views.GateFormTextFor(lang)
 		status, body := rc.get(t, settings, lang)
 		if status != 200 || !strings.Contains(body, html.EscapeString(g.Legend)) || !strings.Contains(body, `id="f-targetURL"`) ||
 			!strings.Contains(body, html.EscapeString(g.NoKey)) || !strings.Contains(body, g.NewKey) {
@@ -36,7 +36,7 @@ func TestConsoleGateSettings(t *testing.T) {
 	base := roomFormOf(name, room.Defaults(name))
 	bad := with(base, "targetURL", "ftp://shop.example", "sessionSeconds", "5", "sessionMode", "forever", "protect", "checkout\n/ok")
 	resp, body := rc.post(t, settings, bad, map[string]string{"Accept-Language": "en"})
-	en := views.GateFormFor("en")
+	en := views.GateFormTextFor("en")
 	if resp.StatusCode != 422 {
 		t.Fatalf("invalid gate: %d %.500s", resp.StatusCode, body)
 	}
@@ -73,7 +73,7 @@ func TestConsoleGateSettings(t *testing.T) {
 	// A new API key is shown once; the room keeps its hash only.
 	resp, body = rc.post(t, "/admin/rooms/"+name+"/apikey", nil, map[string]string{"Accept-Language": "ko"})
 	key := regexp.MustCompile(`value="(wrk_[A-Za-z0-9_-]{43})"`).FindStringSubmatch(body)
-	if resp.StatusCode != 201 || key == nil || !strings.Contains(body, views.GateFormFor("ko").KeyShownOnce) ||
+	if resp.StatusCode != 201 || key == nil || !strings.Contains(body, views.GateFormTextFor("ko").KeyShownOnce) ||
 		resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("new key: %d %.3000s", resp.StatusCode, body)
 	}

@@ -42,7 +42,7 @@ const (
 // dashStreamLife.
 func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSession) {
 	name := r.PathValue("room")
-	t := views.Dash(consoleLang(r))
+	t := views.DashTextFor(consoleLang(r))
 	if !room.ValidName(name) {
 		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return

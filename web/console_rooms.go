@@ -36,7 +36,7 @@ var consoleZones = []string{
 	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "Australia/Sydney",
 }
 
-func roomsText(r *http.Request) views.RoomsText { return views.RoomsFor(consoleLang(r)) }
+func roomsText(r *http.Request) views.RoomsText { return views.RoomsTextFor(consoleLang(r)) }
 
 // consoleRoomList serves GET /admin/rooms: every room Redis holds or the
 // database records, with its live figures.
@@ -309,7 +309,7 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 	if refused := (*egress.RefusedError)(nil); fe.Field == "healthURL" && errors.As(fe.Err, &refused) {
 		return fe.Field, strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
 	}
-	for _, words := range []map[string]string{t.ErrScheduleOrder, t.ErrSettings, views.GateFormFor(t.Lang).Err} {
+	for _, words := range []map[string]string{t.ErrScheduleOrder, t.ErrSettings, views.GateFormTextFor(t.Lang).Err} {
 		if msg, ok := words[fe.Field]; ok {
 			return fe.Field, msg
 		}

@@ -605,7 +605,7 @@ func TestSettingsFieldError(t *testing.T) {
 	}
 	// Every field the form has words for is one a refusal above maps to:
 	// a field the rules name differently would show the rule's own text.
-	for _, words := range []map[string]string{en.ErrSettings, en.ErrScheduleOrder, views.GateFormFor(en.Lang).Err} {
+	for _, words := range []map[string]string{en.ErrSettings, en.ErrScheduleOrder, views.GateFormTextFor(en.Lang).Err} {
 		for field := range words {
 			if !mapped[field] {
 				t.Errorf("no refusal of room.Settings.Validate maps to field %q", field)

@@ -14,10 +14,10 @@ import (
 )
 
 // newCrossOrigin returns the guard that keeps other sites from changing a
-// buyer's state (BRIEF invariant 8). Go's CrossOriginProtection refuses a
-// POST, PUT or DELETE whose Sec-Fetch-Site is not same-origin, or, from a
-// browser too old to send it, whose Origin is neither this host nor one of
-// allowed. Safe methods and requests without either header (not from a
+// buyer's state through the buyer's browser. Go's CrossOriginProtection
+// refuses a POST, PUT or DELETE whose Sec-Fetch-Site is not same-origin,
+// or, from a browser too old to send it, whose Origin is neither this host
+// nor one of allowed. Safe methods and requests without either header (not from a
 // browser) pass. A refused request reaches deny, and no handler: it can
 // set no cookie.
 func newCrossOrigin(allowed []string, deny http.Handler) (*http.CrossOriginProtection, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestCrossSiteRequestsAreRefused plays another site that makes a
-// buyer's browser post to the room (invariant 8): every state-changing
+// buyer's browser post to the room: every state-changing
 // request it can forge is refused with 403, sets no cookie, and the buyer
 // keeps their ticket and entry token, and then orders.
 func TestCrossSiteRequestsAreRefused(t *testing.T) {

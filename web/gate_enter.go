@@ -68,7 +68,7 @@ func gateSession(r *http.Request) (name, id string, ok bool) {
 func (s *Server) gateEnter(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	t := messages(r).Gate()
+	t := views.GateTextFor(messages(r).Lang)
 	refuseWith := func(status int, name, issuer, heading, hint string) {
 		p := views.ErrorPage{Status: status, Heading: heading, Message: hint, Room: name}
 		if name != "" && issuer != "" {

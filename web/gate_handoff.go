@@ -51,7 +51,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	g := gateSettings(set)
 	if !g.on || s.gates == nil || s.passKeys == nil {
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: t.Gate().Off, Room: name})
+		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: views.GateTextFor(t.Lang).Off, Room: name})
 		return
 	}
 	visitor, ok := s.visitorID(r)

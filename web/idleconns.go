@@ -28,7 +28,7 @@ type idleConns struct {
 	idle  map[string]*list.List // client network → idle conns, oldest first
 	where map[net.Conn]*list.Element
 	// keys are the open connections' client networks, worked out once a
-	// connection rather than at each of its requests (issue 16).
+	// connection rather than at each of its requests.
 	keys map[net.Conn]connKey
 }
 

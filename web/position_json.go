@@ -19,7 +19,7 @@ var (
 
 // writePosition answers p as writeJSON would, byte for byte, with its JSON
 // written by hand into a buffer of s.jsonBufs: every enter and poll answers
-// one (issue 16).
+// one.
 func (s *Server) writePosition(w http.ResponseWriter, status int, p queue.Position) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType

@@ -64,11 +64,11 @@ func (s *Server) productUpload(ctx context.Context, r *http.Request, actor strin
 func productImageRefusal(lang, code string) string {
 	switch code {
 	case imageErrType:
-		return views.RoomsFor(lang).ErrImageType
+		return views.RoomsTextFor(lang).ErrImageType
 	case imageErrNotKept:
-		return views.BrandingFor(lang).ErrNoImage
+		return views.BrandingTextFor(lang).ErrNoImage
 	}
-	return imageRefusal(views.BrandingFor(lang).ErrImage, productSlot, code)
+	return imageRefusal(views.BrandingTextFor(lang).ErrImage, productSlot, code)
 }
 
 // uploadImage serves POST /api/admin/media: the body is an image, checked

@@ -63,7 +63,7 @@ func (rc *roomsConsole) stored(t *testing.T, data []byte) bool {
 func TestConsoleProductImageUpload(t *testing.T) {
 	rc := brandingConsole(t)
 	base := "/admin/rooms/" + rc.room + "/products"
-	en, ko := views.BrandingFor("en").ErrImage, views.BrandingFor("ko").ErrImage
+	en, ko := views.BrandingTextFor("en").ErrImage, views.BrandingTextFor("ko").ErrImage
 	pngImg := testImage(t, "png", 40, 30)
 	form := func(name string) map[string]string {
 		return map[string]string{"name": name, "price": "12.50", "currency": "USD", "stock": "3", "imageURL": ""}
@@ -80,7 +80,7 @@ func TestConsoleProductImageUpload(t *testing.T) {
 		{"svg", "ko", upload{"imageURL-file", "shoe.svg", "image/svg+xml", []byte(svgWithScript)}, ko["svg"], ""},
 		{"oversize", "en", upload{"imageURL-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, productSlot.MaxBytes)...)},
 			imageRefusal(en, productSlot, imageErrTooLarge), ""},
-		{"garbage", "en", upload{"imageURL-file", "shoe.png", "image/png", []byte("%PDF-1.4 not an image")}, views.RoomsFor("en").ErrImageType, ""},
+		{"garbage", "en", upload{"imageURL-file", "shoe.png", "image/png", []byte("%PDF-1.4 not an image")}, views.RoomsTextFor("en").ErrImageType, ""},
 		{"garbage in Korean", "ko", upload{"imageURL-file", "shoe.png", "image/png", []byte("GIF89a garbage")}, ko["corrupt"], ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +139,7 @@ func TestConsoleProductImageTooLarge(t *testing.T) {
 	fields := map[string]string{"name": "Huge", "price": "1", "currency": "USD", "stock": "1"}
 	for _, lang := range []string{"en", "ko"} {
 		resp, body := rc.postMultipart(t, base, fields, []upload{{"imageURL-file", "huge.png", "image/png", huge}}, map[string]string{"Accept-Language": lang})
-		want := views.Fill(views.RoomsFor(lang).ErrImageTooLarge, "kb", strconv.Itoa(productSlot.MaxBytes>>10))
+		want := views.Fill(views.RoomsTextFor(lang).ErrImageTooLarge, "kb", strconv.Itoa(productSlot.MaxBytes>>10))
 		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, `id="err-imageURL"`) || !strings.Contains(html.UnescapeString(body), want) {
 			t.Fatalf("%s: %d, want 413 with %q at imageURL: %s", lang, resp.StatusCode, want, body)
 		}
@@ -220,7 +220,7 @@ func TestProductImagePath(t *testing.T) {
 					t.Fatalf("console: %d, want the image saved: %s", resp.StatusCode, body)
 				}
 			} else {
-				want := views.RoomsFor(tc.lang).ErrImageMissing
+				want := views.RoomsTextFor(tc.lang).ErrImageMissing
 				if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(body), want) ||
 					!strings.Contains(body, `id="err-imageURL"`) || rc.productCount(t) != before {
 					t.Fatalf("console: %d, want 422 with %q at imageURL: %s", resp.StatusCode, want, body)
@@ -266,7 +266,7 @@ func TestProductImagePath(t *testing.T) {
 // the admin token or from another site keeps nothing.
 func TestAdminUploadImage(t *testing.T) {
 	rc := brandingConsole(t)
-	en := views.BrandingFor("en").ErrImage
+	en := views.BrandingTextFor("en").ErrImage
 	for i, tc := range []struct {
 		name   string
 		data   []byte
@@ -278,7 +278,7 @@ func TestAdminUploadImage(t *testing.T) {
 		{"png", testImage(t, "png", 21, 21), adminAuth, http.StatusCreated, `"path":"/media/`},
 		{"webp", testWebP(t), adminAuth, http.StatusCreated, `.webp"`},
 		{"svg", []byte(svgWithScript), adminAuth, http.StatusUnprocessableEntity, en["svg"]},
-		{"garbage", []byte("%PDF-1.4 not an image"), adminAuth, http.StatusUnprocessableEntity, views.RoomsFor("en").ErrImageType},
+		{"garbage", []byte("%PDF-1.4 not an image"), adminAuth, http.StatusUnprocessableEntity, views.RoomsTextFor("en").ErrImageType},
 		{"oversize", append(testImage(t, "png", 22, 22), make([]byte, productSlot.MaxBytes)...), adminAuth, http.StatusRequestEntityTooLarge, "at most 1024 KB"},
 		{"no token", testImage(t, "png", 23, 23), nil, http.StatusUnauthorized, "unauthorized"},
 		{"cross-site", testImage(t, "png", 24, 24), map[string]string{"Authorization": adminAuth["Authorization"], "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "cross_site"},

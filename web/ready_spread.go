@@ -6,7 +6,7 @@ import (
 	"waitingroom/server/room"
 )
 
-// The spread of one tick's turns (issue 16): a room's readySpreadMs, or
+// The spread of one tick's turns: a room's readySpreadMs, or
 // the hub's ReadySpread when it has none.
 
 // DefaultReadySpread returns the spread of one tick's turns in a room

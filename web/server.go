@@ -182,7 +182,7 @@ type Options struct {
 	// Shares are the rooms' short links (share); nil turns them off.
 	Shares ShareLinks
 
-	// gate (issue 13): PassKeys signs the passes and serves the JWKS;
+	// gate: PassKeys signs the passes and serves the JWKS;
 	// Gates mints and redeems them and keeps the sessions they open. With
 	// either nil, gate mode is off: its endpoints answer 404 gate_off.
 	PassKeys *pass.Keys
@@ -197,7 +197,8 @@ type Options struct {
 	Tick time.Duration
 }
 
-// Server serves the HTTP contract of BRIEF §4.
+// Server serves the waiting room's HTTP routes: the buyer's pages and
+// API, the streams, the console, gate mode and the operations endpoints.
 type Server struct {
 	q      Queue
 	rooms  Rooms
@@ -369,7 +370,7 @@ func (s *Server) Handler() http.Handler {
 	// routes takes the routes alone; mux takes them and "/", everything
 	// else, which goes to fallbacks: a request a route takes is routed
 	// once, and only one that none takes is routed again, by routes, to
-	// tell a 404 from a 405 or a redirect (issue 16).
+	// tell a 404 from a 405 or a redirect.
 	routes, mux := http.NewServeMux(), http.NewServeMux()
 	for _, rt := range s.routes() {
 		h := labelRoute(rt.handler)

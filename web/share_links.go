@@ -88,7 +88,7 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 	if err != nil {
 		return views.SharePage{}, err
 	}
-	t, lang := views.ShareFor(consoleLang(r)), consoleLang(r)
+	t, lang := views.ShareTextFor(consoleLang(r)), consoleLang(r)
 	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: maxUTM}
 	base := s.baseURL(r)
 	loc, _, _ := consoleZone(r) // the orders' and audit log's zone
@@ -107,14 +107,14 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 // 404 for a path that names no valid room.
 func (s *Server) consoleShareReady(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if s.shares == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, views.ShareFor(consoleLang(r)).ErrNoLinks)
+		s.consoleError(w, r, http.StatusServiceUnavailable, views.ShareTextFor(consoleLang(r)).ErrNoLinks)
 		return "", false
 	}
 	return s.consoleRoomName(w, r)
 }
 
 func (s *Server) renderShare(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, sp views.SharePage) {
-	t := views.ShareFor(consoleLang(r))
+	t := views.ShareTextFor(consoleLang(r))
 	s.render(w, r, status, views.ConsoleShare(s.consolePage(r, sess, views.Fill(t.Title, "room", sp.Room), "rooms"), sp))
 }
 
@@ -131,7 +131,7 @@ func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess conso
 		s.consoleFail(w, r, err)
 		return
 	}
-	t, q := views.ShareFor(consoleLang(r)), r.URL.Query()
+	t, q := views.ShareTextFor(consoleLang(r)), r.URL.Query()
 	if c := q.Get("created"); share.ValidCode(c) {
 		sp.Notice, sp.Created = views.Fill(t.Created, "url", s.shortURL(r, c)), c
 	} else if c := q.Get("deleted"); share.ValidCode(c) {
@@ -151,7 +151,7 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	t := views.ShareFor(consoleLang(r))
+	t := views.ShareTextFor(consoleLang(r))
 	sp, err := s.sharePage(ctx, r, sess, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
@@ -219,7 +219,7 @@ func (s *Server) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess
 	}
 	code := r.PathValue("code")
 	if !share.ValidCode(code) {
-		s.consoleError(w, r, http.StatusNotFound, views.ShareFor(consoleLang(r)).ErrNoLink)
+		s.consoleError(w, r, http.StatusNotFound, views.ShareTextFor(consoleLang(r)).ErrNoLink)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -230,7 +230,7 @@ func (s *Server) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess
 // renderShareDelete asks before room name's link code is deleted, naming
 // its short link and clicks; 404 when the room has no such link.
 func (s *Server) renderShareDelete(ctx context.Context, w http.ResponseWriter, r *http.Request, sess consoleSession, name, code string) {
-	t := views.ShareFor(consoleLang(r))
+	t := views.ShareTextFor(consoleLang(r))
 	ls, err := s.shares.List(ctx, name)
 	if err != nil {
 		s.consoleFail(w, r, err)

@@ -20,7 +20,7 @@ func (s *Server) consoleShareQR(svg bool) func(http.ResponseWriter, *http.Reques
 		if !ok {
 			return
 		}
-		t := views.ShareFor(consoleLang(r))
+		t := views.ShareTextFor(consoleLang(r))
 		code := r.PathValue("code")
 		if !share.ValidCode(code) {
 			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)

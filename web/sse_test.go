@@ -597,11 +597,11 @@ func TestRoomStartedAgainIsFollowed(t *testing.T) {
 	c := follow(t, a.url+"/r/"+name+"/events", jar2, "")
 	// Until the new room's first tick reaches this instance, the hub cannot
 	// tell it from the old one; from then on the page must be told its true
-	// rank at every tick (before the fix: the old room's head and tick,
-	// then silence until the new room's tick passed the old one). The
+	// rank at every tick, never the old room's head and tick, nor silence
+	// until the new room's tick passes the old one. The
 	// page settles while the new room's ticks (the events' ids) are still
 	// below the old room's last: counted in ticks, not seconds, so that a
-	// loaded machine's slow ticks neither fail the fix nor pass the bug.
+	// loaded machine's slow ticks neither fail a right hub nor pass a wrong one.
 	settled := 0
 	for deadline := time.Now().Add(eventWait); settled < 5; {
 		e := c.next(t, time.Until(deadline))

@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkEventWrite measures what one event's write costs on loopback,
-// the fan-out's unit of work (issue 16's "cheaper writes"): a full
+// the fan-out's unit of work: a full
 // position event against a minimal one, and with TCP_NOTSENT_LOWAT set on
 // the server's sockets. 256 streams are written in turn while readers
 // drain them, as clients do; both sides share the machine, so sys-µs/op

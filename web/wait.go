@@ -92,7 +92,7 @@ func (s *Server) offerWait(ctx context.Context, w http.ResponseWriter, r *http.R
 		retry := wholeSeconds(slot.At.Sub(slot.Now))
 		t := s.roomText(r, name)
 		w.Header().Set("Retry-After", strconv.FormatInt(retry, 10))
-		s.htmlError(w, r, http.StatusTooManyRequests, views.Fill(views.WaitFor(t.Lang).Busy, "t", t.Duration(retry)), name, false)
+		s.htmlError(w, r, http.StatusTooManyRequests, views.Fill(views.WaitTextFor(t.Lang).Busy, "t", t.Duration(retry)), name, false)
 		return
 	}
 	s.metrics.ChallengesIssued.Inc()
@@ -134,7 +134,7 @@ func (s *Server) waitPage(w http.ResponseWriter, r *http.Request, name, token st
 		title = name
 	}
 	now := time.Now()
-	page := views.WaitPage{Room: name, Title: title, T: t, W: views.WaitFor(t.Lang), Assets: s.roomAssets(f.favicon),
+	page := views.WaitPage{Room: name, Title: title, T: t, W: views.WaitTextFor(t.Lang), Assets: s.roomAssets(f.favicon),
 		Brand: brandOf(name, f.title, f.shopURL, f.brand), ShopURL: f.shopURL,
 		Left: wholeSeconds(wt.Left(now)), Within: max(wholeSeconds(wt.Expires.Sub(now)), 0), Token: token, UTM: utm}
 	if page.Left > 0 {
@@ -150,7 +150,7 @@ func (s *Server) waitPage(w http.ResponseWriter, r *http.Request, name, token st
 // visitor without a place and shows the place of one who has it.
 func (s *Server) waitRefused(w http.ResponseWriter, r *http.Request, name string, err error) {
 	t := s.roomText(r, name)
-	wt := views.WaitFor(t.Lang)
+	wt := views.WaitTextFor(t.Lang)
 	p := views.ErrorPage{Status: http.StatusBadRequest, Heading: wt.Refused, Message: wt.Invalid, Room: name,
 		RoomURL: "/r/" + name + "/status", Rejoin: true}
 	switch {

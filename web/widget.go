@@ -20,7 +20,7 @@ import (
 	"waitingroom/web/response"
 )
 
-// WIDGET (issue 12): the embeddable live widget. Its page, its status and
+// WIDGET: the embeddable live widget. Its page, its status and
 // its stream are the same for every viewer of a room: no cookie, no
 // ticket, no Redis work per viewer.
 

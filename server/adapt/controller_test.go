@@ -1,7 +1,9 @@
 package adapt
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -9,7 +11,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
@@ -293,4 +294,53 @@ func TestLoopsRaiseTheRate(t *testing.T) {
 // tests on the same Redis database) never tick each other's rooms.
 func testNamespace(t *testing.T) string {
 	return "wr:adapt-test:" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+}
+
+// slowRooms answers nothing before the tick's deadline.
+type slowRooms struct{}
+
+func (slowRooms) AdaptiveRooms(ctx context.Context) ([]string, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (slowRooms) AdaptRooms(context.Context, []string) (map[string]queue.AdaptRoom, error) {
+	return nil, nil
+}
+
+func (slowRooms) ApplyAdapt(context.Context, string, queue.AdaptDecision) (bool, string, error) {
+	return false, "", nil
+}
+
+// TestLateTickSaid: a tick that runs past its interval is logged, once a
+// minute at most; a tick whose caller ended it is not.
+func TestLateTickSaid(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		ticks    int
+		canceled bool
+		want     int
+	}{
+		{"one late tick", 1, false, 1},
+		{"three late ticks, said once", 3, false, 1},
+		{"the caller ended it", 1, true, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := DefaultParams()
+			p.Every = 20 * time.Millisecond
+			c := NewController(slowRooms{}, nil, p, slog.New(slog.NewTextHandler(&buf, nil)), nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.canceled {
+				cancel()
+			}
+			for range tt.ticks {
+				c.Tick(ctx)
+			}
+			cancel()
+			if got := strings.Count(buf.String(), "ran past its interval"); got != tt.want {
+				t.Fatalf("said %d times, want %d: %s", got, tt.want, buf.String())
+			}
+		})
+	}
 }

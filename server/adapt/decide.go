@@ -1,4 +1,4 @@
-// Package adapt is adaptive admission (issue 15): a controller that sets
+// Package adapt is adaptive admission: a controller that sets
 // an adaptive room's rate from the health of the order path, within the
 // room's [minRate, maxRate].
 //

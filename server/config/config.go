@@ -114,7 +114,7 @@ type Config struct {
 	// (OG_FONT, a .ttf, .otf or .ttc); empty searches known CJK font paths.
 	OGFont string
 
-	// gate: the passes that send buyers on to an outside shop (issue 13).
+	// gate: the passes that send buyers on to an outside shop.
 
 	// PassSigningKey is the PKCS#8 PEM file of the Ed25519 key that signs
 	// the passes (PASS_SIGNING_KEY); empty derives one from SECRET_KEY.

@@ -2,16 +2,23 @@ package issuer
 
 import (
 	"context"
+	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"waitingroom/server/audit"
+	"waitingroom/server/draw"
+	"waitingroom/server/livestats"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/server/salelog"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/token"
 	"waitingroom/server/visitor"
@@ -214,8 +221,8 @@ func (r *recordTokens) Admit(ctx context.Context, name string, tick time.Duratio
 
 // TestIssuerKeepsUpWithTheCeilingRate: a room at room.MaxRate on a 2 s
 // tick asks for two batches of 20,000 tokens (a late tick catches up). The
-// issuer used to cut every tick to 20,000 tokens whatever the settings
-// accepted; now it passes what the ceiling needs.
+// issuer passes what the ceiling needs, not a fixed 20,000 tokens a tick
+// whatever the settings accept.
 func TestIssuerKeepsUpWithTheCeilingRate(t *testing.T) {
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
@@ -237,5 +244,307 @@ func TestIssuerKeepsUpWithTheCeilingRate(t *testing.T) {
 	}
 	if got := MaxTokensPerTick(tick); got != want {
 		t.Fatalf("MaxTokensPerTick(%v) = %d, want %d", tick, got, want)
+	}
+}
+
+// TestIssuersDriveTheDraw: three issuer loops on one room past its opening
+// draw the pre-queue once, and then admit in the drawn order.
+func TestIssuersDriveTheDraw(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	ctx := context.Background()
+	s := room.Defaults(name)
+	s.Rate = 1000
+	pre, open := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
+	s.PrequeueAt, s.OpensAt = &pre, &open
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	var byTicket []string
+	var tickets []int64
+	for range 30 {
+		id, _ := visitor.NewID()
+		p, err := eng.Enter(ctx, name, id)
+		if err != nil || p.Status != queue.StatusPrequeued {
+			t.Fatalf("enter: %+v %v", p, err)
+		}
+		byTicket, tickets = append(byTicket, id), append(tickets, p.Ticket)
+	}
+	info, err := eng.DrawInfo(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	s.OpensAt = &now
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	obs := &orderObs{}
+	loops := make([]*Loop, 3)
+	for i := range loops {
+		loops[i] = New(oneRoom{queue.New(rdb, queue.DefaultNamespace(rdb)), name}, 100*time.Millisecond, log, obs)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(obs.admitted) < len(byTicket) && time.Now().Before(deadline) {
+		for _, l := range loops {
+			l.Tick(ctx) // the loops tick one after the other: obs needs no lock
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	admitted := obs.admitted
+	for _, l := range loops {
+		l.wg.Wait()
+	}
+	done, err := eng.DrawInfo(ctx, name)
+	if err != nil || !done.Done || done.Commitment != info.Commitment {
+		t.Fatalf("draw info %+v %v", done, err)
+	}
+	seed, _ := hex.DecodeString(done.Seed)
+	var want []string
+	for _, j := range draw.Order(seed, tickets) {
+		want = append(want, byTicket[j])
+	}
+	if !slices.Equal(admitted, want) {
+		t.Fatalf("admitted %v, want the drawn order %v", admitted, want)
+	}
+}
+
+type orderObs struct{ admitted []string }
+
+func (o *orderObs) Ticked(_ string, a queue.Admission, _ time.Duration, _ error) {
+	o.admitted = append(o.admitted, a.Visitors...)
+}
+
+// failingAdmit fails every tick of room "bad" with err, and of room
+// "gone" with room.ErrNotFound.
+type failingAdmit struct{ err error }
+
+func (failingAdmit) Rooms(context.Context) ([]string, error) {
+	return []string{"ok", "bad", "gone"}, nil
+}
+
+func (f failingAdmit) Admit(_ context.Context, name string, _ time.Duration, _ []string) (queue.Admission, error) {
+	switch name {
+	case "bad":
+		return queue.Admission{}, f.err
+	case "gone":
+		return queue.Admission{}, room.ErrNotFound
+	}
+	return queue.Admission{Phase: queue.PhaseOpen}, nil
+}
+
+// failureCount is a FailureRecorder in memory.
+type failureCount struct {
+	mu     sync.Mutex
+	ticks  map[string]int
+	failed map[string]int
+}
+
+func (c *failureCount) RecordTick(name string, _ queue.Admission) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ticks[name]++
+}
+
+func (c *failureCount) RecordIssuerFailure(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failed[name]++
+}
+
+// TestFailedTicksAreCounted: a tick that fails is counted for the room's
+// dashboard; a room deleted meanwhile is no failure.
+func TestFailedTicksAreCounted(t *testing.T) {
+	rec := &failureCount{ticks: map[string]int{}, failed: map[string]int{}}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	l := New(failingAdmit{errors.New("redis: connection refused")}, time.Second, log, nil).Record(rec)
+	l.Tick(context.Background())
+	l.Tick(context.Background())
+	if rec.failed["bad"] != 2 || rec.failed["ok"] != 0 || rec.failed["gone"] != 0 || rec.ticks["ok"] != 2 {
+		t.Fatalf("ticks %v, failures %v", rec.ticks, rec.failed)
+	}
+}
+
+// listObs is a RoomsObserver: it keeps each tick's list of rooms.
+type listObs struct {
+	countObs
+	lists [][]string
+}
+
+func (o *listObs) Listed(rooms []string) { o.lists = append(o.lists, slices.Clone(rooms)) }
+
+// TestTickTellsTheRoomsItRuns: an observer that is a RoomsObserver is told
+// every tick's rooms, before the tick, so it can forget a deleted room; a
+// failed listing tells it nothing (a Redis outage deletes no room).
+func TestTickTellsTheRoomsItRuns(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	ctx := context.Background()
+	a, b := servicetest.RoomName(t, rdb), servicetest.RoomName(t, rdb)
+	for _, name := range []string{a, b} {
+		if err := eng.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	obs := &listObs{}
+	New(twoRooms{eng, []string{a, b}}, 0, log, obs).Tick(ctx)
+	New(oneRoom{eng, a}, 0, log, obs).Tick(ctx)
+	New(failingRooms{eng}, 0, log, obs).Tick(ctx)
+	want := [][]string{{a, b}, {a}}
+	if !slices.EqualFunc(obs.lists, want, slices.Equal) {
+		t.Fatalf("listed %q, want %q", obs.lists, want)
+	}
+}
+
+type failingRooms struct{ *queue.Engine }
+
+func (failingRooms) Rooms(context.Context) ([]string, error) { return nil, context.DeadlineExceeded }
+
+// auditEntries is an audit log in memory.
+type auditEntries struct {
+	mu sync.Mutex
+	e  []audit.Entry
+}
+
+func (a *auditEntries) Record(_ context.Context, e audit.Entry) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.e = append(a.e, e)
+	return nil
+}
+
+// TestPhasesAreToldOnce: two issuers on a room whose pre-queue opens in
+// 0.5 s, whose sale opens in 1.2 s and closes in 2.2 s record each
+// transition exactly once, in order, by the schedule.
+func TestPhasesAreToldOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	s := room.Defaults(name)
+	now := time.Now()
+	pre, open, closes := now.Add(500*time.Millisecond), now.Add(1200*time.Millisecond), now.Add(2200*time.Millisecond)
+	s.PrequeueAt, s.OpensAt, s.ClosesAt = &pre, &open, &closes
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rec := &auditEntries{}
+	sale := salelog.New(eng, log)
+	sale.RecordTo(rec)
+	var wg sync.WaitGroup
+	for range 2 {
+		l := New(oneRoom{queue.New(rdb, queue.DefaultNamespace(rdb)), name}, 50*time.Millisecond, log, nil).WatchPhases(sale)
+		wg.Go(func() { l.Run(ctx) })
+	}
+	time.Sleep(3 * time.Second)
+	cancel()
+	wg.Wait()
+	sale.Flush()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var got []string
+	for _, e := range rec.e {
+		if e.Room != name || e.Actor != "schedule" {
+			t.Errorf("entry %+v", e)
+		}
+		got = append(got, e.Action)
+	}
+	want := []string{"sale.prequeue_opened", "sale.opened", "sale.closed"}
+	if len(got) != len(want) {
+		t.Fatalf("recorded %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("recorded %v, want %v", got, want)
+		}
+	}
+	opened := rec.e[1].At
+	if d := opened.Sub(open); d < 0 || d > 500*time.Millisecond {
+		t.Errorf("the opening recorded %v after opensAt", d)
+	}
+}
+
+// TestCloseByOperatorIsNotToldTwice: a room put in mode closed (the
+// console tells that) is not told closed again by the issuers.
+func TestCloseByOperatorIsNotToldTwice(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	name := servicetest.RoomName(t, rdb)
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	s := room.Defaults(name)
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rec := &auditEntries{}
+	sale := salelog.New(eng, log)
+	sale.RecordTo(rec)
+	l := New(oneRoom{eng, name}, time.Second, log, nil).WatchPhases(sale)
+	l.Tick(ctx)
+	s.Mode = room.ModeClosed
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	l.Tick(ctx)
+	sale.Flush()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.e) != 0 {
+		t.Fatalf("recorded %+v, want nothing", rec.e)
+	}
+	if old, err := eng.MarkPhase(ctx, name, queue.PhaseClosed); err != nil || old != queue.PhaseClosed {
+		t.Fatalf("marked %q %v, want closed", old, err)
+	}
+}
+
+// TestTickIsRecorded runs one tick with a livestats Recorder hooked in and
+// reads the second back: the line, the active passes, the admissions and
+// the rate as set.
+func TestTickIsRecorded(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns := queue.DefaultNamespace(rdb)
+	eng := queue.New(rdb, ns)
+	name := servicetest.RoomName(t, rdb)
+	s := room.Defaults(name)
+	s.Rate = 3
+	if err := eng.SaveRoom(ctx, name, s); err != nil {
+		t.Fatal(err)
+	}
+	eng.Admit(ctx, name, time.Second, nil) // start the rate clock
+	for range 10 {
+		id, _ := visitor.NewID()
+		if _, err := eng.Enter(ctx, name, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // credit for 3
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rec := livestats.NewRecorder(rdb, ns, "test", nil, log)
+	start := time.Now()
+	New(oneRoom{eng, name}, time.Second, log, nil).Record(rec).Tick(ctx)
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	series, err := livestats.NewReader(rdb, ns).Series(ctx, name, start.Add(-time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []livestats.Second
+	for _, sec := range series {
+		if sec.Admitted > 0 || sec.Waiting > 0 {
+			got = append(got, sec)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d seconds recorded, want 1: %+v", len(got), series)
+	}
+	if g := got[0]; g.Admitted != 3 || g.Waiting != 7 || g.Active != 3 || g.Rate != 3 || g.Prequeued != 0 {
+		t.Fatalf("recorded %+v, want 3 admitted, 7 waiting, 3 active at rate 3", g)
 	}
 }

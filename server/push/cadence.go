@@ -5,14 +5,14 @@ import (
 	"time"
 )
 
-// The cadence by distance (issue 16). A waiting visitor near the front of
+// The cadence by distance. A waiting visitor near the front of
 // the line hears their position every tick; one further back hears it
 // every few ticks, less often the further back they are, so that the
 // writes of one tick grow with the log of the crowd, not with the crowd.
 // Between events the page counts down on its own (see Countdown), never
 // below the truth: the hub checks each tick, without writing, where every
 // page's countdown stands, and corrects a page before it could get ahead
-// of its visitor's real rank. Ranks shown never go up (invariant 6): every
+// of its visitor's real rank. Ranks shown never go up: every
 // event's rank is at or below what the page showed just before it.
 const (
 	// FrontSeconds is how far ahead the front reaches, in seconds of

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// BATCH (issue 16): enters of one room that arrive together share one
+// BATCH: enters of one room that arrive together share one
 // script call.
 //
 // An enter's own work in Redis is a dozen calls; the script call around it
@@ -22,7 +22,7 @@ import (
 // to what arrives during one call.
 //
 // The script places the visitors one after the other, each atomically and
-// idempotently (BRIEF invariant 1), and their tickets come from the room's
+// idempotently (strict FIFO by the room's counter), and their tickets come from the room's
 // Redis counter in that order: a visitor entered twice in one batch, or in
 // two, keeps one ticket. A call that fails fails every enter of its batch:
 // none of them is acknowledged.

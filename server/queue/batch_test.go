@@ -81,7 +81,7 @@ type enterResult struct {
 // after the other in the order they arrived, each atomically and
 // idempotently: a visitor entered several times, in one call or in two,
 // keeps one ticket, and the tickets follow the arrival order (strict FIFO
-// by the room's counter, BRIEF invariant 1), on the real Redis and on the
+// by the room's counter), on the real Redis and on the
 // embedded one of `make run`.
 func TestBatchedEnters(t *testing.T) {
 	mini := miniredis.RunT(t)

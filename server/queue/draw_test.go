@@ -12,12 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
-
 	"waitingroom/server/draw"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
@@ -679,5 +680,142 @@ func TestDrawAfterSecretRotation(t *testing.T) {
 	}
 	if err := draw.Verify(got.Commitment, got.Seed, got.Tickets); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkDraw1M draws a pre-queue of 1,000,000 buyers on real Redis and
+// reports the draw's wall time, its longest single Redis call as Redis
+// timed it (SLOWLOG, set for the draw to log every call of 1 ms or more:
+// 0 means none took 1 ms), the number of its calls over the issue's 20 ms
+// target, and the slowest round trip as the client saw it:
+//
+//	go test ./server/queue -run '^$' -bench BenchmarkDraw1M -benchtime 1x
+func BenchmarkDraw1M(b *testing.B) {
+	const n = 1000000
+	ctx := context.Background()
+	for range b.N {
+		b.StopTimer()
+		rdb := servicetest.Redis(b)
+		name := servicetest.RoomName(b, rdb)
+		hook := &maxLatency{}
+		e := New(rdb, DefaultNamespace(rdb))
+		s := room.Defaults(name)
+		s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour)
+		if err := e.SaveRoom(ctx, name, s); err != nil {
+			b.Fatal(err)
+		}
+		fillPrequeue(b, rdb, name, n)
+		s.OpensAt = at(-time.Millisecond)
+		if err := e.SaveRoom(ctx, name, s); err != nil {
+			b.Fatal(err)
+		}
+		const logLen = 10000
+		slowlogFrom(b, rdb, time.Millisecond, logLen)
+		if c, ok := rdb.(*redis.Client); ok {
+			c.AddHook(hook)
+		}
+		b.StartTimer()
+		start := time.Now()
+		st, err := e.Draw(ctx, name, DrawOptions{})
+		took := time.Since(start)
+		b.StopTimer()
+		if err != nil || st != DrawDone {
+			b.Fatalf("draw: %v %v", st, err)
+		}
+		var slowest time.Duration
+		over := 0
+		logged := roomSlowlog(b, rdb, name, logLen)
+		for _, l := range logged {
+			if l.Duration > slowest {
+				slowest = l.Duration
+				b.Logf("slowest so far: %v %.120s", l.Duration, strings.Join(l.Args, " "))
+			}
+			if l.Duration > 20*time.Millisecond {
+				over++
+			}
+		}
+		b.Logf("%d calls of the draw took 1 ms or more", len(logged))
+		b.ReportMetric(took.Seconds(), "s/draw")
+		b.ReportMetric(float64(slowest.Microseconds())/1000, "ms-slowest-redis-call")
+		b.ReportMetric(float64(over), "calls-over-20ms")
+		b.ReportMetric(float64(hook.max.Load())/1e6, "ms-slowest-round-trip")
+		servicetest.DropRoom(rdb, name)
+	}
+}
+
+// maxLatency records the longest command round trip seen by the client,
+// Go's side included: an upper bound of the time Redis spent on it.
+type maxLatency struct{ max atomic.Int64 }
+
+func (h *maxLatency) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *maxLatency) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		start := time.Now()
+		err := next(ctx, cmd)
+		d := int64(time.Since(start))
+		for {
+			cur := h.max.Load()
+			if d <= cur || h.max.CompareAndSwap(cur, d) {
+				return err
+			}
+		}
+	}
+}
+
+func (h *maxLatency) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestDrawOnTheEmbeddedRedis runs a pre-queue, its draw and the drawn
+// buyers' positions on the embedded Redis of `make run` (which has no Lua
+// struct library) as on the real one, with and without campaigns.
+func TestDrawOnTheEmbeddedRedis(t *testing.T) {
+	mini := miniredis.RunT(t)
+	for _, tc := range []struct {
+		name     string
+		rdb      redis.UniversalClient
+		campaign Campaign
+	}{
+		{"embedded, direct", redis.NewClient(&redis.Options{Addr: mini.Addr()}), Campaign{}},
+		{"embedded, campaign", redis.NewClient(&redis.Options{Addr: mini.Addr()}), Campaign{Source: "kakao", Medium: "social", Campaign: "launch"}},
+		{"redis, campaign", servicetest.Redis(t), Campaign{Source: "kakao", Medium: "social", Campaign: "launch"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			e := New(tc.rdb, DefaultNamespace(tc.rdb))
+			name := servicetest.RoomName(t, tc.rdb)
+			set := room.Defaults(name)
+			set.Rate = room.MinRate // the drawn stay in line, so their positions are read
+			set.PrequeueAt, set.OpensAt = at(-time.Hour), at(time.Hour)
+			if err := e.SaveRoom(ctx, name, set); err != nil {
+				t.Fatal(err)
+			}
+			vs := visitors(t, 20)
+			for _, v := range vs {
+				if p, err := e.EnterFrom(ctx, name, v, "", tc.campaign); err != nil || p.Status != StatusPrequeued {
+					t.Fatalf("join the pre-queue: %+v %v", p, err)
+				}
+			}
+			openNow(t, e, name)
+			if st, err := e.Draw(ctx, name, DrawOptions{}); err != nil || st != DrawDone {
+				t.Fatalf("draw: %v %v", st, err)
+			}
+			seen := map[int64]bool{}
+			for _, v := range vs {
+				p, err := e.Position(ctx, name, v)
+				if err != nil || p.Status != StatusWaiting {
+					t.Fatalf("a drawn buyer's position: %+v %v", p, err)
+				}
+				if p.Ticket < 1 || p.Ticket > int64(len(vs)) || seen[p.Ticket] {
+					t.Fatalf("a drawn buyer shows pre-queue ticket %d (seen %v)", p.Ticket, seen)
+				}
+				seen[p.Ticket] = true
+			}
+			counts, err := e.Attribution(ctx, name)
+			if err != nil || len(counts) != 1 || counts[0].Campaign != tc.campaign || counts[0].Joined != int64(len(vs)) {
+				t.Fatalf("attribution after the draw: %+v %v", counts, err)
+			}
+		})
 	}
 }

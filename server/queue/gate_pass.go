@@ -14,7 +14,7 @@ import (
 	"waitingroom/server/token"
 )
 
-// GATE (issue 13): a READY pass handed to an outside shop as a signed pass
+// GATE: a READY pass handed to an outside shop as a signed pass
 // (a JWS whose jti this package records), redeemed there once into a
 // session that holds the pass's slot.
 

@@ -72,11 +72,11 @@ var keyNames = map[string]bool{
 	"drawlease": true, // string: the instance drawing, with a TTL
 	"drawn":     true, // string: the drawn order, 4-byte big-endian tickets
 	"nets":      true, // hash client network → pre-queue entries
-	// ABSENCE (issue 10)
+	// ABSENCE: visitors passed over while away, and those who came back.
 	"away":   true, // zset visitor → ms their return window ends: passed over while away
 	"awaytk": true, // hash visitor → ticket of those in away
 	"back":   true, // zset visitor → ticket: passed over, came back, admitted first
-	// ATTRIBUTION (issue 11): joins and admissions per campaign.
+	// ATTRIBUTION: joins and admissions per campaign.
 	"camps":    true, // hash campaign key → short id, at most MaxCampaigns (+ "(other)")
 	"attr":     true, // hash "j<id>"/"a<id>" → joins/admissions; id 0 is direct
 	"camp":     true, // string: 2-byte campaign id cells, one per ticket above campbase (like seen)
@@ -84,18 +84,18 @@ var keyNames = map[string]bool{
 	"campof":   true, // hash visitor → campaign id, for a visitor passed over while away
 	// The schedule phase an issuer last saw (see Engine.MarkPhase).
 	"lastphase": true, // string: scheduled, prequeue, open or closed
-	// GATE (issue 13): passes handed to an outside shop, and their sessions.
+	// GATE: passes handed to an outside shop, and their sessions.
 	"jtis":     true, // hash pass id (jti) → "visitor token", until the pass (or its tombstone) goes
 	"jtiof":    true, // hash visitor → their pass id: one per pass
 	"sessions": true, // hash session id → "startedMs heldSinceMs subject jti"; its slot is active member "s:"+id
-	// CHALLENGE (issue 14): challenges issued, per network and in all, in
+	// CHALLENGE: challenges issued, per network and in all, in
 	// two fixed windows (see challenge.go), and the proofs of work used.
 	"powcur":  true, // hash "#w" → window index, "+" → proved joins, "n<network>" → its challenges issued ("n~": networks past MaxChallengeNetworks)
 	"powprev": true, // hash: powcur of the window before
 	"powused": true, // zset proof id → ms its record may go
 	// The no-JavaScript joins' bookings per network (see wait_slot.go).
 	"waitslot": true, // zset network → ms its next join may be booked at
-	// ADAPT (issue 15): the adaptive controller's last decision (adapt.go).
+	// ADAPT: the adaptive controller's last decision (adapt.go).
 	"adapt": true, // hash: n, ms, reason, from, rate, p95, err, samples, knee, cut, baseUs
 	// list "ms from to p95 err samples reason": the decisions that changed the rate or the reason, newest first
 	"adapthist": true,

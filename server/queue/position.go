@@ -48,7 +48,7 @@ type Position struct {
 	// pre-queue ticket.
 	Line int64 `json:"-"`
 
-	// ABSENCE (issue 10) begin.
+	// ABSENCE begin.
 
 	// Paused reports that admissions are stopped: no ETA is given.
 	Paused bool `json:"paused"`

@@ -1,10 +1,15 @@
 package queue
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"waitingroom/server/room"
 )
 
@@ -145,5 +150,195 @@ func TestEstimatedWaitAgainstTheTicks(t *testing.T) {
 			t.Errorf("rate %v, ranks %d-%d: mean relative error %.1f%% (want at most %.0f%%), mean error %+.2f s (want within ±%.2f s)",
 				tt.rate, tt.from, tt.to, 100*rel, 100*tt.maxRel, signed, tt.bias)
 		}
+	}
+}
+
+// TestETATellsTheTruth checks the throughput the ETA counts on: the rate,
+// followed at once when it changes; the rate at which slots free up when
+// maxActive binds (a pass held for its whole TTL until releases say
+// otherwise); and no ETA at all while paused.
+func TestETATellsTheTruth(t *testing.T) {
+	ctx := context.Background()
+	eta := func(t *testing.T, e *Engine, name, v string) *int64 {
+		t.Helper()
+		p, err := e.Position(ctx, name, v)
+		if err != nil || p.Status != StatusWaiting {
+			t.Fatalf("position %+v %v", p, err)
+		}
+		return p.EstimatedWaitSeconds
+	}
+	want := func(t *testing.T, what string, got *int64, w int64) {
+		t.Helper()
+		if got == nil || *got != w {
+			t.Fatalf("%s: ETA %v, want %d s", what, got, w)
+		}
+	}
+
+	t.Run("rate change", func(t *testing.T) {
+		s := settings(func(s *room.Settings) { s.Rate = 10 })
+		e, name, _ := newRoom(t, s)
+		vs := visitors(t, 100)
+		for _, v := range vs {
+			e.Enter(ctx, name, v)
+		}
+		// A measured rate from the old setting must not linger.
+		for range 3 {
+			admitAfter(t, e, name, 1100*time.Millisecond, time.Second, 20)
+		}
+		last := vs[len(vs)-1]
+		p, _ := e.Position(ctx, name, last)
+		s.Rate = 1
+		if err := e.SaveRoom(ctx, name, s); err != nil {
+			t.Fatal(err)
+		}
+		want(t, "after 10/s -> 1/s", eta(t, e, name, last), p.Rank+1)
+	})
+
+	t.Run("between ticks", func(t *testing.T) {
+		// Read 600 ms after the last tick (at most a tick): the next is 400
+		// ms away, and admits ranks 0-9 at 10/s.
+		e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 10; s.AbandonAfterSeconds = 0 }))
+		vs := visitors(t, 30)
+		for _, v := range vs {
+			e.Enter(ctx, name, v)
+		}
+		now, err := rdb.Time(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.admitNow = func() time.Time { return now.Add(-600 * time.Millisecond) }
+		if a, err := e.Admit(ctx, name, time.Second, tokens(t, 20)); err != nil || len(a.Visitors) != 0 {
+			t.Fatalf("tick: %+v %v, want no credit", a, err)
+		}
+		want(t, "rank 10, admitted in 1.4 s", eta(t, e, name, vs[10]), 1)
+		want(t, "rank 25, admitted in 2.4 s", eta(t, e, name, vs[25]), 2)
+	})
+
+	t.Run("maxActive binds", func(t *testing.T) {
+		e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 100; s.MaxActive = 2; s.TokenTTLSeconds = 10 }))
+		vs := visitors(t, 7)
+		for _, v := range vs {
+			e.Enter(ctx, name, v)
+		}
+		// Two slots, each held up to 10 s: the 7th in line goes in at 30 s.
+		want(t, "unmeasured", eta(t, e, name, vs[6]), 30)
+		a := admitAfter(t, e, name, 110*time.Millisecond, 100*time.Millisecond, 7)
+		if len(a.Visitors) != 2 {
+			t.Fatalf("admitted %d, want the 2 slots", len(a.Visitors))
+		}
+		// Both passes are given up at once: slots free in about 0 s, so
+		// the rate binds again.
+		for _, v := range a.Visitors {
+			e.Leave(ctx, name, v)
+		}
+		admitAfter(t, e, name, 30*time.Millisecond, 100*time.Millisecond, 0)
+		want(t, "measured fast releases", eta(t, e, name, vs[6]), 1)
+	})
+
+	t.Run("nobody admitted", func(t *testing.T) {
+		s := settings(nil)
+		e, name, _ := newRoom(t, s)
+		v := visitors(t, 1)[0]
+		e.Enter(ctx, name, v)
+		s.Mode = room.ModeClosed
+		if err := e.SaveRoom(ctx, name, s); err != nil {
+			t.Fatal(err)
+		}
+		if got := eta(t, e, name, v); got != nil {
+			t.Fatalf("mode closed: ETA %d s, want none", *got)
+		}
+	})
+
+	t.Run("paused", func(t *testing.T) {
+		e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Paused = true }))
+		v := visitors(t, 1)[0]
+		p, err := e.Enter(ctx, name, v)
+		if err != nil || !p.Paused || p.EstimatedWaitSeconds != nil {
+			t.Fatalf("paused: %+v %v, want paused and no ETA", p, err)
+		}
+	})
+}
+
+// ageSession rewrites session id as if its pass had taken its slot heldFor
+// ago (and the session had started then), and as if its expiry were now
+// expiresIn away (a renew, or the end of a fixed session, drawing near).
+func ageSession(t *testing.T, rdb redis.UniversalClient, name, id string, heldFor, expiresIn time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	k := testKeys(rdb, name)
+	raw, err := rdb.HGet(ctx, k.key("sessions"), id).Result()
+	f := strings.Fields(raw)
+	if err != nil || len(f) != 4 {
+		t.Fatalf("session record %q: %v", raw, err)
+	}
+	at := strconv.FormatInt(time.Now().Add(-heldFor).UnixMilli(), 10)
+	f[0], f[1] = at, at
+	if err := rdb.HSet(ctx, k.key("sessions"), id, strings.Join(f, " ")).Err(); err != nil {
+		t.Fatal(err)
+	}
+	setSessionExpiry(t, rdb, name, id, time.Now().Add(expiresIn))
+}
+
+// TestGateETAWithSessions: every slot of a gate room (maxActive 5,
+// sessionSeconds 30) is held by a live session and one buyer waits at rank
+// 0. The ETA follows the sessions' remaining hold: about sessionSeconds
+// for fresh idle sessions, and no less for idle sessions renewed past it
+// (they are in use, not about to end); a fixed session's remaining time near
+// its end; the measured mean hold once releases have been seen. It is read
+// as a page reads it (Position) and as the push hub computes it (Snapshot).
+func TestGateETAWithSessions(t *testing.T) {
+	ctx := context.Background()
+	rdb := gateRedis(t)
+	const secs = 30
+	for _, tc := range []struct {
+		name     string
+		mode     string
+		heldFor  time.Duration // 0: as redeemed just now
+		expires  time.Duration // with heldFor: the sessions' expiry from now
+		hold     float64       // a measured mean hold, s (0: none yet)
+		min, max int64         // the ETA wanted, s
+	}{
+		{"idle, fresh", room.SessionIdle, 0, 0, 0, secs - 2, secs},
+		{"idle, renewed past sessionSeconds", room.SessionIdle, 45 * time.Second, 20 * time.Second, 0, 20, secs},
+		{"idle, renewed within sessionSeconds", room.SessionIdle, 20 * time.Second, 28 * time.Second, 0, 27, secs},
+		{"fixed, fresh", room.SessionFixed, 0, 0, 0, secs - 2, secs},
+		{"fixed, near the end", room.SessionFixed, 25 * time.Second, 5 * time.Second, 0, 4, 5},
+		{"idle, measured", room.SessionIdle, 0, 0, 4, 3, 4},
+		{"idle, measured, outlived", room.SessionIdle, 10 * time.Second, 25 * time.Second, 4, 3, 4},
+		{"fixed, measured, near the end", room.SessionFixed, 28 * time.Second, 2 * time.Second, 4, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, name := gateRoom(t, rdb, func(s *room.Settings) {
+				s.MaxActive, s.TargetURL, s.SessionSeconds, s.SessionMode = 5, "https://shop.example/buy", secs, tc.mode
+			})
+			for range 5 {
+				_, s := redeemed(t, e, name)
+				if tc.heldFor > 0 {
+					ageSession(t, rdb, name, s.ID, tc.heldFor, tc.expires)
+				}
+			}
+			if tc.hold > 0 {
+				if err := rdb.HSet(ctx, testKeys(rdb, name).key("rate"), "hold", fmt.Sprint(tc.hold)).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n, err := e.ActiveSessions(ctx, name); err != nil || n != 5 {
+				t.Fatalf("%d live sessions (%v), want 5", n, err)
+			}
+			p, err := e.Enter(ctx, name, visitors(t, 1)[0])
+			if err != nil || p.Status != StatusWaiting || p.Rank != 0 || p.EstimatedWaitSeconds == nil {
+				t.Fatalf("enter: %+v %v", p, err)
+			}
+			if w := *p.EstimatedWaitSeconds; w < tc.min || w > tc.max {
+				t.Fatalf("position: ETA %d s, want %d..%d s", w, tc.min, tc.max)
+			}
+			snap, err := e.Snapshot(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := ETA(0, snap.Rate, snap.Slots, snap.Paused); w == nil || *w < tc.min || *w > tc.max {
+				t.Fatalf("snapshot: ETA %v, slots %+v, want %d..%d s", w, snap.Slots, tc.min, tc.max)
+			}
+		})
 	}
 }

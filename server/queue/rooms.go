@@ -63,7 +63,7 @@ func settingsFields(s room.Settings) []any {
 		"sessionSeconds", strconv.Itoa(sessionSeconds),
 		"sessionMode", sessionMode,
 		"gateOn", flag(s.TargetURL != ""), // the ETA's hold before one is measured
-		// ADAPT (issue 15): read by the controller's script (adapt.lua).
+		// ADAPT: read by the controller's script (adapt.lua).
 		"adaptive", flag(s.Adaptive),
 		"minRate", strconv.FormatFloat(s.Adapt.MinRate, 'f', -1, 64),
 		"maxRate", strconv.FormatFloat(s.Adapt.MaxRate, 'f', -1, 64),
@@ -391,7 +391,7 @@ type Stats struct {
 	// Prequeued counts the pre-queue until the draw freezes it.
 	Prequeued int64 `json:"prequeued"`
 
-	// ABSENCE (issue 10): Away are passed over at their turn and not back
+	// ABSENCE: Away are passed over at their turn and not back
 	// yet; Returning came back and are admitted first at the next tick.
 	// PassedOver and Returned count those events since the room was made.
 	Away       int64 `json:"away"`
@@ -399,7 +399,7 @@ type Stats struct {
 	PassedOver int64 `json:"passedOver"`
 	Returned   int64 `json:"returned"`
 
-	// GATE (issue 13): Sessions are the live sessions that redeemed passes
+	// GATE: Sessions are the live sessions that redeemed passes
 	// opened for an outside shop (each holds a slot: they are in Active).
 	// A redeemed pass counts in SessionsOpened, not in Consumed, so
 	// Admitted == (Active − Sessions) + Consumed + Forfeited + Expired +

@@ -175,8 +175,8 @@ const maxCallHeads = 4096
 
 // callHeads keeps, per script and room, the head of its calls: "evalsha",
 // the digest, the key count, the room's keys the script declares and
-// ARGV[1] (the room's events channel), built and boxed once (issue 16:
-// building them at every call was most of an enter's allocations).
+// ARGV[1] (the room's events channel), built and boxed once:
+// building them at every call would be most of an enter's allocations.
 type callHeads struct {
 	mu sync.Mutex
 	m  map[callHeadKey][]any

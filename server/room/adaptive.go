@@ -8,7 +8,7 @@ import (
 	"waitingroom/server/egress"
 )
 
-// Adapt is adaptive admission (issue 15): when Adaptive is on, a
+// Adapt is adaptive admission: when Adaptive is on, a
 // controller (server/adapt) moves the room's Rate between MinRate and
 // MaxRate from the order path's health: up by a step while the order p95
 // is under TargetP95Ms and the failures under MaxErrorRate and the line is

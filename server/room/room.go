@@ -68,7 +68,7 @@ type Settings struct {
 	// DRAW: the sale's schedule (see schedule.go).
 	Schedule
 
-	// ABSENCE (issue 10) begin.
+	// ABSENCE begin.
 
 	// ReturnWithinSeconds is how long a waiting visitor who went away
 	// (unseen since) keeps their ticket: coming back in time, they keep

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The spread of a tick's ready events (issue 16): the buyers one tick lets
+// The spread of a tick's ready events: the buyers one tick lets
 // in are told their turn at random moments over readySpreadMs, so that they
 // do not reach the order page in the same millisecond. It protects an order
 // path that cannot take a tick's whole batch at once; 0 sends every turn at

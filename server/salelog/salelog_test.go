@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	gotoken "go/token"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -262,5 +266,47 @@ func TestReason(t *testing.T) {
 		if got := Reason(err); got != want {
 			t.Errorf("Reason(%v) = %q, want %q", err, got, want)
 		}
+	}
+}
+
+// TestEventsListsEveryEvent: every constant of type Event declared in the
+// package is in Events (which the views' labels are checked against), and
+// each names its own audit action.
+func TestEventsListsEveryEvent(t *testing.T) {
+	fs := gotoken.NewFileSet()
+	pkgs, err := parser.ParseDir(fs, ".", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, f := range pkgs["salelog"].Files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != gotoken.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				v := spec.(*ast.ValueSpec)
+				if id, ok := v.Type.(*ast.Ident); ok && id.Name == "Event" {
+					for _, n := range v.Names {
+						declared = append(declared, n.Name)
+					}
+				}
+			}
+		}
+	}
+	if len(declared) < 11 {
+		t.Fatalf("found only %v", declared)
+	}
+	if len(declared) != len(Events) {
+		t.Errorf("%d Event constants declared (%v), %d in Events", len(declared), declared, len(Events))
+	}
+	var actions []string
+	for _, ev := range Events {
+		a := Action(ev)
+		if slices.Contains(actions, a) {
+			t.Errorf("two events are recorded as %s", a)
+		}
+		actions = append(actions, a)
 	}
 }

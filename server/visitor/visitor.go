@@ -52,7 +52,7 @@ type Signer struct {
 	key []byte
 	// macs are HMAC-SHA256 states under key, each with a scratch buffer,
 	// reused across cookies: an HMAC's Reset returns it to the state
-	// after the key without hashing the key again (issue 16: every new
+	// after the key without hashing the key again (every new
 	// visitor's enter signs a cookie).
 	macs sync.Pool
 }

@@ -46,7 +46,7 @@ func TestBrowserProductImageDidNotLoad(t *testing.T) {
 				var s = document.querySelector("tr[data-product] .img-broken");
 				return s && !document.querySelector("img.thumb") ? s.textContent : false; })()`,
 			chromedp.WithPollingTimeout(10*time.Second)))
-		if want := views.RoomsFor(lang).ImageBroken; err != nil || strings.TrimSpace(said) != want {
+		if want := views.RoomsTextFor(lang).ImageBroken; err != nil || strings.TrimSpace(said) != want {
 			t.Fatalf("%s: the list says %q (%v), want %q\npage: %s", lang, said, err, want, pageText(t, tab))
 		}
 	}

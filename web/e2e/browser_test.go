@@ -443,8 +443,8 @@ func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 }
 
 // TestBrowserCrossSiteFormsChangeNothing plays another site against an
-// admitted buyer in real Chromium (BRIEF invariant 8). A page on localhost
-// (another site than the room's 127.0.0.1) auto-submits the join form, the
+// admitted buyer in real Chromium: no other site can change a buyer's
+// state. A page on localhost (another site than the room's 127.0.0.1) auto-submits the join form, the
 // JSON enter as a urlencoded form and as enctype=text/plain, and the order
 // form with a guessed pass. Each is refused with 403, the buyer's wr_vid
 // cookie is untouched, and the buyer then orders with the pass they held.

@@ -173,7 +173,7 @@ func (d *drillEnv) audit(room string) queue.Stats {
 		d.t.Fatalf("conservation broken in %s: waiting %d + away %d + returning %d + admitted %d + leaves %d + abandoned %d != issued %d",
 			room, st.Waiting, st.Away, st.Returning, st.Admitted, st.Leaves, st.Abandoned, st.Issued)
 	}
-	// A pass redeemed by a gate (issue 13) became a session: it counts in
+	// A pass redeemed by a gate became a session: it counts in
 	// SessionsOpened, and a live session holds a slot in Active.
 	if st.Active-st.Sessions+st.Consumed+st.Forfeited+st.Expired+st.SessionsOpened != st.Admitted {
 		d.t.Fatalf("passes lost in %s: active %d - sessions %d + consumed %d + forfeited %d + expired %d + sessions opened %d != admitted %d",

@@ -59,9 +59,9 @@ func TestFailAnswersAsAsked(t *testing.T) {
 		{name: "page in Korean", method: "GET", path: "/r/drop", lang: "ko", err: room.ErrNotFound, status: 404,
 			page: views.For("ko").NoSuchRoom},
 		{name: "console", method: "GET", path: "/admin/rooms/drop", lang: "en", err: room.ErrNotFound, status: 404,
-			page: views.RoomsFor("en").ErrNoRoom},
+			page: views.RoomsTextFor("en").ErrNoRoom},
 		{name: "console in Korean", method: "GET", path: "/admin/rooms/drop/products/1", lang: "ko", err: order.ErrProductNotFound, status: 404,
-			page: views.RoomsFor("ko").ErrNoProduct},
+			page: views.RoomsTextFor("ko").ErrNoProduct},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -213,13 +213,13 @@ func Rules() []Rule {
 		{Name: "room not found", Match: is(room.ErrNotFound), Example: room.ErrNotFound,
 			Status: http.StatusNotFound, Code: "room_not_found", Message: "There is no room named {room}.",
 			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return t.NoSuchRoom }), NoRoom: true,
-			Console: func(lang string) string { return views.RoomsFor(lang).ErrNoRoom }},
+			Console: func(lang string) string { return views.RoomsTextFor(lang).ErrNoRoom }},
 
 		// Orders.
 		{Name: "orders at the shop", Match: is(order.ErrAtShop), Example: order.ErrAtShop,
 			Status: http.StatusConflict, Code: "gate_on",
 			Message: "This room's orders are taken at its shop: a buyer whose turn it is continues there with a pass (POST /r/{room}/pass).",
-			Heading: notPlaced, Text: text(func(t views.Messages) string { return t.Gate().OrdersAtShop })},
+			Heading: notPlaced, Text: text(func(t views.Messages) string { return views.GateTextFor(t.Lang).OrdersAtShop })},
 		{Name: "over limit", Match: asIs[*order.LimitError], Example: &order.LimitError{Limit: 2, Left: 1},
 			Status: http.StatusBadRequest, Code: "over_limit",
 			Body: func(e Error, err error, d Detail) any {
@@ -278,7 +278,7 @@ func Rules() []Rule {
 			}},
 		{Name: "product not found", Match: is(order.ErrProductNotFound), Example: order.ErrProductNotFound,
 			Status: http.StatusNotFound, Code: "product_not_found", Message: "There is no such product in this room.",
-			Console: func(lang string) string { return views.RoomsFor(lang).ErrNoProduct }},
+			Console: func(lang string) string { return views.RoomsTextFor(lang).ErrNoProduct }},
 		{Name: "product has orders", Match: is(order.ErrProductHasOrders), Example: order.ErrProductHasOrders,
 			Status: http.StatusConflict, Code: "product_has_orders", Message: "The product has orders, which are records: set its stock to 0 to stop selling it."},
 
@@ -294,7 +294,7 @@ func Rules() []Rule {
 			Heading: expired, Text: text(func(t views.Messages) string { return t.ErrTokenGone }), Rejoin: true},
 		{Name: "entry token used", Match: is(queue.ErrTokenUsed), Example: queue.ErrTokenUsed,
 			Status: http.StatusConflict, Code: "pass_used", Message: "This pass has already been used.",
-			Heading: refused, Text: text(func(t views.Messages) string { return t.Gate().PassUsed })},
+			Heading: refused, Text: text(func(t views.Messages) string { return views.GateTextFor(t.Lang).PassUsed })},
 		{Name: "entry token busy", Match: waitQueue, Example: queue.ErrTokenInUse,
 			Status: http.StatusServiceUnavailable, Code: "pass_busy", Message: "Another attempt is redeeming this pass right now; try again in a second.",
 			Wait: func(error) (time.Duration, bool) { return time.Second, true }, WaitAPIOnly: true,
@@ -335,7 +335,7 @@ func Rules() []Rule {
 		{Name: "share link not found", Match: is(share.ErrNotFound), Example: share.ErrNotFound,
 			Status: http.StatusNotFound, Code: "not_found", Message: "There is no such link.",
 			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return t.ShareLinkGone }), NoRoom: true,
-			Console: func(lang string) string { return views.ShareFor(lang).ErrNoLink }},
+			Console: func(lang string) string { return views.ShareTextFor(lang).ErrNoLink }},
 		{Name: "order not found", Match: is(order.ErrOrderNotFound), Example: order.ErrOrderNotFound,
 			Status: http.StatusNotFound, Code: "order_not_found", Message: "There is no such order in this room.",
 			Console: func(lang string) string { return views.OrdersTextFor(lang).ErrOrderNotFound }},
@@ -350,7 +350,7 @@ func Rules() []Rule {
 		{Name: "unavailable", Example: context.DeadlineExceeded,
 			Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The waiting room is briefly unavailable. Please retry in a moment.",
 			Text: text(func(t views.Messages) string { return t.TroublePage }), Retry: RetryRequest,
-			Console: func(lang string) string { return views.RoomsFor(lang).ErrUnavailable }},
+			Console: func(lang string) string { return views.RoomsTextFor(lang).ErrUnavailable }},
 	}
 }
 

@@ -17,9 +17,9 @@ import (
 	"github.com/r3labs/sse/v2"
 )
 
-// referenceCommand serves r3labs/sse with its defaults, as the BRIEF's
-// reference figures were taken: one stream, one event per tick to every
-// subscriber, at the same path and with the same payload shape as the
+// referenceCommand serves r3labs/sse with its defaults, the reference
+// the waiting room's stream is measured against: one stream, one event
+// per tick to every subscriber, at the same path and with the same payload shape as the
 // waiting room's stream, so that `waitingroom soak` measures both alike.
 // It is a measuring stick, never a way to run a room.
 func referenceCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {

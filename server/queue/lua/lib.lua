@@ -10,7 +10,7 @@ local function u32(s, at)
   local a, b, c, d = string.byte(s, at, at + 3)
   return ((a * 256 + b) * 256 + c) * 256 + d
 end
--- ADAPT (issue 15): a rate of 0 (adaptive admission down to a minRate of
+-- ADAPT: a rate of 0 (adaptive admission down to a minRate of
 -- 0) stops admission as a pause does, and says so: the pages show paused,
 -- with no ETA. Only an adaptive room can have a rate of 0.
 local function stopped(pausedField, rate)
@@ -47,7 +47,7 @@ local function abandonUs()
   return (tonumber(redis.call('HGET', K.cfg, 'abandonAfterSeconds')) or 0) * 1000000
 end
 
--- ATTRIBUTION (issue 11): K.camp holds a 2-byte cell per ticket above
+-- ATTRIBUTION: K.camp holds a 2-byte cell per ticket above
 -- K.campbase, laid out like K.seen and dropped behind the head like it
 -- (admit.lua), with the short id of the campaign its visitor joined by; 0
 -- (or no cell) is direct. A cell instead of a hash entry per visitor keeps
@@ -66,7 +66,7 @@ local function campaignAt(ticket, base)
   return string.byte(b, 1) * 256 + string.byte(b, 2)
 end
 
--- ABSENCE (issue 10) begin: absence never costs a place.
+-- ABSENCE begin: absence never costs a place.
 -- A waiting visitor unseen for more than abandonAfterSeconds is away; one
 -- unseen for more than returnWithinSeconds has lapsed. The hub marks each
 -- connected visitor seen every 30 s and a poll marks it at every poll, so
@@ -138,7 +138,7 @@ local function achievable(rate, maxActive, ttl)
   if hold < 0.05 then hold = 0.05 end
   return math.min(rate, maxActive / hold)
 end
--- GATE (issue 13): passes handed to an outside shop, and the sessions
+-- GATE: passes handed to an outside shop, and the sessions
 -- they open there. K.jtis maps a pass id (jti) to "visitor token" and
 -- K.jtiof a visitor to their pass id: one jti per pass, gone with the pass
 -- (or its tombstone). A session holds a slot as the member SESSION..id of
@@ -214,7 +214,7 @@ end
 --      the shop ends it (which a measured hold tells): no sooner than x
 --      or a mean hold from now, whichever comes first.
 -- Reading x as when a session frees would tell those still waiting that
--- slots held by renewed sessions free at once (issue 13).
+-- slots held by renewed sessions free at once.
 local function slotFreesAt(m, x, ttl, hold, nowMs, mode)
   if not isSession(m) then return x - ttl * 1000 + hold * 1000 end
   local se = getSession(string.sub(m, 3))
@@ -255,7 +255,7 @@ local function slotSchedule(rate, maxActive, ttl, nowMs)
 end
 -- ABSENCE end.
 
--- ATTRIBUTION (issue 11): a new ticket counts a join for its campaign (c,
+-- ATTRIBUTION: a new ticket counts a join for its campaign (c,
 -- '' when direct) and, unless direct, writes the campaign's short id in
 -- the ticket's cell (K.camp); admission counts it for that id. K.camps
 -- maps at most cap campaigns to ids (1, 2, ...), and at most perSource of

@@ -19,7 +19,7 @@
 --   follow (counted per new ticket), "p" the proof of work's id, its
 --   expiry and its issue time (unix ms) follow. A minted visitor's group
 --   is "emn", visitor, network: three arguments, not ten.
--- BATCH (issue 16): the visitors are placed one after the other, in the
+-- BATCH: the visitors are placed one after the other, in the
 -- order given, as as many calls of the script one visitor at a time would
 -- place them; the room's own state (its settings, schedule, head, ETA) is
 -- read once for them all. server/queue gathers the enters of a room that
