@@ -34,6 +34,7 @@ import (
 	"waitingroom/server/store"
 	"waitingroom/server/visitor"
 	"waitingroom/web"
+	"waitingroom/web/sse"
 )
 
 func serveCommand(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, log *slog.Logger) error {
@@ -169,7 +170,7 @@ func serve(ctx context.Context, cfg config.Config, ln net.Listener, log *slog.Lo
 	if widgetStreams == 0 {
 		widgetStreams = -1 // widgets poll only
 	}
-	hub := web.NewHub(eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams}, metrics, log)
+	hub := sse.NewHub(sse.Options{Source: eng, Metrics: metrics.Hub(), Log: log, MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams})
 	orders := order.NewService(order.NewStore(db.DB, cfg.OrderWork), sale.WatchGate(eng), 0, log)
 	shares := share.NewLinks(share.NewStore(db), log)
 	id := instanceID()

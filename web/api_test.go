@@ -22,6 +22,7 @@ import (
 	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
 	"waitingroom/server/visitor"
+	"waitingroom/web/sse"
 )
 
 const testAdminToken = "test-admin-token-0123456789abcdef"
@@ -47,7 +48,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	signer := testSigner(t)
 	metrics := NewMetrics()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub := NewHub(eng, HubOptions{}, metrics, log)
+	hub := newHub(eng, sse.Options{}, metrics, log)
 	t.Cleanup(hub.Close)
 	o := Options{
 		Orders: embeddedOrders(t, eng, log),

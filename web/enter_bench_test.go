@@ -14,6 +14,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/visitor"
+	"waitingroom/web/sse"
 )
 
 // discardWriter is a ResponseWriter that keeps only the status: the
@@ -44,7 +45,7 @@ func BenchmarkEnterHandler(b *testing.B) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	metrics := NewMetrics()
-	hub := NewHub(eng, HubOptions{}, metrics, log)
+	hub := newHub(eng, sse.Options{}, metrics, log)
 	b.Cleanup(hub.Close)
 	s, err := New(Options{Queue: eng, Rooms: eng, Orders: embeddedOrders(b, eng, log), Signer: signer, Metrics: metrics, Log: log, Hub: hub,
 		Health:         func(ctx context.Context) error { return rdb.Ping(ctx).Err() },

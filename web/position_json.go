@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/sse"
 )
 
 // Header values of the JSON API's answers, set without Header.Set's allocation. Each
@@ -19,7 +20,7 @@ var (
 
 // writePosition answers p as writeJSON would, byte for byte, with its JSON
 // written by hand into a buffer of s.jsonBufs: every enter and poll answers
-// one (issue 16).
+// one.
 func (s *Server) writePosition(w http.ResponseWriter, status int, p queue.Position) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
@@ -39,7 +40,7 @@ func (s *Server) writePosition(w http.ResponseWriter, status int, p queue.Positi
 func appendPosition(b []byte, p queue.Position) []byte {
 	b = append(b, `{"status":`...)
 	b = appendJSONString(b, string(p.Status))
-	b = appendPlace(b, p)
+	b = sse.AppendPlace(b, p)
 	b = append(b, `,"entryToken":`...)
 	if p.EntryToken == nil {
 		b = append(b, "null"...)
@@ -69,22 +70,6 @@ func appendPosition(b []byte, p queue.Position) []byte {
 		b = appendJSONString(b, p.RankUpReason)
 	}
 	return append(b, "}\n"...)
-}
-
-// appendPlace appends the fields that say where p stands, from "rank" to
-// "pollingIntervalSeconds", in the contract's order: the JSON API and the
-// SSE events both write them.
-func appendPlace(b []byte, p queue.Position) []byte {
-	b = append(b, `,"rank":`...)
-	b = strconv.AppendInt(b, p.Rank, 10)
-	b = append(b, `,"ticket":`...)
-	b = strconv.AppendInt(b, p.Ticket, 10)
-	b = append(b, `,"currentTotalWaitingCount":`...)
-	b = strconv.AppendInt(b, p.Waiting, 10)
-	b = append(b, `,"estimatedWaitSeconds":`...)
-	b = appendIntOrNull(b, p.EstimatedWaitSeconds)
-	b = append(b, `,"pollingIntervalSeconds":`...)
-	return strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
 }
 
 func appendIntOrNull(b []byte, v *int64) []byte {

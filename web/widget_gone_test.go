@@ -9,6 +9,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/web/sse"
 )
 
 // TestWidgetOfUnknownRoom: polls of an unknown or deleted room answer 404
@@ -51,7 +52,7 @@ func TestWidgetStreamOfDeletedRoom(t *testing.T) {
 	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
 		t.Fatal(err)
 	}
-	in := startInstance(t, rdb, eng, name, time.Hour, true, HubOptions{MaxWidgets: 3, MaxPerIP: 3, Heartbeat: 200 * time.Millisecond})
+	in := startInstance(t, rdb, eng, name, time.Hour, true, sse.Options{MaxWidgets: 3, MaxPerIP: 3, Heartbeat: 200 * time.Millisecond})
 	for _, tc := range []struct {
 		name string
 		gone func()

@@ -1,4 +1,4 @@
-package web
+package sse
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func BenchmarkEventWrite(b *testing.B) {
 		{"full-notsent-lowat-16k", full, 16 << 10},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			conns := make([]*sseConn, 256)
+			conns := make([]*conn, 256)
 			for i := range conns {
 				srv, cli := tcpPair(b)
 				if tc.lowat > 0 {
@@ -49,7 +49,7 @@ func BenchmarkEventWrite(b *testing.B) {
 						syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, 25 /* TCP_NOTSENT_LOWAT */, tc.lowat)
 					})
 				}
-				conns[i] = newSSEConn(srv)
+				conns[i] = newConn(srv)
 				go io.Copy(io.Discard, cli)
 			}
 			var before, after syscall.Rusage

@@ -1,4 +1,9 @@
-package web
+// Package sse is the hub that pushes each room's admission events to the
+// buyers' and the embedded widgets' server-sent event streams of this
+// process. It folds the events of server/push into each room's state,
+// fans them out to the streams without ever waiting for one, and owns the
+// streams it is handed: their slots, heartbeats and writes.
+package sse
 
 import (
 	"context"
@@ -16,17 +21,25 @@ import (
 	"waitingroom/server/room"
 )
 
-// PushSource is what the hub asks Redis: a room's rank snapshot when it
+// Source is what the hub asks Redis: a room's rank snapshot when it
 // (re)syncs, one visitor's position when the head passes them, and, once per
 // room per tick, which connected visitors are still there.
-type PushSource interface {
+type Source interface {
 	Snapshot(ctx context.Context, room string) (queue.Snapshot, error)
 	Position(ctx context.Context, room, visitor string) (queue.Position, error)
 	MarkSeen(ctx context.Context, room string, tickets []int64) error
 }
 
-// HubOptions tune the hub; zero values take the defaults.
-type HubOptions struct {
+// Options are the hub's needs and its tuning; zero values take the
+// defaults. Source, Metrics and Log are required.
+type Options struct {
+	// Source is where the hub reads the rooms' state.
+	Source Source
+	// Metrics are the hub's collectors.
+	Metrics Metrics
+	// Log receives the hub's warnings.
+	Log *slog.Logger
+
 	// Heartbeat is the period of the beat every stream hears (default
 	// 15 s); a counting page stops when it hears nothing for push.Quiet of it.
 	Heartbeat time.Duration
@@ -34,7 +47,7 @@ type HubOptions struct {
 	// (default 30 s; it must stay well under abandonAfterSeconds).
 	SeenEvery time.Duration
 	// MaxPerIP caps concurrent SSE connections per client IP (default
-	// DefaultSSEMaxPerIP).
+	// DefaultMaxPerIP).
 	MaxPerIP int
 	// ReadySpread spreads the ready events of one tick's batch uniformly
 	// over this long, so that a batch does not reach the order database in
@@ -57,21 +70,21 @@ type HubOptions struct {
 // fan-out is still running coalesces to the newest state, and a client
 // whose socket cannot take an event at once is dropped.
 type Hub struct {
-	src     PushSource
+	src     Source
 	log     *slog.Logger
-	metrics *Metrics
-	opt     HubOptions
+	metrics Metrics
+	opt     Options
 
 	conns   atomic.Int64 // open connections, for Connections
 	widgets atomic.Int64 // open widget streams, for MaxWidgets
 	buyers  atomic.Int64 // buyer streams counted, for MaxStreams
 
 	mu    sync.Mutex
-	rooms map[string]*hubRoom
+	rooms map[string]*Room
 	perIP map[string]*ipSlots // see sse_slots.go
 	// perVisitor are each visitor's attached streams, oldest first (at
 	// most MaxStreamsPerVisitor).
-	perVisitor map[string][]*sseConn
+	perVisitor map[string][]*conn
 	closed     bool
 
 	// born is the hub's clock's zero: connections keep when they were
@@ -82,17 +95,18 @@ type Hub struct {
 	wg         sync.WaitGroup
 }
 
-type hubRoom struct {
+// Room is one room's state on the hub and the streams that follow it.
+type Room struct {
 	name   string
 	loaded chan struct{} // closed once the first snapshot is in
 	err    error         // the first snapshot's error, if any
 
 	mu    sync.Mutex
 	state push.State
-	conns []*sseConn
+	conns []*conn
 	// widgets are the room's embedded-widget streams, apart from the
 	// buyers' (conns): they are written after them, and only on a change.
-	widgets []*sseConn
+	widgets []*conn
 	// widgetsStale is set when the widgets were told of an outage: the
 	// next pass sends them the state even if it did not change.
 	widgetsStale atomic.Bool
@@ -122,7 +136,7 @@ type hubRoom struct {
 }
 
 // NewHub returns a hub; Close stops it.
-func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) *Hub {
+func NewHub(opt Options) *Hub {
 	if opt.Heartbeat <= 0 {
 		opt.Heartbeat = 15 * time.Second
 	}
@@ -130,7 +144,7 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 		opt.SeenEvery = 30 * time.Second
 	}
 	if opt.MaxPerIP <= 0 {
-		opt.MaxPerIP = DefaultSSEMaxPerIP
+		opt.MaxPerIP = DefaultMaxPerIP
 	}
 	if opt.MaxWidgets == 0 {
 		opt.MaxWidgets = DefaultMaxWidgets
@@ -141,13 +155,17 @@ func NewHub(src PushSource, opt HubOptions, metrics *Metrics, log *slog.Logger) 
 	if opt.MaxStreams <= 0 {
 		opt.MaxStreams = math.MaxInt32
 	}
-	h := &Hub{src: src, log: log, metrics: metrics, opt: opt,
-		rooms: map[string]*hubRoom{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*sseConn{},
+	h := &Hub{src: opt.Source, log: opt.Log, metrics: opt.Metrics, opt: opt,
+		rooms: map[string]*Room{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*conn{},
 		born: time.Now(), resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
 	h.wg.Go(h.heartbeats)
 	h.wg.Go(h.watchStalls)
 	return h
 }
+
+// DefaultReadySpread returns the spread of one tick's turns in a room
+// without readySpreadMs: Options.ReadySpread.
+func (h *Hub) DefaultReadySpread() time.Duration { return h.opt.ReadySpread }
 
 // Connections returns the number of SSE connections open on this hub.
 func (h *Hub) Connections() int64 { return h.conns.Load() }
@@ -230,12 +248,13 @@ func (h *Hub) Lost() {
 	}
 }
 
-// room returns the room's hub state, loading its snapshot on first use.
-func (h *Hub) room(ctx context.Context, name string) (*hubRoom, error) {
+// Room returns the room's hub state, loading its snapshot on first use:
+// a stream is handed to the hub with the room it follows.
+func (h *Hub) Room(ctx context.Context, name string) (*Room, error) {
 	h.mu.Lock()
 	r, ok := h.rooms[name]
 	if !ok {
-		r = &hubRoom{name: name, loaded: make(chan struct{})}
+		r = &Room{name: name, loaded: make(chan struct{})}
 		h.rooms[name] = r
 		h.mu.Unlock()
 		snap, err := h.src.Snapshot(ctx, name)
@@ -263,7 +282,7 @@ func (h *Hub) room(ctx context.Context, name string) (*hubRoom, error) {
 	}
 }
 
-func (h *Hub) resyncLocked(r *hubRoom) {
+func (h *Hub) resyncLocked(r *Room) {
 	if r.syncing {
 		return
 	}
@@ -288,7 +307,7 @@ func (h *Hub) resyncLocked(r *hubRoom) {
 	}()
 }
 
-func (h *Hub) scheduleLocked(r *hubRoom) {
+func (h *Hub) scheduleLocked(r *Room) {
 	if r.running {
 		r.pending = true
 		return
@@ -299,12 +318,12 @@ func (h *Hub) scheduleLocked(r *hubRoom) {
 
 // fanOut pushes the room's newest state to every connection, again and
 // again while events keep arriving during a pass.
-func (h *Hub) fanOut(r *hubRoom) {
+func (h *Hub) fanOut(r *Room) {
 	for {
 		r.mu.Lock()
 		st := r.state.Clone()
-		conns := append([]*sseConn(nil), r.conns...)
-		widgets := append([]*sseConn(nil), r.widgets...)
+		conns := append([]*conn(nil), r.conns...)
+		widgets := append([]*conn(nil), r.widgets...)
 		r.pending = false
 		r.mu.Unlock()
 
@@ -336,7 +355,7 @@ func (h *Hub) fanOut(r *hubRoom) {
 // passed (their ready events go first), then writes the position events
 // due this tick, the front of the line first, over a few workers. It
 // returns the tickets of the visitors due to be marked as seen.
-func (h *Hub) push(r *hubRoom, st push.State, conns []*sseConn) []int64 {
+func (h *Hub) push(r *Room, st push.State, conns []*conn) []int64 {
 	if len(conns) == 0 {
 		return nil
 	}
@@ -393,7 +412,7 @@ func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 		h.drop(c, err)
 		return buf
 	}
-	h.metrics.SSEEvents.Inc()
+	h.metrics.Events.Inc()
 	return buf
 }
 
@@ -402,9 +421,9 @@ func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 // a departure. It costs one round trip per admitted local visitor, not per
 // connection.
 //
-// spread is the room's ready spread (see HubOptions.ReadySpread): the
+// spread is the room's ready spread (see Options.ReadySpread): the
 // fetch waits a random part of it first.
-func (h *Hub) resolve(r *hubRoom, c *sseConn, tickMicros int64, spread time.Duration) {
+func (h *Hub) resolve(r *Room, c *conn, tickMicros int64, spread time.Duration) {
 	if !c.resolving.CompareAndSwap(false, true) {
 		return
 	}
@@ -433,7 +452,7 @@ func (h *Hub) resolve(r *hubRoom, c *sseConn, tickMicros int64, spread time.Dura
 // sendResolved sends a settled position: READY with its token, or
 // NOT_ENTERED. A WAITING answer (the visitor came back with a new ticket)
 // rebinds the connection to that ticket.
-func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
+func (h *Hub) sendResolved(c *conn, p queue.Position, tickMicros int64) {
 	var buf []byte
 	switch p.Status {
 	case queue.StatusWaiting:
@@ -454,7 +473,7 @@ func (h *Hub) sendResolved(c *sseConn, p queue.Position, tickMicros int64) {
 		h.drop(c, err)
 		return
 	}
-	h.metrics.SSEEvents.Inc()
+	h.metrics.Events.Inc()
 }
 
 // unknownEpoch marks a connection whose room state may be another room's
@@ -464,7 +483,7 @@ const unknownEpoch = -1
 // attach registers a handshaken connection with its room and brings it up
 // to the room's newest state if a tick went by since its position was read.
 // A visitor's stream past MaxStreamsPerVisitor closes their oldest one.
-func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
+func (h *Hub) attach(r *Room, c *conn, p queue.Position) bool {
 	ok, evict := h.attachLocked(r, c, p)
 	if evict != nil {
 		h.drop(evict, nil)
@@ -472,7 +491,7 @@ func (h *Hub) attach(r *hubRoom, c *sseConn, p queue.Position) bool {
 	return ok
 }
 
-func (h *Hub) attachLocked(r *hubRoom, c *sseConn, p queue.Position) (ok bool, evict *sseConn) {
+func (h *Hub) attachLocked(r *Room, c *conn, p queue.Position) (ok bool, evict *conn) {
 	// Hold the hub's lock until the connection is listed, so that Close
 	// cannot run in between and miss it.
 	h.mu.Lock()
@@ -511,7 +530,7 @@ func (h *Hub) attachLocked(r *hubRoom, c *sseConn, p queue.Position) (ok bool, e
 	h.indexIPLocked(c)
 	evict = h.addVisitorLocked(c)
 	h.conns.Add(1)
-	h.metrics.SSEConnections.Inc()
+	h.metrics.Connections.Inc()
 	if behind {
 		r.mu.Lock()
 		h.scheduleLocked(r)
@@ -521,12 +540,12 @@ func (h *Hub) attachLocked(r *hubRoom, c *sseConn, p queue.Position) (ok bool, e
 }
 
 // drop closes c and forgets it. err is why (nil on shutdown).
-func (h *Hub) drop(c *sseConn, err error) {
+func (h *Hub) drop(c *conn, err error) {
 	if !c.close() {
 		return
 	}
 	if errors.Is(err, errSlow) {
-		h.metrics.SSESlowDrops.Inc()
+		h.metrics.SlowDrops.Inc()
 	}
 	h.mu.Lock()
 	h.forgetLocked(c)
@@ -546,15 +565,15 @@ func (h *Hub) drop(c *sseConn, err error) {
 		}
 		r.mu.Unlock()
 		h.conns.Add(-1)
-		h.metrics.SSEConnections.Dec()
+		h.metrics.Connections.Dec()
 	}
 }
 
 // roomList returns the rooms the hub knows, for a pass over all of them.
-func (h *Hub) roomList() []*hubRoom {
+func (h *Hub) roomList() []*Room {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	rooms := make([]*hubRoom, 0, len(h.rooms))
+	rooms := make([]*Room, 0, len(h.rooms))
 	for _, r := range h.rooms {
 		rooms = append(rooms, r)
 	}
@@ -562,7 +581,7 @@ func (h *Hub) roomList() []*hubRoom {
 }
 
 // without removes c from list (at c.index) and returns the list.
-func without(list []*sseConn, c *sseConn) []*sseConn {
+func without(list []*conn, c *conn) []*conn {
 	i := c.index
 	if i >= len(list) || list[i] != c {
 		return list
@@ -575,10 +594,10 @@ func without(list []*sseConn, c *sseConn) []*sseConn {
 }
 
 // snapshotConns returns the room's connections, buyers' and widgets'.
-func (r *hubRoom) snapshotConns() []*sseConn {
+func (r *Room) snapshotConns() []*conn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append(append([]*sseConn(nil), r.conns...), r.widgets...)
+	return append(append([]*conn(nil), r.conns...), r.widgets...)
 }
 
 // holdFrame tells a waiting page to stop counting down and hold the rank
@@ -586,7 +605,7 @@ func (r *hubRoom) snapshotConns() []*sseConn {
 var holdFrame = chunk([]byte("event: hold\ndata: {}\n\n"))
 
 // watchStalls looks four times a tick for rooms whose ticks stopped while
-// their pages count down (see hubRoom.stalled), and tells those pages to
+// their pages count down (see Room.stalled), and tells those pages to
 // hold: a countdown with no ticks behind it would get ahead of the line.
 // A room that stalls costs one write per page, once.
 func (h *Hub) watchStalls() {
@@ -603,7 +622,7 @@ func (h *Hub) watchStalls() {
 				}
 				h.log.Warn("sse: room's ticks stopped: its pages hold their ranks", "room", r.name)
 				r.mu.Lock()
-				conns := append([]*sseConn(nil), r.conns...)
+				conns := append([]*conn(nil), r.conns...)
 				r.mu.Unlock()
 				for _, c := range conns {
 					if c.done.Load() {
