@@ -54,7 +54,7 @@ func (r *Room) generation(st *push.State) uint32 {
 // scan goes over conns once, without writing: it starts the resolution of
 // every visitor the head has passed (their ready events need a Redis round
 // trip, so they start first), and lists the position events due this tick
-// (CADENCE, see server/push/cadence.go), the front of the line first,
+// (see server/push/cadence.go), the front of the line first,
 // nearest first.
 func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPlan {
 	var plan passPlan
@@ -97,7 +97,7 @@ func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPl
 		}
 		rebound := c.rebound.Swap(false)
 		if c.prequeued.Load() {
-			// DRAW: a pre-queued buyer has no rank until the draw; once a
+			// A pre-queued buyer has no rank until the draw; once a
 			// tick says it is done, Redis gives their place.
 			if st.Phase != "" && st.Phase != queue.PhasePrequeue {
 				h.resolve(r, c, st.TimeMicros, spread)
@@ -128,7 +128,7 @@ func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPl
 			}
 			continue
 		}
-		// ABSENCE: a rank that goes up is shown at once, with why.
+		// A rank that goes up is shown at once, with why.
 		reason := ""
 		if rank > c.lastRank {
 			reason = queue.RankUpRecount

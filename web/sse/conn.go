@@ -39,7 +39,7 @@ type conn struct {
 	// is sent the room's one widget frame (see attachWidget).
 	widget bool
 	ticket atomic.Int64 // the line number, which ranks count from
-	// DRAW: shown is the visitor's own ticket (a drawn buyer's pre-queue
+	// shown is the visitor's own ticket (a drawn buyer's pre-queue
 	// ticket); prequeued marks a buyer waiting for the draw.
 	shown     atomic.Int64
 	prequeued atomic.Bool
@@ -52,7 +52,7 @@ type conn struct {
 	// epoch is the room state's epoch that lastRank and lastTick belong to.
 	epoch    int64
 	lastTick int64 // the newest tick this connection was sent
-	// CADENCE: when lastRank was sent and when the next scheduled event
+	// When lastRank was sent and when the next scheduled event
 	// is due (ns on the hub's clock), the countdown the page was told (its
 	// Every and Pace) and the room's broadcast generation it saw.
 	sentAt  int64
@@ -65,7 +65,7 @@ type conn struct {
 	// hbSlot is the part of the heartbeat period this connection's
 	// heartbeat is written in (see heartbeatSlots).
 	hbSlot uint8
-	// lastShown is what a widget's stream was last sent (WIDGET).
+	// lastShown is what a widget's stream was last sent.
 	lastShown widgetShown
 	nextSeen  time.Time
 	index     int // position in room.conns; guarded by room.mu

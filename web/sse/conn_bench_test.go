@@ -13,13 +13,12 @@ import (
 )
 
 // BenchmarkEventWrite measures what one event's write costs on loopback,
-// the fan-out's unit of work (issue 16's "cheaper writes"): a full
-// position event against a minimal one, and with TCP_NOTSENT_LOWAT set on
-// the server's sockets. 256 streams are written in turn while readers
+// the fan-out's unit of work: a full position event against a minimal
+// one, and with TCP_NOTSENT_LOWAT set on the server's sockets. 256 streams are written in turn while readers
 // drain them, as clients do; both sides share the machine, so sys-µs/op
 // counts the kernel's work for the write and for its reader.
 //
-//	go test -run '^$' -bench EventWrite -benchtime 200000x ./web/
+//	go test -run '^$' -bench EventWrite -benchtime 200000x ./web/sse/
 func BenchmarkEventWrite(b *testing.B) {
 	eta := int64(600)
 	full := appendChunk(nil, func(buf []byte) []byte {

@@ -51,7 +51,7 @@ func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 	} else {
 		b = append(b, `,"soldOut":false`...)
 	}
-	// ABSENCE: paused, the pass's expiry, why a rank went up.
+	// Paused, the pass's expiry, why a rank went up.
 	if p.Paused {
 		b = append(b, `,"paused":true`...)
 	} else {
@@ -67,7 +67,7 @@ func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 		b = append(b, p.RankUpReason...)
 		b = append(b, '"')
 	}
-	b = appendSchedule(b, p) // DRAW
+	b = appendSchedule(b, p)
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, tickMicros, 10)
 	return append(b, '}')

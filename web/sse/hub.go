@@ -81,7 +81,7 @@ type Hub struct {
 
 	mu    sync.Mutex
 	rooms map[string]*Room
-	perIP map[string]*ipSlots // see sse_slots.go
+	perIP map[string]*ipSlots // see slots.go
 	// perVisitor are each visitor's attached streams, oldest first (at
 	// most MaxStreamsPerVisitor).
 	perVisitor map[string][]*conn
@@ -295,7 +295,7 @@ func (h *Hub) resyncLocked(r *Room) {
 		defer r.mu.Unlock()
 		r.syncing = false
 		if errors.Is(err, room.ErrNotFound) {
-			go h.widgetsGone(r) // WIDGET: tell its widgets; buyers keep their state
+			go h.widgetsGone(r) // tell its widgets; buyers keep their state
 			return
 		}
 		if err != nil {

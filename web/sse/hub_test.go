@@ -104,7 +104,7 @@ func TestFanOutNeverBlocksOnAStuckClient(t *testing.T) {
 		c := newConn(srv)
 		c.ip = "ok"
 		hub.acquireIP("ok")
-		// At the front (CADENCE): they hear every tick.
+		// At the front: they hear every tick.
 		hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: int64(100 + i), Rank: 99, Tick: 1})
 		readers.Go(func() {
 			sc := bufio.NewScanner(cli)
