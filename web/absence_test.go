@@ -1,14 +1,10 @@
 package web
 
 import (
-	"bufio"
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +12,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/token"
+	"waitingroom/web/sse"
 )
 
 // seenAgo rewrites when the holder of ticket was last seen, as the queue
@@ -45,7 +42,7 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
 	}
-	a := startInstance(t, rdb, eng, name, time.Hour, false, HubOptions{})
+	a := startInstance(t, rdb, eng, name, time.Hour, false, sse.Options{})
 	enter := func() http.CookieJar {
 		jar, _ := cookiejar.New(nil)
 		resp, err := (&http.Client{Jar: jar}).Post(a.url+"/api/rooms/"+name+"/queue", "", nil)
@@ -135,59 +132,5 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	myRank(adm.Tick)
 	if lastRank != 0 {
 		t.Fatalf("my rank is %d after the returning buyer went in, want 0", lastRank)
-	}
-}
-
-// TestRankUpIsShownWithItsReason: a rank that goes up is no longer hidden
-// by the hub; it comes with rankUpReason. Here the visitor came back after
-// their place lapsed and holds a new ticket at the end. A paused tick
-// carries paused and no ETA.
-func TestRankUpIsShownWithItsReason(t *testing.T) {
-	src := &fakeSource{snap: queue.Snapshot{Tick: 1, Head: 0, Waiting: 10, Rate: 1},
-		pos: func(string) queue.Position { return queue.Position{Status: queue.StatusWaiting, Ticket: 10, Rank: 6} }}
-	hub := NewHub(src, HubOptions{SeenEvery: time.Hour}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	defer hub.Close()
-	r, err := hub.room(context.Background(), "up")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, cli := tcpPair(t)
-	c := newSSEConn(srv)
-	c.ip = "x"
-	hub.acquireIP("x")
-	hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: 3, Rank: 2, Tick: 1})
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(cli)
-		for sc.Scan() {
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				lines <- d
-			}
-		}
-	}()
-	// The head passes ticket 3: the hub asks, and learns of ticket 10.
-	tick := int64(2)
-	var got string
-	for deadline := time.Now().Add(5 * time.Second); got == "" && time.Now().Before(deadline); tick++ {
-		hub.Event("up", queue.Event{Tick: tick, Head: 3, Waiting: 7, Rate: 1})
-		select {
-		case d := <-lines:
-			if strings.Contains(d, `"ticket":10`) {
-				got = d
-			}
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	if !strings.Contains(got, `"rank":6`) || !strings.Contains(got, `"rankUpReason":"returned"`) {
-		t.Fatalf("after the rank went up: %q, want rank 6 and rankUpReason returned", got)
-	}
-	hub.Event("up", queue.Event{Tick: tick, Head: 3, Waiting: 7, Rate: 1, Paused: true})
-	select {
-	case d := <-lines:
-		if !strings.Contains(d, `"estimatedWaitSeconds":null`) || !strings.Contains(d, `"paused":true`) || strings.Contains(d, "rankUpReason") {
-			t.Fatalf("paused tick: %q, want paused, no ETA, no reason", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no event for the paused tick")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"waitingroom/web/sse"
 
 	"github.com/redis/go-redis/v9"
 	"waitingroom/server/order"
@@ -48,7 +49,7 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	signer := testSigner(t)
 	metrics := NewMetrics()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	hub := NewHub(eng, HubOptions{}, metrics, log)
+	hub := newHub(eng, sse.Options{}, metrics, log)
 	t.Cleanup(hub.Close)
 	o := Options{
 		Queue: eng, Rooms: eng, CampaignCounts: eng, Signer: signer, AdminToken: testAdminToken,
@@ -551,7 +552,7 @@ func BenchmarkEnterHandler(b *testing.B) {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	metrics := NewMetrics()
-	hub := NewHub(eng, HubOptions{}, metrics, log)
+	hub := newHub(eng, sse.Options{}, metrics, log)
 	b.Cleanup(hub.Close)
 	s, err := New(Options{Queue: eng, Rooms: eng, Orders: embeddedOrders(b, eng, log), Signer: signer, Metrics: metrics, Log: log, Hub: hub,
 		Health:         func(ctx context.Context) error { return rdb.Ping(ctx).Err() },

@@ -11,6 +11,7 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/token"
+	"waitingroom/web/sse"
 )
 
 // TestJoinByCampaignLink joins through every join path with and without
@@ -145,7 +146,7 @@ func TestJoinCountsBadUTMAsOther(t *testing.T) {
 // heartbeat), the other is dropped by Close.
 func TestHubCountsConnections(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
-		o.Hub = NewHub(o.Queue.(*queue.Engine), HubOptions{Heartbeat: 50 * time.Millisecond}, o.Metrics, o.Log)
+		o.Hub = newHub(o.Queue.(*queue.Engine), sse.Options{Heartbeat: 50 * time.Millisecond}, o.Metrics, o.Log)
 		t.Cleanup(o.Hub.Close)
 	})
 	if n := h.web.hub.Connections(); n != 0 {

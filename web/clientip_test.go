@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strconv"
 	"testing"
+	"waitingroom/web/sse"
 )
 
 var loopbackProxy = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
@@ -45,7 +46,7 @@ func TestIPv6NetworkSharesTheEnterLimit(t *testing.T) {
 func TestIPv6NetworkSharesTheSSECap(t *testing.T) {
 	h := newHarness(t, func(o *Options) {
 		o.TrustedProxies = loopbackProxy
-		o.Hub = NewHub(o.Queue.(PushSource), HubOptions{MaxPerIP: 2}, o.Metrics, o.Log)
+		o.Hub = newHub(o.Queue.(sse.Source), sse.Options{MaxPerIP: 2}, o.Metrics, o.Log)
 		t.Cleanup(o.Hub.Close)
 	})
 	open := func(client string) int {

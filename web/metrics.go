@@ -15,6 +15,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/roomsync"
+	"waitingroom/web/sse"
 )
 
 // Metrics are the server's Prometheus collectors, on a registry of their
@@ -416,4 +417,10 @@ func (c *readinessCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, flag(v == roomsync.OK))
 		}
 	}
+}
+
+// Hub returns the SSE hub's collectors (see sse.Metrics).
+func (m *Metrics) Hub() sse.Metrics {
+	return sse.Metrics{Connections: m.SSEConnections, Events: m.SSEEvents, SlowDrops: m.SSESlowDrops,
+		Corrections: m.SSECorrections, FanoutDuration: m.FanoutDuration}
 }

@@ -292,7 +292,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, c te
 }
 
 // renderWith is render with headers changing the page's headers (a CSP
-// of its own) after htmlHeaders set them.
+// of its own) after response.HTMLHeaders set them.
 func (s *Server) renderWith(w http.ResponseWriter, r *http.Request, status int, c templ.Component, headers func(http.Header)) {
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/sse"
 )
 
 // Header values of the JSON API's answers, set without Header.Set's allocation. Each
@@ -17,7 +18,7 @@ var (
 	noStore         = []string{"no-store"}
 )
 
-// writePosition answers p as writeJSON would, byte for byte, with its JSON
+// writePosition answers p as response.WriteJSON would, byte for byte, with its JSON
 // written by hand into a buffer of s.jsonBufs: every enter and poll answers
 // one.
 func (s *Server) writePosition(w http.ResponseWriter, status int, p queue.Position) {
@@ -39,7 +40,7 @@ func (s *Server) writePosition(w http.ResponseWriter, status int, p queue.Positi
 func appendPosition(b []byte, p queue.Position) []byte {
 	b = append(b, `{"status":`...)
 	b = appendJSONString(b, string(p.Status))
-	b = appendPlace(b, p)
+	b = sse.AppendPlace(b, p)
 	b = append(b, `,"entryToken":`...)
 	if p.EntryToken == nil {
 		b = append(b, "null"...)
@@ -71,22 +72,6 @@ func appendPosition(b []byte, p queue.Position) []byte {
 	return append(b, "}\n"...)
 }
 
-// appendPlace appends the fields that say where p stands, from "rank" to
-// "pollingIntervalSeconds", in the contract's order: the JSON API and the
-// SSE events both write them.
-func appendPlace(b []byte, p queue.Position) []byte {
-	b = append(b, `,"rank":`...)
-	b = strconv.AppendInt(b, p.Rank, 10)
-	b = append(b, `,"ticket":`...)
-	b = strconv.AppendInt(b, p.Ticket, 10)
-	b = append(b, `,"currentTotalWaitingCount":`...)
-	b = strconv.AppendInt(b, p.Waiting, 10)
-	b = append(b, `,"estimatedWaitSeconds":`...)
-	b = appendIntOrNull(b, p.EstimatedWaitSeconds)
-	b = append(b, `,"pollingIntervalSeconds":`...)
-	return strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
-}
-
 func appendIntOrNull(b []byte, v *int64) []byte {
 	if v == nil {
 		return append(b, "null"...)
@@ -96,7 +81,7 @@ func appendIntOrNull(b []byte, v *int64) []byte {
 
 // appendJSONString appends s quoted. The strings of a Position (statuses,
 // phases, reasons, URL-safe base64 tokens) need no escaping; any other
-// goes through encoding/json, which escapes as writeJSON does.
+// goes through encoding/json, which escapes as response.WriteJSON does.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {

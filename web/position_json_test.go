@@ -12,7 +12,7 @@ import (
 )
 
 // TestWritePositionIsWriteJSON: writePosition answers every kind of
-// Position byte for byte as writeJSON does, headers included.
+// Position byte for byte as response.WriteJSON does, headers included.
 func TestWritePositionIsWriteJSON(t *testing.T) {
 	n := func(v int64) *int64 { return &v }
 	tok := "dGhpcy1pcy1hLXRva2VuLW9mLTMyLWJ5dGVzLWxvbmctLQ"

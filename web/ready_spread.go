@@ -1,17 +1,9 @@
 package web
 
-import (
-	"time"
+import "waitingroom/server/room"
 
-	"waitingroom/server/room"
-)
-
-// The spread of one tick's turns: a room's readySpreadMs, or
-// the hub's ReadySpread when it has none.
-
-// DefaultReadySpread returns the spread of one tick's turns in a room
-// without readySpreadMs: HubOptions.ReadySpread.
-func (h *Hub) DefaultReadySpread() time.Duration { return h.opt.ReadySpread }
+// The spread of one tick's turns: a room's readySpreadMs, or the hub's
+// ReadySpread when it has none.
 
 // readySpreadDefaultMs is the server's default spread in ms, which a room
 // without readySpreadMs follows.

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"waitingroom/server/room"
+	"waitingroom/web/sse"
 )
 
 // spreadOptions give a server a 1 s tick and a hub whose default spread is
 // 800 ms (80% of the tick), as serve.go does.
 func spreadOptions(o *Options) {
 	o.Tick = time.Second
-	o.Hub = NewHub(o.Queue.(PushSource), HubOptions{ReadySpread: 800 * time.Millisecond}, o.Metrics, o.Log)
+	o.Hub = newHub(o.Queue.(sse.Source), sse.Options{ReadySpread: 800 * time.Millisecond}, o.Metrics, o.Log)
 }
 
 func spreadString(ms *int) string {

@@ -12,6 +12,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+	"waitingroom/web/sse"
 )
 
 func rfc(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RFC3339) }
@@ -134,7 +135,7 @@ func TestPrequeuedStreamsLearnTheDraw(t *testing.T) {
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
 	}
-	a := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, HubOptions{})
+	a := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, sse.Options{})
 	var clients []*sseClient
 	var tickets []int64
 	for range 3 {

@@ -22,6 +22,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/visitor"
+	"waitingroom/web/sse"
 )
 
 // Queue is the line as the HTTP handlers use it.
@@ -98,7 +99,7 @@ type Options struct {
 	// Static holds the embedded assets (static/ at its root).
 	Static fs.FS
 	// Hub pushes positions over SSE.
-	Hub *Hub
+	Hub *sse.Hub
 	// Live is the rooms' per-second record for the console's dashboard;
 	// nil leaves its rates, charts and instances out.
 	Live LiveStats
@@ -209,7 +210,7 @@ type Server struct {
 	jsonBufs sync.Pool
 	admin    []byte // SHA-256 of the admin token, nil when disabled
 	assets   *assets
-	hub      *Hub
+	hub      *sse.Hub
 	dash     *dashboard
 	enters   *ipLimiter
 	// challengeFetches bounds the challenges fetched per client, at the

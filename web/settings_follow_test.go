@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"waitingroom/web/sse"
 )
 
 // TestEveryInstanceFollowsASettingsChange changes a room through one
@@ -35,7 +36,7 @@ func TestEveryInstanceFollowsASettingsChange(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newHarness(t, nil)
-			b := startInstance(t, a.rdb, a.eng, a.room, tick, false, HubOptions{})
+			b := startInstance(t, a.rdb, a.eng, a.room, tick, false, sse.Options{})
 			if tc.seen(t, b.url, a.room) {
 				t.Fatalf("instance B shows the change before it was made")
 			}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -18,9 +17,10 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/views"
 	"waitingroom/web/response"
+	"waitingroom/web/sse"
 )
 
-// WIDGET: the embeddable live widget. Its page, its status and
+// The embeddable live widget. Its page, its status and
 // its stream are the same for every viewer of a room: no cookie, no
 // ticket, no Redis work per viewer.
 
@@ -51,7 +51,7 @@ type widgetRoom struct {
 	target    string
 	schedule  room.Schedule
 	closed    bool   // mode closed
-	status    []byte // the status JSON without its serverTime (see appendServerTime)
+	status    []byte // the status JSON without its serverTime (see sse.AppendServerTime)
 	gone      bool   // no such room (cached for widgetGoneTTL)
 	expires   time.Time
 	// refreshing is set while one request renews an expired entry; the
@@ -110,7 +110,7 @@ func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, erro
 		}
 		return nil, err
 	}
-	hr, err := s.hub.room(ctx, name)
+	hr, err := s.hub.Room(ctx, name)
 	if err != nil {
 		if wr != nil {
 			wr.refreshing.Store(false)
@@ -125,7 +125,7 @@ func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, erro
 	if wr.target != room.EmbedSameTab {
 		wr.target = room.EmbedNewTab
 	}
-	wr.status = widgetStatusHead(s.widgetView(hr, wr, now))
+	wr.status = s.widgetView(hr, wr, now).StatusHead()
 	s.cacheWidgetRoom(name, wr)
 	return wr, nil
 }
@@ -142,8 +142,8 @@ func (s *Server) cacheWidgetRoom(name string, wr *widgetRoom) {
 
 // widgetView is the room's view: the hub's, fed by the room's ticks;
 // before this process saw a tick, the phase and times of its settings.
-func (s *Server) widgetView(hr *hubRoom, wr *widgetRoom, now time.Time) widgetView {
-	v, ok := s.hub.roomView(hr, now)
+func (s *Server) widgetView(hr *sse.Room, wr *widgetRoom, now time.Time) sse.View {
+	v, ok := s.hub.View(hr, now)
 	if !ok {
 		v.Phase = room.SchedulePhase(wr.schedule, wr.closed, now)
 		v.PrequeueAt, v.OpensAt, v.ClosesAt = unixMs(wr.schedule.PrequeueAt), unixMs(wr.schedule.OpensAt), unixMs(wr.schedule.ClosesAt)
@@ -175,7 +175,7 @@ func widgetLink(name string, q url.Values) string {
 
 // widgetText is the widget's state line and detail for v at now, in t's
 // language; static/widget.js words them the same way.
-func widgetText(t views.Messages, v widgetView, now time.Time) (state, detail string) {
+func widgetText(t views.Messages, v sse.View, now time.Time) (state, detail string) {
 	countdown := func(atMs int64) string {
 		left := time.Duration(atMs-now.UnixMilli()) * time.Millisecond
 		if left <= 0 {
@@ -253,7 +253,7 @@ func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := time.Now()
-	hr, err := s.hub.room(r.Context(), name) // loaded by widgetRoom: no Redis
+	hr, err := s.hub.Room(r.Context(), name) // loaded by widgetRoom: no Redis
 	if err != nil {
 		s.htmlFail(w, r, err, name)
 		return
@@ -262,7 +262,7 @@ func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 	state, detail := widgetText(t, v, now)
 	page := views.WidgetPage{Room: name, Title: wr.title, T: t, CSS: s.assets.url("widget.css"), Theme: wr.theme, JS: s.assets.url("widget.js"),
 		State: state, Detail: detail, Link: widgetLink(name, r.URL.Query()), Target: wr.target,
-		StatusJSON: string(appendWidgetJSON(nil, v)), SoldOut: v.SoldOut}
+		StatusJSON: string(v.AppendJSON(nil)), SoldOut: v.SoldOut}
 	var buf bytes.Buffer
 	if err := views.Widget(page).Render(r.Context(), &buf); err != nil {
 		s.htmlFail(w, r, err, name)
@@ -308,7 +308,7 @@ func (s *Server) widgetStatus(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "public, max-age=1")
 	h.Set("X-Content-Type-Options", "nosniff")
 	// Each answer carries the server's clock now, for the countdown.
-	body := appendServerTime(append(make([]byte, 0, len(wr.status)+32), wr.status...), time.Now().UnixMilli())
+	body := sse.AppendServerTime(append(make([]byte, 0, len(wr.status)+32), wr.status...), time.Now().UnixMilli())
 	writeBody(w, r, body, nil)
 }
 
@@ -325,31 +325,25 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 		s.headEvents(w, r, name) // whether the stream exists, holding nothing
 		return
 	}
-	if !s.hub.acquireWidget() {
+	slot, err := s.hub.ReserveWidget(s.clientKey(r))
+	if errors.Is(err, sse.ErrProcessFull) {
 		s.metrics.Rejected.WithLabelValues("widget_streams").Inc()
 		w.Header().Set("Retry-After", "30")
 		response.WriteError(w, http.StatusServiceUnavailable, "too_many_widgets",
 			"This server holds as many live widgets as it can; the widget checks every few seconds instead.")
 		return
 	}
-	ip := widgetIPKey(s.clientKey(r))
-	if !s.streamSlot(w, ip) {
-		s.hub.releaseWidget()
+	if err != nil {
+		s.refuseNetworkStream(w)
 		return
 	}
-	attached := false
-	defer func() {
-		if !attached {
-			s.hub.releaseIP(ip)
-			s.hub.releaseWidget()
-		}
-	}()
+	defer slot.Release()
 	wr, err := s.widgetRoom(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	hr, err := s.hub.room(r.Context(), name)
+	hr, err := s.hub.Room(r.Context(), name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -361,22 +355,5 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 		response.WriteError(w, http.StatusInternalServerError, "internal", "Streaming is not supported on this connection.")
 		return
 	}
-	c := newSSEConn(nc)
-	c.ip = ip
-	b := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n" +
-		"X-Accel-Buffering: no\r\nX-Content-Type-Options: nosniff\r\nTransfer-Encoding: chunked\r\n\r\n")
-	first := []byte("retry: " + strconv.Itoa(2000+rand.IntN(3000)) + "\n\n")
-	first = appendWidgetEvent(first, v)
-	b = append(b, chunk(first)...)
-	nc.SetWriteDeadline(time.Now().Add(handshakeTimeout))
-	if _, err := nc.Write(b); err != nil {
-		nc.Close()
-		return
-	}
-	nc.SetWriteDeadline(time.Time{})
-	if !s.hub.attachWidget(hr, c, v) {
-		nc.Close()
-		return
-	}
-	attached = true
+	s.hub.Watch(nc, hr, slot, v)
 }

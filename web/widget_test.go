@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"waitingroom/web/sse"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -145,7 +146,7 @@ func TestWidgetStreams(t *testing.T) {
 	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
 		t.Fatal(err)
 	}
-	in := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, HubOptions{MaxWidgets: 3, MaxPerIP: 3})
+	in := startInstance(t, rdb, eng, name, 100*time.Millisecond, true, sse.Options{MaxWidgets: 3, MaxPerIP: 3})
 	url := in.url + "/r/" + name + "/widget/events"
 	var clients []*sseClient
 	for range 3 {
@@ -220,25 +221,25 @@ func TestWidgetText(t *testing.T) {
 	eta := int64(230)
 	for _, tc := range []struct {
 		name         string
-		v            widgetView
+		v            sse.View
 		lang         string
 		state, extra string
 	}{
-		{"countdown", widgetView{Phase: queue.PhaseScheduled, OpensAt: now.Add(2*time.Hour + 14*time.Minute + 5*time.Second).UnixMilli()}, "en", "Opens in 02:14:05", ""},
-		{"countdown to the pre-queue", widgetView{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(90 * time.Second).UnixMilli(), OpensAt: now.Add(time.Hour).UnixMilli()}, "en", "Line opens in 00:01:30", "Opens in 01:00:00"},
-		{"countdown to the pre-queue, Korean", widgetView{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(90 * time.Second).UnixMilli()}, "ko", "00:01:30 후 대기열 시작", ""},
-		{"pre-queue time passed, no tick yet", widgetView{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(-time.Second).UnixMilli(), OpensAt: now.Add(time.Minute).UnixMilli()}, "en", "Opens in 00:01:00", ""},
-		{"countdown over", widgetView{Phase: queue.PhaseScheduled, OpensAt: now.Add(-time.Second).UnixMilli()}, "en", "Opening…", ""},
-		{"pre-queue", widgetView{Phase: queue.PhasePrequeue, OpensAt: now.Add(time.Minute).UnixMilli()}, "en", "The pre-queue is open", "Opens in 00:01:00"},
-		{"waiting", widgetView{Phase: queue.PhaseOpen, Waiting: 1284, ETA: &eta}, "en", "1,284 waiting · about 4 min", ""},
-		{"waiting, Korean", widgetView{Phase: queue.PhaseOpen, Waiting: 1284, ETA: &eta}, "ko", "1,284명 대기 중 · 약 4분", ""},
-		{"a wait of hours", widgetView{Phase: queue.PhaseOpen, Waiting: 9000, ETA: ptr(int64(3600 + 5*60 + 1))}, "en", "9,000 waiting · about 1 h 6 min", ""},
-		{"a wait of an hour, Korean", widgetView{Phase: queue.PhaseOpen, Waiting: 9000, ETA: ptr(int64(3600))}, "ko", "9,000명 대기 중 · 약 1시간", ""},
-		{"a wait of seconds", widgetView{Phase: queue.PhaseOpen, Waiting: 2, ETA: ptr(int64(0))}, "en", "2 waiting · about 1 s", ""},
-		{"open, nobody waiting", widgetView{Phase: queue.PhaseOpen}, "en", "Open now", ""},
-		{"paused", widgetView{Phase: queue.PhaseOpen, Waiting: 5, Paused: true}, "en", "The line is paused", ""},
-		{"sold out", widgetView{Phase: queue.PhaseOpen, SoldOut: true}, "en", "Sold out", ""},
-		{"ended", widgetView{Phase: queue.PhaseClosed}, "en", "This sale has ended", ""},
+		{"countdown", sse.View{Phase: queue.PhaseScheduled, OpensAt: now.Add(2*time.Hour + 14*time.Minute + 5*time.Second).UnixMilli()}, "en", "Opens in 02:14:05", ""},
+		{"countdown to the pre-queue", sse.View{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(90 * time.Second).UnixMilli(), OpensAt: now.Add(time.Hour).UnixMilli()}, "en", "Line opens in 00:01:30", "Opens in 01:00:00"},
+		{"countdown to the pre-queue, Korean", sse.View{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(90 * time.Second).UnixMilli()}, "ko", "00:01:30 후 대기열 시작", ""},
+		{"pre-queue time passed, no tick yet", sse.View{Phase: queue.PhaseScheduled, PrequeueAt: now.Add(-time.Second).UnixMilli(), OpensAt: now.Add(time.Minute).UnixMilli()}, "en", "Opens in 00:01:00", ""},
+		{"countdown over", sse.View{Phase: queue.PhaseScheduled, OpensAt: now.Add(-time.Second).UnixMilli()}, "en", "Opening…", ""},
+		{"pre-queue", sse.View{Phase: queue.PhasePrequeue, OpensAt: now.Add(time.Minute).UnixMilli()}, "en", "The pre-queue is open", "Opens in 00:01:00"},
+		{"waiting", sse.View{Phase: queue.PhaseOpen, Waiting: 1284, ETA: &eta}, "en", "1,284 waiting · about 4 min", ""},
+		{"waiting, Korean", sse.View{Phase: queue.PhaseOpen, Waiting: 1284, ETA: &eta}, "ko", "1,284명 대기 중 · 약 4분", ""},
+		{"a wait of hours", sse.View{Phase: queue.PhaseOpen, Waiting: 9000, ETA: ptr(int64(3600 + 5*60 + 1))}, "en", "9,000 waiting · about 1 h 6 min", ""},
+		{"a wait of an hour, Korean", sse.View{Phase: queue.PhaseOpen, Waiting: 9000, ETA: ptr(int64(3600))}, "ko", "9,000명 대기 중 · 약 1시간", ""},
+		{"a wait of seconds", sse.View{Phase: queue.PhaseOpen, Waiting: 2, ETA: ptr(int64(0))}, "en", "2 waiting · about 1 s", ""},
+		{"open, nobody waiting", sse.View{Phase: queue.PhaseOpen}, "en", "Open now", ""},
+		{"paused", sse.View{Phase: queue.PhaseOpen, Waiting: 5, Paused: true}, "en", "The line is paused", ""},
+		{"sold out", sse.View{Phase: queue.PhaseOpen, SoldOut: true}, "en", "Sold out", ""},
+		{"ended", sse.View{Phase: queue.PhaseClosed}, "en", "This sale has ended", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			state, extra := widgetText(views.For(tc.lang), tc.v, now)
@@ -344,7 +345,7 @@ func TestWidgetStreamOfDeletedRoom(t *testing.T) {
 	if err := eng.SaveRoom(context.Background(), name, room.Defaults(name)); err != nil {
 		t.Fatal(err)
 	}
-	in := startInstance(t, rdb, eng, name, time.Hour, true, HubOptions{MaxWidgets: 3, MaxPerIP: 3, Heartbeat: 200 * time.Millisecond})
+	in := startInstance(t, rdb, eng, name, time.Hour, true, sse.Options{MaxWidgets: 3, MaxPerIP: 3, Heartbeat: 200 * time.Millisecond})
 	for _, tc := range []struct {
 		name string
 		gone func()
@@ -373,6 +374,46 @@ func TestWidgetStreamOfDeletedRoom(t *testing.T) {
 			}
 			if n := in.hub.Widgets(); n != 0 {
 				t.Fatalf("the deleted room's widget streams still open: %d", n)
+			}
+		})
+	}
+}
+
+// TestWidgetStatusCarriesTheClock: each status answer carries the
+// server's clock of its own moment, from one settings read.
+func TestWidgetStatusCarriesTheClock(t *testing.T) {
+	var counted *countingRooms
+	h := newHarness(t, func(o *Options) {
+		counted = &countingRooms{widgetRoomsStore: o.Rooms}
+		o.Rooms = counted
+	})
+	for _, tc := range []struct {
+		name string
+		gap  time.Duration
+	}{
+		{"half a second apart", 500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			time.Sleep(widgetTTL + 10*time.Millisecond) // a fresh entry
+			serverTime := func() int64 {
+				var v struct {
+					ServerTime int64 `json:"serverTime"`
+				}
+				r := h.do(t, "GET", "/r/"+h.room+"/widget/status", "", nil, nil)
+				if err := json.Unmarshal([]byte(r.body), &v); err != nil || r.status != 200 {
+					t.Fatalf("status %d %s: %v", r.status, r.body, err)
+				}
+				return v.ServerTime
+			}
+			before := counted.reads.Load()
+			a := serverTime()
+			time.Sleep(tc.gap)
+			b := serverTime()
+			if b-a < tc.gap.Milliseconds()-50 {
+				t.Fatalf("serverTimes %d and %d, %v apart", a, b, tc.gap)
+			}
+			if n := counted.reads.Load() - before; n != 1 {
+				t.Fatalf("%d settings reads, want 1", n)
 			}
 		})
 	}

@@ -114,7 +114,7 @@ func proxyServer(p *web.Proxy, log *slog.Logger) *http.Server {
 // publicServer is the public HTTP server. Every answer but an SSE stream
 // must be written within WRITE_TIMEOUT, so that a client that pipelines
 // requests and never reads cannot pin a connection: SSE streams are
-// hijacked and set deadlines of their own (web/sse_handler.go). Request
+// hijacked and set deadlines of their own (web/sse/subscribe.go). Request
 // headers must arrive within ReadHeaderTimeout (a slow client gets no
 // answer, only a closed connection), bodies within ReadTimeout, and larger
 // headers than MaxHeaderBytes get 431 from net/http itself. ConnState caps

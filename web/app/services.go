@@ -26,6 +26,7 @@ import (
 	"waitingroom/server/store"
 	"waitingroom/server/visitor"
 	"waitingroom/web"
+	"waitingroom/web/sse"
 )
 
 // services are what the handlers and the loops work with: the Redis and
@@ -46,7 +47,7 @@ type services struct {
 	ops        *operator.Store
 	audit      *audit.Log
 	metrics    *web.Metrics
-	hub        *web.Hub
+	hub        *sse.Hub
 	orders     *order.Service
 	shares     *share.Links
 	live       *livestats.Recorder
@@ -159,7 +160,7 @@ func (s *services) openRecords(cfg config.Config, log *slog.Logger) (err error) 
 	if widgetStreams == 0 {
 		widgetStreams = -1 // widgets poll only
 	}
-	s.hub = web.NewHub(s.eng, web.HubOptions{MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams}, s.metrics, log)
+	s.hub = sse.NewHub(sse.Options{Source: s.eng, Metrics: s.metrics.Hub(), Log: log, MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams})
 	s.orders = order.NewService(order.NewStore(s.db.DB, cfg.OrderWork), s.sale.WatchGate(s.eng), 0, log)
 	s.shares = share.NewLinks(share.NewStore(s.db), log)
 	id := instanceID()

@@ -1,4 +1,4 @@
-package web
+package sse
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultMaxWidgets bounds the widget streams of one process when
-// HubOptions.MaxWidgets is zero (as config.DefaultWidgetMaxStreams). It
+// Options.MaxWidgets is zero (as config.DefaultWidgetMaxStreams). It
 // leaves most of the 20,000 open files of one process to buyers' streams.
 const DefaultMaxWidgets = 4000
 
@@ -18,9 +18,9 @@ const DefaultMaxWidgets = 4000
 // that left.
 const widgetPeekEvery = 2 * time.Second
 
-// widgetView is what an embedded widget shows: the room's phase and line,
+// View is what an embedded widget shows: the room's phase and line,
 // the same for every viewer. Times are unix ms, 0 when unset.
-type widgetView struct {
+type View struct {
 	Phase                         string
 	Waiting                       int64
 	ETA                           *int64 // a newcomer's wait; nil while paused or unknown
@@ -41,7 +41,7 @@ type widgetShown struct {
 	prequeueAt, opensAt, closesAt int64
 }
 
-func (v widgetView) shown() widgetShown {
+func (v View) shown() widgetShown {
 	eta := int64(-1)
 	if v.ETA != nil {
 		eta = *v.ETA
@@ -52,8 +52,8 @@ func (v widgetView) shown() widgetShown {
 
 // widgetOf returns the view of the room's state st at now: a newcomer's
 // wait counts everyone in line.
-func widgetOf(st *push.State, now time.Time) widgetView {
-	v := widgetView{Phase: st.Phase, Waiting: st.Waiting,
+func widgetOf(st *push.State, now time.Time) View {
+	v := View{Phase: st.Phase, Waiting: st.Waiting,
 		Paused: st.Paused, SoldOut: st.SoldOut, PrequeueAt: st.PrequeueAt, OpensAt: st.OpensAt, ClosesAt: st.ClosesAt,
 		ServerTime: now.UnixMilli(), Tick: st.Tick, TickMicros: st.TimeMicros, Epoch: st.Epoch}
 	if st.Waiting > 0 { // nobody waiting: no wait to tell
@@ -62,10 +62,10 @@ func widgetOf(st *push.State, now time.Time) widgetView {
 	return v
 }
 
-// appendWidgetJSON writes v as the widget's JSON (the polling answer and
-// the data of the stream's "room" events). Every field is a number, a
-// boolean or a queue.Phase constant: nothing to escape.
-func appendWidgetJSON(b []byte, v widgetView) []byte {
+// AppendJSON appends v as the widget's JSON (the polling answer and the
+// data of the stream's "room" events). Every field is a number, a boolean
+// or a queue.Phase constant: nothing to escape.
+func (v View) AppendJSON(b []byte) []byte {
 	b = append(b, `{"phase":"`...)
 	b = append(b, v.Phase...)
 	b = append(b, `","waiting":`...)
@@ -93,34 +93,34 @@ func appendWidgetJSON(b []byte, v widgetView) []byte {
 	}
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, v.TickMicros, 10)
-	return appendServerTime(b, v.ServerTime)
+	return AppendServerTime(b, v.ServerTime)
 }
 
-// appendServerTime closes a widget JSON object (appendWidgetJSON's, cut
-// before its serverTime) with the server clock ms.
-func appendServerTime(b []byte, ms int64) []byte {
+// AppendServerTime closes a widget JSON object (StatusHead's) with the
+// server clock ms.
+func AppendServerTime(b []byte, ms int64) []byte {
 	b = append(b, `,"serverTime":`...)
 	b = strconv.AppendInt(b, ms, 10)
 	return append(b, '}')
 }
 
-// widgetStatusHead is v's widget JSON without its serverTime, to be closed
-// by appendServerTime per response.
-func widgetStatusHead(v widgetView) []byte {
-	b := appendWidgetJSON(nil, v)
+// StatusHead is v's widget JSON without its serverTime, to be closed by
+// AppendServerTime per response.
+func (v View) StatusHead() []byte {
+	b := v.AppendJSON(nil)
 	return b[:bytes.LastIndex(b, []byte(`,"serverTime":`))]
 }
 
 // appendWidgetEvent appends v as one SSE "room" event, with the tick as
 // its id.
-func appendWidgetEvent(b []byte, v widgetView) []byte {
+func appendWidgetEvent(b []byte, v View) []byte {
 	if v.Tick > 0 {
 		b = append(b, "id: "...)
 		b = strconv.AppendInt(b, v.Tick, 10)
 		b = append(b, '\n')
 	}
 	b = append(b, "event: room\ndata: "...)
-	b = appendWidgetJSON(b, v)
+	b = v.AppendJSON(b)
 	return append(b, '\n', '\n')
 }
 
@@ -136,7 +136,7 @@ func (h *Hub) acquireWidget() bool {
 func (h *Hub) releaseWidget() { h.widgets.Add(-1) }
 
 // widgetIPKey is the per-IP count of a client network's widget streams:
-// capped like its buyers' streams (HubOptions.MaxPerIP) but apart from
+// capped like its buyers' streams (Options.MaxPerIP) but apart from
 // them, so that viewers of a landing page behind one address never take
 // the stream of a buyer behind it.
 func widgetIPKey(ip string) string { return "widget\x00" + ip }
@@ -144,9 +144,9 @@ func widgetIPKey(ip string) string { return "widget\x00" + ip }
 // Widgets returns the number of widget streams open on this hub.
 func (h *Hub) Widgets() int64 { return h.widgets.Load() }
 
-// roomView returns the room's newest state as a widget shows it. ok is
-// false before the room's first tick reached this process (no phase yet).
-func (h *Hub) roomView(r *hubRoom, now time.Time) (v widgetView, ok bool) {
+// View returns the room's newest state as a widget shows it. ok is false
+// before the room's first tick reached this process (no phase yet).
+func (h *Hub) View(r *Room, now time.Time) (v View, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return widgetOf(&r.state, now), r.state.Phase != ""
@@ -155,7 +155,7 @@ func (h *Hub) roomView(r *hubRoom, now time.Time) (v widgetView, ok bool) {
 // attachWidget registers a handshaken widget stream with its room; v is
 // the view it was sent. It holds no visitor, no ticket and nothing per
 // viewer but the connection and what it was last shown.
-func (h *Hub) attachWidget(r *hubRoom, c *sseConn, v widgetView) bool {
+func (h *Hub) attachWidget(r *Room, c *conn, v View) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -177,7 +177,7 @@ func (h *Hub) attachWidget(r *hubRoom, c *sseConn, v widgetView) bool {
 	}
 	r.mu.Unlock()
 	h.conns.Add(1)
-	h.metrics.SSEConnections.Inc()
+	h.metrics.Connections.Inc()
 	return true
 }
 
@@ -185,7 +185,7 @@ func (h *Hub) attachWidget(r *hubRoom, c *sseConn, v widgetView) bool {
 // it shows: one frame, built once, for all of them. A tick that changes
 // nothing a widget shows writes nothing (the heartbeats keep the idle
 // streams open).
-func (h *Hub) pushWidgets(r *hubRoom, st push.State, widgets []*sseConn) {
+func (h *Hub) pushWidgets(r *Room, st push.State, widgets []*conn) {
 	// After an outage every widget is sent the state, changed or not.
 	stale := r.widgetsStale.Swap(false)
 	if len(widgets) == 0 {
@@ -242,9 +242,9 @@ func (h *Hub) RoomGone(name string) {
 	}
 }
 
-func (h *Hub) widgetsGone(r *hubRoom) {
+func (h *Hub) widgetsGone(r *Room) {
 	r.mu.Lock()
-	widgets := append([]*sseConn(nil), r.widgets...)
+	widgets := append([]*conn(nil), r.widgets...)
 	r.mu.Unlock()
 	for _, c := range widgets {
 		if err := c.writeFramed(widgetGoneFrame); err != nil {
@@ -259,7 +259,7 @@ func (h *Hub) widgetsGone(r *hubRoom) {
 // two heartbeats: a room deleted by another process sends none, and its
 // resync finds it gone (see widgetsGone). One Redis read per quiet room per
 // heartbeat.
-func (h *Hub) resyncQuietWidgets(r *hubRoom) {
+func (h *Hub) resyncQuietWidgets(r *Room) {
 	select {
 	case <-r.loaded:
 	default:

@@ -1,4 +1,4 @@
-package web
+package sse
 
 import (
 	"io"
@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -108,15 +107,15 @@ func TestCadenceNeverOptimistic(t *testing.T) {
 			if tc.stall == nil {
 				tc.stall = never
 			}
-			m := NewMetrics()
-			h := NewHub(&fakeSource{}, HubOptions{Tick: tc.tick, SeenEvery: time.Hour}, m, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			m := newMetrics()
+			h := newHub(&fakeSource{}, Options{Tick: tc.tick, SeenEvery: time.Hour}, m, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			defer h.Close()
-			r := &hubRoom{name: "cadence"}
+			r := &Room{name: "cadence"}
 			l := &line{}
-			byTicket := map[int64]*sseConn{}
+			byTicket := map[int64]*conn{}
 			pages := map[int64]*page{}
 			for i := range int64(n) {
-				c := &sseConn{lastRank: i, lastTick: 1}
+				c := &conn{lastRank: i, lastTick: 1}
 				c.ticket.Store(i + 1)
 				byTicket[i+1] = c
 				pages[i+1] = &page{rank: i, told: true} // the connect's own event
@@ -183,14 +182,14 @@ func TestCadenceNeverOptimistic(t *testing.T) {
 				r.mu.Lock()
 				r.lastEvent = h.born.Add(at)
 				r.mu.Unlock()
-				live := make([]*sseConn, 0, len(l.waiting))
+				live := make([]*conn, 0, len(l.waiting))
 				for _, ticket := range l.waiting {
 					live = append(live, byTicket[ticket])
 				}
 				plan := h.scan(r, &st, live, h.born.Add(at))
 				passes++
 				writes += int64(len(plan.due))
-				frontSeen := map[*sseConn]bool{}
+				frontSeen := map[*conn]bool{}
 				lastRank, inFront := int64(-1), true
 				for _, d := range plan.due {
 					ticket := d.c.ticket.Load()
@@ -229,7 +228,7 @@ func TestCadenceNeverOptimistic(t *testing.T) {
 			if tc.stall(40) && (stalls != 1 || held == 0) {
 				t.Fatalf("the stall was seen %d times, %d pages held; want once", stalls, held)
 			}
-			t.Logf("%.0f writes a pass for up to %d waiting; %v corrections", per, n, testutil.ToFloat64(m.SSECorrections))
+			t.Logf("%.0f writes a pass for up to %d waiting; %v corrections", per, n, testutil.ToFloat64(m.Corrections))
 		})
 	}
 }
@@ -249,19 +248,6 @@ func checkPages(t *testing.T, k int64, at time.Duration, truth *push.State, page
 	}
 }
 
-// TestSilentPeersTimeOut: a stream's sent data may stay unacknowledged
-// for peerSilence, not TCP's quarter of an hour.
-func TestSilentPeersTimeOut(t *testing.T) {
-	srv, _ := tcpPair(t)
-	c := newSSEConn(srv)
-	var got int
-	var err error
-	c.raw.Control(func(fd uintptr) { got, err = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpUserTimeout) })
-	if err != nil || got != int(peerSilence.Milliseconds()) {
-		t.Fatalf("TCP_USER_TIMEOUT %d ms (%v), want %d", got, err, peerSilence.Milliseconds())
-	}
-}
-
 func TestAppendCountdownEvent(t *testing.T) {
 	p := queue.Position{Status: queue.StatusWaiting, Rank: 5000, Ticket: 5001, Phase: queue.PhaseOpen}
 	for _, tc := range []struct {
@@ -276,53 +262,5 @@ func TestAppendCountdownEvent(t *testing.T) {
 		if !strings.HasPrefix(got, "id: 7\nevent: position\ndata: {\"status\":\"WAITING\",\"rank\":5000,") || !strings.HasSuffix(got, tc.want) {
 			t.Errorf("event %q, want it to end %q", got, tc.want)
 		}
-	}
-}
-
-// TestReadySpreadIsTheRooms: the room's readySpreadMs wins over the hub's
-// default, and is held to one tick.
-func TestReadySpreadIsTheRooms(t *testing.T) {
-	ms := func(n int) *int { return &n }
-	for _, tc := range []struct {
-		name   string
-		tick   time.Duration
-		room   *int
-		within time.Duration
-	}{
-		{"the room's 0 sends at once", 10 * time.Second, ms(0), time.Second},
-		{"held to one tick", 200 * time.Millisecond, ms(10_000), 1500 * time.Millisecond},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tok := "tok"
-			src := &fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 1, Rate: 1},
-				pos: func(string) queue.Position { return queue.Position{Status: queue.StatusReady, EntryToken: &tok} }}
-			hub := NewHub(src, HubOptions{Tick: tc.tick, ReadySpread: time.Hour, SeenEvery: time.Hour}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-			defer hub.Close()
-			r, err := hub.room(t.Context(), "spread")
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, cli := tcpPair(t)
-			c := newSSEConn(srv)
-			c.ip = "a"
-			hub.acquireIP("a")
-			hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: 1, Tick: 1})
-			start := time.Now()
-			hub.Event("spread", queue.Event{Tick: 2, Head: 1, Rate: 1, Phase: queue.PhaseOpen, ReadySpreadMs: tc.room})
-			cli.SetReadDeadline(time.Now().Add(tc.within))
-			buf := make([]byte, 4096)
-			var got []byte
-			for !strings.Contains(string(got), "event: ready") {
-				n, err := cli.Read(buf)
-				if err != nil {
-					t.Fatalf("no ready within %v: %v (read %q)", tc.within, err, got)
-				}
-				got = append(got, buf[:n]...)
-			}
-			if !strings.Contains(string(got), `"t":`) {
-				t.Fatalf("the ready event has no tick time: %q", got)
-			}
-			t.Logf("ready after %v", time.Since(start).Round(time.Millisecond))
-		})
 	}
 }

@@ -1,4 +1,4 @@
-package web
+package sse
 
 import (
 	"bytes"
@@ -13,13 +13,12 @@ import (
 )
 
 // BenchmarkEventWrite measures what one event's write costs on loopback,
-// the fan-out's unit of work: a full
-// position event against a minimal one, and with TCP_NOTSENT_LOWAT set on
-// the server's sockets. 256 streams are written in turn while readers
+// the fan-out's unit of work: a full position event against a minimal
+// one, and with TCP_NOTSENT_LOWAT set on the server's sockets. 256 streams are written in turn while readers
 // drain them, as clients do; both sides share the machine, so sys-µs/op
 // counts the kernel's work for the write and for its reader.
 //
-//	go test -run '^$' -bench EventWrite -benchtime 200000x ./web/
+//	go test -run '^$' -bench EventWrite -benchtime 200000x ./web/sse/
 func BenchmarkEventWrite(b *testing.B) {
 	eta := int64(600)
 	full := appendChunk(nil, func(buf []byte) []byte {
@@ -40,7 +39,7 @@ func BenchmarkEventWrite(b *testing.B) {
 		{"full-notsent-lowat-16k", full, 16 << 10},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			conns := make([]*sseConn, 256)
+			conns := make([]*conn, 256)
 			for i := range conns {
 				srv, cli := tcpPair(b)
 				if tc.lowat > 0 {
@@ -49,7 +48,7 @@ func BenchmarkEventWrite(b *testing.B) {
 						syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, 25 /* TCP_NOTSENT_LOWAT */, tc.lowat)
 					})
 				}
-				conns[i] = newSSEConn(srv)
+				conns[i] = newConn(srv)
 				go io.Copy(io.Discard, cli)
 			}
 			var before, after syscall.Rusage

@@ -1,4 +1,4 @@
-package web
+package sse
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 // dueEvent is one event a tick's pass writes: to c, at rank, with the
 // countdown its page is told.
 type dueEvent struct {
-	c      *sseConn
+	c      *conn
 	rank   int64
 	reason string
 	cd     push.Countdown
@@ -30,7 +30,7 @@ type passPlan struct {
 
 // broadcast is what every waiting page must hear of at once when it
 // changes: the pause and the schedule. So must every page after the
-// room's pages were told to hold or of an outage (hubRoom.stale).
+// room's pages were told to hold or of an outage (Room.stale).
 type broadcast struct {
 	paused, soldOut               bool
 	phase                         string
@@ -40,7 +40,7 @@ type broadcast struct {
 // generation returns the room's broadcast generation for st: it grows
 // each time what every page must hear of changes. Only the room's
 // fan-out calls it, one pass at a time.
-func (r *hubRoom) generation(st *push.State) uint32 {
+func (r *Room) generation(st *push.State) uint32 {
 	b := broadcast{st.Paused, st.SoldOut, st.Phase, st.PrequeueAt, st.OpensAt, st.ClosesAt}
 	// A stale room (its pages were told to hold, or of an outage) tells
 	// everyone too.
@@ -54,9 +54,9 @@ func (r *hubRoom) generation(st *push.State) uint32 {
 // scan goes over conns once, without writing: it starts the resolution of
 // every visitor the head has passed (their ready events need a Redis round
 // trip, so they start first), and lists the position events due this tick
-// (CADENCE, see server/push/cadence.go), the front of the line first,
+// (see server/push/cadence.go), the front of the line first,
 // nearest first.
-func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) passPlan {
+func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPlan {
 	var plan passPlan
 	var front []dueEvent
 	frontRanks := push.Front(st.Rate)
@@ -97,7 +97,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 		}
 		rebound := c.rebound.Swap(false)
 		if c.prequeued.Load() {
-			// DRAW: a pre-queued buyer has no rank until the draw; once a
+			// A pre-queued buyer has no rank until the draw; once a
 			// tick says it is done, Redis gives their place.
 			if st.Phase != "" && st.Phase != queue.PhasePrequeue {
 				h.resolve(r, c, st.TimeMicros, spread)
@@ -128,7 +128,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			}
 			continue
 		}
-		// ABSENCE: a rank that goes up is shown at once, with why.
+		// A rank that goes up is shown at once, with why.
 		reason := ""
 		if rank > c.lastRank {
 			reason = queue.RankUpRecount
@@ -153,7 +153,7 @@ func (h *Hub) scan(r *hubRoom, st *push.State, conns []*sseConn, now time.Time) 
 			// rate cut the pages were not told of, visitors passed over).
 			// This page counts at half the pace from now on, down to an
 			// eighth, so that it is not corrected again and again.
-			h.metrics.SSECorrections.Inc()
+			h.metrics.Corrections.Inc()
 			c.slow = min(c.slow+1, 3)
 		} else if !ahead && c.slow > 0 {
 			c.slow-- // on schedule and not ahead: back towards the full pace
@@ -199,7 +199,7 @@ const rateSpreadTicks = 5
 // rateGeneration returns the room's rate generation for st: it grows when
 // the rate moves by more than rateMoved from the rate it last grew at.
 // Only the room's fan-out calls it.
-func (r *hubRoom) rateGeneration(st *push.State) uint32 {
+func (r *Room) rateGeneration(st *push.State) uint32 {
 	const rateMoved = 0.15
 	if st.Rate > 0 && math.Abs(st.Rate-r.rateRef) > rateMoved*r.rateRef {
 		r.rateRef = st.Rate
@@ -214,7 +214,7 @@ func (r *hubRoom) rateGeneration(st *push.State) uint32 {
 // (see watchStalls) before the hub's last check of them runs out. It
 // clears the room's counting mark and marks it stale, so that the first
 // pass after the ticks come back sends every page its position.
-func (r *hubRoom) stalled(now time.Time, tick time.Duration) bool {
+func (r *Room) stalled(now time.Time, tick time.Duration) bool {
 	if !r.counting.Load() {
 		return false
 	}

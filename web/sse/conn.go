@@ -1,4 +1,4 @@
-package web
+package sse
 
 import (
 	"errors"
@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"waitingroom/server/queue"
 )
 
 // errSlow reports a client whose socket cannot take the next event at once:
@@ -28,20 +26,20 @@ const (
 // file descriptor (not the case for TCP on Linux).
 const fallbackWriteTimeout = 200 * time.Millisecond
 
-// sseConn is one hijacked SSE connection. The hub owns it: nothing reads
+// conn is one hijacked SSE connection. The hub owns it: nothing reads
 // from it and every write is non-blocking, so it costs no goroutine and no
 // buffer while idle.
-type sseConn struct {
+type conn struct {
 	nc      net.Conn
 	raw     syscall.RawConn // nil when nc offers no file descriptor
-	room    *hubRoom
+	room    *Room
 	visitor string
 	ip      string
 	// widget marks an embedded widget's stream: no visitor, no ticket; it
 	// is sent the room's one widget frame (see attachWidget).
 	widget bool
 	ticket atomic.Int64 // the line number, which ranks count from
-	// DRAW: shown is the visitor's own ticket (a drawn buyer's pre-queue
+	// shown is the visitor's own ticket (a drawn buyer's pre-queue
 	// ticket); prequeued marks a buyer waiting for the draw.
 	shown     atomic.Int64
 	prequeued atomic.Bool
@@ -54,7 +52,7 @@ type sseConn struct {
 	// epoch is the room state's epoch that lastRank and lastTick belong to.
 	epoch    int64
 	lastTick int64 // the newest tick this connection was sent
-	// CADENCE: when lastRank was sent and when the next scheduled event
+	// When lastRank was sent and when the next scheduled event
 	// is due (ns on the hub's clock), the countdown the page was told (its
 	// Every and Pace) and the room's broadcast generation it saw.
 	sentAt  int64
@@ -67,7 +65,7 @@ type sseConn struct {
 	// hbSlot is the part of the heartbeat period this connection's
 	// heartbeat is written in (see heartbeatSlots).
 	hbSlot uint8
-	// lastShown is what a widget's stream was last sent (WIDGET).
+	// lastShown is what a widget's stream was last sent.
 	lastShown widgetShown
 	nextSeen  time.Time
 	index     int // position in room.conns; guarded by room.mu
@@ -77,8 +75,8 @@ type sseConn struct {
 	done      atomic.Bool // ready or gone: no more position events
 }
 
-func newSSEConn(nc net.Conn) *sseConn {
-	c := &sseConn{nc: nc, hbSlot: uint8(rand.IntN(heartbeatSlots))}
+func newConn(nc net.Conn) *conn {
+	c := &conn{nc: nc, hbSlot: uint8(rand.IntN(heartbeatSlots))}
 	if sc, ok := nc.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
 			c.raw = raw
@@ -96,12 +94,12 @@ func newSSEConn(nc net.Conn) *sseConn {
 
 // write sends one chunk holding payload. It never blocks: a socket that
 // cannot take the whole chunk at once fails with errSlow.
-func (c *sseConn) write(payload []byte) error {
+func (c *conn) write(payload []byte) error {
 	return c.writeFramed(chunk(payload))
 }
 
 // writeFramed sends bytes already framed as a chunk (see appendChunk).
-func (c *sseConn) writeFramed(b []byte) error {
+func (c *conn) writeFramed(b []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -110,7 +108,7 @@ func (c *sseConn) writeFramed(b []byte) error {
 	return c.writeLocked(b)
 }
 
-func (c *sseConn) writeLocked(b []byte) error {
+func (c *conn) writeLocked(b []byte) error {
 	if c.raw == nil {
 		c.nc.SetWriteDeadline(time.Now().Add(fallbackWriteTimeout))
 		_, err := c.nc.Write(b)
@@ -138,7 +136,7 @@ func (c *sseConn) writeLocked(b []byte) error {
 // peerGone reports whether the client closed its side (or reset it): a
 // read that would not wait finds the end of the stream. It consumes
 // nothing. A connection without a file descriptor is never found gone.
-func (c *sseConn) peerGone() bool {
+func (c *conn) peerGone() bool {
 	if c.raw == nil {
 		return false
 	}
@@ -153,7 +151,7 @@ func (c *sseConn) peerGone() bool {
 }
 
 // close closes the connection once and reports whether this call did.
-func (c *sseConn) close() bool {
+func (c *conn) close() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -192,71 +190,4 @@ func appendChunk(b []byte, body func([]byte) []byte) []byte {
 		n >>= 4
 	}
 	return append(b, '\r', '\n')
-}
-
-// heartbeatFrame is the beat: it keeps proxies from timing out, finds
-// dead peers, and tells a counting page that the server still runs (a
-// page stops counting when it hears nothing for push.Quiet). It is a
-// named event with data, since EventSource dispatches no event without.
-var heartbeatFrame = []byte("event: beat\ndata: 1\n\n")
-
-// appendEvent appends one SSE event: an id when id > 0, the event name and
-// the position JSON. The token is written only when the caller passes it,
-// which is only for its own visitor.
-func appendEvent(b []byte, id int64, name string, p queue.Position, tickMicros int64) []byte {
-	if id > 0 {
-		b = append(b, "id: "...)
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, '\n')
-	}
-	b = append(b, "event: "...)
-	b = append(b, name...)
-	b = append(b, "\ndata: "...)
-	b = appendPositionJSON(b, p, tickMicros)
-	return append(b, '\n', '\n')
-}
-
-// appendPositionJSON writes the Position JSON of the HTTP contract, plus
-// "t", the tick's server time in microseconds, by hand: it runs for every
-// connection on every tick.
-func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
-	b = append(b, `{"status":"`...)
-	b = append(b, p.Status...)
-	b = append(b, '"')
-	b = appendPlace(b, p)
-	b = append(b, `,"entryToken":`...)
-	if p.EntryToken == nil {
-		b = append(b, "null"...)
-	} else {
-		// Tokens are URL-safe base64 (checked by token.Valid upstream):
-		// nothing to escape.
-		b = append(b, '"')
-		b = append(b, *p.EntryToken...)
-		b = append(b, '"')
-	}
-	if p.SoldOut {
-		b = append(b, `,"soldOut":true`...)
-	} else {
-		b = append(b, `,"soldOut":false`...)
-	}
-	// ABSENCE: paused, the pass's expiry, why a rank went up.
-	if p.Paused {
-		b = append(b, `,"paused":true`...)
-	} else {
-		b = append(b, `,"paused":false`...)
-	}
-	if p.PassExpiresAt != 0 {
-		b = append(b, `,"passExpiresAt":`...)
-		b = strconv.AppendInt(b, p.PassExpiresAt, 10)
-	}
-	if p.RankUpReason != "" {
-		// The reasons are queue.RankUp* constants: nothing to escape.
-		b = append(b, `,"rankUpReason":"`...)
-		b = append(b, p.RankUpReason...)
-		b = append(b, '"')
-	}
-	b = appendSchedule(b, p) // DRAW
-	b = append(b, `,"t":`...)
-	b = strconv.AppendInt(b, tickMicros, 10)
-	return append(b, '}')
 }

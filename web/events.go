@@ -2,32 +2,23 @@ package web
 
 import (
 	"context"
-	"math/rand/v2"
+	"errors"
 	"net/http"
-	"strconv"
-	"time"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
+	"waitingroom/web/sse"
 )
 
-// handshakeTimeout bounds the blocking write of the SSE response headers
-// and first event; every later write is non-blocking.
-const handshakeTimeout = 5 * time.Second
-
-// streamSlot takes one of the per-network stream slots of ip (a buyer's,
-// or a widget's: widgetIPKey), or answers 429 and reports false.
-func (s *Server) streamSlot(w http.ResponseWriter, ip string) bool {
-	if s.hub.acquireIP(ip) {
-		return true
-	}
+// refuseNetworkStream answers 429 to a stream whose client network holds
+// as many streams as it may (sse.ErrNetworkFull).
+func (s *Server) refuseNetworkStream(w http.ResponseWriter) {
 	s.metrics.Rejected.WithLabelValues("sse_per_ip").Inc()
-	// A slot a client frees comes back at once (acquireIP): a short wait.
+	// A slot a client frees comes back at once: a short wait.
 	w.Header().Set("Retry-After", "2")
 	response.WriteError(w, http.StatusTooManyRequests, "too_many_connections", "Too many live connections from your network.")
-	return false
 }
 
 // events serves GET /r/{room}/events. It enters the visitor if they have no
@@ -61,24 +52,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	camp := s.campaignOf(r.URL.Query())
-	if !s.hub.acquireStream() {
+	slot, err := s.hub.Reserve(s.clientKey(r))
+	if errors.Is(err, sse.ErrProcessFull) {
 		s.metrics.Rejected.WithLabelValues("sse_process").Inc()
 		w.Header().Set("Retry-After", "5")
 		response.WriteError(w, http.StatusServiceUnavailable, "too_many_connections", "The waiting room is full on this server. Please try again in a few seconds.")
 		return
 	}
-	ip := s.clientKey(r)
-	if !s.streamSlot(w, ip) {
-		s.hub.releaseStream()
+	if err != nil {
+		s.refuseNetworkStream(w)
 		return
 	}
-	attached := false
-	defer func() {
-		if !attached {
-			s.hub.releaseIP(ip)
-			s.hub.releaseStream()
-		}
-	}()
+	defer slot.Release()
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	id, isNew, err := s.visitorOrNew(r)
@@ -86,7 +71,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	hr, err := s.hub.room(ctx, name)
+	hr, err := s.hub.Room(ctx, name)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -122,54 +107,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		response.WriteError(w, http.StatusInternalServerError, "internal", "Streaming is not supported on this connection.")
 		return
 	}
-	c := newSSEConn(nc)
-	c.visitor, c.ip = id, ip
-
-	var b []byte
-	b = append(b, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"+
-		"X-Accel-Buffering: no\r\nX-Content-Type-Options: nosniff\r\nTransfer-Encoding: chunked\r\n"...)
+	var cookies []*http.Cookie
 	if isNew {
-		b = append(b, "Set-Cookie: "...)
-		b = append(b, s.visitorCookie(r, id).String()...)
-		b = append(b, "\r\n"...)
+		cookies = append(cookies, s.visitorCookie(r, id))
 	}
-	var utm []*http.Cookie
 	if !cross {
-		utm = utmCookies(r, name, camp)
+		cookies = append(cookies, utmCookies(r, name, camp)...)
 	}
-	for _, ck := range utm {
-		b = append(b, "Set-Cookie: "...)
-		b = append(b, ck.String()...)
-		b = append(b, "\r\n"...)
-	}
-	b = append(b, "\r\n"...)
-	// A jittered retry spreads reconnects after a restart.
-	first := []byte("retry: " + strconv.Itoa(2000+rand.IntN(3000)) + "\n\n")
-	eventID := p.Tick
-	if last := request.LastEventID(r.Header.Get("Last-Event-ID")); last >= eventID {
-		eventID = 0 // the client has seen this tick: a snapshot, not a repeat
-	}
-	name2 := "position"
-	switch {
-	case p.Status == queue.StatusReady:
-		name2, eventID = "ready", 0
-	case p.SoldOut:
-		name2 = "soldout"
-	}
-	first = appendEvent(first, eventID, name2, p, time.Now().UnixMicro())
-	b = append(b, chunk(first)...)
-	nc.SetWriteDeadline(time.Now().Add(handshakeTimeout))
-	if _, err := nc.Write(b); err != nil {
-		nc.Close()
-		return
-	}
-	nc.SetWriteDeadline(time.Time{})
-	s.metrics.SSEEvents.Inc()
-	if !s.hub.attach(hr, c, p) {
-		nc.Close()
-		return
-	}
-	attached = true
+	s.hub.Subscribe(nc, hr, slot, sse.Subscriber{Visitor: id, Position: p,
+		LastEventID: request.LastEventID(r.Header.Get("Last-Event-ID")), Cookies: cookies})
 }
 
 // streamEnter enters a stream's visitor. A connect that makes a place

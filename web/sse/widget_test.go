@@ -1,8 +1,7 @@
-package web
+package sse
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -78,21 +77,21 @@ func TestWidgetFanOut(t *testing.T) {
 			[]string{"buyer:position", "widget:room"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hub := NewHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 5, Rate: 1}}, HubOptions{SeenEvery: time.Hour},
-				NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			hub := newHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 5, Rate: 1}}, Options{SeenEvery: time.Hour},
+				newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			defer hub.Close()
-			r, err := hub.room(context.Background(), "fan")
+			r, err := hub.Room(context.Background(), "fan")
 			if err != nil {
 				t.Fatal(err)
 			}
 			hub.Event("fan", base)
 			time.Sleep(50 * time.Millisecond)
 			log := &recLog{}
-			buyer := newSSEConn(&recConn{name: "buyer", log: log})
+			buyer := newConn(&recConn{name: "buyer", log: log})
 			hub.attach(r, buyer, queue.Position{Status: queue.StatusWaiting, Ticket: 10, Rank: 9, Tick: 2})
-			widget := newSSEConn(&recConn{name: "widget", log: log})
+			widget := newConn(&recConn{name: "widget", log: log})
 			hub.widgets.Add(1)
-			v, _ := hub.roomView(r, time.Now())
+			v, _ := hub.View(r, time.Now())
 			hub.attachWidget(r, widget, v)
 			e := tc.next(base)
 			e.Tick = 3
@@ -115,16 +114,16 @@ func TestWidgetAttachAcrossARestart(t *testing.T) {
 		{"same epoch", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hub := NewHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 5, Rate: 1}}, HubOptions{SeenEvery: time.Hour},
-				NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			hub := newHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 5, Rate: 1}}, Options{SeenEvery: time.Hour},
+				newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			defer hub.Close()
-			r, err := hub.room(context.Background(), "epoch")
+			r, err := hub.Room(context.Background(), "epoch")
 			if err != nil {
 				t.Fatal(err)
 			}
 			hub.Event("epoch", queue.Event{Tick: 50, Waiting: 5, Rate: 1, Phase: queue.PhaseOpen})
 			time.Sleep(50 * time.Millisecond)
-			v, _ := hub.roomView(r, time.Now()) // tick 50
+			v, _ := hub.View(r, time.Now()) // tick 50
 			tick := int64(51)
 			if tc.restart {
 				// The room is deleted and created: its ticks count from 1.
@@ -133,52 +132,12 @@ func TestWidgetAttachAcrossARestart(t *testing.T) {
 				tick = 2
 			}
 			log := &recLog{}
-			c := newSSEConn(&recConn{name: "widget", log: log})
+			c := newConn(&recConn{name: "widget", log: log})
 			hub.widgets.Add(1)
 			hub.attachWidget(r, c, v)
 			hub.Event("epoch", queue.Event{Tick: tick, Waiting: 3, Rate: 1, Phase: queue.PhaseOpen})
 			if got := log.waitN(t, 1); len(got) == 0 {
 				t.Fatal("the widget was sent nothing of its room's new state")
-			}
-		})
-	}
-}
-
-// TestWidgetStatusCarriesTheClock: each status answer carries the
-// server's clock of its own moment, from one settings read.
-func TestWidgetStatusCarriesTheClock(t *testing.T) {
-	var counted *countingRooms
-	h := newHarness(t, func(o *Options) {
-		counted = &countingRooms{widgetRoomsStore: o.Rooms}
-		o.Rooms = counted
-	})
-	for _, tc := range []struct {
-		name string
-		gap  time.Duration
-	}{
-		{"half a second apart", 500 * time.Millisecond},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			time.Sleep(widgetTTL + 10*time.Millisecond) // a fresh entry
-			serverTime := func() int64 {
-				var v struct {
-					ServerTime int64 `json:"serverTime"`
-				}
-				r := h.do(t, "GET", "/r/"+h.room+"/widget/status", "", nil, nil)
-				if err := json.Unmarshal([]byte(r.body), &v); err != nil || r.status != 200 {
-					t.Fatalf("status %d %s: %v", r.status, r.body, err)
-				}
-				return v.ServerTime
-			}
-			before := counted.reads.Load()
-			a := serverTime()
-			time.Sleep(tc.gap)
-			b := serverTime()
-			if b-a < tc.gap.Milliseconds()-50 {
-				t.Fatalf("serverTimes %d and %d, %v apart", a, b, tc.gap)
-			}
-			if n := counted.reads.Load() - before; n != 1 {
-				t.Fatalf("%d settings reads, want 1", n)
 			}
 		})
 	}
@@ -197,7 +156,7 @@ func TestWidgetStreamCap(t *testing.T) {
 		{"default", 0, DefaultMaxWidgets},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hub := NewHub(&fakeSource{}, HubOptions{MaxWidgets: tc.max}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			hub := newHub(&fakeSource{}, Options{MaxWidgets: tc.max}, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			defer hub.Close()
 			got := 0
 			for range DefaultMaxWidgets + 1 {
@@ -225,7 +184,7 @@ func TestWidgetETA(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := push.State{}
 			st.Phase, st.Waiting, st.Rate = queue.PhaseOpen, tc.waiting, 5
-			if got := string(appendWidgetJSON(nil, widgetOf(&st, time.Now()))); !strings.Contains(got, tc.want) {
+			if got := string(widgetOf(&st, time.Now()).AppendJSON(nil)); !strings.Contains(got, tc.want) {
 				t.Fatalf("%s, want %s", got, tc.want)
 			}
 		})
@@ -243,16 +202,16 @@ func TestWidgetViewerWhoLeftIsDropped(t *testing.T) {
 		{"viewer stays", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hub := NewHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Rate: 1}}, HubOptions{}, NewMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			hub := newHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Rate: 1}}, Options{}, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			defer hub.Close()
-			r, err := hub.room(context.Background(), "left")
+			r, err := hub.Room(context.Background(), "left")
 			if err != nil {
 				t.Fatal(err)
 			}
 			srv, cli := tcpPair(t)
 			hub.widgets.Add(1)
-			v, _ := hub.roomView(r, time.Now())
-			hub.attachWidget(r, newSSEConn(srv), v)
+			v, _ := hub.View(r, time.Now())
+			hub.attachWidget(r, newConn(srv), v)
 			if tc.leave {
 				cli.Close()
 			}

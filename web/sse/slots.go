@@ -1,11 +1,73 @@
-package web
+package sse
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
-// DefaultSSEMaxPerIP is the default of HubOptions.MaxPerIP: room for a
+// DefaultMaxPerIP is the default of Options.MaxPerIP: room for a
 // crowd behind one address (carrier-grade NAT), far above what one person
 // opens. Identities cost a proof of work, not a slot.
-const DefaultSSEMaxPerIP = 10000
+const DefaultMaxPerIP = 10000
+
+// ErrProcessFull and ErrNetworkFull are why Reserve refuses a stream: the
+// process holds as many streams of its kind as it may (Options.MaxStreams,
+// Options.MaxWidgets), or the client network as many as Options.MaxPerIP.
+var (
+	ErrProcessFull = errors.New("sse: the process holds as many streams as it may")
+	ErrNetworkFull = errors.New("sse: the client network holds as many streams as it may")
+)
+
+// Slot is a stream's place, counted against the process's cap and its
+// client network's before the handshake. The stream attached with it
+// keeps it until it is dropped; Release gives back one that was not.
+type Slot struct {
+	h      *Hub
+	ip     string // the per-network key: a widget's is apart (widgetIPKey)
+	widget bool
+	done   bool // attached or released
+}
+
+// Reserve takes a buyer's stream slot for client network ip.
+func (h *Hub) Reserve(ip string) (*Slot, error) {
+	if !h.acquireStream() {
+		return nil, ErrProcessFull
+	}
+	if !h.acquireIP(ip) {
+		h.releaseStream()
+		return nil, ErrNetworkFull
+	}
+	return &Slot{h: h, ip: ip}, nil
+}
+
+// ReserveWidget takes a widget's stream slot for client network ip,
+// counted apart from the buyers' (see widgetIPKey).
+func (h *Hub) ReserveWidget(ip string) (*Slot, error) {
+	if !h.acquireWidget() {
+		return nil, ErrProcessFull
+	}
+	key := widgetIPKey(ip)
+	if !h.acquireIP(key) {
+		h.releaseWidget()
+		return nil, ErrNetworkFull
+	}
+	return &Slot{h: h, ip: key, widget: true}, nil
+}
+
+// Release gives the slot back unless a stream was attached with it; it
+// is safe to defer.
+func (s *Slot) Release() {
+	if s == nil || s.done {
+		return
+	}
+	s.done = true
+	s.h.releaseIP(s.ip)
+	if s.widget {
+		s.h.releaseWidget()
+	} else {
+		s.h.releaseStream()
+	}
+}
 
 // MaxStreamsPerVisitor caps one visitor's live streams in a process, in
 // all rooms: a reload or another tab opens one more, and the visitor's
@@ -25,7 +87,7 @@ const (
 // swept for clients that left.
 type ipSlots struct {
 	n       int
-	streams map[*sseConn]struct{}
+	streams map[*conn]struct{}
 	swept   time.Time
 	every   time.Duration
 }
@@ -57,7 +119,7 @@ func (h *Hub) takeIP(ip string) bool {
 	defer h.mu.Unlock()
 	s := h.perIP[ip]
 	if s == nil {
-		s = &ipSlots{streams: map[*sseConn]struct{}{}, every: sweepGoneEvery}
+		s = &ipSlots{streams: map[*conn]struct{}{}, every: sweepGoneEvery}
 		h.perIP[ip] = s
 	}
 	if s.n >= h.opt.MaxPerIP {
@@ -83,7 +145,7 @@ func (h *Hub) releaseIPLocked(ip string) {
 
 // indexIPLocked lists an attached stream under its client network, so
 // that a sweep looks at that network's streams only. h.mu is held.
-func (h *Hub) indexIPLocked(c *sseConn) {
+func (h *Hub) indexIPLocked(c *conn) {
 	if s := h.perIP[c.ip]; s != nil {
 		s.streams[c] = struct{}{}
 	}
@@ -92,7 +154,7 @@ func (h *Hub) indexIPLocked(c *sseConn) {
 // sweepDue returns ip's attached streams when they may be swept now, and
 // marks them swept; nil when a sweep ran less than the network's interval
 // ago.
-func (h *Hub) sweepDue(ip string) []*sseConn {
+func (h *Hub) sweepDue(ip string) []*conn {
 	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -101,7 +163,7 @@ func (h *Hub) sweepDue(ip string) []*sseConn {
 		return nil
 	}
 	s.swept = now
-	mine := make([]*sseConn, 0, len(s.streams))
+	mine := make([]*conn, 0, len(s.streams))
 	for c := range s.streams {
 		mine = append(mine, c)
 	}
@@ -126,7 +188,7 @@ func (h *Hub) swept(ip string, freed int) {
 
 // dropGone drops the streams of mine whose client has gone, and returns
 // how many.
-func (h *Hub) dropGone(mine []*sseConn) int {
+func (h *Hub) dropGone(mine []*conn) int {
 	n := 0
 	for _, c := range mine {
 		if c.peerGone() {
@@ -138,7 +200,7 @@ func (h *Hub) dropGone(mine []*sseConn) int {
 }
 
 // acquireStream counts a buyer's stream against the process's cap
-// (HubOptions.MaxStreams); false means the process is full.
+// (Options.MaxStreams); false means the process is full.
 func (h *Hub) acquireStream() bool {
 	if h.buyers.Add(1) > int64(h.opt.MaxStreams) {
 		h.buyers.Add(-1)
@@ -149,16 +211,19 @@ func (h *Hub) acquireStream() bool {
 
 func (h *Hub) releaseStream() { h.buyers.Add(-1) }
 
+// Streams returns the number of buyers' stream slots taken (see Reserve).
+func (h *Hub) Streams() int64 { return h.buyers.Load() }
+
 // addVisitorLocked lists c among its visitor's streams and returns the
 // oldest one past MaxStreamsPerVisitor, for the caller to drop once h.mu
 // is released (nil when none). A stream without a visitor is not
 // listed. h.mu is held.
-func (h *Hub) addVisitorLocked(c *sseConn) *sseConn {
+func (h *Hub) addVisitorLocked(c *conn) *conn {
 	if c.visitor == "" {
 		return nil
 	}
 	list := append(h.perVisitor[c.visitor], c)
-	var evict *sseConn
+	var evict *conn
 	if len(list) > MaxStreamsPerVisitor {
 		evict = list[0]
 		list = append(list[:0:0], list[1:]...)
@@ -169,7 +234,7 @@ func (h *Hub) addVisitorLocked(c *sseConn) *sseConn {
 
 // forgetLocked removes an attached stream from the address and visitor
 // indexes. h.mu is held.
-func (h *Hub) forgetLocked(c *sseConn) {
+func (h *Hub) forgetLocked(c *conn) {
 	if s := h.perIP[c.ip]; s != nil {
 		delete(s.streams, c)
 	}

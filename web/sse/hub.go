@@ -1,0 +1,333 @@
+// Package sse is the hub that pushes each room's admission events to the
+// buyers' and the embedded widgets' server-sent event streams of this
+// process. It folds the events of server/push into each room's state,
+// fans them out to the streams without ever waiting for one, and owns the
+// streams it is handed: their slots, heartbeats and writes.
+package sse
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"waitingroom/server/push"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+)
+
+// Source is what the hub asks Redis: a room's rank snapshot when it
+// (re)syncs, one visitor's position when the head passes them, and, once per
+// room per tick, which connected visitors are still there.
+type Source interface {
+	Snapshot(ctx context.Context, room string) (queue.Snapshot, error)
+	Position(ctx context.Context, room, visitor string) (queue.Position, error)
+	MarkSeen(ctx context.Context, room string, tickets []int64) error
+}
+
+// Options are the hub's needs and its tuning; zero values take the
+// defaults. Source, Metrics and Log are required.
+type Options struct {
+	// Source is where the hub reads the rooms' state.
+	Source Source
+	// Metrics are the hub's collectors.
+	Metrics Metrics
+	// Log receives the hub's warnings.
+	Log *slog.Logger
+
+	// Heartbeat is the period of the beat every stream hears (default
+	// 15 s); a counting page stops when it hears nothing for push.Quiet of it.
+	Heartbeat time.Duration
+	// SeenEvery is how often a connected visitor is marked as seen
+	// (default 30 s; it must stay well under abandonAfterSeconds).
+	SeenEvery time.Duration
+	// MaxPerIP caps concurrent SSE connections per client IP (default
+	// DefaultMaxPerIP).
+	MaxPerIP int
+	// ReadySpread spreads the ready events of one tick's batch uniformly
+	// over this long, so that a batch does not reach the order database in
+	// the same millisecond (0: no spread). Serve sets it to 80% of TICK.
+	// It is the default: a room's readySpreadMs wins, held to one tick.
+	ReadySpread time.Duration
+	// MaxWidgets caps the process's embedded-widget streams (0: default
+	// DefaultMaxWidgets; negative: none, the widgets poll).
+	MaxWidgets int
+	// Tick is the admission tick's period (default 1 s): the countdowns
+	// the pages are told are in ticks.
+	Tick time.Duration
+	// MaxStreams caps the process's buyer streams (0: no cap); beyond it
+	// a connect is answered 503, so the process keeps files for the rest.
+	MaxStreams int
+}
+
+// Hub fans each room's admission events out to this process's SSE
+// connections. It never blocks the subscription: a room whose previous
+// fan-out is still running coalesces to the newest state, and a client
+// whose socket cannot take an event at once is dropped.
+type Hub struct {
+	src     Source
+	log     *slog.Logger
+	metrics Metrics
+	opt     Options
+
+	conns   atomic.Int64 // open connections, for Connections
+	widgets atomic.Int64 // open widget streams, for MaxWidgets
+	buyers  atomic.Int64 // buyer streams counted, for MaxStreams
+
+	mu    sync.Mutex
+	rooms map[string]*Room
+	perIP map[string]*ipSlots // see slots.go
+	// perVisitor are each visitor's attached streams, oldest first (at
+	// most MaxStreamsPerVisitor).
+	perVisitor map[string][]*conn
+	closed     bool
+
+	// born is the hub's clock's zero: connections keep when they were
+	// last written to as nanoseconds since.
+	born       time.Time
+	resolveSem chan struct{}
+	stop       chan struct{}
+	wg         sync.WaitGroup
+}
+
+// Room is one room's state on the hub and the streams that follow it.
+type Room struct {
+	name   string
+	loaded chan struct{} // closed once the first snapshot is in
+	err    error         // the first snapshot's error, if any
+
+	mu    sync.Mutex
+	state push.State
+	conns []*conn
+	// widgets are the room's embedded-widget streams, apart from the
+	// buyers' (conns): they are written after them, and only on a change.
+	widgets []*conn
+	// widgetsStale is set when the widgets were told of an outage: the
+	// next pass sends them the state even if it did not change.
+	widgetsStale atomic.Bool
+	// widgetPeekAt is when the fan-out next looks for widget viewers
+	// that left (their streams get no write while nothing changes).
+	widgetPeekAt time.Time
+	// lastEvent is when the room's last event (or snapshot) came in: a
+	// room with widgets that went quiet is resynced by the heartbeat,
+	// which finds a room deleted by another process.
+	lastEvent time.Time
+	// broadcast and gen are what every page last had to hear of, and how
+	// many times that changed (see generation); owned by the fan-out.
+	broadcast broadcast
+	gen       uint32
+	// rateRef and rateGen are the rate the pages' waits were last
+	// brought in line with, and how many times (see rateGeneration).
+	rateRef float64
+	rateGen uint32
+	// counting is set when a pass tells a page to count down, and
+	// cleared when a stall makes the pages hold; stale makes the next
+	// pass tell every page (see stalled and Lost).
+	counting atomic.Bool
+	stale    atomic.Bool
+	running  bool // a fan-out is under way
+	pending  bool // another event arrived during it
+	syncing  bool // a resync snapshot is under way
+}
+
+// NewHub returns a hub; Close stops it.
+func NewHub(opt Options) *Hub {
+	if opt.Heartbeat <= 0 {
+		opt.Heartbeat = 15 * time.Second
+	}
+	if opt.SeenEvery <= 0 {
+		opt.SeenEvery = 30 * time.Second
+	}
+	if opt.MaxPerIP <= 0 {
+		opt.MaxPerIP = DefaultMaxPerIP
+	}
+	if opt.MaxWidgets == 0 {
+		opt.MaxWidgets = DefaultMaxWidgets
+	}
+	if opt.Tick <= 0 {
+		opt.Tick = time.Second
+	}
+	if opt.MaxStreams <= 0 {
+		opt.MaxStreams = math.MaxInt32
+	}
+	h := &Hub{src: opt.Source, log: opt.Log, metrics: opt.Metrics, opt: opt,
+		rooms: map[string]*Room{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*conn{},
+		born: time.Now(), resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
+	h.wg.Go(h.heartbeats)
+	h.wg.Go(h.watchStalls)
+	return h
+}
+
+// DefaultReadySpread returns the spread of one tick's turns in a room
+// without readySpreadMs: Options.ReadySpread.
+func (h *Hub) DefaultReadySpread() time.Duration { return h.opt.ReadySpread }
+
+// Connections returns the number of SSE connections open on this hub.
+func (h *Hub) Connections() int64 { return h.conns.Load() }
+
+// Close drops every connection (clients reconnect elsewhere, with the
+// jittered retry they were given) and stops the heartbeat.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	h.mu.Unlock()
+	rooms := h.roomList()
+	close(h.stop)
+	for _, r := range rooms {
+		for _, c := range r.snapshotConns() {
+			h.drop(c, nil)
+		}
+	}
+	h.wg.Wait()
+}
+
+// Event implements push.Handler: it folds the event into the room's state
+// and schedules a fan-out. It never blocks on clients.
+func (h *Hub) Event(room string, e queue.Event) {
+	h.mu.Lock()
+	r := h.rooms[room]
+	h.mu.Unlock()
+	if r == nil {
+		return // no connection here has asked for this room
+	}
+	select {
+	case <-r.loaded:
+	default:
+		return // the snapshot being loaded will include it
+	}
+	r.mu.Lock()
+	r.lastEvent = time.Now()
+	if !r.state.Apply(e) {
+		h.resyncLocked(r)
+	}
+	h.scheduleLocked(r)
+	r.mu.Unlock()
+}
+
+// Subscribed implements push.Handler: events may have been lost while the
+// subscription was down, so every room resyncs.
+func (h *Hub) Subscribed() {
+	rooms := h.roomList()
+	for _, r := range rooms {
+		select {
+		case <-r.loaded:
+		default:
+			continue
+		}
+		r.mu.Lock()
+		h.resyncLocked(r)
+		r.mu.Unlock()
+	}
+}
+
+// Lost implements push.Handler: Redis is gone, so every waiting page is
+// told that its position is on hold (it shows "Reconnecting…") until the
+// next position arrives.
+func (h *Hub) Lost() {
+	frame := chunk([]byte("event: outage\ndata: {\"reconnecting\":true}\n\n"))
+	for _, r := range h.roomList() {
+		r.widgetsStale.Store(true)
+		r.stale.Store(true) // the first pass after it tells every page
+		for _, c := range r.snapshotConns() {
+			if c.done.Load() {
+				continue
+			}
+			if err := c.writeFramed(frame); err != nil {
+				h.drop(c, err)
+			}
+		}
+	}
+}
+
+// Room returns the room's hub state, loading its snapshot on first use:
+// a stream is handed to the hub with the room it follows.
+func (h *Hub) Room(ctx context.Context, name string) (*Room, error) {
+	h.mu.Lock()
+	r, ok := h.rooms[name]
+	if !ok {
+		r = &Room{name: name, loaded: make(chan struct{})}
+		h.rooms[name] = r
+		h.mu.Unlock()
+		snap, err := h.src.Snapshot(ctx, name)
+		r.mu.Lock()
+		r.lastEvent = time.Now()
+		if err == nil {
+			r.state.Reset(snap)
+		}
+		r.mu.Unlock()
+		if err != nil {
+			h.mu.Lock()
+			delete(h.rooms, name) // let the next connection try again
+			h.mu.Unlock()
+			r.err = err
+		}
+		close(r.loaded)
+		return r, err
+	}
+	h.mu.Unlock()
+	select {
+	case <-r.loaded:
+		return r, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (h *Hub) resyncLocked(r *Room) {
+	if r.syncing {
+		return
+	}
+	r.syncing = true
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		snap, err := h.src.Snapshot(ctx, r.name)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.syncing = false
+		if errors.Is(err, room.ErrNotFound) {
+			go h.widgetsGone(r) // tell its widgets; buyers keep their state
+			return
+		}
+		if err != nil {
+			h.log.Warn("sse: resync", "room", r.name, "err", err)
+			return
+		}
+		r.state.Reset(snap)
+		h.scheduleLocked(r)
+	}()
+}
+
+func (h *Hub) scheduleLocked(r *Room) {
+	if r.running {
+		r.pending = true
+		return
+	}
+	r.running = true
+	go h.fanOut(r)
+}
+
+// roomList returns the rooms the hub knows, for a pass over all of them.
+func (h *Hub) roomList() []*Room {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rooms := make([]*Room, 0, len(h.rooms))
+	for _, r := range h.rooms {
+		rooms = append(rooms, r)
+	}
+	return rooms
+}
+
+// snapshotConns returns the room's connections, buyers' and widgets'.
+func (r *Room) snapshotConns() []*conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append(append([]*conn(nil), r.conns...), r.widgets...)
+}
