@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"waitingroom/web/gatemode"
 )
 
 // TestGateFormBodies: a malformed form body on the gate's form routes is
@@ -11,7 +12,7 @@ import (
 func TestGateFormBodies(t *testing.T) {
 	g := newGateHarness(t, nil)
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Host": testShopHost}
-	for _, path := range []string{enterPath, "/r/" + g.room + "/pass", "/r/" + g.room + "/order"} {
+	for _, path := range []string{gatemode.EnterPath, "/r/" + g.room + "/pass", "/r/" + g.room + "/order"} {
 		for _, tc := range []struct {
 			name   string
 			body   string

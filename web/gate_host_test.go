@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"waitingroom/server/room"
+	"waitingroom/web/gatemode"
 )
 
 // TestGateSessionBoundToShopHost: a pass opens a session only on its own
@@ -27,7 +28,7 @@ func TestGateSessionBoundToShopHost(t *testing.T) {
 	passB, passB2 := g.newPass(t), g.newPass(t)
 	g.room = roomA
 	enter := func(p, host string) reply {
-		return g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, map[string]string{"Host": host}, nil)
+		return g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, map[string]string{"Host": host}, nil)
 	}
 	for _, host := range []string{"shop.example", "shop.example:443", "evil.example"} {
 		if r := enter(passB, host); r.status != http.StatusUnauthorized || gateCookieOf(r) != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"waitingroom/web/gatemode"
 	"waitingroom/web/response"
 )
 
@@ -17,7 +18,7 @@ func TestGateRedeemRetry(t *testing.T) {
 	p := g.newPass(t)
 	sid, other := randomToken(t)[:22], randomToken(t)[:22]
 	body := func(session string) string { return `{"pass":"` + p + `","session":"` + session + `"}` }
-	var first sessionView
+	var first gatemode.SessionView
 	for _, tc := range []struct {
 		name   string
 		body   string
@@ -44,7 +45,7 @@ func TestGateRedeemRetry(t *testing.T) {
 			if r.status != 200 {
 				return
 			}
-			var v map[string]sessionView
+			var v map[string]gatemode.SessionView
 			r.json(t, &v)
 			s := v["session"]
 			if s.ID != sid {

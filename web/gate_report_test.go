@@ -15,8 +15,22 @@ import (
 	"waitingroom/gate"
 	"waitingroom/server/adapt"
 	"waitingroom/server/servicetest"
+	"waitingroom/web/gatemode"
 	"waitingroom/web/response"
 )
+
+// signalNS is the Redis namespace of the signal tests' recorders: their
+// keys never meet another test's.
+const signalNS = "wr:h15sig-test"
+
+// waitNextSecond sleeps into the next wall-clock second: a Reader merges
+// complete seconds only.
+// waitNextSecond waits until the current second is complete for a Reader
+// (adapt.Landed after its end).
+func waitNextSecond() {
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + adapt.Landed + 10*time.Millisecond).Sub(now))
+}
 
 // TestGateMiddlewareFeedsTheSignal: a real gate in front of a stand-in
 // shop reports its handlers' answers to this server once a second; they
@@ -96,7 +110,7 @@ func TestGateMiddlewareFeedsTheSignal(t *testing.T) {
 			break
 		}
 	}
-	if sig.Samples != 35 || sig.Errors != 2 || sig.Failed[shopUnavailable] != 2 {
+	if sig.Samples != 35 || sig.Errors != 2 || sig.Failed[gatemode.ShopUnavailable] != 2 {
 		t.Fatalf("signal %d samples, %d errors, failures %v; want 35, 2, 2 unavailable", sig.Samples, sig.Errors, sig.Failed)
 	}
 	// 33 answers of 35 are fast or failed fast: the p95 is among the slow.
@@ -124,7 +138,7 @@ func TestGateReportEndpoint(t *testing.T) {
 		{"no key", good, nil, 401, "api_key_invalid"},
 		{"a bad key", good, g.keyed("wrk_" + strings.Repeat("A", 43)), 401, "api_key_invalid"},
 		{"the admin token", good, g.keyed(testAdminToken), 401, "api_key_invalid"},
-		{"oversized", `{"ok":1,"okMs":[` + strings.Repeat("1,", gateBodyMax) + `1]}`, g.keyed(g.apiKey), 413, "body_too_large"},
+		{"oversized", `{"ok":1,"okMs":[` + strings.Repeat("1,", gatemode.BodyMax) + `1]}`, g.keyed(g.apiKey), 413, "body_too_large"},
 		{"not JSON", `ok=1`, g.keyed(g.apiKey), 400, "bad_json"},
 		{"an unknown field", `{"ok":1,"okMs":[1],"p95":3}`, g.keyed(g.apiKey), 400, "bad_json"},
 		{"a negative count", `{"ok":-1}`, g.keyed(g.apiKey), 400, "bad_report"},
@@ -153,7 +167,7 @@ func TestGateReportEndpoint(t *testing.T) {
 	}
 	t.Run("a room's reports are rate limited", func(t *testing.T) {
 		limited := 0
-		for range 2 * reportsBurst {
+		for range 2 * gatemode.ReportsBurst {
 			if r := g.do(t, "POST", path, good, g.keyed(g.apiKey), nil); r.status == http.StatusTooManyRequests {
 				limited++
 				if !strings.Contains(r.body, "too_many_reports") || r.header.Get("Retry-After") == "" {
@@ -162,7 +176,7 @@ func TestGateReportEndpoint(t *testing.T) {
 			}
 		}
 		if limited == 0 {
-			t.Fatalf("%d reports in a row, none refused", 2*reportsBurst)
+			t.Fatalf("%d reports in a row, none refused", 2*gatemode.ReportsBurst)
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/gatemode"
 	"waitingroom/web/response"
 )
 
@@ -22,7 +23,7 @@ func TestGateEnterResubmit(t *testing.T) {
 	g := newGateHarness(t, nil)
 	ctx := context.Background()
 	enter := func(p string, c *http.Cookie) reply {
-		return g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
+		return g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
 	}
 	p := g.newPass(t)
 	r := enter(p, nil)
@@ -91,11 +92,11 @@ func TestGateEnterResendAfterALostReply(t *testing.T) {
 	ctx := context.Background()
 	p := g.newPass(t)
 	enter := func(c *http.Cookie) reply {
-		return g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
+		return g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
 	}
 	first := enter(nil)
-	seed := cookieOf(first, retryCookie)
-	if first.status != http.StatusServiceUnavailable || seed == nil || seed.Path != enterPath || gateCookieOf(first) != nil ||
+	seed := cookieOf(first, gatemode.RetryCookie)
+	if first.status != http.StatusServiceUnavailable || seed == nil || seed.Path != gatemode.EnterPath || gateCookieOf(first) != nil ||
 		!strings.Contains(first.body, `name="pass"`) {
 		t.Fatalf("first try: %d, retry cookie %v: %.300s", first.status, seed, first.body)
 	}
@@ -107,7 +108,7 @@ func TestGateEnterResendAfterALostReply(t *testing.T) {
 	if again.status != http.StatusSeeOther || c == nil || again.header.Get("Location") != "/checkout" {
 		t.Fatalf("the resend: %d to %q, cookie %v", again.status, again.header.Get("Location"), c)
 	}
-	if gone := cookieOf(again, retryCookie); gone == nil || gone.MaxAge >= 0 {
+	if gone := cookieOf(again, gatemode.RetryCookie); gone == nil || gone.MaxAge >= 0 {
 		t.Fatalf("the retry cookie is not cleared: %v", gone)
 	}
 	_, id, _ := strings.Cut(c.Value, ".")
@@ -132,7 +133,7 @@ func TestGateEnterSeedCannotBePlanted(t *testing.T) {
 		cookie *http.Cookie
 	}{
 		{"a planted session cookie", &http.Cookie{Name: GateCookie, Value: g.room + "." + seed}},
-		{"a planted retry cookie", &http.Cookie{Name: retryCookie, Value: seed + "." + strings.Repeat("B", 43)}},
+		{"a planted retry cookie", &http.Cookie{Name: gatemode.RetryCookie, Value: seed + "." + strings.Repeat("B", 43)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := g.newPass(t)
@@ -140,16 +141,16 @@ func TestGateEnterSeedCannotBePlanted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			victim := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie)
+			victim := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie)
 			if victim.status != http.StatusSeeOther {
 				t.Fatalf("the victim: %d", victim.status)
 			}
 			_, id, _ := strings.Cut(gateCookieOf(victim).Value, ".")
-			if id == g.web.sessionFor(g.room, seed, c.ID) {
+			if id == g.web.signer.MAC("gate session", g.room+"\x00"+seed+"\x00"+c.ID)[:22] {
 				t.Fatal("the session id follows from the planted seed")
 			}
 			// The attacker resends the copied pass with the planted cookie.
-			if r := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie); r.status != http.StatusConflict {
+			if r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie); r.status != http.StatusConflict {
 				t.Fatalf("the attacker's resend: %d, want 409", r.status)
 			}
 		})
@@ -177,8 +178,8 @@ func TestGateBusyPassIsRetried(t *testing.T) {
 	if r.status != http.StatusServiceUnavailable || e.Code != "pass_busy" || r.header.Get("Retry-After") == "" {
 		t.Fatalf("redeem of a busy pass: %d %s", r.status, r.body)
 	}
-	enter := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, nil)
-	if enter.status != http.StatusServiceUnavailable || cookieOf(enter, retryCookie) == nil {
-		t.Fatalf("enter with a busy pass: %d, retry cookie %v", enter.status, cookieOf(enter, retryCookie))
+	enter := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, nil)
+	if enter.status != http.StatusServiceUnavailable || cookieOf(enter, gatemode.RetryCookie) == nil {
+		t.Fatalf("enter with a busy pass: %d, retry cookie %v", enter.status, cookieOf(enter, gatemode.RetryCookie))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/queue"
+	"waitingroom/web/gatemode"
 )
 
 var (
@@ -32,7 +33,7 @@ func TestGateRetryPostsAgain(t *testing.T) {
 	p := g.newPass(t)
 	c, tok := g.readyVisitor(t)
 	sw.down.Store(true)
-	r := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/checkout?step=2"}}, map[string]string{"Accept-Language": "en"}, nil)
+	r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout?step=2"}}, map[string]string{"Accept-Language": "en"}, nil)
 	m := repostForm.FindStringSubmatch(r.body)
 	if r.status != 503 || m == nil || retryGetForm.MatchString(r.body) || html.UnescapeString(m[1]) != p || html.UnescapeString(m[2]) != "/checkout?step=2" {
 		t.Fatalf("enter with Redis down: %d %.1500s", r.status, r.body)
@@ -43,7 +44,7 @@ func TestGateRetryPostsAgain(t *testing.T) {
 	}
 	// The pass posted again once Redis is back lets the buyer in.
 	sw.down.Store(false)
-	r = g.form(t, enterPath, url.Values{"pass": {html.UnescapeString(m[1])}, "next": {html.UnescapeString(m[2])}}, nil, nil)
+	r = g.form(t, gatemode.EnterPath, url.Values{"pass": {html.UnescapeString(m[1])}, "next": {html.UnescapeString(m[2])}}, nil, nil)
 	if r.status != 303 || gateCookieOf(r) == nil {
 		t.Fatalf("the retry: %d %.500s", r.status, r.body)
 	}

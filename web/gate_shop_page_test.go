@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"waitingroom/web/gatemode"
 )
 
 // TestGateCookieSecure: wr_gate is Secure behind TLS as a trusted proxy
@@ -27,7 +28,7 @@ func TestGateCookieSecure(t *testing.T) {
 					o.TrustedProxies = loopbackProxy
 				}
 			})
-			r := g.form(t, enterPath, url.Values{"pass": {g.newPass(t)}}, map[string]string{"X-Forwarded-Proto": tc.proto}, nil)
+			r := g.form(t, gatemode.EnterPath, url.Values{"pass": {g.newPass(t)}}, map[string]string{"X-Forwarded-Proto": tc.proto}, nil)
 			c := gateCookieOf(r)
 			if r.status != 303 || c == nil || c.Secure != tc.secure {
 				t.Fatalf("enter: %d, cookie %v", r.status, c)
@@ -44,8 +45,8 @@ var stylesheet = regexp.MustCompile(`<link rel="stylesheet" href="([^"]+)"`)
 func TestGateEnterPageAssets(t *testing.T) {
 	g := newGateHarness(t, nil)
 	p := g.newPass(t)
-	g.form(t, enterPath, url.Values{"pass": {p}}, nil, nil)
-	r := g.form(t, enterPath, url.Values{"pass": {p}}, nil, nil)
+	g.form(t, gatemode.EnterPath, url.Values{"pass": {p}}, nil, nil)
+	r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}}, nil, nil)
 	m := stylesheet.FindStringSubmatch(r.body)
 	csp := r.header.Get("Content-Security-Policy")
 	if r.status != http.StatusConflict || m == nil || !strings.HasPrefix(m[1], g.srv.URL+"/static/") || !strings.Contains(csp, "style-src "+g.srv.URL+";") {

@@ -20,6 +20,7 @@ import (
 	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/gatemode"
 	"waitingroom/web/response"
 )
 
@@ -127,7 +128,7 @@ func (g *gateHarness) form(t *testing.T, path string, f url.Values, hdr map[stri
 	t.Helper()
 	req, _ := http.NewRequest("POST", g.srv.URL+path, strings.NewReader(f.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if path == enterPath {
+	if path == gatemode.EnterPath {
 		req.Host = testShopHost
 	}
 	for k, v := range hdr {
@@ -224,9 +225,9 @@ func TestGateJWKSListsCurrentAndPrevious(t *testing.T) {
 func TestGateInfo(t *testing.T) {
 	g := newGateHarness(t, nil)
 	r := g.do(t, "GET", "/api/rooms/"+g.room+"/gate", "", nil, nil)
-	var v gateView
+	var v gatemode.GateView
 	r.json(t, &v)
-	want := gateView{Room: g.room, RoomURL: g.srv.URL + "/r/" + g.room, SessionSeconds: 600, SessionMode: "idle", Audience: testShopOrigin}
+	want := gatemode.GateView{Room: g.room, RoomURL: g.srv.URL + "/r/" + g.room, SessionSeconds: 600, SessionMode: "idle", Audience: testShopOrigin}
 	if r.status != 200 || v != want {
 		t.Fatalf("gate: %d %+v, want %+v", r.status, v, want)
 	}
@@ -355,7 +356,7 @@ func TestGateRedeem(t *testing.T) {
 	otherAud.Audience = "https://evil.example"
 	strangerKeys, _ := pass.Derive([]byte("another deployment's secret"))
 	stranger, _ := strangerKeys.Sign(claims)
-	big := `{"pass":"` + strings.Repeat("a", gateBodyMax) + `"}`
+	big := `{"pass":"` + strings.Repeat("a", gatemode.BodyMax) + `"}`
 	for _, tc := range []struct {
 		name   string
 		key    string
@@ -393,11 +394,11 @@ func TestGateRedeem(t *testing.T) {
 			if tc.status != 200 {
 				return
 			}
-			var v map[string]sessionView
+			var v map[string]gatemode.SessionView
 			r.json(t, &v)
 			s := v["session"]
 			exp, err := time.Parse(time.RFC3339, s.ExpiresAt)
-			if s.Room != g.room || !validSessionID(s.ID) || s.Subject != claims.Subject || s.Mode != "idle" || s.IdleSeconds != 600 ||
+			if s.Room != g.room || !gatemode.ValidSessionID(s.ID) || s.Subject != claims.Subject || s.Mode != "idle" || s.IdleSeconds != 600 ||
 				err != nil || exp.Sub(now) < 590*time.Second || exp.Sub(now) > 610*time.Second {
 				t.Fatalf("session %+v", s)
 			}
@@ -480,10 +481,10 @@ func TestGateAPIKeyEndpoint(t *testing.T) {
 }
 
 // redeemed returns the session of a fresh pass, redeemed through the API.
-func (g *gateHarness) redeemed(t *testing.T) sessionView {
+func (g *gateHarness) redeemed(t *testing.T) gatemode.SessionView {
 	t.Helper()
 	r := g.do(t, "POST", "/api/rooms/"+g.room+"/passes/redeem", `{"pass":"`+g.newPass(t)+`"}`, g.keyed(g.apiKey), nil)
-	var v map[string]sessionView
+	var v map[string]gatemode.SessionView
 	r.json(t, &v)
 	if r.status != 200 {
 		t.Fatalf("redeem: %d %s", r.status, r.body)
@@ -522,8 +523,8 @@ func TestGateRenewAndEnd(t *testing.T) {
 
 // switchable is the engine's gate, or a dead Redis's once down.
 type switchable struct {
-	Gates
-	dead Gates
+	gatemode.Gates
+	dead gatemode.Gates
 	down atomic.Bool
 }
 
@@ -770,7 +771,7 @@ func TestGateEnterRotatedKeyLinksBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lang := range []struct{ accept, words string }{{"en", "can no longer be used"}, {"ko", "더 이상 사용할 수 없습니다"}} {
-		r := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/"}}, map[string]string{"Accept-Language": lang.accept}, nil)
+		r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/"}}, map[string]string{"Accept-Language": lang.accept}, nil)
 		if r.status != 401 || !strings.Contains(r.body, lang.words) || !strings.Contains(r.body, `href="https://queue.example/r/`+g.room+`"`) ||
 			strings.Contains(r.body, "evil.example") {
 			t.Fatalf("%s: %d %.1500s", lang.accept, r.status, r.body)

@@ -1,11 +1,11 @@
 package web
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+	"waitingroom/web/request"
 )
 
 // The absolute URLs of a page (the room page's link preview, the
@@ -70,14 +70,7 @@ func (s *Server) baseURL(r *http.Request) string {
 	return origin
 }
 
-// hostName returns the host name of host[:port], without the brackets of
-// an IPv6 address.
-func hostName(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		return h
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-}
+func hostName(host string) string { return request.HostName(host) }
 
 // loopbackHost reports whether name is localhost or a loopback address.
 func loopbackHost(name string) bool {
@@ -88,18 +81,4 @@ func loopbackHost(name string) bool {
 	return err == nil && a.Unmap().IsLoopback()
 }
 
-// validHost reports whether h looks like a host[:port] (a name, an IPv4
-// address or a bracketed IPv6 address), so that a forged Host header can
-// put nothing else into a page.
-func validHost(h string) bool {
-	if h == "" || len(h) > 260 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']') {
-			return false
-		}
-	}
-	return true
-}
+func validHost(h string) bool { return request.ValidHost(h) }

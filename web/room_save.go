@@ -154,7 +154,7 @@ func (s *Server) saveRoom(ctx context.Context, actor, name string, w roomWrite) 
 	s.recordRoom(ctx, name, next)
 	s.log.Info("room saved", "room", name, "by", actor, "created", created, "rate", next.Rate, "maxActive", next.MaxActive, "paused", next.Paused, "mode", next.Mode,
 		"readySpreadMs", readySpreadLog(next.ReadySpreadMs))
-	s.gateRooms.remember(name, gateSettings(next), time.Now())
+	s.gate.Remember(name, next)
 	s.roomEvents(name, actor, w.Action, done)
 	s.auditRoom(ctx, actor, name, w.Action, done)
 	return done, nil
