@@ -1,3 +1,8 @@
+// Package gatemode is gate mode's server side: the passes that send a
+// room's buyers on to an outside shop, the shop's API (redeem, renew,
+// end, report) under the room's API key, the callback and the session
+// check served on the shop's host, and the reverse proxy that guards a
+// shop's protected paths.
 package gatemode
 
 import (

@@ -15,7 +15,7 @@ import (
 // report.go): once a second, a shop instance posts how many answers its
 // protected handlers gave, ok (status < 500) and failed, with a uniform
 // sample of their durations in milliseconds. They feed the room's
-// adaptive signal (Options.Signal) as the reverse proxy's do; a room that
+// adaptive signal (Deps.Signal) as the reverse proxy's do; a room that
 // is not adaptive costs nothing more (the Recorder drops them).
 
 // gateReport is the body of POST /api/rooms/{room}/gate/report.
