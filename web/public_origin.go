@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
 	"waitingroom/web/request"
 )
 
@@ -41,10 +42,10 @@ func (s *Server) requestOrigin(r *http.Request) (origin string, trusted bool) {
 		return s.publicURL, true
 	}
 	host := strings.ToLower(r.Host)
-	if !validHost(host) {
+	if !request.ValidHost(host) {
 		return "http://localhost", false
 	}
-	name := hostName(host)
+	name := request.HostName(host)
 	if list := s.trustHosts[name]; len(list) > 0 {
 		for _, o := range list {
 			if strings.HasSuffix(o, "://"+host) {
@@ -70,8 +71,6 @@ func (s *Server) baseURL(r *http.Request) string {
 	return origin
 }
 
-func hostName(host string) string { return request.HostName(host) }
-
 // loopbackHost reports whether name is localhost or a loopback address.
 func loopbackHost(name string) bool {
 	if name == "localhost" {
@@ -80,5 +79,3 @@ func loopbackHost(name string) bool {
 	a, err := netip.ParseAddr(name)
 	return err == nil && a.Unmap().IsLoopback()
 }
-
-func validHost(h string) bool { return request.ValidHost(h) }
