@@ -5,10 +5,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"waitingroom/server/room"
 	"waitingroom/server/visitor"
 	"waitingroom/views"
 	"waitingroom/web/request"
@@ -58,3 +61,32 @@ type noKeyFails struct{}
 
 func (noKeyFails) Refuse(http.ResponseWriter, string, string, string) bool { return false }
 func (noKeyFails) Fail(string)                                             {}
+
+// TestGateOff: with no passes or no sessions, gate mode is off: its
+// endpoints answer 404 gate_off, the callback a 404 page and the check 401.
+func TestGateOff(t *testing.T) {
+	gt := newTestGate(t, nil)
+	keyed := func(w http.ResponseWriter, r *http.Request, _ room.Settings) { w.WriteHeader(http.StatusTeapot) }
+	for _, tt := range []struct {
+		name, method, target string
+		handler              http.HandlerFunc
+		status               int
+		code                 string
+	}{
+		{"jwks", "GET", "/.well-known/jwks.json", gt.JWKS, http.StatusNotFound, "gate_off"},
+		{"redeem", "POST", "/api/rooms/r/passes/redeem", gt.RoomKeyOnly(keyed), http.StatusNotFound, "gate_off"},
+		{"enter", "POST", "/_waitingroom/enter", gt.Enter, http.StatusNotFound, ""},
+		{"check", "GET", "/gate/check", gt.Check, http.StatusUnauthorized, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			tt.handler(w, httptest.NewRequest(tt.method, tt.target, nil))
+			if w.Code != tt.status {
+				t.Fatalf("%s %s: %d, want %d", tt.method, tt.target, w.Code, tt.status)
+			}
+			if tt.code != "" && !strings.Contains(w.Body.String(), `"`+tt.code+`"`) {
+				t.Fatalf("%s %s: %s, want code %s", tt.method, tt.target, w.Body, tt.code)
+			}
+		})
+	}
+}
