@@ -7,9 +7,6 @@ import (
 	"waitingroom/web/gatemode"
 )
 
-// GateCookie is the session cookie that the gate sets on the shop's host.
-const GateCookie = gatemode.GateCookie
-
 // Proxy is the reverse-proxy listener's handler, and ProxyOptions
 // configure it (package gatemode).
 type (
@@ -21,7 +18,12 @@ type (
 func (s *Server) newGate(o Options) *gatemode.Gate {
 	reports := newIPLimiter(gatemode.ReportsPerRoom, gatemode.ReportsBurst)
 	return gatemode.New(gatemode.Deps{
-		PassKeys: o.PassKeys, Gates: o.Gates, Rooms: o.Rooms, Recorded: s.recorded, Signer: o.Signer, Signal: o.Signal,
+		PassKeys:    o.PassKeys,
+		Gates:       o.Gates,
+		Rooms:       o.Rooms,
+		Recorded:    s.recorded,
+		Signer:      o.Signer,
+		Signal:      o.Signal,
 		KeyFails:    gateKeyFails{s: s, fails: newFailures(adminFailures, adminFailWindow)},
 		AllowReport: reports.allow,
 		Fail:        s.fail,
@@ -33,9 +35,10 @@ func (s *Server) newGate(o Options) *gatemode.Gate {
 		Trusted:     o.TrustedProxies,
 		PublicURL:   s.publicURL,
 		CSS:         s.assets.url("app.css"),
-		Checks:      o.Metrics.GateChecks, Rejected: o.Metrics.Rejected,
-		Registry: o.Metrics.Registry,
-		Log:      o.Log,
+		Checks:      o.Metrics.GateChecks,
+		Rejected:    o.Metrics.Rejected,
+		Registry:    o.Metrics.Registry,
+		Log:         o.Log,
 	})
 }
 

@@ -557,7 +557,7 @@ func (s *switchable) MintPass(ctx context.Context, name, visitor, tok, jti strin
 	return s.Gates.MintPass(ctx, name, visitor, tok, jti)
 }
 
-func gateCookieOf(r reply) *http.Cookie { return cookieOf(r, GateCookie) }
+func gateCookieOf(r reply) *http.Cookie { return cookieOf(r, gatemode.GateCookie) }
 
 // cookieOf is the cookie called name that r sets, or nil.
 func cookieOf(r reply, name string) *http.Cookie {
@@ -617,8 +617,8 @@ func TestGateEnterAndCheck(t *testing.T) {
 		{"live, this room", c, g.room, 204},
 		{"another room", c, "other-room", 401},
 		{"no cookie", nil, "", 401},
-		{"a made-up session", &http.Cookie{Name: GateCookie, Value: g.room + "." + strings.Repeat("C", 22)}, "", 401},
-		{"malformed", &http.Cookie{Name: GateCookie, Value: "garbage"}, "", 401},
+		{"a made-up session", &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + strings.Repeat("C", 22)}, "", 401},
+		{"malformed", &http.Cookie{Name: gatemode.GateCookie, Value: "garbage"}, "", 401},
 	} {
 		if r := check(tc.cookie, tc.room); r.status != tc.status {
 			t.Fatalf("check %s: %d %s", tc.name, r.status, r.body)
@@ -690,7 +690,7 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 				t.Fatalf("no cookie with Redis up: %d", r.status)
 			}
 			sw.down.Store(true)
-			forged := &http.Cookie{Name: GateCookie, Value: g.room + "." + strings.Repeat("Z", 22)}
+			forged := &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + strings.Repeat("Z", 22)}
 			// The same answer with a cookie, a made-up one, or none (once
 			// Redis is known to be away), for the room by Host or by name.
 			for _, st := range []struct {
@@ -1133,7 +1133,7 @@ func TestGateEnterResubmit(t *testing.T) {
 	}{
 		{"again, with the session it opened", c, 303},
 		{"again, without a cookie", nil, 409},
-		{"again, with a made-up session", &http.Cookie{Name: GateCookie, Value: g.room + "." + strings.Repeat("D", 22)}, 409},
+		{"again, with a made-up session", &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + strings.Repeat("D", 22)}, 409},
 	} {
 		r := enter(p, tc.cookie)
 		if r.status != tc.status || (tc.status == 303 && (r.header.Get("Location") != "/checkout" || gateCookieOf(r) != nil)) {
@@ -1227,7 +1227,7 @@ func TestGateEnterSeedCannotBePlanted(t *testing.T) {
 		name   string
 		cookie *http.Cookie
 	}{
-		{"a planted session cookie", &http.Cookie{Name: GateCookie, Value: g.room + "." + seed}},
+		{"a planted session cookie", &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + seed}},
 		{"a planted retry cookie", &http.Cookie{Name: gatemode.RetryCookie, Value: seed + "." + strings.Repeat("B", 43)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
