@@ -1,8 +1,6 @@
 package web
 
 import (
-	"time"
-
 	"waitingroom/server/admin"
 	"waitingroom/server/room"
 )
@@ -18,7 +16,7 @@ func (s *Server) adminWrites(o Options) {
 		Store: o.Rooms, Records: s.records, Audit: s.auditLog, AuditTimeout: requestTimeout,
 		Sale: s.sale, Log: s.log, ChallengeDefault: s.challengeDefault, Tick: s.tick,
 		Saved: func(name string, set room.Settings) {
-			s.gateRooms.remember(name, gateSettings(set), time.Now())
+			s.gate.Remember(name, set)
 		},
 		Deleted: s.roomDeleted,
 	})

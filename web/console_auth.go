@@ -8,9 +8,7 @@ import (
 	"errors"
 	"math"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -519,17 +517,7 @@ func (s *Server) sessionCookie(r *http.Request, secret string, maxAge int) *http
 
 // overTLS reports whether the request came over TLS, to this server or to
 // a trusted proxy that says so.
-func (s *Server) overTLS(r *http.Request) bool {
-	if r.TLS != nil {
-		return true
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	addr, err := netip.ParseAddr(host)
-	return err == nil && request.IsTrusted(addr, s.trusted) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
-}
+func (s *Server) overTLS(r *http.Request) bool { return request.OverTLS(r, s.trusted) }
 
 // localNext returns next when it is a path of the console on this
 // server, "" otherwise: a sign-in never sends anyone elsewhere.

@@ -1,82 +1,63 @@
 package web
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"net/url"
+	"net/http"
 	"time"
 
-	"waitingroom/gate"
-	"waitingroom/server/queue"
-	"waitingroom/server/room"
+	"waitingroom/web/gatemode"
 )
 
-// Gates is the engine's gate mode as the HTTP handlers use it: passes that
-// send a buyer on to an outside shop, and the sessions they open there.
-type Gates interface {
-	MintPass(ctx context.Context, roomName, visitor, tok, jti string) (time.Time, error)
-	Redeem(ctx context.Context, roomName, jti, sessionID string) (queue.Session, error)
-	TouchSession(ctx context.Context, roomName, sessionID string, renew bool) (queue.Session, error)
-	EndSession(ctx context.Context, roomName, sessionID string) error
-	ActiveSessions(ctx context.Context, roomName string) (int, error)
-	// Namespace is the deployment's Redis namespace, which the pass's
-	// subject hashes in (queue.Subject).
-	Namespace() string
+// newGate returns gate mode's handlers over o's passes and sessions.
+func (s *Server) newGate(o Options) *gatemode.Gate {
+	reports := newIPLimiter(gatemode.ReportsPerRoom, gatemode.ReportsBurst)
+	return gatemode.New(gatemode.Deps{
+		PassKeys:    o.PassKeys,
+		Gates:       o.Gates,
+		Rooms:       o.Rooms,
+		Recorded:    s.recorded,
+		Signer:      o.Signer,
+		Signal:      o.Signal,
+		KeyFails:    gateKeyFails{s: s, fails: newFailures(adminFailures, adminFailWindow)},
+		AllowReport: reports.allow,
+		Fail:        s.fail,
+		Page:        s.htmlPageFrom,
+		Text:        messages,
+		Origin:      func(r *http.Request) string { origin, _ := s.requestOrigin(r); return origin },
+		Client:      s.clientKey,
+		Recover:     s.recoverPanics,
+		Trusted:     o.TrustedProxies,
+		PublicURL:   s.publicURL,
+		CSS:         s.assets.url("app.css"),
+		Checks:      o.Metrics.GateChecks,
+		Rejected:    o.Metrics.Rejected,
+		Registry:    o.Metrics.Registry,
+		Log:         o.Log,
+	})
 }
 
-// GateCookie is the session cookie that the gate sets on the shop's host:
-// "<room>.<sessionID>".
-const GateCookie = "wr_gate"
-
-// gateBodyMax bounds the bodies of the gate's endpoints (a pass is well
-// under 1 KiB).
-const gateBodyMax = 8 << 10
-
-// gateOf is a room's gate as the handlers use it: the audience (the
-// shop's origin) and the settings with their defaults filled in. on is
-// false when the room sends buyers to no shop.
-type gateOf struct {
-	on             bool
-	audience       string // scheme://host[:port] of TargetURL
-	next           string // TargetURL's path and query
-	shop           string // the shop's name: the branding's, else TargetURL's host
-	sessionSeconds int
-	sessionMode    string
-	failOpen       bool
+// gateKeyFails throttles wrong room API keys as the admin token's are,
+// with a count of their own.
+type gateKeyFails struct {
+	s     *Server
+	fails *failures
 }
 
-func gateSettings(set room.Settings) gateOf {
-	g := gateOf{failOpen: set.Gate.FailOpen, audience: set.Gate.Audience()}
-	g.sessionSeconds, g.sessionMode = set.Gate.Session()
-	u, err := url.Parse(set.Gate.TargetURL)
-	if g.audience == "" || err != nil {
-		return g
-	}
-	g.on = true
-	g.next = gate.LocalPath(u.RequestURI())
-	g.shop = set.ShopName
-	if g.shop == "" {
-		g.shop = u.Hostname()
-	}
-	return g
+func (k gateKeyFails) Refuse(w http.ResponseWriter, key, label, msg string) bool {
+	return k.s.refuseThrottled(w, k.fails, key, label, msg)
 }
 
-// randomID returns n random bytes as unpadded base64url: a pass's jti and
-// a session id are 16 bytes (22 characters).
-func randomID(n int) (string, error) {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
+func (k gateKeyFails) Fail(key string) { k.fails.fail(key, time.Now()) }
 
-// validSessionID reports whether id is 22 base64url characters.
-func validSessionID(id string) bool {
-	if len(id) != 22 {
-		return false
+// NewProxy returns the handler of the reverse-proxy listener, over the
+// Server's rooms when o names none, its idle connections capped as the
+// main listener's.
+func (s *Server) NewProxy(o gatemode.ProxyOptions) (*gatemode.Proxy, error) {
+	if o.Rooms == nil {
+		o.Rooms = s.rooms
 	}
-	_, err := base64.RawURLEncoding.DecodeString(id)
-	return err == nil
+	if o.ConnState == nil {
+		idle := newIdleConns(s.idle.max, s.v6Prefix, s.trusted, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
+		o.ConnState = idle.connState
+	}
+	return s.gate.NewProxy(o)
 }

@@ -9,6 +9,7 @@ import (
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/web/gatemode"
 )
 
 // rotateDuringSave runs rotate once between a settings save's read of
@@ -78,8 +79,8 @@ func TestGateAPIKeyRotationSurvivesASave(t *testing.T) {
 	}
 	set, _ := g.eng.Room(context.Background(), g.room)
 	rec := recs.last[g.room]
-	if set.Title != title || rec.Title != title || !apiKeyMatches(newKey, rec.Gate.APIKeyHash) {
-		t.Fatalf("title %q, record %q with the new key: %v", set.Title, rec.Title, apiKeyMatches(newKey, rec.Gate.APIKeyHash))
+	if set.Title != title || rec.Title != title || !gatemode.APIKeyMatches(newKey, rec.Gate.APIKeyHash) {
+		t.Fatalf("title %q, record %q with the new key: %v", set.Title, rec.Title, gatemode.APIKeyMatches(newKey, rec.Gate.APIKeyHash))
 	}
 	// Redis lost the room: the record brings the new key back.
 	if _, err := g.eng.DeleteRoom(context.Background(), g.room); err != nil {

@@ -6,8 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"html"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -17,9 +22,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/gate"
+	"waitingroom/server/adapt"
 	"waitingroom/server/pass"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+	"waitingroom/web/gatemode"
 	"waitingroom/web/response"
 )
 
@@ -127,7 +136,7 @@ func (g *gateHarness) form(t *testing.T, path string, f url.Values, hdr map[stri
 	t.Helper()
 	req, _ := http.NewRequest("POST", g.srv.URL+path, strings.NewReader(f.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if path == enterPath {
+	if path == gatemode.EnterPath {
 		req.Host = testShopHost
 	}
 	for k, v := range hdr {
@@ -224,9 +233,9 @@ func TestGateJWKSListsCurrentAndPrevious(t *testing.T) {
 func TestGateInfo(t *testing.T) {
 	g := newGateHarness(t, nil)
 	r := g.do(t, "GET", "/api/rooms/"+g.room+"/gate", "", nil, nil)
-	var v gateView
+	var v gatemode.GateView
 	r.json(t, &v)
-	want := gateView{Room: g.room, RoomURL: g.srv.URL + "/r/" + g.room, SessionSeconds: 600, SessionMode: "idle", Audience: testShopOrigin}
+	want := gatemode.GateView{Room: g.room, RoomURL: g.srv.URL + "/r/" + g.room, SessionSeconds: 600, SessionMode: "idle", Audience: testShopOrigin}
 	if r.status != 200 || v != want {
 		t.Fatalf("gate: %d %+v, want %+v", r.status, v, want)
 	}
@@ -355,7 +364,7 @@ func TestGateRedeem(t *testing.T) {
 	otherAud.Audience = "https://evil.example"
 	strangerKeys, _ := pass.Derive([]byte("another deployment's secret"))
 	stranger, _ := strangerKeys.Sign(claims)
-	big := `{"pass":"` + strings.Repeat("a", gateBodyMax) + `"}`
+	big := `{"pass":"` + strings.Repeat("a", gatemode.BodyMax) + `"}`
 	for _, tc := range []struct {
 		name   string
 		key    string
@@ -393,11 +402,11 @@ func TestGateRedeem(t *testing.T) {
 			if tc.status != 200 {
 				return
 			}
-			var v map[string]sessionView
+			var v map[string]gatemode.SessionView
 			r.json(t, &v)
 			s := v["session"]
 			exp, err := time.Parse(time.RFC3339, s.ExpiresAt)
-			if s.Room != g.room || !validSessionID(s.ID) || s.Subject != claims.Subject || s.Mode != "idle" || s.IdleSeconds != 600 ||
+			if s.Room != g.room || !gatemode.ValidSessionID(s.ID) || s.Subject != claims.Subject || s.Mode != "idle" || s.IdleSeconds != 600 ||
 				err != nil || exp.Sub(now) < 590*time.Second || exp.Sub(now) > 610*time.Second {
 				t.Fatalf("session %+v", s)
 			}
@@ -480,10 +489,10 @@ func TestGateAPIKeyEndpoint(t *testing.T) {
 }
 
 // redeemed returns the session of a fresh pass, redeemed through the API.
-func (g *gateHarness) redeemed(t *testing.T) sessionView {
+func (g *gateHarness) redeemed(t *testing.T) gatemode.SessionView {
 	t.Helper()
 	r := g.do(t, "POST", "/api/rooms/"+g.room+"/passes/redeem", `{"pass":"`+g.newPass(t)+`"}`, g.keyed(g.apiKey), nil)
-	var v map[string]sessionView
+	var v map[string]gatemode.SessionView
 	r.json(t, &v)
 	if r.status != 200 {
 		t.Fatalf("redeem: %d %s", r.status, r.body)
@@ -522,8 +531,8 @@ func TestGateRenewAndEnd(t *testing.T) {
 
 // switchable is the engine's gate, or a dead Redis's once down.
 type switchable struct {
-	Gates
-	dead Gates
+	gatemode.Gates
+	dead gatemode.Gates
 	down atomic.Bool
 }
 
@@ -548,7 +557,7 @@ func (s *switchable) MintPass(ctx context.Context, name, visitor, tok, jti strin
 	return s.Gates.MintPass(ctx, name, visitor, tok, jti)
 }
 
-func gateCookieOf(r reply) *http.Cookie { return cookieOf(r, GateCookie) }
+func gateCookieOf(r reply) *http.Cookie { return cookieOf(r, gatemode.GateCookie) }
 
 // cookieOf is the cookie called name that r sets, or nil.
 func cookieOf(r reply, name string) *http.Cookie {
@@ -608,8 +617,8 @@ func TestGateEnterAndCheck(t *testing.T) {
 		{"live, this room", c, g.room, 204},
 		{"another room", c, "other-room", 401},
 		{"no cookie", nil, "", 401},
-		{"a made-up session", &http.Cookie{Name: GateCookie, Value: g.room + "." + strings.Repeat("C", 22)}, "", 401},
-		{"malformed", &http.Cookie{Name: GateCookie, Value: "garbage"}, "", 401},
+		{"a made-up session", &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + strings.Repeat("C", 22)}, "", 401},
+		{"malformed", &http.Cookie{Name: gatemode.GateCookie, Value: "garbage"}, "", 401},
 	} {
 		if r := check(tc.cookie, tc.room); r.status != tc.status {
 			t.Fatalf("check %s: %d %s", tc.name, r.status, r.body)
@@ -681,7 +690,7 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 				t.Fatalf("no cookie with Redis up: %d", r.status)
 			}
 			sw.down.Store(true)
-			forged := &http.Cookie{Name: GateCookie, Value: g.room + "." + strings.Repeat("Z", 22)}
+			forged := &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + strings.Repeat("Z", 22)}
 			// The same answer with a cookie, a made-up one, or none (once
 			// Redis is known to be away), for the room by Host or by name.
 			for _, st := range []struct {
@@ -770,10 +779,586 @@ func TestGateEnterRotatedKeyLinksBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, lang := range []struct{ accept, words string }{{"en", "can no longer be used"}, {"ko", "더 이상 사용할 수 없습니다"}} {
-		r := g.form(t, enterPath, url.Values{"pass": {p}, "next": {"/"}}, map[string]string{"Accept-Language": lang.accept}, nil)
+		r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/"}}, map[string]string{"Accept-Language": lang.accept}, nil)
 		if r.status != 401 || !strings.Contains(r.body, lang.words) || !strings.Contains(r.body, `href="https://queue.example/r/`+g.room+`"`) ||
 			strings.Contains(r.body, "evil.example") {
 			t.Fatalf("%s: %d %.1500s", lang.accept, r.status, r.body)
 		}
+	}
+}
+
+// TestGateFormBodies: a malformed form body on the gate's form routes is
+// 400; only one over the limit is 413.
+func TestGateFormBodies(t *testing.T) {
+	g := newGateHarness(t, nil)
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Host": testShopHost}
+	for _, path := range []string{gatemode.EnterPath, "/r/" + g.room + "/pass", "/r/" + g.room + "/order"} {
+		for _, tc := range []struct {
+			name   string
+			body   string
+			status int
+		}{
+			{"malformed", "pass=%zz&next=/", http.StatusBadRequest},
+			{"too large", "pass=" + strings.Repeat("a", 1<<20), http.StatusRequestEntityTooLarge},
+		} {
+			if r := g.do(t, "POST", path, tc.body, form, nil); r.status != tc.status {
+				t.Errorf("%s %s: %d, want %d", path, tc.name, r.status, tc.status)
+			}
+		}
+	}
+}
+
+// TestGateSessionBoundToShopHost: a pass opens a session only on its own
+// shop's host, and /gate/check lets a session open only its own room's
+// shop: by X-Waitingroom-Room when nginx sends it, else by the host.
+func TestGateSessionBoundToShopHost(t *testing.T) {
+	g := newGateHarness(t, nil)
+	roomA := g.room
+	roomB := roomA + "-b"
+	set := room.Defaults(roomB)
+	set.Rate = 1000
+	set.Gate.TargetURL = "https://other.example/x"
+	if err := g.eng.SaveRoom(context.Background(), roomB, set); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.eng.DeleteRoom(context.Background(), roomB) })
+	g.room = roomB
+	passB, passB2 := g.newPass(t), g.newPass(t)
+	g.room = roomA
+	enter := func(p, host string) reply {
+		return g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, map[string]string{"Host": host}, nil)
+	}
+	for _, host := range []string{"shop.example", "shop.example:443", "evil.example"} {
+		if r := enter(passB, host); r.status != http.StatusUnauthorized || gateCookieOf(r) != nil {
+			t.Fatalf("room B's pass on %s: %d, cookie %v", host, r.status, gateCookieOf(r))
+		}
+	}
+	r := enter(passB2, "Other.Example:443")
+	cB := gateCookieOf(r)
+	if r.status != http.StatusSeeOther || cB == nil {
+		t.Fatalf("room B's pass on its own host: %d %.300s", r.status, r.body)
+	}
+	cA := gateCookieOf(enter(g.newPass(t), "shop.example"))
+	if cA == nil {
+		t.Fatal("room A's pass on its own host set no cookie")
+	}
+	for _, tc := range []struct {
+		name    string
+		cookie  *http.Cookie
+		host    string
+		roomHdr string
+		status  int
+	}{
+		{"A's session on A's host", cA, "shop.example", "", 204},
+		{"A's session on A's host, default port", cA, "SHOP.example:80", "", 204},
+		{"B's session on A's host", cB, "shop.example", "", 401},
+		{"B's session on B's host", cB, "other.example", "", 204},
+		{"B's session, nginx names A", cB, "other.example", roomA, 401},
+		{"B's session, nginx names B", cB, "shop.example", roomB, 204},
+		{"A's session on another port", cA, "shop.example:8443", "", 401},
+	} {
+		hdr := map[string]string{"Host": tc.host}
+		if tc.roomHdr != "" {
+			hdr["X-Waitingroom-Room"] = tc.roomHdr
+		}
+		if r := g.do(t, "GET", "/gate/check", "", hdr, tc.cookie); r.status != tc.status {
+			t.Errorf("%s: %d, want %d", tc.name, r.status, tc.status)
+		}
+	}
+}
+
+// TestGateRoomRefusesBuiltInOrders: a room that sends its buyers to a
+// shop takes no order on its own order path, JSON or form, and claims no
+// token: the buyer's pass still hands off to the shop.
+func TestGateRoomRefusesBuiltInOrders(t *testing.T) {
+	g := newGateHarness(t, nil)
+	c, tok := g.readyVisitor(t)
+	r := g.do(t, "POST", "/api/rooms/"+g.room+"/orders", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c)
+	var e response.Error
+	json.Unmarshal([]byte(r.body), &e)
+	if r.status != 409 || e.Code != "gate_on" {
+		t.Fatalf("JSON order: %d %s", r.status, r.body)
+	}
+	for _, tc := range []struct{ lang, words string }{
+		{"en", "orders are taken at the shop"},
+		{"ko", "주문은 쇼핑몰에서 받습니다"},
+	} {
+		r := g.form(t, "/r/"+g.room+"/order", url.Values{"entry_token": {tok}}, map[string]string{"Accept-Language": tc.lang}, c)
+		if r.status != 409 || !strings.Contains(r.body, tc.words) {
+			t.Fatalf("form order (%s): %d %.800s", tc.lang, r.status, r.body)
+		}
+	}
+	if p := passOf(t, g.handoff(t, c, tok)); p == "" {
+		t.Fatal("no pass after the refused orders")
+	}
+}
+
+// TestGateRedeemRetry: a redeem with the caller's session id is
+// idempotent for that id (the shop's retry after a timeout), and 409 for
+// any other; a malformed id is a 400 before anything is spent.
+func TestGateRedeemRetry(t *testing.T) {
+	g := newGateHarness(t, nil)
+	redeem := "/api/rooms/" + g.room + "/passes/redeem"
+	p := g.newPass(t)
+	sid, other := randomToken(t)[:22], randomToken(t)[:22]
+	body := func(session string) string { return `{"pass":"` + p + `","session":"` + session + `"}` }
+	var first gatemode.SessionView
+	for _, tc := range []struct {
+		name   string
+		body   string
+		status int
+		code   string
+	}{
+		{"too short an id", body("abc"), 400, "bad_request"},
+		{"too long an id", body(sid + "A"), 400, "bad_request"},
+		{"not base64url", body(strings.Repeat("+", 22)), 400, "bad_request"},
+		{"not a string", `{"pass":"` + p + `","session":1}`, 400, "bad_json"},
+		{"first", body(sid), 200, ""},
+		{"retry with the same id", body(sid), 200, ""},
+		{"again with the same id", body(sid), 200, ""},
+		{"another id", body(other), 409, "pass_used"},
+		{"no id", `{"pass":"` + p + `"}`, 409, "pass_used"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := g.do(t, "POST", redeem, tc.body, g.keyed(g.apiKey), nil)
+			var e response.Error
+			json.Unmarshal([]byte(r.body), &e)
+			if r.status != tc.status || e.Code != tc.code {
+				t.Fatalf("%d %s, want %d %s", r.status, r.body, tc.status, tc.code)
+			}
+			if r.status != 200 {
+				return
+			}
+			var v map[string]gatemode.SessionView
+			r.json(t, &v)
+			s := v["session"]
+			if s.ID != sid {
+				t.Fatalf("session %q, want the caller's %q", s.ID, sid)
+			}
+			if first.ID == "" {
+				first = s
+			} else if s != first {
+				t.Fatalf("retry: %+v, want %+v", s, first)
+			}
+		})
+	}
+	// The session is one, holding one slot.
+	if n, err := g.eng.ActiveSessions(t.Context(), g.room); err != nil || n != 1 {
+		t.Fatalf("%d live sessions (%v), want 1", n, err)
+	}
+}
+
+// signalNS is the Redis namespace of the signal tests' recorders: their
+// keys never meet another test's.
+const signalNS = "wr:h15sig-test"
+
+// waitNextSecond sleeps into the next wall-clock second: a Reader merges
+// complete seconds only.
+// waitNextSecond waits until the current second is complete for a Reader
+// (adapt.Landed after its end).
+func waitNextSecond() {
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + adapt.Landed + 10*time.Millisecond).Sub(now))
+}
+
+// TestGateMiddlewareFeedsTheSignal: a real gate in front of a stand-in
+// shop reports its handlers' answers to this server once a second; they
+// reach the room's signal in Redis: the samples, their p95 and the
+// failures.
+func TestGateMiddlewareFeedsTheSignal(t *testing.T) {
+	const slow = 120 * time.Millisecond
+	rdb := servicetest.Redis(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rec := adapt.NewRecorder(rdb, signalNS, "test", nil, log)
+	g := newGateHarness(t, func(o *Options) { o.Signal = rec })
+	rec.Track([]string{g.room})
+
+	mw, err := gate.New(gate.Options{RoomURL: g.srv.URL, Room: g.room, APIKey: g.apiKey, Audience: testShopOrigin, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(gate.EnterPath, mw.EnterHandler())
+	mux.Handle("/checkout/", mw.Protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/checkout/slow":
+			time.Sleep(slow)
+		case "/checkout/fail":
+			http.Error(w, "the payment provider is down", http.StatusBadGateway)
+			return
+		}
+		fmt.Fprint(w, "checkout")
+	})))
+	shop := httptest.NewServer(mux)
+	t.Cleanup(shop.Close)
+
+	// The hand-off: the pass posted to the shop becomes a session.
+	resp, err := noRedirects().PostForm(shop.URL+gate.EnterPath, url.Values{"pass": {g.newPass(t)}, "next": {"/checkout/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var session *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == gate.CookieName {
+			session = c
+		}
+	}
+	if resp.StatusCode != http.StatusSeeOther || session == nil {
+		t.Fatalf("enter: %d, cookies %v", resp.StatusCode, resp.Cookies())
+	}
+	sent := map[string]int{"/checkout/": 30, "/checkout/slow": 3, "/checkout/fail": 2}
+	for path, n := range sent {
+		for range n {
+			req, _ := http.NewRequest("GET", shop.URL+path, nil)
+			req.AddCookie(session) // Secure (an https audience): set by hand over the test's http
+			resp, err := noRedirects().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if want := map[bool]int{true: 502, false: 200}[path == "/checkout/fail"]; resp.StatusCode != want {
+				t.Fatalf("GET %s: %d, want %d", path, resp.StatusCode, want)
+			}
+		}
+	}
+
+	// The report comes within the second; the recorder flushes it.
+	reader := adapt.NewReader(rdb, signalNS)
+	deadline := time.Now().Add(5 * time.Second)
+	var sig adapt.Signal
+	for {
+		if err := rec.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitNextSecond()
+		if sig, err = reader.Read(context.Background(), g.room, adapt.MaxWindow); err != nil {
+			t.Fatal(err)
+		}
+		if sig.Samples >= 35 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if sig.Samples != 35 || sig.Errors != 2 || sig.Failed[gatemode.ShopUnavailable] != 2 {
+		t.Fatalf("signal %d samples, %d errors, failures %v; want 35, 2, 2 unavailable", sig.Samples, sig.Errors, sig.Failed)
+	}
+	// 33 answers of 35 are fast or failed fast: the p95 is among the slow.
+	if sig.P95 < slow*3/4 || sig.P95 > 4*slow {
+		t.Fatalf("p95 %v, want about %v", sig.P95, slow)
+	}
+}
+
+// TestGateReportEndpoint: the report endpoint takes the room's API key
+// only, a bounded, valid body only, no browser's cross-site post, and a
+// bounded rate of reports per room; every refusal is a clear JSON error.
+func TestGateReportEndpoint(t *testing.T) {
+	g := newGateHarness(t, nil)
+	path := "/api/rooms/" + g.room + "/gate/report"
+	good := `{"ok":10,"failed":1,"okMs":[12.5,30],"failedMs":[5000]}`
+	for _, tt := range []struct {
+		name   string
+		body   string
+		hdr    map[string]string
+		status int
+		code   string
+	}{
+		{"a report", good, g.keyed(g.apiKey), 204, ""},
+		{"nothing to report", `{"ok":0,"failed":0}`, g.keyed(g.apiKey), 204, ""},
+		{"no key", good, nil, 401, "api_key_invalid"},
+		{"a bad key", good, g.keyed("wrk_" + strings.Repeat("A", 43)), 401, "api_key_invalid"},
+		{"the admin token", good, g.keyed(testAdminToken), 401, "api_key_invalid"},
+		{"oversized", `{"ok":1,"okMs":[` + strings.Repeat("1,", gatemode.BodyMax) + `1]}`, g.keyed(g.apiKey), 413, "body_too_large"},
+		{"not JSON", `ok=1`, g.keyed(g.apiKey), 400, "bad_json"},
+		{"an unknown field", `{"ok":1,"okMs":[1],"p95":3}`, g.keyed(g.apiKey), 400, "bad_json"},
+		{"a negative count", `{"ok":-1}`, g.keyed(g.apiKey), 400, "bad_report"},
+		{"too many answers", `{"ok":1000001,"okMs":[1]}`, g.keyed(g.apiKey), 400, "bad_report"},
+		{"answers without durations", `{"ok":5}`, g.keyed(g.apiKey), 400, "bad_report"},
+		{"more durations than answers", `{"failed":1,"failedMs":[1,2]}`, g.keyed(g.apiKey), 400, "bad_report"},
+		{"a negative duration", `{"ok":1,"okMs":[-1]}`, g.keyed(g.apiKey), 400, "bad_report"},
+		{"a duration past 10 minutes", `{"ok":1,"okMs":[600001]}`, g.keyed(g.apiKey), 400, "bad_report"},
+		{"too many durations", `{"ok":300,"okMs":[` + strings.Repeat("1,", 256) + `1]}`, g.keyed(g.apiKey), 400, "bad_report"},
+		{"a browser's cross-site post", good, map[string]string{"Authorization": "Bearer " + g.apiKey,
+			"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}, 403, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := g.do(t, "POST", path, tt.body, tt.hdr, nil)
+			if r.status != tt.status {
+				t.Fatalf("%d %s, want %d", r.status, r.body, tt.status)
+			}
+			if tt.code != "" {
+				var e response.Error
+				r.json(t, &e)
+				if e.Code != tt.code || e.Message == "" {
+					t.Fatalf("error %+v, want %s with a message", e, tt.code)
+				}
+			}
+		})
+	}
+	t.Run("a room's reports are rate limited", func(t *testing.T) {
+		limited := 0
+		for range 2 * gatemode.ReportsBurst {
+			if r := g.do(t, "POST", path, good, g.keyed(g.apiKey), nil); r.status == http.StatusTooManyRequests {
+				limited++
+				if !strings.Contains(r.body, "too_many_reports") || r.header.Get("Retry-After") == "" {
+					t.Fatalf("429 %v %s", r.header, r.body)
+				}
+			}
+		}
+		if limited == 0 {
+			t.Fatalf("%d reports in a row, none refused", 2*gatemode.ReportsBurst)
+		}
+	})
+}
+
+// TestGateEnterResubmit: a second submit of a used pass by the browser it
+// let in goes on to next; by any other browser it is refused. A new pass
+// of the room replaces the browser's session and ends the old one: one
+// browser holds one slot.
+func TestGateEnterResubmit(t *testing.T) {
+	g := newGateHarness(t, nil)
+	ctx := context.Background()
+	enter := func(p string, c *http.Cookie) reply {
+		return g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
+	}
+	p := g.newPass(t)
+	r := enter(p, nil)
+	c := gateCookieOf(r)
+	if r.status != 303 || c == nil {
+		t.Fatalf("first submit: %d %.300s", r.status, r.body)
+	}
+	for _, tc := range []struct {
+		name   string
+		cookie *http.Cookie
+		status int
+	}{
+		{"again, with the session it opened", c, 303},
+		{"again, without a cookie", nil, 409},
+		{"again, with a made-up session", &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + strings.Repeat("D", 22)}, 409},
+	} {
+		r := enter(p, tc.cookie)
+		if r.status != tc.status || (tc.status == 303 && (r.header.Get("Location") != "/checkout" || gateCookieOf(r) != nil)) {
+			t.Fatalf("%s: %d to %q, cookie %v", tc.name, r.status, r.header.Get("Location"), gateCookieOf(r))
+		}
+	}
+
+	_, oldID, _ := strings.Cut(c.Value, ".")
+	r = enter(g.newPass(t), c)
+	c2 := gateCookieOf(r)
+	if r.status != 303 || c2 == nil || c2.Value == c.Value {
+		t.Fatalf("a new pass: %d, cookie %v", r.status, c2)
+	}
+	if _, err := g.eng.TouchSession(ctx, g.room, oldID, false); !errors.Is(err, queue.ErrSessionGone) {
+		t.Fatalf("the replaced session still lives: %v", err)
+	}
+	if n, err := g.eng.ActiveSessions(ctx, g.room); err != nil || n != 1 {
+		t.Fatalf("active sessions: %d %v", n, err)
+	}
+	// The first pass again, now that its session ended: refused.
+	if r := enter(p, c); r.status != 409 {
+		t.Fatalf("the first pass with its ended session: %d", r.status)
+	}
+}
+
+// lostReply redeems for real, then answers the first redeem with an
+// error, as a Redis reply lost after the script ran would.
+type lostReply struct {
+	*queue.Engine
+	lost atomic.Bool
+}
+
+func (l *lostReply) Redeem(ctx context.Context, roomName, jti, sessionID string) (queue.Session, error) {
+	s, err := l.Engine.Redeem(ctx, roomName, jti, sessionID)
+	if err == nil && l.lost.CompareAndSwap(false, true) {
+		return queue.Session{}, errors.New("i/o timeout after the script ran")
+	}
+	return s, err
+}
+
+// TestGateEnterResendAfterALostReply: the first redeem of a pass opened a
+// session but its answer was lost, so the buyer saw "please retry". The
+// retry page's cookie makes the resend land in that same session (one
+// slot), while the pass copied into another browser is still refused.
+func TestGateEnterResendAfterALostReply(t *testing.T) {
+	var gates *lostReply
+	g := newGateHarness(t, func(o *Options) {
+		gates = &lostReply{Engine: o.Queue.(*queue.Engine)}
+		o.Gates = gates
+	})
+	ctx := context.Background()
+	p := g.newPass(t)
+	enter := func(c *http.Cookie) reply {
+		return g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
+	}
+	first := enter(nil)
+	seed := cookieOf(first, gatemode.RetryCookie)
+	if first.status != http.StatusServiceUnavailable || seed == nil || seed.Path != gatemode.EnterPath || gateCookieOf(first) != nil ||
+		!strings.Contains(first.body, `name="pass"`) {
+		t.Fatalf("first try: %d, retry cookie %v: %.300s", first.status, seed, first.body)
+	}
+	if r := enter(nil); r.status != http.StatusConflict {
+		t.Fatalf("the pass from another browser: %d, want 409", r.status)
+	}
+	again := enter(seed)
+	c := gateCookieOf(again)
+	if again.status != http.StatusSeeOther || c == nil || again.header.Get("Location") != "/checkout" {
+		t.Fatalf("the resend: %d to %q, cookie %v", again.status, again.header.Get("Location"), c)
+	}
+	if gone := cookieOf(again, gatemode.RetryCookie); gone == nil || gone.MaxAge >= 0 {
+		t.Fatalf("the retry cookie is not cleared: %v", gone)
+	}
+	_, id, _ := strings.Cut(c.Value, ".")
+	if _, err := g.eng.TouchSession(ctx, g.room, id, false); err != nil {
+		t.Fatalf("the resend's session: %v", err)
+	}
+	if n, err := g.eng.ActiveSessions(ctx, g.room); err != nil || n != 1 {
+		t.Fatalf("active sessions: %d %v, want 1", n, err)
+	}
+}
+
+// TestGateEnterSeedCannotBePlanted: an attacker who plants a cookie in the
+// victim's browser before the hand-off (from a sibling subdomain, say) and
+// holds a copy of the pass cannot ride the victim's session: the session
+// id does not follow from any cookie the attacker can make (found in
+// review: it was a hash of the wr_gate value and the pass).
+func TestGateEnterSeedCannotBePlanted(t *testing.T) {
+	g := newGateHarness(t, nil)
+	seed := strings.Repeat("A", 22)
+	for _, tc := range []struct {
+		name   string
+		cookie *http.Cookie
+	}{
+		{"a planted session cookie", &http.Cookie{Name: gatemode.GateCookie, Value: g.room + "." + seed}},
+		{"a planted retry cookie", &http.Cookie{Name: gatemode.RetryCookie, Value: seed + "." + strings.Repeat("B", 43)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := g.newPass(t)
+			c, err := g.keys.Verify(p, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			victim := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie)
+			if victim.status != http.StatusSeeOther {
+				t.Fatalf("the victim: %d", victim.status)
+			}
+			_, id, _ := strings.Cut(gateCookieOf(victim).Value, ".")
+			if id == g.web.signer.MAC("gate session", g.room+"\x00"+seed+"\x00"+c.ID)[:22] {
+				t.Fatal("the session id follows from the planted seed")
+			}
+			// The attacker resends the copied pass with the planted cookie.
+			if r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, tc.cookie); r.status != http.StatusConflict {
+				t.Fatalf("the attacker's resend: %d, want 409", r.status)
+			}
+		})
+	}
+}
+
+// TestGateBusyPassIsRetried: while another attempt holds the pass (a
+// stalled first try), a redeem is told to try again (503 pass_busy), not
+// that the pass was used: that attempt may fail and leave it usable.
+func TestGateBusyPassIsRetried(t *testing.T) {
+	g := newGateHarness(t, nil)
+	ctx := context.Background()
+	c, tok := g.readyVisitor(t)
+	p := passOf(t, g.handoff(t, c, tok))
+	v, ok := g.web.signer.Verify(c.Value)
+	if !ok {
+		t.Fatal("the visitor cookie does not verify")
+	}
+	if _, err := g.eng.Claim(ctx, g.room, v, tok, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	r := g.do(t, "POST", "/api/rooms/"+g.room+"/passes/redeem", `{"pass":"`+p+`"}`, g.keyed(g.apiKey), nil)
+	var e response.Error
+	r.json(t, &e)
+	if r.status != http.StatusServiceUnavailable || e.Code != "pass_busy" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("redeem of a busy pass: %d %s", r.status, r.body)
+	}
+	enter := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, nil)
+	if enter.status != http.StatusServiceUnavailable || cookieOf(enter, gatemode.RetryCookie) == nil {
+		t.Fatalf("enter with a busy pass: %d, retry cookie %v", enter.status, cookieOf(enter, gatemode.RetryCookie))
+	}
+}
+
+var (
+	retryGetForm = regexp.MustCompile(`<form method="get" action="">`)
+	repostForm   = regexp.MustCompile(`<form method="post" action="/_waitingroom/enter">\s*<input type="hidden" name="pass" value="([^"]*)">\s*<input type="hidden" name="next" value="([^"]*)">`)
+)
+
+// TestGateRetryPostsAgain: the "please retry" pages of the gate's POST
+// routes never offer a GET of a POST-only route: the enter page posts the
+// same pass and next again, the hand-off page leads back to the room.
+func TestGateRetryPostsAgain(t *testing.T) {
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { dead.Close() })
+	sw := &switchable{dead: queue.New(dead, "wr:dead")}
+	g := newGateHarness(t, func(o *Options) {
+		sw.Gates = o.Gates
+		o.Gates = sw
+	})
+	p := g.newPass(t)
+	c, tok := g.readyVisitor(t)
+	sw.down.Store(true)
+	r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout?step=2"}}, map[string]string{"Accept-Language": "en"}, nil)
+	m := repostForm.FindStringSubmatch(r.body)
+	if r.status != 503 || m == nil || retryGetForm.MatchString(r.body) || html.UnescapeString(m[1]) != p || html.UnescapeString(m[2]) != "/checkout?step=2" {
+		t.Fatalf("enter with Redis down: %d %.1500s", r.status, r.body)
+	}
+	r = g.handoff(t, c, tok)
+	if r.status != 503 || retryGetForm.MatchString(r.body) || !strings.Contains(r.body, `href="/r/`+g.room+`"`) {
+		t.Fatalf("hand-off with Redis down: %d %.1500s", r.status, r.body)
+	}
+	// The pass posted again once Redis is back lets the buyer in.
+	sw.down.Store(false)
+	r = g.form(t, gatemode.EnterPath, url.Values{"pass": {html.UnescapeString(m[1])}, "next": {html.UnescapeString(m[2])}}, nil, nil)
+	if r.status != 303 || gateCookieOf(r) == nil {
+		t.Fatalf("the retry: %d %.500s", r.status, r.body)
+	}
+}
+
+// TestGateCookieSecure: wr_gate is Secure behind TLS as a trusted proxy
+// says (X-Forwarded-Proto), never as any client says.
+func TestGateCookieSecure(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		trusted bool
+		proto   string
+		secure  bool
+	}{
+		{"trusted proxy, https", true, "https", true},
+		{"trusted proxy, http", true, "http", false},
+		{"untrusted client, https", false, "https", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newGateHarness(t, func(o *Options) {
+				if tc.trusted {
+					o.TrustedProxies = loopbackProxy
+				}
+			})
+			r := g.form(t, gatemode.EnterPath, url.Values{"pass": {g.newPass(t)}}, map[string]string{"X-Forwarded-Proto": tc.proto}, nil)
+			c := gateCookieOf(r)
+			if r.status != 303 || c == nil || c.Secure != tc.secure {
+				t.Fatalf("enter: %d, cookie %v", r.status, c)
+			}
+		})
+	}
+}
+
+var stylesheet = regexp.MustCompile(`<link rel="stylesheet" href="([^"]+)"`)
+
+// TestGateEnterPageAssets: the enter callback's pages, served on the
+// shop's host, load their stylesheet from the waiting room's origin (the
+// pass's issuer here, PUBLIC_URL when set), which their CSP allows.
+func TestGateEnterPageAssets(t *testing.T) {
+	g := newGateHarness(t, nil)
+	p := g.newPass(t)
+	g.form(t, gatemode.EnterPath, url.Values{"pass": {p}}, nil, nil)
+	r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}}, nil, nil)
+	m := stylesheet.FindStringSubmatch(r.body)
+	csp := r.header.Get("Content-Security-Policy")
+	if r.status != http.StatusConflict || m == nil || !strings.HasPrefix(m[1], g.srv.URL+"/static/") || !strings.Contains(csp, "style-src "+g.srv.URL+";") {
+		t.Fatalf("the used pass's page: %d, stylesheet %q, CSP %q", r.status, m, csp)
+	}
+	if resp, err := http.Get(m[1]); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the stylesheet: %v %v", resp, err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/views"
+	"waitingroom/web/gatemode"
 	"waitingroom/web/response"
 )
 
@@ -343,7 +344,7 @@ func (s *Server) htmlPageFrom(w http.ResponseWriter, r *http.Request, p views.Er
 	}
 	p.Assets.CSS, p.Assets.Icon, p.Brand.Logo = onOrigin(base, p.Assets.CSS), onOrigin(base, p.Assets.Icon), onOrigin(base, p.Brand.Logo)
 	s.renderWith(w, r, p.Status, views.Error(p), func(h http.Header) {
-		h.Set("Content-Security-Policy", shopPagePolicy(base))
+		h.Set("Content-Security-Policy", gatemode.ShopPagePolicy(base))
 	})
 }
 

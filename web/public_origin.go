@@ -1,11 +1,12 @@
 package web
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"waitingroom/web/request"
 )
 
 // The absolute URLs of a page (the room page's link preview, the
@@ -41,10 +42,10 @@ func (s *Server) requestOrigin(r *http.Request) (origin string, trusted bool) {
 		return s.publicURL, true
 	}
 	host := strings.ToLower(r.Host)
-	if !validHost(host) {
+	if !request.ValidHost(host) {
 		return "http://localhost", false
 	}
-	name := hostName(host)
+	name := request.HostName(host)
 	if list := s.trustHosts[name]; len(list) > 0 {
 		for _, o := range list {
 			if strings.HasSuffix(o, "://"+host) {
@@ -70,15 +71,6 @@ func (s *Server) baseURL(r *http.Request) string {
 	return origin
 }
 
-// hostName returns the host name of host[:port], without the brackets of
-// an IPv6 address.
-func hostName(host string) string {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		return h
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-}
-
 // loopbackHost reports whether name is localhost or a loopback address.
 func loopbackHost(name string) bool {
 	if name == "localhost" {
@@ -86,20 +78,4 @@ func loopbackHost(name string) bool {
 	}
 	a, err := netip.ParseAddr(name)
 	return err == nil && a.Unmap().IsLoopback()
-}
-
-// validHost reports whether h looks like a host[:port] (a name, an IPv4
-// address or a bracketed IPv6 address), so that a forged Host header can
-// put nothing else into a page.
-func validHost(h string) bool {
-	if h == "" || len(h) > 260 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']') {
-			return false
-		}
-	}
-	return true
 }

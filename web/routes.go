@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"time"
+
+	"waitingroom/web/gatemode"
 )
 
 type route struct {
@@ -89,16 +91,16 @@ func (s *Server) routes() []route {
 		{"GET /favicon.ico", s.assets.servePlain("favicon.ico", 7*24*time.Hour)},
 		{"GET /r/{room}/og/{file}", http.HandlerFunc(s.ogImage)},
 		// gate
-		{"GET /.well-known/jwks.json", http.HandlerFunc(s.jwks)},
-		{"GET /api/rooms/{room}/gate", s.api(s.gateInfo)},
-		{"POST /api/rooms/{room}/passes/redeem", s.apiMax(gateBodyMax, s.roomKeyOnly(s.redeem))},
-		{"POST /api/rooms/{room}/sessions/{id}/renew", s.apiMax(gateBodyMax, s.roomKeyOnly(s.renewSession))},
-		{"POST /api/rooms/{room}/sessions/{id}/end", s.apiMax(gateBodyMax, s.roomKeyOnly(s.endSession))},
-		{"POST /api/rooms/{room}/gate/report", s.apiMax(gateBodyMax, s.roomKeyOnly(s.gateReportPost))},
+		{"GET /.well-known/jwks.json", http.HandlerFunc(s.gate.JWKS)},
+		{"GET /api/rooms/{room}/gate", s.api(s.gate.Info)},
+		{"POST /api/rooms/{room}/passes/redeem", s.apiMax(gatemode.BodyMax, s.gate.RoomKeyOnly(s.gate.Redeem))},
+		{"POST /api/rooms/{room}/sessions/{id}/renew", s.apiMax(gatemode.BodyMax, s.gate.RoomKeyOnly(s.gate.RenewSession))},
+		{"POST /api/rooms/{room}/sessions/{id}/end", s.apiMax(gatemode.BodyMax, s.gate.RoomKeyOnly(s.gate.EndSession))},
+		{"POST /api/rooms/{room}/gate/report", s.apiMax(gatemode.BodyMax, s.gate.RoomKeyOnly(s.gate.Report))},
 		{"POST /api/admin/rooms/{room}/apikey", s.api(s.adminOnly(s.postAPIKey))},
 		{"POST /r/{room}/pass", http.HandlerFunc(s.handoff)},
-		{"POST /_waitingroom/enter", http.HandlerFunc(s.gateEnter)},
-		{"GET /gate/check", http.HandlerFunc(s.gateCheck)},
+		{"POST /_waitingroom/enter", http.HandlerFunc(s.gate.Enter)},
+		{"GET /gate/check", http.HandlerFunc(s.gate.Check)},
 		{"POST /admin/rooms/{room}/apikey", s.consoleChange(s.consoleNewAPIKey)},
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/visitor"
+	"waitingroom/web/gatemode"
 	"waitingroom/web/sse"
 )
 
@@ -187,11 +188,11 @@ type Options struct {
 	// Gates mints and redeems them and keeps the sessions they open. With
 	// either nil, gate mode is off: its endpoints answer 404 gate_off.
 	PassKeys *pass.Keys
-	Gates    Gates
+	Gates    gatemode.Gates
 	// Signal is the adaptive controller's health signal, told the shop's
 	// answers to the gate's protected requests (the reverse proxy's, and
 	// those the gate middleware reports); nil counts none.
-	Signal ShopSignal
+	Signal gatemode.ShopSignal
 
 	// Tick is the admission period (TICK): a room's readySpreadMs is at
 	// most one tick. 0 bounds it by room.MaxReadySpreadMs alone.
@@ -257,19 +258,10 @@ type Server struct {
 	signins *signinGuard
 	devices *operator.Devices
 
-	// gate
-	passKeys  *pass.Keys
-	gates     Gates
-	gateFails *failures // failed room API key authentications, per client
-	gateRooms gateRoomCache
-	// signal is told the shop's answers in gate mode (Options.Signal);
-	// reports bounds the gate middleware's reports of them, per room.
-	signal  ShopSignal
-	reports *ipLimiter
+	// gate serves gate mode (package gatemode).
+	gate *gatemode.Gate
 	// nets reads the rooms' pre-queue networks and flags the busy ones.
 	nets *networkFlags
-	// storeDown is whether Redis answered this process's last calls.
-	storeDown storeDown
 	// roomWrites and productWrites are the audited writes of rooms and
 	// products.
 	roomWrites    *admin.Rooms
@@ -329,11 +321,6 @@ func New(o Options) (*Server, error) {
 		challenges:       o.Challenges, policy: o.ChallengePolicy, challengeDefault: o.ChallengeDefault,
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
-		gateFails:  newFailures(adminFailures, adminFailWindow),
-		passKeys:   o.PassKeys,
-		gates:      o.Gates,
-		signal:     o.Signal,
-		reports:    newIPLimiter(reportsPerRoom, reportsBurst),
 		hashing:    make(chan struct{}, signinHashes),
 		tick:       o.Tick,
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
@@ -357,6 +344,7 @@ func New(o Options) (*Server, error) {
 	}
 	s.media = newMedia(o.Images)
 	s.shares = o.Shares
+	s.gate = s.newGate(o)
 	s.dash = newDashboard(o)
 	s.nets = newNetworkFlags(o.Rooms, o.NetworkFlagJoins)
 	s.metrics.WatchReadiness(s.readiness)

@@ -13,6 +13,7 @@ import (
 	"waitingroom/server/config"
 	"waitingroom/server/room"
 	"waitingroom/web"
+	"waitingroom/web/gatemode"
 )
 
 // servers are the HTTP servers of the public port, the metrics' port
@@ -20,8 +21,8 @@ import (
 type servers struct {
 	public  *http.Server
 	metrics *http.Server
-	proxy   *http.Server // nil but in reverse-proxy mode
-	gate    *web.Proxy   // the proxy's handler
+	proxy   *http.Server    // nil but in reverse-proxy mode
+	gate    *gatemode.Proxy // the proxy's handler
 }
 
 // newServers builds the servers on the handler and the metrics.
@@ -29,7 +30,7 @@ func newServers(cfg config.Config, h *web.Server, metrics *web.Metrics, lns list
 	sv := servers{public: publicServer(cfg, h, log)}
 	if lns.proxy != nil {
 		var err error
-		if sv.gate, err = h.NewProxy(web.ProxyOptions{Origin: cfg.OriginURL, MainAddr: ln.Addr().String(),
+		if sv.gate, err = h.NewProxy(gatemode.ProxyOptions{Origin: cfg.OriginURL, MainAddr: ln.Addr().String(),
 			WriteTimeout: cfg.WriteTimeout}); err != nil {
 			return servers{}, err
 		}
@@ -98,8 +99,8 @@ func metricsServer(m *web.Metrics, log *slog.Logger) *http.Server {
 // server's header and read bounds and idle-connection cap, but no
 // WriteTimeout, which would cut every long download or stream of the
 // shop; the proxy gives each write its own deadline instead
-// (web.ProxyOptions.WriteTimeout).
-func proxyServer(p *web.Proxy, log *slog.Logger) *http.Server {
+// (gatemode.ProxyOptions.WriteTimeout).
+func proxyServer(p *gatemode.Proxy, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           p.Handler(),
 		ConnState:         p.ConnState,

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // report.go): once a second, a shop instance posts how many answers its
 // protected handlers gave, ok (status < 500) and failed, with a uniform
 // sample of their durations in milliseconds. They feed the room's
-// adaptive signal (Options.Signal) as the reverse proxy's do; a room that
+// adaptive signal (Deps.Signal) as the reverse proxy's do; a room that
 // is not adaptive costs nothing more (the Recorder drops them).
 
 // gateReport is the body of POST /api/rooms/{room}/gate/report.
@@ -34,10 +34,10 @@ const (
 	reportSampleMax = 256
 	// reportMsMax is the longest duration a report may carry (10 min).
 	reportMsMax = 600_000
-	// reportsPerRoom and reportsBurst bound the reports of a room's shop
+	// ReportsPerRoom and ReportsBurst bound the reports of a room's shop
 	// instances, across them all, on this instance.
-	reportsPerRoom = 20
-	reportsBurst   = 40
+	ReportsPerRoom = 20
+	ReportsBurst   = 40
 )
 
 // checkOutcome checks one outcome's count and sample.
@@ -84,16 +84,16 @@ func (g gateReport) feed(sig ShopSignal, roomName string) {
 			sig.ObserveOrders(roomName, reason, time.Duration(math.Round(d*float64(time.Millisecond))), w)
 		}
 	}
-	spread(shopAnswered, g.OK, g.OKMs)
-	spread(shopUnavailable, g.Failed, g.FailedMs)
+	spread(ShopAnswered, g.OK, g.OKMs)
+	spread(ShopUnavailable, g.Failed, g.FailedMs)
 }
 
-// gateReportPost serves POST /api/rooms/{room}/gate/report (the room's API
+// Report serves POST /api/rooms/{room}/gate/report (the room's API
 // key): 204, or 400 bad_report naming what is wrong, 429 past the room's
 // rate of reports.
-func (s *Server) gateReportPost(w http.ResponseWriter, r *http.Request, _ room.Settings) {
+func (gt *Gate) Report(w http.ResponseWriter, r *http.Request, _ room.Settings) {
 	name := r.PathValue("room")
-	if !s.reports.allow(name) {
+	if !gt.d.AllowReport(name) {
 		w.Header().Set("Retry-After", "1")
 		response.WriteError(w, http.StatusTooManyRequests, "too_many_reports", "Too many reports for this room: one a second per shop instance is enough.")
 		return
@@ -106,8 +106,8 @@ func (s *Server) gateReportPost(w http.ResponseWriter, r *http.Request, _ room.S
 		response.WriteError(w, http.StatusBadRequest, "bad_report", "Bad report: "+err.Error()+".")
 		return
 	}
-	if s.signal != nil {
-		rep.feed(s.signal, name)
+	if gt.d.Signal != nil {
+		rep.feed(gt.d.Signal, name)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"context"
@@ -38,16 +38,16 @@ type GateSessions interface {
 type ProxyOptions struct {
 	// Origin is the shop (ORIGIN_URL), an absolute http(s) URL.
 	Origin string
-	// Rooms are the source of the protect prefixes; nil uses the Server's.
+	// Rooms are the source of the protect prefixes (required).
 	Rooms ProtectRooms
 	// Recorded is the database's record of the rooms, read for the protect
 	// prefixes when Redis cannot be read at start-up; nil uses the
-	// Server's (Options.RecordedRooms).
+	// Gate's (Deps.Recorded).
 	Recorded RecordedRooms
-	// Sessions checks wr_gate sessions; nil uses the Server's Gates.
+	// Sessions checks wr_gate sessions; nil uses the Gate's (Deps.Gates).
 	Sessions GateSessions
 	// Enter serves POST /_waitingroom/enter (verify, redeem, set wr_gate);
-	// nil uses the Server's (GateEnter).
+	// nil uses the Gate's (Enter).
 	Enter http.Handler
 	// MainAddr is the main listener's address: without PUBLIC_URL, a room's
 	// page is sent to on the proxy request's host name at its port.
@@ -63,13 +63,16 @@ type ProxyOptions struct {
 	WriteTimeout time.Duration
 	// Signal is told the origin's answers to the protected requests of
 	// live sessions (the adaptive controller's signal); nil uses the
-	// Server's (Options.Signal), and none counts nothing.
+	// Gate's (Deps.Signal), and none counts nothing.
 	Signal ShopSignal
+	// ConnState caps each client network's idle keep-alive connections;
+	// nil caps none.
+	ConnState func(net.Conn, http.ConnState)
 }
 
 // Proxy is the reverse-proxy listener's handler.
 type Proxy struct {
-	s        *Server
+	gt       *Gate
 	rp       *httputil.ReverseProxy
 	protect  *protectCache
 	sessions GateSessions
@@ -78,14 +81,14 @@ type Proxy struct {
 	write    time.Duration
 	// firstWait is how long a request waits for the first protect table.
 	firstWait time.Duration
-	idle      *idleConns
+	connState func(net.Conn, http.ConnState)
 	requests  *prometheus.CounterVec
 	log       *slog.Logger
 }
 
 const (
-	// enterPath is the hand-off's callback on the shop's host.
-	enterPath = "/_waitingroom/enter"
+	// EnterPath is the hand-off's callback on the shop's host.
+	EnterPath = "/_waitingroom/enter"
 	// reservedPrefix is the gate's own paths on the shop's host: never
 	// forwarded to the origin.
 	reservedPrefix = "/_waitingroom/"
@@ -99,7 +102,7 @@ const (
 )
 
 // NewProxy returns the handler of the reverse-proxy listener.
-func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
+func (gt *Gate) NewProxy(o ProxyOptions) (*Proxy, error) {
 	origin, err := url.Parse(o.Origin)
 	if err != nil || (origin.Scheme != "http" && origin.Scheme != "https") || origin.Host == "" {
 		return nil, fmt.Errorf("proxy: origin must be an absolute http(s) URL")
@@ -107,20 +110,20 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 	if err := egress.CheckHost(origin.Hostname()); err != nil {
 		return nil, fmt.Errorf("proxy: origin: %w", err)
 	}
-	if o.Sessions == nil && s.gates != nil {
-		o.Sessions = s.gates
+	if o.Sessions == nil && gt.d.Gates != nil {
+		o.Sessions = gt.d.Gates
 	}
 	if o.Sessions == nil {
 		return nil, errors.New("proxy: Sessions is required (Options.Gates)")
 	}
 	if o.Enter == nil {
-		o.Enter = s.GateEnter()
+		o.Enter = http.HandlerFunc(gt.Enter)
 	}
 	if o.Rooms == nil {
-		o.Rooms = s.rooms
+		return nil, errors.New("proxy: Rooms is required")
 	}
 	if o.Recorded == nil {
-		o.Recorded = s.recorded
+		o.Recorded = gt.d.Recorded
 	}
 	if o.Refresh <= 0 {
 		o.Refresh = defaultProtectRefresh
@@ -129,7 +132,7 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 		o.Transport = newOriginTransport()
 	}
 	if o.Signal == nil {
-		o.Signal = s.signal
+		o.Signal = gt.d.Signal
 	}
 	if o.Signal != nil {
 		o.Transport = observedTransport{next: o.Transport, signal: o.Signal}
@@ -138,9 +141,9 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 		o.WriteTimeout = 30 * time.Second
 	}
 	_, port, _ := net.SplitHostPort(o.MainAddr)
-	p := &Proxy{s: s, protect: newProtectCache(o.Rooms, o.Recorded, o.Refresh), sessions: o.Sessions, enter: o.Enter,
-		mainPort: port, write: o.WriteTimeout, firstWait: firstLoadWait, requests: proxyRequests(s.metrics), log: s.log.With("listener", "proxy")}
-	p.idle = newIdleConns(s.idle.max, s.v6Prefix, s.trusted, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
+	p := &Proxy{gt: gt, protect: newProtectCache(o.Rooms, o.Recorded, o.Refresh), sessions: o.Sessions, enter: o.Enter,
+		mainPort: port, write: o.WriteTimeout, firstWait: firstLoadWait, requests: proxyRequests(gt.d.Registry), log: gt.d.Log.With("listener", "proxy"),
+		connState: o.ConnState}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        func(pr *httputil.ProxyRequest) { p.rewrite(pr, origin) },
 		Transport:      o.Transport,
@@ -149,7 +152,7 @@ func (s *Server) NewProxy(o ProxyOptions) (*Proxy, error) {
 		ErrorHandler:   p.originFailed,
 		ModifyResponse: privateAnswer,
 	}
-	if s.publicURL == "" {
+	if gt.d.PublicURL == "" {
 		p.log.Warn("PUBLIC_URL is empty: the proxy sends buyers to the rooms on the request's host at the main listener's port",
 			"port", port)
 	}
@@ -199,12 +202,14 @@ func (p *Proxy) Run(ctx context.Context) {
 // ConnState is the proxy http.Server's ConnState hook: it caps each
 // client network's idle keep-alive connections, as the main listener's.
 func (p *Proxy) ConnState(c net.Conn, st http.ConnState) {
-	p.idle.connState(c, st)
+	if p.connState != nil {
+		p.connState(c, st)
+	}
 }
 
 // Handler returns the proxy listener's handler.
 func (p *Proxy) Handler() http.Handler {
-	return p.s.recoverPanics(http.HandlerFunc(p.serve))
+	return p.gt.d.Recover(http.HandlerFunc(p.serve))
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
@@ -245,7 +250,7 @@ func (p *Proxy) count(outcome string) { p.requests.WithLabelValues(outcome).Inc(
 // serveReserved serves the gate's own paths on the shop's host.
 func (p *Proxy) serveReserved(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case r.URL.Path != enterPath:
+	case r.URL.Path != EnterPath:
 		p.page(w, r, http.StatusNotFound, "")
 	case r.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)
@@ -318,19 +323,19 @@ func (p *Proxy) sendToRoom(w http.ResponseWriter, r *http.Request, roomName stri
 // roomBase is the origin of the waiting room's own pages: PUBLIC_URL,
 // else the proxy request's host name at the main listener's port.
 func (p *Proxy) roomBase(r *http.Request) string {
-	if p.s.publicURL != "" {
-		return p.s.publicURL
+	if p.gt.d.PublicURL != "" {
+		return p.gt.d.PublicURL
 	}
 	host := strings.ToLower(r.Host)
-	if !validHost(host) {
+	if !request.ValidHost(host) {
 		host = "localhost"
 	}
-	name := hostName(host)
+	name := request.HostName(host)
 	if strings.Contains(name, ":") {
 		name = "[" + name + "]"
 	}
 	scheme := "http://"
-	if p.s.overTLS(r) {
+	if p.gt.overTLS(r) {
 		scheme = "https://"
 	}
 	if p.mainPort == "" {
@@ -360,7 +365,7 @@ func (p *Proxy) rewrite(pr *httputil.ProxyRequest, origin *url.URL) {
 		if v := pr.In.Header.Get("X-Forwarded-Proto"); v == "https" || v == "http" {
 			pr.Out.Header.Set("X-Forwarded-Proto", v)
 		}
-		if v := pr.In.Header.Get("X-Forwarded-Host"); v != "" && validHost(strings.ToLower(v)) {
+		if v := pr.In.Header.Get("X-Forwarded-Host"); v != "" && request.ValidHost(strings.ToLower(v)) {
 			pr.Out.Header.Set("X-Forwarded-Host", v)
 		}
 	}
@@ -372,7 +377,7 @@ func (p *Proxy) fromTrustedProxy(r *http.Request) bool {
 		return false
 	}
 	a, err := netip.ParseAddr(host)
-	return err == nil && request.IsTrusted(a, p.s.trusted)
+	return err == nil && request.IsTrusted(a, p.gt.d.Trusted)
 }
 
 // originFailed answers when the origin could not be reached or did not

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"bufio"
@@ -55,10 +55,10 @@ func echoOrigin(t *testing.T) (*httptest.Server, *int) {
 	return srv, &n
 }
 
-// proxyRig is a Server with its Proxy in front of an origin, on Redis
+// proxyRig is a Gate with its Proxy in front of an origin, on Redis
 // database proxyDB.
 type proxyRig struct {
-	h     *harness
+	gate  *Gate
 	eng   *queue.Engine
 	proxy *Proxy
 	url   string // the proxy listener
@@ -75,15 +75,15 @@ func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(o *Options) {
-		o.Queue, o.Rooms, o.Gates, o.PassKeys = eng, eng, eng, keys
-		o.PublicURL = "https://queue.example"
+	gt := newTestGate(t, func(d *Deps) {
+		d.Rooms, d.Gates, d.PassKeys = eng, eng, keys
+		d.PublicURL = "https://queue.example"
 	})
-	o := ProxyOptions{Origin: origin, MainAddr: "127.0.0.1:8080", Refresh: 50 * time.Millisecond}
+	o := ProxyOptions{Origin: origin, MainAddr: "127.0.0.1:8080", Refresh: 50 * time.Millisecond, Rooms: eng}
 	if mut != nil {
 		mut(&o)
 	}
-	p, err := h.web.NewProxy(o)
+	p, err := gt.NewProxy(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig
 	t.Cleanup(func() { cancel(); <-done })
 	srv := httptest.NewServer(p.Handler())
 	t.Cleanup(srv.Close)
-	return &proxyRig{h: h, eng: eng, proxy: p, url: srv.URL, rdb: rdb, keys: keys}
+	return &proxyRig{gate: gt, eng: eng, proxy: p, url: srv.URL, rdb: rdb, keys: keys}
 }
 
 // gateRoom saves a room that protects prefixes, and waits until the proxy
@@ -249,7 +249,7 @@ func TestProxyPassesThrough(t *testing.T) {
 func TestProxyTrustedForwarding(t *testing.T) {
 	origin, _ := echoOrigin(t)
 	pr := newProxyRig(t, origin.URL, nil)
-	pr.proxy.s.trusted = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	pr.gate.d.Trusted = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	r := pr.do(t, "GET", "/", "", map[string]string{"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
 	if r.echo.XFF != "203.0.113.9, 127.0.0.1" || r.echo.XFP != "https" || r.echo.XFH != "shop.example" {
 		t.Fatalf("the origin saw %+v behind a trusted proxy", r.echo)
@@ -745,7 +745,7 @@ func TestProxyStartsDuringAnOutage(t *testing.T) {
 func TestProxyRoomBase(t *testing.T) {
 	origin, _ := echoOrigin(t)
 	pr := newProxyRig(t, origin.URL, func(o *ProxyOptions) { o.MainAddr = "[::]:8080" })
-	pr.proxy.s.publicURL = ""
+	pr.gate.d.PublicURL = ""
 	name := pr.gateRoom(t, false, "/checkout")
 	u, _ := url.Parse(pr.url)
 	r := pr.do(t, "GET", "/checkout", "", nil)

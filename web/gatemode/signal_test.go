@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"context"
@@ -142,7 +142,7 @@ func TestProxyFeedsTheSignal(t *testing.T) {
 			if sig.P95 < tt.minP95 || sig.P95 > tt.maxP95 {
 				t.Fatalf("p95 %v, want in [%v, %v]", sig.P95, tt.minP95, tt.maxP95)
 			}
-			if tt.wantErrors > 0 && sig.Failed[shopUnavailable] != tt.wantErrors {
+			if tt.wantErrors > 0 && sig.Failed[ShopUnavailable] != tt.wantErrors {
 				t.Fatalf("failures %v, want %d unavailable", sig.Failed, tt.wantErrors)
 			}
 		})

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 func gateSessionOf(r *http.Request, roomName string) string {
 	for _, c := range r.CookiesNamed(GateCookie) {
 		name, id, ok := strings.Cut(c.Value, ".")
-		if ok && name == roomName && validSessionID(id) {
+		if ok && name == roomName && ValidSessionID(id) {
 			return id
 		}
 	}

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func (p *Proxy) page(w http.ResponseWriter, r *http.Request, status int, roomName string) {
 	t := views.ProxyTextFor(views.Negotiate(r.Header.Get("Accept-Language")))
 	base := p.roomBase(r)
-	pg := views.ProxyPage{Status: status, T: t, CSS: base + p.s.assets.url("app.css")}
+	pg := views.ProxyPage{Status: status, T: t, CSS: base + p.gt.d.CSS}
 	switch status {
 	case http.StatusBadGateway:
 		pg.Heading, pg.Message, pg.Retry = t.OriginDownTitle, t.OriginDown, r.Method == http.MethodGet
@@ -39,7 +39,7 @@ func (p *Proxy) page(w http.ResponseWriter, r *http.Request, status int, roomNam
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", shopPagePolicy(base))
+	h.Set("Content-Security-Policy", ShopPagePolicy(base))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Vary", "Accept-Language")
 	w.WriteHeader(status)
@@ -48,9 +48,9 @@ func (p *Proxy) page(w http.ResponseWriter, r *http.Request, status int, roomNam
 	}
 }
 
-// shopPagePolicy is the CSP of a page the waiting room serves on the
+// ShopPagePolicy is the CSP of a page the waiting room serves on the
 // shop's host (the proxy's pages, the enter callback's errors): its
 // stylesheet and images come from base, the waiting room's origin.
-func shopPagePolicy(base string) string {
+func ShopPagePolicy(base string) string {
 	return "default-src 'none'; style-src " + base + "; img-src " + base + " data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 }

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"context"
@@ -19,16 +19,16 @@ type ShopSignal interface {
 // Reasons a shop answer is counted under (those of the order path's
 // signal, so that its p95 and error budget apply unchanged).
 const (
-	shopAnswered    = "placed"
-	shopUnavailable = "unavailable"
+	ShopAnswered    = "placed"
+	ShopUnavailable = "unavailable"
 )
 
 // shopReason is the signal's reason for an answer of status.
 func shopReason(status int) string {
 	if status >= http.StatusInternalServerError {
-		return shopUnavailable
+		return ShopUnavailable
 	}
-	return shopAnswered
+	return ShopAnswered
 }
 
 // observedKey carries, in a protected request's context, the room whose
@@ -65,7 +65,7 @@ func (t observedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	case err == nil:
 		t.signal.ObserveOrders(name, shopReason(resp.StatusCode), took, 1)
 	case req.Context().Err() == nil: // a timeout or a connection error, not a buyer who left
-		t.signal.ObserveOrders(name, shopUnavailable, took, 1)
+		t.signal.ObserveOrders(name, ShopUnavailable, took, 1)
 	}
 	return resp, err
 }

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"errors"
@@ -19,14 +19,14 @@ const (
 	proxyBadPath     = "bad_path"     // an ambiguously encoded path: 400
 )
 
-// proxyRequests registers the proxy's request counter on m's registry, or
-// returns the one a proxy of this registry registered before.
-func proxyRequests(m *Metrics) *prometheus.CounterVec {
+// proxyRequests registers the proxy's request counter on reg, or returns
+// the one a proxy of this registry registered before.
+func proxyRequests(reg prometheus.Registerer) *prometheus.CounterVec {
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_proxy_requests_total",
 		Help: "Requests on the reverse-proxy listener (PROXY_ADDR) by outcome: passed, admitted, sent_to_room, refused, fail_open, fail_closed, origin_error, gate, bad_path.",
 	}, []string{"outcome"})
-	if err := m.Registry.Register(c); err != nil {
+	if err := reg.Register(c); err != nil {
 		var already prometheus.AlreadyRegisteredError
 		if errors.As(err, &already) {
 			return already.ExistingCollector.(*prometheus.CounterVec)

@@ -1,4 +1,4 @@
-package web
+package gatemode
 
 import (
 	"context"
@@ -28,11 +28,14 @@ type gateRoomEntry struct {
 
 const gateRoomAge = 30 * time.Second
 
+// maxCachedRooms bounds the cache: past it, it starts afresh.
+const maxCachedRooms = 10000
+
 // remember records room name's gate g as read at now.
 func (c *gateRoomCache) remember(name string, g gateOf, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.rooms == nil || len(c.rooms) > maxCachedPages {
+	if c.rooms == nil || len(c.rooms) > maxCachedRooms {
 		c.rooms = map[string]gateRoomEntry{}
 	}
 	c.rooms[name] = gateRoomEntry{failOpen: g.failOpen, host: audienceHost(g.audience), read: now}
@@ -93,29 +96,29 @@ func (c *gateRoomCache) doneReading(name string) {
 
 // refreshGateRoom reads room name's settings into the cache, in the
 // background.
-func (s *Server) refreshGateRoom(name string) {
+func (gt *Gate) refreshGateRoom(name string) {
 	go func() {
-		defer s.gateRooms.doneReading(name)
+		defer gt.rooms.doneReading(name)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		if set, err := s.rooms.Room(ctx, name); err == nil {
-			s.gateRooms.remember(name, gateSettings(set), time.Now())
+		if set, err := gt.d.Rooms.Room(ctx, name); err == nil {
+			gt.rooms.remember(name, gateSettings(set), time.Now())
 		}
 	}()
 }
 
 // gateRoomHost returns the host of room name's shop, read now (and
 // remembered) when not known yet; err is the read's.
-func (s *Server) gateRoomHost(ctx context.Context, name string) (string, error) {
-	if h, ok := s.gateRooms.host(name); ok {
+func (gt *Gate) gateRoomHost(ctx context.Context, name string) (string, error) {
+	if h, ok := gt.rooms.host(name); ok {
 		return h, nil
 	}
-	set, err := s.rooms.Room(ctx, name)
+	set, err := gt.d.Rooms.Room(ctx, name)
 	if err != nil {
 		return "", err
 	}
 	g := gateSettings(set)
-	s.gateRooms.remember(name, g, time.Now())
+	gt.rooms.remember(name, g, time.Now())
 	return audienceHost(g.audience), nil
 }
 

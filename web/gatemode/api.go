@@ -1,7 +1,8 @@
-package web
+package gatemode
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
@@ -21,21 +22,21 @@ import (
 // room's public gate settings, and the server-to-server redeem, renew and
 // end that a shop calls with the room's API key.
 
-// jwks serves GET /.well-known/jwks.json: the current and the previous
+// JWKS serves GET /.well-known/jwks.json: the current and the previous
 // public pass keys.
-func (s *Server) jwks(w http.ResponseWriter, r *http.Request) {
-	if s.passKeys == nil {
+func (gt *Gate) JWKS(w http.ResponseWriter, r *http.Request) {
+	if gt.d.PassKeys == nil {
 		response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	w.Header().Set("Content-Type", "application/jwk-set+json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Write(s.passKeys.JWKS())
+	w.Write(gt.d.PassKeys.JWKS())
 }
 
-// gateView is GET /api/rooms/{room}/gate's answer.
-type gateView struct {
+// GateView is GET /api/rooms/{room}/gate's answer.
+type GateView struct {
 	Room           string `json:"room"`
 	RoomURL        string `json:"roomURL"`
 	FailOpen       bool   `json:"failOpen"`
@@ -44,28 +45,28 @@ type gateView struct {
 	Audience       string `json:"audience"`
 }
 
-// gateInfo serves GET /api/rooms/{room}/gate: what a shop's middleware
+// Info serves GET /api/rooms/{room}/gate: what a shop's middleware
 // needs of the room.
-func (s *Server) gateInfo(w http.ResponseWriter, r *http.Request) {
+func (gt *Gate) Info(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("room")
-	set, err := s.rooms.Room(r.Context(), name)
+	set, err := gt.d.Rooms.Room(r.Context(), name)
 	if err != nil {
-		s.fail(w, r, err)
+		gt.d.Fail(w, r, err)
 		return
 	}
 	g := gateSettings(set)
-	s.gateRooms.remember(name, g, time.Now())
-	if !g.on || s.gates == nil || s.passKeys == nil {
+	gt.rooms.remember(name, g, time.Now())
+	if !g.on || !gt.on() {
 		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
 	}
-	origin, _ := s.requestOrigin(r)
-	response.WriteJSON(w, http.StatusOK, gateView{Room: name, RoomURL: origin + "/r/" + name, FailOpen: g.failOpen,
+	origin := gt.d.Origin(r)
+	response.WriteJSON(w, http.StatusOK, GateView{Room: name, RoomURL: origin + "/r/" + name, FailOpen: g.failOpen,
 		SessionSeconds: g.sessionSeconds, SessionMode: g.sessionMode, Audience: g.audience})
 }
 
-// sessionView is a session as the gate's API answers it.
-type sessionView struct {
+// SessionView is a session as the gate's API answers it.
+type SessionView struct {
 	ID          string `json:"id"`
 	Room        string `json:"room"`
 	Subject     string `json:"subject"`
@@ -74,54 +75,55 @@ type sessionView struct {
 	IdleSeconds int    `json:"idleSeconds"`
 }
 
-func viewSession(ss queue.Session) map[string]sessionView {
-	return map[string]sessionView{"session": {ID: ss.ID, Room: ss.Room, Subject: ss.Subject,
+func viewSession(ss queue.Session) map[string]SessionView {
+	return map[string]SessionView{"session": {ID: ss.ID, Room: ss.Room, Subject: ss.Subject,
 		ExpiresAt: ss.Expires.UTC().Format(time.RFC3339), Mode: ss.Mode, IdleSeconds: ss.IdleSeconds}}
 }
 
-// roomKeyOnly lets through requests bearing room {room}'s API key
+// RoomKeyOnly lets through requests bearing room {room}'s API key
 // (Authorization: Bearer), compared in constant time through its SHA-256
 // with the room's Gate.APIKeyHash. The key is checked first: the right
 // key is never refused. Wrong keys are counted per client and room, and
 // throttled as the admin token's are (with a count of their own); the key
 // is never logged.
-func (s *Server) roomKeyOnly(next func(w http.ResponseWriter, r *http.Request, set room.Settings)) http.HandlerFunc {
+func (gt *Gate) RoomKeyOnly(next func(w http.ResponseWriter, r *http.Request, set room.Settings)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.gates == nil || s.passKeys == nil {
+		if !gt.on() {
 			response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
 			return
 		}
 		name := r.PathValue("room")
-		set, err := s.rooms.Room(r.Context(), name)
+		set, err := gt.d.Rooms.Room(r.Context(), name)
 		if err != nil {
-			s.fail(w, r, err)
+			gt.d.Fail(w, r, err)
 			return
 		}
 		given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if ok && apiKeyMatches(given, set.Gate.APIKeyHash) {
+		if ok && APIKeyMatches(given, set.Gate.APIKeyHash) {
 			next(w, r, set)
 			return
 		}
-		client := s.clientKey(r)
-		if s.refuseThrottled(w, s.gateFails, client+" "+name, "api_key", "Too many failed API key authentications from your network. Retry later.") {
+		client := gt.d.Client(r)
+		if gt.d.KeyFails.Refuse(w, client+" "+name, "api_key", "Too many failed API key authentications from your network. Retry later.") {
 			return
 		}
-		s.gateFails.fail(client+" "+name, time.Now())
-		s.metrics.Rejected.WithLabelValues("api_key").Inc()
-		s.log.Warn("room API key authentication failed", "room", name, "client", client, "path", r.URL.Path)
+		gt.d.KeyFails.Fail(client + " " + name)
+		gt.d.Rejected.WithLabelValues("api_key").Inc()
+		gt.d.Log.Warn("room API key authentication failed", "room", name, "client", client, "path", r.URL.Path)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="waitingroom-room"`)
 		response.WriteError(w, http.StatusUnauthorized, "api_key_invalid", "A valid API key of this room is required (Authorization: Bearer wrk_…).")
 	}
 }
 
-// apiKeyMatches reports whether key's SHA-256 is hash (hex), in constant
+// APIKeyMatches reports whether key's SHA-256 is hash (hex), in constant
 // time; a room without a key matches nothing.
-func apiKeyMatches(key, hash string) bool {
+func APIKeyMatches(key, hash string) bool {
 	want, err := hex.DecodeString(hash)
 	if err != nil || len(want) != 32 {
 		return false
 	}
-	return subtle.ConstantTimeCompare(digest(key), want) == 1
+	sum := sha256.Sum256([]byte(key))
+	return subtle.ConstantTimeCompare(sum[:], want) == 1
 }
 
 // errPassRefused is a pass that does not verify, or is not for this room
@@ -132,14 +134,14 @@ var errPassRefused = fmt.Errorf("pass refused: %w", pass.ErrInvalid)
 // room's shop) and turns it into a session on a fresh id. It returns
 // errPassRefused, queue.ErrPassUnknown, queue.ErrTokenUsed, a
 // *queue.WaitError or a store error.
-func (s *Server) redeemPass(ctx context.Context, name string, g gateOf, compact string) (queue.Session, error) {
-	return s.redeemPassAs(ctx, name, g, compact, "")
+func (gt *Gate) redeemPass(ctx context.Context, name string, g gateOf, compact string) (queue.Session, error) {
+	return gt.redeemPassAs(ctx, name, g, compact, "")
 }
 
 // redeemPassAs is redeemPass into the session id sid chosen by the caller
 // ("" for a fresh one): a retry with the same sid gets the same session.
-func (s *Server) redeemPassAs(ctx context.Context, name string, g gateOf, compact, sid string) (queue.Session, error) {
-	c, err := s.passKeys.Verify(compact, time.Now())
+func (gt *Gate) redeemPassAs(ctx context.Context, name string, g gateOf, compact, sid string) (queue.Session, error) {
+	c, err := gt.d.PassKeys.Verify(compact, time.Now())
 	if err != nil || !g.on || c.Room != name || subtle.ConstantTimeCompare([]byte(c.Audience), []byte(g.audience)) != 1 {
 		return queue.Session{}, errPassRefused
 	}
@@ -148,7 +150,7 @@ func (s *Server) redeemPassAs(ctx context.Context, name string, g gateOf, compac
 			return queue.Session{}, err
 		}
 	}
-	return s.gates.Redeem(ctx, name, c.ID, sid)
+	return gt.d.Gates.Redeem(ctx, name, c.ID, sid)
 }
 
 // passUsed reports whether err of a redeem means that the pass was
@@ -165,8 +167,8 @@ func passBusy(err error) bool {
 	return errors.As(err, &wait) || errors.Is(err, queue.ErrTokenInUse)
 }
 
-// redeem serves POST /api/rooms/{room}/passes/redeem.
-func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Settings) {
+// Redeem serves POST /api/rooms/{room}/passes/redeem.
+func (gt *Gate) Redeem(w http.ResponseWriter, r *http.Request, set room.Settings) {
 	var body struct {
 		Pass string `json:"pass"`
 		// Session is the caller's session id (22 base64url characters),
@@ -176,7 +178,7 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 	if !request.DecodeStrict(w, r, &body, `{"pass":"<the pass>","session":"<optional session id>"}`) {
 		return
 	}
-	if body.Session != "" && !validSessionID(body.Session) {
+	if body.Session != "" && !ValidSessionID(body.Session) {
 		response.WriteError(w, http.StatusBadRequest, "bad_request", "session must be 22 base64url characters (16 random bytes), or absent.")
 		return
 	}
@@ -186,42 +188,42 @@ func (s *Server) redeem(w http.ResponseWriter, r *http.Request, set room.Setting
 		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
 		return
 	}
-	ss, err := s.redeemPassAs(r.Context(), name, g, body.Pass, body.Session)
+	ss, err := gt.redeemPassAs(r.Context(), name, g, body.Pass, body.Session)
 	if err != nil && !errors.Is(err, errPassRefused) && !errors.Is(err, queue.ErrPassUnknown) && !passUsed(err) && !passBusy(err) {
-		s.storeDown.failed(time.Now())
+		gt.storeDown.failed(time.Now())
 	} else {
-		s.storeDown.ok(time.Now())
+		gt.storeDown.ok(time.Now())
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		gt.d.Fail(w, r, err)
 		return
 	}
 	response.WriteJSON(w, http.StatusOK, viewSession(ss))
 }
 
-// renewSession serves POST /api/rooms/{room}/sessions/{id}/renew: the
+// RenewSession serves POST /api/rooms/{room}/sessions/{id}/renew: the
 // session's state, its expiry pushed on in idle mode.
-func (s *Server) renewSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
+func (gt *Gate) RenewSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
 	name, id := r.PathValue("room"), r.PathValue("id")
-	if !validSessionID(id) {
+	if !ValidSessionID(id) {
 		response.WriteError(w, http.StatusNotFound, "session_gone", "There is no such live session.")
 		return
 	}
-	ss, err := s.gates.TouchSession(r.Context(), name, id, true)
+	ss, err := gt.d.Gates.TouchSession(r.Context(), name, id, true)
 	if err != nil {
-		s.fail(w, r, err)
+		gt.d.Fail(w, r, err)
 		return
 	}
 	response.WriteJSON(w, http.StatusOK, viewSession(ss))
 }
 
-// endSession serves POST /api/rooms/{room}/sessions/{id}/end: the session
+// EndSession serves POST /api/rooms/{room}/sessions/{id}/end: the session
 // ends now and frees its slot; a gone one is no error.
-func (s *Server) endSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
+func (gt *Gate) EndSession(w http.ResponseWriter, r *http.Request, _ room.Settings) {
 	name, id := r.PathValue("room"), r.PathValue("id")
-	if validSessionID(id) {
-		if err := s.gates.EndSession(r.Context(), name, id); err != nil {
-			s.fail(w, r, err)
+	if ValidSessionID(id) {
+		if err := gt.d.Gates.EndSession(r.Context(), name, id); err != nil {
+			gt.d.Fail(w, r, err)
 			return
 		}
 	}
