@@ -35,7 +35,7 @@ func (s *Server) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	g, on := s.gate.Target(set)
 	if !on {
-		s.htmlPage(w, r, views.ErrorPage{Status: http.StatusNotFound, Heading: t.TitleNotFound, Message: views.GateTextFor(t.Lang).Off, Room: name})
+		s.htmlFail(w, r, room.ErrNoShop, name)
 		return
 	}
 	visitor, ok := s.visitorID(r)

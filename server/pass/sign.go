@@ -19,6 +19,10 @@ const MaxLen = 4096
 // unknown key, an expired pass or a missing claim.
 var ErrInvalid = errors.New("pass: invalid")
 
+// ErrOff is the answer of a server without pass keys: gate mode is off
+// there, and it signs no pass.
+var ErrOff = errors.New("pass: gate mode is off on this server")
+
 // ErrUnknownKey is the error of Verify for a pass whose kid is neither the
 // current nor the previous key's (it wraps ErrInvalid): a pass signed
 // before two rotations, or a forgery; a caller may tell the buyer to go

@@ -21,6 +21,10 @@ const MaxNameLen = 64
 // ErrNotFound reports that a room does not exist.
 var ErrNotFound = errors.New("room not found")
 
+// ErrNoShop refuses a gate request in a room that sends its buyers to no
+// outside shop (its gate has no target).
+var ErrNoShop = errors.New("room: sends buyers to no outside shop")
+
 // ValidName reports whether name matches [a-z0-9-]{1,64}.
 func ValidName(name string) bool {
 	if len(name) == 0 || len(name) > MaxNameLen {

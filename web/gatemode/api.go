@@ -26,7 +26,7 @@ import (
 // public pass keys.
 func (gt *Gate) JWKS(w http.ResponseWriter, r *http.Request) {
 	if gt.d.PassKeys == nil {
-		response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+		gt.d.Fail(w, r, pass.ErrOff)
 		return
 	}
 	w.Header().Set("Cache-Control", "public, max-age=300")
@@ -57,7 +57,7 @@ func (gt *Gate) Info(w http.ResponseWriter, r *http.Request) {
 	g := gateSettings(set)
 	gt.rooms.remember(name, g, time.Now())
 	if !g.on || !gt.on() {
-		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		gt.d.Fail(w, r, room.ErrNoShop)
 		return
 	}
 	origin := gt.d.Origin(r)
@@ -89,7 +89,7 @@ func viewSession(ss queue.Session) map[string]SessionView {
 func (gt *Gate) RoomKeyOnly(next func(w http.ResponseWriter, r *http.Request, set room.Settings)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !gt.on() {
-			response.WriteError(w, http.StatusNotFound, "gate_off", "Gate mode is off on this server.")
+			gt.d.Fail(w, r, pass.ErrOff)
 			return
 		}
 		name := r.PathValue("room")
@@ -185,7 +185,7 @@ func (gt *Gate) Redeem(w http.ResponseWriter, r *http.Request, set room.Settings
 	name := r.PathValue("room")
 	g := gateSettings(set)
 	if !g.on {
-		response.WriteError(w, http.StatusNotFound, "gate_off", "This room sends buyers to no outside shop (its targetURL is empty).")
+		gt.d.Fail(w, r, room.ErrNoShop)
 		return
 	}
 	ss, err := gt.redeemPassAs(r.Context(), name, g, body.Pass, body.Session)

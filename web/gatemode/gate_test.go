@@ -31,7 +31,7 @@ func newTestGate(t *testing.T, mut func(*Deps)) *Gate {
 		KeyFails:    noKeyFails{},
 		AllowReport: func(string) bool { return true },
 		Fail: func(w http.ResponseWriter, r *http.Request, err error) {
-			response.WriteError(w, http.StatusInternalServerError, "internal", err.Error())
+			response.Failer{Log: slog.New(slog.NewTextHandler(io.Discard, nil))}.JSON(w, r, response.ScopeAny, err)
 		},
 		Page: func(w http.ResponseWriter, r *http.Request, p views.ErrorPage, base string) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -215,6 +215,14 @@ func Rules() []Rule {
 			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return t.NoSuchRoom }), NoRoom: true,
 			Console: func(lang string) string { return views.RoomsTextFor(lang).ErrNoRoom }},
 
+		// Gate mode.
+		{Name: "gate off", Match: is(pass.ErrOff), Example: pass.ErrOff,
+			Status: http.StatusNotFound, Code: "gate_off", Message: "Gate mode is off on this server.",
+			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return views.GateTextFor(t.Lang).Off })},
+		{Name: "room without a shop", Match: is(room.ErrNoShop), Example: room.ErrNoShop,
+			Status: http.StatusNotFound, Code: "gate_off", Message: "This room sends buyers to no outside shop (its targetURL is empty).",
+			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return views.GateTextFor(t.Lang).Off })},
+
 		// Orders.
 		{Name: "orders at the shop", Match: is(order.ErrAtShop), Example: order.ErrAtShop,
 			Status: http.StatusConflict, Code: "gate_on",
