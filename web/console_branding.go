@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"waitingroom/server/admin"
+	"waitingroom/web/media"
 
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -20,7 +21,7 @@ import (
 
 // brandingBodyMax bounds the branding form: its images at their limits,
 // and the text fields.
-var brandingBodyMax = int64(logoSlot.MaxBytes+ogImageSlot.MaxBytes+faviconSlot.MaxBytes) + consoleBodyMax
+var brandingBodyMax = int64(media.LogoSlot.MaxBytes+media.OGImageSlot.MaxBytes+media.FaviconSlot.MaxBytes) + consoleBodyMax
 
 func brandingText(r *http.Request) views.BrandingText { return views.BrandingTextFor(consoleLang(r)) }
 
@@ -28,7 +29,7 @@ func brandingText(r *http.Request) views.BrandingText { return views.BrandingTex
 func brandingForm(name, csrf string, set room.Settings) views.BrandingForm {
 	b := set.Branding
 	return views.BrandingForm{Room: name, CSRF: csrf,
-		Images:      map[string]string{logoSlot.Field: b.Logo, ogImageSlot.Field: b.OGImage, faviconSlot.Field: b.Favicon},
+		Images:      map[string]string{media.LogoSlot.Field: b.Logo, media.OGImageSlot.Field: b.OGImage, media.FaviconSlot.Field: b.Favicon},
 		AccentColor: b.AccentColor, AccentColorDark: b.AccentColorDark, Description: b.Description,
 		DefaultLanguage: b.DefaultLanguage, ShopName: b.ShopName, ShopURL: set.ShopURL,
 		EmbedOrigins: strings.Join(b.EmbedOrigins, "\n"), EmbedTarget: b.EmbedTarget, Listed: b.Listed,
@@ -38,7 +39,7 @@ func brandingForm(name, csrf string, set room.Settings) views.BrandingForm {
 // imageLimits are the image fields' limits in KB.
 func imageLimits() map[string]int {
 	out := map[string]int{}
-	for _, sl := range imageSlots {
+	for _, sl := range media.Slots {
 		out[sl.Field] = sl.MaxBytes >> 10
 	}
 	return out
@@ -92,7 +93,7 @@ func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, ses
 		}
 	}
 	p := room.Patch{ShopURL: &f.ShopURL, BrandingPatch: room.BrandingPatch{
-		Logo: ptr(f.Images[logoSlot.Field]), OGImage: ptr(f.Images[ogImageSlot.Field]), Favicon: ptr(f.Images[faviconSlot.Field]),
+		Logo: ptr(f.Images[media.LogoSlot.Field]), OGImage: ptr(f.Images[media.OGImageSlot.Field]), Favicon: ptr(f.Images[media.FaviconSlot.Field]),
 		AccentColor: &f.AccentColor, AccentColorDark: &f.AccentColorDark, Description: &f.Description,
 		DefaultLanguage: &f.DefaultLanguage, ShopName: &f.ShopName, EmbedOrigins: &origins, EmbedTarget: &f.EmbedTarget, Listed: &f.Listed,
 	}}
@@ -138,7 +139,7 @@ func ptr[T any](v T) *T { return &v }
 // brandingFieldError is the message of a field that room validation
 // refused, with its limit filled in.
 func brandingFieldError(t views.BrandingText, field string) (string, bool) {
-	for _, sl := range imageSlots {
+	for _, sl := range media.Slots {
 		if sl.Field == field {
 			return t.ErrNoImage, true
 		}
@@ -170,21 +171,21 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 		Listed: pf.Get("listed") == "1", Limits: imageLimits(),
 	}
 	errs := map[string]string{}
-	saved := map[string]string{logoSlot.Field: cur.Logo, ogImageSlot.Field: cur.OGImage, faviconSlot.Field: cur.Favicon}
-	for _, slot := range imageSlots {
+	saved := map[string]string{media.LogoSlot.Field: cur.Logo, media.OGImageSlot.Field: cur.OGImage, media.FaviconSlot.Field: cur.Favicon}
+	for _, slot := range media.Slots {
 		path := get(slot.Field, 128)
 		if pf.Get("remove-"+slot.Field) == "1" {
 			path = ""
 		}
 		kept, has, refused := s.keepUpload(ctx, r, sess.Operator, slot)
 		switch {
-		case refused == imageErrNotKept:
+		case refused == media.RefusedNotKept:
 			errs[slot.Field] = t.ErrNoImage
 		case refused != "":
 			errs[slot.Field] = imageRefusal(t.ErrImage, slot, refused)
 		case has:
 			path = kept
-		case path != "" && path != saved[slot.Field] && !s.hasImage(ctx, path):
+		case path != "" && path != saved[slot.Field] && !s.images.Has(ctx, path):
 			// A path typed or kept from an earlier form: it must name an
 			// image this server holds.
 			errs[slot.Field] = t.ErrNoImage
@@ -221,33 +222,33 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 
 // keepUpload checks and keeps the file posted for slot, as actor: its
 // path when kept. has is false when no file was posted; refused is the
-// imageErr* code of a file refused, or imageErrNotKept when it could not
+// imageErr* code of a file refused, or media.RefusedNotKept when it could not
 // be kept (no image store, or the store failed, which is logged).
-func (s *Server) keepUpload(ctx context.Context, r *http.Request, actor string, slot imageSlot) (path string, has bool, refused string) {
+func (s *Server) keepUpload(ctx context.Context, r *http.Request, actor string, slot media.Slot) (path string, has bool, refused string) {
 	data, has, err := uploadOf(r, slot)
 	switch {
 	case err != nil:
-		return "", true, imageErrTooLarge
+		return "", true, media.RefusedTooLarge
 	case !has:
 		return "", false, ""
-	case s.media == nil:
-		return "", true, imageErrNotKept
+	case s.images == nil:
+		return "", true, media.RefusedNotKept
 	}
-	path, err = s.media.put(ctx, actor, slot, data)
-	var bad *imageError
+	path, err = s.images.Put(ctx, actor, slot, data)
+	var bad *media.RefusedError
 	switch {
 	case errors.As(err, &bad):
 		return "", true, bad.Code
 	case err != nil:
 		s.log.Error("console: keep image", "field", slot.Field, "err", err)
-		return "", true, imageErrNotKept
+		return "", true, media.RefusedNotKept
 	}
 	return path, true, ""
 }
 
 // uploadOf returns the file posted for slot, if any, read up to its
 // limit; an error when it is over.
-func uploadOf(r *http.Request, slot imageSlot) ([]byte, bool, error) {
+func uploadOf(r *http.Request, slot media.Slot) ([]byte, bool, error) {
 	if r.MultipartForm == nil || len(r.MultipartForm.File[slot.Field+"-file"]) == 0 {
 		return nil, false, nil
 	}
@@ -256,7 +257,7 @@ func uploadOf(r *http.Request, slot imageSlot) ([]byte, bool, error) {
 		return nil, false, nil // the browser's empty file input
 	}
 	if fh.Size > int64(slot.MaxBytes) {
-		return nil, true, &imageError{Field: slot.Field, Code: imageErrTooLarge}
+		return nil, true, &media.RefusedError{Field: slot.Field, Code: media.RefusedTooLarge}
 	}
 	file, err := fh.Open()
 	if err != nil {
@@ -265,24 +266,14 @@ func uploadOf(r *http.Request, slot imageSlot) ([]byte, bool, error) {
 	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, int64(slot.MaxBytes)+1))
 	if err != nil || len(data) > slot.MaxBytes {
-		return nil, true, &imageError{Field: slot.Field, Code: imageErrTooLarge}
+		return nil, true, &media.RefusedError{Field: slot.Field, Code: media.RefusedTooLarge}
 	}
 	return data, true, nil
 }
 
-// hasImage reports whether path is an image this server holds.
-func (s *Server) hasImage(ctx context.Context, path string) bool {
-	m := mediaFile.FindStringSubmatch(strings.TrimPrefix(path, "/media/"))
-	if s.media == nil || m == nil || !strings.HasPrefix(path, "/media/") {
-		return false
-	}
-	img, err := s.media.image(ctx, m[1])
-	return err == nil && imageTypes[img.ContentType].ext == m[2]
-}
-
 // imageRefusal words the refusal code of an upload for slot from msgs
 // (by code), with the slot's limits filled in.
-func imageRefusal(msgs map[string]string, slot imageSlot, code string) string {
+func imageRefusal(msgs map[string]string, slot media.Slot, code string) string {
 	msg := views.Fill(msgs[code], "kb", strconv.Itoa(slot.MaxBytes>>10))
 	msg = views.Fill(msg, "side", strconv.Itoa(slot.MaxSide))
 	return views.Fill(msg, "pixels", groupDigits(slot.MaxPixels))
@@ -321,7 +312,7 @@ func (s *Server) brandingTooLarge(w http.ResponseWriter, r *http.Request) {
 	t := brandingText(r)
 	f := brandingForm(name, sess.CSRF, set)
 	msg := t.ErrFormTooLarge
-	for _, slot := range imageSlots {
+	for _, slot := range media.Slots {
 		msg = views.Fill(msg, slot.Field, strconv.Itoa(slot.MaxBytes>>10))
 	}
 	f.Error = msg

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"waitingroom/web/media"
 
 	"waitingroom/server/order"
 	"waitingroom/views"
@@ -145,7 +146,7 @@ func productNotice(q url.Values, t views.RoomsText) string {
 
 func (s *Server) renderProducts(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, pp views.ProductsPage) {
 	t := roomsText(r)
-	pp.JS, pp.ImageKB = s.assets.url("console-products.js"), productSlot.MaxBytes>>10
+	pp.JS, pp.ImageKB = s.assets.url("console-products.js"), media.ProductSlot.MaxBytes>>10
 	s.render(w, r, status, views.ConsoleProducts(s.consolePage(r, sess, views.Fill(t.ProductsTitle, "room", pp.Room), "rooms"), pp))
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"waitingroom/web/media"
 
 	"waitingroom/server/order"
 	"waitingroom/views"
@@ -32,7 +33,7 @@ func (s *Server) hasLocalImage(ctx context.Context, path string) bool {
 		a := s.assets.byURL[path]
 		return a != nil && strings.HasPrefix(a.ctype, "image/")
 	}
-	return s.hasImage(ctx, path)
+	return s.images.Has(ctx, path)
 }
 
 // checkProductImage returns errImageNotHere for a path on this site that
@@ -49,10 +50,10 @@ func (s *Server) checkProductImage(ctx context.Context, u string) error {
 // in place of the typed address (p's, and typed, the form's value); a
 // refused file is said at the image's field, in the operator's language.
 func (s *Server) productUpload(ctx context.Context, r *http.Request, actor string, p *order.ProductPatch, typed *string, errs map[string]string) {
-	path, has, refused := s.keepUpload(ctx, r, actor, productSlot)
+	path, has, refused := s.keepUpload(ctx, r, actor, media.ProductSlot)
 	switch {
 	case refused != "":
-		errs[productSlot.Field] = productImageRefusal(consoleLang(r), refused)
+		errs[media.ProductSlot.Field] = productImageRefusal(consoleLang(r), refused)
 	case has:
 		*typed = path
 		p.ImageURL = &path
@@ -63,12 +64,12 @@ func (s *Server) productUpload(ctx context.Context, r *http.Request, actor strin
 // in lang.
 func productImageRefusal(lang, code string) string {
 	switch code {
-	case imageErrType:
+	case media.RefusedType:
 		return views.RoomsTextFor(lang).ErrImageType
-	case imageErrNotKept:
+	case media.RefusedNotKept:
 		return views.BrandingTextFor(lang).ErrNoImage
 	}
-	return imageRefusal(views.BrandingTextFor(lang).ErrImage, productSlot, code)
+	return imageRefusal(views.BrandingTextFor(lang).ErrImage, media.ProductSlot, code)
 }
 
 // uploadImage serves POST /api/admin/media: the body is an image, checked
@@ -76,24 +77,24 @@ func productImageRefusal(lang, code string) string {
 // {"path":"/media/…"}, the path to give as a product's imageURL.
 func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
 	w.Header()["Cache-Control"] = noStore
-	if s.media == nil {
+	if s.images == nil {
 		response.WriteError(w, http.StatusServiceUnavailable, "unavailable", "This server keeps no images: it has no database.")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(productSlot.MaxBytes)))
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(media.ProductSlot.MaxBytes)))
 	var over *http.MaxBytesError
 	switch {
 	case errors.As(err, &over):
-		response.WriteError(w, http.StatusRequestEntityTooLarge, "image_refused", productImageRefusal("en", imageErrTooLarge))
+		response.WriteError(w, http.StatusRequestEntityTooLarge, "image_refused", productImageRefusal("en", media.RefusedTooLarge))
 		return
 	case err != nil:
 		response.WriteError(w, http.StatusBadRequest, "bad_body", "The image could not be read.")
 		return
 	}
-	path, err := s.media.put(ctx, apiActor, productSlot, data)
-	var bad *imageError
+	path, err := s.images.Put(ctx, apiActor, media.ProductSlot, data)
+	var bad *media.RefusedError
 	switch {
 	case errors.As(err, &bad):
 		response.WriteError(w, http.StatusUnprocessableEntity, "image_refused", productImageRefusal("en", bad.Code))
@@ -109,7 +110,7 @@ func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
 
 // productBodyMax bounds a product form: its image at its limit, and the
 // text fields.
-var productBodyMax = int64(productSlot.MaxBytes) + consoleBodyMax
+var productBodyMax = int64(media.ProductSlot.MaxBytes) + consoleBodyMax
 
 // productTooLarge answers a product form over productBodyMax: the form
 // as saved (the body was cut, so nothing typed can be kept) with the
@@ -140,7 +141,7 @@ func (s *Server) productTooLarge(w http.ResponseWriter, r *http.Request) {
 		s.consoleFail(w, r, err)
 		return
 	}
-	msg := views.Fill(roomsText(r).ErrImageTooLarge, "kb", strconv.Itoa(productSlot.MaxBytes>>10))
-	form.Error, form.Errors = msg, map[string]string{productSlot.Field: msg}
+	msg := views.Fill(roomsText(r).ErrImageTooLarge, "kb", strconv.Itoa(media.ProductSlot.MaxBytes>>10))
+	form.Error, form.Errors = msg, map[string]string{media.ProductSlot.Field: msg}
 	s.renderProducts(w, r, sess, http.StatusRequestEntityTooLarge, pp)
 }

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+	"waitingroom/web/media"
 
 	"waitingroom/server/admin"
 	"waitingroom/server/challenge"
@@ -244,8 +245,8 @@ type Server struct {
 	publicURL, landingURL string
 	og                    *ogImages
 	front                 *homeCache
-	media                 *media     // brand: uploaded images
-	shares                ShareLinks // share
+	images                *media.Store // brand: uploaded images
+	shares                ShareLinks   // share
 	// widgets caches the embeddable widget's room settings and status.
 	widgets widgetCache
 
@@ -355,7 +356,7 @@ func New(o Options) (*Server, error) {
 	if err := s.previews(o); err != nil {
 		return nil, err
 	}
-	s.media = newMedia(o.Images)
+	s.images = media.New(o.Images)
 	s.shares = o.Shares
 	s.dash = newDashboard(o)
 	s.nets = newNetworkFlags(o.Rooms, o.NetworkFlagJoins)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"waitingroom/web/media"
 )
 
 // TestUploadMessages: a refused upload says the slot's limit, a GIF of
@@ -20,11 +21,11 @@ func TestUploadMessages(t *testing.T) {
 		status     int
 		want       string
 	}{
-		{"logo too large, en", "en", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...)},
+		{"logo too large, en", "en", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.LogoSlot.MaxBytes)...)},
 			422, "This file is too large for this image: at most 512 KB."},
-		{"logo too large, ko", "ko", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...)},
+		{"logo too large, ko", "ko", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.LogoSlot.MaxBytes)...)},
 			422, "최대 512KB까지입니다"},
-		{"favicon too large", "en", upload{"favicon-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, faviconSlot.MaxBytes)...)},
+		{"favicon too large", "en", upload{"favicon-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.FaviconSlot.MaxBytes)...)},
 			422, "at most 256 KB."},
 		{"logo canvas", "en", upload{"logo-file", "bomb.png", "image/png", pngClaiming(t, 60000, 60000)},
 			422, "at most 4096 pixels wide and high, and 8,388,608 pixels in all."},

@@ -1,4 +1,4 @@
-package web
+package media
 
 import (
 	"bytes"
@@ -86,47 +86,47 @@ func TestCheckImage(t *testing.T) {
 	jpg := testImage(t, "jpeg", 40, 20)
 	for _, tc := range []struct {
 		name string
-		slot imageSlot
+		slot Slot
 		data []byte
 		// code is the refusal, or "" with ext and the width.
 		code  string
 		ext   string
 		width int
 	}{
-		{"png", logoSlot, pngImg, "", "png", 40},
-		{"jpeg", logoSlot, jpg, "", "jpg", 40},
-		{"gif", logoSlot, testImage(t, "gif", 40, 20), "", "gif", 40},
-		{"preview card", ogImageSlot, testImage(t, "png", 1200, 630), "", "png", 1200},
-		{"preview at X's 2:1", ogImageSlot, testImage(t, "jpeg", 800, 400), "", "jpg", 800},
-		{"preview too small", ogImageSlot, testImage(t, "png", 400, 210), imageErrShape, "", 0},
-		{"square preview", ogImageSlot, testImage(t, "png", 800, 800), imageErrShape, "", 0},
-		{"banner preview", ogImageSlot, testImage(t, "png", 1500, 500), imageErrShape, "", 0},
-		{"webp", logoSlot, testWebP(t), "", "webp", 0},
-		{"ico favicon", faviconSlot, testICO(t, 32), "", "ico", 32},
-		{"png favicon", faviconSlot, testImage(t, "png", 32, 32), "", "png", 32},
-		{"ico as a logo", logoSlot, testICO(t, 32), imageErrType, "", 0},
-		{"too many bytes", logoSlot, append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...), imageErrTooLarge, "", 0},
-		{"svg with a script", logoSlot, []byte(svgWithScript), imageErrSVG, "", 0},
-		{"svg without a prolog", logoSlot, []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`), imageErrSVG, "", 0},
-		{"html", logoSlot, []byte("<!DOCTYPE html><html><script>alert(1)</script></html>"), imageErrType, "", 0},
-		{"text", logoSlot, []byte("just some text"), imageErrType, "", 0},
-		{"empty", logoSlot, nil, imageErrType, "", 0},
-		{"truncated png", logoSlot, pngImg[:len(pngImg)-20], imageErrCorrupt, "", 0},
-		{"truncated jpeg", logoSlot, jpg[:len(jpg)/2], imageErrCorrupt, "", 0},
-		{"truncated ico", faviconSlot, testICO(t, 32)[:60], imageErrCorrupt, "", 0},
-		{"gif header then garbage", logoSlot, []byte("GIF89a\xff\xff\xff\xff\x00\x00\x00this is not a gif at all"), imageErrCorrupt, "", 0},
-		{"gif with a garbage block", logoSlot, gifThenGarbage(t), imageErrCorrupt, "", 0},
-		{"gif without a trailer", logoSlot, gifNoTrailer(t), "", "gif", 40},
-		{"animated gif", logoSlot, animatedGIF(t), "", "gif", 16},
-		{"bomb", logoSlot, pngClaiming(t, 100000, 100000), imageErrCanvas, "", 0},
-		{"too wide", logoSlot, pngClaiming(t, 5000, 1), imageErrCanvas, "", 0},
-		{"big favicon", faviconSlot, pngClaiming(t, 1024, 1024), imageErrCanvas, "", 0},
-		{"ico holding a bomb", faviconSlot, icoHolding(t, pngClaiming(t, 60000, 60000)), imageErrCanvas, "", 0},
+		{"png", LogoSlot, pngImg, "", "png", 40},
+		{"jpeg", LogoSlot, jpg, "", "jpg", 40},
+		{"gif", LogoSlot, testImage(t, "gif", 40, 20), "", "gif", 40},
+		{"preview card", OGImageSlot, testImage(t, "png", 1200, 630), "", "png", 1200},
+		{"preview at X's 2:1", OGImageSlot, testImage(t, "jpeg", 800, 400), "", "jpg", 800},
+		{"preview too small", OGImageSlot, testImage(t, "png", 400, 210), RefusedShape, "", 0},
+		{"square preview", OGImageSlot, testImage(t, "png", 800, 800), RefusedShape, "", 0},
+		{"banner preview", OGImageSlot, testImage(t, "png", 1500, 500), RefusedShape, "", 0},
+		{"webp", LogoSlot, testWebP(t), "", "webp", 0},
+		{"ico favicon", FaviconSlot, testICO(t, 32), "", "ico", 32},
+		{"png favicon", FaviconSlot, testImage(t, "png", 32, 32), "", "png", 32},
+		{"ico as a logo", LogoSlot, testICO(t, 32), RefusedType, "", 0},
+		{"too many bytes", LogoSlot, append(bytes.Clone(pngImg), make([]byte, LogoSlot.MaxBytes)...), RefusedTooLarge, "", 0},
+		{"svg with a script", LogoSlot, []byte(svgWithScript), RefusedSVG, "", 0},
+		{"svg without a prolog", LogoSlot, []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`), RefusedSVG, "", 0},
+		{"html", LogoSlot, []byte("<!DOCTYPE html><html><script>alert(1)</script></html>"), RefusedType, "", 0},
+		{"text", LogoSlot, []byte("just some text"), RefusedType, "", 0},
+		{"empty", LogoSlot, nil, RefusedType, "", 0},
+		{"truncated png", LogoSlot, pngImg[:len(pngImg)-20], RefusedCorrupt, "", 0},
+		{"truncated jpeg", LogoSlot, jpg[:len(jpg)/2], RefusedCorrupt, "", 0},
+		{"truncated ico", FaviconSlot, testICO(t, 32)[:60], RefusedCorrupt, "", 0},
+		{"gif header then garbage", LogoSlot, []byte("GIF89a\xff\xff\xff\xff\x00\x00\x00this is not a gif at all"), RefusedCorrupt, "", 0},
+		{"gif with a garbage block", LogoSlot, gifThenGarbage(t), RefusedCorrupt, "", 0},
+		{"gif without a trailer", LogoSlot, gifNoTrailer(t), "", "gif", 40},
+		{"animated gif", LogoSlot, animatedGIF(t), "", "gif", 16},
+		{"bomb", LogoSlot, pngClaiming(t, 100000, 100000), RefusedCanvas, "", 0},
+		{"too wide", LogoSlot, pngClaiming(t, 5000, 1), RefusedCanvas, "", 0},
+		{"big favicon", FaviconSlot, pngClaiming(t, 1024, 1024), RefusedCanvas, "", 0},
+		{"ico holding a bomb", FaviconSlot, icoHolding(t, pngClaiming(t, 60000, 60000)), RefusedCanvas, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := checkImage(tc.slot, tc.data)
+			got, err := Check(tc.slot, tc.data)
 			if tc.code != "" {
-				ie, ok := err.(*imageError)
+				ie, ok := err.(*RefusedError)
 				if !ok || ie.Code != tc.code || ie.Field != tc.slot.Field {
 					t.Fatalf("got %+v %v, want refusal %q", got, err, tc.code)
 				}
@@ -142,7 +142,7 @@ func TestCheckImage(t *testing.T) {
 // TestCheckImageTruncatedGIF: a GIF cut inside its first frame is refused.
 func TestCheckImageTruncatedGIF(t *testing.T) {
 	g := testImage(t, "gif", 64, 64)
-	if _, err := checkImage(logoSlot, g[:len(g)-10]); err == nil {
+	if _, err := Check(LogoSlot, g[:len(g)-10]); err == nil {
 		t.Fatal("a truncated GIF was accepted")
 	}
 }

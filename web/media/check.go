@@ -1,4 +1,7 @@
-package web
+// Package media checks and keeps the uploaded images: the slots and
+// their limits, the sniffing and decoding of an upload, and the store
+// with its cache that serves them.
+package media
 
 import (
 	"bytes"
@@ -20,8 +23,8 @@ import (
 // canvas), and the whole image is then decoded so that a truncated or
 // corrupt file is refused at upload rather than shown broken to buyers.
 
-// imageSlot is what an upload is for, and its limits.
-type imageSlot struct {
+// Slot is what an upload is for, and its limits.
+type Slot struct {
 	// Field is the branding field and the form's file input.
 	Field string
 	// MaxBytes bounds the file.
@@ -42,18 +45,18 @@ type imageSlot struct {
 // only and is drawn at 1200×630, which a photo-like JPEG fits in well
 // under 2 MiB; a favicon is at most 256×256 per icon.
 var (
-	logoSlot    = imageSlot{Field: "logo", MaxBytes: 512 << 10, MaxSide: 4096, MaxPixels: 8 << 20}
-	ogImageSlot = imageSlot{Field: "ogImage", MaxBytes: 2 << 20, MaxSide: 4096, MaxPixels: 8 << 20, Preview: true}
-	faviconSlot = imageSlot{Field: "favicon", MaxBytes: 256 << 10, MaxSide: 512, MaxPixels: 512 * 512, ICO: true}
+	LogoSlot    = Slot{Field: "logo", MaxBytes: 512 << 10, MaxSide: 4096, MaxPixels: 8 << 20}
+	OGImageSlot = Slot{Field: "ogImage", MaxBytes: 2 << 20, MaxSide: 4096, MaxPixels: 8 << 20, Preview: true}
+	FaviconSlot = Slot{Field: "favicon", MaxBytes: 256 << 10, MaxSide: 512, MaxPixels: 512 * 512, ICO: true}
 )
 
-// imageSlots are the branding's slots in the form's order.
-var imageSlots = []imageSlot{logoSlot, ogImageSlot, faviconSlot}
+// Slots are the branding's slots in the form's order.
+var Slots = []Slot{LogoSlot, OGImageSlot, FaviconSlot}
 
-// productSlot is a product's picture, shown on the order form to the
+// ProductSlot is a product's picture, shown on the order form to the
 // buyers admitted (not to the whole line): a photo-like JPEG of about
 // 1000 pixels a side fits in 1 MiB.
-var productSlot = imageSlot{Field: "imageURL", MaxBytes: 1 << 20, MaxSide: 4096, MaxPixels: 8 << 20}
+var ProductSlot = Slot{Field: "imageURL", MaxBytes: 1 << 20, MaxSide: 4096, MaxPixels: 8 << 20}
 
 // imageType is an accepted image type.
 type imageType struct {
@@ -85,27 +88,27 @@ var imageTypes = map[string]imageType{
 	"image/x-icon": {"ico", icoConfig, checkICO},
 }
 
-// imageError is a refused upload: why, as a code the form words in the
+// RefusedError is a refused upload: why, as a code the form words in the
 // operator's language.
-type imageError struct {
+type RefusedError struct {
 	Field string
-	// Code is one of the imageErr* codes.
+	// Code is one of the Refused* codes.
 	Code string
 }
 
-func (e *imageError) Error() string { return e.Field + ": image refused: " + e.Code }
+func (e *RefusedError) Error() string { return e.Field + ": image refused: " + e.Code }
 
 // The reasons an upload is refused.
 const (
-	imageErrTooLarge = "too_large" // over the slot's MaxBytes
-	imageErrSVG      = "svg"       // SVG can carry scripts
-	imageErrType     = "type"      // not an accepted type
-	imageErrCanvas   = "canvas"    // dimensions over the caps
-	imageErrCorrupt  = "corrupt"   // truncated or malformed
-	imageErrShape    = "shape"     // a preview image too small or not about 1.91:1
-	// imageErrNotKept: the image could not be stored (no store, or it
+	RefusedTooLarge = "too_large" // over the slot's MaxBytes
+	RefusedSVG      = "svg"       // SVG can carry scripts
+	RefusedType     = "type"      // not an accepted type
+	RefusedCanvas   = "canvas"    // dimensions over the caps
+	RefusedCorrupt  = "corrupt"   // truncated or malformed
+	RefusedShape    = "shape"     // a preview image too small or not about 1.91:1
+	// RefusedNotKept: the image could not be stored (no store, or it
 	// failed); the form says it is not on the server.
-	imageErrNotKept = "not_kept"
+	RefusedNotKept = "not_kept"
 )
 
 // checkedImage is an accepted upload.
@@ -114,43 +117,43 @@ type checkedImage struct {
 	width, height    int
 }
 
-// checkImage checks data as an upload for slot.
-func checkImage(slot imageSlot, data []byte) (checkedImage, error) {
+// Check checks data as an upload for slot.
+func Check(slot Slot, data []byte) (checkedImage, error) {
 	refuse := func(code string) (checkedImage, error) {
-		return checkedImage{}, &imageError{Field: slot.Field, Code: code}
+		return checkedImage{}, &RefusedError{Field: slot.Field, Code: code}
 	}
 	if len(data) > slot.MaxBytes {
-		return refuse(imageErrTooLarge)
+		return refuse(RefusedTooLarge)
 	}
 	ct := http.DetectContentType(data)
 	typ, ok := imageTypes[ct]
 	switch {
 	case !ok && looksLikeSVG(data):
-		return refuse(imageErrSVG)
+		return refuse(RefusedSVG)
 	case !ok, typ.ext == "ico" && !slot.ICO:
-		return refuse(imageErrType)
+		return refuse(RefusedType)
 	}
 	cfg, err := typ.config(data)
 	if err != nil {
-		return refuse(imageErrCorrupt)
+		return refuse(RefusedCorrupt)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return refuse(imageErrCorrupt)
+		return refuse(RefusedCorrupt)
 	}
 	// A GIF's header is 13 bytes: garbage after "GIF89a" reads as a huge
 	// canvas. Its blocks are walked (cheaply, nothing decoded) first, so
 	// that a damaged file is called damaged, not too large.
 	if typ.ext == "gif" && !gifBlocks(data) {
-		return refuse(imageErrCorrupt)
+		return refuse(RefusedCorrupt)
 	}
 	if cfg.Width > slot.MaxSide || cfg.Height > slot.MaxSide || cfg.Width*cfg.Height > slot.MaxPixels {
-		return refuse(imageErrCanvas)
+		return refuse(RefusedCanvas)
 	}
 	if err := typ.decode(data); err != nil {
-		return refuse(imageErrCorrupt)
+		return refuse(RefusedCorrupt)
 	}
 	if slot.Preview && !previewShape(cfg.Width, cfg.Height) {
-		return refuse(imageErrShape)
+		return refuse(RefusedShape)
 	}
 	return checkedImage{contentType: ct, ext: typ.ext, width: cfg.Width, height: cfg.Height}, nil
 }
@@ -252,7 +255,7 @@ func checkICO(b []byte) error {
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
-var errBadICO = &imageError{Field: "favicon", Code: imageErrCorrupt}
+var errBadICO = &RefusedError{Field: "favicon", Code: RefusedCorrupt}
 
 // gifBlocks reports whether data's blocks after the header are well
 // formed, up to the trailer or the end of data after a whole image:
@@ -312,3 +315,7 @@ func colourTable(p byte) int {
 	}
 	return 3 << ((p & 7) + 1)
 }
+
+// Ext is the file extension of an accepted image of contentType, or ""
+// for a type not accepted.
+func Ext(contentType string) string { return imageTypes[contentType].ext }
