@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"waitingroom/server/admin"
+	"waitingroom/web/request"
 
 	"waitingroom/server/audit"
 	"waitingroom/server/order"
@@ -44,7 +45,7 @@ func shareFields(t views.ShareText, l share.Link) []views.ShareField {
 
 // parseShareForm reads the form's UTM values, trimmed, utm_source and
 // utm_medium in lower case, and the errors of the fields that are not
-// valid UTM values (validUTM's rule) or, for utm_source and utm_medium,
+// valid UTM values (request.ValidUTM's rule) or, for utm_source and utm_medium,
 // that the line would count under (other) (queue.CountedValue).
 func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]string) {
 	f := r.PostForm
@@ -54,8 +55,8 @@ func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]
 	errs := map[string]string{}
 	for k, v := range map[string]string{"utm_source": l.Source, "utm_medium": l.Medium, "utm_campaign": l.Campaign,
 		"utm_content": l.Content, "utm_term": l.Term} {
-		if !validUTM(order.UTM{Source: v}) {
-			errs[k] = views.Fill(t.ErrBadValue, "n", strconv.Itoa(maxUTM))
+		if !request.ValidUTM(order.UTM{Source: v}) {
+			errs[k] = views.Fill(t.ErrBadValue, "n", strconv.Itoa(request.MaxUTM))
 		}
 	}
 	if l.Source == "" && errs["utm_source"] == "" {
@@ -89,7 +90,7 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 		return views.SharePage{}, err
 	}
 	t, lang := views.ShareTextFor(consoleLang(r)), consoleLang(r)
-	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: maxUTM}
+	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: request.MaxUTM}
 	base := s.baseURL(r)
 	loc, _, _ := consoleZone(r) // the orders' and audit log's zone
 	if s.publicURL == "" {

@@ -1,4 +1,4 @@
-package web
+package request
 
 import (
 	"net/url"
@@ -12,20 +12,20 @@ import (
 // (fbclid) and TikTok (ttclid). Per-campaign counts in the line stay by
 // utm_source, utm_medium and utm_campaign (campaignOf).
 
-// maxUTM bounds each UTM value, in bytes.
-const maxUTM = 200
+// MaxUTM bounds each UTM value, in bytes.
+const MaxUTM = 200
 
 // maxClickID bounds each ad click id, in bytes.
 const maxClickID = 512
 
-// utmFields are the query and form fields that carry attribution, in the
+// UTMFields are the query and form fields that carry attribution, in the
 // order pages and forms carry them.
-var utmFields = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "fbclid", "ttclid"}
+var UTMFields = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "fbclid", "ttclid"}
 
-// validAttribution reports whether v may be field k's value: a UTM value
-// is at most maxUTM bytes of plain text (plaintext.Valid); a click id is
+// ValidAttribution reports whether v may be field k's value: a UTM value
+// is at most MaxUTM bytes of plain text (plaintext.Valid); a click id is
 // at most maxClickID bytes of the URL-safe and base64 alphabets.
-func validAttribution(k, v string) bool {
+func ValidAttribution(k, v string) bool {
 	switch k {
 	case "gclid", "fbclid", "ttclid":
 		if len(v) > maxClickID {
@@ -39,24 +39,24 @@ func validAttribution(k, v string) bool {
 		}
 		return true
 	}
-	return len(v) <= maxUTM && plaintext.Valid(v)
+	return len(v) <= MaxUTM && plaintext.Valid(v)
 }
 
 // attributionField is one attribution field of an order.UTM: its name
-// (one of utmFields) and where it is kept.
+// (one of UTMFields) and where it is kept.
 type attributionField struct {
 	name string
 	v    *string
 }
 
-// attributionFields returns u's fields, in utmFields order.
+// attributionFields returns u's fields, in UTMFields order.
 func attributionFields(u *order.UTM) []attributionField {
 	return []attributionField{{"utm_source", &u.Source}, {"utm_medium", &u.Medium}, {"utm_campaign", &u.Campaign},
 		{"utm_term", &u.Term}, {"utm_content", &u.Content}, {"gclid", &u.Gclid}, {"fbclid", &u.Fbclid}, {"ttclid", &u.Ttclid}}
 }
 
-// attributionValues returns u's fields by their names, in utmFields order.
-func attributionValues(u order.UTM) [][2]string {
+// AttributionValues returns u's fields by their names, in UTMFields order.
+func AttributionValues(u order.UTM) [][2]string {
 	fs := attributionFields(&u)
 	out := make([][2]string, len(fs))
 	for i, f := range fs {
@@ -65,8 +65,8 @@ func attributionValues(u order.UTM) [][2]string {
 	return out
 }
 
-// setAttribution sets u's field named k (one of utmFields) to v.
-func setAttribution(u *order.UTM, k, v string) {
+// SetAttribution sets u's field named k (one of UTMFields) to v.
+func SetAttribution(u *order.UTM, k, v string) {
 	for _, f := range attributionFields(u) {
 		if f.name == k {
 			*f.v = v
@@ -75,22 +75,22 @@ func setAttribution(u *order.UTM, k, v string) {
 	}
 }
 
-// attributionOf returns the valid attribution fields of v; the others
+// AttributionOf returns the valid attribution fields of v; the others
 // are dropped, never a reason to refuse anything.
-func attributionOf(v url.Values) order.UTM {
+func AttributionOf(v url.Values) order.UTM {
 	var u order.UTM
-	for _, k := range utmFields {
-		if s := v.Get(k); s != "" && validAttribution(k, s) {
-			setAttribution(&u, k, s)
+	for _, k := range UTMFields {
+		if s := v.Get(k); s != "" && ValidAttribution(k, s) {
+			SetAttribution(&u, k, s)
 		}
 	}
 	return u
 }
 
-// validUTM reports whether every field of u is valid (validAttribution).
-func validUTM(u order.UTM) bool {
-	for _, kv := range attributionValues(u) {
-		if !validAttribution(kv[0], kv[1]) {
+// ValidUTM reports whether every field of u is valid (ValidAttribution).
+func ValidUTM(u order.UTM) bool {
+	for _, kv := range AttributionValues(u) {
+		if !ValidAttribution(kv[0], kv[1]) {
 			return false
 		}
 	}
