@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"waitingroom/server/operator"
+	"waitingroom/web/console"
 )
 
 // countingOperators counts the password checks (Authenticate) under way
 // and the most seen at once. While holding, a check of floodPassword
 // tells entered and waits for hold to close.
 type countingOperators struct {
-	Operators
+	console.Operators
 	calls, now, most atomic.Int64
 	holding          atomic.Bool
 	hold, entered    chan struct{}
@@ -50,7 +51,7 @@ func newCountingHarness(t *testing.T, withAlice bool) (*harness, *countingOperat
 	var ops *countingOperators
 	h, _ := newConsoleHarness(t, func(o *Options) {
 		o.TrustedProxies = loopbackProxy
-		ops = &countingOperators{Operators: o.Operators, hold: make(chan struct{}), entered: make(chan struct{}, 1024)}
+		ops = &countingOperators{console.Operators: o.Operators, hold: make(chan struct{}), entered: make(chan struct{}, 1024)}
 		o.Operators = ops
 	})
 	if withAlice {

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
+	"waitingroom/web/console"
 	"waitingroom/web/media"
 
-	"waitingroom/server/order"
-	"waitingroom/views"
 	"waitingroom/web/response"
 )
 
@@ -19,11 +17,6 @@ import (
 // console's product form (kept like the branding's images, and named by
 // its /media/ path). Remote addresses are not fetched: the console's
 // preview says when one does not load.
-
-// errImageNotHere refuses a product image path on this site that names
-// no image it serves.
-var errImageNotHere = &order.InvalidProductError{Field: "imageURL",
-	Reason: "names no image on this server: give the path of an uploaded image (/media/…) or of a static image, or an https:// address"}
 
 // hasLocalImage reports whether path names an image this site serves: an
 // uploaded one (/media/…) or a static image file at its fingerprinted
@@ -36,40 +29,14 @@ func (s *Server) hasLocalImage(ctx context.Context, path string) bool {
 	return s.images.Has(ctx, path)
 }
 
-// checkProductImage returns errImageNotHere for a path on this site that
+// checkProductImage returns media.ErrNotHere for a path on this site that
 // names no image here; an https:// address, or anything the catalog
 // refuses on its own, passes.
 func (s *Server) checkProductImage(ctx context.Context, u string) error {
 	if !strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//") || s.hasLocalImage(ctx, u) {
 		return nil
 	}
-	return errImageNotHere
-}
-
-// productUpload keeps the image file posted with a product form, if any,
-// in place of the typed address (p's, and typed, the form's value); a
-// refused file is said at the image's field, in the operator's language.
-func (s *Server) productUpload(ctx context.Context, r *http.Request, actor string, p *order.ProductPatch, typed *string, errs map[string]string) {
-	path, has, refused := s.keepUpload(ctx, r, actor, media.ProductSlot)
-	switch {
-	case refused != "":
-		errs[media.ProductSlot.Field] = productImageRefusal(consoleLang(r), refused)
-	case has:
-		*typed = path
-		p.ImageURL = &path
-	}
-}
-
-// productImageRefusal words the refusal code of a product image's upload
-// in lang.
-func productImageRefusal(lang, code string) string {
-	switch code {
-	case media.RefusedType:
-		return views.RoomsTextFor(lang).ErrImageType
-	case media.RefusedNotKept:
-		return views.BrandingTextFor(lang).ErrNoImage
-	}
-	return imageRefusal(views.BrandingTextFor(lang).ErrImage, media.ProductSlot, code)
+	return media.ErrNotHere
 }
 
 // uploadImage serves POST /api/admin/media: the body is an image, checked
@@ -87,7 +54,7 @@ func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
 	var over *http.MaxBytesError
 	switch {
 	case errors.As(err, &over):
-		response.WriteError(w, http.StatusRequestEntityTooLarge, "image_refused", productImageRefusal("en", media.RefusedTooLarge))
+		response.WriteError(w, http.StatusRequestEntityTooLarge, "image_refused", console.ProductImageRefusal("en", media.RefusedTooLarge))
 		return
 	case err != nil:
 		response.WriteError(w, http.StatusBadRequest, "bad_body", "The image could not be read.")
@@ -97,7 +64,7 @@ func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
 	var bad *media.RefusedError
 	switch {
 	case errors.As(err, &bad):
-		response.WriteError(w, http.StatusUnprocessableEntity, "image_refused", productImageRefusal("en", bad.Code))
+		response.WriteError(w, http.StatusUnprocessableEntity, "image_refused", console.ProductImageRefusal("en", bad.Code))
 		return
 	case err != nil:
 		s.log.Error("admin: keep image", "err", err)
@@ -106,42 +73,4 @@ func (s *Server) uploadImage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.log.Info("image uploaded", "by", apiActor, "path", path)
 	response.WriteJSON(w, http.StatusCreated, map[string]string{"path": path})
-}
-
-// productBodyMax bounds a product form: its image at its limit, and the
-// text fields.
-var productBodyMax = int64(media.ProductSlot.MaxBytes) + consoleBodyMax
-
-// productTooLarge answers a product form over productBodyMax: the form
-// as saved (the body was cut, so nothing typed can be kept) with the
-// image's limit at its field. It changes nothing.
-func (s *Server) productTooLarge(w http.ResponseWriter, r *http.Request) {
-	sess, err := s.session(r)
-	if err != nil {
-		s.consoleError(w, r, http.StatusRequestEntityTooLarge, consoleText(r).ErrTooLarge)
-		return
-	}
-	name, ok := s.consoleProductsReady(w, r)
-	if !ok {
-		return
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
-	var pp views.ProductsPage
-	form := &pp.Add
-	if r.PathValue("id") == "" {
-		pp, _, err = s.productsPage(ctx, sess, name)
-	} else if id, ok := consoleProductID(r); ok {
-		pp, err = s.productEdit(ctx, sess, name, id)
-		form = pp.Edit
-	} else {
-		err = order.ErrProductNotFound
-	}
-	if err != nil {
-		s.consoleFail(w, r, err)
-		return
-	}
-	msg := views.Fill(roomsText(r).ErrImageTooLarge, "kb", strconv.Itoa(media.ProductSlot.MaxBytes>>10))
-	form.Error, form.Errors = msg, map[string]string{media.ProductSlot.Field: msg}
-	s.renderProducts(w, r, sess, http.StatusRequestEntityTooLarge, pp)
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"waitingroom/web/request"
 )
 
 // The absolute URLs of a page (the room page's link preview, the
@@ -103,3 +104,7 @@ func validHost(h string) bool {
 	}
 	return true
 }
+
+// overTLS reports whether the request came over TLS, to this server or to
+// a trusted proxy that says so.
+func (s *Server) overTLS(r *http.Request) bool { return request.OverTLS(r, s.trusted) }

@@ -17,6 +17,7 @@ import (
 	gzqr "github.com/makiuchi-d/gozxing/qrcode"
 
 	"waitingroom/server/share"
+	"waitingroom/web/console"
 )
 
 // shareConsole is a console on PostgreSQL with share links, signed in.
@@ -209,7 +210,7 @@ func TestShareLinks(t *testing.T) {
 }
 
 // failingShares fails every lookup.
-type failingShares struct{ ShareLinks }
+type failingShares struct{ console.ShareLinks }
 
 func (failingShares) Follow(context.Context, string, bool) (share.Link, error) {
 	return share.Link{}, errors.New("database away")

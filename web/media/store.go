@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"waitingroom/server/absent"
+	"waitingroom/server/order"
 	"waitingroom/server/room"
 	"waitingroom/server/store"
 )
@@ -198,3 +199,8 @@ func (m *Store) Has(ctx context.Context, path string) bool {
 	img, err := m.Image(ctx, sum)
 	return err == nil && Ext(img.ContentType) == ext
 }
+
+// ErrNotHere refuses a product image path on this site that names
+// no image it serves.
+var ErrNotHere = &order.InvalidProductError{Field: "imageURL",
+	Reason: "names no image on this server: give the path of an uploaded image (/media/…) or of a static image, or an https:// address"}

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -8,9 +8,7 @@ import (
 	"errors"
 	"math"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -57,23 +55,23 @@ type consoleSession struct {
 
 type consoleSessionKey struct{}
 
-// consoleLang picks the console's language from Accept-Language, as the
+// Lang picks the console's language from Accept-Language, as the
 // buyer pages do.
-func consoleLang(r *http.Request) string {
+func Lang(r *http.Request) string {
 	return views.Negotiate(r.Header.Get("Accept-Language"))
 }
 
 // consoleText returns the console texts in the operator's language.
-func consoleText(r *http.Request) views.ConsoleText { return views.ConsoleTextFor(consoleLang(r)) }
+func consoleText(r *http.Request) views.ConsoleText { return views.ConsoleTextFor(Lang(r)) }
 
 // consolePage returns the frame of a console page for sess.
-func (s *Server) consolePage(r *http.Request, sess consoleSession, title, nav string) views.ConsolePage {
+func (s *Console) consolePage(r *http.Request, sess consoleSession, title, nav string) views.ConsolePage {
 	return views.ConsolePage{Title: title, Operator: sess.Operator, CSRF: sess.CSRF, Nav: nav,
-		Lang: consoleLang(r), A: views.Assets{CSS: s.assets.url("console.css")}}
+		Lang: Lang(r), A: views.Assets{CSS: s.assetURL("console.css")}}
 }
 
 // session returns the request's live console session.
-func (s *Server) session(r *http.Request) (consoleSession, error) {
+func (s *Console) session(r *http.Request) (consoleSession, error) {
 	if s.operators == nil {
 		return consoleSession{}, operator.ErrNoSession
 	}
@@ -109,13 +107,21 @@ const adminSessionPrefix = "admin:"
 // SHA-256 of the token's digest. When ADMIN_TOKEN changes, so does it,
 // and the sessions of the old token end. It tells nothing usable about a
 // token of at least 32 bytes.
-func (s *Server) adminSessionOperator() string {
+func (s *Console) adminSessionOperator() string {
 	d := sha256.Sum256(s.admin)
 	return adminSessionPrefix + hex.EncodeToString(d[:4])
 }
 
-// console wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
-func (s *Server) console(h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
+// handler is a console page or change, served to a signed-in operator.
+type handler func(http.ResponseWriter, *http.Request, consoleSession)
+
+// withSession returns r carrying sess, which Error's page shows.
+func withSession(r *http.Request, sess consoleSession) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess))
+}
+
+// page wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
+func (s *Console) page(h handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		sess, err := s.session(r)
@@ -125,34 +131,29 @@ func (s *Server) console(h func(http.ResponseWriter, *http.Request, consoleSessi
 			return
 		case err != nil:
 			s.log.Error("console: session", "path", r.URL.Path, "err", err)
-			s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+			s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess)), sess)
+		h(w, withSession(r, sess), sess)
 	}
 }
 
-// consoleChange wraps a POST: valid session AND form field "csrf" equal (constant time)
-// to the session's; otherwise a 403 console error page. It bounds the body (64 KiB).
-func (s *Server) consoleChange(h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
-	return s.consoleChangeUpTo(consoleBodyMax, h)
+// change wraps a POST: valid session AND form field "csrf" equal
+// (constant time) to the session's; otherwise a 403 console error page.
+// It bounds the body (64 KiB).
+func (s *Console) change(h handler) http.HandlerFunc {
+	return s.changeUpTo(consoleBodyMax, h, nil)
 }
 
-// consoleChangeUpTo is consoleChange for a form of at most limit bytes (a
-// form with uploads). The session is checked before the body is read (it
-// needs only the cookie): a request without one is read up to
-// consoleBodyMax only, so that no one can make the server read large
-// forms without signing in. The CSRF token is in the body: it is checked
-// after.
-func (s *Server) consoleChangeUpTo(limit int64, h func(http.ResponseWriter, *http.Request, consoleSession)) http.HandlerFunc {
-	return s.consoleChangeOr(limit, h, nil)
-}
-
-// consoleChangeOr is consoleChangeUpTo that answers a form over limit (or
-// malformed) with tooLarge, when set, rather than an error page. The form
-// was not read then: tooLarge must change nothing (its CSRF token is
-// unknown).
-func (s *Server) consoleChangeOr(limit int64, h func(http.ResponseWriter, *http.Request, consoleSession), tooLarge http.HandlerFunc) http.HandlerFunc {
+// changeUpTo is change for a form of at most limit bytes (a form with
+// uploads). The session is checked before the body is read (it needs
+// only the cookie): a request without one is read up to consoleBodyMax
+// only, so that no one can make the server read large forms without
+// signing in. The CSRF token is in the body: it is checked after. A form
+// over limit (or malformed) is answered by tooLarge, when set, rather
+// than an error page; the form was not read then: tooLarge must change
+// nothing (its CSRF token is unknown).
+func (s *Console) changeUpTo(limit int64, h handler, tooLarge http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		t := consoleText(r)
@@ -166,22 +167,22 @@ func (s *Server) consoleChangeOr(limit int64, h func(http.ResponseWriter, *http.
 				tooLarge(w, r)
 				return
 			}
-			s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
+			s.Error(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
 			return
 		}
 		switch {
 		case errors.Is(err, operator.ErrNoSession):
-			s.consoleError(w, r, http.StatusForbidden, t.ErrBadCSRF)
+			s.Error(w, r, http.StatusForbidden, t.ErrBadCSRF)
 			return
 		case err != nil:
 			s.log.Error("console: session", "path", r.URL.Path, "err", err)
-			s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrUnavailable)
+			s.Error(w, r, http.StatusServiceUnavailable, t.ErrUnavailable)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess))
+		r = withSession(r, sess)
 		if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.CSRF)) != 1 {
 			s.log.Warn("console: form without its CSRF token refused", "operator", sess.Operator, "path", r.URL.Path, "client", s.clientKey(r))
-			s.consoleError(w, r, http.StatusForbidden, t.ErrBadCSRF)
+			s.Error(w, r, http.StatusForbidden, t.ErrBadCSRF)
 			return
 		}
 		h(w, r, sess)
@@ -204,8 +205,8 @@ func parseConsoleForm(w http.ResponseWriter, r *http.Request, limit int64) bool 
 	return err == nil
 }
 
-// consoleError renders a console error page (status, message in the operator's language).
-func (s *Server) consoleError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+// Error renders a console error page (status, message in the operator's language).
+func (s *Console) Error(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	sess, _ := r.Context().Value(consoleSessionKey{}).(consoleSession)
 	w.Header().Set("Cache-Control", "no-store")
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
@@ -216,7 +217,7 @@ func (s *Server) consoleError(w http.ResponseWriter, r *http.Request, status int
 }
 
 // audit records one change; a failure is logged, never fails the request.
-func (s *Server) audit(ctx context.Context, e audit.Entry) {
+func (s *Console) audit(ctx context.Context, e audit.Entry) {
 	if s.auditLog == nil {
 		return
 	}
@@ -227,19 +228,19 @@ func (s *Server) audit(ctx context.Context, e audit.Entry) {
 	}
 }
 
-// consoleHome sends /admin to the rooms.
-func (s *Server) consoleHome(w http.ResponseWriter, r *http.Request) {
+// Home sends /admin to the rooms.
+func (s *Console) Home(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/admin/rooms", http.StatusSeeOther)
 }
 
-// consoleNotFound answers a console path that is not one, as a console
+// NotFound answers a console path that is not one, as a console
 // page rather than the API's JSON.
-func (s *Server) consoleNotFound(w http.ResponseWriter, r *http.Request) {
-	s.consoleError(w, r, http.StatusNotFound, consoleText(r).ErrNotFound)
+func (s *Console) NotFound(w http.ResponseWriter, r *http.Request) {
+	s.Error(w, r, http.StatusNotFound, consoleText(r).ErrNotFound)
 }
 
 // signinState says which ways of signing in are set up.
-func (s *Server) signinState(r *http.Request, next string) views.ConsoleSignin {
+func (s *Console) signinState(r *http.Request, next string) views.ConsoleSignin {
 	st := views.ConsoleSignin{Next: next, Token: s.admin != nil}
 	if s.operators == nil {
 		st.NoDB = true
@@ -257,9 +258,9 @@ func (s *Server) signinState(r *http.Request, next string) views.ConsoleSignin {
 	return st
 }
 
-// signinPage shows the sign-in forms; to an operator already signed in,
+// SigninPage shows the sign-in forms; to an operator already signed in,
 // within the console's frame (to sign in as someone else, or out).
-func (s *Server) signinPage(w http.ResponseWriter, r *http.Request) {
+func (s *Console) SigninPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	t := consoleText(r)
 	st := s.signinState(r, localNext(r.URL.Query().Get("next")))
@@ -272,7 +273,7 @@ func (s *Server) signinPage(w http.ResponseWriter, r *http.Request) {
 	s.renderSignin(w, r, http.StatusOK, st)
 }
 
-func (s *Server) renderSignin(w http.ResponseWriter, r *http.Request, status int, st views.ConsoleSignin) {
+func (s *Console) renderSignin(w http.ResponseWriter, r *http.Request, status int, st views.ConsoleSignin) {
 	w.Header().Set("Cache-Control", "no-store")
 	sess, _ := r.Context().Value(consoleSessionKey{}).(consoleSession)
 	p := s.consolePage(r, sess, consoleText(r).SignIn, "")
@@ -297,7 +298,7 @@ const (
 	devicePath   = "/admin/signin"
 )
 
-// signin signs an operator in with a name and password, or with the
+// Signin signs an operator in with a name and password, or with the
 // admin token. A password attempt from a browser with a device cookie
 // for the account (trusted) is counted against that cookie alone;
 // any other is counted against its client network (with the admin
@@ -306,10 +307,10 @@ const (
 // it succeeds, so that a parallel burst gets no more tries than a
 // sequence. Password checks beyond their share at once are refused at
 // once. Failures are logged without what was typed.
-func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
+func (s *Console) Signin(w http.ResponseWriter, r *http.Request) {
 	t := consoleText(r)
 	if !parseConsoleForm(w, r, consoleBodyMax) {
-		s.consoleError(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
+		s.Error(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
 		return
 	}
 	next := localNext(r.PostForm.Get("next"))
@@ -332,7 +333,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 	}
 	refuse := func(wait time.Duration, msg string) {
 		forgive()
-		s.metrics.Rejected.WithLabelValues("admin_auth").Inc()
+		s.rejected("admin_auth")
 		w.Header().Set("Retry-After", strconv.Itoa(response.RetrySeconds(wait)))
 		st.Error = msg
 		if operator.ValidName(name) {
@@ -349,11 +350,11 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !trusted {
-		if wait := s.adminFails.attempt(client, at); wait > 0 {
+		if wait := s.adminFails.Attempt(client, at); wait > 0 {
 			refuse(wait, views.Fill(t.TooManyFailures, "s", strconv.Itoa(response.RetrySeconds(wait))))
 			return
 		}
-		undo = append(undo, func() { s.adminFails.forgive(client, at) })
+		undo = append(undo, func() { s.adminFails.Forgive(client, at) })
 	}
 	if !trusted && token == "" && st.Operators {
 		wait, netTk := s.signins.networks.attempt(client, at)
@@ -388,10 +389,10 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case !checked:
 				forgive()
-				s.metrics.Rejected.WithLabelValues("signin_busy").Inc()
+				s.rejected("signin_busy")
 				s.log.Warn("console sign-in refused: password checks busy", "client", client, "trusted", trusted)
 				w.Header().Set("Retry-After", "1")
-				s.consoleError(w, r, http.StatusTooManyRequests, t.SignInBusy)
+				s.Error(w, r, http.StatusTooManyRequests, t.SignInBusy)
 				return
 			case err == nil:
 				who = name
@@ -424,7 +425,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !trusted {
-		s.adminFails.forgive(client, at)
+		s.adminFails.Forgive(client, at)
 	}
 	if method == "password" {
 		s.signins.networks.clear(client)
@@ -446,7 +447,7 @@ func (s *Server) signin(w http.ResponseWriter, r *http.Request) {
 
 // trustedDevice returns the id of the request's device cookie when it is
 // valid for the operator name.
-func (s *Server) trustedDevice(r *http.Request, name string, now time.Time) (id string, ok bool) {
+func (s *Console) trustedDevice(r *http.Request, name string, now time.Time) (id string, ok bool) {
 	c, err := r.Cookie(deviceCookie)
 	if err != nil {
 		return "", false
@@ -457,7 +458,7 @@ func (s *Server) trustedDevice(r *http.Request, name string, now time.Time) (id 
 // checkPassword authenticates name and password when a password-check
 // slot is free (for an untrusted attempt, one of its share); checked is
 // false when it did not.
-func (s *Server) checkPassword(ctx context.Context, name, password string, trusted bool) (checked bool, err error) {
+func (s *Console) checkPassword(ctx context.Context, name, password string, trusted bool) (checked bool, err error) {
 	if !trusted {
 		select {
 		case s.untrustedHashing <- struct{}{}:
@@ -476,11 +477,11 @@ func (s *Server) checkPassword(ctx context.Context, name, password string, trust
 }
 
 // signout ends the session.
-func (s *Server) signout(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) signout(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	if c, err := r.Cookie(consoleCookie); err == nil {
 		if err := s.operators.EndSession(r.Context(), c.Value); err != nil {
 			s.log.Error("console: end session", "err", err)
-			s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+			s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 			return
 		}
 	}
@@ -491,7 +492,7 @@ func (s *Server) signout(w http.ResponseWriter, r *http.Request, sess consoleSes
 
 // deviceCookie is the wr_device cookie: only the sign-in sees it, no
 // script reads it, no other site sends it.
-func (s *Server) deviceCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+func (s *Console) deviceCookie(r *http.Request, value string, maxAge int) *http.Cookie {
 	return &http.Cookie{
 		Name:     deviceCookie,
 		Value:    value,
@@ -499,13 +500,13 @@ func (s *Server) deviceCookie(r *http.Request, value string, maxAge int) *http.C
 		MaxAge:   maxAge,
 		HttpOnly: true,
 		SameSite: http.SameSiteStrictMode,
-		Secure:   s.overTLS(r),
+		Secure:   request.OverTLS(r, s.trusted),
 	}
 }
 
 // sessionCookie is the wr_admin cookie: only the console's paths see it,
 // no script reads it, no other site sends it. maxAge < 0 deletes it.
-func (s *Server) sessionCookie(r *http.Request, secret string, maxAge int) *http.Cookie {
+func (s *Console) sessionCookie(r *http.Request, secret string, maxAge int) *http.Cookie {
 	return &http.Cookie{
 		Name:     consoleCookie,
 		Value:    secret,
@@ -513,22 +514,8 @@ func (s *Server) sessionCookie(r *http.Request, secret string, maxAge int) *http
 		MaxAge:   maxAge,
 		HttpOnly: true,
 		SameSite: http.SameSiteStrictMode,
-		Secure:   s.overTLS(r),
+		Secure:   request.OverTLS(r, s.trusted),
 	}
-}
-
-// overTLS reports whether the request came over TLS, to this server or to
-// a trusted proxy that says so.
-func (s *Server) overTLS(r *http.Request) bool {
-	if r.TLS != nil {
-		return true
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return false
-	}
-	addr, err := netip.ParseAddr(host)
-	return err == nil && request.IsTrusted(addr, s.trusted) && strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // localNext returns next when it is a path of the console on this

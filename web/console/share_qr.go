@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"bytes"
@@ -14,16 +14,16 @@ import (
 // consoleShareQR serves GET /admin/rooms/{room}/share/{code}/qr.png and
 // qr.svg: the QR code of the link's absolute short URL, for print. With
 // ?download=1 it is an attachment named {room}-{code}.png (or .svg).
-func (s *Server) consoleShareQR(svg bool) func(http.ResponseWriter, *http.Request, consoleSession) {
+func (s *Console) consoleShareQR(svg bool) func(http.ResponseWriter, *http.Request, consoleSession) {
 	return func(w http.ResponseWriter, r *http.Request, _ consoleSession) {
 		name, ok := s.consoleShareReady(w, r)
 		if !ok {
 			return
 		}
-		t := views.ShareTextFor(consoleLang(r))
+		t := views.ShareTextFor(Lang(r))
 		code := r.PathValue("code")
 		if !share.ValidCode(code) {
-			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+			s.Error(w, r, http.StatusNotFound, t.ErrNoLink)
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -31,7 +31,7 @@ func (s *Server) consoleShareQR(svg bool) func(http.ResponseWriter, *http.Reques
 		l, err := s.shares.Follow(ctx, code, false)
 		switch {
 		case errors.Is(err, share.ErrNotFound), err == nil && l.Room != name:
-			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+			s.Error(w, r, http.StatusNotFound, t.ErrNoLink)
 			return
 		case err != nil:
 			s.consoleFail(w, r, err)

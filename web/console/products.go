@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func productErrors(err error, t views.RoomsText, errs map[string]string) bool {
 	if !errors.As(err, &invalid) {
 		return false
 	}
-	if invalid == errImageNotHere {
+	if invalid == media.ErrNotHere {
 		errs[invalid.Field] = t.ErrImageMissing
 		return true
 	}
@@ -106,7 +106,7 @@ func productErrors(err error, t views.RoomsText, errs map[string]string) bool {
 
 // productsPage is the products page of room name, the product id's form
 // when id > 0.
-func (s *Server) productsPage(ctx context.Context, sess consoleSession, name string) (views.ProductsPage, []order.Product, error) {
+func (s *Console) productsPage(ctx context.Context, sess consoleSession, name string) (views.ProductsPage, []order.Product, error) {
 	if _, err := s.rooms.Room(ctx, name); err != nil {
 		return views.ProductsPage{}, nil, err
 	}
@@ -144,23 +144,23 @@ func productNotice(q url.Values, t views.RoomsText) string {
 	return strings.Join(n, " ")
 }
 
-func (s *Server) renderProducts(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, pp views.ProductsPage) {
+func (s *Console) renderProducts(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, pp views.ProductsPage) {
 	t := roomsText(r)
-	pp.JS, pp.ImageKB = s.assets.url("console-products.js"), media.ProductSlot.MaxBytes>>10
+	pp.JS, pp.ImageKB = s.assetURL("console-products.js"), media.ProductSlot.MaxBytes>>10
 	s.render(w, r, status, views.ConsoleProducts(s.consolePage(r, sess, views.Fill(t.ProductsTitle, "room", pp.Room), "rooms"), pp))
 }
 
 // consoleProductsReady answers 503 when no catalog is configured.
-func (s *Server) consoleProductsReady(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (s *Console) consoleProductsReady(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if s.catalog == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, roomsText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, roomsText(r).ErrUnavailable)
 		return "", false
 	}
 	return s.consoleRoomName(w, r)
 }
 
 // consoleProducts serves GET /admin/rooms/{room}/products.
-func (s *Server) consoleProducts(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleProducts(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleProductsReady(w, r)
 	if !ok {
 		return
@@ -177,7 +177,7 @@ func (s *Server) consoleProducts(w http.ResponseWriter, r *http.Request, sess co
 }
 
 // soldOut reports room name's sold-out flag, false when it cannot tell.
-func (s *Server) soldOut(ctx context.Context, name string) bool {
+func (s *Console) soldOut(ctx context.Context, name string) bool {
 	st, err := s.rooms.Stats(ctx, name)
 	return err == nil && st.SoldOut
 }
@@ -191,7 +191,7 @@ func restocked(was, now bool) string {
 }
 
 // consoleAddProduct serves POST /admin/rooms/{room}/products.
-func (s *Server) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleProductsReady(w, r)
 	if !ok {
 		return
@@ -232,14 +232,14 @@ func consoleProductID(r *http.Request) (int64, bool) {
 // consoleProductTarget is the room and product of a product page's path;
 // it answers the request itself (not ready, or no such product) when it
 // returns false.
-func (s *Server) consoleProductTarget(w http.ResponseWriter, r *http.Request) (string, int64, bool) {
+func (s *Console) consoleProductTarget(w http.ResponseWriter, r *http.Request) (string, int64, bool) {
 	name, ok := s.consoleProductsReady(w, r)
 	if !ok {
 		return "", 0, false
 	}
 	id, ok := consoleProductID(r)
 	if !ok {
-		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
+		s.Error(w, r, http.StatusNotFound, roomsText(r).ErrNoProduct)
 		return "", 0, false
 	}
 	return name, id, true
@@ -247,7 +247,7 @@ func (s *Server) consoleProductTarget(w http.ResponseWriter, r *http.Request) (s
 
 // productEdit is the products page with product id's form, or
 // order.ErrProductNotFound.
-func (s *Server) productEdit(ctx context.Context, sess consoleSession, name string, id int64) (views.ProductsPage, error) {
+func (s *Console) productEdit(ctx context.Context, sess consoleSession, name string, id int64) (views.ProductsPage, error) {
 	pp, ps, err := s.productsPage(ctx, sess, name)
 	if err != nil {
 		return views.ProductsPage{}, err
@@ -262,7 +262,7 @@ func (s *Server) productEdit(ctx context.Context, sess consoleSession, name stri
 }
 
 // consoleProduct serves GET /admin/rooms/{room}/products/{id}.
-func (s *Server) consoleProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, id, ok := s.consoleProductTarget(w, r)
 	if !ok {
 		return
@@ -280,7 +280,7 @@ func (s *Server) consoleProduct(w http.ResponseWriter, r *http.Request, sess con
 
 // consoleChangeProduct serves POST /admin/rooms/{room}/products/{id}:
 // op=delete deletes the product, anything else saves the form.
-func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleChangeProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, id, ok := s.consoleProductTarget(w, r)
 	if !ok {
 		return
@@ -323,4 +323,68 @@ func (s *Server) consoleChangeProduct(w http.ResponseWriter, r *http.Request, se
 	}
 	pp.Edit.Error = t.FixErrors
 	s.renderProducts(w, r, sess, http.StatusUnprocessableEntity, pp)
+}
+
+// productUpload keeps the image file posted with a product form, if any,
+// in place of the typed address (p's, and typed, the form's value); a
+// refused file is said at the image's field, in the operator's language.
+func (s *Console) productUpload(ctx context.Context, r *http.Request, actor string, p *order.ProductPatch, typed *string, errs map[string]string) {
+	path, has, refused := s.keepUpload(ctx, r, actor, media.ProductSlot)
+	switch {
+	case refused != "":
+		errs[media.ProductSlot.Field] = ProductImageRefusal(Lang(r), refused)
+	case has:
+		*typed = path
+		p.ImageURL = &path
+	}
+}
+
+// ProductImageRefusal words the refusal code of a product image's upload
+// in lang.
+func ProductImageRefusal(lang, code string) string {
+	switch code {
+	case media.RefusedType:
+		return views.RoomsTextFor(lang).ErrImageType
+	case media.RefusedNotKept:
+		return views.BrandingTextFor(lang).ErrNoImage
+	}
+	return imageRefusal(views.BrandingTextFor(lang).ErrImage, media.ProductSlot, code)
+}
+
+// ProductBodyMax bounds a product form: its image at its limit, and the
+// text fields.
+var ProductBodyMax = int64(media.ProductSlot.MaxBytes) + consoleBodyMax
+
+// productTooLarge answers a product form over ProductBodyMax: the form
+// as saved (the body was cut, so nothing typed can be kept) with the
+// image's limit at its field. It changes nothing.
+func (s *Console) productTooLarge(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.session(r)
+	if err != nil {
+		s.Error(w, r, http.StatusRequestEntityTooLarge, consoleText(r).ErrTooLarge)
+		return
+	}
+	name, ok := s.consoleProductsReady(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+	defer cancel()
+	var pp views.ProductsPage
+	form := &pp.Add
+	if r.PathValue("id") == "" {
+		pp, _, err = s.productsPage(ctx, sess, name)
+	} else if id, ok := consoleProductID(r); ok {
+		pp, err = s.productEdit(ctx, sess, name, id)
+		form = pp.Edit
+	} else {
+		err = order.ErrProductNotFound
+	}
+	if err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	msg := views.Fill(roomsText(r).ErrImageTooLarge, "kb", strconv.Itoa(media.ProductSlot.MaxBytes>>10))
+	form.Error, form.Errors = msg, map[string]string{media.ProductSlot.Field: msg}
+	s.renderProducts(w, r, sess, http.StatusRequestEntityTooLarge, pp)
 }

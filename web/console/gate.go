@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // makes invalid on settings cur, in the console's language: every one at
 // once, where Validate names only the first.
 func gateFieldErrors(p room.Patch, cur room.Settings, errs map[string]string, r *http.Request) {
-	g := views.GateFormTextFor(consoleLang(r))
+	g := views.GateFormTextFor(Lang(r))
 	for field := range p.Apply(cur).Gate.FieldErrors() {
 		if _, typed := errs[field]; !typed {
 			errs[field] = g.Err[field]
@@ -23,14 +23,14 @@ func gateFieldErrors(p room.Patch, cur room.Settings, errs map[string]string, r 
 // consoleNewAPIKey serves POST /admin/rooms/{room}/apikey: the room gets
 // a new API key, shown once on the settings page it answers (never
 // redirected to, never cached).
-func (s *Server) consoleNewAPIKey(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleNewAPIKey(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	key, err := s.replaceAPIKey(ctx, sess.Operator, name)
+	key, err := s.newAPIKey(ctx, sess.Operator, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
 		return

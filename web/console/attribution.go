@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -44,11 +44,11 @@ type campaignFigures struct {
 // attributionPage shows a room's campaigns: who joined, was admitted and
 // ordered, the conversion and the revenue. Campaigns whose visitors
 // joined and never ordered are there too.
-func (s *Server) attributionPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) attributionPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	t := ordersText(r)
-	co := s.consoleOrders()
+	co := s.orderAdmin
 	if co == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
+		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -56,7 +56,7 @@ func (s *Server) attributionPage(w http.ResponseWriter, r *http.Request, sess co
 	page := s.consolePage(r, sess, t.AttributionTitle, "attribution")
 	rooms, err := s.consoleRooms(ctx, co)
 	if err != nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 		return
 	}
 	name := r.URL.Query().Get("room")
@@ -76,7 +76,7 @@ func (s *Server) attributionPage(w http.ResponseWriter, r *http.Request, sess co
 	}
 	sales, err := co.CampaignSales(ctx, name)
 	if err != nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 		return
 	}
 	var counts []queue.CampaignCount
@@ -91,7 +91,7 @@ func (s *Server) attributionPage(w http.ResponseWriter, r *http.Request, sess co
 	}
 	clicks, ok := s.linkClicks(ctx, name)
 	v.Links = ok
-	v.Lines, v.Total = attributionLines(counts, sales, clicks, consoleLang(r))
+	v.Lines, v.Total = attributionLines(counts, sales, clicks, Lang(r))
 	s.render(w, r, http.StatusOK, views.ConsoleAttribution(page, v))
 }
 
@@ -187,7 +187,7 @@ func sharePercent(part, whole int64) string {
 // linkClicks adds up the clicks of room name's share links per campaign
 // (share). It reports false when there are no share links to count, or
 // they could not be read (the page shows no clicks then).
-func (s *Server) linkClicks(ctx context.Context, name string) (map[campaignKey]int64, bool) {
+func (s *Console) linkClicks(ctx context.Context, name string) (map[campaignKey]int64, bool) {
 	if s.shares == nil {
 		return nil, false
 	}

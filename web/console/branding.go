@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -19,11 +19,11 @@ import (
 // its shop address, with uploads of its images, saved through saveRoom
 // (validated, recorded, audited) like any other room write.
 
-// brandingBodyMax bounds the branding form: its images at their limits,
+// BrandingBodyMax bounds the branding form: its images at their limits,
 // and the text fields.
-var brandingBodyMax = int64(media.LogoSlot.MaxBytes+media.OGImageSlot.MaxBytes+media.FaviconSlot.MaxBytes) + consoleBodyMax
+var BrandingBodyMax = int64(media.LogoSlot.MaxBytes+media.OGImageSlot.MaxBytes+media.FaviconSlot.MaxBytes) + consoleBodyMax
 
-func brandingText(r *http.Request) views.BrandingText { return views.BrandingTextFor(consoleLang(r)) }
+func brandingText(r *http.Request) views.BrandingText { return views.BrandingTextFor(Lang(r)) }
 
 // brandingForm is the form of set as saved.
 func brandingForm(name, csrf string, set room.Settings) views.BrandingForm {
@@ -45,14 +45,14 @@ func imageLimits() map[string]int {
 	return out
 }
 
-func (s *Server) renderBranding(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.BrandingForm) {
+func (s *Console) renderBranding(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.BrandingForm) {
 	t := brandingText(r)
-	f.JS = s.assets.url("console-branding.js")
+	f.JS = s.assetURL("console-branding.js")
 	s.render(w, r, status, views.ConsoleBranding(s.consolePage(r, sess, views.Fill(t.Title, "room", f.Room), "rooms"), f))
 }
 
 // consoleBranding serves GET /admin/rooms/{room}/branding.
-func (s *Server) consoleBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, set, ok := s.consoleRoom(w, r)
 	if !ok {
 		return
@@ -65,7 +65,7 @@ func (s *Server) consoleBranding(w http.ResponseWriter, r *http.Request, sess co
 }
 
 // consoleSaveBranding serves POST /admin/rooms/{room}/branding.
-func (s *Server) consoleSaveBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleSaveBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -153,7 +153,7 @@ func brandingFieldError(t views.BrandingText, field string) (string, bool) {
 // returns the errors of the fields that fail before validation: images
 // refused, colours that are not colours or lack contrast (in the
 // operator's language, next to the field).
-func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess consoleSession, cur room.Branding, t views.BrandingText) (views.BrandingForm, map[string]string) {
+func (s *Console) readBrandingForm(ctx context.Context, r *http.Request, sess consoleSession, cur room.Branding, t views.BrandingText) (views.BrandingForm, map[string]string) {
 	pf := r.PostForm
 	get := func(k string, max int) string {
 		v := strings.TrimSpace(pf.Get(k))
@@ -224,7 +224,7 @@ func (s *Server) readBrandingForm(ctx context.Context, r *http.Request, sess con
 // path when kept. has is false when no file was posted; refused is the
 // imageErr* code of a file refused, or media.RefusedNotKept when it could not
 // be kept (no image store, or the store failed, which is logged).
-func (s *Server) keepUpload(ctx context.Context, r *http.Request, actor string, slot media.Slot) (path string, has bool, refused string) {
+func (s *Console) keepUpload(ctx context.Context, r *http.Request, actor string, slot media.Slot) (path string, has bool, refused string) {
 	data, has, err := uploadOf(r, slot)
 	switch {
 	case err != nil:
@@ -288,14 +288,14 @@ func groupDigits(n int) string {
 	return s
 }
 
-// brandingTooLarge answers a branding form over brandingBodyMax: the form
+// brandingTooLarge answers a branding form over BrandingBodyMax: the form
 // again, with the saved settings (the body was cut, so nothing typed can
 // be kept) and a message that gives each image's limit. It changes
 // nothing.
-func (s *Server) brandingTooLarge(w http.ResponseWriter, r *http.Request) {
+func (s *Console) brandingTooLarge(w http.ResponseWriter, r *http.Request) {
 	sess, err := s.session(r)
 	if err != nil {
-		s.consoleError(w, r, http.StatusRequestEntityTooLarge, consoleText(r).ErrTooLarge)
+		s.Error(w, r, http.StatusRequestEntityTooLarge, consoleText(r).ErrTooLarge)
 		return
 	}
 	name, ok := s.consoleRoomName(w, r)

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -138,14 +138,14 @@ func (c *lastGoodCache) get(room, fig string) time.Time {
 	return c.m[room][fig]
 }
 
-// newDashboard takes the dashboard's dependencies from o: the timeline
+// newDashboard takes the dashboard's dependencies from deps: the timeline
 // reads the Audit log; a nil Live, Stock or Audit leaves those figures
 // out.
-func newDashboard(o Options) *dashboard {
-	d := &dashboard{live: o.Live, stock: o.Stock, limit: int64(o.DashboardStreams),
+func newDashboard(deps Deps) *dashboard {
+	d := &dashboard{live: deps.Live, stock: deps.Stock, limit: int64(deps.DashboardStreams),
 		writeTimeout: dashWriteTimeout, sessionCheck: dashSessionCheck}
-	if o.Audit != nil {
-		d.events = o.Audit
+	if deps.Audit != nil {
+		d.events = deps.Audit
 	}
 	if d.limit <= 0 {
 		d.limit = DefaultDashboardStreams
@@ -167,11 +167,11 @@ func (d *dashboard) release() { d.streams.Add(-1) }
 
 // roomDashboard serves GET /admin/rooms/{room}: the room's figures as
 // they are now, kept live by console-live.js over the SSE stream.
-func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) roomDashboard(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name := r.PathValue("room")
-	t := views.DashTextFor(consoleLang(r))
+	t := views.DashTextFor(Lang(r))
 	if !room.ValidName(name) {
-		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
+		s.Error(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return
 	}
 	loc, zone := dashZone(r)
@@ -189,8 +189,8 @@ func (s *Server) roomDashboard(w http.ResponseWriter, r *http.Request, sess cons
 		Room: name, T: t, Live: live,
 		LiveURL:     liveURL,
 		SettingsURL: "/admin/rooms/" + name + "/settings",
-		CSS:         s.assets.url("console-dashboard.css"),
-		JS:          s.assets.url("console-live.js"),
+		CSS:         s.assetURL("console-dashboard.css"),
+		JS:          s.assetURL("console-live.js"),
 	}
 	response.HTMLHeaders(w)
 	w.Header().Set("Cache-Control", "no-store")
@@ -208,13 +208,13 @@ func dashZone(r *http.Request) (*time.Location, string) {
 }
 
 // dashboardFailed answers a dashboard whose room cannot be read.
-func (s *Server) dashboardFailed(w http.ResponseWriter, r *http.Request, name string, t views.DashText, err error) {
+func (s *Console) dashboardFailed(w http.ResponseWriter, r *http.Request, name string, t views.DashText, err error) {
 	if errors.Is(err, room.ErrNotFound) {
-		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
+		s.Error(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return
 	}
 	s.log.Error("console: dashboard", "room", name, "err", err)
-	s.consoleError(w, r, http.StatusServiceUnavailable, t.Unavailable)
+	s.Error(w, r, http.StatusServiceUnavailable, t.Unavailable)
 }
 
 // dashboardSecond reads room name as it is at now. It fails only when the
@@ -222,7 +222,7 @@ func (s *Server) dashboardFailed(w http.ResponseWriter, r *http.Request, name st
 // room). Each figure is read with its own dashReadTimeout, so that a slow
 // one leaves the others; one that cannot be read marks the second
 // Unavailable and is Missing, with the time of its last good reading.
-func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time, loc *time.Location, t views.DashText) (views.DashboardLive, error) {
+func (s *Console) dashboardSecond(ctx context.Context, name string, now time.Time, loc *time.Location, t views.DashText) (views.DashboardLive, error) {
 	read := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, dashReadTimeout) }
 	rctx, cancel := read()
 	set, err := s.rooms.Room(rctx, name)
@@ -282,10 +282,10 @@ func (s *Server) dashboardSecond(ctx context.Context, name string, now time.Time
 	l.ETA = lastInLineETA(l.Waiting, l.AdmitMeasured, l.Paused)
 
 	rctx, cancel = read()
-	nets, err := s.nets.recent(rctx, name, now)
+	seen, flagged, threshold, err := s.nets.Flagged(rctx, name, now)
 	cancel()
 	if got("", "networks", err) {
-		l.Networks, l.Flagged, l.FlagJoins = len(nets) > 0, flaggedRows(nets), s.nets.threshold
+		l.Networks, l.Flagged, l.FlagJoins = seen, flagged, threshold
 	}
 
 	if s.dash.stock != nil {

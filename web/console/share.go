@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -28,7 +28,7 @@ type ShareLinks interface {
 
 // shortURL is the absolute short link of code, on the console's origin
 // (baseURL).
-func (s *Server) shortURL(r *http.Request, code string) string {
+func (s *Console) shortURL(r *http.Request, code string) string {
 	return s.baseURL(r) + "/s/" + code
 }
 
@@ -81,7 +81,7 @@ func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]
 }
 
 // sharePage is room name's share page: its links and an empty form.
-func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSession, name string) (views.SharePage, error) {
+func (s *Console) sharePage(ctx context.Context, r *http.Request, sess consoleSession, name string) (views.SharePage, error) {
 	if _, err := s.rooms.Room(ctx, name); err != nil {
 		return views.SharePage{}, err
 	}
@@ -89,7 +89,7 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 	if err != nil {
 		return views.SharePage{}, err
 	}
-	t, lang := views.ShareTextFor(consoleLang(r)), consoleLang(r)
+	t, lang := views.ShareTextFor(Lang(r)), Lang(r)
 	sp := views.SharePage{Room: name, CSRF: sess.CSRF, Fields: shareFields(t, share.Link{}), MaxValue: request.MaxUTM}
 	base := s.baseURL(r)
 	loc, _, _ := consoleZone(r) // the orders' and audit log's zone
@@ -106,21 +106,21 @@ func (s *Server) sharePage(ctx context.Context, r *http.Request, sess consoleSes
 
 // consoleShareReady answers 503 when no share links are configured, and
 // 404 for a path that names no valid room.
-func (s *Server) consoleShareReady(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (s *Console) consoleShareReady(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if s.shares == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, views.ShareTextFor(consoleLang(r)).ErrNoLinks)
+		s.Error(w, r, http.StatusServiceUnavailable, views.ShareTextFor(Lang(r)).ErrNoLinks)
 		return "", false
 	}
 	return s.consoleRoomName(w, r)
 }
 
-func (s *Server) renderShare(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, sp views.SharePage) {
-	t := views.ShareTextFor(consoleLang(r))
+func (s *Console) renderShare(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, sp views.SharePage) {
+	t := views.ShareTextFor(Lang(r))
 	s.render(w, r, status, views.ConsoleShare(s.consolePage(r, sess, views.Fill(t.Title, "room", sp.Room), "rooms"), sp))
 }
 
 // consoleShare serves GET /admin/rooms/{room}/share.
-func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
 		return
@@ -132,7 +132,7 @@ func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess conso
 		s.consoleFail(w, r, err)
 		return
 	}
-	t, q := views.ShareTextFor(consoleLang(r)), r.URL.Query()
+	t, q := views.ShareTextFor(Lang(r)), r.URL.Query()
 	if c := q.Get("created"); share.ValidCode(c) {
 		sp.Notice, sp.Created = views.Fill(t.Created, "url", s.shortURL(r, c)), c
 	} else if c := q.Get("deleted"); share.ValidCode(c) {
@@ -145,14 +145,14 @@ func (s *Server) consoleShare(w http.ResponseWriter, r *http.Request, sess conso
 // with confirm=1 deletes the link of field code (without confirm it asks
 // first, renderShareDelete), anything else creates a link from the form.
 // Both are audited.
-func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	t := views.ShareTextFor(consoleLang(r))
+	t := views.ShareTextFor(Lang(r))
 	sp, err := s.sharePage(ctx, r, sess, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
@@ -161,7 +161,7 @@ func (s *Server) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess
 	if r.PostForm.Get("op") == "delete" {
 		code := r.PostForm.Get("code")
 		if !share.ValidCode(code) {
-			s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+			s.Error(w, r, http.StatusNotFound, t.ErrNoLink)
 			return
 		}
 		if r.PostForm.Get("confirm") != "1" {
@@ -213,14 +213,14 @@ func shareAudit(l share.Link) map[string]string {
 
 // consoleShareDelete serves GET /admin/rooms/{room}/share/{code}/delete:
 // the confirmation of a link's deletion.
-func (s *Server) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
 		return
 	}
 	code := r.PathValue("code")
 	if !share.ValidCode(code) {
-		s.consoleError(w, r, http.StatusNotFound, views.ShareTextFor(consoleLang(r)).ErrNoLink)
+		s.Error(w, r, http.StatusNotFound, views.ShareTextFor(Lang(r)).ErrNoLink)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -230,8 +230,8 @@ func (s *Server) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess
 
 // renderShareDelete asks before room name's link code is deleted, naming
 // its short link and clicks; 404 when the room has no such link.
-func (s *Server) renderShareDelete(ctx context.Context, w http.ResponseWriter, r *http.Request, sess consoleSession, name, code string) {
-	t := views.ShareTextFor(consoleLang(r))
+func (s *Console) renderShareDelete(ctx context.Context, w http.ResponseWriter, r *http.Request, sess consoleSession, name, code string) {
+	t := views.ShareTextFor(Lang(r))
 	ls, err := s.shares.List(ctx, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
@@ -244,7 +244,7 @@ func (s *Server) renderShareDelete(ctx context.Context, w http.ResponseWriter, r
 			return
 		}
 	}
-	s.consoleError(w, r, http.StatusNotFound, t.ErrNoLink)
+	s.Error(w, r, http.StatusNotFound, t.ErrNoLink)
 }
 
 // readableTarget is where l leads, written for people: its UTM values as

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"bytes"
@@ -17,12 +17,12 @@ func embedSnippet(base, name string) string {
 
 // consoleEmbed serves GET /admin/rooms/{room}/embed: the snippet to copy,
 // the room's embed settings (edited on its branding page) and a preview.
-func (s *Server) consoleEmbed(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleEmbed(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, set, ok := s.consoleRoom(w, r)
 	if !ok {
 		return
 	}
-	t := views.EmbedTextFor(consoleLang(r))
+	t := views.EmbedTextFor(Lang(r))
 	var origins []string
 	for _, o := range set.EmbedOrigins {
 		if room.ValidOrigin(o) {

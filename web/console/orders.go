@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -18,19 +18,14 @@ import (
 	"waitingroom/views"
 )
 
-// ConsoleOrders is the order database as the console's orders and
+// Orders is the order database as the console's orders and
 // attribution pages use it (server/order's Service).
-type ConsoleOrders interface {
+type Orders interface {
 	ListOrders(ctx context.Context, f order.OrderFilter) ([]order.OrderRow, error)
 	ExportOrders(ctx context.Context, f order.OrderFilter, w io.Writer) error
 	CancelOrder(ctx context.Context, room, publicID string) (order.OrderRow, error)
 	CampaignSales(ctx context.Context, room string) ([]order.CampaignSale, error)
 	OrderRooms(ctx context.Context) ([]string, error)
-}
-
-// consoleOrders returns the order database of the console, or nil.
-func (s *Server) consoleOrders() ConsoleOrders {
-	return s.orderAdmin
 }
 
 // ordersPageSize is how many orders one page of the console lists.
@@ -131,14 +126,14 @@ func (oq ordersQuery) values() url.Values {
 
 // ordersText is the orders, attribution and audit texts in the operator's
 // language.
-func ordersText(r *http.Request) views.OrdersText { return views.OrdersTextFor(consoleLang(r)) }
+func ordersText(r *http.Request) views.OrdersText { return views.OrdersTextFor(Lang(r)) }
 
 // ordersPage lists the orders of the filters, a page at a time.
-func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) ordersPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	t := ordersText(r)
-	co := s.consoleOrders()
+	co := s.orderAdmin
 	if co == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
+		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -147,7 +142,7 @@ func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess console
 	v := views.OrdersView{Filter: oq.form, Zone: zoneLabel(oq.zone, oq.loc), CSRF: sess.CSRF}
 	rooms, err := s.consoleRooms(ctx, co)
 	if err != nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 		return
 	}
 	v.Rooms = roomChoices(rooms, oq.form.Room)
@@ -161,7 +156,7 @@ func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess console
 	f.Limit = ordersPageSize + 1
 	rows, err := co.ListOrders(ctx, f)
 	if err != nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 		return
 	}
 	vals := oq.values()
@@ -179,7 +174,7 @@ func (s *Server) ordersPage(w http.ResponseWriter, r *http.Request, sess console
 	if id := r.URL.Query().Get("cancelled"); id != "" && order.ValidPublicID(id) {
 		v.Notice = views.Fill(t.OrderCancelled, "id", id)
 	}
-	lang := consoleLang(r)
+	lang := Lang(r)
 	for _, o := range rows {
 		l := views.OrderLine{PublicID: o.PublicID, Room: o.Room, Product: o.ProductName, Quantity: o.Quantity,
 			Cancelled: o.Status == order.StatusCancelled, Source: o.Source, Medium: o.Medium, Campaign: o.Campaign,
@@ -254,16 +249,16 @@ func csvFilename(roomName string, now time.Time) string {
 }
 
 // ordersCSV exports every order of the filters as CSV, streamed.
-func (s *Server) ordersCSV(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) ordersCSV(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	t := ordersText(r)
-	co := s.consoleOrders()
+	co := s.orderAdmin
 	if co == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
+		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
 		return
 	}
 	oq, msg := parseOrdersQuery(r, t)
 	if msg != "" {
-		s.consoleError(w, r, http.StatusBadRequest, msg)
+		s.Error(w, r, http.StatusBadRequest, msg)
 		return
 	}
 	// A long export may outlast the server's write timeout.
@@ -279,7 +274,7 @@ func (s *Server) ordersCSV(w http.ResponseWriter, r *http.Request, sess consoleS
 		}
 		s.log.Info("console: orders exported", "operator", sess.Operator, "room", oq.filter.Room)
 	case !out.started:
-		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 	default:
 		// Midway: abort the response, so the download fails rather than
 		// ending short as if complete.
@@ -289,20 +284,20 @@ func (s *Server) ordersCSV(w http.ResponseWriter, r *http.Request, sess consoleS
 }
 
 // cancelOrder cancels a placed order and gives its stock back.
-func (s *Server) cancelOrder(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) cancelOrder(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	t := ordersText(r)
-	co := s.consoleOrders()
+	co := s.orderAdmin
 	if co == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
+		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
 		return
 	}
 	id, roomName := r.PathValue("id"), r.PostForm.Get("room")
 	if !room.ValidName(roomName) {
-		s.consoleError(w, r, http.StatusBadRequest, t.ErrBadRoom)
+		s.Error(w, r, http.StatusBadRequest, t.ErrBadRoom)
 		return
 	}
 	if !order.ValidPublicID(id) {
-		s.consoleError(w, r, http.StatusNotFound, t.ErrOrderNotFound)
+		s.Error(w, r, http.StatusNotFound, t.ErrOrderNotFound)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -314,10 +309,10 @@ func (s *Server) cancelOrder(w http.ResponseWriter, r *http.Request, sess consol
 		s.consoleFail(w, r, err)
 		return
 	case errors.Is(err, order.ErrAlreadyCancelled):
-		s.consoleError(w, r, http.StatusConflict, views.Fill(t.ErrAlreadyCancelled, "id", id))
+		s.Error(w, r, http.StatusConflict, views.Fill(t.ErrAlreadyCancelled, "id", id))
 		return
 	default:
-		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 		return
 	}
 	s.audit(r.Context(), audit.Entry{Actor: sess.Operator, Room: roomName, Action: "order.cancel", Target: id,
@@ -351,7 +346,7 @@ func ordersBack(raw string) url.Values {
 // consoleRooms returns the rooms to choose from on the orders,
 // attribution and audit pages: those of the order database and those of
 // the line (a room may have joins and no product yet), in order.
-func (s *Server) consoleRooms(ctx context.Context, co ConsoleOrders) ([]string, error) {
+func (s *Console) consoleRooms(ctx context.Context, co Orders) ([]string, error) {
 	names, err := co.OrderRooms(ctx)
 	if err != nil {
 		return nil, err

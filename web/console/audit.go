@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -24,10 +24,10 @@ const auditShort = 80
 
 // auditPage shows the audit log, newest first, a page at a time: of one
 // room (?room=) or all, older than an entry (?before=).
-func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) auditPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	t := ordersText(r)
 	if s.auditLog == nil {
-		s.consoleError(w, r, http.StatusServiceUnavailable, t.ErrNoAudit)
+		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoAudit)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
@@ -36,7 +36,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess consoleS
 	q := r.URL.Query()
 	loc, zone, zoneOK := consoleZone(r)
 	v := views.AuditView{TZ: zone, Zone: zoneLabel(zone, loc)}
-	if co := s.consoleOrders(); co != nil {
+	if co := s.orderAdmin; co != nil {
 		rooms, err := s.consoleRooms(ctx, co)
 		if err != nil {
 			s.log.Warn("console: audit rooms", "err", err)
@@ -65,7 +65,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess consoleS
 	entries, err := s.auditLog.List(ctx, audit.Filter{Room: name, Before: before, Limit: auditPageSize + 1})
 	if err != nil {
 		s.log.Error("console: audit log", "err", err)
-		s.consoleError(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
+		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 		return
 	}
 	link := func(before int64) string {
@@ -88,7 +88,7 @@ func (s *Server) auditPage(w http.ResponseWriter, r *http.Request, sess consoleS
 	if before > 0 {
 		v.NewestURL = link(0)
 	}
-	lang := consoleLang(r)
+	lang := Lang(r)
 	for _, e := range entries {
 		v.Lines = append(v.Lines, views.AuditLine{Actor: e.Actor, Room: e.Room, Action: e.Action, Target: e.Target,
 			At: views.ConsoleTime(e.At, loc, lang), AtISO: e.At.UTC().Format(time.RFC3339), Changes: auditChanges(e.Old, e.New, lang)})

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -18,7 +18,7 @@ const dashAdaptChanges = 15
 // settings are set, for the dashboard at now: its last decision, and its
 // history (queue.AdaptHistoryLen changes at most) for the rate chart over
 // the dashboard's window and the list of recent changes.
-func (s *Server) dashboardAdaptive(ctx context.Context, name string, set room.Settings, now time.Time, t views.DashText) (*views.AdaptiveLive, error) {
+func (s *Console) dashboardAdaptive(ctx context.Context, name string, set room.Settings, now time.Time, t views.DashText) (*views.AdaptiveLive, error) {
 	a := &views.AdaptiveLive{Rate: set.Rate, MinRate: set.Adapt.MinRate, MaxRate: set.Adapt.MaxRate,
 		TargetP95Ms: set.TargetP95Ms, MaxErrorRate: set.MaxErrorRate}
 	if c, byOrders := set.AdaptCeiling(); byOrders {

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"context"
@@ -36,11 +36,11 @@ var consoleZones = []string{
 	"America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles", "Australia/Sydney",
 }
 
-func roomsText(r *http.Request) views.RoomsText { return views.RoomsTextFor(consoleLang(r)) }
+func roomsText(r *http.Request) views.RoomsText { return views.RoomsTextFor(Lang(r)) }
 
 // consoleRoomList serves GET /admin/rooms: every room Redis holds or the
 // database records, with its live figures.
-func (s *Server) consoleRoomList(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleRoomList(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	t := roomsText(r)
 	var l views.RoomList
 	titles := map[string]string{}
@@ -319,7 +319,7 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 
 // roomForm is the settings form of room name: its saved settings, live
 // state and the notice of the last change.
-func (s *Server) roomForm(ctx context.Context, sess consoleSession, name, tz string) (views.RoomForm, room.Settings, error) {
+func (s *Console) roomForm(ctx context.Context, sess consoleSession, name, tz string) (views.RoomForm, room.Settings, error) {
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		return views.RoomForm{}, room.Settings{}, err
@@ -355,10 +355,10 @@ func keepShownTimes(p *room.Patch, shown, typed views.RoomValues, cur room.Setti
 }
 
 // consoleRoomName returns the {room} of a console path, or answers 404.
-func (s *Server) consoleRoomName(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (s *Console) consoleRoomName(w http.ResponseWriter, r *http.Request) (string, bool) {
 	name := r.PathValue("room")
 	if !room.ValidName(name) {
-		s.consoleError(w, r, http.StatusNotFound, roomsText(r).ErrNoRoom)
+		s.Error(w, r, http.StatusNotFound, roomsText(r).ErrNoRoom)
 		return "", false
 	}
 	return name, true
@@ -366,7 +366,7 @@ func (s *Server) consoleRoomName(w http.ResponseWriter, r *http.Request) (string
 
 // consoleRoom returns the room of a console page's path and its settings,
 // or answers the error page and reports false.
-func (s *Server) consoleRoom(w http.ResponseWriter, r *http.Request) (string, room.Settings, bool) {
+func (s *Console) consoleRoom(w http.ResponseWriter, r *http.Request) (string, room.Settings, bool) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return "", room.Settings{}, false
@@ -383,14 +383,14 @@ func (s *Server) consoleRoom(w http.ResponseWriter, r *http.Request) (string, ro
 
 // consoleFail answers a console error page for err of a room or product
 // write or read.
-func (s *Server) consoleFail(w http.ResponseWriter, r *http.Request, err error) {
-	s.respond().ConsolePage(w, r, err)
+func (s *Console) consoleFail(w http.ResponseWriter, r *http.Request, err error) {
+	s.fail.ConsolePage(w, r, err)
 }
 
-func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.RoomForm) {
+func (s *Console) renderRoomForm(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.RoomForm) {
 	t := roomsText(r)
-	f.ReadySpreadDefault = strconv.Itoa(s.readySpreadDefaultMs())
-	f.ReadySpreadMax = strconv.Itoa(s.readySpreadMaxMs())
+	f.ReadySpreadDefault = strconv.Itoa(s.spreadDefault)
+	f.ReadySpreadMax = strconv.Itoa(s.spreadMax)
 	title := t.NewRoomTitle
 	if !f.New {
 		title = views.Fill(t.SettingsTitle, "room", f.Room)
@@ -400,27 +400,27 @@ func (s *Server) renderRoomForm(w http.ResponseWriter, r *http.Request, sess con
 
 // consoleNewRoom serves GET /admin/rooms/new: the form with a new room's
 // defaults.
-func (s *Server) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	f := views.RoomForm{New: true, V: roomValues("", s.roomWrites.Defaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
 	s.renderRoomForm(w, r, sess, http.StatusOK, f)
 }
 
 // refuseInvalidSettings shows the room form again with the field that
 // err (from saveRoom) names, and reports whether err was such a refusal.
-func (s *Server) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, sess consoleSession, f views.RoomForm, err error, t views.RoomsText) bool {
+func (s *Console) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, sess consoleSession, f views.RoomForm, err error, t views.RoomsText) bool {
 	var invalid *admin.InvalidError
 	if !errors.As(err, &invalid) {
 		return false
 	}
 	field, msg := settingsFieldError(invalid.Err, t)
-	f.Errors[field] = views.Fill(msg, "max", strconv.Itoa(s.readySpreadMaxMs()))
+	f.Errors[field] = views.Fill(msg, "max", strconv.Itoa(s.spreadMax))
 	f.Error = t.FixErrors
 	s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 	return true
 }
 
 // consoleCreateRoom serves POST /admin/rooms/new.
-func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	t := roomsText(r)
@@ -457,7 +457,7 @@ func (s *Server) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess 
 }
 
 // consoleRoomSettings serves GET /admin/rooms/{room}/settings.
-func (s *Server) consoleRoomSettings(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleRoomSettings(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -490,7 +490,7 @@ func (s *Server) consoleRoomSettings(w http.ResponseWriter, r *http.Request, ses
 }
 
 // consoleSaveRoom serves POST /admin/rooms/{room}/settings.
-func (s *Server) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -591,7 +591,7 @@ func actionWrite(action string, cur room.Settings, now time.Time) (admin.Write, 
 }
 
 // consoleRoomAction serves POST /admin/rooms/{room}/action.
-func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -629,7 +629,7 @@ func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess 
 		s.renderRoomForm(w, r, sess, http.StatusConflict, f)
 		return
 	case err != nil:
-		s.consoleError(w, r, http.StatusBadRequest, t.ErrBadAction)
+		s.Error(w, r, http.StatusBadRequest, t.ErrBadAction)
 		return
 	}
 	if _, err := s.roomWrites.Save(ctx, sess.Operator, name, wr); err != nil {
@@ -641,7 +641,7 @@ func (s *Server) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess 
 
 // consoleDeleteRoom serves POST /admin/rooms/{room}/delete: the form's
 // field confirm must be the room's name.
-func (s *Server) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"container/list"
@@ -189,7 +189,7 @@ func randomDevices() (*operator.Devices, error) {
 	rand.Read(secret) // never fails (crypto/rand)
 	d, err := operator.NewDevices(secret)
 	if err != nil {
-		return nil, fmt.Errorf("web: device key: %w", err)
+		return nil, fmt.Errorf("console: device key: %w", err)
 	}
 	return d, nil
 }

@@ -1,4 +1,4 @@
-package web
+package console
 
 import (
 	"bytes"
@@ -40,16 +40,16 @@ const (
 // the client goes, when a write does not finish within dashWriteTimeout,
 // when its session ends (checked every dashSessionCheck), or after
 // dashStreamLife.
-func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSession) {
+func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSession) {
 	name := r.PathValue("room")
-	t := views.DashTextFor(consoleLang(r))
+	t := views.DashTextFor(Lang(r))
 	if !room.ValidName(name) {
-		s.consoleError(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
+		s.Error(w, r, http.StatusNotFound, views.Fill(t.NoRoom, "room", name))
 		return
 	}
 	if !s.dash.acquire() {
 		w.Header().Set("Retry-After", strconv.Itoa(dashBusyRetry))
-		s.consoleError(w, r, http.StatusServiceUnavailable, t.Busy)
+		s.Error(w, r, http.StatusServiceUnavailable, t.Busy)
 		return
 	}
 	defer s.dash.release()
@@ -109,7 +109,7 @@ func (s *Server) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSessi
 
 // sendLive writes b and flushes it within dashWriteTimeout; false when the
 // client is gone or too slow.
-func (s *Server) sendLive(rc *http.ResponseController, w http.ResponseWriter, b []byte) bool {
+func (s *Console) sendLive(rc *http.ResponseController, w http.ResponseWriter, b []byte) bool {
 	if err := rc.SetWriteDeadline(time.Now().Add(s.dash.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return false
 	}
@@ -124,7 +124,7 @@ func (s *Server) sendLive(rc *http.ResponseController, w http.ResponseWriter, b 
 // so that more viewers cost no more reads; a frame belongs to the second
 // its render started in, however long the render takes, so that each
 // second gets a fresh one.
-func (s *Server) dashboardFrame(ctx context.Context, name string, loc *time.Location, zone string, t views.DashText) ([]byte, error) {
+func (s *Console) dashboardFrame(ctx context.Context, name string, loc *time.Location, zone string, t views.DashText) ([]byte, error) {
 	key := t.Lang + " " + zone + " " + name
 	if b, ok := s.dash.frames.get(key, time.Now()); ok {
 		return b, nil
