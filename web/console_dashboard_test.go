@@ -23,6 +23,7 @@ import (
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/views"
+	"waitingroom/web/console"
 )
 
 // fakeLive is a per-second record: every second of the last ten minutes
@@ -380,12 +381,12 @@ func TestDashboardStream(t *testing.T) {
 	if text(t, second, "dash-waiting") != "1" {
 		t.Errorf("the second fragment does not follow the line: waiting %q", text(t, second, "dash-waiting"))
 	}
-	if n := h.web.dash.streams.Load(); n != 1 {
+	if n := h.web.console.DashboardStreams(); n != 1 {
 		t.Fatalf("%d streams open, want 1", n)
 	}
 	s.cancel()
 	deadline := time.Now().Add(3 * time.Second)
-	for h.web.dash.streams.Load() != 0 {
+	for h.web.console.DashboardStreams() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the stream outlived its client")
 		}
@@ -462,7 +463,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 // client that stops reading is dropped by its write deadline, not held.
 func TestDashboardStreamDeadlines(t *testing.T) {
 	h := newDashHarness(t, 0)
-	h.web.dash.writeTimeout = 500 * time.Millisecond
+	h.web.console.SetDashboardTimes(500*time.Millisecond, console.DashSessionCheck)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -509,9 +510,9 @@ func TestDashboardStreamDeadlines(t *testing.T) {
 func waitStreams(t *testing.T, h *dashHarness, n int64, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
-	for h.web.dash.streams.Load() != n {
+	for h.web.console.DashboardStreams() != n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d streams open after %v, want %d", h.web.dash.streams.Load(), within, n)
+			t.Fatalf("%d streams open after %v, want %d", h.web.console.DashboardStreams(), within, n)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -523,7 +524,7 @@ func waitStreams(t *testing.T, h *dashHarness, n int64, within time.Duration) {
 func TestDashboardWithRealLiveStats(t *testing.T) {
 	h := newDashHarness(t, 0)
 	ns := queue.DefaultNamespace(h.rdb)
-	h.web.dash.live = livestats.NewReader(h.rdb, ns)
+	h.web.console.SetLive(livestats.NewReader(h.rdb, ns))
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	id := "dash-test-" + h.room
 	rec := livestats.NewRecorder(h.rdb, ns, id, func() int64 { return 4321 }, quiet)
@@ -604,7 +605,7 @@ func TestDashboardStreamSlowRender(t *testing.T) {
 // ends at its next session check, not at the end of its life.
 func TestDashboardStreamEndsAtSignOut(t *testing.T) {
 	h := newDashHarness(t, 0)
-	h.web.dash.sessionCheck = 1500 * time.Millisecond
+	h.web.console.SetDashboardTimes(console.DashWriteTimeout, 1500*time.Millisecond)
 	s := openLive(t, h)
 	if s.resp.StatusCode != 200 {
 		t.Fatal(s.resp.StatusCode)

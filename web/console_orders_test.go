@@ -254,7 +254,7 @@ func TestConsoleOrdersFilters(t *testing.T) {
 func TestConsoleOrdersPaging(t *testing.T) {
 	oc := newOrdersConsole(t)
 	p := oc.product(t, oc.room, "p", 1000, "KRW", 10)
-	n := ordersPageSize + 7
+	n := console.OrdersPageSize + 7
 	for i := range n {
 		oc.place(t, placed{id: orderID(i), room: oc.room, product: p, quantity: 1, price: 1000, currency: "KRW"})
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 	"waitingroom/server/admin"
+	"waitingroom/web/console"
 
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
@@ -97,7 +98,7 @@ func (rc *roomsConsole) post(t *testing.T, path string, f url.Values, hdr map[st
 
 // roomFormOf is the console form of set, as a browser posts it.
 func roomFormOf(name string, set room.Settings) url.Values {
-	v := roomValues(name, set, "Asia/Seoul")
+	v := console.RoomValues(name, set, "Asia/Seoul")
 	f := url.Values{
 		"name": {v.Name}, "title": {v.Title}, "tz": {v.TZ}, "prequeueAt": {v.PrequeueAt}, "opensAt": {v.OpensAt}, "closesAt": {v.ClosesAt},
 		"mode": {v.Mode}, "challenge": {v.Challenge}, "rate": {v.Rate}, "maxActive": {v.MaxActive}, "tokenTTLSeconds": {v.TokenTTLSeconds},
@@ -146,7 +147,7 @@ func TestConsoleRoomForms(t *testing.T) {
 		"maxPerBuyer", "2", "shopURL", "https://shop.example/drop", "abandonAfterSeconds", "90", "returnWithinSeconds", "600",
 		"challenge", "always")
 	at := func(s string) *time.Time {
-		v, _ := time.ParseInLocation(datetimeLocal, s, seoul)
+		v, _ := time.ParseInLocation(console.DatetimeLocal, s, seoul)
 		v = v.UTC()
 		return &v
 	}

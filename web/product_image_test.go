@@ -81,7 +81,7 @@ func TestConsoleProductImageUpload(t *testing.T) {
 		{"jpeg named .png", "en", upload{"imageURL-file", "shoe.png", "image/png", testImage(t, "jpeg", 30, 30)}, "", "jpg"},
 		{"svg", "ko", upload{"imageURL-file", "shoe.svg", "image/svg+xml", []byte(svgWithScript)}, ko["svg"], ""},
 		{"oversize", "en", upload{"imageURL-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.ProductSlot.MaxBytes)...)},
-			imageRefusal(en, media.ProductSlot, media.RefusedTooLarge), ""},
+			console.ImageRefusal(en, media.ProductSlot, media.RefusedTooLarge), ""},
 		{"garbage", "en", upload{"imageURL-file", "shoe.png", "image/png", []byte("%PDF-1.4 not an image")}, views.RoomsTextFor("en").ErrImageType, ""},
 		{"garbage in Korean", "ko", upload{"imageURL-file", "shoe.png", "image/png", []byte("GIF89a garbage")}, ko["corrupt"], ""},
 	} {

@@ -44,7 +44,7 @@ type campaignFigures struct {
 // attributionPage shows a room's campaigns: who joined, was admitted and
 // ordered, the conversion and the revenue. Campaigns whose visitors
 // joined and never ordered are there too.
-func (s *Console) attributionPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) attributionPage(w http.ResponseWriter, r *http.Request, sess Session) {
 	t := ordersText(r)
 	co := s.orderAdmin
 	if co == nil {

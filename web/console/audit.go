@@ -15,16 +15,16 @@ import (
 	"waitingroom/views"
 )
 
-// auditPageSize is how many entries one page of the audit log shows.
-const auditPageSize = 50
+// AuditPageSize is how many entries one page of the audit log shows.
+const AuditPageSize = 50
 
-// auditShort is how many characters of a value the audit log shows before
+// AuditShort is how many characters of a value the audit log shows before
 // cutting it (the whole value is a click away).
-const auditShort = 80
+const AuditShort = 80
 
 // auditPage shows the audit log, newest first, a page at a time: of one
 // room (?room=) or all, older than an entry (?before=).
-func (s *Console) auditPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) auditPage(w http.ResponseWriter, r *http.Request, sess Session) {
 	t := ordersText(r)
 	if s.auditLog == nil {
 		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoAudit)
@@ -62,7 +62,7 @@ func (s *Console) auditPage(w http.ResponseWriter, r *http.Request, sess console
 		return
 	}
 	v.Room, v.Rooms = name, roomChoices(v.Rooms, name)
-	entries, err := s.auditLog.List(ctx, audit.Filter{Room: name, Before: before, Limit: auditPageSize + 1})
+	entries, err := s.auditLog.List(ctx, audit.Filter{Room: name, Before: before, Limit: AuditPageSize + 1})
 	if err != nil {
 		s.log.Error("console: audit log", "err", err)
 		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
@@ -81,8 +81,8 @@ func (s *Console) auditPage(w http.ResponseWriter, r *http.Request, sess console
 		}
 		return "/admin/audit" + pathQuery(u)
 	}
-	if len(entries) > auditPageSize {
-		entries = entries[:auditPageSize]
+	if len(entries) > AuditPageSize {
+		entries = entries[:AuditPageSize]
 		v.OlderURL = link(entries[len(entries)-1].ID)
 	}
 	if before > 0 {
@@ -185,15 +185,15 @@ func rawOrNil(s string) any {
 	return json.RawMessage(s)
 }
 
-// auditValue cuts v to auditShort characters for the row; the whole
+// auditValue cuts v to AuditShort characters for the row; the whole
 // value stays for its <details>.
 func auditValue(v string) views.AuditValue {
-	if utf8.RuneCountInString(v) <= auditShort {
+	if utf8.RuneCountInString(v) <= AuditShort {
 		return views.AuditValue{Short: v, Full: v}
 	}
 	n, i := 0, 0
 	for i = range v {
-		if n == auditShort {
+		if n == AuditShort {
 			break
 		}
 		n++

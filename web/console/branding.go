@@ -21,7 +21,7 @@ import (
 
 // BrandingBodyMax bounds the branding form: its images at their limits,
 // and the text fields.
-var BrandingBodyMax = int64(media.LogoSlot.MaxBytes+media.OGImageSlot.MaxBytes+media.FaviconSlot.MaxBytes) + consoleBodyMax
+var BrandingBodyMax = int64(media.LogoSlot.MaxBytes+media.OGImageSlot.MaxBytes+media.FaviconSlot.MaxBytes) + FormBodyMax
 
 func brandingText(r *http.Request) views.BrandingText { return views.BrandingTextFor(Lang(r)) }
 
@@ -45,14 +45,14 @@ func imageLimits() map[string]int {
 	return out
 }
 
-func (s *Console) renderBranding(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.BrandingForm) {
+func (s *Console) renderBranding(w http.ResponseWriter, r *http.Request, sess Session, status int, f views.BrandingForm) {
 	t := brandingText(r)
 	f.JS = s.assetURL("console-branding.js")
 	s.render(w, r, status, views.ConsoleBranding(s.consolePage(r, sess, views.Fill(t.Title, "room", f.Room), "rooms"), f))
 }
 
 // consoleBranding serves GET /admin/rooms/{room}/branding.
-func (s *Console) consoleBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleBranding(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, set, ok := s.consoleRoom(w, r)
 	if !ok {
 		return
@@ -65,7 +65,7 @@ func (s *Console) consoleBranding(w http.ResponseWriter, r *http.Request, sess c
 }
 
 // consoleSaveBranding serves POST /admin/rooms/{room}/branding.
-func (s *Console) consoleSaveBranding(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleSaveBranding(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -102,7 +102,7 @@ func (s *Console) consoleSaveBranding(w http.ResponseWriter, r *http.Request, se
 		if _, said := errs[field]; said {
 			continue
 		}
-		if msg, ok := brandingFieldError(t, field); ok {
+		if msg, ok := BrandingFieldError(t, field); ok {
 			errs[field] = msg
 		}
 	}
@@ -118,7 +118,7 @@ func (s *Console) consoleSaveBranding(w http.ResponseWriter, r *http.Request, se
 		if fe := (*room.FieldError)(nil); errors.As(err, &fe) {
 			field = fe.Field
 		}
-		if msg, ok := brandingFieldError(t, field); ok {
+		if msg, ok := BrandingFieldError(t, field); ok {
 			f.Errors[field] = msg
 		} else {
 			// A setting this page does not show (an older record's): its
@@ -136,9 +136,9 @@ func (s *Console) consoleSaveBranding(w http.ResponseWriter, r *http.Request, se
 
 func ptr[T any](v T) *T { return &v }
 
-// brandingFieldError is the message of a field that room validation
+// BrandingFieldError is the message of a field that room validation
 // refused, with its limit filled in.
-func brandingFieldError(t views.BrandingText, field string) (string, bool) {
+func BrandingFieldError(t views.BrandingText, field string) (string, bool) {
 	for _, sl := range media.Slots {
 		if sl.Field == field {
 			return t.ErrNoImage, true
@@ -153,7 +153,7 @@ func brandingFieldError(t views.BrandingText, field string) (string, bool) {
 // returns the errors of the fields that fail before validation: images
 // refused, colours that are not colours or lack contrast (in the
 // operator's language, next to the field).
-func (s *Console) readBrandingForm(ctx context.Context, r *http.Request, sess consoleSession, cur room.Branding, t views.BrandingText) (views.BrandingForm, map[string]string) {
+func (s *Console) readBrandingForm(ctx context.Context, r *http.Request, sess Session, cur room.Branding, t views.BrandingText) (views.BrandingForm, map[string]string) {
 	pf := r.PostForm
 	get := func(k string, max int) string {
 		v := strings.TrimSpace(pf.Get(k))
@@ -182,7 +182,7 @@ func (s *Console) readBrandingForm(ctx context.Context, r *http.Request, sess co
 		case refused == media.RefusedNotKept:
 			errs[slot.Field] = t.ErrNoImage
 		case refused != "":
-			errs[slot.Field] = imageRefusal(t.ErrImage, slot, refused)
+			errs[slot.Field] = ImageRefusal(t.ErrImage, slot, refused)
 		case has:
 			path = kept
 		case path != "" && path != saved[slot.Field] && !s.images.Has(ctx, path):
@@ -271,9 +271,9 @@ func uploadOf(r *http.Request, slot media.Slot) ([]byte, bool, error) {
 	return data, true, nil
 }
 
-// imageRefusal words the refusal code of an upload for slot from msgs
+// ImageRefusal words the refusal code of an upload for slot from msgs
 // (by code), with the slot's limits filled in.
-func imageRefusal(msgs map[string]string, slot media.Slot, code string) string {
+func ImageRefusal(msgs map[string]string, slot media.Slot, code string) string {
 	msg := views.Fill(msgs[code], "kb", strconv.Itoa(slot.MaxBytes>>10))
 	msg = views.Fill(msg, "side", strconv.Itoa(slot.MaxSide))
 	return views.Fill(msg, "pixels", groupDigits(slot.MaxPixels))

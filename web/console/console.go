@@ -162,7 +162,7 @@ type Console struct {
 	trusted          []netip.Prefix
 
 	// hashing holds a slot per password check under way, and
-	// untrustedHashing one more per untrusted check (signinUntrustedHashes).
+	// untrustedHashing one more per untrusted check (SigninUntrustedHashes).
 	hashing, untrustedHashing chan struct{}
 	// signins are the sign-in's lockouts.
 	signins *signinGuard
@@ -194,7 +194,7 @@ func New(d Deps) (*Console, error) {
 		admin: d.AdminDigest, adminFails: d.AdminFails, devices: d.Devices,
 		challengeDefault: d.ChallengeDefault, spreadDefault: d.ReadySpreadDefaultMs, spreadMax: d.ReadySpreadMaxMs,
 		publicURL: d.PublicURL, trusted: d.TrustedProxies,
-		hashing: make(chan struct{}, signinHashes), untrustedHashing: make(chan struct{}, signinUntrustedHashes),
+		hashing: make(chan struct{}, SigninHashes), untrustedHashing: make(chan struct{}, SigninUntrustedHashes),
 		signins: newSigninGuard(),
 		fail:    d.Fail, assetURL: d.AssetURL, clientKey: d.ClientKey, baseURL: d.BaseURL, rejected: d.Rejected, log: d.Log}
 	c.fail.ConsoleLang, c.fail.Console = Lang, c.Error

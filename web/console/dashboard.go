@@ -74,10 +74,10 @@ type dashboard struct {
 	stock   StockSummaries
 	streams atomic.Int64
 	limit   int64
-	// writeTimeout bounds each write of a stream (dashWriteTimeout).
+	// writeTimeout bounds each write of a stream (DashWriteTimeout).
 	writeTimeout time.Duration
 	// sessionCheck is how often a stream checks its session
-	// (dashSessionCheck).
+	// (DashSessionCheck).
 	sessionCheck time.Duration
 	frames       frameCache
 	render       singleflight.Group
@@ -143,7 +143,7 @@ func (c *lastGoodCache) get(room, fig string) time.Time {
 // out.
 func newDashboard(deps Deps) *dashboard {
 	d := &dashboard{live: deps.Live, stock: deps.Stock, limit: int64(deps.DashboardStreams),
-		writeTimeout: dashWriteTimeout, sessionCheck: dashSessionCheck}
+		writeTimeout: DashWriteTimeout, sessionCheck: DashSessionCheck}
 	if deps.Audit != nil {
 		d.events = deps.Audit
 	}
@@ -167,7 +167,7 @@ func (d *dashboard) release() { d.streams.Add(-1) }
 
 // roomDashboard serves GET /admin/rooms/{room}: the room's figures as
 // they are now, kept live by console-live.js over the SSE stream.
-func (s *Console) roomDashboard(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) roomDashboard(w http.ResponseWriter, r *http.Request, sess Session) {
 	name := r.PathValue("room")
 	t := views.DashTextFor(Lang(r))
 	if !room.ValidName(name) {

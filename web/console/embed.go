@@ -17,7 +17,7 @@ func embedSnippet(base, name string) string {
 
 // consoleEmbed serves GET /admin/rooms/{room}/embed: the snippet to copy,
 // the room's embed settings (edited on its branding page) and a preview.
-func (s *Console) consoleEmbed(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleEmbed(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, set, ok := s.consoleRoom(w, r)
 	if !ok {
 		return

@@ -23,7 +23,7 @@ func gateFieldErrors(p room.Patch, cur room.Settings, errs map[string]string, r 
 // consoleNewAPIKey serves POST /admin/rooms/{room}/apikey: the room gets
 // a new API key, shown once on the settings page it answers (never
 // redirected to, never cached).
-func (s *Console) consoleNewAPIKey(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleNewAPIKey(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return

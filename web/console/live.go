@@ -17,10 +17,10 @@ import (
 const (
 	// dashTick is how often the dashboard stream sends the room.
 	dashTick = time.Second
-	// dashWriteTimeout bounds each write of a dashboard stream, in place
+	// DashWriteTimeout bounds each write of a dashboard stream, in place
 	// of the server's WRITE_TIMEOUT: a client that stops reading is
 	// dropped at its next write.
-	dashWriteTimeout = 5 * time.Second
+	DashWriteTimeout = 5 * time.Second
 	// dashStreamLife ends a stream so that the browser reconnects through
 	// the session check: a signed-out or expired session stops seeing
 	// the room within this time.
@@ -29,18 +29,18 @@ const (
 	dashRetryMillis = 3000
 	// dashBusyRetry is the Retry-After of a refused stream, in seconds.
 	dashBusyRetry = 10
-	// dashSessionCheck is how often a stream checks that its session is
+	// DashSessionCheck is how often a stream checks that its session is
 	// still open: a sign-out ends the stream within this time.
-	dashSessionCheck = 5 * time.Second
+	DashSessionCheck = 5 * time.Second
 )
 
 // roomLive serves GET /admin/rooms/{room}/live: an SSE stream that sends,
 // once a second, the dashboard's #dash-live fragment rendered by the
 // server (templ escapes it), as one "message" event. The stream ends when
-// the client goes, when a write does not finish within dashWriteTimeout,
-// when its session ends (checked every dashSessionCheck), or after
+// the client goes, when a write does not finish within DashWriteTimeout,
+// when its session ends (checked every DashSessionCheck), or after
 // dashStreamLife.
-func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSession) {
+func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ Session) {
 	name := r.PathValue("room")
 	t := views.DashTextFor(Lang(r))
 	if !room.ValidName(name) {
@@ -107,7 +107,7 @@ func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ consoleSess
 	}
 }
 
-// sendLive writes b and flushes it within dashWriteTimeout; false when the
+// sendLive writes b and flushes it within DashWriteTimeout; false when the
 // client is gone or too slow.
 func (s *Console) sendLive(rc *http.ResponseController, w http.ResponseWriter, b []byte) bool {
 	if err := rc.SetWriteDeadline(time.Now().Add(s.dash.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {

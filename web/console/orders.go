@@ -28,8 +28,8 @@ type Orders interface {
 	OrderRooms(ctx context.Context) ([]string, error)
 }
 
-// ordersPageSize is how many orders one page of the console lists.
-const ordersPageSize = 50
+// OrdersPageSize is how many orders one page of the console lists.
+const OrdersPageSize = 50
 
 // exportTimeout bounds one CSV export.
 const exportTimeout = 5 * time.Minute
@@ -129,7 +129,7 @@ func (oq ordersQuery) values() url.Values {
 func ordersText(r *http.Request) views.OrdersText { return views.OrdersTextFor(Lang(r)) }
 
 // ordersPage lists the orders of the filters, a page at a time.
-func (s *Console) ordersPage(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) ordersPage(w http.ResponseWriter, r *http.Request, sess Session) {
 	t := ordersText(r)
 	co := s.orderAdmin
 	if co == nil {
@@ -153,7 +153,7 @@ func (s *Console) ordersPage(w http.ResponseWriter, r *http.Request, sess consol
 		return
 	}
 	f := oq.filter
-	f.Limit = ordersPageSize + 1
+	f.Limit = OrdersPageSize + 1
 	rows, err := co.ListOrders(ctx, f)
 	if err != nil {
 		s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
@@ -162,8 +162,8 @@ func (s *Console) ordersPage(w http.ResponseWriter, r *http.Request, sess consol
 	vals := oq.values()
 	v.Back = vals.Encode()
 	v.CSVURL = "/admin/orders.csv" + pathQuery(vals)
-	if len(rows) > ordersPageSize {
-		rows = rows[:ordersPageSize]
+	if len(rows) > OrdersPageSize {
+		rows = rows[:OrdersPageSize]
 		next := oq.values()
 		next.Set("after", strconv.FormatInt(rows[len(rows)-1].ID, 10))
 		v.NextURL = "/admin/orders" + pathQuery(next)
@@ -249,7 +249,7 @@ func csvFilename(roomName string, now time.Time) string {
 }
 
 // ordersCSV exports every order of the filters as CSV, streamed.
-func (s *Console) ordersCSV(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) ordersCSV(w http.ResponseWriter, r *http.Request, sess Session) {
 	t := ordersText(r)
 	co := s.orderAdmin
 	if co == nil {
@@ -284,7 +284,7 @@ func (s *Console) ordersCSV(w http.ResponseWriter, r *http.Request, sess console
 }
 
 // cancelOrder cancels a placed order and gives its stock back.
-func (s *Console) cancelOrder(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) cancelOrder(w http.ResponseWriter, r *http.Request, sess Session) {
 	t := ordersText(r)
 	co := s.orderAdmin
 	if co == nil {

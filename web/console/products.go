@@ -44,8 +44,8 @@ func parsePrice(s string, scale int) (int64, bool) {
 	return n, true
 }
 
-// productValues writes p as the form shows it.
-func productValues(p order.Product) views.ProductValues {
+// ProductValues writes p as the form shows it.
+func ProductValues(p order.Product) views.ProductValues {
 	return views.ProductValues{Name: p.Name, Price: views.PriceInput(p.Price, p.Currency), Currency: p.Currency,
 		Stock: strconv.FormatInt(p.Stock, 10), ImageURL: p.ImageURL}
 }
@@ -106,7 +106,7 @@ func productErrors(err error, t views.RoomsText, errs map[string]string) bool {
 
 // productsPage is the products page of room name, the product id's form
 // when id > 0.
-func (s *Console) productsPage(ctx context.Context, sess consoleSession, name string) (views.ProductsPage, []order.Product, error) {
+func (s *Console) productsPage(ctx context.Context, sess Session, name string) (views.ProductsPage, []order.Product, error) {
 	if _, err := s.rooms.Room(ctx, name); err != nil {
 		return views.ProductsPage{}, nil, err
 	}
@@ -144,7 +144,7 @@ func productNotice(q url.Values, t views.RoomsText) string {
 	return strings.Join(n, " ")
 }
 
-func (s *Console) renderProducts(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, pp views.ProductsPage) {
+func (s *Console) renderProducts(w http.ResponseWriter, r *http.Request, sess Session, status int, pp views.ProductsPage) {
 	t := roomsText(r)
 	pp.JS, pp.ImageKB = s.assetURL("console-products.js"), media.ProductSlot.MaxBytes>>10
 	s.render(w, r, status, views.ConsoleProducts(s.consolePage(r, sess, views.Fill(t.ProductsTitle, "room", pp.Room), "rooms"), pp))
@@ -160,7 +160,7 @@ func (s *Console) consoleProductsReady(w http.ResponseWriter, r *http.Request) (
 }
 
 // consoleProducts serves GET /admin/rooms/{room}/products.
-func (s *Console) consoleProducts(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleProducts(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleProductsReady(w, r)
 	if !ok {
 		return
@@ -191,7 +191,7 @@ func restocked(was, now bool) string {
 }
 
 // consoleAddProduct serves POST /admin/rooms/{room}/products.
-func (s *Console) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleProductsReady(w, r)
 	if !ok {
 		return
@@ -247,14 +247,14 @@ func (s *Console) consoleProductTarget(w http.ResponseWriter, r *http.Request) (
 
 // productEdit is the products page with product id's form, or
 // order.ErrProductNotFound.
-func (s *Console) productEdit(ctx context.Context, sess consoleSession, name string, id int64) (views.ProductsPage, error) {
+func (s *Console) productEdit(ctx context.Context, sess Session, name string, id int64) (views.ProductsPage, error) {
 	pp, ps, err := s.productsPage(ctx, sess, name)
 	if err != nil {
 		return views.ProductsPage{}, err
 	}
 	for _, p := range ps {
 		if p.ID == id {
-			pp.Edit = &views.ProductForm{ID: id, V: productValues(p), Image: p.ImageURL, Errors: map[string]string{}}
+			pp.Edit = &views.ProductForm{ID: id, V: ProductValues(p), Image: p.ImageURL, Errors: map[string]string{}}
 			return pp, nil
 		}
 	}
@@ -262,7 +262,7 @@ func (s *Console) productEdit(ctx context.Context, sess consoleSession, name str
 }
 
 // consoleProduct serves GET /admin/rooms/{room}/products/{id}.
-func (s *Console) consoleProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleProduct(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, id, ok := s.consoleProductTarget(w, r)
 	if !ok {
 		return
@@ -280,7 +280,7 @@ func (s *Console) consoleProduct(w http.ResponseWriter, r *http.Request, sess co
 
 // consoleChangeProduct serves POST /admin/rooms/{room}/products/{id}:
 // op=delete deletes the product, anything else saves the form.
-func (s *Console) consoleChangeProduct(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleChangeProduct(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, id, ok := s.consoleProductTarget(w, r)
 	if !ok {
 		return
@@ -348,12 +348,12 @@ func ProductImageRefusal(lang, code string) string {
 	case media.RefusedNotKept:
 		return views.BrandingTextFor(lang).ErrNoImage
 	}
-	return imageRefusal(views.BrandingTextFor(lang).ErrImage, media.ProductSlot, code)
+	return ImageRefusal(views.BrandingTextFor(lang).ErrImage, media.ProductSlot, code)
 }
 
 // ProductBodyMax bounds a product form: its image at its limit, and the
 // text fields.
-var ProductBodyMax = int64(media.ProductSlot.MaxBytes) + consoleBodyMax
+var ProductBodyMax = int64(media.ProductSlot.MaxBytes) + FormBodyMax
 
 // productTooLarge answers a product form over ProductBodyMax: the form
 // as saved (the body was cut, so nothing typed can be kept) with the

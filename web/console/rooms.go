@@ -40,7 +40,7 @@ func roomsText(r *http.Request) views.RoomsText { return views.RoomsTextFor(Lang
 
 // consoleRoomList serves GET /admin/rooms: every room Redis holds or the
 // database records, with its live figures.
-func (s *Console) consoleRoomList(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleRoomList(w http.ResponseWriter, r *http.Request, sess Session) {
 	t := roomsText(r)
 	var l views.RoomList
 	titles := map[string]string{}
@@ -113,8 +113,8 @@ func zoneOf(tz string) (string, *time.Location) {
 	return tz, loc
 }
 
-// roomValues writes set as the form shows it, its times in zone tz.
-func roomValues(name string, set room.Settings, tz string) views.RoomValues {
+// RoomValues writes set as the form shows it, its times in zone tz.
+func RoomValues(name string, set room.Settings, tz string) views.RoomValues {
 	tz, loc := zoneOf(tz)
 	secs, mode := set.Gate.Session()
 	at := func(t *time.Time) string {
@@ -124,9 +124,9 @@ func roomValues(name string, set room.Settings, tz string) views.RoomValues {
 		if t.Second() != 0 {
 			// A time set to the second (from the API, or typed so) is
 			// shown so, not up to 59 s earlier than it is.
-			return t.In(loc).Format(datetimeLocal + ":05")
+			return t.In(loc).Format(DatetimeLocal + ":05")
 		}
-		return t.In(loc).Format(datetimeLocal)
+		return t.In(loc).Format(DatetimeLocal)
 	}
 	return views.RoomValues{
 		Name: name, Title: set.Title, TZ: tz,
@@ -249,7 +249,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		if tf.value == "" {
 			continue
 		}
-		at, err := time.ParseInLocation(datetimeLocal, tf.value, loc)
+		at, err := time.ParseInLocation(DatetimeLocal, tf.value, loc)
 		if err != nil {
 			at, err = time.ParseInLocation(datetimeLocalSeconds, tf.value, loc)
 		}
@@ -319,7 +319,7 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 
 // roomForm is the settings form of room name: its saved settings, live
 // state and the notice of the last change.
-func (s *Console) roomForm(ctx context.Context, sess consoleSession, name, tz string) (views.RoomForm, room.Settings, error) {
+func (s *Console) roomForm(ctx context.Context, sess Session, name, tz string) (views.RoomForm, room.Settings, error) {
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		return views.RoomForm{}, room.Settings{}, err
@@ -329,7 +329,7 @@ func (s *Console) roomForm(ctx context.Context, sess consoleSession, name, tz st
 		return views.RoomForm{}, room.Settings{}, err
 	}
 	set.Challenge = s.effectiveChallenge(set.Challenge)
-	return views.RoomForm{Room: name, V: roomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
+	return views.RoomForm{Room: name, V: RoomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
 		Paused: set.Paused, SoldOut: st.SoldOut, Phase: room.PhaseAt(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
 		APIKeySet: set.Gate.APIKeyHash != ""}, set, nil
 }
@@ -387,7 +387,7 @@ func (s *Console) consoleFail(w http.ResponseWriter, r *http.Request, err error)
 	s.fail.ConsolePage(w, r, err)
 }
 
-func (s *Console) renderRoomForm(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, f views.RoomForm) {
+func (s *Console) renderRoomForm(w http.ResponseWriter, r *http.Request, sess Session, status int, f views.RoomForm) {
 	t := roomsText(r)
 	f.ReadySpreadDefault = strconv.Itoa(s.spreadDefault)
 	f.ReadySpreadMax = strconv.Itoa(s.spreadMax)
@@ -400,14 +400,14 @@ func (s *Console) renderRoomForm(w http.ResponseWriter, r *http.Request, sess co
 
 // consoleNewRoom serves GET /admin/rooms/new: the form with a new room's
 // defaults.
-func (s *Console) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	f := views.RoomForm{New: true, V: roomValues("", s.roomWrites.Defaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
+func (s *Console) consoleNewRoom(w http.ResponseWriter, r *http.Request, sess Session) {
+	f := views.RoomForm{New: true, V: RoomValues("", s.roomWrites.Defaults(""), r.URL.Query().Get("tz")), Zones: consoleZones, CSRF: sess.CSRF}
 	s.renderRoomForm(w, r, sess, http.StatusOK, f)
 }
 
 // refuseInvalidSettings shows the room form again with the field that
 // err (from saveRoom) names, and reports whether err was such a refusal.
-func (s *Console) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, sess consoleSession, f views.RoomForm, err error, t views.RoomsText) bool {
+func (s *Console) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, sess Session, f views.RoomForm, err error, t views.RoomsText) bool {
 	var invalid *admin.InvalidError
 	if !errors.As(err, &invalid) {
 		return false
@@ -420,7 +420,7 @@ func (s *Console) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, 
 }
 
 // consoleCreateRoom serves POST /admin/rooms/new.
-func (s *Console) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess Session) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	t := roomsText(r)
@@ -457,7 +457,7 @@ func (s *Console) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess
 }
 
 // consoleRoomSettings serves GET /admin/rooms/{room}/settings.
-func (s *Console) consoleRoomSettings(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleRoomSettings(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -490,7 +490,7 @@ func (s *Console) consoleRoomSettings(w http.ResponseWriter, r *http.Request, se
 }
 
 // consoleSaveRoom serves POST /admin/rooms/{room}/settings.
-func (s *Console) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -591,7 +591,7 @@ func actionWrite(action string, cur room.Settings, now time.Time) (admin.Write, 
 }
 
 // consoleRoomAction serves POST /admin/rooms/{room}/action.
-func (s *Console) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return
@@ -641,7 +641,7 @@ func (s *Console) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess
 
 // consoleDeleteRoom serves POST /admin/rooms/{room}/delete: the form's
 // field confirm must be the room's name.
-func (s *Console) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleRoomName(w, r)
 	if !ok {
 		return

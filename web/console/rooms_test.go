@@ -143,14 +143,14 @@ func TestRoomFormShowsTheSavedSecond(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			set := room.Defaults("r")
 			set.OpensAt = tt.at
-			got := roomValues("r", set, "Asia/Seoul").OpensAt
+			got := RoomValues("r", set, "Asia/Seoul").OpensAt
 			if got != tt.want {
 				t.Fatalf("opensAt shown as %q, want %q", got, tt.want)
 			}
 			if tt.at == nil {
 				return
 			}
-			layout := datetimeLocal
+			layout := DatetimeLocal
 			if len(got) > len(layout) {
 				layout += ":05"
 			}

@@ -81,7 +81,7 @@ func parseShareForm(r *http.Request, t views.ShareText) (share.Link, map[string]
 }
 
 // sharePage is room name's share page: its links and an empty form.
-func (s *Console) sharePage(ctx context.Context, r *http.Request, sess consoleSession, name string) (views.SharePage, error) {
+func (s *Console) sharePage(ctx context.Context, r *http.Request, sess Session, name string) (views.SharePage, error) {
 	if _, err := s.rooms.Room(ctx, name); err != nil {
 		return views.SharePage{}, err
 	}
@@ -114,13 +114,13 @@ func (s *Console) consoleShareReady(w http.ResponseWriter, r *http.Request) (str
 	return s.consoleRoomName(w, r)
 }
 
-func (s *Console) renderShare(w http.ResponseWriter, r *http.Request, sess consoleSession, status int, sp views.SharePage) {
+func (s *Console) renderShare(w http.ResponseWriter, r *http.Request, sess Session, status int, sp views.SharePage) {
 	t := views.ShareTextFor(Lang(r))
 	s.render(w, r, status, views.ConsoleShare(s.consolePage(r, sess, views.Fill(t.Title, "room", sp.Room), "rooms"), sp))
 }
 
 // consoleShare serves GET /admin/rooms/{room}/share.
-func (s *Console) consoleShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleShare(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
 		return
@@ -145,7 +145,7 @@ func (s *Console) consoleShare(w http.ResponseWriter, r *http.Request, sess cons
 // with confirm=1 deletes the link of field code (without confirm it asks
 // first, renderShareDelete), anything else creates a link from the form.
 // Both are audited.
-func (s *Console) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleChangeShare(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
 		return
@@ -213,7 +213,7 @@ func shareAudit(l share.Link) map[string]string {
 
 // consoleShareDelete serves GET /admin/rooms/{room}/share/{code}/delete:
 // the confirmation of a link's deletion.
-func (s *Console) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+func (s *Console) consoleShareDelete(w http.ResponseWriter, r *http.Request, sess Session) {
 	name, ok := s.consoleShareReady(w, r)
 	if !ok {
 		return
@@ -230,7 +230,7 @@ func (s *Console) consoleShareDelete(w http.ResponseWriter, r *http.Request, ses
 
 // renderShareDelete asks before room name's link code is deleted, naming
 // its short link and clicks; 404 when the room has no such link.
-func (s *Console) renderShareDelete(ctx context.Context, w http.ResponseWriter, r *http.Request, sess consoleSession, name, code string) {
+func (s *Console) renderShareDelete(ctx context.Context, w http.ResponseWriter, r *http.Request, sess Session, name, code string) {
 	t := views.ShareTextFor(Lang(r))
 	ls, err := s.shares.List(ctx, name)
 	if err != nil {

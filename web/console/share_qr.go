@@ -14,8 +14,8 @@ import (
 // consoleShareQR serves GET /admin/rooms/{room}/share/{code}/qr.png and
 // qr.svg: the QR code of the link's absolute short URL, for print. With
 // ?download=1 it is an attachment named {room}-{code}.png (or .svg).
-func (s *Console) consoleShareQR(svg bool) func(http.ResponseWriter, *http.Request, consoleSession) {
-	return func(w http.ResponseWriter, r *http.Request, _ consoleSession) {
+func (s *Console) consoleShareQR(svg bool) func(http.ResponseWriter, *http.Request, Session) {
+	return func(w http.ResponseWriter, r *http.Request, _ Session) {
 		name, ok := s.consoleShareReady(w, r)
 		if !ok {
 			return

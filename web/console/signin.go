@@ -41,14 +41,14 @@ type Audit interface {
 	List(ctx context.Context, f audit.Filter) ([]audit.Entry, error)
 }
 
-// consoleCookie holds the console session's secret.
-const consoleCookie = "wr_admin"
+// SessionCookie holds the console session's secret.
+const SessionCookie = "wr_admin"
 
-// consoleBodyMax bounds a console form.
-const consoleBodyMax = 64 << 10
+// FormBodyMax bounds a console form.
+const FormBodyMax = 64 << 10
 
-// consoleSession is the signed-in operator of a console request.
-type consoleSession struct {
+// Session is the signed-in operator of a console request.
+type Session struct {
 	Operator string // operator name, or "admin" when signed in with ADMIN_TOKEN
 	CSRF     string // the session's CSRF token; every form carries it as field "csrf"
 }
@@ -65,25 +65,25 @@ func Lang(r *http.Request) string {
 func consoleText(r *http.Request) views.ConsoleText { return views.ConsoleTextFor(Lang(r)) }
 
 // consolePage returns the frame of a console page for sess.
-func (s *Console) consolePage(r *http.Request, sess consoleSession, title, nav string) views.ConsolePage {
+func (s *Console) consolePage(r *http.Request, sess Session, title, nav string) views.ConsolePage {
 	return views.ConsolePage{Title: title, Operator: sess.Operator, CSRF: sess.CSRF, Nav: nav,
 		Lang: Lang(r), A: views.Assets{CSS: s.assetURL("console.css")}}
 }
 
 // session returns the request's live console session.
-func (s *Console) session(r *http.Request) (consoleSession, error) {
+func (s *Console) session(r *http.Request) (Session, error) {
 	if s.operators == nil {
-		return consoleSession{}, operator.ErrNoSession
+		return Session{}, operator.ErrNoSession
 	}
-	c, err := r.Cookie(consoleCookie)
+	c, err := r.Cookie(SessionCookie)
 	if err != nil {
-		return consoleSession{}, operator.ErrNoSession
+		return Session{}, operator.ErrNoSession
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
 	sess, err := s.operators.Session(ctx, c.Value)
 	if err != nil {
-		return consoleSession{}, err
+		return Session{}, err
 	}
 	who := sess.Operator
 	if who == "admin" || strings.HasPrefix(who, adminSessionPrefix) {
@@ -91,11 +91,11 @@ func (s *Console) session(r *http.Request) (consoleSession, error) {
 		// has now (none, or another, ends the session). A bare "admin"
 		// predates the token's fingerprint.
 		if s.admin == nil || subtle.ConstantTimeCompare([]byte(who), []byte(s.adminSessionOperator())) != 1 {
-			return consoleSession{}, operator.ErrNoSession
+			return Session{}, operator.ErrNoSession
 		}
 		who = "admin"
 	}
-	return consoleSession{Operator: who, CSRF: sess.CSRF}, nil
+	return Session{Operator: who, CSRF: sess.CSRF}, nil
 }
 
 // adminSessionPrefix starts the stored operator of an admin token's
@@ -112,16 +112,16 @@ func (s *Console) adminSessionOperator() string {
 	return adminSessionPrefix + hex.EncodeToString(d[:4])
 }
 
-// handler is a console page or change, served to a signed-in operator.
-type handler func(http.ResponseWriter, *http.Request, consoleSession)
+// Handler is a console page or change, served to a signed-in operator.
+type Handler func(http.ResponseWriter, *http.Request, Session)
 
 // withSession returns r carrying sess, which Error's page shows.
-func withSession(r *http.Request, sess consoleSession) *http.Request {
+func withSession(r *http.Request, sess Session) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess))
 }
 
-// page wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
-func (s *Console) page(h handler) http.HandlerFunc {
+// Page wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
+func (s *Console) Page(h Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		sess, err := s.session(r)
@@ -138,29 +138,29 @@ func (s *Console) page(h handler) http.HandlerFunc {
 	}
 }
 
-// change wraps a POST: valid session AND form field "csrf" equal
+// Change wraps a POST: valid session AND form field "csrf" equal
 // (constant time) to the session's; otherwise a 403 console error page.
 // It bounds the body (64 KiB).
-func (s *Console) change(h handler) http.HandlerFunc {
-	return s.changeUpTo(consoleBodyMax, h, nil)
+func (s *Console) Change(h Handler) http.HandlerFunc {
+	return s.ChangeUpTo(FormBodyMax, h, nil)
 }
 
-// changeUpTo is change for a form of at most limit bytes (a form with
+// ChangeUpTo is change for a form of at most limit bytes (a form with
 // uploads). The session is checked before the body is read (it needs
-// only the cookie): a request without one is read up to consoleBodyMax
+// only the cookie): a request without one is read up to FormBodyMax
 // only, so that no one can make the server read large forms without
 // signing in. The CSRF token is in the body: it is checked after. A form
 // over limit (or malformed) is answered by tooLarge, when set, rather
 // than an error page; the form was not read then: tooLarge must change
 // nothing (its CSRF token is unknown).
-func (s *Console) changeUpTo(limit int64, h handler, tooLarge http.HandlerFunc) http.HandlerFunc {
+func (s *Console) ChangeUpTo(limit int64, h Handler, tooLarge http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		t := consoleText(r)
 		sess, err := s.session(r)
 		bound := limit
 		if err != nil {
-			bound = min(limit, consoleBodyMax)
+			bound = min(limit, FormBodyMax)
 		}
 		if !parseConsoleForm(w, r, bound) {
 			if tooLarge != nil && err == nil {
@@ -207,7 +207,7 @@ func parseConsoleForm(w http.ResponseWriter, r *http.Request, limit int64) bool 
 
 // Error renders a console error page (status, message in the operator's language).
 func (s *Console) Error(w http.ResponseWriter, r *http.Request, status int, msg string) {
-	sess, _ := r.Context().Value(consoleSessionKey{}).(consoleSession)
+	sess, _ := r.Context().Value(consoleSessionKey{}).(Session)
 	w.Header().Set("Cache-Control", "no-store")
 	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 		w.Header().Set("Retry-After", "2")
@@ -275,20 +275,20 @@ func (s *Console) SigninPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Console) renderSignin(w http.ResponseWriter, r *http.Request, status int, st views.ConsoleSignin) {
 	w.Header().Set("Cache-Control", "no-store")
-	sess, _ := r.Context().Value(consoleSessionKey{}).(consoleSession)
+	sess, _ := r.Context().Value(consoleSessionKey{}).(Session)
 	p := s.consolePage(r, sess, consoleText(r).SignIn, "")
 	s.render(w, r, status, views.ConsoleSigninPage(p, st))
 }
 
-// signinHashes bounds the password checks running at once: each costs
+// SigninHashes bounds the password checks running at once: each costs
 // argon2id's memory (operator's parameters, 19 MiB), so that a burst of
 // sign-ins cannot exhaust the server's memory. Untrusted attempts (without
-// a device cookie for the account) may hold at most signinUntrustedHashes
+// a device cookie for the account) may hold at most SigninUntrustedHashes
 // of them: the rest are kept for the browsers operators signed in with
 // before, so that a flood of guesses cannot keep them out.
 const (
-	signinHashes          = 4
-	signinUntrustedHashes = 2
+	SigninHashes          = 4
+	SigninUntrustedHashes = 2
 )
 
 // deviceCookie names a browser that signed in to an operator's account
@@ -309,7 +309,7 @@ const (
 // once. Failures are logged without what was typed.
 func (s *Console) Signin(w http.ResponseWriter, r *http.Request) {
 	t := consoleText(r)
-	if !parseConsoleForm(w, r, consoleBodyMax) {
+	if !parseConsoleForm(w, r, FormBodyMax) {
 		s.Error(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)
 		return
 	}
@@ -477,8 +477,8 @@ func (s *Console) checkPassword(ctx context.Context, name, password string, trus
 }
 
 // signout ends the session.
-func (s *Console) signout(w http.ResponseWriter, r *http.Request, sess consoleSession) {
-	if c, err := r.Cookie(consoleCookie); err == nil {
+func (s *Console) signout(w http.ResponseWriter, r *http.Request, sess Session) {
+	if c, err := r.Cookie(SessionCookie); err == nil {
 		if err := s.operators.EndSession(r.Context(), c.Value); err != nil {
 			s.log.Error("console: end session", "err", err)
 			s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
@@ -508,7 +508,7 @@ func (s *Console) deviceCookie(r *http.Request, value string, maxAge int) *http.
 // no script reads it, no other site sends it. maxAge < 0 deletes it.
 func (s *Console) sessionCookie(r *http.Request, secret string, maxAge int) *http.Cookie {
 	return &http.Cookie{
-		Name:     consoleCookie,
+		Name:     SessionCookie,
 		Value:    secret,
 		Path:     "/admin",
 		MaxAge:   maxAge,

@@ -13,7 +13,7 @@ import (
 // The console's password sign-ins are guarded by three lockouts, kept in
 // this process's memory:
 //
-//   - per account: signinBudget failed untrusted attempts at one operator
+//   - per account: SigninBudget failed untrusted attempts at one operator
 //     name (from any number of addresses), then a lockout of
 //     signinLockoutBase that doubles with every further failure, up to
 //     signinLockoutMax;
@@ -32,7 +32,7 @@ import (
 // so that a flood of new names or addresses cannot wipe an account's
 // lockout cheaply.
 const (
-	signinBudget      = 10
+	SigninBudget      = 10
 	signinLockoutBase = time.Minute
 	signinLockoutMax  = time.Hour
 	signinForget      = 24 * time.Hour
@@ -63,7 +63,7 @@ func accountKey(name string) string {
 	return name
 }
 
-// lockouts counts failures per key: after signinBudget of them, each
+// lockouts counts failures per key: after SigninBudget of them, each
 // further failure locks the key out for signinLockoutBase, doubled for
 // each failure beyond the budget, at most signinLockoutMax. At most max
 // keys are kept.
@@ -105,7 +105,7 @@ func (l *lockouts) attempt(key string, now time.Time) (time.Duration, lockTicket
 	t := lockTicket{key: key, prev: r.until}
 	r.fails++
 	r.last = now
-	if over := r.fails - signinBudget; over >= 0 {
+	if over := r.fails - SigninBudget; over >= 0 {
 		r.until = now.Add(lockoutFor(over))
 	}
 	return 0, t

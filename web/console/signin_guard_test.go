@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// TestLockoutsGrow: signinBudget failures are let through, then each
+// TestLockoutsGrow: SigninBudget failures are let through, then each
 // further failure locks the key out for twice as long as the one before,
 // up to signinLockoutMax; a forgiven attempt leaves no trace, and a
 // cleared key starts again.
 func TestLockoutsGrow(t *testing.T) {
 	l := newLockouts(8)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	for i := range signinBudget {
+	for i := range SigninBudget {
 		if wait, _ := l.attempt("alice", now); wait != 0 {
 			t.Fatalf("failure %d refused for %v", i+1, wait)
 		}
@@ -54,11 +54,11 @@ func TestLockoutsGrow(t *testing.T) {
 func TestLockoutsForgetIdle(t *testing.T) {
 	l := newLockouts(8)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	for range signinBudget - 1 {
+	for range SigninBudget - 1 {
 		l.attempt("bob", now)
 	}
 	now = now.Add(signinForget)
-	for i := range signinBudget - 1 {
+	for i := range SigninBudget - 1 {
 		if wait, _ := l.attempt("bob", now); wait != 0 {
 			t.Fatalf("a day later, failure %d: %v", i+1, wait)
 		}
@@ -71,7 +71,7 @@ func TestLockoutsAreBounded(t *testing.T) {
 	const keys = 1_000_000
 	g := newSigninGuard()
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	for range signinBudget {
+	for range SigninBudget {
 		g.accounts.attempt("alice", now)
 	}
 	for i := range keys {

@@ -65,10 +65,10 @@ func zoneLabel(name string, loc *time.Location) string {
 	return name + " (" + views.UTCOffset(time.Now().In(loc)) + ")"
 }
 
-// datetimeLocal is the value layout of an <input type="datetime-local">,
+// DatetimeLocal is the value layout of an <input type="datetime-local">,
 // with and without seconds.
 const (
-	datetimeLocal        = "2006-01-02T15:04"
+	DatetimeLocal        = "2006-01-02T15:04"
 	datetimeLocalSeconds = "2006-01-02T15:04:05"
 )
 
@@ -80,7 +80,7 @@ func parseLocalTime(v string, loc *time.Location) (time.Time, bool) {
 	if len(v) > len(datetimeLocalSeconds)+4 { // seconds with milliseconds at most
 		return time.Time{}, false
 	}
-	for _, layout := range []string{datetimeLocal, datetimeLocalSeconds, datetimeLocalSeconds + ".000"} {
+	for _, layout := range []string{DatetimeLocal, datetimeLocalSeconds, datetimeLocalSeconds + ".000"} {
 		if t, err := time.ParseInLocation(layout, v, loc); err == nil && t.Year() >= 2000 && t.Year() <= 9999 {
 			return t, true
 		}
