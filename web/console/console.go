@@ -61,8 +61,9 @@ type Throttle interface {
 	Forgive(key string, at time.Time)
 }
 
-// Deps are the console's needs. Rooms, RoomWrites, ProductWrites, Fail,
-// Log, Rejected, AssetURL, ClientKey, BaseURL and AdminFails are required; every other nil field turns its feature off.
+// Deps are the console's needs. Rooms, RoomWrites, ProductWrites, Log,
+// Rejected, AssetURL, ClientKey, BaseURL and AdminFails are required;
+// every other nil field turns its feature off.
 type Deps struct {
 	Rooms         Rooms
 	RoomWrites    *admin.Rooms
