@@ -16,7 +16,6 @@ import (
 	"time"
 	"waitingroom/web/sse"
 
-	"github.com/redis/go-redis/v9"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -24,6 +23,8 @@ import (
 	"waitingroom/server/store"
 	"waitingroom/server/visitor"
 	"waitingroom/web/response"
+
+	"github.com/redis/go-redis/v9"
 )
 
 const testAdminToken = "test-admin-token-0123456789abcdef"

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"waitingroom/server/admin"
+	"waitingroom/server/store"
+	"waitingroom/web/console"
+	"waitingroom/web/media"
 
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -21,9 +24,7 @@ import (
 // the test PostgreSQL.
 func brandingConsole(t *testing.T) *roomsConsole {
 	t.Helper()
-	rc := newRoomsConsole(t)
-	rc.web.media = newMedia(rc.db)
-	return rc
+	return newRoomsConsoleWith(t, func(o *Options) { o.Images = o.RecordedRooms.(*store.DB) })
 }
 
 // upload is a file posted in a form field.
@@ -101,11 +102,11 @@ func TestBrandingUploads(t *testing.T) {
 		// an image of extension ext and type ct.
 		refusal, ext, ct string
 	}{
-		{"too big", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...)}, "en", imageRefusal(en, logoSlot, imageErrTooLarge), "", ""},
+		{"too big", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.LogoSlot.MaxBytes)...)}, "en", console.ImageRefusal(en, media.LogoSlot, media.RefusedTooLarge), "", ""},
 		{"wrong type", upload{"logo-file", "logo.png", "image/png", []byte("%PDF-1.4 not an image")}, "en", en["type"], "", ""},
 		{"svg with a script", upload{"logo-file", "logo.svg", "image/svg+xml", []byte(svgWithScript)}, "ko", ko["svg"], "", ""},
 		{"truncated", upload{"ogImage-file", "og.png", "image/png", pngImg[:len(pngImg)-20]}, "en", en["corrupt"], "", ""},
-		{"bomb", upload{"ogImage-file", "og.png", "image/png", pngClaiming(t, 60000, 60000)}, "ko", imageRefusal(ko, ogImageSlot, imageErrCanvas), "", ""},
+		{"bomb", upload{"ogImage-file", "og.png", "image/png", pngClaiming(t, 60000, 60000)}, "ko", console.ImageRefusal(ko, media.OGImageSlot, media.RefusedCanvas), "", ""},
 		{"png named .jpg", upload{"logo-file", "logo.jpg", "image/jpeg", pngImg}, "", "", "png", "image/png"},
 		{"jpeg", upload{"logo-file", "logo.jpeg", "image/jpeg", testImage(t, "jpeg", 30, 30)}, "", "", "jpg", "image/jpeg"},
 		{"gif", upload{"logo-file", "logo.gif", "image/gif", testImage(t, "gif", 30, 30)}, "", "", "gif", "image/gif"},
@@ -150,7 +151,7 @@ func TestBrandingUploads(t *testing.T) {
 func TestMediaHeaders(t *testing.T) {
 	rc := brandingConsole(t)
 	data := testImage(t, "png", 10, 10)
-	path, err := rc.web.media.put(context.Background(), "ann", logoSlot, data)
+	path, err := rc.web.images.Put(context.Background(), "ann", media.LogoSlot, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestBrandingForm(t *testing.T) {
 			f[k] = v
 		}
 		f[tc.field] = tc.value
-		want, _ := brandingFieldError(views.BrandingTextFor(tc.lang), tc.field)
+		want, _ := console.BrandingFieldError(views.BrandingTextFor(tc.lang), tc.field)
 		resp, body := rc.postBranding(t, f, nil, tc.lang)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(body), want) || !strings.Contains(body, `id="err-`+tc.field+`"`) {
 			t.Fatalf("%s %q: %d, want 422 with %q:\n%s", tc.field, tc.value, resp.StatusCode, want, body)
@@ -296,7 +297,7 @@ func TestBrandingForm(t *testing.T) {
 		t.Fatal("the saved page does not say so or show the colour")
 	}
 	// Removing an image, and a path of an image the server does not hold.
-	path, err := rc.web.media.put(context.Background(), "ann", logoSlot, testImage(t, "png", 8, 8))
+	path, err := rc.web.images.Put(context.Background(), "ann", media.LogoSlot, testImage(t, "png", 8, 8))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"waitingroom/web/request"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/token"
@@ -96,7 +97,7 @@ func TestJoinByCampaignLink(t *testing.T) {
 func TestJoinCountsBadUTMAsOther(t *testing.T) {
 	h := newHarness(t, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	long := url.Values{"utm_source": {"news"}, "utm_campaign": {strings.Repeat("x", maxUTM+1)}}.Encode()
+	long := url.Values{"utm_source": {"news"}, "utm_campaign": {strings.Repeat("x", request.MaxUTM+1)}}.Encode()
 	ctrl := url.Values{"utm_source": {"a\x00b"}}.Encode()
 	bidi := url.Values{"utm_medium": {"a\u202eb"}}.Encode()
 	tests := []struct {

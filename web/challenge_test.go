@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
-	altcha "github.com/altcha-org/altcha-lib-go"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	"waitingroom/server/challenge"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/web/response"
+
+	altcha "github.com/altcha-org/altcha-lib-go"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // challengeHarness is a harness whose room asks a proof of work (mode),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"waitingroom/server/audit"
+	"waitingroom/web/console"
 )
 
 func TestConsoleAudit(t *testing.T) {
@@ -48,8 +49,8 @@ func TestConsoleAudit(t *testing.T) {
 		t.Error("not newest first")
 	}
 	// The long value's row shows its start; the whole is in the <details>.
-	if m := regexp.MustCompile(`<summary>(가+)…</summary>`).FindStringSubmatch(body); m == nil || len([]rune(m[1])) != auditShort {
-		t.Errorf("the long value is not cut to %d characters", auditShort)
+	if m := regexp.MustCompile(`<summary>(가+)…</summary>`).FindStringSubmatch(body); m == nil || len([]rune(m[1])) != console.AuditShort {
+		t.Errorf("the long value is not cut to %d characters", console.AuditShort)
 	}
 
 	_, body = oc.get(t, "/admin/audit?tz=America/New_York", nil)
@@ -74,7 +75,7 @@ func TestConsoleAudit(t *testing.T) {
 func TestConsoleAuditPaging(t *testing.T) {
 	oc := newOrdersConsole(t)
 	ctx := context.Background()
-	n := auditPageSize + 5
+	n := console.AuditPageSize + 5
 	for i := range n {
 		if err := oc.log.Record(ctx, audit.Entry{Actor: "ann", Room: oc.room, Action: "room.update", Target: fmt.Sprintf("entry-%03d", i)}); err != nil {
 			t.Fatal(err)

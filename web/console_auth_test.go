@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +15,8 @@ import (
 
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
+	"waitingroom/server/store"
+	"waitingroom/web/console"
 )
 
 // consoleCookieOf returns the wr_admin cookie c's jar holds for srv.
@@ -20,7 +24,7 @@ func consoleCookieOf(t *testing.T, c *http.Client, srv *httptest.Server) *http.C
 	t.Helper()
 	u, _ := url.Parse(srv.URL + "/admin/")
 	for _, ck := range c.Jar.Cookies(u) {
-		if ck.Name == consoleCookie {
+		if ck.Name == console.SessionCookie {
 			return ck
 		}
 	}
@@ -50,7 +54,7 @@ func noRedirects() *http.Client {
 
 func TestConsoleSignIn(t *testing.T) {
 	h, db := newConsoleHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
-	ops := h.web.operators.(*operator.Store)
+	ops := operatorsOf(t, db)
 	if err := ops.Add(context.Background(), "alice", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +76,7 @@ func TestConsoleSignIn(t *testing.T) {
 			}
 			var ck *http.Cookie
 			for _, c := range resp.Cookies() {
-				if c.Name == consoleCookie {
+				if c.Name == console.SessionCookie {
 					ck = c
 				}
 			}
@@ -85,7 +89,7 @@ func TestConsoleSignIn(t *testing.T) {
 			}
 			want := tt.who
 			if want == "admin" {
-				want = h.web.adminSessionOperator() // the token's fingerprint
+				want = adminSessionOperator(testAdminToken) // the token's fingerprint
 			}
 			sess, err := ops.Session(context.Background(), ck.Value)
 			if err != nil || sess.Operator != want {
@@ -111,8 +115,8 @@ func TestConsoleSignIn(t *testing.T) {
 }
 
 func TestConsoleWrongSignInIsThrottled(t *testing.T) {
-	h, _ := newConsoleHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
-	if err := h.web.operators.(*operator.Store).Add(context.Background(), "alice", "correct horse battery"); err != nil {
+	h, db := newConsoleHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
+	if err := operatorsOf(t, db).Add(context.Background(), "alice", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
 	withSigninClock(h) // the failures' times stand still: Retry-After is the whole window
@@ -155,10 +159,10 @@ func TestConsoleSessionGuards(t *testing.T) {
 	c, csrf := signIn(t, h.srv, testAdminToken)
 	ck := consoleCookieOf(t, c, h.srv)
 	var changes int
-	page := h.web.console(func(w http.ResponseWriter, r *http.Request, s consoleSession) {
+	page := h.web.console.Page(func(w http.ResponseWriter, r *http.Request, s console.Session) {
 		fmt.Fprintf(w, "page of %s", s.Operator)
 	})
-	change := h.web.consoleChange(func(w http.ResponseWriter, r *http.Request, s consoleSession) {
+	change := h.web.console.Change(func(w http.ResponseWriter, r *http.Request, s console.Session) {
 		changes++
 		fmt.Fprintf(w, "changed by %s: %s", s.Operator, r.PostForm.Get("v"))
 	})
@@ -233,11 +237,11 @@ func TestConsoleSessionGuards(t *testing.T) {
 }
 
 func TestConsoleSignOut(t *testing.T) {
-	h, _ := newConsoleHarness(t, nil)
+	h, db := newConsoleHarness(t, nil)
 	c, csrf := signIn(t, h.srv, testAdminToken)
 	ck := consoleCookieOf(t, c, h.srv)
 	live := func() bool {
-		_, err := h.web.operators.Session(context.Background(), ck.Value)
+		_, err := operatorsOf(t, db).Session(context.Background(), ck.Value)
 		return err == nil
 	}
 	// Refused: without the csrf field, with a wrong one, from another site.
@@ -322,12 +326,12 @@ func TestConsoleNextStaysLocal(t *testing.T) {
 }
 
 func TestConsoleSignInPage(t *testing.T) {
-	withOperator, _ := newConsoleHarness(t, func(o *Options) { o.AdminToken = "" })
-	if err := withOperator.web.operators.(*operator.Store).Add(context.Background(), "alice", "correct horse battery"); err != nil {
+	withOperator, withOperatorDB := newConsoleHarness(t, func(o *Options) { o.AdminToken = "" })
+	if err := operatorsOf(t, withOperatorDB).Add(context.Background(), "alice", "correct horse battery"); err != nil {
 		t.Fatal(err)
 	}
 	neither, _ := newConsoleHarness(t, func(o *Options) { o.AdminToken = "" })
-	tokenOnly, _ := newConsoleHarness(t, nil)
+	tokenOnly, tokenOnlyDB := newConsoleHarness(t, nil)
 	noDB := newHarness(t, nil)
 	for _, tt := range []struct {
 		name     string
@@ -363,8 +367,10 @@ func TestConsoleSignInPage(t *testing.T) {
 	// one (on the same database) does not take it.
 	tc, _ := signIn(t, tokenOnly.srv, testAdminToken)
 	adminCookie := consoleCookieOf(t, tc, tokenOnly.srv)
-	tokenOnly.web.admin = nil
-	req, _ := http.NewRequest("GET", tokenOnly.srv.URL+"/admin/signin", nil)
+	tokenGone := newHarness(t, func(o *Options) {
+		o.Operators, o.Audit, o.AdminToken = operatorsOf(t, tokenOnlyDB), audit.New(tokenOnlyDB), ""
+	})
+	req, _ := http.NewRequest("GET", tokenGone.srv.URL+"/admin/signin", nil)
 	req.AddCookie(adminCookie)
 	if resp, err := http.DefaultClient.Do(req); err != nil {
 		t.Fatal(err)
@@ -414,7 +420,7 @@ func TestConsoleAdminSessionEndsWithItsToken(t *testing.T) {
 	h, db := newConsoleHarness(t, nil)
 	c, _ := signIn(t, h.srv, testAdminToken)
 	ck := consoleCookieOf(t, c, h.srv)
-	ops := h.web.operators.(*operator.Store)
+	ops := operatorsOf(t, db)
 	restarted := func(token string) *Server {
 		return newHarness(t, func(o *Options) {
 			o.Operators, o.Audit, o.AdminToken = ops, audit.New(db), token
@@ -424,7 +430,7 @@ func TestConsoleAdminSessionEndsWithItsToken(t *testing.T) {
 		r := httptest.NewRequest("GET", "/admin/rooms", nil)
 		r.AddCookie(ck)
 		w := httptest.NewRecorder()
-		s.console(func(w http.ResponseWriter, r *http.Request, sess consoleSession) {
+		s.console.Page(func(w http.ResponseWriter, r *http.Request, sess console.Session) {
 			fmt.Fprintf(w, "signed in as %s", sess.Operator)
 		})(w, r)
 		if w.Code == 303 {
@@ -451,8 +457,27 @@ func TestConsoleAdminSessionEndsWithItsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck = &http.Cookie{Name: consoleCookie, Value: secret}
+	ck = &http.Cookie{Name: console.SessionCookie, Value: secret}
 	if got := page(h.web); got != "→ /admin/signin?next=%2Fadmin%2Frooms" {
 		t.Fatalf("a bare admin session: %q", got)
 	}
+}
+
+// operatorsOf is the operator store of db, which a console harness's
+// server signs in with.
+func operatorsOf(t *testing.T, db *store.DB) *operator.Store {
+	t.Helper()
+	ops, err := operator.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
+}
+
+// adminSessionOperator is the operator a session opened with token
+// stores: "admin:" and the first 8 hex digits of the SHA-256 of the
+// token's SHA-256.
+func adminSessionOperator(token string) string {
+	d := sha256.Sum256(digest(token))
+	return "admin:" + hex.EncodeToString(d[:4])
 }

@@ -21,14 +21,15 @@ import (
 	"waitingroom/server/salelog"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
+	"waitingroom/web/console"
 )
 
 // The console finds its order database and campaign counts by the
 // methods of what serve passes as Orders and Rooms.
 var (
-	_ ConsoleOrders  = (*order.Service)(nil)
-	_ ConsoleOrders  = (*salelog.Orders)(nil)
-	_ CampaignCounts = (*queue.Engine)(nil)
+	_ console.Orders         = (*order.Service)(nil)
+	_ console.Orders         = (*salelog.Orders)(nil)
+	_ console.CampaignCounts = (*queue.Engine)(nil)
 )
 
 // ordersConsole is a server whose orders, console sessions and audit log
@@ -46,7 +47,7 @@ func newOrdersConsole(t *testing.T) *ordersConsole { return newOrdersConsoleWith
 
 // newOrdersConsoleWith serves wrap(the order service) as the console's
 // orders.
-func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) ConsoleOrders) *ordersConsole {
+func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) console.Orders) *ordersConsole {
 	t.Helper()
 	db := storetest.Migrated(t, store.Postgres)
 	ops, err := operator.New(db)
@@ -253,7 +254,7 @@ func TestConsoleOrdersFilters(t *testing.T) {
 func TestConsoleOrdersPaging(t *testing.T) {
 	oc := newOrdersConsole(t)
 	p := oc.product(t, oc.room, "p", 1000, "KRW", 10)
-	n := ordersPageSize + 7
+	n := console.OrdersPageSize + 7
 	for i := range n {
 		oc.place(t, placed{id: orderID(i), room: oc.room, product: p, quantity: 1, price: 1000, currency: "KRW"})
 	}
@@ -476,12 +477,12 @@ func (f failingExport) ExportOrders(ctx context.Context, flt order.OrderFilter, 
 // byte is an error page; one that fails midway is cut off, never a short
 // file that looks whole.
 func TestConsoleOrdersCSVFailures(t *testing.T) {
-	before := newOrdersConsoleWith(t, func(s *order.Service) ConsoleOrders { return failingExport{Service: s} })
+	before := newOrdersConsoleWith(t, func(s *order.Service) console.Orders { return failingExport{Service: s} })
 	resp, body := before.get(t, "/admin/orders.csv", nil)
 	if resp.StatusCode != 503 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, "try again") {
 		t.Fatalf("an export that could not start: %d %s %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
-	midway := newOrdersConsoleWith(t, func(s *order.Service) ConsoleOrders { return failingExport{Service: s, midway: true} })
+	midway := newOrdersConsoleWith(t, func(s *order.Service) console.Orders { return failingExport{Service: s, midway: true} })
 	// The connection is cut: before the headers (the rows were still
 	// buffered) or within the body.
 	resp, err := midway.client.Get(midway.srv.URL + "/admin/orders.csv")

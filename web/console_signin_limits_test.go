@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"waitingroom/server/operator"
+	"waitingroom/web/console"
 )
 
 // countingOperators counts the password checks (Authenticate) under way
 // and the most seen at once. While holding, a check of floodPassword
 // tells entered and waits for hold to close.
 type countingOperators struct {
-	Operators
+	console.Operators
 	calls, now, most atomic.Int64
 	holding          atomic.Bool
 	hold, entered    chan struct{}
@@ -97,7 +98,7 @@ func burstEach(t *testing.T, h *harness, clients []string, form func(i int) url.
 }
 
 // TestConsolePasswordChecksAreBounded: a burst of wrong passwords from
-// many clients at many names runs at most signinUntrustedHashes password
+// many clients at many names runs at most console.SigninUntrustedHashes password
 // checks at once; the rest are refused at once with 429, a console page
 // in the operator's language.
 func TestConsolePasswordChecksAreBounded(t *testing.T) {
@@ -123,19 +124,20 @@ func TestConsolePasswordChecksAreBounded(t *testing.T) {
 			t.Errorf("client %d: %d %.300s", i, code, bodies[i])
 		}
 	}
-	if most := ops.most.Load(); most > signinUntrustedHashes || most < 1 {
-		t.Fatalf("%d password checks at once, want 1 to %d", most, signinUntrustedHashes)
+	if most := ops.most.Load(); most > console.SigninUntrustedHashes || most < 1 {
+		t.Fatalf("%d password checks at once, want 1 to %d", most, console.SigninUntrustedHashes)
 	}
 	if wrong == 0 || busy == 0 || int(ops.calls.Load()) != wrong {
 		t.Fatalf("%d wrong, %d busy, %d checks", wrong, busy, ops.calls.Load())
 	}
-	if n, u := len(h.web.hashing), len(h.web.untrustedHashing); n != 0 || u != 0 {
+	all, untrusted := h.web.console.HashSlots()
+	if n, u := len(all), len(untrusted); n != 0 || u != 0 {
 		t.Fatalf("%d slots (%d untrusted) still held", n, u)
 	}
 	// Every slot taken: refused without a check, and not counted as a
 	// failure of the client, who may try again once a slot is free.
-	for range signinHashes {
-		h.web.hashing <- struct{}{}
+	for range console.SigninHashes {
+		all <- struct{}{}
 	}
 	before := ops.calls.Load()
 	for i := range adminFailures + 2 {
@@ -148,8 +150,8 @@ func TestConsolePasswordChecksAreBounded(t *testing.T) {
 	if ops.calls.Load() != before {
 		t.Fatal("a password was checked without a slot")
 	}
-	for range signinHashes {
-		<-h.web.hashing
+	for range console.SigninHashes {
+		<-all
 	}
 	if resp, _ := postForm(t, noRedirects(), h.srv.URL+"/admin/signin", url.Values{"name": {"alice"}, "password": {"correct horse battery"}},
 		map[string]string{"X-Forwarded-For": "203.0.113.5"}); resp.StatusCode != 303 {
@@ -163,7 +165,7 @@ func TestConsolePasswordChecksAreBounded(t *testing.T) {
 func TestConsoleSignInBurstIsThrottled(t *testing.T) {
 	h, ops := newCountingHarness(t, true)
 	// Here, only the client's count may refuse.
-	h.web.hashing, h.web.untrustedHashing = make(chan struct{}, 100), make(chan struct{}, 100)
+	h.web.console.SetHashSlots(100, 100)
 	clients := make([]string, 3*adminFailures)
 	for i := range clients {
 		clients[i] = "192.0.2.77"
@@ -235,7 +237,7 @@ func (c *signinClock) Add(d time.Duration) {
 // moved.
 func withSigninClock(h *harness) *signinClock {
 	c := &signinClock{t: time.Now()}
-	h.web.signins.now = c.Now
+	h.web.console.SetClock(c.Now)
 	return c
 }
 
@@ -307,8 +309,8 @@ func TestConsoleSignInFloodKeepsDevice(t *testing.T) {
 	h, ops := newCountingHarness(t, true)
 	alice, _ := signInWith(t, h.srv, url.Values{"name": {"alice"}, "password": {"correct horse battery"}})
 	held, release := holdFlood(t, h, ops, "alice", 64, 4)
-	if held > signinUntrustedHashes {
-		t.Errorf("%d guesses checked at once, want at most %d", held, signinUntrustedHashes)
+	if held > console.SigninUntrustedHashes {
+		t.Errorf("%d guesses checked at once, want at most %d", held, console.SigninUntrustedHashes)
 	}
 	for i := range 5 {
 		if code, _, body := signinFrom(t, h, alice, "203.0.113.9", url.Values{"name": {"alice"}, "password": {"correct horse battery"}}); code != 303 {
@@ -324,7 +326,8 @@ func TestConsoleSignInFloodKeepsDevice(t *testing.T) {
 	if tally[429] < 64*4-held || tally[401]+tally[503] > held {
 		t.Fatalf("the flood's answers: %v, %d held", tally, held)
 	}
-	if n, u := len(h.web.hashing), len(h.web.untrustedHashing); n != 0 || u != 0 {
+	all, untrusted := h.web.console.HashSlots()
+	if n, u := len(all), len(untrusted); n != 0 || u != 0 {
 		t.Fatalf("%d slots (%d untrusted) still held", n, u)
 	}
 }
@@ -335,10 +338,10 @@ func TestConsoleSignInFloodKeepsDevice(t *testing.T) {
 func TestConsoleSignInFloodAtAnotherAccount(t *testing.T) {
 	h, ops := newCountingHarness(t, true)
 	withSigninClock(h)
-	for i := range signinBudget + 1 {
+	for i := range console.SigninBudget + 1 {
 		code, retry, body := signinFrom(t, h, nil, fmt.Sprintf("192.0.2.%d", i+1), url.Values{"name": {"bob"}, "password": {floodPassword}})
 		want := 401
-		if i == signinBudget {
+		if i == console.SigninBudget {
 			want = 429
 			if retry != "60" || !strings.Contains(body, "이 계정의 로그인 실패가 너무 많습니다. 1분 후에 다시 시도하거나, 전에 로그인한 적 있는 브라우저에서") {
 				t.Errorf("bob locked out: Retry-After %q %.400s", retry, body)
@@ -359,13 +362,13 @@ func TestConsoleSignInFloodAtAnotherAccount(t *testing.T) {
 			t.Fatalf("flood guess %d at the locked-out bob: %d", i, c)
 		}
 	}
-	if n := ops.calls.Load(); n != signinBudget+3 {
-		t.Fatalf("%d password checks, want %d", n, signinBudget+3)
+	if n := ops.calls.Load(); n != console.SigninBudget+3 {
+		t.Fatalf("%d password checks, want %d", n, console.SigninBudget+3)
 	}
 }
 
 // TestConsoleSignInAccountLockout: 300 guesses at one account from 300
-// addresses get signinBudget checks, then a lockout that doubles with
+// addresses get console.SigninBudget checks, then a lockout that doubles with
 // each further failure; a browser alice signed in with before still gets
 // in.
 func TestConsoleSignInAccountLockout(t *testing.T) {
@@ -384,7 +387,7 @@ func TestConsoleSignInAccountLockout(t *testing.T) {
 			t.Fatalf("guess %d: Retry-After %q %.400s", i+1, retry, body)
 		}
 	}
-	if checks := ops.calls.Load() - before; tally[401] != signinBudget || tally[429] != 300-signinBudget || checks != signinBudget {
+	if checks := ops.calls.Load() - before; tally[401] != console.SigninBudget || tally[429] != 300-console.SigninBudget || checks != console.SigninBudget {
 		t.Fatalf("300 guesses at alice: %v and %d checks", tally, checks)
 	}
 	for i, lock := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute} {
@@ -414,7 +417,7 @@ func TestConsoleSignInNetworkOnlyFails(t *testing.T) {
 		code, retry, _ := signinFrom(t, h, nil, "192.0.2.200", url.Values{"name": {fmt.Sprintf("guess%d", n)}, "password": {"a wrong guess"}})
 		return code, retry
 	}
-	for i := range signinBudget {
+	for i := range console.SigninBudget {
 		if code, _ := guess(); code != 401 {
 			t.Fatalf("guess %d: %d", i+1, code)
 		}
@@ -430,7 +433,7 @@ func TestConsoleSignInNetworkOnlyFails(t *testing.T) {
 				t.Fatalf("after %v: %d", c.wait, code)
 			}
 		}
-		for range signinBudget {
+		for range console.SigninBudget {
 			if code, retry := guess(); code != 429 || (c.wait > 0 && retry != c.retry) {
 				t.Fatalf("after %v: %d, Retry-After %q, want 429 and %s", c.wait, code, retry, c.retry)
 			}
@@ -443,7 +446,7 @@ func TestConsoleSignInNetworkOnlyFails(t *testing.T) {
 	if code, _, _ := signinFrom(t, h, nil, "192.0.2.200", url.Values{"name": {"alice"}, "password": {"correct horse battery"}}); code != 303 {
 		t.Fatalf("alice from the network: %d", code)
 	}
-	for i := range signinBudget {
+	for i := range console.SigninBudget {
 		if code, _ := guess(); code != 401 {
 			t.Fatalf("after a success, guess %d: %d", i+1, code)
 		}

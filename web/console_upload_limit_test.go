@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+	"waitingroom/web/console"
 )
 
 // countingBody counts the bytes read from it.
@@ -25,15 +26,15 @@ func (c *countingBody) Read(p []byte) (int, error) {
 func (c *countingBody) Close() error { return nil }
 
 // TestConsoleUploadNeedsSession: a form with uploads is read beyond
-// consoleBodyMax only for a signed-in session; a request without one is
-// refused having read at most about consoleBodyMax of its body, and the
+// console.FormBodyMax only for a signed-in session; a request without one is
+// refused having read at most about console.FormBodyMax of its body, and the
 // CSRF token is still checked.
 func TestConsoleUploadNeedsSession(t *testing.T) {
 	rc := newRoomsConsole(t)
 	u, _ := url.Parse(rc.srv.URL + "/admin/rooms/" + rc.room + "/branding")
 	var cookie *http.Cookie
 	for _, c := range rc.c.Jar.Cookies(u) {
-		if c.Name == consoleCookie {
+		if c.Name == console.SessionCookie {
 			cookie = c
 		}
 	}
@@ -50,8 +51,8 @@ func TestConsoleUploadNeedsSession(t *testing.T) {
 		maxRead int64 // bytes of the body read, at most
 		handled bool
 	}{
-		{"anonymous, large form", false, "", 2900 << 10, http.StatusRequestEntityTooLarge, consoleBodyMax + 8<<10, false},
-		{"anonymous, small form", false, "", 1 << 10, http.StatusForbidden, consoleBodyMax, false},
+		{"anonymous, large form", false, "", 2900 << 10, http.StatusRequestEntityTooLarge, console.FormBodyMax + 8<<10, false},
+		{"anonymous, small form", false, "", 1 << 10, http.StatusForbidden, console.FormBodyMax, false},
 		{"signed in, large form", true, rc.csrf, 2900 << 10, http.StatusNoContent, limit, true},
 		{"signed in, no CSRF token", true, "wrong", 2900 << 10, http.StatusForbidden, limit, false},
 		{"signed in, beyond the limit", true, rc.csrf, limit + 1<<10, http.StatusRequestEntityTooLarge, limit + 8<<10, false},
@@ -69,14 +70,14 @@ func TestConsoleUploadNeedsSession(t *testing.T) {
 			req.Body = body
 			req.Header.Set("Content-Type", mw.FormDataContentType())
 			if tt.cookie {
-				req.AddCookie(&http.Cookie{Name: consoleCookie, Value: cookie.Value})
+				req.AddCookie(&http.Cookie{Name: console.SessionCookie, Value: cookie.Value})
 			}
 			handled := false
 			rec := httptest.NewRecorder()
-			rc.web.consoleChangeUpTo(limit, func(w http.ResponseWriter, r *http.Request, _ consoleSession) {
+			rc.web.console.ChangeUpTo(limit, func(w http.ResponseWriter, r *http.Request, _ console.Session) {
 				handled = true
 				w.WriteHeader(http.StatusNoContent)
-			})(rec, req)
+			}, nil)(rec, req)
 			if rec.Code != tt.status || handled != tt.handled {
 				t.Errorf("%d, handled %v; want %d, %v", rec.Code, handled, tt.status, tt.handled)
 			}

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"waitingroom/views"
+	"waitingroom/web/console"
 
 	"waitingroom/server/room"
 	"waitingroom/web/request"
@@ -37,7 +39,7 @@ func (s *Server) refuseCrossSite(w http.ResponseWriter, r *http.Request) {
 	s.metrics.Rejected.WithLabelValues("cross_site").Inc()
 	w.Header().Set("Cache-Control", "no-store")
 	if r.URL.Path == "/admin" || strings.HasPrefix(r.URL.Path, "/admin/") {
-		s.consoleError(w, r, http.StatusForbidden, consoleText(r).ErrBadCSRF)
+		s.console.Error(w, r, http.StatusForbidden, views.ConsoleTextFor(console.Lang(r)).ErrBadCSRF)
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, "/api/") {

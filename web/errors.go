@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"waitingroom/views"
+	"waitingroom/web/console"
 	"waitingroom/web/response"
 )
 
 // respond is the server's Failer: errors answered through the table, in
 // the room's language and on the room's pages.
 func (s *Server) respond() response.Failer {
-	return response.Failer{Log: s.log, Text: s.roomText, Page: s.htmlPage, ConsoleLang: consoleLang, Console: s.consoleError}
+	return response.Failer{Log: s.log, Text: s.roomText, Page: s.htmlPage, ConsoleLang: console.Lang, Console: s.console.Error}
 }
 
 // fail answers an engine error in the API's error shape.

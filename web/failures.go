@@ -45,12 +45,12 @@ func (f *failures) fail(key string, now time.Time) {
 	f.byKey[key] = append(ts, now)
 }
 
-// attempt counts one attempt by key, as a failure until forgiven, unless
+// Attempt counts one attempt by key, as a failure until forgiven, unless
 // key must wait: then it returns how long and counts nothing. Checking
 // and counting under one lock, a burst of parallel attempts gets at most
 // max through, where checking (blocked) before failing (fail) would let
 // every one of them pass.
-func (f *failures) attempt(key string, now time.Time) time.Duration {
+func (f *failures) Attempt(key string, now time.Time) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ts := f.recentLocked(key, now)
@@ -61,9 +61,9 @@ func (f *failures) attempt(key string, now time.Time) time.Duration {
 	return 0
 }
 
-// forgive takes back the attempt that attempt counted at at: it
+// Forgive takes back the attempt that Attempt counted at at: it
 // succeeded, or was never made.
-func (f *failures) forgive(key string, at time.Time) {
+func (f *failures) Forgive(key string, at time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ts := f.byKey[key]

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"net/http"
 	"sync"
 	"time"
+	"waitingroom/web/request"
 
 	"golang.org/x/time/rate"
 )
@@ -67,4 +69,10 @@ func (l *ipLimiter) bucket(ip string) *rate.Limiter {
 	}
 	b.used = now
 	return b.lim
+}
+
+// clientKey returns the client network of a request, which every per-client
+// cap counts as one client.
+func (s *Server) clientKey(r *http.Request) string {
+	return request.ClientNet(request.ClientIP(r, s.trusted), s.v6Prefix)
 }

@@ -1,9 +1,14 @@
 package web
 
 import (
+	"context"
+	"net/http"
+	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"waitingroom/web/sse"
 )
 
 // TestIPLimiterTake: concurrent takes never pass more than the burst; a
@@ -54,5 +59,69 @@ func TestIPLimiterTake(t *testing.T) {
 				t.Fatalf("%d takes passed after %d given back, want %d", after, tc.giveBack, tc.wantAfter)
 			}
 		})
+	}
+}
+
+var loopbackProxy = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+
+// TestIPv6NetworkSharesTheEnterLimit: the addresses of one /64 are one
+// client for the enter limiter, however many of them a client uses, while
+// neighbours in IPv4 and other /64s keep their own buckets.
+func TestIPv6NetworkSharesTheEnterLimit(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.EnterRatePerIP, o.EnterBurstPerIP = 0.001, 3
+		o.TrustedProxies = loopbackProxy
+	})
+	enter := func(client string) int {
+		return h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", map[string]string{"X-Forwarded-For": client}, nil).status
+	}
+	for i := 1; i <= 50; i++ {
+		want := 200
+		if i > 3 {
+			want = 429
+		}
+		if got := enter("2001:db8:a:b::" + strconv.FormatInt(int64(i), 16)); got != want {
+			t.Fatalf("enter %d from one /64: %d, want %d", i, got, want)
+		}
+	}
+	for _, other := range []string{"2001:db8:a:c::1", "203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"} {
+		if got := enter(other); got != 200 {
+			t.Fatalf("enter from %s, another client: %d", other, got)
+		}
+	}
+	if st, _ := h.eng.Stats(context.Background(), h.room); st.Issued != 8 {
+		t.Fatalf("%d tickets, want 3 from the /64 and 5 from the others", st.Issued)
+	}
+}
+
+// TestIPv6NetworkSharesTheSSECap: the SSE cap per client counts a /64 as
+// one client.
+func TestIPv6NetworkSharesTheSSECap(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.TrustedProxies = loopbackProxy
+		o.Hub = newHub(o.Queue.(sse.Source), sse.Options{MaxPerIP: 2}, o.Metrics, o.Log)
+		t.Cleanup(o.Hub.Close)
+	})
+	open := func(client string) int {
+		req, _ := http.NewRequest("GET", h.srv.URL+"/r/"+h.room+"/events", nil)
+		req.Header.Set("X-Forwarded-For", client)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp.StatusCode
+	}
+	for i, c := range []string{"2001:db8:a:b::1", "2001:db8:a:b::2", "2001:db8:a:b::3", "2001:db8:a:b:ffff::9"} {
+		want := 200
+		if i >= 2 {
+			want = 429
+		}
+		if got := open(c); got != want {
+			t.Fatalf("stream %d from one /64 (%s): %d, want %d", i+1, c, got, want)
+		}
+	}
+	if got := open("2001:db8:a:c::1"); got != 200 {
+		t.Fatalf("stream from another /64: %d", got)
 	}
 }

@@ -1,14 +1,24 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"waitingroom/web/media"
 
 	"waitingroom/server/store"
 	"waitingroom/views"
@@ -47,7 +57,7 @@ func (s *slowImages) Image(ctx context.Context, sumHex string) (store.Image, err
 }
 
 // TestMediaReadsBounded: a burst for one image is one store read; a flood
-// of made-up names never has more than mediaLookups reads under way, and
+// of made-up names never has more than media.Lookups reads under way, and
 // those that find no slot are answered 503 with Retry-After in the
 // visitor's language; a name found missing is not read again for a while.
 func TestMediaReadsBounded(t *testing.T) {
@@ -63,7 +73,7 @@ func TestMediaReadsBounded(t *testing.T) {
 		want503   bool // some requests answered 503
 	}{
 		{"burst on one logo", 1000, func(int) string { return "/media/" + logo.SHA256 + ".png" }, 50 * time.Millisecond, 1, 1, false},
-		{"made-up names", 300, func(i int) string { return "/media/" + name(i) + ".png" }, time.Second, 300, mediaLookups, true},
+		{"made-up names", 300, func(i int) string { return "/media/" + name(i) + ".png" }, time.Second, 300, media.Lookups, true},
 		{"one missing name, again and again", 300, func(int) string { return "/media/" + name(0) + ".png" }, 10 * time.Millisecond, 1, 1, false},
 	}
 	for _, tt := range tests {
@@ -114,3 +124,71 @@ func TestMediaReadsBounded(t *testing.T) {
 		})
 	}
 }
+
+// testImage is a w×h picture, encoded as kind ("png", "jpeg" or "gif").
+func testImage(t testing.TB, kind string, w, h int) []byte {
+	t.Helper()
+	img := image.NewPaletted(image.Rect(0, 0, w, h), []color.Color{color.White, color.RGBA{0x24, 0x56, 0xe8, 0xff}})
+	for x := range w {
+		img.SetColorIndex(x, x%h, 1)
+	}
+	var buf bytes.Buffer
+	var err error
+	switch kind {
+	case "png":
+		err = png.Encode(&buf, img)
+	case "jpeg":
+		err = jpeg.Encode(&buf, img, nil)
+	case "gif":
+		err = gif.Encode(&buf, img, nil)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// testWebP is a small lossless WebP (golang.org/x/image's test data).
+func testWebP(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/tiny.webp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// testICO is a Windows icon holding one PNG of side×side.
+func testICO(t testing.TB, side int) []byte {
+	t.Helper()
+	return icoHolding(t, testImage(t, "png", side, side))
+}
+
+// icoHolding is a Windows icon whose one image is p, said to be 32×32.
+func icoHolding(t testing.TB, p []byte) []byte {
+	t.Helper()
+	side := 32
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	b.Write([]byte{0, 0, 1, 0, 1, 0})
+	b.Write([]byte{byte(side), byte(side), 0, 0, 1, 0, 32, 0})
+	binary.Write(&b, le, uint32(len(p)))
+	binary.Write(&b, le, uint32(22))
+	b.Write(p)
+	return b.Bytes()
+}
+
+// pngClaiming is a valid 1×1 PNG whose header claims w×h: a
+// decompression bomb's header.
+func pngClaiming(t testing.TB, w, h uint32) []byte {
+	t.Helper()
+	b := bytes.Clone(testImage(t, "png", 1, 1))
+	// The IHDR chunk's data starts at 16: width, height; its CRC at 29
+	// covers the type and the data (12..29).
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return b
+}
+
+const svgWithScript = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(document.cookie)</script><rect width="10" height="10"/></svg>`

@@ -16,15 +16,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 	"waitingroom/server/issuer"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/roomsync"
 	"waitingroom/server/salelog"
 	"waitingroom/server/servicetest"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Metrics is what the order path and the issuer call.

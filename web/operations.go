@@ -47,8 +47,7 @@ func (noSaleLog) Event(string, salelog.Event, ...any) {}
 func (s *Server) operations(o Options) {
 	s.catalog, s.records, s.ready, s.sale = o.Catalog, o.Records, o.Ready, o.Sale
 	s.recorded = o.RecordedRooms
-	s.operators, s.auditLog = o.Operators, o.Audit
-	s.orderAdmin, s.placed, s.campaigns = o.ConsoleOrders, o.PlacedOrders, o.CampaignCounts
+	s.auditLog, s.placed = o.Audit, o.PlacedOrders
 	if s.sale == nil {
 		s.sale = noSaleLog{}
 	}

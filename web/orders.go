@@ -63,7 +63,7 @@ func (s *Server) placeOrderJSON(w http.ResponseWriter, r *http.Request) {
 			Gclid: body.UTM.Gclid, Fbclid: body.UTM.Fbclid, Ttclid: body.UTM.Ttclid}
 	}
 	req.UTM = orderUTM(r, req.UTM)
-	if !validUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plaintext.Valid(req.IdempotencyKey) {
+	if !request.ValidUTM(req.UTM) || len(req.IdempotencyKey) > maxIdempotencyKey || !plaintext.Valid(req.IdempotencyKey) {
 		response.WriteError(w, http.StatusBadRequest, "bad_request", "UTM values are at most 200 bytes of valid UTF-8 without control or bidirectional formatting characters, click ids (gclid, fbclid, ttclid) at most 512 bytes of A-Z a-z 0-9 - _ . ~ + / =, and the Idempotency-Key at most 128 bytes of plain text.")
 		return
 	}
@@ -112,9 +112,9 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	}
 	// The form's utm_* and click id fields come from the page's address:
 	// one that is not valid is dropped, never a reason to refuse the order.
-	req.UTM = attributionOf(f)
+	req.UTM = request.AttributionOf(f)
 	utm := map[string]string{}
-	for _, kv := range attributionValues(req.UTM) {
+	for _, kv := range request.AttributionValues(req.UTM) {
 		if kv[1] != "" {
 			utm[kv[0]] = kv[1]
 		}

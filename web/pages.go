@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"waitingroom/web/request"
 
 	"github.com/a-h/templ"
 
@@ -134,13 +135,13 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // queryUTM returns the valid attribution fields (utm_* and the click
-// ids) of r's query string, in utmFields order; the others are dropped.
+// ids) of r's query string, in request.UTMFields order; the others are dropped.
 func queryUTM(r *http.Request) []views.Field { return utmOf(r.URL.Query()) }
 
-// utmOf returns the valid attribution fields of v, in utmFields order.
+// utmOf returns the valid attribution fields of v, in request.UTMFields order.
 func utmOf(v url.Values) []views.Field {
 	var out []views.Field
-	for _, kv := range attributionValues(attributionOf(v)) {
+	for _, kv := range request.AttributionValues(request.AttributionOf(v)) {
 		if kv[1] != "" {
 			out = append(out, views.Field{Name: kv[0], Value: kv[1]})
 		}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 
 	"waitingroom/server/room"
@@ -28,4 +29,14 @@ func (s *Server) postedRoomForm(w http.ResponseWriter, r *http.Request, bad func
 		return name, t, false
 	}
 	return name, t, true
+}
+
+// formStatus is the status of a form body that did not parse: 413 when
+// it was over its limit (http.MaxBytesReader), else 400, malformed.
+func formStatus(err error) int {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return http.StatusRequestEntityTooLarge
+	}
+	return http.StatusBadRequest
 }

@@ -117,3 +117,13 @@ func flaggedRows(nets []networkView) []views.NetworkRow {
 	}
 	return rows
 }
+
+// Flagged returns whether room name had pre-queue networks lately, the
+// rows of those flagged, and the flag threshold (the dashboard's).
+func (f *networkFlags) Flagged(ctx context.Context, name string, now time.Time) (bool, []views.NetworkRow, int64, error) {
+	nets, err := f.recent(ctx, name, now)
+	if err != nil {
+		return false, nil, 0, err
+	}
+	return len(nets) > 0, flaggedRows(nets), f.threshold, nil
+}

@@ -83,13 +83,13 @@ func (s *Server) linkPreview(ctx context.Context, base, name string, set room.Se
 // from the image store, waiting at most imageSizeWait; 0, 0 when it is not
 // known in time.
 func (s *Server) imageSize(ctx context.Context, path string) (width, height int) {
-	if s.media == nil || !room.ValidMediaPath(path) {
+	if s.images == nil || !room.ValidMediaPath(path) {
 		return 0, 0
 	}
 	ctx, cancel := context.WithTimeout(ctx, imageSizeWait)
 	defer cancel()
 	sum := strings.TrimPrefix(path[:strings.LastIndexByte(path, '.')], "/media/")
-	img, err := s.media.image(ctx, sum)
+	img, err := s.images.Image(ctx, sum)
 	if err != nil {
 		return 0, 0
 	}

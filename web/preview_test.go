@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"waitingroom/web/media"
 
 	"golang.org/x/image/font/sfnt"
 
@@ -351,7 +352,7 @@ func TestOGFontMustExist(t *testing.T) {
 func TestUploadedOGImage(t *testing.T) {
 	h := newHarness(t, nil)
 	stored := store.Image{SHA256: strings.Repeat("cd", 32), ContentType: "image/png", Width: 1200, Height: 630, Data: []byte("x")}
-	h.web.media = newMedia(fakeImages{stored.SHA256: stored})
+	h.web.images = media.New(fakeImages{stored.SHA256: stored})
 	for _, tt := range []struct {
 		name          string
 		path          string
@@ -587,7 +588,7 @@ func (f stallingImages) Image(ctx context.Context, _ string) (store.Image, error
 // TestUploadedOGImageSizeNeverStallsThePage: the uploaded preview image's
 // size comes from the order database; a slow or failing one costs the
 // shared room page at most imageSizeWait and the size, never the page,
-// and the read itself is bounded (mediaReadTimeout).
+// and the read itself is bounded (media.ReadTimeout).
 func TestUploadedOGImageSizeNeverStallsThePage(t *testing.T) {
 	h := newHarness(t, nil)
 	path := room.MediaPath(strings.Repeat("cd", 32), "png")
@@ -600,7 +601,7 @@ func TestUploadedOGImageSizeNeverStallsThePage(t *testing.T) {
 		{"failing database", stallingImages{fail: true, deadline: make(chan time.Duration, 1)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h.web.media = newMedia(tt.store)
+			h.web.images = media.New(tt.store)
 			h.web.pages.mu.Lock()
 			clear(h.web.pages.pages)
 			h.web.pages.mu.Unlock()
@@ -620,8 +621,8 @@ func TestUploadedOGImageSizeNeverStallsThePage(t *testing.T) {
 			case d := <-tt.store.deadline:
 				// The page waits imageSizeWait at most (above); the shared
 				// read itself has the media reads' own bound.
-				if d > mediaReadTimeout {
-					t.Errorf("the lookup had %v, want at most %v", d, mediaReadTimeout)
+				if d > media.ReadTimeout {
+					t.Errorf("the lookup had %v, want at most %v", d, media.ReadTimeout)
 				}
 			default:
 				t.Error("the image store was not asked")

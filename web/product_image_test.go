@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"waitingroom/web/console"
+	"waitingroom/web/media"
 
 	"waitingroom/server/order"
 	"waitingroom/server/room"
@@ -78,8 +80,8 @@ func TestConsoleProductImageUpload(t *testing.T) {
 		{"png", "en", upload{"imageURL-file", "shoe.png", "image/png", pngImg}, "", "png"},
 		{"jpeg named .png", "en", upload{"imageURL-file", "shoe.png", "image/png", testImage(t, "jpeg", 30, 30)}, "", "jpg"},
 		{"svg", "ko", upload{"imageURL-file", "shoe.svg", "image/svg+xml", []byte(svgWithScript)}, ko["svg"], ""},
-		{"oversize", "en", upload{"imageURL-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, productSlot.MaxBytes)...)},
-			imageRefusal(en, productSlot, imageErrTooLarge), ""},
+		{"oversize", "en", upload{"imageURL-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.ProductSlot.MaxBytes)...)},
+			console.ImageRefusal(en, media.ProductSlot, media.RefusedTooLarge), ""},
 		{"garbage", "en", upload{"imageURL-file", "shoe.png", "image/png", []byte("%PDF-1.4 not an image")}, views.RoomsTextFor("en").ErrImageType, ""},
 		{"garbage in Korean", "ko", upload{"imageURL-file", "shoe.png", "image/png", []byte("GIF89a garbage")}, ko["corrupt"], ""},
 	} {
@@ -135,11 +137,11 @@ func TestConsoleProductImageUpload(t *testing.T) {
 func TestConsoleProductImageTooLarge(t *testing.T) {
 	rc := brandingConsole(t)
 	base := "/admin/rooms/" + rc.room + "/products"
-	huge := append(testImage(t, "png", 10, 10), make([]byte, productBodyMax)...)
+	huge := append(testImage(t, "png", 10, 10), make([]byte, console.ProductBodyMax)...)
 	fields := map[string]string{"name": "Huge", "price": "1", "currency": "USD", "stock": "1"}
 	for _, lang := range []string{"en", "ko"} {
 		resp, body := rc.postMultipart(t, base, fields, []upload{{"imageURL-file", "huge.png", "image/png", huge}}, map[string]string{"Accept-Language": lang})
-		want := views.Fill(views.RoomsTextFor(lang).ErrImageTooLarge, "kb", strconv.Itoa(productSlot.MaxBytes>>10))
+		want := views.Fill(views.RoomsTextFor(lang).ErrImageTooLarge, "kb", strconv.Itoa(media.ProductSlot.MaxBytes>>10))
 		if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, `id="err-imageURL"`) || !strings.Contains(html.UnescapeString(body), want) {
 			t.Fatalf("%s: %d, want 413 with %q at imageURL: %s", lang, resp.StatusCode, want, body)
 		}
@@ -192,7 +194,7 @@ func TestProductImagePath(t *testing.T) {
 	ctx := context.Background()
 	base := "/admin/rooms/" + rc.room + "/products"
 	api := "/api/admin/rooms/" + rc.room + "/products"
-	uploaded, err := rc.web.media.put(ctx, "ann", productSlot, testImage(t, "png", 12, 12))
+	uploaded, err := rc.web.images.Put(ctx, "ann", media.ProductSlot, testImage(t, "png", 12, 12))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +281,7 @@ func TestAdminUploadImage(t *testing.T) {
 		{"webp", testWebP(t), adminAuth, http.StatusCreated, `.webp"`},
 		{"svg", []byte(svgWithScript), adminAuth, http.StatusUnprocessableEntity, en["svg"]},
 		{"garbage", []byte("%PDF-1.4 not an image"), adminAuth, http.StatusUnprocessableEntity, views.RoomsTextFor("en").ErrImageType},
-		{"oversize", append(testImage(t, "png", 22, 22), make([]byte, productSlot.MaxBytes)...), adminAuth, http.StatusRequestEntityTooLarge, "at most 1024 KB"},
+		{"oversize", append(testImage(t, "png", 22, 22), make([]byte, media.ProductSlot.MaxBytes)...), adminAuth, http.StatusRequestEntityTooLarge, "at most 1024 KB"},
 		{"no token", testImage(t, "png", 23, 23), nil, http.StatusUnauthorized, "unauthorized"},
 		{"cross-site", testImage(t, "png", 24, 24), map[string]string{"Authorization": adminAuth["Authorization"], "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "cross_site"},
 	} {

@@ -9,6 +9,7 @@ import (
 
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
+	"waitingroom/web/console"
 )
 
 // catalogWriter writes a room's products through one of the two paths an
@@ -67,7 +68,7 @@ var catalogWriters = []catalogWriter{
 			f := url.Values{}
 			for _, p := range ps {
 				if p.ID == id {
-					v := productValues(p)
+					v := console.ProductValues(p)
 					f = url.Values{"name": {v.Name}, "price": {v.Price}, "currency": {v.Currency}, "imageURL": {v.ImageURL}}
 				}
 			}

@@ -79,3 +79,7 @@ func loopbackHost(name string) bool {
 	a, err := netip.ParseAddr(name)
 	return err == nil && a.Unmap().IsLoopback()
 }
+
+// overTLS reports whether the request came over TLS, to this server or to
+// a trusted proxy that says so.
+func (s *Server) overTLS(r *http.Request) bool { return request.OverTLS(r, s.trusted) }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"waitingroom/server/order"
-	"waitingroom/views"
 )
 
 // maxLeftoversShown bounds the leftover products a warning names.
@@ -21,15 +20,6 @@ func (s *Server) leftoverProducts(ctx context.Context, name string) ([]order.Pro
 		return nil, nil
 	}
 	return s.catalog.AdminProducts(ctx, name)
-}
-
-// leftoverRows are ps as the settings page's warning lists them.
-func leftoverRows(ps []order.Product) []views.LeftoverProduct {
-	var out []views.LeftoverProduct
-	for _, p := range ps[:min(len(ps), maxLeftoversShown)] {
-		out = append(out, views.LeftoverProduct{Name: p.Name, Stock: p.Stock})
-	}
-	return out
 }
 
 // leftoverWarnings are the JSON API's warnings when creating room name

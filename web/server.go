@@ -13,6 +13,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+	"waitingroom/web/console"
+	"waitingroom/web/media"
 
 	"waitingroom/server/admin"
 	"waitingroom/server/challenge"
@@ -103,11 +105,11 @@ type Options struct {
 	Hub *sse.Hub
 	// Live is the rooms' per-second record for the console's dashboard;
 	// nil leaves its rates, charts and instances out.
-	Live LiveStats
+	Live console.LiveStats
 	// Stock is the dashboard's sold against stock; nil leaves it out.
-	Stock StockSummaries
+	Stock console.StockSummaries
 	// DashboardStreams bounds the open dashboard streams (default
-	// DefaultDashboardStreams).
+	// console.DefaultDashboardStreams).
 	DashboardStreams int
 	// EnterRatePerIP and EnterBurstPerIP bound enters per client IP
 	// (defaults DefaultEnterRatePerIP, and 3 times the rate): a safety
@@ -145,13 +147,13 @@ type Options struct {
 	Catalog Catalog
 	// ConsoleOrders is the order database of the console's orders and
 	// attribution pages; nil makes them say that none is attached.
-	ConsoleOrders ConsoleOrders
+	ConsoleOrders console.Orders
 	// PlacedOrders finds the order a resent order form placed; nil
 	// answers a resent form as a used token.
 	PlacedOrders PlacedOrders
 	// CampaignCounts is the line's joins per campaign; nil shows the
 	// attribution page's orders alone.
-	CampaignCounts CampaignCounts
+	CampaignCounts console.CampaignCounts
 	// Records keeps the database's record of the rooms; nil keeps none.
 	Records RoomRecords
 	// Ready is the readiness check of /readyz; nil uses Health.
@@ -163,9 +165,9 @@ type Options struct {
 	RecordedRooms RecordedRooms
 	// Operators are the console's accounts and sessions; nil turns the
 	// console off (its sign-in page says why).
-	Operators Operators
+	Operators console.Operators
 	// Audit records who changed what; nil records nothing.
-	Audit Audit
+	Audit console.Audit
 	// Devices signs the console's device cookies; nil signs them with a
 	// key of this process alone.
 	Devices *operator.Devices
@@ -182,7 +184,7 @@ type Options struct {
 	// refuses uploads.
 	Images Images
 	// Shares are the rooms' short links (share); nil turns them off.
-	Shares ShareLinks
+	Shares console.ShareLinks
 
 	// gate: PassKeys signs the passes and serves the JWKS;
 	// Gates mints and redeems them and keeps the sessions they open. With
@@ -212,7 +214,6 @@ type Server struct {
 	admin    []byte // SHA-256 of the admin token, nil when disabled
 	assets   *assets
 	hub      *sse.Hub
-	dash     *dashboard
 	enters   *ipLimiter
 	// challengeFetches bounds the challenges fetched per client, at the
 	// enters' rate (a join needs one).
@@ -232,31 +233,23 @@ type Server struct {
 	metrics    *Metrics
 	log        *slog.Logger
 	catalog    Catalog
-	orderAdmin ConsoleOrders
 	placed     PlacedOrders
-	campaigns  CampaignCounts
 	records    RoomRecords
 	ready      Readiness
 	sale       SaleLog
 	recorded   RecordedRooms
-	operators  Operators
-	auditLog   Audit
+	auditLog   console.Audit
 	// preview
 	publicURL, landingURL string
 	og                    *ogImages
 	front                 *homeCache
-	media                 *media     // brand: uploaded images
-	shares                ShareLinks // share
+	images                *media.Store       // brand: uploaded images
+	shares                console.ShareLinks // share
 	// widgets caches the embeddable widget's room settings and status.
 	widgets widgetCache
 
-	// hashing holds a slot per console password check under way, and
-	// untrustedHashing one more per untrusted check (signinUntrustedHashes).
-	hashing, untrustedHashing chan struct{}
-	// signins are the console sign-in's lockouts; devices signs its
-	// device cookies.
-	signins *signinGuard
-	devices *operator.Devices
+	// console serves the operator's pages under /admin.
+	console *console.Console
 
 	// gate serves gate mode (package gatemode).
 	gate *gatemode.Gate
@@ -303,11 +296,6 @@ func New(o Options) (*Server, error) {
 	if !room.ValidChallenge(o.ChallengeDefault) {
 		return nil, fmt.Errorf("web: challenge default %q: want off, auto or always", o.ChallengeDefault)
 	}
-	if o.Devices == nil {
-		if o.Devices, err = randomDevices(); err != nil {
-			return nil, err
-		}
-	}
 	if o.IPv6Prefix <= 0 {
 		o.IPv6Prefix = 64
 	}
@@ -321,11 +309,8 @@ func New(o Options) (*Server, error) {
 		challenges:       o.Challenges, policy: o.ChallengePolicy, challengeDefault: o.ChallengeDefault,
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
-		hashing:    make(chan struct{}, signinHashes),
 		tick:       o.Tick,
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
-	s.untrustedHashing = make(chan struct{}, signinUntrustedHashes)
-	s.signins, s.devices = newSigninGuard(), o.Devices
 	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	if s.origins, err = newCrossOrigin(o.AllowedOrigins, http.HandlerFunc(s.refuseCrossSite)); err != nil {
 		return nil, err
@@ -342,11 +327,13 @@ func New(o Options) (*Server, error) {
 	if err := s.previews(o); err != nil {
 		return nil, err
 	}
-	s.media = newMedia(o.Images)
+	s.images = media.New(o.Images)
 	s.shares = o.Shares
 	s.gate = s.newGate(o)
-	s.dash = newDashboard(o)
 	s.nets = newNetworkFlags(o.Rooms, o.NetworkFlagJoins)
+	if s.console, err = console.New(s.consoleDeps(o)); err != nil {
+		return nil, err
+	}
 	s.metrics.WatchReadiness(s.readiness)
 	return s, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"waitingroom/web/request"
 
 	"waitingroom/server/share"
 	"waitingroom/views"
@@ -52,10 +53,10 @@ func (s *Server) followShare(w http.ResponseWriter, r *http.Request) {
 
 // forwardedAttribution is the attribution an ad platform appended to a
 // short link (gclid, fbclid, ttclid and utm_*), its valid values only
-// (validAttribution); the link's own UTM values win over these.
+// (request.ValidAttribution); the link's own UTM values win over these.
 func forwardedAttribution(q url.Values) url.Values {
 	out := url.Values{}
-	for _, kv := range attributionValues(attributionOf(q)) {
+	for _, kv := range request.AttributionValues(request.AttributionOf(q)) {
 		if kv[1] != "" {
 			out.Set(kv[0], kv[1])
 		}

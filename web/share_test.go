@@ -16,7 +16,12 @@ import (
 	"github.com/makiuchi-d/gozxing"
 	gzqr "github.com/makiuchi-d/gozxing/qrcode"
 
+	"waitingroom/server/audit"
+	"waitingroom/server/operator"
 	"waitingroom/server/share"
+	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
+	"waitingroom/web/console"
 )
 
 // shareConsole is a console on PostgreSQL with share links, signed in.
@@ -29,9 +34,26 @@ type shareConsole struct {
 
 func newShareConsole(t *testing.T) *shareConsole {
 	t.Helper()
-	h, db := newConsoleHarness(t, nil)
-	links := share.NewLinks(share.NewStore(db), h.web.log)
-	h.web.shares = links // as Options.Shares sets it
+	return newShareConsoleWith(t, nil)
+}
+
+// newShareConsoleWith is newShareConsole with mut applied to its options
+// last.
+func newShareConsoleWith(t *testing.T, mut func(*Options)) *shareConsole {
+	t.Helper()
+	db := storetest.Migrated(t, store.Postgres)
+	ops, err := operator.New(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var links *share.Links
+	h := newHarness(t, func(o *Options) {
+		links = share.NewLinks(share.NewStore(db), o.Log)
+		o.Operators, o.Audit, o.Shares = ops, audit.New(db), links
+		if mut != nil {
+			mut(o)
+		}
+	})
 	c, csrf := signIn(t, h.srv, testAdminToken)
 	return &shareConsole{h: h, links: links, c: c, csrf: csrf}
 }
@@ -209,7 +231,7 @@ func TestShareLinks(t *testing.T) {
 }
 
 // failingShares fails every lookup.
-type failingShares struct{ ShareLinks }
+type failingShares struct{ console.ShareLinks }
 
 func (failingShares) Follow(context.Context, string, bool) (share.Link, error) {
 	return share.Link{}, errors.New("database away")

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"waitingroom/web/media"
 
 	"waitingroom/server/room"
 	"waitingroom/views"
@@ -93,7 +94,7 @@ func TestThemeCSS(t *testing.T) {
 func TestRoomPagesBranded(t *testing.T) {
 	rc := brandingConsole(t)
 	ctx := context.Background()
-	logo, err := rc.web.media.put(ctx, "ann", logoSlot, testImage(t, "png", 20, 10))
+	logo, err := rc.web.images.Put(ctx, "ann", media.LogoSlot, testImage(t, "png", 20, 10))
 	if err != nil {
 		t.Fatal(err)
 	}

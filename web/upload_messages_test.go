@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"waitingroom/web/console"
+	"waitingroom/web/media"
 )
 
 // TestUploadMessages: a refused upload says the slot's limit, a GIF of
@@ -20,11 +22,11 @@ func TestUploadMessages(t *testing.T) {
 		status     int
 		want       string
 	}{
-		{"logo too large, en", "en", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...)},
+		{"logo too large, en", "en", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.LogoSlot.MaxBytes)...)},
 			422, "This file is too large for this image: at most 512 KB."},
-		{"logo too large, ko", "ko", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, logoSlot.MaxBytes)...)},
+		{"logo too large, ko", "ko", upload{"logo-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.LogoSlot.MaxBytes)...)},
 			422, "최대 512KB까지입니다"},
-		{"favicon too large", "en", upload{"favicon-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, faviconSlot.MaxBytes)...)},
+		{"favicon too large", "en", upload{"favicon-file", "big.png", "image/png", append(bytes.Clone(pngImg), make([]byte, media.FaviconSlot.MaxBytes)...)},
 			422, "at most 256 KB."},
 		{"logo canvas", "en", upload{"logo-file", "bomb.png", "image/png", pngClaiming(t, 60000, 60000)},
 			422, "at most 4096 pixels wide and high, and 8,388,608 pixels in all."},
@@ -32,9 +34,9 @@ func TestUploadMessages(t *testing.T) {
 			422, "최대 512픽셀, 전체 262,144픽셀"},
 		{"gif header then garbage", "en", upload{"logo-file", "x.gif", "image/gif", []byte("GIF89a\xff\xff\xff\xff\x00\x00\x00this is not a gif")},
 			422, "This image is damaged or incomplete."},
-		{"whole form over its limit", "en", upload{"ogImage-file", "huge.png", "image/png", make([]byte, brandingBodyMax+1024)},
+		{"whole form over its limit", "en", upload{"ogImage-file", "huge.png", "image/png", make([]byte, console.BrandingBodyMax+1024)},
 			413, "The upload was too large, so nothing was saved and the form shows the saved settings again. Each image has its own limit: logo at most 512 KB, preview image 2048 KB, favicon 256 KB."},
-		{"whole form over its limit, ko", "ko", upload{"ogImage-file", "huge.png", "image/png", make([]byte, brandingBodyMax+1024)},
+		{"whole form over its limit, ko", "ko", upload{"ogImage-file", "huge.png", "image/png", make([]byte, console.BrandingBodyMax+1024)},
 			413, "올린 파일이 너무 커서"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // Attribution is not a security boundary: a buyer can already put any
 // UTM values in the link they join by or in the order itself. The cookie
 // is first-party, HttpOnly and scoped to the room's paths, its values are
-// checked again (validUTM) when read, and its size is bounded.
+// checked again (request.ValidUTM) when read, and its size is bounded.
 const utmCookie = "wr_utm"
 
 // maxUTMCookie bounds the cookie's encoded value, in bytes (under the
@@ -46,10 +46,10 @@ func utmCookies(r *http.Request, room string, c queue.Campaign) []*http.Cookie {
 	if from == nil {
 		from = r.URL.Query()
 	}
-	link := attributionOf(from)
+	link := request.AttributionOf(from)
 	u := order.UTM{Gclid: link.Gclid, Fbclid: link.Fbclid, Ttclid: link.Ttclid}
 	if !c.Direct() && c != queue.OtherCampaign && c.Source != "" &&
-		validUTM(order.UTM{Source: c.Source, Medium: c.Medium, Campaign: c.Campaign}) {
+		request.ValidUTM(order.UTM{Source: c.Source, Medium: c.Medium, Campaign: c.Campaign}) {
 		u.Source, u.Medium, u.Campaign, u.Term, u.Content = c.Source, c.Medium, c.Campaign, link.Term, link.Content
 	}
 	if had {
@@ -62,7 +62,7 @@ func utmCookies(r *http.Request, room string, c queue.Campaign) []*http.Cookie {
 		return nil
 	}
 	v := url.Values{}
-	for _, kv := range attributionValues(u) {
+	for _, kv := range request.AttributionValues(u) {
 		if kv[1] != "" {
 			v.Set(kv[0], kv[1])
 		}
@@ -102,10 +102,10 @@ func utmFromCookie(r *http.Request) (order.UTM, bool) {
 		return order.UTM{}, false
 	}
 	var u order.UTM
-	for _, k := range utmFields {
-		setAttribution(&u, k, v.Get(k))
+	for _, k := range request.UTMFields {
+		request.SetAttribution(&u, k, v.Get(k))
 	}
-	if u == (order.UTM{}) || !validUTM(u) {
+	if u == (order.UTM{}) || !request.ValidUTM(u) {
 		return order.UTM{}, false
 	}
 	return u, true

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"waitingroom/web/request"
 
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -159,11 +160,11 @@ func unixMs(t *time.Time) int64 {
 }
 
 // widgetLink is the room's URL carrying the host page's attribution in q
-// (utmFields: the utm_* fields and the ad click ids), the valid ones.
+// (request.UTMFields: the utm_* fields and the ad click ids), the valid ones.
 func widgetLink(name string, q url.Values) string {
 	out := url.Values{}
-	for _, k := range utmFields {
-		if v := q.Get(k); v != "" && validAttribution(k, v) {
+	for _, k := range request.UTMFields {
+		if v := q.Get(k); v != "" && request.ValidAttribution(k, v) {
 			out.Set(k, v)
 		}
 	}

@@ -1,6 +1,7 @@
 // Package request reads what a request brings: the client's address and
-// network behind trusted proxies, the signed visitor cookie, a bounded
-// JSON body and the Last-Event-ID of a reconnecting stream.
+// network behind trusted proxies and whether it came over TLS, the signed
+// visitor cookie, a bounded JSON body, the attribution of the link it came
+// by and the Last-Event-ID of a reconnecting stream.
 package request
 
 import (
