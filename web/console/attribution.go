@@ -51,8 +51,7 @@ func (s *Console) attributionPage(w http.ResponseWriter, r *http.Request, sess S
 		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	page := s.consolePage(r, sess, t.AttributionTitle, "attribution")
 	rooms, err := s.consoleRooms(ctx, co)
 	if err != nil {

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -30,8 +29,7 @@ func (s *Console) auditPage(w http.ResponseWriter, r *http.Request, sess Session
 		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoAudit)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	page := s.consolePage(r, sess, t.AuditTitle, "audit")
 	q := r.URL.Query()
 	loc, zone, zoneOK := consoleZone(r)

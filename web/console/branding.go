@@ -70,8 +70,7 @@ func (s *Console) consoleSaveBranding(w http.ResponseWriter, r *http.Request, se
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := brandingText(r)
 	cur, err := s.rooms.Room(ctx, name)
 	if err != nil {
@@ -302,8 +301,7 @@ func (s *Console) brandingTooLarge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		s.consoleFail(w, r, err)

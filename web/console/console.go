@@ -205,6 +205,10 @@ func New(d Deps) (*Console, error) {
 // requestTimeout bounds the store work of one console request.
 const requestTimeout = 5 * time.Second
 
+// readsBudget bounds a page whose reads each have a budget of their own
+// (the rooms list, the dashboard): one slow read leaves the others'.
+const readsBudget = 20 * time.Second
+
 // render writes c as a page with status.
 func (s *Console) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf bytes.Buffer

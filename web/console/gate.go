@@ -1,7 +1,6 @@
 package console
 
 import (
-	"context"
 	"net/http"
 
 	"waitingroom/server/room"
@@ -28,8 +27,7 @@ func (s *Console) consoleNewAPIKey(w http.ResponseWriter, r *http.Request, sess 
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	key, err := s.newAPIKey(ctx, sess.Operator, name)
 	if err != nil {
 		s.consoleFail(w, r, err)

@@ -9,7 +9,9 @@ import "net/http"
 func (s *Console) Signout(w http.ResponseWriter, r *http.Request) { s.Change(s.signout)(w, r) }
 
 // RoomList serves GET /admin/rooms.
-func (s *Console) RoomList(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleRoomList)(w, r) }
+func (s *Console) RoomList(w http.ResponseWriter, r *http.Request) {
+	s.PageFor(readsBudget, s.consoleRoomList)(w, r)
+}
 
 // NewRoom serves GET /admin/rooms/new.
 func (s *Console) NewRoom(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleNewRoom)(w, r) }
@@ -54,10 +56,14 @@ func (s *Console) ChangeProduct(w http.ResponseWriter, r *http.Request) {
 }
 
 // Dashboard serves GET /admin/rooms/{room}.
-func (s *Console) Dashboard(w http.ResponseWriter, r *http.Request) { s.Page(s.roomDashboard)(w, r) }
+func (s *Console) Dashboard(w http.ResponseWriter, r *http.Request) {
+	s.PageFor(readsBudget, s.roomDashboard)(w, r)
+}
 
 // Live serves GET /admin/rooms/{room}/live.
-func (s *Console) Live(w http.ResponseWriter, r *http.Request) { s.Page(s.roomLive)(w, r) }
+func (s *Console) Live(w http.ResponseWriter, r *http.Request) {
+	s.PageFor(dashStreamLife, s.roomLive)(w, r)
+}
 
 // Branding serves GET /admin/rooms/{room}/branding.
 func (s *Console) Branding(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleBranding)(w, r) }
@@ -100,7 +106,9 @@ func (s *Console) APIKey(w http.ResponseWriter, r *http.Request) { s.Change(s.co
 func (s *Console) OrdersPage(w http.ResponseWriter, r *http.Request) { s.Page(s.ordersPage)(w, r) }
 
 // OrdersCSV serves GET /admin/orders.csv.
-func (s *Console) OrdersCSV(w http.ResponseWriter, r *http.Request) { s.Page(s.ordersCSV)(w, r) }
+func (s *Console) OrdersCSV(w http.ResponseWriter, r *http.Request) {
+	s.PageFor(exportTimeout, s.ordersCSV)(w, r)
+}
 
 // CancelOrder serves POST /admin/orders/{id}/cancel.
 func (s *Console) CancelOrder(w http.ResponseWriter, r *http.Request) { s.Change(s.cancelOrder)(w, r) }

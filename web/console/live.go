@@ -69,8 +69,7 @@ func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ Session) {
 	if !s.sendLive(rc, w, first) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), dashStreamLife)
-	defer cancel()
+	ctx := r.Context()
 	tick := time.NewTicker(dashTick)
 	defer tick.Stop()
 	checked := time.Now()

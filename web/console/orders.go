@@ -136,8 +136,7 @@ func (s *Console) ordersPage(w http.ResponseWriter, r *http.Request, sess Sessio
 		s.Error(w, r, http.StatusServiceUnavailable, t.ErrNoOrders)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	oq, msg := parseOrdersQuery(r, t)
 	v := views.OrdersView{Filter: oq.form, Zone: zoneLabel(oq.zone, oq.loc), CSRF: sess.CSRF}
 	rooms, err := s.consoleRooms(ctx, co)
@@ -263,8 +262,7 @@ func (s *Console) ordersCSV(w http.ResponseWriter, r *http.Request, sess Session
 	}
 	// A long export may outlast the server's write timeout.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(exportTimeout))
-	ctx, cancel := context.WithTimeout(r.Context(), exportTimeout)
-	defer cancel()
+	ctx := r.Context()
 	out := &csvResponse{w: w, filename: csvFilename(oq.filter.Room, time.Now())}
 	err := co.ExportOrders(ctx, oq.filter, out)
 	switch {
@@ -300,8 +298,7 @@ func (s *Console) cancelOrder(w http.ResponseWriter, r *http.Request, sess Sessi
 		s.Error(w, r, http.StatusNotFound, t.ErrOrderNotFound)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	o, err := co.CancelOrder(ctx, roomName, id)
 	switch {
 	case err == nil:

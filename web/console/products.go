@@ -165,8 +165,7 @@ func (s *Console) consoleProducts(w http.ResponseWriter, r *http.Request, sess S
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	pp, _, err := s.productsPage(ctx, sess, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
@@ -196,8 +195,7 @@ func (s *Console) consoleAddProduct(w http.ResponseWriter, r *http.Request, sess
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := roomsText(r)
 	pp, _, err := s.productsPage(ctx, sess, name)
 	if err != nil {
@@ -267,8 +265,7 @@ func (s *Console) consoleProduct(w http.ResponseWriter, r *http.Request, sess Se
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	pp, err := s.productEdit(ctx, sess, name, id)
 	if err != nil {
 		s.consoleFail(w, r, err)
@@ -285,8 +282,7 @@ func (s *Console) consoleChangeProduct(w http.ResponseWriter, r *http.Request, s
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := roomsText(r)
 	pp, err := s.productEdit(ctx, sess, name, id)
 	if err != nil {
@@ -368,8 +364,7 @@ func (s *Console) productTooLarge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	var pp views.ProductsPage
 	form := &pp.Add
 	if r.PathValue("id") == "" {

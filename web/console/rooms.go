@@ -371,8 +371,7 @@ func (s *Console) consoleRoom(w http.ResponseWriter, r *http.Request) (string, r
 	if !ok {
 		return "", room.Settings{}, false
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
@@ -421,8 +420,7 @@ func (s *Console) refuseInvalidSettings(w http.ResponseWriter, r *http.Request, 
 
 // consoleCreateRoom serves POST /admin/rooms/new.
 func (s *Console) consoleCreateRoom(w http.ResponseWriter, r *http.Request, sess Session) {
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := roomsText(r)
 	p, v, errs := parseRoomForm(r.PostForm, t)
 	f := views.RoomForm{New: true, V: v, Zones: consoleZones, CSRF: sess.CSRF, Errors: errs}
@@ -462,8 +460,7 @@ func (s *Console) consoleRoomSettings(w http.ResponseWriter, r *http.Request, se
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := roomsText(r)
 	q := r.URL.Query()
 	f, _, err := s.roomForm(ctx, sess, name, q.Get("tz"))
@@ -495,8 +492,7 @@ func (s *Console) consoleSaveRoom(w http.ResponseWriter, r *http.Request, sess S
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := roomsText(r)
 	p, v, errs := parseRoomForm(r.PostForm, t)
 	// What the form does not show stays: the live state, for the actions.
@@ -596,8 +592,7 @@ func (s *Console) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := roomsText(r)
 	action := r.PostForm.Get("action")
 	cur, err := s.rooms.Room(ctx, name)
@@ -646,8 +641,7 @@ func (s *Console) consoleDeleteRoom(w http.ResponseWriter, r *http.Request, sess
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := roomsText(r)
 	if r.PostForm.Get("confirm") != name {
 		f, _, err := s.roomForm(ctx, sess, name, "")

@@ -125,8 +125,7 @@ func (s *Console) consoleShare(w http.ResponseWriter, r *http.Request, sess Sess
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	sp, err := s.sharePage(ctx, r, sess, name)
 	if err != nil {
 		s.consoleFail(w, r, err)
@@ -150,8 +149,7 @@ func (s *Console) consoleChangeShare(w http.ResponseWriter, r *http.Request, ses
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	t := views.ShareTextFor(Lang(r))
 	sp, err := s.sharePage(ctx, r, sess, name)
 	if err != nil {
@@ -223,8 +221,7 @@ func (s *Console) consoleShareDelete(w http.ResponseWriter, r *http.Request, ses
 		s.Error(w, r, http.StatusNotFound, views.ShareTextFor(Lang(r)).ErrNoLink)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-	defer cancel()
+	ctx := r.Context()
 	s.renderShareDelete(ctx, w, r, sess, name, code)
 }
 

@@ -2,7 +2,6 @@ package console
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -26,8 +25,7 @@ func (s *Console) consoleShareQR(svg bool) func(http.ResponseWriter, *http.Reque
 			s.Error(w, r, http.StatusNotFound, t.ErrNoLink)
 			return
 		}
-		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-		defer cancel()
+		ctx := r.Context()
 		l, err := s.shares.Follow(ctx, code, false)
 		switch {
 		case errors.Is(err, share.ErrNotFound), err == nil && l.Room != name:

@@ -120,8 +120,21 @@ func withSession(r *http.Request, sess Session) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), consoleSessionKey{}, sess))
 }
 
+// bounded runs h with r's context bounded by limit: the one bound of a
+// console request's store work, which Page and the changes set.
+func bounded(limit time.Duration, w http.ResponseWriter, r *http.Request, sess Session, h Handler) {
+	ctx, cancel := context.WithTimeout(r.Context(), limit)
+	defer cancel()
+	h(w, r.WithContext(ctx), sess)
+}
+
 // Page wraps a GET page: no valid session → 303 /admin/signin?next=<path>.
-func (s *Console) Page(h Handler) http.HandlerFunc {
+// Its store work is bounded by requestTimeout.
+func (s *Console) Page(h Handler) http.HandlerFunc { return s.PageFor(requestTimeout, h) }
+
+// PageFor is Page for a page whose work takes up to limit: a stream, an
+// export, or a page whose reads each have a budget of their own.
+func (s *Console) PageFor(limit time.Duration, h Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		sess, err := s.session(r)
@@ -134,7 +147,7 @@ func (s *Console) Page(h Handler) http.HandlerFunc {
 			s.Error(w, r, http.StatusServiceUnavailable, consoleText(r).ErrUnavailable)
 			return
 		}
-		h(w, withSession(r, sess), sess)
+		bounded(limit, w, withSession(r, sess), sess, h)
 	}
 }
 
@@ -185,7 +198,7 @@ func (s *Console) ChangeUpTo(limit int64, h Handler, tooLarge http.HandlerFunc) 
 			s.Error(w, r, http.StatusForbidden, t.ErrBadCSRF)
 			return
 		}
-		h(w, r, sess)
+		bounded(requestTimeout, w, r, sess, h)
 	}
 }
 
