@@ -15,7 +15,6 @@ import (
 
 	"github.com/makiuchi-d/gozxing"
 	gzqr "github.com/makiuchi-d/gozxing/qrcode"
-
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
 	"waitingroom/server/share"
@@ -268,4 +267,200 @@ func decodeQR(t *testing.T, b []byte) string {
 		t.Fatal(err)
 	}
 	return res.GetText()
+}
+
+// TestShareDeleteAsksFirst: deleting a share link takes a confirmation
+// that names the link, its clicks and the printed QR codes; without it
+// nothing is deleted.
+func TestShareDeleteAsksFirst(t *testing.T) {
+	sc := newShareConsole(t)
+	ctx := context.Background()
+	page := "/admin/rooms/" + sc.h.room + "/share"
+	l, err := sc.links.Create(ctx, share.Link{Room: sc.h.room, Source: "kakao"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := sc.links.Follow(ctx, l.Code, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sc.links.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short := sc.h.srv.URL + "/s/" + l.Code
+	if _, body := sc.get(t, page, nil); !strings.Contains(body, `href="`+page+"/"+l.Code+`/delete"`) {
+		t.Fatalf("the list does not lead to the confirmation: %.3000s", body)
+	}
+	cases := []struct {
+		name, method, path, lang string
+		form                     url.Values
+		status                   int
+		want                     []string
+		deleted                  bool
+	}{
+		{"confirm page, en", "GET", page + "/" + l.Code + "/delete", "en", nil, 200,
+			[]string{"Delete link " + l.Code + "?", "The short link " + short + " has 3 clicks", "QR codes already printed with it stop working", `name="confirm" value="1"`}, false},
+		{"confirm page, ko", "GET", page + "/" + l.Code + "/delete", "ko", nil, 200,
+			[]string{l.Code + " 링크를 삭제할까요?", "클릭 수는 3회", "이미 인쇄한 QR 코드"}, false},
+		{"unknown link", "GET", page + "/Zz9Zz9Zz/delete", "en", nil, 404, []string{"no such link"}, false},
+		{"post without confirm asks", "POST", page, "en", url.Values{"op": {"delete"}, "code": {l.Code}}, 200,
+			[]string{"Delete link " + l.Code + "?"}, false},
+		{"post without csrf", "POST", page, "en", url.Values{"op": {"delete"}, "code": {l.Code}, "confirm": {"1"}, "csrf": {"nope"}}, 403, nil, false},
+		{"confirmed", "POST", page, "en", url.Values{"op": {"delete"}, "code": {l.Code}, "confirm": {"1"}}, 303, nil, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var resp *http.Response
+			var body string
+			hdr := map[string]string{"Accept-Language": tc.lang}
+			if tc.method == "GET" {
+				resp, body = sc.get(t, tc.path, hdr)
+			} else {
+				if tc.form.Get("csrf") == "" {
+					tc.form.Set("csrf", sc.csrf)
+				}
+				resp, body = postForm(t, sc.c, sc.h.srv.URL+tc.path, tc.form, hdr)
+			}
+			if resp.StatusCode != tc.status {
+				t.Fatalf("%d, want %d: %.500s", resp.StatusCode, tc.status, body)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Fatalf("lacks %q: %.3000s", w, body)
+				}
+			}
+			ls, err := sc.links.List(ctx, sc.h.room)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gone := len(ls) == 0; gone != tc.deleted {
+				t.Fatalf("deleted %v, want %v", gone, tc.deleted)
+			}
+		})
+	}
+}
+
+// TestShareListReadable: the list shows UTM values as typed (escaped,
+// not percent-encoded) and times in the console's zone, and the rooms list and the branding page link to
+// the share page.
+func TestShareListReadable(t *testing.T) {
+	sc := newShareConsole(t)
+	name := sc.h.room
+	page := "/admin/rooms/" + name + "/share"
+	if _, err := sc.links.Create(context.Background(), share.Link{Room: name, Source: "kakao", Campaign: "봄 세일 <b>&", Term: "50%"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path      string
+		want, not []string
+	}{
+		// Times in the console's zone, as on the orders page (Seoul unless
+		// ?tz= says otherwise).
+		{page, []string{"?utm_source=kakao&amp;utm_campaign=봄 세일 &lt;b&gt;&amp;&amp;utm_term=50%</code>", "(UTC+09:00)"},
+			[]string{"%EB%B4%84", "utm_term=50%25", "<b>&"}},
+		{page + "?tz=UTC", []string{"(UTC)"}, []string{"(UTC+09:00)"}},
+		{"/admin/rooms", []string{`href="` + page + `"`}, nil},
+		{"/admin/rooms/" + name + "/branding", []string{`href="` + page + `"`}, nil},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			resp, body := sc.get(t, tc.path, nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("%d", resp.StatusCode)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("lacks %q: %.4000s", w, body)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(body, n) {
+					t.Errorf("has %q", n)
+				}
+			}
+		})
+	}
+}
+
+// TestSharePublicURLWarning: without PUBLIC_URL the share page warns, in
+// the operator's language, that its links use the console's address.
+func TestSharePublicURLWarning(t *testing.T) {
+	cases := []struct {
+		name, publicURL, lang string
+		want, wantNot         string
+	}{
+		{"unset, en", "", "en", "PUBLIC_URL is not set: these short links and QR codes use the address this console was opened at ({origin})", ""},
+		{"unset, ko", "", "ko", "PUBLIC_URL이 설정되지 않았습니다", ""},
+		{"set", "https://shop.example", "en", "", `data-warning="public-url"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := newShareConsoleWith(t, func(o *Options) { o.PublicURL = tc.publicURL })
+			page := "/admin/rooms/" + sc.h.room + "/share"
+			want := strings.ReplaceAll(tc.want, "{origin}", sc.h.srv.URL)
+			resp, body := sc.get(t, page, map[string]string{"Accept-Language": tc.lang})
+			if resp.StatusCode != 200 {
+				t.Fatalf("%d", resp.StatusCode)
+			}
+			if want != "" && !strings.Contains(body, want) {
+				t.Fatalf("no warning %q: %.3000s", want, body)
+			}
+			if tc.wantNot != "" && strings.Contains(body, tc.wantNot) {
+				t.Fatalf("warns although PUBLIC_URL is set: %.3000s", body)
+			}
+		})
+	}
+}
+
+// TestShareBuilderCountedRule: the builder lower-cases utm_source and
+// utm_medium and refuses values that joins would count under (other),
+// saying why in the operator's language; campaign, content and term stay
+// free text.
+func TestShareBuilderCountedRule(t *testing.T) {
+	sc := newShareConsole(t)
+	page := "/admin/rooms/" + sc.h.room + "/share"
+	cases := []struct {
+		name, lang, source, medium, campaign string
+		wantStatus                           int
+		wantSource, wantMedium, wantText     string
+	}{
+		{"capitals folded", "en", " Kakao ", "Social", "Spring Sale", http.StatusSeeOther, "kakao", "social", ""},
+		{"no medium", "en", "NAVER", "", "봄 세일", http.StatusSeeOther, "naver", "", ""},
+		{"korean source refused", "en", "카카오", "social", "", http.StatusUnprocessableEntity, "", "", "counted under (other): use a short Latin token such as kakao, naver, instagram"},
+		{"korean source refused, ko", "ko", "카카오톡", "social", "", http.StatusUnprocessableEntity, "", "", "(other)로 집계됩니다"},
+		{"space in medium refused", "en", "kakao", "social media", "", http.StatusUnprocessableEntity, "", "", "counted under (other)"},
+		{"source too long for a token", "en", strings.Repeat("a", 65), "", "", http.StatusUnprocessableEntity, "", "", "counted under (other)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := url.Values{"csrf": {sc.csrf}, "utm_source": {tc.source}, "utm_medium": {tc.medium}, "utm_campaign": {tc.campaign}}
+			resp, body := postForm(t, sc.c, sc.h.srv.URL+page, f, map[string]string{"Accept-Language": tc.lang})
+			if resp.StatusCode != tc.wantStatus {
+				t.Fatalf("%d, want %d: %.500s", resp.StatusCode, tc.wantStatus, body)
+			}
+			if tc.wantStatus != http.StatusSeeOther {
+				if !strings.Contains(body, tc.wantText) || !strings.Contains(body, `aria-invalid="true"`) {
+					t.Fatalf("the page does not say %q: %.3000s", tc.wantText, body)
+				}
+				return
+			}
+			m := createdCode.FindStringSubmatch(resp.Header.Get("Location"))
+			if m == nil {
+				t.Fatalf("location %q", resp.Header.Get("Location"))
+			}
+			ls, err := sc.links.List(context.Background(), sc.h.room)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range ls {
+				if l.Code == m[1] {
+					if l.Source != tc.wantSource || l.Medium != tc.wantMedium || l.Campaign != tc.campaign {
+						t.Fatalf("saved %q %q %q", l.Source, l.Medium, l.Campaign)
+					}
+					return
+				}
+			}
+			t.Fatalf("link %s not listed", m[1])
+		})
+	}
 }
