@@ -1,5 +1,8 @@
-// Package web is the HTTP adapter: routes, the visitor cookie, JSON errors
-// and metrics over the queue engine.
+// Package web is the HTTP server's assembler and the buyer's side: the
+// one route list, the middleware, the buyer's pages and JSON API, the
+// stream and widget endpoints, share links and link previews, built on
+// the console, gate mode, the SSE hub and the response and request
+// helpers.
 package web
 
 import (
