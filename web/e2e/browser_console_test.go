@@ -231,11 +231,12 @@ func TestBrowserOperatorDay(t *testing.T) {
 	addConsoleProduct(t, op, base, name, "Linen shirt", "39000", "10")
 	check("products")
 
-	// 3. The schedule: the pre-queue opens in 3 s, the sale in 10 s (the
-	// buyer must be in the pre-queue by then, even on a loaded machine).
+	// 3. The schedule: the pre-queue opens in 3 s, the sale in 45 s (the
+	// buyer must be in the pre-queue by then after the operator's dashboard
+	// and its accessibility check, even on a loaded machine).
 	openPage(t, op, base+"/admin/rooms/"+name+"/settings?tz=UTC")
 	now := time.Now().UTC().Truncate(time.Second)
-	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(20*time.Second)
+	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(45*time.Second)
 	// A datetime-local value: to the minute when the seconds are 0, as
 	// the browser and the console write it.
 	local := func(at time.Time) string {
