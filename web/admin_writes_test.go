@@ -12,7 +12,7 @@ import (
 )
 
 // spreadOptions give a server a 1 s tick and a hub whose default spread is
-// 800 ms (80% of the tick), as serve.go does.
+// 800 ms (80% of the tick), as web/app does.
 func spreadOptions(o *Options) {
 	o.Tick = time.Second
 	o.Hub = newHub(o.Queue.(sse.Source), sse.Options{ReadySpread: 800 * time.Millisecond}, o.Metrics, o.Log)

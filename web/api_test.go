@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"waitingroom/web/request"
 	"waitingroom/web/sse"
 
 	"waitingroom/server/order"
@@ -120,7 +121,7 @@ func (r reply) json(t *testing.T, v any) {
 
 func (r reply) cookie() *http.Cookie {
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		if c.Name == CookieName {
+		if c.Name == request.CookieName {
 			return c
 		}
 	}
@@ -184,7 +185,7 @@ func TestEnterPositionLeave(t *testing.T) {
 	if c.Value[0] == 'x' {
 		lead = "y"
 	}
-	tampered := &http.Cookie{Name: CookieName, Value: lead + c.Value[1:]}
+	tampered := &http.Cookie{Name: request.CookieName, Value: lead + c.Value[1:]}
 	steps := []struct {
 		name       string
 		method     string

@@ -60,7 +60,7 @@ func TestJoinByCampaignLink(t *testing.T) {
 			return cookie
 		}
 		for _, ck := range resp.Cookies() {
-			if ck.Name == CookieName {
+			if ck.Name == request.CookieName {
 				return ck
 			}
 		}

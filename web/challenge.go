@@ -49,9 +49,6 @@ func (s *Server) crossSite(r *http.Request) bool {
 // altchaHeader carries the base64 ALTCHA payload of an enter.
 const altchaHeader = "X-Altcha"
 
-// challengeURL is where a client gets room's challenge.
-func challengeURL(roomName string) string { return response.ChallengeURL(roomName) }
-
 // issueChallenge serves GET /api/rooms/{room}/challenge: a fresh challenge
 // for the visitor (of the wr_vid cookie, else a new id that the proved
 // enter makes; the GET sets no cookie), whose difficulty follows the

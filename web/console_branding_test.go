@@ -348,9 +348,9 @@ func TestUploadMessages(t *testing.T) {
 			422, "최대 512픽셀, 전체 262,144픽셀"},
 		{"gif header then garbage", "en", upload{"logo-file", "x.gif", "image/gif", []byte("GIF89a\xff\xff\xff\xff\x00\x00\x00this is not a gif")},
 			422, "This image is damaged or incomplete."},
-		{"whole form over its limit", "en", upload{"ogImage-file", "huge.png", "image/png", make([]byte, console.BrandingBodyMax+1024)},
+		{"whole form over its limit", "en", upload{"ogImage-file", "huge.png", "image/png", make([]byte, console.BrandingBodyMax()+1024)},
 			413, "The upload was too large, so nothing was saved and the form shows the saved settings again. Each image has its own limit: logo at most 512 KB, preview image 2048 KB, favicon 256 KB."},
-		{"whole form over its limit, ko", "ko", upload{"ogImage-file", "huge.png", "image/png", make([]byte, console.BrandingBodyMax+1024)},
+		{"whole form over its limit, ko", "ko", upload{"ogImage-file", "huge.png", "image/png", make([]byte, console.BrandingBodyMax()+1024)},
 			413, "올린 파일이 너무 커서"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,7 +31,7 @@ import (
 	"waitingroom/web/console"
 )
 
-// roomsConsole is a console wired as serve.go wires it: PostgreSQL for the
+// roomsConsole is a console wired as web/app wires it: PostgreSQL for the
 // sessions, the audit log, the products and the rooms' record.
 type roomsConsole struct {
 	*harness

@@ -7,9 +7,6 @@ import (
 	"waitingroom/web/request"
 )
 
-// CookieName is the visitor cookie's name.
-const CookieName = request.CookieName
-
 // visitorID returns the visitor id from a validly signed cookie. A missing,
 // malformed or tampered cookie yields ok == false: the caller treats the
 // request as a new visitor.

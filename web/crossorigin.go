@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"waitingroom/views"
-	"waitingroom/web/console"
 
 	"waitingroom/server/room"
+	"waitingroom/views"
+	"waitingroom/web/console"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
 )

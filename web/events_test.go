@@ -16,6 +16,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"waitingroom/web/request"
 
 	sseclient "github.com/r3labs/sse/v2"
 	"github.com/redis/go-redis/v9"
@@ -246,7 +247,7 @@ func visitorOf(t *testing.T, jar http.CookieJar, base string) string {
 	t.Helper()
 	u, _ := http.NewRequest("GET", base, nil)
 	for _, c := range jar.Cookies(u.URL) {
-		if c.Name == CookieName {
+		if c.Name == request.CookieName {
 			id, _, _ := strings.Cut(c.Value, ".")
 			return id
 		}

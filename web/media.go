@@ -11,9 +11,6 @@ import (
 	"waitingroom/web/media"
 )
 
-// Images keeps the uploaded images (store.DB).
-type Images = media.Images
-
 // serveMedia serves GET /media/{file}: an uploaded image, cached forever
 // (its name is its content), with the type sniffed at upload.
 func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request) {

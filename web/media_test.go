@@ -27,7 +27,7 @@ import (
 // slowImages is an image store whose reads take a while and are counted:
 // the reads made, the most at once, and the ones under way.
 type slowImages struct {
-	Images
+	media.Images
 	known   store.Image
 	delay   time.Duration
 	reads   atomic.Int64

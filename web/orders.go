@@ -154,10 +154,6 @@ func (s *Server) placeOrderForm(w http.ResponseWriter, r *http.Request) {
 	s.respond().HTML(w, r, err, response.PageOptions{Scope: response.ScopeOrder, Room: name, Repost: retry.Repost(name)})
 }
 
-func (s *Server) orderError(w http.ResponseWriter, r *http.Request, status int, heading, msg string, retry *views.Retry) {
-	s.htmlPage(w, r, views.ErrorPage{Status: status, Heading: heading, Message: msg, Room: r.PathValue("room"), RetryPost: retry.Repost(r.PathValue("room"))})
-}
-
 // confirmation serves GET /r/{room}/orders/{id}, to the visitor who placed
 // the order only.
 func (s *Server) confirmation(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"waitingroom/web/request"
 
 	"waitingroom/server/room"
 	"waitingroom/web/response"
@@ -210,7 +211,7 @@ func TestNoJavaScriptFlow(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range resp.Cookies() {
-		if c.Name == CookieName {
+		if c.Name == request.CookieName {
 			cookie = c
 		}
 	}

@@ -137,7 +137,7 @@ func TestConsoleProductImageUpload(t *testing.T) {
 func TestConsoleProductImageTooLarge(t *testing.T) {
 	rc := brandingConsole(t)
 	base := "/admin/rooms/" + rc.room + "/products"
-	huge := append(testImage(t, "png", 10, 10), make([]byte, console.ProductBodyMax)...)
+	huge := append(testImage(t, "png", 10, 10), make([]byte, console.ProductBodyMax())...)
 	fields := map[string]string{"name": "Huge", "price": "1", "currency": "USD", "stock": "1"}
 	for _, lang := range []string{"en", "ko"} {
 		resp, body := rc.postMultipart(t, base, fields, []upload{{"imageURL-file", "huge.png", "image/png", huge}}, map[string]string{"Accept-Language": lang})

@@ -185,7 +185,7 @@ type Options struct {
 	OGFont     string
 	// Images keeps the uploaded images (brand); nil serves none and
 	// refuses uploads.
-	Images Images
+	Images media.Images
 	// Shares are the rooms' short links (share); nil turns them off.
 	Shares console.ShareLinks
 
@@ -320,7 +320,7 @@ func New(o Options) (*Server, error) {
 	}
 	// The shop's callback is posted by the hand-off page of this site to
 	// the shop's host, across sites by design: the pass in its body is
-	// its credential (gate_enter.go).
+	// its credential (gatemode.Gate.Enter).
 	s.origins.AddInsecureBypassPattern("POST /_waitingroom/enter")
 	if o.AdminToken != "" {
 		s.admin = digest(o.AdminToken)

@@ -21,7 +21,9 @@ import (
 
 // BrandingBodyMax bounds the branding form: its images at their limits,
 // and the text fields.
-var BrandingBodyMax = int64(media.LogoSlot.MaxBytes+media.OGImageSlot.MaxBytes+media.FaviconSlot.MaxBytes) + FormBodyMax
+func BrandingBodyMax() int64 {
+	return int64(media.LogoSlot.MaxBytes+media.OGImageSlot.MaxBytes+media.FaviconSlot.MaxBytes) + FormBodyMax
+}
 
 func brandingText(r *http.Request) views.BrandingText { return views.BrandingTextFor(Lang(r)) }
 

@@ -44,7 +44,7 @@ func (s *Console) Products(w http.ResponseWriter, r *http.Request) { s.Page(s.co
 
 // AddProduct serves POST /admin/rooms/{room}/products.
 func (s *Console) AddProduct(w http.ResponseWriter, r *http.Request) {
-	s.ChangeUpTo(ProductBodyMax, s.consoleAddProduct, s.productTooLarge)(w, r)
+	s.ChangeUpTo(ProductBodyMax(), s.consoleAddProduct, s.productTooLarge)(w, r)
 }
 
 // Product serves GET /admin/rooms/{room}/products/{id}.
@@ -52,7 +52,7 @@ func (s *Console) Product(w http.ResponseWriter, r *http.Request) { s.Page(s.con
 
 // ChangeProduct serves POST /admin/rooms/{room}/products/{id}.
 func (s *Console) ChangeProduct(w http.ResponseWriter, r *http.Request) {
-	s.ChangeUpTo(ProductBodyMax, s.consoleChangeProduct, s.productTooLarge)(w, r)
+	s.ChangeUpTo(ProductBodyMax(), s.consoleChangeProduct, s.productTooLarge)(w, r)
 }
 
 // Dashboard serves GET /admin/rooms/{room}.
@@ -70,7 +70,7 @@ func (s *Console) Branding(w http.ResponseWriter, r *http.Request) { s.Page(s.co
 
 // SaveBranding serves POST /admin/rooms/{room}/branding.
 func (s *Console) SaveBranding(w http.ResponseWriter, r *http.Request) {
-	s.ChangeUpTo(BrandingBodyMax, s.consoleSaveBranding, s.brandingTooLarge)(w, r)
+	s.ChangeUpTo(BrandingBodyMax(), s.consoleSaveBranding, s.brandingTooLarge)(w, r)
 }
 
 // Share serves GET /admin/rooms/{room}/share.

@@ -349,7 +349,7 @@ func ProductImageRefusal(lang, code string) string {
 
 // ProductBodyMax bounds a product form: its image at its limit, and the
 // text fields.
-var ProductBodyMax = int64(media.ProductSlot.MaxBytes) + FormBodyMax
+func ProductBodyMax() int64 { return int64(media.ProductSlot.MaxBytes) + FormBodyMax }
 
 // productTooLarge answers a product form over ProductBodyMax: the form
 // as saved (the body was cut, so nothing typed can be kept) with the

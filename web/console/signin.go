@@ -177,7 +177,7 @@ func (s *Console) ChangeUpTo(limit int64, h Handler, tooLarge http.HandlerFunc) 
 		}
 		if !parseConsoleForm(w, r, bound) {
 			if tooLarge != nil && err == nil {
-				tooLarge(w, r)
+				bounded(requestTimeout, w, r, sess, func(w http.ResponseWriter, r *http.Request, _ Session) { tooLarge(w, r) })
 				return
 			}
 			s.Error(w, r, http.StatusRequestEntityTooLarge, t.ErrTooLarge)

@@ -130,16 +130,11 @@ func APIKeyMatches(key, hash string) bool {
 // and shop.
 var errPassRefused = fmt.Errorf("pass refused: %w", pass.ErrInvalid)
 
-// redeemPass verifies compact (signature, expiry, room name, audience the
-// room's shop) and turns it into a session on a fresh id. It returns
-// errPassRefused, queue.ErrPassUnknown, queue.ErrTokenUsed, a
-// *queue.WaitError or a store error.
-func (gt *Gate) redeemPass(ctx context.Context, name string, g gateOf, compact string) (queue.Session, error) {
-	return gt.redeemPassAs(ctx, name, g, compact, "")
-}
-
-// redeemPassAs is redeemPass into the session id sid chosen by the caller
-// ("" for a fresh one): a retry with the same sid gets the same session.
+// redeemPassAs verifies compact (signature, expiry, room name, audience
+// the room's shop) and turns it into a session on the id sid chosen by the
+// caller ("" for a fresh one): a retry with the same sid gets the same
+// session. It returns errPassRefused, queue.ErrPassUnknown,
+// queue.ErrTokenUsed, a *queue.WaitError or a store error.
 func (gt *Gate) redeemPassAs(ctx context.Context, name string, g gateOf, compact, sid string) (queue.Session, error) {
 	c, err := gt.d.PassKeys.Verify(compact, time.Now())
 	if err != nil || !g.on || c.Room != name || subtle.ConstantTimeCompare([]byte(c.Audience), []byte(g.audience)) != 1 {

@@ -37,13 +37,6 @@ func WriteError(w http.ResponseWriter, status int, code, msg string) {
 	WriteJSON(w, status, Error{Code: code, Message: msg})
 }
 
-// WriteErrorRetry answers the API's error shape with Retry-After set to
-// after, rounded up to whole seconds.
-func WriteErrorRetry(w http.ResponseWriter, status int, after time.Duration, code, msg string) {
-	w.Header().Set("Retry-After", strconv.Itoa(RetrySeconds(after)))
-	WriteJSON(w, status, Error{Code: code, Message: msg})
-}
-
 // WriteRateLimited answers a refused enter.
 func WriteRateLimited(w http.ResponseWriter) {
 	w.Header().Set("Retry-After", "2")
