@@ -39,11 +39,21 @@ const (
 // SessionTTL is how long a console session lasts.
 const SessionTTL = 12 * time.Hour
 
-// params are the argon2id parameters of new hashes: 19 MiB, 2 passes, 1
+// DefaultHash is the argon2id cost of new hashes: 19 MiB, 2 passes, 1
 // lane (OWASP's recommendation), so that the few checks the console runs
 // at once stay small. A stored hash names its own parameters (PHC
 // string): hashes made with others still verify.
-var params = &argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+func DefaultHash() argon2id.Params {
+	return argon2id.Params{Memory: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLength: 16, KeyLength: 32}
+}
+
+// Options tunes a Store; the zero value is production's.
+type Options struct {
+	// Hash is the argon2id cost of new hashes; nil is DefaultHash.
+	Hash *argon2id.Params
+	// Now is the clock of sessions; nil is time.Now.
+	Now func() time.Time
+}
 
 var validName = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 
@@ -65,16 +75,26 @@ type Store struct {
 	// dummy is a hash of a random password: checking against it when the
 	// operator does not exist takes as long as checking a real one.
 	dummy string
+	hash  *argon2id.Params
 	now   func() time.Time
 }
 
 // New returns a Store over db, whose migrations have applied.
-func New(db *store.DB) (*Store, error) {
-	dummy, err := argon2id.CreateHash(rand.Text(), params)
+func New(db *store.DB, o Options) (*Store, error) {
+	s := &Store{db: db, hash: o.Hash, now: o.Now}
+	if s.hash == nil {
+		def := DefaultHash()
+		s.hash = &def
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	dummy, err := argon2id.CreateHash(rand.Text(), s.hash)
 	if err != nil {
 		return nil, fmt.Errorf("operator: dummy hash: %w", err)
 	}
-	return &Store{db: db, dummy: dummy, now: time.Now}, nil
+	s.dummy = dummy
+	return s, nil
 }
 
 // Add creates an operator with password.
@@ -85,7 +105,7 @@ func (s *Store) Add(ctx context.Context, name, password string) error {
 	if !ValidPassword(password) {
 		return ErrBadPassword
 	}
-	hash, err := argon2id.CreateHash(password, params)
+	hash, err := argon2id.CreateHash(password, s.hash)
 	if err != nil {
 		return fmt.Errorf("operator: hash password: %w", err)
 	}

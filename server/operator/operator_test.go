@@ -18,7 +18,7 @@ func TestOperators(t *testing.T) {
 	for _, dialect := range []string{store.Postgres, store.SQLite} {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
-			s, err := New(storetest.Migrated(t, dialect))
+			s, err := New(storetest.Migrated(t, dialect), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestOperators(t *testing.T) {
 // TestAuthenticateTakesAsLong checks that an unknown name costs a hash too.
 func TestAuthenticateTakesAsLong(t *testing.T) {
 	ctx := context.Background()
-	s, err := New(storetest.Migrated(t, store.Postgres))
+	s, err := New(storetest.Migrated(t, store.Postgres), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestAuthenticateTakesAsLong(t *testing.T) {
 func TestHashParameters(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.Migrated(t, store.Postgres)
-	s, err := New(db)
+	s, err := New(db, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestSessions(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			ctx := context.Background()
 			db := storetest.Migrated(t, dialect)
-			s, err := New(db)
+			s, err := New(db, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,8 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,9 +67,15 @@ func Open(ctx context.Context, rawURL string, maxConns int, log *slog.Logger) (*
 		maxConns = DefaultMaxConns
 	}
 	if rawURL == "" {
-		// One connection to a named in-memory database: SQLite serialises
-		// writers anyway, and the data lives as long as the process.
-		db, err := sqlx.Open("sqlite", "file:waitingroom?mode=memory&cache=shared&_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)")
+		// One connection to an in-memory database of this store's own:
+		// SQLite serialises writers anyway, and the data lives as long as
+		// the store. Its name is unique, so that two stores in one process
+		// never share their tables.
+		var id [8]byte
+		if _, err := rand.Read(id[:]); err != nil {
+			return nil, fmt.Errorf("store: name embedded sqlite: %w", err)
+		}
+		db, err := sqlx.Open("sqlite", "file:waitingroom-"+hex.EncodeToString(id[:])+"?mode=memory&cache=shared&_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)")
 		if err != nil {
 			return nil, fmt.Errorf("store: open embedded sqlite: %w", err)
 		}

@@ -76,7 +76,7 @@ func adminCommand(ctx context.Context, assets Assets, args []string, getenv func
 	if err := db.Migrate(ctx, assets.migrations()); err != nil {
 		return err
 	}
-	ops, err := operator.New(db)
+	ops, err := operator.New(db, operator.Options{})
 	if err != nil {
 		return err
 	}

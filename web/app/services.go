@@ -147,7 +147,7 @@ func (s *services) openQueue(ctx context.Context, cfg config.Config, log *slog.L
 // openRecords builds the operators, the audit log, the metrics, the SSE
 // hub, the orders, the share links and the live and adaptive counters.
 func (s *services) openRecords(cfg config.Config, log *slog.Logger) (err error) {
-	if s.ops, err = operator.New(s.db); err != nil {
+	if s.ops, err = operator.New(s.db, operator.Options{}); err != nil {
 		return err
 	}
 	s.audit = audit.New(s.db)
