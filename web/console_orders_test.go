@@ -50,7 +50,7 @@ func newOrdersConsole(t *testing.T) *ordersConsole { return newOrdersConsoleWith
 func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) console.Orders) *ordersConsole {
 	t.Helper()
 	db := storetest.Migrated(t, store.Postgres)
-	ops, err := operator.New(db)
+	ops, err := operator.New(db, testOperators)
 	if err != nil {
 		t.Fatal(err)
 	}

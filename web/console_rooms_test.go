@@ -53,7 +53,7 @@ func newRoomsConsoleWith(t *testing.T, mut func(*Options)) *roomsConsole {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sale := &saleEvents{}
 	db := storetest.Migrated(t, store.Postgres)
-	ops, err := operator.New(db)
+	ops, err := operator.New(db, testOperators)
 	if err != nil {
 		t.Fatal(err)
 	}

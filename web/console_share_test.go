@@ -41,7 +41,7 @@ func newShareConsole(t *testing.T) *shareConsole {
 func newShareConsoleWith(t *testing.T, mut func(*Options)) *shareConsole {
 	t.Helper()
 	db := storetest.Migrated(t, store.Postgres)
-	ops, err := operator.New(db)
+	ops, err := operator.New(db, testOperators)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alexedwards/argon2id"
+
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
 	"waitingroom/server/store"
@@ -27,12 +29,17 @@ import (
 	"waitingroom/web/console"
 )
 
+// testOperators hash passwords at argon2id's least cost: the sign-in
+// tests check the console's rules, not the hash's cost (server/operator's
+// tests check that).
+var testOperators = operator.Options{Hash: &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}}
+
 // newConsoleHarness is newHarness with the console wired to a freshly
 // migrated PostgreSQL: its operators, sessions and audit log.
 func newConsoleHarness(t *testing.T, mut func(*Options)) (*harness, *store.DB) {
 	t.Helper()
 	db := storetest.Migrated(t, store.Postgres)
-	ops, err := operator.New(db)
+	ops, err := operator.New(db, testOperators)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -966,7 +973,7 @@ func TestConsoleAdminSessionEndsWithItsToken(t *testing.T) {
 // server signs in with.
 func operatorsOf(t *testing.T, db *store.DB) *operator.Store {
 	t.Helper()
-	ops, err := operator.New(db)
+	ops, err := operator.New(db, testOperators)
 	if err != nil {
 		t.Fatal(err)
 	}

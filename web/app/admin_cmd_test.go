@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alexedwards/argon2id"
+
 	"waitingroom/server/operator"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
@@ -67,7 +69,7 @@ func TestAdminUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ops, _ := operator.New(db)
+	ops, _ := operator.New(db, operator.Options{Hash: &argon2id.Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLength: 16, KeyLength: 32}})
 	if err := ops.Authenticate(context.Background(), "alice", "correct horse battery"); err != nil {
 		t.Fatalf("alice: %v", err)
 	}
