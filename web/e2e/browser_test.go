@@ -33,14 +33,25 @@ import (
 	"waitingroom/server/visitor"
 )
 
-// browser starts headless Chromium as this machine allows it (no sandbox as
-// root, none of the background traffic a closed network refuses) and
-// returns its first tab; tabs made from it WithNewBrowserContext have
-// cookie jars of their own.
-func browser(t *testing.T) context.Context {
-	t.Helper()
+// chromium is the one headless Chromium the package's browser tests share:
+// each test opens tabs in browser contexts (cookie jars) of its own in it,
+// instead of starting a browser of its own. It starts at the first test
+// that asks for it and stops when the tests are over (TestMain).
+type chromium struct {
+	once   sync.Once
+	root   context.Context
+	cancel func()
+	err    error
+}
+
+// shared is the package's Chromium.
+var shared chromium
+
+// start starts Chromium at path as this machine allows it (no sandbox as
+// root, none of the background traffic a closed network refuses).
+func (c *chromium) start(path, profile string) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(servicetest.Chromium(t)),
+		chromedp.ExecPath(path),
 		chromedp.Flag("headless", true),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -49,17 +60,50 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
+		// Tabs in the background keep their timers and their frames:
+		// every test's tab is one of many.
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(420, 760),
 	)
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	root, cancelRoot := chromedp.NewContext(alloc)
-	t.Cleanup(cancelRoot)
-	if err := chromedp.Do(root); err != nil { // starts the browser
-		t.Fatalf("start chromium: %v", err)
+	c.root = root
+	c.cancel = func() { cancelRoot(); cancelAlloc() }
+	c.err = chromedp.Do(root) // starts the browser
+}
+
+// stop ends Chromium, if it started, and removes its profile.
+func (c *chromium) stop() {
+	if c.cancel != nil {
+		c.cancel()
 	}
-	return root
+}
+
+// browser returns a context in the package's Chromium, started at the
+// first call; tabs made from it WithNewBrowserContext have cookie jars of
+// their own, and close when t ends.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := servicetest.Chromium(t)
+	shared.once.Do(func() {
+		profile, err := os.MkdirTemp("", "e2e-chromium-")
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.start(path, profile)
+		stop := shared.cancel
+		shared.cancel = func() { stop(); os.RemoveAll(profile) }
+	})
+	if shared.err != nil {
+		t.Fatalf("start chromium: %v", shared.err)
+	}
+	ctx, cancel := chromedp.NewContext(shared.root)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // waitText waits until the rank line reads want.

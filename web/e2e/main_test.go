@@ -29,7 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("WR_RUN_MAIN") == "1" {
 		os.Exit(runMain())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	shared.stop()
+	os.Exit(code)
 }
 
 // runMain is the root main.go: the waitingroom binary, with the assets
