@@ -184,6 +184,7 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
@@ -242,6 +243,7 @@ func TestBrowserKeepsAnUnspentProof(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
@@ -282,6 +284,7 @@ func TestBrowserJoinsThroughTheChallenge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	axe := axeSource(t)
@@ -326,6 +329,7 @@ func TestBrowserJoinsWithoutChallenge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)

@@ -19,6 +19,7 @@ func TestBrowserFrontPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
+	t.Parallel()
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)

@@ -310,8 +310,8 @@ func TestDrillEdgeCache(t *testing.T) {
 	took := time.Since(start)
 	renders := d.pageRenders() - upstreamBefore
 	t.Logf("%d page loads in %v through nginx: cache %v; the instances rendered the page %d times", loads, took.Round(time.Millisecond), status, renders)
-	if status["error"] > 0 || took > 10*time.Second {
-		t.Fatalf("page loads failed or took %v: %v", took, status)
+	if status["error"] > 0 {
+		t.Fatalf("page loads failed: %v", status)
 	}
 	if renders > 36 {
 		t.Fatalf("the instances saw %d page requests; the edge cache must absorb the burst", renders)
