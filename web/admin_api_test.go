@@ -79,6 +79,7 @@ func (f *readsFailAfterSave) AdaptHistory(ctx context.Context, name string, n in
 // figures' read after the save fails: "live" is null and "liveError" says
 // why. A GET that cannot read them still answers 503.
 func TestSavedSettingsAnswerSaved(t *testing.T) {
+	t.Parallel()
 	var rooms *readsFailAfterSave
 	h := newHarness(t, func(o *Options) { rooms = failReadsAfterSave(o) })
 	ctx := context.Background()
@@ -120,6 +121,7 @@ func (soldOutFails) SetSoldOut(context.Context, string, bool) error { return err
 // but whose sold-out flag could not be set answers 200 with the saved
 // settings and a warning that says so, never an error for a saved change.
 func TestSavedSettingsWithoutTheirSoldOutFlag(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.Rooms = soldOutFails{o.Rooms} })
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -151,6 +153,7 @@ func TestSavedSettingsWithoutTheirSoldOutFlag(t *testing.T) {
 // answers 400 naming the field for invalid ones, and a manual rate change
 // turns adaptive off until it is turned on again.
 func TestAdminAdaptive(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	path := "/api/admin/rooms/" + h.room
@@ -262,6 +265,7 @@ func (r *racingRooms) Room(ctx context.Context, name string) (room.Settings, err
 // adaptive; a write that changes the rate, or moves it into new bounds,
 // sets it.
 func TestSaveRacesTheController(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rr := &racingRooms{}
 	h := newHarness(t, func(o *Options) {

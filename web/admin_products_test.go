@@ -19,6 +19,7 @@ var adminAuth = map[string]string{"Authorization": "Bearer " + testAdminToken}
 // TestProductAdminAPI drives the products API on PostgreSQL and on the
 // embedded store: create, list, update, delete, and every refusal.
 func TestProductAdminAPI(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		h    func(t *testing.T) *harness
@@ -117,6 +118,7 @@ func TestProductAdminAPI(t *testing.T) {
 // TestRestockThroughTheAPI: the room sells out; raising the stock through
 // the admin API reopens it; a product with orders cannot be deleted.
 func TestRestockThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 1, nil)
 	c, tok := h.admitted(t)
 	if r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c); r.status != 201 {
@@ -220,6 +222,7 @@ var catalogWriters = []catalogWriter{
 // whether the room is sold out (every product at stock 0), and a sold-out
 // room admits nobody. A room with no product is not sold out.
 func TestEveryCatalogWriteDecidesSoldOut(t *testing.T) {
+	t.Parallel()
 	for _, w := range catalogWriters {
 		t.Run(w.name, func(t *testing.T) {
 			rc := newRoomsConsole(t)

@@ -30,6 +30,7 @@ func spreadString(ms *int) string {
 // server's default, and answers 400 naming the field for anything else,
 // saving nothing.
 func TestAdminReadySpread(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) {
 		spreadOptions(o)
 		t.Cleanup(o.Hub.Close)

@@ -160,6 +160,7 @@ func (h *harness) do(t *testing.T, method, path, body string, hdr map[string]str
 }
 
 func TestEnterPositionLeave(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	q := "/api/rooms/" + h.room + "/queue"
 
@@ -237,6 +238,7 @@ func TestEnterPositionLeave(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	big := strings.Repeat("x", maxBody+1)
 	tests := []struct {
@@ -270,6 +272,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestChunkedOversizedBodyIsRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	pr, pw := io.Pipe()
 	go func() {
@@ -288,6 +291,7 @@ func TestChunkedOversizedBodyIsRefused(t *testing.T) {
 }
 
 func TestAdminAPI(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	fresh := servicetest.RoomName(t, h.rdb)
@@ -382,6 +386,7 @@ func TestAdminAPI(t *testing.T) {
 }
 
 func TestEnterRatePerIP(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0.01, 2 })
 	for i, want := range []int{200, 200, 429} {
 		r := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
@@ -400,6 +405,7 @@ func TestEnterRatePerIP(t *testing.T) {
 // reconnects with the limit spent; a stream that makes a new visitor does
 // take an enter (and one that makes a place: TestStreamThatMakesAPlaceIsAnEnter).
 func TestStreamOfAKnownVisitorIsNotAnEnter(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0.001, 1 })
 	in := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
 	if in.status != 200 {
@@ -431,6 +437,7 @@ func TestStreamOfAKnownVisitorIsNotAnEnter(t *testing.T) {
 // above human rates (200/s, burst 600), not a cap on a crowd behind one
 // address: 300 joins at once from one address all get in.
 func TestEnterRateDefaults(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0, 0 })
 	if l := h.web.enters; l.perSecond != DefaultEnterRatePerIP || l.burst != 3*DefaultEnterRatePerIP {
 		t.Fatalf("defaults %v/s burst %d, want %d/s burst %d", l.perSecond, l.burst, DefaultEnterRatePerIP, 3*DefaultEnterRatePerIP)
@@ -443,6 +450,7 @@ func TestEnterRateDefaults(t *testing.T) {
 }
 
 func TestAdminDisabledWithoutToken(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.AdminToken = "" })
 	r := h.do(t, "GET", "/api/admin/rooms/"+h.room, "", map[string]string{"Authorization": "Bearer "}, nil)
 	if r.status != 403 || !strings.Contains(r.body, "admin_disabled") {
@@ -451,6 +459,7 @@ func TestAdminDisabledWithoutToken(t *testing.T) {
 }
 
 func TestRedisDownFailsClosed(t *testing.T) {
+	t.Parallel()
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
 	h := newHarness(t, func(o *Options) {
@@ -486,6 +495,7 @@ func (panicky) EnterNew(context.Context, string, string, string, queue.Campaign)
 }
 
 func TestPanicIsAJSONError(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.Queue = panicky{o.Queue} })
 	r := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
 	if r.status != 500 || !strings.Contains(r.body, `"error":"internal"`) || strings.Contains(r.body, "goroutine") {
@@ -494,6 +504,7 @@ func TestPanicIsAJSONError(t *testing.T) {
 }
 
 func TestHealthMetricsRobots(t *testing.T) {
+	t.Parallel()
 	var metrics *Metrics
 	h := newHarness(t, func(o *Options) { metrics = o.Metrics })
 	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)

@@ -24,6 +24,7 @@ import (
 // UTM values, repeats some enters, admits everyone and reads the counts
 // per campaign.
 func TestJoinByCampaignLink(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	news := queue.Campaign{Source: "news", Medium: "email", Campaign: "spring sale"}
@@ -100,6 +101,7 @@ func TestJoinByCampaignLink(t *testing.T) {
 // A join whose UTM values break the order path's rule joins all the same,
 // and counts under queue.OtherCampaign.
 func TestJoinCountsBadUTMAsOther(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	long := url.Values{"utm_source": {"news"}, "utm_campaign": {strings.Repeat("x", request.MaxUTM+1)}}.Encode()
@@ -151,6 +153,7 @@ func TestJoinCountsBadUTMAsOther(t *testing.T) {
 // TestHubCountsConnections: two streams open, one goes (found at the next
 // heartbeat), the other is dropped by Close.
 func TestHubCountsConnections(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) {
 		o.Hub = newHub(o.Queue.(*queue.Engine), sse.Options{Heartbeat: 50 * time.Millisecond}, o.Metrics, o.Log)
 		t.Cleanup(o.Hub.Close)
@@ -207,6 +210,7 @@ func mustTokens(t *testing.T, n int) []string {
 // click ids alone do not keep a later join by a campaign from being
 // remembered, and are kept with it unless the join brings its own.
 func TestUTMCookieKeepsFirstCampaign(t *testing.T) {
+	t.Parallel()
 	kakao := queue.Campaign{Source: "kakao", Medium: "social", Campaign: "spring"}
 	tests := []struct {
 		name   string
@@ -256,6 +260,7 @@ var hiddenField = regexp.MustCompile(`<input type="hidden"(?: id="[^"]*")? name=
 // both. A second buyer whose order form lost the link's fields (a
 // bookmark) gets them from the wr_utm cookie.
 func TestNoScriptOrderKeepsClickIDs(t *testing.T) {
+	t.Parallel()
 	const link = "utm_source=insta&utm_medium=social&utm_campaign=drop1&utm_content=hero&gclid=Cj0KCQ-x_1&fbclid=bad+id"
 	for _, tc := range []struct {
 		name      string
@@ -322,6 +327,7 @@ func TestNoScriptOrderKeepsClickIDs(t *testing.T) {
 // TestJSONOrderClickIDs: the JSON order takes the click ids in its utm
 // object, and refuses one that is not a click id.
 func TestJSONOrderClickIDs(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 5, nil)
 	ck, tok := h.admitted(t)
 	r := h.do(t, "POST", "/api/rooms/"+h.room+"/orders", `{"quantity":1,"utm":{"source":"x","gclid":"a b"}}`, map[string]string{"X-Entry-Token": tok}, ck)

@@ -87,6 +87,7 @@ func refusal(t *testing.T, r reply) response.ChallengeRefusal {
 }
 
 func TestChallengeEndpoint(t *testing.T) {
+	t.Parallel()
 	h, _ := challengeHarness(t, room.ChallengeAuto)
 	c := h.fetchChallenge(t)
 	if c.Algorithm != "SHA-256" || c.MaxNumber != challenge.DefaultPolicy().M0 || c.Signature == "" ||
@@ -115,6 +116,7 @@ func TestChallengeEndpoint(t *testing.T) {
 // TestChallengeDifficultyRises: a network that asks many challenges pays
 // more for each.
 func TestChallengeDifficultyRises(t *testing.T) {
+	t.Parallel()
 	h, _ := challengeHarness(t, room.ChallengeAuto)
 	var last challenge.Challenge
 	for range 300 { // 30/s over the 10 s window: 3× the free rate
@@ -126,6 +128,7 @@ func TestChallengeDifficultyRises(t *testing.T) {
 }
 
 func TestEnterNeedsProof(t *testing.T) {
+	t.Parallel()
 	h, keys := challengeHarness(t, room.ChallengeAuto)
 	q := "/api/rooms/" + h.room + "/queue"
 
@@ -195,6 +198,7 @@ func TestEnterNeedsProof(t *testing.T) {
 // TestEventsNeedAPlace: the stream never makes a new place in a challenge
 // room; it serves a visitor who entered by POST.
 func TestEventsNeedAPlace(t *testing.T) {
+	t.Parallel()
 	h, _ := challengeHarness(t, room.ChallengeAlways)
 	e := refusal(t, h.do(t, "GET", "/r/"+h.room+"/events", "", map[string]string{"Accept": "text/event-stream"}, nil))
 	if e.Code != "challenge_required" {
@@ -223,6 +227,7 @@ func TestEventsNeedAPlace(t *testing.T) {
 // language; with a proof that is not one, a page that says so. Neither
 // sets a cookie.
 func TestJoinFormNeedsProof(t *testing.T) {
+	t.Parallel()
 	h, _ := challengeHarness(t, room.ChallengeAuto)
 	for _, tc := range []struct {
 		lang, altcha string
@@ -256,6 +261,7 @@ func TestJoinFormNeedsProof(t *testing.T) {
 // TestAdminChallengeSetting: a room created without the field takes the
 // server's default; the field is validated and kept.
 func TestAdminChallengeSetting(t *testing.T) {
+	t.Parallel()
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	for _, tc := range []struct{ def, want string }{{"", room.ChallengeOff}, {room.ChallengeAuto, room.ChallengeAuto}} {
 		h := newHarness(t, func(o *Options) { o.ChallengeDefault = tc.def })
@@ -290,6 +296,7 @@ func TestAdminChallengeSetting(t *testing.T) {
 // (answered 428) gives its per-address enter back, so only the enter with
 // a proof counts; a crowd behind one address joins at the limit's rate.
 func TestBareEnterIsFree(t *testing.T) {
+	t.Parallel()
 	h, keys := challengeHarnessWith(t, room.ChallengeAuto, func(o *Options) { o.EnterRatePerIP = 0.01; o.EnterBurstPerIP = 2 })
 	q := "/api/rooms/" + h.room + "/queue"
 	tests := []struct {
@@ -393,6 +400,7 @@ func TestChallengeAtTheOpening(t *testing.T) {
 // visitor (and sets its cookie); with another visitor's cookie, it is
 // refused, so a solution cannot be handed to another identity.
 func TestChallengeBoundToVisitor(t *testing.T) {
+	t.Parallel()
 	h, _ := challengeHarness(t, room.ChallengeAuto)
 	q := "/api/rooms/" + h.room + "/queue"
 	_, c := challengeAt(t, h, nil, nil)
@@ -434,6 +442,7 @@ func TestChallengeBoundToVisitor(t *testing.T) {
 // counts proved joins, not fetched challenges: a host that fetches many
 // without solving raises no other network's price.
 func TestChallengeFetchLimits(t *testing.T) {
+	t.Parallel()
 	h, _ := challengeHarnessWith(t, room.ChallengeAuto, func(o *Options) { o.EnterRatePerIP = 0.01; o.EnterBurstPerIP = 2 })
 	if r, _ := challengeAt(t, h, map[string]string{"Sec-Fetch-Site": "cross-site"}, nil); r.status != http.StatusForbidden ||
 		!strings.Contains(r.body, `"error":"cross_site"`) {
@@ -473,6 +482,7 @@ func TestChallengeFetchLimits(t *testing.T) {
 // existed follows the server's default, auto: it asks a proof, and the
 // admin API shows the mode that applies.
 func TestChallengeDefaultForOldRooms(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.ChallengeDefault = room.ChallengeAuto })
 	h.eng.SetChallengeDefault(room.ChallengeAuto)
 	set, err := h.eng.Room(context.Background(), h.room)

@@ -44,6 +44,7 @@ func attributionRow(t *testing.T, body, marker string) map[string]string {
 // TestConsoleAttribution: per campaign, the visitors who joined (drop-outs
 // included), were admitted and ordered, the conversion and the revenue.
 func TestConsoleAttribution(t *testing.T) {
+	t.Parallel()
 	oc := newOrdersConsole(t)
 	ctx := context.Background()
 	shoes := oc.product(t, oc.room, "Sneakers", 129000, "KRW", 10)

@@ -19,6 +19,7 @@ import (
 )
 
 func TestConsoleAudit(t *testing.T) {
+	t.Parallel()
 	oc := newOrdersConsole(t)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC)
@@ -79,6 +80,7 @@ func TestConsoleAudit(t *testing.T) {
 }
 
 func TestConsoleAuditPaging(t *testing.T) {
+	t.Parallel()
 	oc := newOrdersConsole(t)
 	ctx := context.Background()
 	n := console.AuditPageSize + 5
@@ -120,6 +122,7 @@ func TestConsoleAuditPaging(t *testing.T) {
 // TestAuditPageShowsProductPrices: a product added and repriced through the
 // admin API reads "$19.99 → $24.99" on the audit page.
 func TestAuditPageShowsProductPrices(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	r := rc.do(t, "POST", "/api/admin/rooms/"+rc.room+"/products", `{"name":"Cap","price":1999,"currency":"USD","stock":5}`, auth, nil)
@@ -146,6 +149,7 @@ func TestAuditPageShowsProductPrices(t *testing.T) {
 // title among its changes, fits a 390 px wide phone in headless Chromium:
 // the values wrap instead of widening the page. And on a desktop.
 func TestAuditPageFitsAPhone(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	long := "https://shop.example.com/" + strings.Repeat("averyveryverylongpathsegmentwithoutanybreaks", 8)

@@ -91,6 +91,7 @@ func (rc *roomsConsole) settings(t *testing.T) room.Settings {
 // refused one is said next to its field, in the operator's language, and
 // saves nothing.
 func TestBrandingUploads(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	pngImg := testImage(t, "png", 40, 20)
 	en, ko := views.BrandingTextFor("en").ErrImage, views.BrandingTextFor("ko").ErrImage
@@ -149,6 +150,7 @@ func TestBrandingUploads(t *testing.T) {
 // forever and revalidated by its ETag; an unknown image, or a known one
 // under another extension, is an HTML 404 page.
 func TestMediaHeaders(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	data := testImage(t, "png", 10, 10)
 	path, err := rc.web.images.Put(context.Background(), "ann", media.LogoSlot, data)
@@ -190,6 +192,7 @@ func TestMediaHeaders(t *testing.T) {
 // everything typed kept and nothing saved; a valid form is saved through
 // the audited room write.
 func TestBrandingForm(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	status, page := rc.get(t, "/admin/rooms/"+rc.room+"/branding", "en")
 	if status != 200 {
@@ -328,6 +331,7 @@ func brandingEqual(a, b room.Branding) bool {
 // garbage is damaged, only the favicon's input offers icons, and a form
 // over the whole limit shows the branding form again with the limits.
 func TestUploadMessages(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	pngImg := testImage(t, "png", 40, 20)
 	for _, tc := range []struct {

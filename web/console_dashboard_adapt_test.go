@@ -19,6 +19,7 @@ import (
 // Korean too; a room that is not adaptive shows none of it; an order rate
 // below maxRate is said to be the ceiling.
 func TestDashboardAdaptive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newDashHarness(t, 0)
 	_, html := h.get(t, h.client, "/admin/rooms/"+h.room)
@@ -140,6 +141,7 @@ func TestDashboardAdaptive(t *testing.T) {
 // controller's (which moved since the page was shown), and a rate typed
 // in turns adaptive off; invalid bounds are refused at their field.
 func TestConsoleAdaptive(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rc := newRoomsConsole(t)
 	path := "/admin/rooms/" + rc.room + "/settings"
@@ -217,6 +219,7 @@ func TestConsoleAdaptive(t *testing.T) {
 // it when a form (an older page) lacks the field, and clears it when
 // emptied.
 func TestConsoleHealthURL(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	path := "/admin/rooms/" + rc.room + "/settings"
 	current := func() string { return rc.settings(t).HealthURL }

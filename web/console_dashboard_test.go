@@ -175,6 +175,7 @@ func (h *dashHarness) sale(t *testing.T) {
 // TestDashboardPage: a live room with a placed order, three in line and a
 // recorded series shows every figure, its charts and the sale's timeline.
 func TestDashboardPage(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	h.sale(t)
 	resp, html := h.get(t, h.client, "/admin/rooms/"+h.room)
@@ -272,6 +273,7 @@ func TestDashboardPage(t *testing.T) {
 }
 
 func TestDashboardRefusals(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	anon := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, path := range []string{"/admin/rooms/" + h.room, "/admin/rooms/" + h.room + "/live"} {
@@ -350,6 +352,7 @@ func (s *sseReader) next(t *testing.T, within time.Duration) string {
 // fragment within 2 s and again a second later, and ends when the client
 // goes.
 func TestDashboardStream(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	s := openLive(t, h)
 	if s.resp.StatusCode != 200 || s.resp.Header.Get("Content-Type") != "text/event-stream" || s.resp.Header.Get("Cache-Control") != "no-store" {
@@ -406,6 +409,7 @@ func TestDashboardStream(t *testing.T) {
 // TestDashboardStreamCap: past the cap a stream is refused with 503 and a
 // Retry-After, and a freed slot is taken again.
 func TestDashboardStreamCap(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 2)
 	a, b := openLive(t, h), openLive(t, h)
 	a.next(t, 2*time.Second)
@@ -462,6 +466,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 // stream keeps flowing (it sets its own deadline for each write), and a
 // client that stops reading is dropped by its write deadline, not held.
 func TestDashboardStreamDeadlines(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	h.web.console.SetDashboardTimes(500*time.Millisecond, console.DashSessionCheck)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -522,6 +527,7 @@ func waitStreams(t *testing.T, h *dashHarness, n int64, within time.Duration) {
 // Redis (a tick, orders placed and refused, this instance's heartbeat)
 // reaches the dashboard's figures and charts through the real reader.
 func TestDashboardWithRealLiveStats(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	ns := queue.DefaultNamespace(h.rdb)
 	h.web.console.SetLive(livestats.NewReader(h.rdb, ns))
@@ -575,6 +581,7 @@ func TestDashboardWithRealLiveStats(t *testing.T) {
 // gaps) is not, while one frame that a loaded machine delays is (a
 // deadline bounds each: a frame that never comes fails too).
 func TestDashboardStreamSlowRender(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	h.live.mu.Lock()
 	h.live.delay = 400 * time.Millisecond
@@ -604,6 +611,7 @@ func TestDashboardStreamSlowRender(t *testing.T) {
 // TestDashboardStreamEndsAtSignOut: a stream whose session is signed out
 // ends at its next session check, not at the end of its life.
 func TestDashboardStreamEndsAtSignOut(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	h.web.console.SetDashboardTimes(console.DashWriteTimeout, 1500*time.Millisecond)
 	s := openLive(t, h)
@@ -637,6 +645,7 @@ func TestDashboardStreamEndsAtSignOut(t *testing.T) {
 // taken from the series show "—" with the time of their last good
 // reading, never 0.
 func TestDashboardStuckSeriesLeavesTheOthers(t *testing.T) {
+	t.Parallel()
 	h := newDashHarness(t, 0)
 	h.sale(t)
 	if _, html := h.get(t, h.client, "/admin/rooms/"+h.room+"?tz=UTC"); strings.Contains(html, "cannot be read") {

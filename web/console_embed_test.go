@@ -13,6 +13,7 @@ import (
 // settings with a link to edit them, and a preview the page's own CSP
 // lets it frame; the dashboard links to it.
 func TestConsoleEmbedPage(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	rc.setRoom(t, func(s *room.Settings) {
 		s.EmbedOrigins, s.EmbedTarget = []string{"https://shop.example"}, room.EmbedSameTab

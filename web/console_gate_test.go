@@ -16,6 +16,7 @@ import (
 )
 
 func TestConsoleGateSettings(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	name := servicetest.RoomName(t, rc.rdb)

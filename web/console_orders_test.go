@@ -146,6 +146,7 @@ func listed(body string) []string {
 }
 
 func TestConsoleOrdersFilters(t *testing.T) {
+	t.Parallel()
 	oc := newOrdersConsole(t)
 	other := oc.room + "-b"
 	shoes := oc.product(t, oc.room, "운동화", 129000, "KRW", 10)
@@ -252,6 +253,7 @@ func TestConsoleOrdersFilters(t *testing.T) {
 
 // TestConsoleOrdersPaging: the next-page link walks every order once.
 func TestConsoleOrdersPaging(t *testing.T) {
+	t.Parallel()
 	oc := newOrdersConsole(t)
 	p := oc.product(t, oc.room, "p", 1000, "KRW", 10)
 	n := console.OrdersPageSize + 7
@@ -289,6 +291,7 @@ func TestConsoleOrdersPaging(t *testing.T) {
 }
 
 func TestConsoleOrdersCSV(t *testing.T) {
+	t.Parallel()
 	oc := newOrdersConsole(t)
 	p := oc.product(t, oc.room, "=cmd|' /C calc'!A0", 1250, "USD", 10)
 	k := oc.product(t, oc.room, "운동화", 129000, "KRW", 10)
@@ -355,6 +358,7 @@ func TestConsoleOrdersCSV(t *testing.T) {
 }
 
 func TestConsoleCancelOrder(t *testing.T) {
+	t.Parallel()
 	oc := newOrdersConsole(t)
 	ctx := context.Background()
 	p := oc.product(t, oc.room, "Sneakers", 129000, "KRW", 0)
@@ -477,6 +481,7 @@ func (f failingExport) ExportOrders(ctx context.Context, flt order.OrderFilter, 
 // byte is an error page; one that fails midway is cut off, never a short
 // file that looks whole.
 func TestConsoleOrdersCSVFailures(t *testing.T) {
+	t.Parallel()
 	before := newOrdersConsoleWith(t, func(s *order.Service) console.Orders { return failingExport{Service: s} })
 	resp, body := before.get(t, "/admin/orders.csv", nil)
 	if resp.StatusCode != 503 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, "try again") {

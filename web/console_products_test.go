@@ -32,6 +32,7 @@ func productIDIn(t *testing.T, page, name string) int64 {
 // typed, nothing stored), edit one, restock a sold-out room (which
 // reopens it, and the page says so), delete one.
 func TestConsoleProducts(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	base := "/admin/rooms/" + rc.room + "/products"
@@ -169,6 +170,7 @@ func TestConsoleProducts(t *testing.T) {
 // TestConsoleProductWithOrdersStays: a product with orders cannot be
 // deleted from the console either; the page says to set its stock to 0.
 func TestConsoleProductWithOrdersStays(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	p, err := rc.web.catalog.CreateProduct(ctx, rc.room, order.ProductPatch{Name: ptrTo("Cap"), Price: ptrTo(int64(100)), Stock: ptrTo(int64(5))})
@@ -189,6 +191,7 @@ func ptrTo[T any](v T) *T { return &v }
 // TestConsoleFormsRefuseForgeries: every console form refuses a missing
 // or wrong CSRF token and a cross-site post (403), and changes nothing.
 func TestConsoleFormsRefuseForgeries(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	p, err := rc.web.catalog.CreateProduct(ctx, rc.room, order.ProductPatch{Name: ptrTo("Cap"), Price: ptrTo(int64(100)), Stock: ptrTo(int64(5))})
@@ -263,6 +266,7 @@ func TestConsoleFormsRefuseForgeries(t *testing.T) {
 // admin API and through the console write the same audit entries, but for
 // who made them.
 func TestConsoleAndAPIAuditAlike(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	apiRoom, consoleRoom := servicetest.RoomName(t, rc.rdb), servicetest.RoomName(t, rc.rdb)
@@ -368,6 +372,7 @@ func TestConsoleAndAPIAuditAlike(t *testing.T) {
 // is shown on the buyer's order form, sized and named; an unsafe one is
 // refused.
 func TestProductImageOnTheOrderForm(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 5, nil)
 	item := "/api/admin/rooms/" + h.room + "/products/" + strconv.FormatInt(h.product, 10)
 	for _, bad := range []string{"javascript:alert(1)", "http://cdn.example/a.png", "//evil.example/a.png", "/a b.png", "/" + strings.Repeat("a", order.MaxImageURL)} {
@@ -396,6 +401,7 @@ func TestProductImageOnTheOrderForm(t *testing.T) {
 // starting with X are refused with a clear message, by the console and by
 // the JSON API.
 func TestProductCurrencyHintAndXCodes(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	base := "/admin/rooms/" + rc.room + "/products"

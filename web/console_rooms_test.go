@@ -138,6 +138,7 @@ func with(f url.Values, kv ...string) url.Values {
 // validate with the operator's values kept and a message at the field,
 // saving nothing.
 func TestConsoleRoomForms(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	name := servicetest.RoomName(t, rc.rdb)
@@ -283,6 +284,7 @@ func hasRecord(recs []store.RoomRecord, name string) bool {
 // TestConsoleRoomList: every room, live or only recorded, with its
 // figures and links, in a captioned region that scrolls on a phone.
 func TestConsoleRoomList(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	set := room.Defaults(rc.room)
@@ -338,6 +340,7 @@ func TestConsoleRoomList(t *testing.T) {
 // stops both; reopen clears sold out and undoes close and drain. Each is
 // in the sale log and the audit log; delete wants the room's name typed.
 func TestConsoleRoomActions(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	name := rc.room
@@ -533,6 +536,7 @@ func (b *barrierRooms) Room(ctx context.Context, name string) (room.Settings, er
 // TestNewRoomIsCreatedOnce: operators creating the same room at once get
 // one room; the others are told it exists, and nothing is overwritten.
 func TestNewRoomIsCreatedOnce(t *testing.T) {
+	t.Parallel()
 	const n = 8
 	b := &barrierRooms{}
 	b.reads.Add(n)
@@ -566,6 +570,7 @@ func TestNewRoomIsCreatedOnce(t *testing.T) {
 // TestConsoleSaveAnswersSaved: a console save whose write went through
 // redirects with its notice, even when every read after the save fails.
 func TestConsoleSaveAnswersSaved(t *testing.T) {
+	t.Parallel()
 	var rooms *readsFailAfterSave
 	rc := newRoomsConsoleWith(t, func(o *Options) { rooms = failReadsAfterSave(o) })
 	ctx := context.Background()
@@ -623,6 +628,7 @@ func (f *failingLive) Stats(ctx context.Context, name string) (queue.Stats, erro
 // rooms and some rooms' counters cannot be read, every room the database
 // records is still listed; the unread ones show "—", never 0.
 func TestConsoleRoomListWithoutLiveCounters(t *testing.T) {
+	t.Parallel()
 	f := &failingLive{statsDown: map[string]bool{}}
 	rc := newRoomsConsoleWith(t, func(o *Options) {
 		f.Engine = o.Rooms.(*queue.Engine)
@@ -666,6 +672,7 @@ func TestConsoleRoomListWithoutLiveCounters(t *testing.T) {
 // (an older page) lacks the field, and sets it back to the server's
 // default when emptied; each change is in the audit log.
 func TestConsoleReadySpread(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rc := newRoomsConsoleWith(t, spreadOptions)
 	t.Cleanup(rc.web.hub.Close)
@@ -746,6 +753,7 @@ func TestConsoleReadySpread(t *testing.T) {
 // their forms carry a confirmation box; a post without it ticked is
 // refused with a clear message and changes nothing.
 func TestStopActionsAskForConfirmation(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	base := "/admin/rooms/" + rc.room

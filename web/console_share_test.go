@@ -75,6 +75,7 @@ func (sc *shareConsole) get(t *testing.T, path string, hdr map[string]string) (*
 var createdCode = regexp.MustCompile(`/share\?created=([0-9A-Za-z]+)$`)
 
 func TestShareLinks(t *testing.T) {
+	t.Parallel()
 	sc := newShareConsole(t)
 	h, name := sc.h, sc.h.room
 	page := "/admin/rooms/" + name + "/share"
@@ -237,6 +238,7 @@ func (failingShares) Follow(context.Context, string, bool) (share.Link, error) {
 }
 
 func TestShareLinkLookupFails(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.Shares = failingShares{} })
 	req, _ := http.NewRequest("GET", h.srv.URL+"/s/Ab3dE6g9", nil)
 	req.Header.Set("Accept-Language", "ko")
@@ -273,6 +275,7 @@ func decodeQR(t *testing.T, b []byte) string {
 // that names the link, its clicks and the printed QR codes; without it
 // nothing is deleted.
 func TestShareDeleteAsksFirst(t *testing.T) {
+	t.Parallel()
 	sc := newShareConsole(t)
 	ctx := context.Background()
 	page := "/admin/rooms/" + sc.h.room + "/share"
@@ -345,6 +348,7 @@ func TestShareDeleteAsksFirst(t *testing.T) {
 // not percent-encoded) and times in the console's zone, and the rooms list and the branding page link to
 // the share page.
 func TestShareListReadable(t *testing.T) {
+	t.Parallel()
 	sc := newShareConsole(t)
 	name := sc.h.room
 	page := "/admin/rooms/" + name + "/share"
@@ -385,6 +389,7 @@ func TestShareListReadable(t *testing.T) {
 // TestSharePublicURLWarning: without PUBLIC_URL the share page warns, in
 // the operator's language, that its links use the console's address.
 func TestSharePublicURLWarning(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, publicURL, lang string
 		want, wantNot         string
@@ -417,6 +422,7 @@ func TestSharePublicURLWarning(t *testing.T) {
 // saying why in the operator's language; campaign, content and term stay
 // free text.
 func TestShareBuilderCountedRule(t *testing.T) {
+	t.Parallel()
 	sc := newShareConsole(t)
 	page := "/admin/rooms/" + sc.h.room + "/share"
 	cases := []struct {

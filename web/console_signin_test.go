@@ -174,6 +174,7 @@ func burstEach(t *testing.T, h *harness, clients []string, form func(i int) url.
 // checks at once; the rest are refused at once with 429, a console page
 // in the operator's language.
 func TestConsolePasswordChecksAreBounded(t *testing.T) {
+	t.Parallel()
 	h, ops := newCountingHarness(t, true)
 	clients := make([]string, 24)
 	for i := range clients {
@@ -235,6 +236,7 @@ func TestConsolePasswordChecksAreBounded(t *testing.T) {
 // passwords gets no more checks than a sequence would (each attempt is
 // counted before its password is hashed); a success is not counted.
 func TestConsoleSignInBurstIsThrottled(t *testing.T) {
+	t.Parallel()
 	h, ops := newCountingHarness(t, true)
 	// Here, only the client's count may refuse.
 	h.web.console.SetHashSlots(100, 100)
@@ -277,6 +279,7 @@ func TestConsoleSignInBurstIsThrottled(t *testing.T) {
 // TestConsoleSignInWithoutOperators: with no operator account, a name
 // and password are wrong without hashing anything.
 func TestConsoleSignInWithoutOperators(t *testing.T) {
+	t.Parallel()
 	h, ops := newCountingHarness(t, false)
 	resp, body := postForm(t, noRedirects(), h.srv.URL+"/admin/signin", url.Values{"name": {"alice"}, "password": {"correct horse battery"}}, nil)
 	if resp.StatusCode != 401 || !strings.Contains(body, "That name, password or token is not right") {
@@ -408,6 +411,7 @@ func TestConsoleSignInFloodKeepsDevice(t *testing.T) {
 // have locked it out, a flood of them hashes nothing, and alice, from a
 // fresh address and without a device cookie, signs in every time.
 func TestConsoleSignInFloodAtAnotherAccount(t *testing.T) {
+	t.Parallel()
 	h, ops := newCountingHarness(t, true)
 	withSigninClock(h)
 	for i := range console.SigninBudget + 1 {
@@ -444,6 +448,7 @@ func TestConsoleSignInFloodAtAnotherAccount(t *testing.T) {
 // each further failure; a browser alice signed in with before still gets
 // in.
 func TestConsoleSignInAccountLockout(t *testing.T) {
+	t.Parallel()
 	h, ops := newCountingHarness(t, true)
 	alice, _ := signInWith(t, h.srv, url.Values{"name": {"alice"}, "password": {"correct horse battery"}})
 	clk := withSigninClock(h)
@@ -481,6 +486,7 @@ func TestConsoleSignInAccountLockout(t *testing.T) {
 // (at ever new names) is refused before any hashing, for longer each
 // time; a success clears it.
 func TestConsoleSignInNetworkOnlyFails(t *testing.T) {
+	t.Parallel()
 	h, ops := newCountingHarness(t, true)
 	clk := withSigninClock(h)
 	n := 0
@@ -559,6 +565,7 @@ func noRedirects() *http.Client {
 }
 
 func TestConsoleSignIn(t *testing.T) {
+	t.Parallel()
 	h, db := newConsoleHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
 	ops := operatorsOf(t, db)
 	if err := ops.Add(context.Background(), "alice", "correct horse battery"); err != nil {
@@ -621,6 +628,7 @@ func TestConsoleSignIn(t *testing.T) {
 }
 
 func TestConsoleWrongSignInIsThrottled(t *testing.T) {
+	t.Parallel()
 	h, db := newConsoleHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
 	if err := operatorsOf(t, db).Add(context.Background(), "alice", "correct horse battery"); err != nil {
 		t.Fatal(err)
@@ -661,6 +669,7 @@ func TestConsoleWrongSignInIsThrottled(t *testing.T) {
 }
 
 func TestConsoleSessionGuards(t *testing.T) {
+	t.Parallel()
 	h, db := newConsoleHarness(t, nil)
 	c, csrf := signIn(t, h.srv, testAdminToken)
 	ck := consoleCookieOf(t, c, h.srv)
@@ -743,6 +752,7 @@ func TestConsoleSessionGuards(t *testing.T) {
 }
 
 func TestConsoleSignOut(t *testing.T) {
+	t.Parallel()
 	h, db := newConsoleHarness(t, nil)
 	c, csrf := signIn(t, h.srv, testAdminToken)
 	ck := consoleCookieOf(t, c, h.srv)
@@ -788,6 +798,7 @@ func TestConsoleSignOut(t *testing.T) {
 }
 
 func TestConsoleNextStaysLocal(t *testing.T) {
+	t.Parallel()
 	h, _ := newConsoleHarness(t, nil)
 	for _, tt := range []struct{ next, want string }{
 		{"", "/admin/rooms"},
@@ -832,6 +843,7 @@ func TestConsoleNextStaysLocal(t *testing.T) {
 }
 
 func TestConsoleSignInPage(t *testing.T) {
+	t.Parallel()
 	withOperator, withOperatorDB := newConsoleHarness(t, func(o *Options) { o.AdminToken = "" })
 	if err := operatorsOf(t, withOperatorDB).Add(context.Background(), "alice", "correct horse battery"); err != nil {
 		t.Fatal(err)
@@ -923,6 +935,7 @@ func TestConsoleSignInPage(t *testing.T) {
 // restarted on the same database with another ADMIN_TOKEN (or none)
 // refuses it; with the same token it keeps it.
 func TestConsoleAdminSessionEndsWithItsToken(t *testing.T) {
+	t.Parallel()
 	h, db := newConsoleHarness(t, nil)
 	c, _ := signIn(t, h.srv, testAdminToken)
 	ck := consoleCookieOf(t, c, h.srv)
@@ -1007,6 +1020,7 @@ func (c *countingBody) Close() error { return nil }
 // refused having read at most about console.FormBodyMax of its body, and the
 // CSRF token is still checked.
 func TestConsoleUploadNeedsSession(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	u, _ := url.Parse(rc.srv.URL + "/admin/rooms/" + rc.room + "/branding")
 	var cookie *http.Cookie

@@ -14,6 +14,7 @@ import (
 // request it can forge is refused with 403, sets no cookie, and the buyer
 // keeps their ticket and entry token, and then orders.
 func TestCrossSiteRequestsAreRefused(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 5, nil)
 	h.web.origins.AddTrustedOrigin("https://shop.example")
 	c, tok := h.admitted(t)
@@ -111,6 +112,7 @@ func TestCrossSiteRequestsAreRefused(t *testing.T) {
 // anywhere), while an empty body of any type, which the page's own enter
 // sends, passes.
 func TestJSONAPITakesOnlyJSON(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	q := "/api/rooms/" + h.room + "/queue"
 	orders := "/api/rooms/" + h.room + "/orders"

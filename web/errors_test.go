@@ -15,6 +15,7 @@ import (
 // site (clickjacking): every page sends frame-ancestors 'none' and
 // X-Frame-Options DENY.
 func TestHTMLPagesRefuseFraming(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	c := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil).cookie()
 	pages := []struct {
@@ -45,6 +46,7 @@ func TestHTMLPagesRefuseFraming(t *testing.T) {
 // TestWriteErrorKeepsRetryAfter: a computed Retry-After survives the JSON
 // error writer, which only fills in a default.
 func TestWriteErrorKeepsRetryAfter(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		set    string
 		status int
@@ -73,6 +75,7 @@ func TestWriteErrorKeepsRetryAfter(t *testing.T) {
 // field, and trailing bytes after the JSON body, are the client's error:
 // 400, before any database work, and the pass stays usable.
 func TestBadTextGets400(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 5, nil)
 	path := "/api/rooms/" + h.room + "/orders"
 	c, tok := h.admitted(t)
@@ -117,6 +120,7 @@ func TestBadTextGets400(t *testing.T) {
 // TestAdminPutRefusesTrailingBytes: the admin PUT takes exactly one JSON
 // object.
 func TestAdminPutRefusesTrailingBytes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	for _, body := range []string{`{"title":"x"}}`, `{"title":"x"}{}`, `{"title":"x"} y`} {
@@ -127,6 +131,7 @@ func TestAdminPutRefusesTrailingBytes(t *testing.T) {
 }
 
 func TestUnknownStaticFileIsAJSON404(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	for _, path := range []string{"/static/nope.js", "/static/", "/static/app.000000000000.js"} {
 		r := h.do(t, "GET", path, "", nil, nil)
@@ -141,6 +146,7 @@ func TestUnknownStaticFileIsAJSON404(t *testing.T) {
 // TestHEADEventsEntersNobody: a HEAD of the stream (a link checker, a
 // monitor) learns it exists, and takes no ticket.
 func TestHEADEventsEntersNobody(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	for range 3 {
 		r := h.do(t, "HEAD", "/r/"+h.room+"/events", "", nil, nil)
@@ -160,6 +166,7 @@ func TestHEADEventsEntersNobody(t *testing.T) {
 // the path without it, query kept; other unknown paths answer the HTML
 // 404 page in the visitor's language; /api/ unknowns stay JSON.
 func TestFallbacks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	cases := []struct {
 		name, method, path, lang string

@@ -171,6 +171,7 @@ func field(t *testing.T, e *sseclient.Event, name string) string {
 // A, which runs no issuer, and lets instance B admit them. The ready event,
 // with the token, must arrive on A within one tick of B's admission.
 func TestReadyReachesAnotherInstanceWithinATick(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
@@ -260,6 +261,7 @@ func visitorOf(t *testing.T, jar http.CookieJar, base string) string {
 // and reconnects (with Last-Event-ID, as EventSource does): the first event
 // is the current, lower position, without waiting for a tick.
 func TestReconnectGetsCurrentPositionAtOnce(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
@@ -310,6 +312,7 @@ func TestReconnectGetsCurrentPositionAtOnce(t *testing.T) {
 }
 
 func TestPerIPCaps(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
@@ -367,6 +370,7 @@ func TestPerIPCaps(t *testing.T) {
 // waiting on the stream gets a soldout event at the next tick (still
 // WAITING: they keep their place), and a new connection gets it at once.
 func TestSoldOutReachesWaitingVisitors(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
@@ -405,6 +409,7 @@ func TestSoldOutReachesWaitingVisitors(t *testing.T) {
 // tickets from the start. A page connected to the new room must get its
 // true rank and then every tick's update, not the old room's frozen state.
 func TestRoomStartedAgainIsFollowed(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
@@ -506,6 +511,7 @@ func openStreamAt(t *testing.T, h *harness, path string, hdr map[string]string, 
 // sse.MaxStreamsPerVisitor of them; each stream past the cap closes the
 // visitor's oldest one, and the newest ones stay open.
 func TestStreamsPerVisitor(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	in := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
 	if in.status != 200 {
@@ -546,6 +552,7 @@ func TestStreamsPerVisitor(t *testing.T) {
 // TestStreamsProcessCap: past sse.Options.MaxStreams, a buyer's connect is
 // answered 503 JSON with Retry-After; a refused connect holds no slot.
 func TestStreamsProcessCap(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) {
 		o.Hub = newHub(o.Queue.(sse.Source), sse.Options{MaxStreams: 2}, o.Metrics, o.Log)
 		t.Cleanup(o.Hub.Close)
@@ -573,6 +580,7 @@ func TestStreamsProcessCap(t *testing.T) {
 // address's limit: with it spent, leave + stream cycles with one cookie
 // make no new place (429).
 func TestStreamThatMakesAPlaceIsAnEnter(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.EnterRatePerIP, o.EnterBurstPerIP = 0.0001, 1 })
 	q := "/api/rooms/" + h.room + "/queue"
 	in := h.do(t, "POST", q, "", nil, nil)
@@ -633,6 +641,7 @@ func listen(t *testing.T, i int, c *sseClient, all chan<- heard) {
 // heard its ready event on its stream, the rest hear that the line moves
 // again, and a buyer who joins after the restock is behind all of them.
 func TestRestockAdmitsOnlyWhoHearsIt(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
@@ -756,6 +765,7 @@ func TestRestockAdmitsOnlyWhoHearsIt(t *testing.T) {
 // already has a place, which it then only follows. The widget's stream,
 // which takes no place, still serves an embed origin.
 func TestStreamEntersOnlyFromTheRoomsOwnPages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.AllowedOrigins = []string{"https://shop.example"} })
 	h.setRoom(t, func(s *room.Settings) {
 		s.Challenge = room.ChallengeOff
@@ -844,6 +854,7 @@ func seenAgo(t *testing.T, eng *queue.Engine, name string, ticket int64, ago tim
 // the ready event at the next tick, while the rank of the buyer behind
 // never goes up.
 func TestAwayBuyerLetInOverSSE(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)

@@ -10,6 +10,7 @@ import (
 // times within a minute gets 429 with Retry-After, even with the right
 // token, while other clients are unaffected.
 func TestAdminAuthenticationIsThrottled(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.TrustedProxies = loopbackProxy })
 	path := "/api/admin/rooms/" + h.room
 	try := func(client, token string) reply {
@@ -34,6 +35,7 @@ func TestAdminAuthenticationIsThrottled(t *testing.T) {
 }
 
 func TestFailuresSlideOverTheWindow(t *testing.T) {
+	t.Parallel()
 	f := newFailures(3, time.Minute)
 	t0 := time.Now()
 	for i := range 3 {

@@ -49,6 +49,7 @@ func (l *lastRecords) Forget(context.Context, string) error { return nil }
 // before a key rotation and writes after it brings the old key back
 // neither in Redis nor in the database's record.
 func TestGateAPIKeyRotationSurvivesASave(t *testing.T) {
+	t.Parallel()
 	b := &rotateDuringSave{}
 	recs := &lastRecords{}
 	g := newGateHarness(t, func(o *Options) {

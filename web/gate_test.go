@@ -195,6 +195,7 @@ func (g *gateHarness) keyed(key string) map[string]string {
 }
 
 func TestGateJWKSListsCurrentAndPrevious(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		previous string
@@ -231,6 +232,7 @@ func TestGateJWKSListsCurrentAndPrevious(t *testing.T) {
 }
 
 func TestGateInfo(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	r := g.do(t, "GET", "/api/rooms/"+g.room+"/gate", "", nil, nil)
 	var v gatemode.GateView
@@ -264,6 +266,7 @@ func TestGateInfo(t *testing.T) {
 var scriptTag = regexp.MustCompile(`<script[^>]*>`)
 
 func TestGateHandoff(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	for _, lang := range []struct{ accept, words string }{{"en", "Continue to Demo Shop"}, {"ko", "Demo Shop에서 구매 계속하기"}} {
 		page := g.do(t, "GET", "/r/"+g.room, "", map[string]string{"Accept-Language": lang.accept}, nil)
@@ -347,6 +350,7 @@ func cookieVisitor(c *http.Cookie) string {
 }
 
 func TestGateRedeem(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	redeem := "/api/rooms/" + g.room + "/passes/redeem"
 	good := g.newPass(t)
@@ -415,6 +419,7 @@ func TestGateRedeem(t *testing.T) {
 }
 
 func TestGateAPIKeyThrottled(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	redeem := "/api/rooms/" + g.room + "/passes/redeem"
 	for i := range adminFailures {
@@ -449,6 +454,7 @@ func TestGateAPIKeyThrottled(t *testing.T) {
 }
 
 func TestGateAPIKeyEndpoint(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	admin := g.keyed(testAdminToken)
 	r := g.do(t, "GET", "/api/admin/rooms/"+g.room, "", admin, nil)
@@ -501,6 +507,7 @@ func (g *gateHarness) redeemed(t *testing.T) gatemode.SessionView {
 }
 
 func TestGateRenewAndEnd(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, func(o *Options) {})
 	s := g.redeemed(t)
 	base := "/api/rooms/" + g.room + "/sessions/"
@@ -570,6 +577,7 @@ func cookieOf(r reply, name string) *http.Cookie {
 }
 
 func TestGateEnterAndCheck(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	enter := func(p, next string, hdr map[string]string) reply {
 		return g.form(t, "/_waitingroom/enter", url.Values{"pass": {p}, "next": {next}}, hdr, nil)
@@ -662,6 +670,7 @@ func TestGateEnterAndCheck(t *testing.T) {
 }
 
 func TestGateCheckWithRedisDown(t *testing.T) {
+	t.Parallel()
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
 	for _, tc := range []struct {
@@ -723,6 +732,7 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 }
 
 func TestGateSessionMetrics(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	ended := g.redeemed(t)
 	g.redeemed(t)
@@ -768,6 +778,7 @@ func TestGateSessionMetrics(t *testing.T) {
 // gets the neutral page with the way back to the room it names, on this
 // site (PUBLIC_URL) only.
 func TestGateEnterRotatedKeyLinksBack(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, func(o *Options) { o.PublicURL = "https://queue.example" })
 	oldKeys, err := pass.Derive([]byte("a key two rotations ago 0123456789"))
 	if err != nil {
@@ -790,6 +801,7 @@ func TestGateEnterRotatedKeyLinksBack(t *testing.T) {
 // TestGateFormBodies: a malformed form body on the gate's form routes is
 // 400; only one over the limit is 413.
 func TestGateFormBodies(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Host": testShopHost}
 	for _, path := range []string{gatemode.EnterPath, "/r/" + g.room + "/pass", "/r/" + g.room + "/order"} {
@@ -812,6 +824,7 @@ func TestGateFormBodies(t *testing.T) {
 // shop's host, and /gate/check lets a session open only its own room's
 // shop: by X-Waitingroom-Room when nginx sends it, else by the host.
 func TestGateSessionBoundToShopHost(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	roomA := g.room
 	roomB := roomA + "-b"
@@ -871,6 +884,7 @@ func TestGateSessionBoundToShopHost(t *testing.T) {
 // shop takes no order on its own order path, JSON or form, and claims no
 // token: the buyer's pass still hands off to the shop.
 func TestGateRoomRefusesBuiltInOrders(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	c, tok := g.readyVisitor(t)
 	r := g.do(t, "POST", "/api/rooms/"+g.room+"/orders", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c)
@@ -897,6 +911,7 @@ func TestGateRoomRefusesBuiltInOrders(t *testing.T) {
 // idempotent for that id (the shop's retry after a timeout), and 409 for
 // any other; a malformed id is a 400 before anything is spent.
 func TestGateRedeemRetry(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	redeem := "/api/rooms/" + g.room + "/passes/redeem"
 	p := g.newPass(t)
@@ -966,6 +981,7 @@ func waitNextSecond() {
 // reach the room's signal in Redis: the samples, their p95 and the
 // failures.
 func TestGateMiddlewareFeedsTheSignal(t *testing.T) {
+	t.Parallel()
 	const slow = 120 * time.Millisecond
 	rdb := servicetest.Redis(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -1115,6 +1131,7 @@ func TestGateReportEndpoint(t *testing.T) {
 // of the room replaces the browser's session and ends the old one: one
 // browser holds one slot.
 func TestGateEnterResubmit(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	ctx := context.Background()
 	enter := func(p string, c *http.Cookie) reply {
@@ -1179,6 +1196,7 @@ func (l *lostReply) Redeem(ctx context.Context, roomName, jti, sessionID string)
 // retry page's cookie makes the resend land in that same session (one
 // slot), while the pass copied into another browser is still refused.
 func TestGateEnterResendAfterALostReply(t *testing.T) {
+	t.Parallel()
 	var gates *lostReply
 	g := newGateHarness(t, func(o *Options) {
 		gates = &lostReply{Engine: o.Queue.(*queue.Engine)}
@@ -1221,6 +1239,7 @@ func TestGateEnterResendAfterALostReply(t *testing.T) {
 // id does not follow from any cookie the attacker can make (found in
 // review: it was a hash of the wr_gate value and the pass).
 func TestGateEnterSeedCannotBePlanted(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	seed := strings.Repeat("A", 22)
 	for _, tc := range []struct {
@@ -1256,6 +1275,7 @@ func TestGateEnterSeedCannotBePlanted(t *testing.T) {
 // stalled first try), a redeem is told to try again (503 pass_busy), not
 // that the pass was used: that attempt may fail and leave it usable.
 func TestGateBusyPassIsRetried(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	ctx := context.Background()
 	c, tok := g.readyVisitor(t)
@@ -1288,6 +1308,7 @@ var (
 // routes never offer a GET of a POST-only route: the enter page posts the
 // same pass and next again, the hand-off page leads back to the room.
 func TestGateRetryPostsAgain(t *testing.T) {
+	t.Parallel()
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
 	sw := &switchable{dead: queue.New(dead, "wr:dead")}
@@ -1318,6 +1339,7 @@ func TestGateRetryPostsAgain(t *testing.T) {
 // TestGateCookieSecure: wr_gate is Secure behind TLS as a trusted proxy
 // says (X-Forwarded-Proto), never as any client says.
 func TestGateCookieSecure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		trusted bool
@@ -1349,6 +1371,7 @@ var stylesheet = regexp.MustCompile(`<link rel="stylesheet" href="([^"]+)"`)
 // shop's host, load their stylesheet from the waiting room's origin (the
 // pass's issuer here, PUBLIC_URL when set), which their CSP allows.
 func TestGateEnterPageAssets(t *testing.T) {
+	t.Parallel()
 	g := newGateHarness(t, nil)
 	p := g.newPass(t)
 	g.form(t, gatemode.EnterPath, url.Values{"pass": {p}}, nil, nil)

@@ -160,6 +160,7 @@ func TestHealthProbeNeverReachesInternalAddresses(t *testing.T) {
 // a loopback stand-in, puts the adaptive room's load figure into its
 // signal in Redis.
 func TestHealthPollReachesTheSignal(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := healthStandIn(t)
 	rdb := servicetest.Redis(t)
@@ -204,6 +205,7 @@ func TestHealthPollReachesTheSignal(t *testing.T) {
 // TestAdminHealthURL: the admin API takes a room's healthURL, shows it,
 // clears it with "", and answers 400 naming it for an invalid one.
 func TestAdminHealthURL(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	path := "/api/admin/rooms/" + h.room

@@ -30,6 +30,7 @@ func (s someRooms) Rooms(context.Context) ([]string, error) { return s.names, ni
 // an HTML page (never JSON) listing the listed rooms, in the visitor's
 // language, with an empty state.
 func TestFrontPage(t *testing.T) {
+	t.Parallel()
 	base := newHarness(t, nil)
 	listed, unlisted := base.room, base.room+"-u"
 	opens := time.Now().Add(48 * time.Hour)
@@ -107,6 +108,7 @@ func TestFrontPage(t *testing.T) {
 // TestFavicon: /favicon.ico is the default icon, cached long; room pages
 // link the room's favicon when it has one, else it.
 func TestFavicon(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	r := h.do(t, "GET", "/favicon.ico", "", nil, nil)
 	if r.status != 200 || r.header.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(r.body, "\x00\x00\x01\x00") ||
@@ -169,6 +171,7 @@ func (f *flakyRooms) Rooms(ctx context.Context) ([]string, error) {
 // remembered a few seconds, so that a failing store is not scanned per
 // request.
 func TestFrontPageScans(t *testing.T) {
+	t.Parallel()
 	base := newHarness(t, nil)
 	set := room.Defaults(base.room)
 	set.Listed = true

@@ -18,6 +18,7 @@ import (
 // room's name) never becomes a label; hijacked SSE streams and recovered
 // panics count too.
 func TestHTTPResponsesByRoute(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	m := h.web.metrics
 	get := func(path string) *http.Response {
@@ -107,6 +108,7 @@ func TestHTTPResponsesByRoute(t *testing.T) {
 }
 
 func TestPanicCountsAs500(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.Queue = panicky{o.Queue} })
 	c := h.web.metrics.HTTPResponses.WithLabelValues("POST /api/rooms/{room}/queue", "500")
 	if r := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil); r.status != 500 {
@@ -122,6 +124,7 @@ func TestPanicCountsAs500(t *testing.T) {
 // http.ResponseController), set deadlines (through Unwrap) and take the
 // connection over; and the status is the one written.
 func TestStatusRecorderKeepsWriterAbilities(t *testing.T) {
+	t.Parallel()
 	s := &Server{metrics: NewMetrics()}
 	release := make(chan struct{})
 	mux := http.NewServeMux()

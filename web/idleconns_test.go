@@ -28,6 +28,7 @@ func open(t *testing.T, c net.Conn) bool {
 // then sit idle: only the cap's newest stay open. A connection whose
 // request is still under way is never cut, and completes.
 func TestIdleConnsPerClientAreCapped(t *testing.T) {
+	t.Parallel()
 	const idleCap = 3
 	h := newHarness(t, func(o *Options) { o.IdleConnsPerIP = idleCap })
 	srv := httptest.NewUnstartedServer(h.web.Handler())
@@ -123,6 +124,7 @@ func fake(addr string) *fakeConn {
 // another /64 and trusted proxies are not touched, and a connection that
 // became busy again leaves the count.
 func TestIdleConnsCapAnIPv6Network(t *testing.T) {
+	t.Parallel()
 	var cut atomic.Int64
 	l := newIdleConns(2, 64, []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}, func() { cut.Add(1) })
 	var same []*fakeConn

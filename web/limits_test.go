@@ -15,6 +15,7 @@ import (
 // token given back is taken again, and giving back never lifts a bucket
 // above its burst.
 func TestIPLimiterTake(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                string
 		burst, concurrent   int
@@ -68,6 +69,7 @@ var loopbackProxy = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 // client for the enter limiter, however many of them a client uses, while
 // neighbours in IPv4 and other /64s keep their own buckets.
 func TestIPv6NetworkSharesTheEnterLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) {
 		o.EnterRatePerIP, o.EnterBurstPerIP = 0.001, 3
 		o.TrustedProxies = loopbackProxy
@@ -97,6 +99,7 @@ func TestIPv6NetworkSharesTheEnterLimit(t *testing.T) {
 // TestIPv6NetworkSharesTheSSECap: the SSE cap per client counts a /64 as
 // one client.
 func TestIPv6NetworkSharesTheSSECap(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) {
 		o.TrustedProxies = loopbackProxy
 		o.Hub = newHub(o.Queue.(sse.Source), sse.Options{MaxPerIP: 2}, o.Metrics, o.Log)

@@ -61,6 +61,7 @@ func (s *slowImages) Image(ctx context.Context, sumHex string) (store.Image, err
 // those that find no slot are answered 503 with Retry-After in the
 // visitor's language; a name found missing is not read again for a while.
 func TestMediaReadsBounded(t *testing.T) {
+	t.Parallel()
 	logo := store.Image{SHA256: strings.Repeat("ab", 32), ContentType: "image/png", Data: []byte("png")}
 	name := func(i int) string { return fmt.Sprintf("%064x", i+1) }
 	tests := []struct {

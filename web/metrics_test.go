@@ -39,6 +39,7 @@ var (
 // attempt, and keeps the labels bounded: a room the issuer does not list
 // and a reason that is not an error code cannot make new series.
 func TestObserveOrder(t *testing.T) {
+	t.Parallel()
 	m := NewMetrics()
 	m.Listed([]string{"sale", "other-sale"})
 	tests := []struct {
@@ -103,6 +104,7 @@ func TestObserveOrder(t *testing.T) {
 // TestObserveOrderBoundsReasons: past maxReasons distinct codes, new ones
 // count as "other".
 func TestObserveOrderBoundsReasons(t *testing.T) {
+	t.Parallel()
 	m := NewMetrics()
 	m.Listed([]string{"sale"})
 	for i := range maxReasons + 10 {
@@ -123,6 +125,7 @@ func itoaTest(i int) string { return string(rune('a'+i/26)) + string(rune('a'+i%
 // race is narrow: a listing that drops a room's series before its last
 // observation ends fails this in some runs, not all.)
 func TestObserveOrderRacingListed(t *testing.T) {
+	t.Parallel()
 	m := NewMetrics()
 	gone := prometheus.Labels{"room": "gone"}
 	for i := range 5000 {
@@ -180,6 +183,7 @@ func (o ownRooms) Rooms(ctx context.Context) ([]string, error) {
 // paused, sold-out and phase gauges follow its state, and a deleted room's
 // series all go at the next tick.
 func TestRoomStateGauges(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	ctx := context.Background()
@@ -262,6 +266,7 @@ func (f fixedReady) Check(context.Context) roomsync.Report { return roomsync.Rep
 // readiness check at scrape time; without a database check (Options.Ready
 // unset) only Redis is reported, from Health against real Redis.
 func TestUpGauges(t *testing.T) {
+	t.Parallel()
 	down := errors.New("down")
 	tests := []struct {
 		name      string
@@ -307,6 +312,7 @@ func TestUpGauges(t *testing.T) {
 // TestDeparturesMetric exports each room's departures by reason, as the
 // issuer's tick reads them from Redis.
 func TestDeparturesMetric(t *testing.T) {
+	t.Parallel()
 	m := NewMetrics()
 	m.Ticked("sale", queue.Admission{Departures: queue.Departures{Leaves: 3, Abandoned: 5, Expired: 7}}, 0, nil)
 	for reason, want := range map[string]float64{"leave": 3, "abandoned": 5, "expired": 7} {
@@ -320,6 +326,7 @@ func TestDeparturesMetric(t *testing.T) {
 // reason and sets the room's rate gauge; a room the issuer does not list
 // and a reason that is no code are not recorded.
 func TestAdaptedMetrics(t *testing.T) {
+	t.Parallel()
 	m := NewMetrics()
 	m.Listed([]string{"sale"})
 	m.Adapted("sale", "increase", 10, 15)
@@ -423,6 +430,7 @@ func metricNames(expr string) []string {
 }
 
 func TestMetricNamesOfPromQL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ expr, want string }{
 		{`sum by (room) (rate(a_total{room=~"$room",x="b c"}[$__rate_interval]))`, "a_total"},
 		{`histogram_quantile(0.95, sum by (le) (rate(d_bucket[5m]))) > 1e3`, "d_bucket"},
@@ -466,6 +474,7 @@ type grafanaPanel struct {
 // datasource input, schemaVersion 39) and every panel's queries use only
 // metrics that /metrics exports, so it cannot drift from web/metrics.go.
 func TestGrafanaDashboard(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(dashboardFile)
 	if err != nil {
 		t.Fatal(err)
@@ -582,6 +591,7 @@ func alertExprs(t *testing.T, text string) map[string]string {
 // to do (summary and description), and use only metrics /metrics
 // exports; promtool checks the file and runs docs/alerts_test.yml.
 func TestAlertRules(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(alertsFile)
 	if err != nil {
 		t.Fatal(err)

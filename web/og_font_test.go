@@ -11,6 +11,7 @@ import (
 // TestOGFontID: the preview images' fingerprint names the font that
 // actually draws them: Go's font when the file is missing or not a font.
 func TestOGFontID(t *testing.T) {
+	t.Parallel()
 	junk := filepath.Join(t.TempDir(), "junk.ttf")
 	if err := os.WriteFile(junk, []byte("not a font"), 0o600); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // in UTC on an English one, as to come or as past; the card falls back to
 // the room's name and the default accent.
 func TestOGCard(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2030, 12, 1, 11, 0, 0, 0, time.UTC) // a Sunday; 20:00 in Seoul
 	tests := []struct {
 		name string

@@ -45,6 +45,7 @@ func (s *saleEvents) take() []string {
 // in the database's record and in the sale log; DELETE removes the room,
 // its line, its Redis keys and its record, and keeps its products.
 func TestRoomLifecycleIsRecordedAndLogged(t *testing.T) {
+	t.Parallel()
 	oh := newOrderHarness(t, 5, nil)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sale := &saleEvents{}
@@ -152,6 +153,7 @@ func downDB(t *testing.T) *store.DB {
 // TestReadyz: /readyz names what fails, and brings the rooms back when
 // Redis lost its data. /healthz stays liveness.
 func TestReadyz(t *testing.T) {
+	t.Parallel()
 	oh := newOrderHarness(t, 5, nil)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	// A Redis database of its own: the data marker is per deployment.
@@ -214,6 +216,7 @@ func TestReadyz(t *testing.T) {
 
 // TestReadyzWithoutAChecker falls back to pinging Redis.
 func TestReadyzWithoutAChecker(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	if r := h.do(t, "GET", "/readyz", "", nil, nil); r.status != 200 || !strings.Contains(r.body, `"ready"`) {
 		t.Fatalf("readyz: %d %s", r.status, r.body)

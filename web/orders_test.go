@@ -95,6 +95,7 @@ func freshToken(t *testing.T) string {
 }
 
 func TestOrderAPI(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 3, nil)
 	path := "/api/rooms/" + h.room + "/orders"
 	c, tok := h.admitted(t)
@@ -164,6 +165,7 @@ func TestOrderAPI(t *testing.T) {
 }
 
 func TestOrderRateLimitedAnswers429(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 10, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 0.01, 1 })
 	path := "/api/rooms/" + h.room + "/orders"
 	c1, t1 := h.admitted(t)
@@ -186,6 +188,7 @@ func TestOrderRateLimitedAnswers429(t *testing.T) {
 // success, and clear HTML errors (with a retry form where a retry can
 // succeed) on failure.
 func TestOrderFormFlow(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 1, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	post := func(c *http.Cookie, form url.Values) *http.Response {
@@ -259,6 +262,7 @@ func TestOrderFormFlow(t *testing.T) {
 }
 
 func TestOrderWhenDatabaseDown(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	down, err := store.Open(context.Background(), "postgres://postgres@127.0.0.1:1/test?sslmode=disable&connect_timeout=1", 2, quiet)
 	if err != nil {
@@ -290,6 +294,7 @@ func TestOrderWhenDatabaseDown(t *testing.T) {
 // TestTokenInUseSaysWhenToRetry: a 409 token_in_use carries Retry-After,
 // the claim's remaining time, in JSON and on the order form's page.
 func TestTokenInUseSaysWhenToRetry(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 10, nil)
 	c, tok := h.admitted(t)
 	vid, _, _ := strings.Cut(c.Value, ".")
@@ -369,6 +374,7 @@ func TestLoopingBotsCannotStarveABuyer(t *testing.T) {
 // page's address; one that is not a valid UTM value is dropped, and the
 // order is placed with the valid ones.
 func TestOrderFormDropsBadUTM(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, bad string }{
 		{"too long", strings.Repeat("가", 100)}, // 300 bytes
 		{"control character", "a\x00b"},
@@ -401,6 +407,7 @@ func TestOrderFormDropsBadUTM(t *testing.T) {
 // visitor's language, on the JSON API and on the page's order form, not
 // "sold out"; the pass stays valid for a smaller order.
 func TestOrderMoreThanLeft(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 3, nil)
 	tests := []struct {
 		name, lang string

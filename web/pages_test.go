@@ -20,6 +20,7 @@ import (
 )
 
 func TestRoomPageIsSharedAndCacheable(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	path := "/r/" + h.room
 	visitorCookie := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil).cookie()
@@ -84,6 +85,7 @@ func TestRoomPageIsSharedAndCacheable(t *testing.T) {
 }
 
 func TestRoomPageLanguagesAndEscaping(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	set := room.Defaults(h.room)
 	set.Rate = 10
@@ -111,6 +113,7 @@ func TestRoomPageLanguagesAndEscaping(t *testing.T) {
 }
 
 func TestRoomPageErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	tests := []struct {
 		path   string
@@ -145,6 +148,7 @@ func gunzip(t *testing.T, b []byte) []byte {
 // browser would (the proof-of-work solver too, which a room asking for one
 // loads): the total must stay within 25 KB.
 func TestPageWeight(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	gz := map[string]string{"Accept-Encoding": "gzip"}
 	page := h.do(t, "GET", "/r/"+h.room, "", gz, nil)
@@ -189,6 +193,7 @@ func TestPageWeight(t *testing.T) {
 // TestNoJavaScriptFlow walks the join form and the status page as a
 // browser without JavaScript would.
 func TestNoJavaScriptFlow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	post := func(cookie *http.Cookie) *http.Response {
@@ -283,6 +288,7 @@ func (h *harness) postForm(t *testing.T, path string, form url.Values, c *http.C
 // query string): the status page it lands on carries the utm_* fields, and
 // its order form posts them.
 func TestJoinWithoutJavaScriptKeepsUTM(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 5, nil)
 	page := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
 	// The join form has no action: it posts to the address it came from.
@@ -316,6 +322,7 @@ func TestJoinWithoutJavaScriptKeepsUTM(t *testing.T) {
 // currency of the language, the quantity bounded by the stock and the
 // room's per-buyer limit, and Korean that breaks between words.
 func TestPagesWithoutJavaScript(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 7, func(s *room.Settings) { s.MaxPerBuyer, s.ShopURL = 2, "https://shop.example/sale" })
 	tests := []struct {
 		lang  string
@@ -359,6 +366,7 @@ func TestPagesWithoutJavaScript(t *testing.T) {
 // how many are left, in the visitor's language, before the pass is claimed:
 // the pass still orders.
 func TestOrderOverPerBuyerLimit(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 10, func(s *room.Settings) { s.MaxPerBuyer = 2 })
 	path := "/api/rooms/" + h.room + "/orders"
 	c, tok := h.admitted(t)
@@ -407,6 +415,7 @@ func TestOrderOverPerBuyerLimit(t *testing.T) {
 // never an HTTP status, in the visitor's language, and links back to the
 // room's shop; an expired pass offers to rejoin.
 func TestErrorPagesSayWhatHappened(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 1, func(s *room.Settings) { s.ShopURL = "https://shop.example/" })
 	c, tok := h.admitted(t)
 	expiredTok := freshToken(t)
@@ -458,6 +467,7 @@ func TestErrorPagesSayWhatHappened(t *testing.T) {
 // quantity, total in the currency, the next steps and the link back to
 // the shop.
 func TestConfirmationShowsTheOrder(t *testing.T) {
+	t.Parallel()
 	h := newOrderHarness(t, 5, func(s *room.Settings) { s.ShopURL = "https://shop.example/" })
 	c, tok := h.admitted(t)
 	resp := h.postForm(t, "/r/"+h.room+"/order", url.Values{"entry_token": {tok}, "quantity": {"2"}}, c, "")
@@ -485,6 +495,7 @@ func TestConfirmationShowsTheOrder(t *testing.T) {
 // TestStatusPageSaysPaused: without JavaScript, a paused room says so,
 // with no estimate of the wait.
 func TestStatusPageSaysPaused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	set, _ := h.eng.Room(context.Background(), h.room)
 	set.Paused = true
@@ -517,6 +528,7 @@ func readBody(t *testing.T, resp *http.Response) string {
 // offers to join again); the pre-queue past its opening says the places
 // are being drawn, never "drawn in 0 s".
 func TestStatusPageSaysEachState(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
 		name string
@@ -625,6 +637,7 @@ func drawDue(s *room.Settings) {
 // shows there within one tick (the default tick is a second; the room
 // page is cached for pageCacheTTL, a second too).
 func TestEveryInstanceFollowsASettingsChange(t *testing.T) {
+	t.Parallel()
 	const tick = time.Second
 	cases := []struct {
 		name   string

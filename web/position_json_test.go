@@ -14,6 +14,7 @@ import (
 // TestWritePositionIsWriteJSON: writePosition answers every kind of
 // Position byte for byte as response.WriteJSON does, headers included.
 func TestWritePositionIsWriteJSON(t *testing.T) {
+	t.Parallel()
 	n := func(v int64) *int64 { return &v }
 	tok := "dGhpcy1pcy1hLXRva2VuLW9mLTMyLWJ5dGVzLWxvbmctLQ"
 	odd := "a\"b\\c<d>&e\u2028\x01é"

@@ -16,6 +16,7 @@ import (
 // TestFlagNetworks: a network is flagged from the threshold on, not
 // before.
 func TestFlagNetworks(t *testing.T) {
+	t.Parallel()
 	nets := []queue.NetworkCount{{Network: "10.1.1.0/24", Entries: 51}, {Network: "10.2.2.0/24", Entries: 50},
 		{Network: "2001:db8:1:2::/64", Entries: 49}, {Network: "10.3.3.0/24", Entries: 1}}
 	for _, tc := range []struct {
@@ -66,6 +67,7 @@ func (c *countingLister) Networks(context.Context, string, int) ([]queue.Network
 // TestNetworksRecent: the dashboard reads a room's networks again only
 // when its last read is networksFresh old; the admin API always reads.
 func TestNetworksRecent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	l := &countingLister{}
 	f := newNetworkFlags(l, 0)
@@ -108,6 +110,7 @@ func TestNetworksRecent(t *testing.T) {
 // trusted proxy; the admin API flags the two with 3 joins or more, and
 // the dashboard lists them, in words, in English and Korean.
 func TestFlaggedNetworks(t *testing.T) {
+	t.Parallel()
 	h, _ := newConsoleHarness(t, func(o *Options) {
 		o.NetworkFlagJoins = 3
 		o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}

@@ -65,6 +65,7 @@ func saveBranded(t *testing.T, h *harness, edit func(*room.Settings)) {
 // with absolute URLs, an og:image that answers a 1200×630 PNG, no cookie,
 // and no ticket.
 func TestCrawlersGetTheRoomsPreview(t *testing.T) {
+	t.Parallel()
 	opens := time.Date(2030, 12, 1, 11, 0, 0, 0, time.UTC)
 	rooms := []struct {
 		name       string
@@ -143,6 +144,7 @@ func TestCrawlersGetTheRoomsPreview(t *testing.T) {
 // TestPreviewBot: the crawlers are told from the browsers, the in-app
 // browsers of KakaoTalk, Naver and Facebook included.
 func TestPreviewBot(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		ua  string
 		bot bool
@@ -170,6 +172,7 @@ func TestPreviewBot(t *testing.T) {
 // and takes no place; the stream answers 204, so that it does not retry.
 // A browser's stream, the control, does take one.
 func TestCrawlersNeverTakeAPlace(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		prequeue bool
@@ -236,6 +239,7 @@ func TestCrawlersNeverTakeAPlace(t *testing.T) {
 // that names neither Korean nor English gets the room's default, on the
 // room page, the status page and the room's error pages.
 func TestRoomLanguageNegotiation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	saveBranded(t, h, func(s *room.Settings) { s.DefaultLanguage = "ko" })
 	tests := []struct {
@@ -267,6 +271,7 @@ func TestRoomLanguageNegotiation(t *testing.T) {
 // TestPreviewTagsEscapeHostileText: a title, description and shop name
 // that try to break out of the attribute stay text.
 func TestPreviewTagsEscapeHostileText(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	hostile := `"><script>alert(1)</script><meta property="og:image" content="https://evil.example/x.png`
 	saveBranded(t, h, func(s *room.Settings) { s.Title, s.Description, s.ShopName = hostile, hostile, `Shop "><b>x</b>` })
@@ -288,6 +293,7 @@ func TestPreviewTagsEscapeHostileText(t *testing.T) {
 // a trusted request's host does (TestRequestOrigin), over https only when
 // a trusted proxy says so, and each host gets its own page.
 func TestPreviewBaseURL(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	p := newHarness(t, func(o *Options) { o.PublicURL = "https://queue.shop.example" })
 	tests := []struct {
@@ -335,6 +341,7 @@ func TestPreviewBaseURL(t *testing.T) {
 // TestOGFontMustExist: an OG_FONT that names no font file stops the
 // server at start, naming the variable.
 func TestOGFontMustExist(t *testing.T) {
+	t.Parallel()
 	var opts Options
 	newHarness(t, func(o *Options) { opts = *o })
 	for _, p := range []string{"/no/such/font.ttc", t.TempDir()} {
@@ -350,6 +357,7 @@ func TestOGFontMustExist(t *testing.T) {
 // the site's absolute URL, with its size from the image store when the
 // store holds it, and without one when it does not.
 func TestUploadedOGImage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	stored := store.Image{SHA256: strings.Repeat("cd", 32), ContentType: "image/png", Width: 1200, Height: 630, Data: []byte("x")}
 	h.web.images = media.New(fakeImages{stored.SHA256: stored})
@@ -396,6 +404,7 @@ func (f fakeImages) Image(_ context.Context, sum string) (store.Image, error) {
 // TestOGImageRoute: an outdated fingerprint is sent to the current image;
 // a malformed one, or an unknown room, is a 404.
 func TestOGImageRoute(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	r := h.do(t, "GET", "/r/"+h.room, "", nil, nil)
 	img, _ := metaContent(r.body, "og:image")
@@ -458,6 +467,7 @@ func titleArea(t *testing.T, b []byte) []byte {
 // nothing is drawn rather than boxes (tofu), which shows that the
 // comparison can tell.
 func TestOGImageDrawsHangul(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		font    *ogFont
@@ -496,6 +506,7 @@ func TestOGImageDrawsHangul(t *testing.T) {
 // TestDrawable: characters the font has no glyph for (emoji in a text
 // font) are left out of a preview image's text, never drawn as boxes.
 func TestDrawable(t *testing.T) {
+	t.Parallel()
 	cjk := cjkFont(t).get()
 	goFont := newOGFont("", slog.New(slog.NewTextHandler(io.Discard, nil))).get()
 	tests := []struct {
@@ -521,6 +532,7 @@ func TestDrawable(t *testing.T) {
 // TestWrapText: long titles wrap at spaces, break words too long for a
 // line, and end in "…" past the last line.
 func TestWrapText(t *testing.T) {
+	t.Parallel()
 	f := newOGFont("", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	fc, err := opentypeFace(f, ogTitleSize)
 	if err != nil {
@@ -590,6 +602,7 @@ func (f stallingImages) Image(ctx context.Context, _ string) (store.Image, error
 // shared room page at most imageSizeWait and the size, never the page,
 // and the read itself is bounded (media.ReadTimeout).
 func TestUploadedOGImageSizeNeverStallsThePage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	path := room.MediaPath(strings.Repeat("cd", 32), "png")
 	saveBranded(t, h, func(s *room.Settings) { s.OGImage = path })

@@ -63,6 +63,7 @@ func (rc *roomsConsole) stored(t *testing.T, data []byte) bool {
 // bytes that are no image are refused at the image's field in the
 // operator's language, keeping what was typed and storing nothing.
 func TestConsoleProductImageUpload(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	base := "/admin/rooms/" + rc.room + "/products"
 	en, ko := views.BrandingTextFor("en").ErrImage, views.BrandingTextFor("ko").ErrImage
@@ -135,6 +136,7 @@ func TestConsoleProductImageUpload(t *testing.T) {
 // TestConsoleProductImageTooLarge: a form over its limit is not read: the
 // page says the image's limit at its field, and nothing is stored.
 func TestConsoleProductImageTooLarge(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	base := "/admin/rooms/" + rc.room + "/products"
 	huge := append(testImage(t, "png", 10, 10), make([]byte, console.ProductBodyMax())...)
@@ -155,6 +157,7 @@ func TestConsoleProductImageTooLarge(t *testing.T) {
 // or without the session's CSRF token, changes nothing and keeps no
 // image.
 func TestConsoleProductUploadRefusesForgeries(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	base := "/admin/rooms/" + rc.room + "/products"
 	for i, tc := range []struct {
@@ -190,6 +193,7 @@ func TestConsoleProductUploadRefusesForgeries(t *testing.T) {
 // product saved with a path that names nothing stays editable while the
 // path is kept.
 func TestProductImagePath(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	ctx := context.Background()
 	base := "/admin/rooms/" + rc.room + "/products"
@@ -267,6 +271,7 @@ func TestProductImagePath(t *testing.T) {
 // product then takes as its imageURL; a refused image, a request without
 // the admin token or from another site keeps nothing.
 func TestAdminUploadImage(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	en := views.BrandingTextFor("en").ErrImage
 	for i, tc := range []struct {

@@ -33,6 +33,7 @@ func getWithHost(t *testing.T, h *harness, path, host string) reply {
 // port) or the host of one of ALLOWED_ORIGINS, which then gives the
 // origin as configured; PUBLIC_URL always wins.
 func TestRequestOrigin(t *testing.T) {
+	t.Parallel()
 	allowed := []string{"https://shop.example", "http://alias.example:8443", "https://alias.example"}
 	plain := &Server{trustHosts: originsByHost(allowed)}
 	public := &Server{publicURL: "https://queue.shop.example", trustHosts: originsByHost(allowed)}
@@ -80,6 +81,7 @@ func TestRequestOrigin(t *testing.T) {
 // one shared cache entry: it neither reaches the page a trusted host gets
 // (a crawler's) nor grows the cache.
 func TestForgedHostCannotPoisonPreviews(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(o *Options) { o.AllowedOrigins = []string{"https://shop.example"} })
 	self := strings.TrimPrefix(h.srv.URL, "http://")
 	absolute := []string{"og:url", "og:image", "og:image:width", "og:image:height", "og:image:alt", "twitter:image", "twitter:image:alt"}
@@ -144,6 +146,7 @@ func TestForgedHostCannotPoisonPreviews(t *testing.T) {
 // once, that link previews carry absolute URLs only for loopback and
 // ALLOWED_ORIGINS hosts.
 func TestPublicURLUnsetWarns(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, publicURL string
 		warns           bool

@@ -16,6 +16,7 @@ import (
 // console's new room's settings page and the JSON API's create say so,
 // naming them; a room created under a fresh name says nothing.
 func TestRecreatedRoomWarnsOfItsProducts(t *testing.T) {
+	t.Parallel()
 	rc := newRoomsConsole(t)
 	ctx := context.Background()
 	adminAuth := map[string]string{"Authorization": "Bearer " + testAdminToken}

@@ -18,6 +18,7 @@ import (
 func rfc(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RFC3339) }
 
 func TestScheduleAdminAndEnter(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	path := "/api/admin/rooms/" + h.room
@@ -71,6 +72,7 @@ func TestScheduleAdminAndEnter(t *testing.T) {
 }
 
 func TestDrawAPIAndPrequeueNetworks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	ctx := context.Background()
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
@@ -124,6 +126,7 @@ func TestDrawAPIAndPrequeueNetworks(t *testing.T) {
 // stream; when the issuer draws, each gets its drawn rank and keeps its
 // pre-queue ticket.
 func TestPrequeuedStreamsLearnTheDraw(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)

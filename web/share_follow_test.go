@@ -13,6 +13,7 @@ import (
 // utm_* values the link does not set from its own query, valid ones only,
 // and a link-preview crawler's GET redirects without counting a click.
 func TestShareForwardsClickIDs(t *testing.T) {
+	t.Parallel()
 	sc := newShareConsole(t)
 	name := sc.h.room
 	ctx := context.Background()

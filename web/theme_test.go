@@ -43,6 +43,7 @@ func longHex(c string) string {
 // accent against are static/app.css's, in both schemes: the page's and
 // the card's backgrounds, the built-in accent and its label colour.
 func TestSchemesMatchAppCSS(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../static/app.css")
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +70,7 @@ func TestSchemesMatchAppCSS(t *testing.T) {
 }
 
 func TestThemeCSS(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		light, dark string
@@ -92,6 +94,7 @@ func TestThemeCSS(t *testing.T) {
 // (a stylesheet at a fingerprinted address, cached forever); everything
 // the operator typed is escaped.
 func TestRoomPagesBranded(t *testing.T) {
+	t.Parallel()
 	rc := brandingConsole(t)
 	ctx := context.Background()
 	logo, err := rc.web.images.Put(ctx, "ann", media.LogoSlot, testImage(t, "png", 20, 10))
@@ -186,6 +189,7 @@ func TestRoomPagesBranded(t *testing.T) {
 // TestConfirmationBranded: the order confirmation shows the room's brand
 // as its other pages do (the server fills it as for them, brandOf).
 func TestConfirmationBranded(t *testing.T) {
+	t.Parallel()
 	b := room.Branding{Logo: "/media/" + strings.Repeat("a", 64) + ".png", AccentColor: "#1a4fd0", ShopName: `<i>Shop</i>`}
 	var buf strings.Builder
 	page := views.ConfirmPage{Room: "r1", Title: "T", T: views.For("en"), OrderID: "x", Quantity: 1,

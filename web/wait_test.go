@@ -67,6 +67,7 @@ func (h *harness) places(t *testing.T) int64 {
 const testNet = "127.0.0.0/24"
 
 func TestJoinWithoutJavaScriptWaits(t *testing.T) {
+	t.Parallel()
 	h, keys := challengeHarness(t, room.ChallengeAuto)
 	join := "/r/" + h.room + "/join"
 
@@ -140,6 +141,7 @@ func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 // missing token neither joins nor shows a join form, on the wait page or
 // posted; each says why, in the visitor's language.
 func TestWaitTokensRefused(t *testing.T) {
+	t.Parallel()
 	h, keys := challengeHarness(t, room.ChallengeAuto)
 	due := challenge.NewWait(h.room, testNet, time.Now().Add(-time.Second))
 	good := keys.SignWait(due)
@@ -205,6 +207,7 @@ func TestWaitTokensRefused(t *testing.T) {
 // network wait apart (the second is due WaitSpacing later), and so the
 // wait path lets a network in no faster than twice a second.
 func TestWaitsAreSpacedPerNetwork(t *testing.T) {
+	t.Parallel()
 	h, keys := challengeHarness(t, room.ChallengeAuto)
 	var due [3]time.Time
 	for i := range due {

@@ -35,6 +35,7 @@ func (h *harness) setRoom(t *testing.T, mut func(*room.Settings)) {
 // with the host page's utm_* and click ids; the room page stays
 // unframeable.
 func TestWidgetPage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	// A request that names no language gets the room's default; the
 	// room's accent stylesheet applies.
@@ -110,6 +111,7 @@ func TestWidgetPage(t *testing.T) {
 // TestWidgetStatus: the polling answer is the same bytes for everyone
 // within a second, with the schedule and the server's clock.
 func TestWidgetStatus(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	opens := time.Now().Add(2 * time.Hour).Truncate(time.Second)
 	h.setRoom(t, func(s *room.Settings) { s.OpensAt = &opens })
@@ -138,6 +140,7 @@ func TestWidgetStatus(t *testing.T) {
 // TestWidgetStreams: widget viewers share the room's ticks, hold no
 // ticket and no cookie, and are capped with a clear 503.
 func TestWidgetStreams(t *testing.T) {
+	t.Parallel()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	name := servicetest.RoomName(t, rdb)
@@ -217,6 +220,7 @@ func TestWidgetStreams(t *testing.T) {
 
 // TestWidgetText words every phase, counting down from the server's view.
 func TestWidgetText(t *testing.T) {
+	t.Parallel()
 	now := time.UnixMilli(1_800_000_000_000)
 	eta := int64(230)
 	for _, tc := range []struct {
@@ -253,6 +257,7 @@ func TestWidgetText(t *testing.T) {
 // TestEmbedScriptAtAStableURL: hosts paste the snippet once, so embed.js
 // answers at unhashed URLs with a short cache.
 func TestEmbedScriptAtAStableURL(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	for _, path := range []string{"/static/embed.js", "/embed.js"} {
 		r := h.do(t, "GET", path, "", nil, nil)
@@ -280,6 +285,7 @@ func (c *countingRooms) Room(ctx context.Context, name string) (room.Settings, e
 // TestWidgetBurstCostsOneRead: a crowd of viewers loading the widget at
 // once, when the cached entry has just expired, costs one settings read.
 func TestWidgetBurstCostsOneRead(t *testing.T) {
+	t.Parallel()
 	var counted *countingRooms
 	h := newHarness(t, func(o *Options) {
 		counted = &countingRooms{widgetRoomsStore: o.Rooms}
@@ -308,6 +314,7 @@ func TestWidgetBurstCostsOneRead(t *testing.T) {
 // TestWidgetOfUnknownRoom: polls of an unknown or deleted room answer 404
 // and reuse the cached "not found": a burst costs one settings read.
 func TestWidgetOfUnknownRoom(t *testing.T) {
+	t.Parallel()
 	var counted *countingRooms
 	h := newHarness(t, func(o *Options) {
 		counted = &countingRooms{widgetRoomsStore: o.Rooms}
