@@ -27,11 +27,14 @@ test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-root test-packages
 
 .PHONY: test-root test-packages test-stress
+# The tests build with -trimpath: the checkout's path is left out of what is compiled, so that a
+# fresh clone reuses the build cache of any other checkout of the same code.
+TESTENV := GOFLAGS="-trimpath $(GOFLAGS)"
 test-root:
-	WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 6 -timeout 20m ./web/e2e
+	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 6 -timeout 20m ./web/e2e
 
 test-packages:
-	$(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)
+	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)
 
 ## test-stress: `make test` with one core kept busy by stress-ng (Debian's stress-ng) for as long
 ## as it runs: how a test that leans on timing is found before CI finds it.

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"waitingroom/server/servicetest"
@@ -50,8 +49,22 @@ func Migrated(t testing.TB, dialect string) *store.DB {
 	return db
 }
 
-// migrationsDir is the module's migrations/ folder.
+// migrationsDir is the module's migrations/ folder: beside the go.mod
+// above the test's working directory (its package's folder), so that it
+// is found in a build with or without -trimpath.
 func migrationsDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "migrations")
+	dir, err := os.Getwd()
+	if err != nil {
+		return "migrations"
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "migrations")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "migrations"
+		}
+		dir = parent
+	}
 }
