@@ -18,8 +18,9 @@ run:
 ## tests and why (=== Skipped), then gotestsum's DONE line.
 ## test-root: web/e2e (browser tests, drill smokes, the binary's commands), without the race
 ## detector: its tests drive the same web and server code that test-packages runs raced, and wait
-## on pages. The drill smokes run first, one at a time (each under 20 s); then every browser test,
-## side by side in one Chromium (a tab and a cookie jar each).
+## on pages. The drill smokes and the heavier browser tests run first, one at a time (each drill
+## under 20 s); then the other browser tests, four at a time, in one Chromium (a tab and a cookie
+## jar each).
 ## test-packages: every other package with the race detector, as one `go test`: it builds the
 ## raced test binaries two at a time and runs two packages at once.
 ## The -timeouts are bounds on a hang, not on speed. Figures: docs/TESTS.md.
@@ -31,7 +32,7 @@ test:
 # fresh clone reuses the build cache of any other checkout of the same code.
 TESTENV := GOFLAGS="-trimpath $(GOFLAGS)"
 test-root:
-	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 6 -timeout 20m ./web/e2e
+	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m ./web/e2e
 
 test-packages:
 	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)

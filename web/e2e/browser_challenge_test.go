@@ -184,7 +184,6 @@ func TestBrowserChallengeRefusedThenJoins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
@@ -243,7 +242,6 @@ func TestBrowserKeepsAnUnspentProof(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
@@ -284,7 +282,6 @@ func TestBrowserJoinsThroughTheChallenge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	axe := axeSource(t)
@@ -329,7 +326,6 @@ func TestBrowserJoinsWithoutChallenge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)

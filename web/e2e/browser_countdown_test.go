@@ -53,7 +53,6 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	// A beat a second: a page counts after 1.2 s of hold and three ticks.
 	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-heartbeat", "1s")
@@ -187,7 +186,6 @@ func TestBrowserCountdownHoldsWhenServerStops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	url := servicetest.RedisURLDB(t, servicetest.ServerDB)
 	rdb := servicetest.RedisAt(t, url)

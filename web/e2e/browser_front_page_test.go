@@ -19,7 +19,6 @@ func TestBrowserFrontPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	axe := axeSource(t)
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)

@@ -21,7 +21,6 @@ func TestBrowserShareLink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	axe := axeSource(t)
 	alloc := browser(t)
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ServerDB))

@@ -20,7 +20,6 @@ func TestBrowserSoldOutKeepsThePlace(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	base, eng, rdb := startServer(t, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)

@@ -59,7 +59,6 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	t.Parallel()
 	alloc := browser(t)
 	// Two widget streams per address (the shop's page and the console's
 	// preview); a third viewer (below) is refused its stream and polls.
