@@ -328,9 +328,10 @@
     pollTimer = setTimeout(poll, (sec || 3) * 1000 + Math.random() * 500);
   }
 
-  // A stream refused (a 503 while the server gets Redis back) is tried
-  // again while the page polls: first after 0.25 to 0.75 s, then twice as
-  // late each time, up to 30 s. Once it opens, polling stops.
+  // A stream refused (a full server's 503, or a proxy's with no server
+  // behind it; a server that cannot reach Redis holds the stream instead)
+  // is tried again while the page polls: first after 0.25 to 0.75 s, then
+  // twice as late each time, up to 30 s. Once it opens, polling stops.
   var polling = false, streamTries = 0, streamTimer = null;
   function fallBack() {
     if (!polling) { polling = true; poll(); }

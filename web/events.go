@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"waitingroom/server/queue"
+	"waitingroom/server/redisconn"
 	"waitingroom/server/room"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
@@ -73,7 +74,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	hr, err := s.hub.Room(ctx, name)
 	if err != nil {
-		s.fail(w, r, err)
+		s.holdOrFail(w, r, name, slot, err)
 		return
 	}
 	// The page enters by POST first: a stream never makes a new place in
@@ -97,7 +98,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		s.fail(w, r, err)
+		s.holdOrFail(w, r, name, slot, err)
 		return
 	}
 
@@ -116,6 +117,23 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	s.hub.Subscribe(nc, hr, slot, sse.Subscriber{Visitor: id, Position: p,
 		LastEventID: request.LastEventID(r.Header.Get("Last-Event-ID")), Cookies: cookies})
+}
+
+// holdOrFail answers a stream whose Redis work failed with err: when
+// Redis is unreachable the hub holds the stream until Redis answers again
+// (see sse.Hub.Hold: the page is told of the outage and comes back as
+// soon as it is over); any other error gets its answer.
+func (s *Server) holdOrFail(w http.ResponseWriter, r *http.Request, name string, slot *sse.Slot, err error) {
+	if !redisconn.Unreachable(err) {
+		s.fail(w, r, err)
+		return
+	}
+	nc, _, herr := http.NewResponseController(w).Hijack()
+	if herr != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.hub.Hold(nc, name, slot)
 }
 
 // streamEnter enters a stream's visitor. A connect that makes a place

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"waitingroom/server/issuer"
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
+	"waitingroom/server/redisconn"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/token"
@@ -955,4 +957,148 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	if lastRank != 0 {
 		t.Fatalf("my rank is %d after the returning buyer went in, want 0", lastRank)
 	}
+}
+
+// rawStream is one stream's response, read block by block ("retry:"
+// fields included, which an SSE client keeps to itself).
+type rawStream struct {
+	resp   *http.Response
+	br     *bufio.Reader
+	cancel context.CancelFunc
+}
+
+// dialStream connects to url as a page does, with lastID as Last-Event-ID
+// when set.
+func dialStream(t *testing.T, c *http.Client, url, lastID string) *rawStream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*eventWait)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	s := &rawStream{resp: resp, br: bufio.NewReader(resp.Body), cancel: cancel}
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *rawStream) close() {
+	s.cancel()
+	s.resp.Body.Close()
+}
+
+// block returns the stream's next block of fields; io.EOF when the
+// response ended.
+func (s *rawStream) block() (string, error) {
+	var b strings.Builder
+	for {
+		line, err := s.br.ReadString('\n')
+		if err != nil {
+			return b.String(), err
+		}
+		if line == "\n" {
+			return b.String(), nil
+		}
+		b.WriteString(line)
+	}
+}
+
+// expect returns the next block that names event name, skipping the
+// others (retry fields, beats).
+func (s *rawStream) expect(t *testing.T, name string) string {
+	t.Helper()
+	for {
+		b, err := s.block()
+		if err != nil {
+			t.Fatalf("stream ended (%v) before an event %q", err, name)
+		}
+		if strings.Contains(b, "event: "+name+"\n") {
+			return b
+		}
+	}
+}
+
+// TestStreamHeldThroughRedisRestart: a page whose stream broke while
+// Redis was down reconnects during the outage. It is answered 200 with an
+// outage event and held, not refused: an EventSource gives up on a
+// refusal, and its page would come back seconds after Redis. Redis comes
+// back while the client still refuses (after a run of failed dials it
+// answers its last dial error until its probe, once a second, connects):
+// the held stream ends with a short retry only once Redis answers, and
+// the reconnect gets the page's position.
+func TestStreamHeldThroughRedisRestart(t *testing.T) {
+	rs := servicetest.StartRedisServer(t)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ctx := context.Background()
+	conn, err := redisconn.Open(ctx, rs.URL(), redisconn.Sentinel{}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rdb := conn.Client
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	name := "held"
+	set := room.Defaults(name)
+	set.Paused = true
+	if err := eng.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	in := startInstance(t, rdb, eng, name, time.Hour, false, sse.Options{})
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	url := in.url + "/r/" + name + "/events"
+	first := dialStream(t, c, url, "")
+	pos := first.expect(t, "position")
+	rs.WaitAOFWritten() // the enter survives the crash
+
+	rs.Crash()
+	first.expect(t, "outage")
+	first.close() // the page's network drops
+	// The instance's work during the outage trips the client's dial
+	// breaker, as an instance's loops do.
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Go(func() { rdb.Ping(ctx) })
+	}
+	wg.Wait()
+
+	held := dialStream(t, c, url, "")
+	if held.resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(held.resp.Body)
+		t.Fatalf("a stream during the outage: %s %s, want 200 and an outage event", held.resp.Status, b)
+	}
+	held.expect(t, "outage")
+	rs.Start()
+	stale := rdb.Ping(ctx).Err()
+	var retry string
+	for {
+		b, err := held.block()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("held stream: %v", err)
+		}
+		if v, ok := strings.CutPrefix(b, "retry: "); ok {
+			retry = strings.TrimSpace(v)
+		}
+	}
+	ms, _ := strconv.Atoi(retry)
+	if ms <= 0 || ms > 1250 {
+		t.Fatalf("the held stream ended with retry %q, want a short one (at most 1250 ms)", retry)
+	}
+	back := dialStream(t, c, url, "")
+	again := back.expect(t, "position")
+	ticket := func(b string) string {
+		i := strings.Index(b, `"ticket":`)
+		return b[i : i+strings.IndexByte(b[i:], ',')]
+	}
+	if !strings.Contains(again, `"status":"WAITING"`) || ticket(again) != ticket(pos) {
+		t.Fatalf("after Redis' return: %q, want the place of %q", again, pos)
+	}
+	t.Logf("the Redis client's first answer after the restart: %v; the held stream ended with retry %d ms", stale, ms)
 }

@@ -24,6 +24,15 @@ type Handler interface {
 	Lost()
 }
 
+// A broken subscription is tried again after resubscribeFirst, then twice
+// as late each time up to resubscribeMax. Pushes resume only once it is
+// back: the longest wait is most of the delay between Redis' return and
+// the pages' next positions, and a try costs one refused dial.
+const (
+	resubscribeFirst = 50 * time.Millisecond
+	resubscribeMax   = 500 * time.Millisecond
+)
+
 // Listen holds this process's one Redis subscription, to the events
 // channel of every room of namespace ns, until ctx is done. Pub/sub
 // ignores the database number, so an event of another deployment on the
@@ -36,7 +45,7 @@ func Listen(ctx context.Context, rdb redis.UniversalClient, ns string, h Handler
 	// A blocked Receive does not watch ctx: closing the subscription ends it.
 	stop := context.AfterFunc(ctx, func() { ps.Close() })
 	defer stop()
-	backoff := 50 * time.Millisecond
+	backoff := resubscribeFirst
 	healthy := false
 	for {
 		msg, err := ps.Receive(ctx)
@@ -56,10 +65,10 @@ func Listen(ctx context.Context, rdb redis.UniversalClient, ns string, h Handler
 				return ctx.Err()
 			case <-time.After(backoff):
 			}
-			backoff = min(2*backoff, 2*time.Second)
+			backoff = min(2*backoff, resubscribeMax)
 			continue
 		}
-		backoff = 50 * time.Millisecond
+		backoff = resubscribeFirst
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			if m.Kind == "psubscribe" {

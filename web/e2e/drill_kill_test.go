@@ -40,8 +40,22 @@ type follower struct {
 	attempts   int // reconnects started
 	opened     int // reconnects answered 200 (headers read)
 	tokens     map[string]bool
+	lastTry    time.Time // when the last reconnect started
+	cutStream  context.CancelFunc
 	connected  atomic.Bool
+	// eventsSeen counts the events that say where the buyer stands
+	// (position, ready, sold out): an outage event is not one.
 	eventsSeen atomic.Int64
+}
+
+// cut ends the page's current stream, as a change of network would; the
+// page reconnects as after any drop.
+func (f *follower) cut() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cutStream != nil {
+		f.cutStream()
+	}
 }
 
 func newFollower(url string) *follower {
@@ -51,14 +65,15 @@ func newFollower(url string) *follower {
 
 func (f *follower) run(ctx context.Context) {
 	for ctx.Err() == nil {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+		sctx, cutStream := context.WithCancel(ctx)
+		req, _ := http.NewRequestWithContext(sctx, http.MethodGet, f.url, nil)
 		f.mu.Lock()
 		if f.lastID != "" {
 			req.Header.Set("Last-Event-ID", f.lastID)
 		}
-		f.mu.Unlock()
-		f.mu.Lock()
+		f.cutStream = cutStream
 		f.attempts++
+		f.lastTry = time.Now()
 		f.mu.Unlock()
 		resp, err := f.client.Do(req)
 		if err == nil && resp.StatusCode == http.StatusOK {
@@ -82,6 +97,7 @@ func (f *follower) run(ctx context.Context) {
 		if resp != nil {
 			resp.Body.Close()
 		}
+		cutStream()
 		f.connected.Store(false)
 		f.mu.Lock()
 		if f.dropped.IsZero() {
@@ -125,7 +141,9 @@ func (f *follower) read(resp *http.Response) {
 }
 
 func (f *follower) event(name, id, data string) {
-	f.eventsSeen.Add(1)
+	if name != "outage" {
+		f.eventsSeen.Add(1)
+	}
 	f.connected.Store(true)
 	f.mu.Lock()
 	defer f.mu.Unlock()

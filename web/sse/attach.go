@@ -83,7 +83,13 @@ func (h *Hub) drop(c *conn, err error) {
 	h.mu.Lock()
 	h.forgetLocked(c)
 	h.releaseIPLocked(c.ip)
+	_, held := h.held[c]
+	delete(h.held, c)
 	h.mu.Unlock()
+	if held {
+		h.conns.Add(-1)
+		h.metrics.Connections.Dec()
+	}
 	if c.widget {
 		h.releaseWidget()
 	} else {

@@ -38,7 +38,10 @@ type conn struct {
 	// widget marks an embedded widget's stream: no visitor, no ticket; it
 	// is sent the room's one widget frame (see attachWidget).
 	widget bool
-	ticket atomic.Int64 // the line number, which ranks count from
+	// heldFor is the room a held stream waits to be served (see Hold);
+	// "" for a stream attached to its room.
+	heldFor string
+	ticket  atomic.Int64 // the line number, which ranks count from
 	// shown is the visitor's own ticket (a drawn buyer's pre-queue
 	// ticket); prequeued marks a buyer waiting for the draw.
 	shown     atomic.Int64

@@ -46,6 +46,18 @@ func (h *Hub) watchStalls() {
 // fan-outs that fall in it.
 const heartbeatSlots = 15
 
+// beat writes the heartbeat to the connections of conns in slot step.
+func (h *Hub) beat(conns []*conn, step int) {
+	for _, c := range conns {
+		if int(c.hbSlot) != step {
+			continue
+		}
+		if err := c.write(heartbeatFrame); err != nil {
+			h.drop(c, err)
+		}
+	}
+}
+
 // heartbeats sends a beat to every connection once a period, a slot of
 // connections at a time; a write that fails finds a peer that has gone.
 func (h *Hub) heartbeats() {
@@ -62,14 +74,8 @@ func (h *Hub) heartbeats() {
 			if step == 0 {
 				h.resyncQuietWidgets(r)
 			}
-			for _, c := range r.snapshotConns() {
-				if int(c.hbSlot) != step {
-					continue
-				}
-				if err := c.write(heartbeatFrame); err != nil {
-					h.drop(c, err)
-				}
-			}
+			h.beat(r.snapshotConns(), step)
 		}
+		h.beat(h.heldConns(), step)
 	}
 }

@@ -61,6 +61,9 @@ type Options struct {
 	// MaxStreams caps the process's buyer streams (0: no cap); beyond it
 	// a connect is answered 503, so the process keeps files for the rest.
 	MaxStreams int
+	// Clock is what the hub waits on between its tries of Redis after an
+	// outage (default: the system's).
+	Clock Clock
 }
 
 // Hub fans each room's admission events out to this process's SSE
@@ -84,6 +87,13 @@ type Hub struct {
 	// most MaxStreamsPerVisitor).
 	perVisitor map[string][]*conn
 	closed     bool
+	// held are the streams kept while Redis is unreachable (see Hold),
+	// and releasing is set while a loop waits to end them.
+	held      map[*conn]struct{}
+	releasing bool
+	// subscribed is closed, and replaced, each time the subscription is
+	// back: a wait for Redis to answer tries again at once.
+	subscribed chan struct{}
 
 	// born is the hub's clock's zero: connections keep when they were
 	// last written to as nanoseconds since.
@@ -153,8 +163,12 @@ func NewHub(opt Options) *Hub {
 	if opt.MaxStreams <= 0 {
 		opt.MaxStreams = math.MaxInt32
 	}
+	if opt.Clock == nil {
+		opt.Clock = systemClock{}
+	}
 	h := &Hub{src: opt.Source, log: opt.Log, metrics: opt.Metrics, opt: opt,
 		rooms: map[string]*Room{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*conn{},
+		held: map[*conn]struct{}{}, subscribed: make(chan struct{}),
 		born: time.Now(), resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
 	h.wg.Go(h.heartbeats)
 	h.wg.Go(h.watchStalls)
@@ -185,6 +199,9 @@ func (h *Hub) Close() {
 			h.drop(c, nil)
 		}
 	}
+	for _, c := range h.heldConns() {
+		h.drop(c, nil)
+	}
 	h.wg.Wait()
 }
 
@@ -212,8 +229,13 @@ func (h *Hub) Event(room string, e queue.Event) {
 }
 
 // Subscribed implements push.Handler: events may have been lost while the
-// subscription was down, so every room resyncs.
+// subscription was down, so every room resyncs; and Redis is likely back,
+// so every wait for it tries again at once.
 func (h *Hub) Subscribed() {
+	h.mu.Lock()
+	close(h.subscribed)
+	h.subscribed = make(chan struct{})
+	h.mu.Unlock()
 	rooms := h.roomList()
 	for _, r := range rooms {
 		select {
@@ -231,7 +253,6 @@ func (h *Hub) Subscribed() {
 // told that its position is on hold (it shows "Reconnecting…") until the
 // next position arrives.
 func (h *Hub) Lost() {
-	frame := chunk([]byte("event: outage\ndata: {\"reconnecting\":true}\n\n"))
 	for _, r := range h.roomList() {
 		r.widgetsStale.Store(true)
 		r.stale.Store(true) // the first pass after it tells every page
@@ -239,7 +260,7 @@ func (h *Hub) Lost() {
 			if c.done.Load() {
 				continue
 			}
-			if err := c.writeFramed(frame); err != nil {
+			if err := c.writeFramed(outageFrame); err != nil {
 				h.drop(c, err)
 			}
 		}
@@ -286,14 +307,23 @@ func (h *Hub) resyncLocked(r *Room) {
 	}
 	r.syncing = true
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		snap, err := h.src.Snapshot(ctx, r.name)
+		// Right after an outage the Redis client may still refuse for a
+		// while (see redisconn.Unreachable): the resync waits for Redis
+		// rather than leave the room's pages on the state from before.
+		var snap queue.Snapshot
+		err := h.untilAnswered(func(ctx context.Context) error {
+			var err error
+			snap, err = h.src.Snapshot(ctx, r.name)
+			return err
+		})
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.syncing = false
 		if errors.Is(err, room.ErrNotFound) {
 			go h.widgetsGone(r) // tell its widgets; buyers keep their state
+			return
+		}
+		if errors.Is(err, errStopped) {
 			return
 		}
 		if err != nil {
