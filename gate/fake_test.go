@@ -54,9 +54,8 @@ type fakeRoom struct {
 	keys     []signingKey // listed in the JWKS
 	aud      string
 	failOpen bool
-	down     string         // "": up; "503": every answer 503; "slow": answers after slowFor
-	refuse   map[string]int // endpoint name → status of its every answer (see refusal)
-	slowFor  time.Duration
+	down     string            // "": up; "503": every answer 503
+	refuse   map[string]int    // endpoint name → status of its every answer (see refusal)
 	used     map[string]string // jti → the session id it opened
 	oldAPI   bool              // refuses the redeem's session field, as waitingroom did before it had one
 	noRoom   bool              // the gate settings answer 404 room_not_found
@@ -64,8 +63,12 @@ type fakeRoom struct {
 	lag      time.Duration
 	sessions map[string]string // id → subject
 	calls    map[string]int
-	passes   []string // every pass handed out, to check the logs
-	reports  []report // the reports of the handlers' times received
+	passes   []string                 // every pass handed out, to check the logs
+	reports  []report                 // the reports of the handlers' times received
+	held     map[string]chan struct{} // endpoint name → closed when its held calls may go on (see hold)
+	holding  map[string]int           // calls held now, by endpoint name
+	inflight int                      // calls being answered now
+	probeSaw int                      // the most calls being answered when a gate settings call (the probe) came
 }
 
 func newFakeRoom(t *testing.T, keys ...signingKey) *fakeRoom {
@@ -79,6 +82,34 @@ func (f *fakeRoom) set(fn func(f *fakeRoom)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fn(f)
+}
+
+// hold makes the calls to the endpoint name wait, from now until release
+// is called: a waitingroom busy with them for as long as the test needs.
+func (f *fakeRoom) hold(name string) (release func()) {
+	ch := make(chan struct{})
+	f.mu.Lock()
+	if f.held == nil {
+		f.held, f.holding = map[string]chan struct{}{}, map[string]int{}
+	}
+	f.held[name] = ch
+	f.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			delete(f.held, name)
+			f.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// heldNow is the number of calls to the endpoint name held now.
+func (f *fakeRoom) heldNow(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.holding[name]
 }
 
 func (f *fakeRoom) count(name string) int {
@@ -95,7 +126,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	down, slow := f.down, f.slowFor
+	down := f.down
 	f.mu.Unlock()
 	prefix := "/api/rooms/" + testRoom
 	var name string
@@ -119,17 +150,35 @@ func (f *fakeRoom) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.calls[name]++
 	status, refused := f.refuse[name]
+	if name == "gate" {
+		f.probeSaw = max(f.probeSaw, f.inflight)
+	}
+	f.inflight++
+	held := f.held[name]
+	if held != nil {
+		f.holding[name]++
+	}
 	f.mu.Unlock()
-	switch down {
-	case "503":
+	defer func() {
+		f.mu.Lock()
+		f.inflight--
+		f.mu.Unlock()
+	}()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+		}
+		f.mu.Lock()
+		f.holding[name]--
+		f.mu.Unlock()
+		if r.Context().Err() != nil {
+			return // the caller gave up
+		}
+	}
+	if down == "503" {
 		writeJSON(w, 503, map[string]string{"error": "unavailable"})
 		return
-	case "slow":
-		select {
-		case <-time.After(slow):
-		case <-r.Context().Done():
-			return
-		}
 	}
 	if refused {
 		refusal(w, status)
@@ -335,26 +384,32 @@ type env struct {
 	key     signingKey
 	gate    *Gate
 	shop    *httptest.Server
+	mux     *http.ServeMux // the shop's routes
 	browser *http.Client
 	clock   *clock
 	logs    *syncBuffer
 }
 
 // shortTimeout is the Timeout of the tests of a waitingroom that answers
-// too late: 300 ms. The others keep the gate's default (2 s), a bound a
-// loaded machine's answers stay within.
+// too late: 300 ms.
 func shortTimeout(o *Options) { o.Timeout = 300 * time.Millisecond }
+
+// hangTimeout is the Timeout of the other tests, whose waitingroom
+// answers: a bound that only catches a hang. A loaded machine may answer
+// later than the gate's default (2 s), and a call that times out fails
+// closed, or, three probes in a row, marks waitingroom down.
+const hangTimeout = 30 * time.Second
 
 func newEnv(t *testing.T, mod func(*Options)) *env {
 	t.Helper()
 	e := &env{t: t, key: newKey(t, "k1"), clock: &clock{t: time.Now()}, logs: &syncBuffer{}}
 	e.room = newFakeRoom(t, e.key)
 	mux := http.NewServeMux()
-	e.shop = httptest.NewServer(mux)
+	e.shop, e.mux = httptest.NewServer(mux), mux
 	t.Cleanup(e.shop.Close)
 	e.room.aud = e.shop.URL
 	opts := Options{RoomURL: e.room.srv.URL, Room: testRoom, APIKey: testAPIKey, Audience: e.shop.URL,
-		Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+		Timeout: hangTimeout, Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -476,11 +531,25 @@ func (e *env) waitProbed() {
 	waitFor(e.t, "the probe to end", func() bool { return !e.gate.health.probingNow() })
 }
 
-// waitFor polls cond for up to 15 s: a bound for a loaded machine, not a
-// latency target (a condition that never holds still fails).
+// renewsRunning is the number of sessions whose renew runs now.
+func (e *env) renewsRunning() int {
+	c := e.gate.live
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, le := range c.m {
+		if le.inflight != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// waitFor polls cond for up to hangTimeout: a bound for a loaded machine,
+// not a latency target (a condition that never holds still fails).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(hangTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

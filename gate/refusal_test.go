@@ -100,6 +100,12 @@ func TestForgedCookieCostsNoCall(t *testing.T) {
 		other.cookieValue(id),                                              // signed under another API key
 		"other-room." + id + "." + good[len(good)-22:],                     // another room
 	}
+	// The first request's probe ends before the flood: the flood makes
+	// no call, so nothing starts another one.
+	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("before the flood: %d, want 303 to the room", resp.StatusCode)
+	}
+	e.waitProbed()
 	const n = 200
 	var wg sync.WaitGroup
 	var through atomic.Int32
@@ -133,65 +139,98 @@ func TestForgedCookieCostsNoCall(t *testing.T) {
 	}
 }
 
-// TestFloodIsNoOutage: a flood of sessions to check against a waitingroom
-// of finite capacity keeps at most maxCalls calls in flight, sends those
-// it has no slot for to the room, and never opens the shop to visitors
-// without a session.
+// TestFloodIsNoOutage: a flood of sessions to check against a busy
+// waitingroom keeps at most maxCalls calls in flight, sends those it has
+// no slot for to the room, and never opens the shop to visitors without
+// a session.
 //
-// The gate has its default Timeout (2 s). The maxCalls calls in flight
-// keep the probe waiting at waitingroom at most 64/8 × 100 ms = 0.8 s, so
-// it gets its answer with 1.2 s to spare on a loaded machine; without the
-// bound, the 300 calls would keep it waiting 3.75 s, past the Timeout, and
-// the failed probes would mark waitingroom down.
+// The fake waitingroom holds every renew until the test lets them go, so
+// the flood's calls stay in flight for as long as the test looks. The
+// probe, which takes no slot, then waits at waitingroom behind at most
+// maxCalls calls: with a waitingroom that serves c calls at a time in s
+// each, at most maxCalls / c × s, which the gate's Timeout must cover.
+// The test checks that bound, not a duration: without it, the probe would
+// find all 2 × maxCalls calls ahead of it.
 func TestFloodIsNoOutage(t *testing.T) {
 	yes := true
-	e := newEnv(t, func(o *Options) { o.FailOpen = &yes })
-	inner := e.room.srv.Config.Handler
-	sem := make(chan struct{}, 8) // waitingroom serves 8 at a time, 100 ms each
-	e.room.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case sem <- struct{}{}:
-		case <-r.Context().Done():
-			return
-		}
-		defer func() { <-sem }()
-		time.Sleep(100 * time.Millisecond)
-		inner.ServeHTTP(w, r)
+	e := newEnv(t, func(o *Options) {
+		o.FailOpen = &yes
+		o.Timeout = 2 * hangTimeout // a held call outlasts the test's waits
 	})
 	counting := &countingTransport{inner: e.gate.client.Transport}
 	e.gate.client = &http.Client{Transport: counting, CheckRedirect: e.gate.client.CheckRedirect}
 	if resp := e.do(http.MethodGet, "/checkout", nil); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("before: %d", resp.StatusCode)
 	}
-	var wg sync.WaitGroup
-	codes := make(chan int, 300)
-	for i := 0; i < 300; i++ {
-		wg.Add(1)
+	e.waitProbed()
+	release := e.room.hold("renew")
+	defer release()
+
+	const n = 2 * maxCalls
+	codes := make(chan int, n)
+	visitors := &http.Client{CheckRedirect: e.browser.CheckRedirect} // the 303 to the room is the answer
+	for i := 0; i < n; i++ {
 		go func() {
-			defer wg.Done()
 			req, _ := http.NewRequest(http.MethodGet, e.shop.URL+"/checkout", nil)
 			req.Header.Set("Cookie", CookieName+"="+e.gate.cookieValue(randID()))
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				resp.Body.Close()
-				codes <- resp.StatusCode
+			resp, err := visitors.Do(req)
+			if err != nil {
+				codes <- 0 // no answer
+				return
 			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
 		}()
 	}
-	time.Sleep(100 * time.Millisecond)
-	stranger := e.do(http.MethodGet, "/checkout", nil)
-	wg.Wait()
-	close(codes)
-	if stranger.StatusCode != http.StatusSeeOther {
-		t.Errorf("a visitor without a session during the flood: %d, want 303", stranger.StatusCode)
-	}
-	for c := range codes {
-		if c == http.StatusOK {
-			t.Errorf("an unknown session got through during the flood")
-			break
+	// answers reads k of the flood's answers: each one to the room.
+	answers := func(k int, what string) {
+		t.Helper()
+		timeout := time.After(hangTimeout)
+		other := map[int]int{}
+		for range k {
+			select {
+			case c := <-codes:
+				if c != http.StatusSeeOther {
+					other[c]++
+				}
+			case <-timeout:
+				t.Fatalf("%s: the flood's answers did not come within %v", what, hangTimeout)
+			}
+		}
+		if len(other) > 0 {
+			t.Errorf("%s: unknown sessions got %v (status: count), want each 303 to the room", what, other)
 		}
 	}
+	// maxCalls sessions take every call slot, their renews held; the
+	// other maxCalls find no slot and go to the room at once.
+	waitFor(t, "maxCalls renews at waitingroom", func() bool { return e.room.heldNow("renew") == maxCalls })
+	answers(n-maxCalls, "no call slot")
+
+	// The settings are due again: a visitor without a session gets the
+	// room, and starts a probe, which gets its answer.
+	e.clock.Add(configTTL)
+	if stranger := e.do(http.MethodGet, "/checkout", nil); stranger.StatusCode != http.StatusSeeOther {
+		t.Errorf("a visitor without a session during the flood: %d, want 303", stranger.StatusCode)
+	}
+	e.waitProbed()
+	if e.gate.health.isDown() {
+		t.Error("the flood marked waitingroom down")
+	}
+	e.room.mu.Lock()
+	ahead := e.room.probeSaw
+	e.room.mu.Unlock()
+	if ahead > maxCalls {
+		t.Errorf("the probe found %d calls ahead of it at waitingroom, bound %d", ahead, maxCalls)
+	}
+
+	// Let the renews go: waitingroom knows none of these sessions.
+	release()
+	answers(maxCalls, "renewed")
 	if p := counting.peak.Load(); p > maxCalls+1 { // +1: the probe takes no slot
 		t.Errorf("%d calls in flight at waitingroom, bound %d", p, maxCalls)
+	}
+	if got := e.room.count("renew"); got != maxCalls {
+		t.Errorf("%d renew calls, want %d (one per slot)", got, maxCalls)
 	}
 	if e.gate.health.isDown() {
 		t.Error("the flood marked waitingroom down")

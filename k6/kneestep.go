@@ -23,6 +23,11 @@ type KneeSteps struct {
 	// Warmup is sent before the measure (at least 1.5 × Work); Duration
 	// is measured.
 	Warmup, Duration time.Duration
+
+	// serve serves each step's shop h and returns its base URL, the
+	// transport that reaches it and a stop; nil is loopback TCP. The
+	// tests' in-memory transport lets a step run on a simulated clock.
+	serve func(h http.Handler) (base string, rt http.RoundTripper, stop func(), err error)
 }
 
 // Run measures each step.
@@ -46,16 +51,17 @@ func (k KneeSteps) step(ctx context.Context, rate float64) (Step, error) {
 		return Step{}, fmt.Errorf("knee steps: rate %v out of (0, 10000]", rate)
 	}
 	shop := NewKneeShop(k.Capacity, k.Work, k.MaxWait)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	serve := k.serve
+	if serve == nil {
+		serve = serveLoopback
+	}
+	base, rt, stop, err := serve(shop.Handler())
 	if err != nil {
 		return Step{}, fmt.Errorf("knee steps: %w", err)
 	}
-	srv := &http.Server{Handler: shop.Handler(), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 10000}, Timeout: k.Work + k.MaxWait + 30*time.Second}
-	defer client.CloseIdleConnections()
-	target := "http://" + ln.Addr().String() + "/checkout"
+	defer stop()
+	client := &http.Client{Transport: rt, Timeout: k.Work + k.MaxWait + 30*time.Second}
+	target := base + "/checkout"
 
 	start := time.Now()
 	// The warm-up lasts at least one Work, so that the measure's answers
@@ -110,6 +116,22 @@ func (k KneeSteps) step(ctx context.Context, rate float64) (Step, error) {
 		s.FailRate = float64(failed) / float64(sent)
 	}
 	return s, nil
+}
+
+// serveLoopback serves h on a loopback TCP port.
+func serveLoopback(h http.Handler) (string, http.RoundTripper, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	tr := &http.Transport{MaxIdleConnsPerHost: 10000}
+	stop := func() {
+		srv.Close()
+		tr.CloseIdleConnections()
+	}
+	return "http://" + ln.Addr().String(), tr, stop, nil
 }
 
 // RatesAround returns the rates from lo to hi times capacity by step

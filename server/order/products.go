@@ -27,6 +27,7 @@ const maxCachedRooms = 1024
 type productCache struct {
 	load  func(ctx context.Context, room string) ([]Product, error)
 	ttl   time.Duration
+	now   func() time.Time
 	group singleflight.Group
 
 	mu    sync.Mutex
@@ -43,7 +44,7 @@ type cachedProducts struct {
 }
 
 func newProductCache(load func(ctx context.Context, room string) ([]Product, error), ttl time.Duration) *productCache {
-	return &productCache{load: load, ttl: ttl, rooms: make(map[string]cachedProducts)}
+	return &productCache{load: load, ttl: ttl, now: time.Now, rooms: make(map[string]cachedProducts)}
 }
 
 // get returns room's products, from memory when fresh. The slice is
@@ -52,7 +53,7 @@ func (c *productCache) get(ctx context.Context, room string) ([]Product, error) 
 	c.mu.Lock()
 	e, ok := c.rooms[room]
 	c.mu.Unlock()
-	if ok && e.valid && time.Since(e.at) < c.ttl {
+	if ok && e.valid && c.fresh(e) {
 		return e.ps, nil
 	}
 	ch := c.group.DoChan(room, func() (any, error) {
@@ -61,12 +62,12 @@ func (c *productCache) get(ctx context.Context, room string) ([]Product, error) 
 		c.mu.Lock()
 		e, ok := c.rooms[room]
 		c.mu.Unlock()
-		if ok && e.valid && time.Since(e.at) < c.ttl {
+		if ok && e.valid && c.fresh(e) {
 			return e.ps, nil
 		}
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), productsQueryTimeout)
 		defer cancel()
-		start := time.Now()
+		start := c.now()
 		ps, err := c.load(qctx, room)
 		if err != nil {
 			return nil, err
@@ -85,12 +86,15 @@ func (c *productCache) get(ctx context.Context, room string) ([]Product, error) 
 	}
 }
 
+// fresh reports whether e was read less than ttl ago.
+func (c *productCache) fresh(e cachedProducts) bool { return c.now().Sub(e.at) < c.ttl }
+
 func (c *productCache) put(room string, e cachedProducts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.rooms) >= maxCachedRooms {
 		for name, old := range c.rooms {
-			if time.Since(old.at) >= c.ttl {
+			if !c.fresh(old) {
 				delete(c.rooms, name)
 			}
 		}
@@ -104,6 +108,6 @@ func (c *productCache) put(room string, e cachedProducts) {
 // forget drops room's list, so that the next read queries the database:
 // after an order or a stock change on this instance.
 func (c *productCache) forget(room string) {
-	c.put(room, cachedProducts{at: time.Now()})
+	c.put(room, cachedProducts{at: c.now()})
 	c.group.Forget(room)
 }

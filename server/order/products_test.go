@@ -10,19 +10,52 @@ import (
 	"waitingroom/server/store"
 )
 
-// TestProductListIsCached: a flood of product reads costs one query, and
-// the list is fresh after an order on this instance.
+// testClock is a clock that moves only when the test moves it.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// TestProductListIsCached: a flood of product reads costs one query,
+// the list is read again once ProductsTTL has passed, and it is fresh
+// after an order on this instance. The cache's clock moves only when the
+// test moves it: however long the flood takes to start, it reads within
+// one ProductsTTL.
 func TestProductListIsCached(t *testing.T) {
 	e := newEnv(t, store.Postgres, nil, 10)
 	var queries atomic.Int64
 	load := e.svc.products.load
+	started := make(chan struct{})
 	e.svc.products = newProductCache(func(ctx context.Context, room string) ([]Product, error) {
-		queries.Add(1)
-		time.Sleep(20 * time.Millisecond) // a slow database: the flood piles up behind one query
+		if queries.Add(1) == 1 {
+			<-started // the first query holds until every reader has started: the flood piles up behind it
+		}
 		return load(ctx, room)
-	}, time.Hour) // not ProductsTTL: under -race on a loaded machine, starting 500 readers can take longer than 1 s, and a late reader would rightly refresh
+	}, ProductsTTL)
+	clock := &testClock{t: time.Now()}
+	e.svc.products.now = clock.now
 
 	ctx := context.Background()
+	read := func(what string) []Product {
+		t.Helper()
+		ps, err := e.svc.Products(ctx, e.room)
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("products %s: %v %v", what, ps, err)
+		}
+		return ps
+	}
 	var wg sync.WaitGroup
 	for range 500 {
 		wg.Go(func() {
@@ -31,16 +64,27 @@ func TestProductListIsCached(t *testing.T) {
 			}
 		})
 	}
+	close(started)
 	wg.Wait()
 	if n := queries.Load(); n != 1 {
 		t.Fatalf("500 concurrent product reads ran %d queries, want 1", n)
 	}
+	clock.add(ProductsTTL - time.Nanosecond)
+	read("just within ProductsTTL")
+	if n := queries.Load(); n != 1 {
+		t.Fatalf("a read within ProductsTTL ran %d queries, want the one", n)
+	}
+	clock.add(time.Nanosecond)
+	read("after ProductsTTL")
+	if n := queries.Load(); n != 2 {
+		t.Fatalf("a read after ProductsTTL ran %d queries in all, want 2", n)
+	}
+
 	vs, toks := e.buyers(t, 1)
 	if _, err := e.svc.Place(ctx, Request{Room: e.room, Visitor: vs[0], Token: toks[0], Quantity: 4}); err != nil {
 		t.Fatal(err)
 	}
-	ps, _ := e.svc.Products(ctx, e.room)
-	if len(ps) != 1 || ps[0].Stock != 6 {
+	if ps := read("after an order"); ps[0].Stock != 6 {
 		t.Fatalf("after an order: %+v, want stock 6 at once", ps)
 	}
 }
