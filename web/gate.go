@@ -9,7 +9,7 @@ import (
 
 // newGate returns gate mode's handlers over o's passes and sessions.
 func (s *Server) newGate(o Options) *gatemode.Gate {
-	reports := newIPLimiter(gatemode.ReportsPerRoom, gatemode.ReportsBurst)
+	reports := newIPLimiter(gatemode.ReportsPerRoom, gatemode.ReportsBurst, o.Now)
 	return gatemode.New(gatemode.Deps{
 		PassKeys:    o.PassKeys,
 		Gates:       o.Gates,

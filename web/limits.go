@@ -14,6 +14,7 @@ import (
 type ipLimiter struct {
 	perSecond rate.Limit
 	burst     int
+	now       func() time.Time
 
 	mu      sync.Mutex
 	buckets map[string]*ipBucket
@@ -25,14 +26,19 @@ type ipBucket struct {
 	used time.Time
 }
 
-func newIPLimiter(perSecond float64, burst int) *ipLimiter {
-	return &ipLimiter{perSecond: rate.Limit(perSecond), burst: burst, buckets: map[string]*ipBucket{}, swept: time.Now()}
+// newIPLimiter returns a limiter of perSecond with burst per client, on
+// the clock now (nil is time.Now).
+func newIPLimiter(perSecond float64, burst int, now func() time.Time) *ipLimiter {
+	if now == nil {
+		now = time.Now
+	}
+	return &ipLimiter{perSecond: rate.Limit(perSecond), burst: burst, now: now, buckets: map[string]*ipBucket{}, swept: now()}
 }
 
 // allow takes one token from ip's bucket; false means the caller should
 // answer 429.
 func (l *ipLimiter) allow(ip string) bool {
-	return l.bucket(ip).AllowN(time.Now(), 1)
+	return l.bucket(ip).AllowN(l.now(), 1)
 }
 
 // take is allow that can give the token back: giveBack, when ok,
@@ -41,17 +47,17 @@ func (l *ipLimiter) allow(ip string) bool {
 // pass a bucket that holds fewer tokens than they are.
 func (l *ipLimiter) take(ip string) (ok bool, giveBack func()) {
 	lim := l.bucket(ip)
-	if !lim.AllowN(time.Now(), 1) {
+	if !lim.AllowN(l.now(), 1) {
 		return false, nil
 	}
 	// A negative event count puts a token back; the bucket's next
 	// refill caps it at the burst again.
-	return true, func() { lim.AllowN(time.Now(), -1) }
+	return true, func() { lim.AllowN(l.now(), -1) }
 }
 
 // bucket returns ip's bucket, forgetting buckets idle for a minute.
 func (l *ipLimiter) bucket(ip string) *rate.Limiter {
-	now := time.Now()
+	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.swept) > time.Minute {

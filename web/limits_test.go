@@ -28,7 +28,7 @@ func TestIPLimiterTake(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newIPLimiter(0.001, tc.burst)
+			l := newIPLimiter(0.001, tc.burst, nil)
 			var passed atomic.Int64
 			var backs []func()
 			var mu sync.Mutex

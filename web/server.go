@@ -93,6 +93,8 @@ type Orders interface {
 
 // Options are a Server's dependencies.
 type Options struct {
+	// Now is the clock of the per-client rate limits; nil is time.Now.
+	Now    func() time.Time
 	Queue  Queue
 	Rooms  Rooms
 	Orders Orders
@@ -307,8 +309,8 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{q: o.Queue, rooms: o.Rooms, orders: o.Orders, health: o.Health, signer: o.Signer,
 		metrics: o.Metrics, log: o.Log, assets: a, hub: o.Hub, trusted: o.TrustedProxies,
-		enters:           newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
-		challengeFetches: newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP),
+		enters:           newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP, o.Now),
+		challengeFetches: newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP, o.Now),
 		challenges:       o.Challenges, policy: o.ChallengePolicy, challengeDefault: o.ChallengeDefault,
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
