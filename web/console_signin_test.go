@@ -24,6 +24,7 @@ import (
 
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
+	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/web/console"
@@ -290,28 +291,10 @@ func TestConsoleSignInWithoutOperators(t *testing.T) {
 	}
 }
 
-// signinClock is the sign-in's fake clock.
-type signinClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *signinClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *signinClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // withSigninClock gives h's sign-in a fake clock, standing still until
 // moved.
-func withSigninClock(h *harness) *signinClock {
-	c := &signinClock{t: time.Now()}
+func withSigninClock(h *harness) *servicetest.Clock {
+	c := servicetest.NewClock(time.Now())
 	h.web.console.SetClock(c.Now)
 	return c
 }

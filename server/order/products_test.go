@@ -7,26 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
 )
-
-// testClock is a clock that moves only when the test moves it.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // TestProductListIsCached: a flood of product reads costs one query,
 // the list is read again once ProductsTTL has passed, and it is fresh
@@ -44,8 +27,8 @@ func TestProductListIsCached(t *testing.T) {
 		}
 		return load(ctx, room)
 	}, ProductsTTL)
-	clock := &testClock{t: time.Now()}
-	e.svc.products.now = clock.now
+	clock := servicetest.NewClock(time.Now())
+	e.svc.products.now = clock.Now
 
 	ctx := context.Background()
 	read := func(what string) []Product {
@@ -69,12 +52,12 @@ func TestProductListIsCached(t *testing.T) {
 	if n := queries.Load(); n != 1 {
 		t.Fatalf("500 concurrent product reads ran %d queries, want 1", n)
 	}
-	clock.add(ProductsTTL - time.Nanosecond)
+	clock.Add(ProductsTTL - time.Nanosecond)
 	read("just within ProductsTTL")
 	if n := queries.Load(); n != 1 {
 		t.Fatalf("a read within ProductsTTL ran %d queries, want the one", n)
 	}
-	clock.add(time.Nanosecond)
+	clock.Add(time.Nanosecond)
 	read("after ProductsTTL")
 	if n := queries.Load(); n != 2 {
 		t.Fatalf("a read after ProductsTTL ran %d queries in all, want 2", n)
