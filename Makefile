@@ -62,8 +62,9 @@ lint:
 bench:
 	bash k6/bench.sh
 
-## drill: the full failure drills, the gate drill (5,000 buyers behind each of the three guards,
-## TestDrillGate) and the whole-event browser test with its 3-minute absence (minutes);
-## `make test` runs them as short smokes (an 80 s absence, 200 gate buyers)
+## drill: the full failure drills (1,000 pages through a Redis restart, the core's packages' tests
+## on a Redis Cluster, 5,000 buyers behind each of the three gate guards) and the whole-event
+## browser test with its 3-minute absence (minutes); `make test` runs each as a short smoke
+## (under 20 s each; an 80 s absence, 200 gate buyers)
 drill:
 	$(GO) test -count=1 -timeout 30m -run 'TestDrill|TestBrowserWholeEvent' -v ./web/e2e -args -drill.full -event.away=3m
