@@ -355,10 +355,14 @@ func inMs(d time.Duration) *time.Time { t := time.Now().Add(d).Truncate(time.Mil
 // enter), and a proof fetched in the pre-queue is refused once the room
 // opens; one fetched after the opening joins.
 func TestChallengeAtTheOpening(t *testing.T) {
+	t.Parallel()
 	q := func(h *harness) string { return "/api/rooms/" + h.room + "/queue" }
+	// The opening is decided by Redis' own clock (the scripts' TIME), so
+	// it is real time: 6 s ahead, room for two harnesses and two
+	// challenges before it on a loaded machine; then the test waits for it.
 	// No pre-queue: nothing before the opening.
 	plain, _ := challengeHarness(t, room.ChallengeAuto)
-	opens := inMs(time.Second)
+	opens := inMs(6 * time.Second)
 	schedule(t, plain, nil, opens)
 	r, _ := challengeAt(t, plain, nil, nil)
 	if r.status != http.StatusConflict || !strings.Contains(r.body, `"error":"not_open"`) || !strings.Contains(r.body, `"opensAt":`) {
