@@ -375,13 +375,14 @@ func TestConsoleSignInFloodKeepsDevice(t *testing.T) {
 			t.Errorf("alice's sign-in %d during the flood: %d %.300s", i+1, code, body)
 		}
 	}
-	// The held guesses may outlast their request's time on a loaded
-	// machine (503); every other one is refused at once.
+	// At most the held guesses are checked (401); every other one is
+	// refused (429, or 503 where a loaded machine ran past the request's
+	// time before refusing it).
 	tally := map[int]int{}
 	for _, c := range release() {
 		tally[c]++
 	}
-	if tally[429] < 64*4-held || tally[401]+tally[503] > held {
+	if tally[401] > held || tally[401]+tally[429]+tally[503] != 64*4 {
 		t.Fatalf("the flood's answers: %v, %d held", tally, held)
 	}
 	all, untrusted := h.web.console.HashSlots()
