@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -68,5 +69,31 @@ func TestOpenAndMigrate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEmbeddedStoresAreApart: two embedded stores in one process have
+// tables of their own: what one holds the other does not see, and each
+// migrates on its own.
+func TestEmbeddedStoresAreApart(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var dbs [2]*DB
+	for i := range dbs {
+		db, err := Open(context.Background(), "", 1, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := db.Migrate(context.Background(), os.DirFS("../../migrations")); err != nil {
+			t.Fatalf("store %d: %v", i, err)
+		}
+		dbs[i] = db
+	}
+	if _, err := dbs[0].Exec(`INSERT INTO products (room, name, price, stock) VALUES ('r', 'x', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := dbs[1].Get(&n, `SELECT COUNT(*) FROM products`); err != nil || n != 0 {
+		t.Fatalf("the second store sees %d products (%v); want none", n, err)
 	}
 }
