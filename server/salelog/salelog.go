@@ -107,15 +107,24 @@ func (l *Log) Failed(room, reason string) {
 
 // Run writes a summary every interval until ctx is done.
 func (l *Log) Run(ctx context.Context, every time.Duration) {
-	prev, _ := l.snapshot(ctx)
-	last := time.Now()
 	t := time.NewTicker(every)
 	defer t.Stop()
+	l.RunTicks(ctx, time.Now(), t.C)
+}
+
+// RunTicks writes a summary at each tick until ctx is done: the counters
+// are read when it starts (the baseline, at start) and at every tick, and
+// each summary covers the time between two reads by the ticks' own times.
+// Run drives it with a ticker; a test drives it with a channel and times
+// of its own.
+func (l *Log) RunTicks(ctx context.Context, start time.Time, ticks <-chan time.Time) {
+	prev, _ := l.snapshot(ctx)
+	last := start
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case now := <-t.C:
+		case now := <-ticks:
 			cur, err := l.snapshot(ctx)
 			if err != nil {
 				if ctx.Err() == nil {

@@ -66,43 +66,71 @@ func newRoom(t *testing.T, eng *queue.Engine, name string, n, admit int) {
 			t.Fatal(err)
 		}
 	}
-	if admit > 0 {
-		time.Sleep(20 * time.Millisecond)
-		toks, _ := token.NewBatch(admit)
-		if a, err := eng.Admit(ctx, name, time.Second, toks); err != nil || len(a.Visitors) != admit {
-			t.Fatalf("admit %d: %+v %v", admit, a, err)
+	admitted := 0
+	for deadline := time.Now().Add(10 * time.Second); admitted < admit; {
+		// The rate's budget grows by Redis' clock: ask until it has let
+		// in as many as wanted.
+		toks, _ := token.NewBatch(admit - admitted)
+		a, err := eng.Admit(ctx, name, time.Second, toks)
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("admit %d: %d admitted, %v", admit, admitted, err)
 		}
+		admitted += len(a.Visitors)
 	}
 }
 
-// TestSummaryEveryInterval runs the summary with a short interval over a
+// heldCounters reads a real room's counters, one read of every room at a
+// time when the test allows it: the test knows which interval saw what.
+type heldCounters struct {
+	*queue.Engine
+	allow chan struct{}
+}
+
+func (h heldCounters) Rooms(ctx context.Context) ([]string, error) {
+	select {
+	case <-h.allow:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.Engine.Rooms(ctx)
+}
+
+// TestSummaryEveryInterval drives the summary with ticks of its own over a
 // real room: waiting, admitted/s and this instance's failures by reason.
 func TestSummaryEveryInterval(t *testing.T) {
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
 	busy, quiet := servicetest.RoomName(t, rdb), servicetest.RoomName(t, rdb)
 	newRoom(t, eng, quiet, 0, 0)
-	l, logs := newLog(eng)
+	counters := heldCounters{eng, make(chan struct{})}
+	l, logs := newLog(counters)
 	ctx, cancel := context.WithCancel(context.Background())
+	ticks := make(chan time.Time)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	done := make(chan struct{})
-	go func() { l.Run(ctx, 300*time.Millisecond); close(done) }()
+	go func() { l.RunTicks(ctx, start, ticks); close(done) }()
 	defer func() { cancel(); <-done }()
-	time.Sleep(50 * time.Millisecond) // the baseline is taken
+	// step lets one read of the counters through, then ticks: the send
+	// returns once that read is done and the tick's own read waits.
+	step := func(n int) {
+		counters.allow <- struct{}{}
+		ticks <- start.Add(time.Duration(n) * time.Second)
+	}
+	step(1) // the baseline has no busy room
 	newRoom(t, eng, busy, 10, 4)
 	l.Failed(busy, "sold_out")
 	l.Failed(busy, "sold_out")
 	l.Failed(busy, "rate_limited")
+	step(2) // summarises 0..1: the busy room's first interval
+	step(3) // summarises 1..2: nothing happened
 
-	var got []map[string]any
-	for deadline := time.Now().Add(3 * time.Second); len(got) < 2 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		got = logs.lines(t, "sale summary", busy)
-	}
-	if len(got) < 2 {
-		t.Fatalf("%d summaries of the busy room in 3 s, want at least 2", len(got))
+	got := logs.lines(t, "sale summary", busy)
+	if len(got) != 2 {
+		t.Fatalf("%d summaries of the busy room after two intervals, want 2: %v", len(got), got)
 	}
 	first, second := got[0], got[1]
 	failures, _ := first["failures"].(map[string]any)
-	if first["waiting"] != 6.0 || first["admittedPerSec"].(float64) <= 0 || first["ordersPerSec"] != 0.0 ||
+	if first["waiting"] != 6.0 || first["admittedPerSec"] != 4.0 || first["interval"] != "1s" || first["ordersPerSec"] != 0.0 ||
 		first["failedOrders"] != 3.0 || failures["sold_out"] != 2.0 || failures["rate_limited"] != 1.0 {
 		t.Fatalf("first summary %v", first)
 	}
