@@ -21,9 +21,8 @@ run:
 ## on pages. The drill smokes and the heavier browser tests run first, one at a time (each drill
 ## under 20 s); then the other browser tests, four at a time, in one Chromium (a tab and a cookie
 ## jar each).
-## test-packages: every other package with the race detector, one package at a time (-p 1): with
-## two at once beside web/e2e, a busy machine still broke two tests that count by the wall clock
-## (server/salelog's summary interval, server/queue's wait bookings); see docs/TESTS.md.
+## test-packages: every other package with the race detector, two packages at a time (-p 2): their
+## tests wait mostly on Redis and on one another, not on the CPU; see docs/TESTS.md.
 ## The -timeouts are bounds on a hang, not on speed. Figures: docs/TESTS.md.
 test:
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-root test-packages
@@ -36,7 +35,7 @@ test-root:
 	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m ./web/e2e
 
 test-packages:
-	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -p 1 -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)
+	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -p 2 -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)
 
 ## test-stress: `make test` with one core kept busy by stress-ng (Debian's stress-ng) for as long
 ## as it runs: how a test that leans on timing is found before CI finds it.
