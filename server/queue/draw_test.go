@@ -33,7 +33,8 @@ func prequeueRoom(t *testing.T) (*Engine, string, redis.UniversalClient) {
 	return newRoom(t, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }))
 }
 
-// openNow moves room's opening to now.
+// openNow moves room's opening to now: the time of e's fake clock, when
+// newRoom made it.
 func openNow(t *testing.T, e *Engine, name string) {
 	t.Helper()
 	ctx := context.Background()
@@ -41,7 +42,12 @@ func openNow(t *testing.T, e *Engine, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.OpensAt = at(-time.Millisecond)
+	now := time.Now()
+	if c, ok := clocks.Load(e); ok {
+		now = c.(*servicetest.Clock).Now()
+	}
+	opens := now.Add(-time.Millisecond).Truncate(time.Millisecond)
+	s.OpensAt = &opens
 	if err := e.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +96,7 @@ func TestSchedulePhases(t *testing.T) {
 			// when the phase lets it.
 			k := testKeys(e.rdb, name)
 			e.rdb.ZAdd(ctx, k.key("queue"), redis.Z{Score: 1000, Member: "x"})
-			time.Sleep(100 * time.Millisecond) // credit for one admission
+			clockOf(t, e).Add(100 * time.Millisecond) // credit for one admission
 			a, err := e.Admit(ctx, name, time.Second, []string{"tok"})
 			if err != nil {
 				t.Fatal(err)
@@ -132,7 +138,7 @@ func TestScheduleServeLineAfterClose(t *testing.T) {
 	ctx := context.Background()
 	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.ClosesAt = at(-time.Second); s.ServeLineAfterClose = false }))
 	e.rdb.ZAdd(ctx, testKeys(e.rdb, name).key("queue"), redis.Z{Score: 1, Member: "x"})
-	time.Sleep(100 * time.Millisecond) // credit for one admission
+	clockOf(t, e).Add(100 * time.Millisecond) // credit for one admission
 	if a, err := e.Admit(ctx, name, time.Second, []string{"tok"}); err != nil || len(a.Visitors) != 0 {
 		t.Fatalf("admitted %+v (%v) after closing with serveLineAfterClose false", a, err)
 	}
@@ -293,7 +299,7 @@ func TestDrawOrdersTheLine(t *testing.T) {
 	// Admission follows the drawn order.
 	var admitted []string
 	for len(admitted) < len(order)-2 {
-		time.Sleep(200 * time.Millisecond)
+		clockOf(t, e).Add(200 * time.Millisecond)
 		a, err := e.Admit(ctx, name, time.Second, make([]string, 60))
 		if err != nil {
 			t.Fatal(err)

@@ -70,9 +70,9 @@ type Engine struct {
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
-	// admitNow, when set, is the admission tick's clock instead of Redis
-	// TIME (tests drive the rate state with it); nil in a server.
-	admitNow func() time.Time
+	// now is the clock the scripts decide by (SetClock); nil is Redis'
+	// own TIME.
+	now func() time.Time
 	// seeder derives the draws' seeds (SetDrawSeeder); nil keeps them in
 	// Redis.
 	seeder *draw.Seeder
@@ -445,12 +445,8 @@ type Departures struct {
 // come from a fresh seed, so that they do not depend on the Redis
 // version's seeding of its scripts.
 func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration, tokens []string) (Admission, error) {
-	at := ""
-	if e.admitNow != nil {
-		at = strconv.FormatInt(e.admitNow().UnixMicro(), 10)
-	}
-	args := make([]any, 0, len(tokens)+3)
-	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64), rand.Int32(), at)
+	args := make([]any, 0, len(tokens)+2)
+	args = append(args, strconv.FormatFloat(tick.Seconds(), 'f', -1, 64), rand.Int32())
 	for _, t := range tokens {
 		args = append(args, t)
 	}

@@ -23,11 +23,14 @@ import (
 )
 
 // newRoom returns an engine and a fresh room with settings s on real Redis.
+// The engine's scripts decide by a fake clock (clockOf) that starts at
+// Redis' time and moves only when the test moves it.
 func newRoom(t *testing.T, s room.Settings) (*Engine, string, redis.UniversalClient) {
 	t.Helper()
 	rdb := servicetest.Redis(t)
 	name := servicetest.RoomName(t, rdb)
 	e := New(rdb, DefaultNamespace(rdb))
+	useClock(t, e, rdb)
 	if err := e.SaveRoom(context.Background(), name, s); err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +76,38 @@ func tokens(t testing.TB, n int) []string {
 	return toks
 }
 
-// admitAfter lets credit accrue for d, then runs one tick of length tick.
+// clocks holds the fake clock of each engine newRoom or gateRoom made.
+var clocks sync.Map
+
+// useClock makes e's scripts decide by a fake clock that starts at rdb's
+// time and moves only when the test moves it (clockOf).
+func useClock(t *testing.T, e *Engine, rdb redis.UniversalClient) {
+	t.Helper()
+	start, err := rdb.Time(context.Background()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := servicetest.NewClock(start)
+	e.SetClock(c.Now)
+	clocks.Store(e, c)
+	t.Cleanup(func() { clocks.Delete(e) })
+}
+
+// clockOf returns the fake clock of e, an engine newRoom or gateRoom made.
+func clockOf(t *testing.T, e *Engine) *servicetest.Clock {
+	t.Helper()
+	c, ok := clocks.Load(e)
+	if !ok {
+		t.Fatal("clockOf: the engine has no fake clock (useClock)")
+	}
+	return c.(*servicetest.Clock)
+}
+
+// admitAfter moves e's clock by d, so that credit accrues for d, then runs
+// one tick of length tick.
 func admitAfter(t *testing.T, e *Engine, name string, d, tick time.Duration, ntok int) Admission {
 	t.Helper()
-	time.Sleep(d)
+	clockOf(t, e).Add(d)
 	a, err := e.Admit(context.Background(), name, tick, tokens(t, ntok))
 	if err != nil {
 		t.Fatal(err)
@@ -265,8 +296,8 @@ func TestTokenTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	admitAfter(t, e, name, 30*time.Millisecond, time.Second, 5)
-	left := time.Until(time.UnixMilli(readPass(t, rdb, name, v).expiry))
-	if left <= 40*time.Second || left > 42*time.Second {
+	left := time.UnixMilli(readPass(t, rdb, name, v).expiry).Sub(clockOf(t, e).Now())
+	if left <= 42*time.Second-time.Millisecond || left > 42*time.Second {
 		t.Fatalf("pass expires in %v, want the room's 42 s", left)
 	}
 	if s, _ := rdb.ZScore(ctx, testKeys(rdb, name).key("active"), v).Result(); int64(s) != readPass(t, rdb, name, v).expiry {
@@ -524,7 +555,7 @@ func TestAdmitSpreadsTheCatchUp(t *testing.T) {
 				}
 				start := time.UnixMicro(ts)
 				var now time.Time
-				e.admitNow = func() time.Time { return now }
+				e.SetClock(func() time.Time { return now })
 				type tick struct {
 					at float64
 					n  int
@@ -622,7 +653,7 @@ func TestAbandonment(t *testing.T) {
 	}
 	// A tick of one admission: the abandoned first visitor departs instead
 	// of taking it, the second is admitted, and the sweep finds the fifth.
-	time.Sleep(20 * time.Millisecond) // credit for the one admission a 1 ms tick allows
+	clockOf(t, e).Add(20 * time.Millisecond) // credit for the one admission a 1 ms tick allows
 	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
 	if err != nil {
 		t.Fatal(err)
@@ -703,7 +734,7 @@ func TestSeenStaysBounded(t *testing.T) {
 		}
 	}
 	lastSeen(t, rdb, name, issued+1, 90*time.Second) // the first has gone
-	time.Sleep(20 * time.Millisecond)
+	clockOf(t, e).Add(20 * time.Millisecond)
 	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
 	if err != nil {
 		t.Fatal(err)
@@ -1044,6 +1075,9 @@ func BenchmarkAdmit(b *testing.B) {
 // every admitted visitor must hold a pass or have given it up.
 func TestConservationUnderCancelledTicks(t *testing.T) {
 	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 2000 }))
+	// Ticks race the enters and leaves on Redis' own clock: the credit
+	// accrues while they run.
+	e.SetClock(nil)
 	ctx := context.Background()
 	vs := visitors(t, 600)
 	stop := make(chan struct{})
@@ -1318,7 +1352,7 @@ func TestRandomMode(t *testing.T) {
 	}
 	var admitted []string
 	for range 3 {
-		time.Sleep(500 * time.Millisecond)
+		clockOf(t, e).Add(500 * time.Millisecond)
 		toks, err := token.NewBatch(40)
 		if err != nil {
 			t.Fatal(err)
@@ -1405,7 +1439,7 @@ func TestRandomModeUniform(t *testing.T) {
 					s.Mode, s.Rate, s.AbandonAfterSeconds = room.ModeRandom, room.MaxRate, 0
 				}))
 				g.Go(func() error {
-					p, err := randomPlaces(gctx, e, name, c.waiting, c.trials/c.rooms)
+					p, err := randomPlaces(gctx, e, clockOf(t, e), name, c.waiting, c.trials/c.rooms)
 					mu.Lock()
 					defer mu.Unlock()
 					places = append(places, p...)
@@ -1445,8 +1479,9 @@ func TestRandomModeUniform(t *testing.T) {
 
 // randomPlaces fills room name's line with waiting visitors and then, for
 // each of trials ticks, admits one and refills the line; it returns the
-// places in line (0 = front) of those admitted.
-func randomPlaces(ctx context.Context, e *Engine, name string, waiting, trials int) ([]int, error) {
+// places in line (0 = front) of those admitted. Each tick is a millisecond
+// after the last on c, e's clock.
+func randomPlaces(ctx context.Context, e *Engine, c *servicetest.Clock, name string, waiting, trials int) ([]int, error) {
 	line := make([]string, 0, waiting)
 	join := func() error {
 		v, err := visitor.NewID()
@@ -1464,9 +1499,10 @@ func randomPlaces(ctx context.Context, e *Engine, name string, waiting, trials i
 	places := make([]int, 0, trials)
 	for range trials {
 		var a Admission
-		// At MaxRate a credit accrues every 0.1 ms: a tick rarely finds
-		// none, and then the next one does.
+		// At MaxRate a millisecond accrues credit for ten: the tick admits
+		// the one its token allows.
 		for len(a.Visitors) == 0 {
+			c.Add(time.Millisecond)
 			tok, err := token.NewBatch(1)
 			if err != nil {
 				return places, err

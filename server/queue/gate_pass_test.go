@@ -29,10 +29,12 @@ func gateRedis(t *testing.T) redis.UniversalClient {
 }
 
 // gateRoom saves a fresh room (rate 1000) on rdb and primes its rate clock.
+// The engine decides by a fake clock (clockOf).
 func gateRoom(t *testing.T, rdb redis.UniversalClient, mut func(*room.Settings)) (*Engine, string) {
 	t.Helper()
 	name := servicetest.RoomName(t, rdb)
 	e := New(rdb, DefaultNamespace(rdb))
+	useClock(t, e, rdb)
 	s := settings(func(s *room.Settings) { s.Rate = 1000 })
 	if mut != nil {
 		mut(&s)
@@ -621,14 +623,14 @@ func TestOpenSessionAfterLapse(t *testing.T) {
 			k := testKeys(rdb, name).key("tokens")
 			if c.passLeft > 0 {
 				f := strings.Fields(rdb.HGet(ctx, k, v).Val())
-				f[3] = strconv.FormatInt(time.Now().Add(c.passLeft).UnixMilli(), 10)
+				f[3] = strconv.FormatInt(clockOf(t, e).Now().Add(c.passLeft).UnixMilli(), 10)
 				rdb.HSet(ctx, k, v, strings.Join(f, " "))
 			}
 			cl, err := e.Claim(ctx, name, v, tok, c.claimTTL) // Redeem's first script
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(cl.TTL + 100*time.Millisecond) // the instance stalls
+			clockOf(t, e).Add(cl.TTL + 100*time.Millisecond) // the instance stalls
 			res, err := e.run(ctx, e.s.openSession, name, v, cl.Holder, jti, newID(t), "sub").Slice()
 			if err != nil {
 				t.Fatal(err)

@@ -206,10 +206,12 @@ func TestETATellsTheTruth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.admitNow = func() time.Time { return now.Add(-600 * time.Millisecond) }
+		at := now.Add(-600 * time.Millisecond)
+		e.SetClock(func() time.Time { return at })
 		if a, err := e.Admit(ctx, name, time.Second, tokens(t, 20)); err != nil || len(a.Visitors) != 0 {
 			t.Fatalf("tick: %+v %v, want no credit", a, err)
 		}
+		at = now
 		want(t, "rank 10, admitted in 1.4 s", eta(t, e, name, vs[10]), 1)
 		want(t, "rank 25, admitted in 2.4 s", eta(t, e, name, vs[25]), 2)
 	})

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -142,7 +141,7 @@ func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, kee
 	_, err = e.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, cfg, fields...)
 		if existed == 0 { // created now (a room saved before CreatedField existed keeps none)
-			p.HSetNX(ctx, cfg, CreatedField, strconv.FormatInt(time.Now().UnixMilli(), 10))
+			p.HSetNX(ctx, cfg, CreatedField, strconv.FormatInt(e.wallNow().UnixMilli(), 10))
 		}
 		if s.Gate.APIKeyHash != "" {
 			// GATE: only where there is none yet (a new room, or one saved
@@ -184,7 +183,7 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 	if err := s.Validate(); err != nil {
 		return false, fmt.Errorf("queue: create room %s: %w", name, err)
 	}
-	fields := append(settingsFields(s), CreatedField, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	fields := append(settingsFields(s), CreatedField, strconv.FormatInt(e.wallNow().UnixMilli(), 10))
 	if s.Gate.APIKeyHash != "" { // GATE: a restore brings the key back
 		fields = append(fields, apiKeyField, s.Gate.APIKeyHash)
 	}

@@ -82,7 +82,8 @@ func loadScripts() scripts {
 
 // parseScript reads the "-- KEYS: name ..." header that starts body and
 // returns the script: a prelude that binds K.<name> to KEYS[i] (reading an
-// undeclared name is an error), lib, then body.
+// undeclared name is an error) and takes the clock argument off ARGV, lib,
+// then body.
 func parseScript(name, lib, body string) *script {
 	first, _, _ := strings.Cut(body, "\n")
 	decl, ok := strings.CutPrefix(first, "-- KEYS:")
@@ -99,6 +100,9 @@ func parseScript(name, lib, body string) *script {
 		fmt.Fprintf(&b, "%s = KEYS[%d], ", k, i+1)
 	}
 	fmt.Fprintf(&b, "}, {__index = function(_, k) error('%s.lua does not declare key ' .. tostring(k)) end})\n", name)
+	// The call's last argument is the engine's clock (see clockArg); it is
+	// taken off ARGV before the script reads its own arguments.
+	b.WriteString("local CLOCK_US = tonumber(ARGV[#ARGV]); ARGV[#ARGV] = nil\n")
 	b.WriteString(lib)
 	b.WriteString("\n")
 	b.WriteString(body)
@@ -134,7 +138,7 @@ func moving(err error) bool {
 }
 
 // run runs script s for room with its declared keys, ARGV[1] = the room's
-// events channel, then args: by EVALSHA, and by EVAL when Redis does not
+// events channel, then args, then the engine's clock (clockArg): by EVALSHA, and by EVAL when Redis does not
 // know the script (after a restart or a SCRIPT FLUSH), which loads it.
 //
 // While a room's slot migrates between Cluster nodes, Redis refuses a
@@ -145,9 +149,10 @@ func moving(err error) bool {
 // so that a migration does not turn into a burst of 503s.
 func (e *Engine) run(ctx context.Context, s *script, room string, args ...any) *redis.Cmd {
 	head := e.heads.get(e.ns, s, room)
-	cmdArgs := make([]any, len(head), len(head)+len(args))
+	cmdArgs := make([]any, len(head), len(head)+len(args)+1)
 	copy(cmdArgs, head)
 	cmdArgs = append(cmdArgs, args...)
+	cmdArgs = append(cmdArgs, e.clockArg())
 	deadline := time.Now().Add(tryAgainWithin)
 	for backoff := 10 * time.Millisecond; ; backoff = min(2*backoff, 200*time.Millisecond) {
 		cmd := redis.NewCmd(ctx, cmdArgs...)

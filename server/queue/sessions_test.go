@@ -116,7 +116,7 @@ func TestEndedSessionFreesItsSlot(t *testing.T) {
 		a.Sessions != (SessionCounts{Live: 1, Opened: 1}) {
 		t.Fatalf("admitted %v (active %d) while the session holds the only slot", a.Visitors, a.Active)
 	}
-	time.Sleep(300 * time.Millisecond)
+	clockOf(t, e).Add(300 * time.Millisecond)
 	if err := e.EndSession(ctx, name, s.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -143,6 +143,7 @@ func TestMaxActiveUnderSessionChurn(t *testing.T) {
 	defer cancel()
 	rdb := gateRedis(t)
 	e0, name := gateRoom(t, rdb, func(s *room.Settings) { s.Rate, s.MaxActive = 500, maxActive })
+	e0.SetClock(nil) // three instances churn on Redis' own clock
 	engines := []*Engine{e0, New(gateRedis(t), e0.Namespace()), New(gateRedis(t), e0.Namespace())}
 	for _, v := range visitors(t, buyers) {
 		if _, err := e0.Enter(ctx, name, v); err != nil {

@@ -8,8 +8,7 @@
 -- event. Visitors away at their turn are passed over and kept aside; those
 -- who came back are admitted first (see lib.lua, ABSENCE). A crash can only
 -- happen before or after all of it.
--- ARGV: 2 tick seconds, 3 a random seed (mode random), 4 the time in us
---   ('' for Redis TIME; tests set it), 5.. tokens
+-- ARGV: 2 tick seconds, 3 a random seed (mode random), 4.. tokens
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
 --   expired, phase, rate (as set), prequeued, paused, soldout, sessions,
 --   sessionsOpened, sessionsEnded, sessionsIdle, visitor...},
@@ -29,7 +28,7 @@ local passthrough = cfg[6] == 'passthrough'
 local tickSec = tonumber(ARGV[2])
 local burst = math.ceil(rate * tickSec - 1e-9)
 if burst < 1 then burst = 1 end
-local now = tonumber(ARGV[4]) or nowUs()
+local now = nowUs()
 local nowMs = math.floor(now / 1000)
 -- DRAW: the schedule gates admission: none before the pre-queue is drawn,
 -- none in mode closed, none after closing unless the line is still served.
@@ -134,9 +133,9 @@ local unspread = n
 if n > tickCap then n = tickCap end
 if n > windowCap - recentN then n = math.max(windowCap - recentN, 0) end
 held = unspread - n
-if passthrough then n = #ARGV - 4 end
+if passthrough then n = #ARGV - 3 end
 if paused or soldout or gated then n = 0 end
-if n > #ARGV - 4 then n = #ARGV - 4 end
+if n > #ARGV - 3 then n = #ARGV - 3 end
 if maxActive > 0 and not passthrough then
   local free = maxActive - redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
   if n > free then n = free end
@@ -155,7 +154,7 @@ local function admitOne(v, ticket)
   end
   redis.call('ZREM', K.done, v)
   local x = nowMs + ttl * 1000
-  putPass(v, {t = ARGV[4 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
+  putPass(v, {t = ARGV[3 + #admitted], s = 'R', n = ticket, x = x, c = 0, h = '-', f = 0, p = 0})
   redis.call('ZADD', ACTIVE, I(x), v)
   admitCampaign(v, ticket, cbase)
 end
