@@ -28,7 +28,10 @@ type State struct {
 	TimeMicros int64
 	// Epoch counts the times the room started again (see Reset and
 	// Apply): positions computed in an older epoch mean nothing now.
-	Epoch    int64
+	Epoch int64
+	// Born is when the room this state follows was created, in unix ms
+	// (0: unknown): a position of another Born is another room's.
+	Born     int64
 	departed []int64 // sorted, all above Head
 	synced   bool
 	// DRAW: the room's phase and schedule, from the newest event (unset
@@ -62,13 +65,16 @@ func spreadOf(ms *int) *time.Duration {
 
 // Reset replaces the state with a snapshot read from Redis. Events already
 // applied that are newer than the snapshot keep their effect: the head is
-// a maximum and departures are a union. A snapshot at a tick the state has
-// reached whose head is lower belongs to a room that started again (deleted
-// and created, or restored after Redis lost its data): it replaces the
-// state whole.
+// a maximum and departures are a union. A snapshot of a room created at
+// another time, or at a tick the state has reached whose head is lower,
+// belongs to a room that started again (deleted and created, or restored
+// after Redis lost its data): it replaces the state whole.
 func (s *State) Reset(snap queue.Snapshot) {
-	if snap.Tick >= s.Tick && snap.Head < s.Head {
+	if AnotherRoom(s.Born, snap.Born) || snap.Tick >= s.Tick && snap.Head < s.Head {
 		s.startAgain()
+	}
+	if snap.Born != 0 {
+		s.Born = snap.Born
 	}
 	s.synced = true
 	if snap.Tick >= s.Tick {
@@ -88,17 +94,21 @@ func (s *State) Synced() bool { return s.synced }
 // missed (the subscription dropped them), in which case the caller should
 // Reset from a fresh snapshot; the event is applied all the same. One
 // subscription receives a room's events in the order they were published,
-// so a tick below the state's means the room started again (deleted and
-// created, or restored after Redis lost its data): the state starts over
-// from that event and asks for a snapshot.
+// so a tick below the state's, or an event of a room created at another
+// time, means the room started again (deleted and created, or restored
+// after Redis lost its data): the state starts over from that event and
+// asks for a snapshot.
 func (s *State) Apply(e queue.Event) bool {
-	if e.Tick < s.Tick {
+	if e.Tick < s.Tick || AnotherRoom(s.Born, e.Born) {
 		s.startAgain()
 		s.Apply(e)
 		s.synced = false
 		return false
 	}
 	complete := s.Tick == 0 || e.Tick <= s.Tick+1
+	if e.Born != 0 {
+		s.Born = e.Born
+	}
 	if e.Tick > s.Tick {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
 		s.Paused, s.Slots, s.Random = bool(e.Paused), e.Slots, bool(e.Random)
@@ -112,6 +122,10 @@ func (s *State) Apply(e queue.Event) bool {
 	}
 	return complete
 }
+
+// AnotherRoom reports whether two creation times, either of them 0 when
+// unknown, are of two rooms of one name.
+func AnotherRoom(a, b int64) bool { return a != 0 && b != 0 && a != b }
 
 // startAgain empties the state for a room that started again, in a new
 // epoch.

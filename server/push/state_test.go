@@ -130,28 +130,37 @@ func TestRanksNeverIncrease(t *testing.T) {
 // Redis lost its data, counts its ticks and tickets from the start; the
 // state must follow it rather than keep the old head and tick forever.
 func TestRoomStartsAgain(t *testing.T) {
+	const born, again = 1000, 2000 // the rooms' creation times
 	for _, tt := range []struct {
 		name  string
+		event bool                // the restart is seen in an event, which asks for a resync
 		again func(s *State) bool // reports whether a resync is asked for
 	}{
-		{"an event below the tick", func(s *State) bool { return !s.Apply(queue.Event{Tick: 1, Head: 0}) }},
-		{"a snapshot with a lower head", func(s *State) bool {
+		{"an event below the tick", true, func(s *State) bool { return !s.Apply(queue.Event{Tick: 1, Head: 0}) }},
+		{"a snapshot with a lower head", false, func(s *State) bool {
 			s.Reset(queue.Snapshot{Tick: 45, Head: 0})
+			return false
+		}},
+		{"the next event, of a room created later", true, func(s *State) bool {
+			return !s.Apply(queue.Event{Tick: 41, Head: 0, Born: again})
+		}},
+		{"a snapshot behind the tick, of a room created later", false, func(s *State) bool {
+			s.Reset(queue.Snapshot{Tick: 3, Head: 0, Born: again})
 			return false
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var s State
-			s.Reset(queue.Snapshot{Tick: 1, Head: 0})
+			s.Reset(queue.Snapshot{Tick: 1, Head: 0, Born: born})
 			for tick := int64(2); tick <= 40; tick++ {
-				s.Apply(queue.Event{Tick: tick, Head: tick / 10, Departed: []int64{tick + 100}})
+				s.Apply(queue.Event{Tick: tick, Head: tick / 10, Departed: []int64{tick + 100}, Born: born})
 			}
 			epoch := s.Epoch
 			resync := tt.again(&s)
 			if s.Epoch != epoch+1 {
 				t.Fatalf("epoch %d after the restart, want %d", s.Epoch, epoch+1)
 			}
-			if tt.name == "an event below the tick" && (!resync || s.Synced()) {
+			if tt.event && (!resync || s.Synced()) {
 				t.Fatalf("a restarted room's first event did not ask for a snapshot (resync %v, synced %v)", resync, s.Synced())
 			}
 			if s.Head != 0 || s.Departed() != 0 {

@@ -244,13 +244,13 @@ func (e *Engine) places(ctx context.Context, roomName string, reqs []placeReq) (
 		}
 		return out, nil
 	}
-	if len(roomPart) != 16 {
+	if len(roomPart) != 17 {
 		return nil, fmt.Errorf("position script: unexpected reply %v for %d visitors", res, len(reqs))
 	}
 	// What every visitor is told of the room.
 	tpl := Position{Head: asInt(roomPart[3]), Tick: asInt(roomPart[4]), SoldOut: asInt(roomPart[5]) == 1,
 		Phase: asString(roomPart[6]), PrequeueAt: msOrNil(roomPart[7]), OpensAt: msOrNil(roomPart[8]), ClosesAt: msOrNil(roomPart[9]),
-		ServerTime: asInt(roomPart[10]), Paused: asInt(roomPart[11]) == 1}
+		ServerTime: asInt(roomPart[10]), Paused: asInt(roomPart[11]) == 1, Born: asInt(roomPart[16])}
 	rate := admitRate(roomPart[12], roomPart[2])
 	var phase TickPhase
 	if since := asInt(roomPart[14]); since >= 0 {
@@ -524,7 +524,9 @@ type Snapshot struct {
 	// ReadySpreadMs is the room's readySpreadMs, as in Event: nil follows
 	// the server's default.
 	ReadySpreadMs *int
-	Departed      []int64
+	// Born is when the room was created, as in Event (0: unknown).
+	Born     int64
+	Departed []int64
 }
 
 // Snapshot reads room's rank state in one round trip. It returns
@@ -537,16 +539,16 @@ func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 8 {
+	if len(res) < 9 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[3]), 64)
 	s := Snapshot{Tick: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Rate: rate, SoldOut: asInt(res[4]) == 1,
-		Paused: asInt(res[5]) == 1, Slots: parseSlots(res[6])}
+		Paused: asInt(res[5]) == 1, Slots: parseSlots(res[6]), Born: asInt(res[8])}
 	if rs := int(asInt(res[7])); rs >= 0 { // -1: the server's default
 		s.ReadySpreadMs = &rs
 	}
-	for _, d := range res[8:] {
+	for _, d := range res[9:] {
 		s.Departed = append(s.Departed, asInt(d))
 	}
 	return s, nil

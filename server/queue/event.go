@@ -39,6 +39,9 @@ type Event struct {
 	PrequeueAt int64  `json:"pq"`
 	OpensAt    int64  `json:"op"`
 	ClosesAt   int64  `json:"cl"`
+	// Born is when the room was created, in unix ms (0: unknown; see
+	// Position.Born).
+	Born int64 `json:"c"`
 	// ReadySpreadMs is the room's readySpreadMs: the turns of this tick's
 	// admitted are told at random moments over this many milliseconds (0:
 	// at once). Absent (nil) when the room follows the server's default.

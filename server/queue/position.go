@@ -64,6 +64,10 @@ type Position struct {
 	Head int64 `json:"-"`
 	// Tick is the room's tick sequence number when the position was read.
 	Tick int64 `json:"-"`
+	// Born is when the room was created, in unix ms (0: unknown): a room
+	// deleted and created again, or restored, counts its ticks and tickets
+	// anew, and Born tells its positions from the old room's.
+	Born int64 `json:"-"`
 	// Proved reports an enter whose proof of work made the place (and is
 	// now used).
 	Proved bool `json:"-"`

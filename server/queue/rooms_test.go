@@ -338,3 +338,57 @@ func TestDeleteRoomTakesTheGateKeys(t *testing.T) {
 		t.Fatalf("%d keys after the delete", n)
 	}
 }
+
+// TestBornTellsTheRoomsApart: a room's positions, snapshots and events
+// carry when it was created, so that an instance following the room can
+// tell a room deleted and created again from the old one (their tickets
+// and ticks count anew).
+func TestBornTellsTheRoomsApart(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(nil))
+	sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	born := func() (pos, snap, event int64) {
+		t.Helper()
+		p, err := e.Enter(ctx, name, visitors(t, 1)[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := e.Snapshot(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
+			t.Fatal(err)
+		}
+		msg, err := sub.ReceiveMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := ParseEvent([]byte(msg.Payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Born, s.Born, ev.Born
+	}
+	created, err := rdb.HGet(ctx, testKeys(rdb, name).key("cfg"), CreatedField).Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, s, ev := born(); p != created || s != created || ev != created {
+		t.Fatalf("born: position %d, snapshot %d, event %d; want the room's %s %d", p, s, ev, CreatedField, created)
+	}
+	if _, err := e.DeleteRoom(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	clockOf(t, e).Add(time.Second)
+	if err := e.SaveRoom(ctx, name, settings(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if p, s, ev := born(); p != created+1000 || s != p || ev != p {
+		t.Fatalf("born after the room was created again: position %d, snapshot %d, event %d; want %d", p, s, ev, created+1000)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"waitingroom/server/push"
 	"waitingroom/server/queue"
 )
 
@@ -33,6 +34,7 @@ func (h *Hub) attachLocked(r *Room, c *conn, p queue.Position) (ok bool, evict *
 		return false, nil
 	}
 	c.room = r
+	c.born.Store(p.Born)
 	c.ticket.Store(lineOf(p))
 	c.shown.Store(p.Ticket)
 	c.prequeued.Store(p.Status == queue.StatusPrequeued)
@@ -46,14 +48,15 @@ func (h *Hub) attachLocked(r *Room, c *conn, p queue.Position) (ok bool, evict *
 	}
 	r.mu.Lock()
 	c.epoch = r.state.Epoch
-	if p.Tick == 0 && r.state.Tick > 0 {
-		// The room had not ticked when the position was read, yet this
-		// process saw it tick: either its first tick landed during the
-		// handshake, or it started again (deleted and created, or
-		// restored) and the new room's first tick has not arrived. Only
-		// Redis can tell: the next tick's pass asks it (no state has this
-		// epoch) and follows the connection from there. It schedules no
-		// pass of its own: the state may be the old room's.
+	if p.Tick == 0 && r.state.Tick > 0 || push.AnotherRoom(p.Born, r.state.Born) {
+		// The position is of a room created at another time than the one
+		// this process follows, or the room had not ticked when the
+		// position was read, yet this process saw it tick: either its first
+		// tick landed during the handshake, or it started again (deleted
+		// and created, or restored) and the new room's first tick has not
+		// arrived. The state may be the old room's: the next tick's pass
+		// asks Redis (no state has this epoch) and follows the connection
+		// once the state is of its room. It schedules no pass of its own.
 		c.epoch = unknownEpoch
 	}
 	c.index = len(r.conns)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -73,6 +74,86 @@ func TestFirstTickDuringHandshakeIsFollowed(t *testing.T) {
 			case <-deadline:
 				t.Fatalf("no ready event by tick %d: the stream stayed silent", tick)
 			}
+		}
+	}
+}
+
+// TestRoomStartedAgainBeforeItsFirstTick: a room deleted and created again
+// (or restored) counts its tickets anew. A visitor of the new room whose
+// stream attaches while this process still follows the old room (the new
+// room's first tick has not reached it, and the old room's last events
+// still arrive) must not be told a rank computed from the old room's head:
+// the first rank its page hears is the new room's.
+func TestRoomStartedAgainBeforeItsFirstTick(t *testing.T) {
+	const oldBorn, newBorn = 1000, 2000
+	var restarted atomic.Bool // Redis holds the new room
+	src := &fakeSource{
+		snapOf: func() queue.Snapshot {
+			if restarted.Load() {
+				return queue.Snapshot{Tick: 3, Head: 0, Waiting: 6, Rate: 1, Born: newBorn}
+			}
+			return queue.Snapshot{Tick: 60, Head: 1, Rate: 1, Born: oldBorn}
+		},
+		pos: func(string) queue.Position {
+			return queue.Position{Status: queue.StatusWaiting, Ticket: 6, Rank: 5, Tick: 3, Born: newBorn}
+		}}
+	hub := newHub(src, Options{SeenEvery: time.Hour}, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer hub.Close()
+	r, err := hub.Room(context.Background(), "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub.Event("again", queue.Event{Tick: 60, Head: 1, Rate: 1, Born: oldBorn}) // the old room
+	restarted.Store(true)
+	srv, cli := tcpPair(t)
+	c := newConn(srv)
+	c.ip, c.visitor = "x", "v"
+	hub.acquireIP("x")
+	hub.attach(r, c, queue.Position{Status: queue.StatusWaiting, Ticket: 6, Rank: 5, Tick: 3, Born: newBorn})
+
+	ranks := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(cli)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), `"rank":`); ok {
+				n, _, _ := strings.Cut(rest, ",")
+				ranks <- n
+			}
+		}
+		close(ranks)
+	}()
+	// The old room's last events arrive after the attach, then the new
+	// room's ticks, until the page hears a rank.
+	for tick := int64(61); tick <= 62; tick++ {
+		hub.Event("again", queue.Event{Tick: tick, Head: 1, Rate: 1, Born: oldBorn})
+		// Each pass over the old room's state ends before the next event.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			r.mu.Lock()
+			busy := r.running
+			r.mu.Unlock()
+			if !busy {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the pass over the old room's state did not end")
+			}
+		}
+	}
+	deadline := time.After(5 * time.Second)
+	for tick := int64(4); ; tick++ {
+		hub.Event("again", queue.Event{Tick: tick, Head: 0, Waiting: 6, Rate: 1, Born: newBorn})
+		select {
+		case rank, ok := <-ranks:
+			if !ok {
+				t.Fatal("the stream closed without a rank")
+			}
+			if rank != "5" {
+				t.Fatalf("the page first heard rank %s, want the new room's 5 (not the old room's)", rank)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("no rank by the new room's tick %d: the stream stayed silent", tick)
 		}
 	}
 }

@@ -46,6 +46,9 @@ type conn struct {
 	// ticket); prequeued marks a buyer waiting for the draw.
 	shown     atomic.Int64
 	prequeued atomic.Bool
+	// born is when the room the ticket is of was created (Position.Born;
+	// 0: unknown).
+	born atomic.Int64
 
 	mu     sync.Mutex // serialises writes
 	closed bool

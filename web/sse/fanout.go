@@ -152,6 +152,7 @@ func (h *Hub) sendResolved(c *conn, p queue.Position, tickMicros int64) {
 	var buf []byte
 	switch p.Status {
 	case queue.StatusWaiting:
+		c.born.Store(p.Born)
 		c.ticket.Store(lineOf(p))
 		c.shown.Store(p.Ticket)
 		c.prequeued.Store(false)

@@ -306,6 +306,7 @@ func (h *Hub) resyncLocked(r *Room) {
 		return
 	}
 	r.syncing = true
+	epoch := r.state.Epoch
 	go func() {
 		// Right after an outage the Redis client may still refuse for a
 		// while (see redisconn.Unreachable): the resync waits for Redis
@@ -328,6 +329,12 @@ func (h *Hub) resyncLocked(r *Room) {
 		}
 		if err != nil {
 			h.log.Warn("sse: resync", "room", r.name, "err", err)
+			return
+		}
+		if r.state.Epoch != epoch {
+			// The room started again while the snapshot was on its way: it
+			// may be the old room's, read before. Read it again.
+			h.resyncLocked(r)
 			return
 		}
 		r.state.Reset(snap)

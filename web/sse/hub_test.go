@@ -35,11 +35,18 @@ func newMetrics() Metrics {
 // fakeSource answers the hub without Redis.
 type fakeSource struct {
 	snap queue.Snapshot
-	pos  func(visitor string) queue.Position
-	seen atomic.Int64
+	// snapOf, when set, is read instead of snap.
+	snapOf func() queue.Snapshot
+	pos    func(visitor string) queue.Position
+	seen   atomic.Int64
 }
 
-func (f *fakeSource) Snapshot(context.Context, string) (queue.Snapshot, error) { return f.snap, nil }
+func (f *fakeSource) Snapshot(context.Context, string) (queue.Snapshot, error) {
+	if f.snapOf != nil {
+		return f.snapOf(), nil
+	}
+	return f.snap, nil
+}
 func (f *fakeSource) Position(_ context.Context, _, v string) (queue.Position, error) {
 	return f.pos(v), nil
 }
@@ -98,6 +105,49 @@ func TestOutageIsToldToWaitingPages(t *testing.T) {
 		got := strings.Contains(string(b[:n]), "event: outage")
 		if got != (i < 2) {
 			t.Fatalf("client %d: outage event %v, want %v (%q)", i, got, i < 2, b[:n])
+		}
+	}
+}
+
+// TestSnapshotOfTheOldRoomIsReadAgain: a resync's snapshot read before the
+// room started again (deleted and created, or restored) and answered after
+// the new room's first event is the old room's. It is read again, so that
+// the state follows the new room, not the old one's head and ticks.
+func TestSnapshotOfTheOldRoomIsReadAgain(t *testing.T) {
+	const oldBorn, newBorn = 1000, 2000
+	var calls atomic.Int64
+	release := make(chan struct{})
+	src := &fakeSource{
+		snapOf: func() queue.Snapshot {
+			switch calls.Add(1) {
+			case 1: // the room's first load
+				return queue.Snapshot{Tick: 60, Head: 1, Rate: 1, Born: oldBorn}
+			case 2: // read before the restart, answered after it
+				<-release
+				return queue.Snapshot{Tick: 62, Head: 1, Rate: 1, Born: oldBorn}
+			}
+			return queue.Snapshot{Tick: 1, Head: 0, Waiting: 6, Rate: 1, Born: newBorn}
+		},
+		pos: func(string) queue.Position { return queue.Position{Status: queue.StatusWaiting} },
+	}
+	hub := newHub(src, Options{SeenEvery: time.Hour}, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer hub.Close()
+	r, err := hub.Room(context.Background(), "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub.Event("again", queue.Event{Tick: 62, Head: 1, Rate: 1, Born: oldBorn}) // a gap: the resync starts
+	hub.Event("again", queue.Event{Tick: 1, Head: 0, Waiting: 6, Rate: 1, Born: newBorn})
+	close(release)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		r.mu.Lock()
+		st, syncing := r.state.Clone(), r.syncing
+		r.mu.Unlock()
+		if calls.Load() >= 3 && !syncing && st.Born == newBorn && st.Head == 0 && st.Tick == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the restart the state is %+v after %d snapshots, want the new room's", st, calls.Load())
 		}
 	}
 }

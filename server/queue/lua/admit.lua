@@ -13,7 +13,7 @@
 --   expired, phase, rate (as set), prequeued, paused, soldout, sessions,
 --   sessionsOpened, sessionsEnded, sessionsIdle, visitor...},
 --   or {-1}
-local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode', 'readySpreadMs')
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode', 'readySpreadMs', 'createdMs')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
@@ -336,7 +336,8 @@ if cfg[6] == 'random' then rs = rs .. ',"rm":1' end
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') .. slots ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']' ..
-  ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. rs .. '}')
+  ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. rs ..
+  ',"c":' .. (tonumber(cfg[8]) and I(tonumber(cfg[8])) or '0') .. '}')
 
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end

@@ -58,7 +58,7 @@ local FIRST = 6
 -- The room's state, in as few calls as it takes: its settings and schedule
 -- in one HMGET, its counters (after a freeze at opening) in one MGET.
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge',
-  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode')
+  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode', 'createdMs')
 local rate = cfg[1]
 if not rate then return {{-1}} end
 local rs = redis.call('HMGET', K.rate, 'ewma', 'ts', 'tk')
@@ -277,5 +277,6 @@ end
 if direct > 0 then redis.call('HINCRBY', K.attr, 'j0', direct) end
 local slots = ''
 if anyWaiting then slots = slotSchedule(tonumber(rate), maxActive, ttl, nowMs) end
-out[1] = {1, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, paused, eta, slots, sinceTick, tickMs}
+out[1] = {1, ewma, rate, head, tick, soldout, shown, sc[1], sc[2], sc[3], nowMs, paused, eta, slots, sinceTick, tickMs,
+  tonumber(cfg[11]) or 0}
 return out
