@@ -24,10 +24,12 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // env is one room on real Redis with its products in a fresh PostgreSQL
-// schema (or the embedded SQLite).
+// schema (or the embedded SQLite). Its engine decides by clock, which
+// moves only when the test moves it.
 type env struct {
 	svc   *Service
 	eng   *queue.Engine
+	clock *servicetest.Clock
 	db    *store.DB
 	rdb   redis.UniversalClient
 	room  string
@@ -43,6 +45,12 @@ func newEnv(t *testing.T, dialect string, set func(*room.Settings), stocks ...in
 	t.Helper()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	start, err := rdb.Time(context.Background()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := servicetest.NewClock(start)
+	eng.SetClock(clock.Now)
 	name := servicetest.RoomName(t, rdb)
 	s := room.Defaults(name)
 	s.Rate, s.OrderRate, s.OrderBurst = room.MaxRate, room.MaxRate, 100000
@@ -54,7 +62,7 @@ func newEnv(t *testing.T, dialect string, set func(*room.Settings), stocks ...in
 	}
 	eng.Admit(context.Background(), name, time.Second, nil) // start the rate clock
 	db := openDB(t, dialect)
-	e := &env{svc: NewService(NewStore(db.DB, 0), eng, 0, quiet), eng: eng, db: db, rdb: rdb, room: name}
+	e := &env{svc: NewService(NewStore(db.DB, 0), eng, 0, quiet), eng: eng, clock: clock, db: db, rdb: rdb, room: name}
 	for i, stock := range stocks {
 		var id int64
 		err := db.QueryRowx(db.Rebind(`INSERT INTO products (room, name, price, stock) VALUES (?, ?, ?, ?) RETURNING id`),
@@ -79,7 +87,7 @@ func (e *env) buyers(t *testing.T, n int) (vs, toks []string) {
 		}
 		vs = append(vs, v)
 	}
-	time.Sleep(10 * time.Millisecond)
+	e.clock.Add(10 * time.Millisecond) // credit for the admissions
 	fresh := make([]string, n)
 	for i := range fresh {
 		fresh[i] = tokenFor(t)
@@ -303,7 +311,7 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 	// The claim has expired: Redis would let it through, the database's
 	// unique token hash does not.
-	time.Sleep(1100 * time.Millisecond)
+	e.clock.Add(1100 * time.Millisecond)
 	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay after the claim expired: %v, want ErrTokenUsed", err)
 	}
@@ -312,7 +320,7 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 	// The real service finishes the job (once the failed attempt's claim
 	// has expired): the token is gone.
-	time.Sleep(1100 * time.Millisecond)
+	e.clock.Add(1100 * time.Millisecond)
 	if _, err := e.svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay through the real gate: %v", err)
 	}
@@ -368,12 +376,12 @@ func TestReplayOfALostConsume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond) // the claim expired
+	e.clock.Add(1100 * time.Millisecond) // the claim expired
 	again, err := svc.Place(ctx, req)
 	if err != nil || again.ID != first.ID {
 		t.Fatalf("retry with the same key: %+v %v; want order %d", again, err, first.ID)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	e.clock.Add(1100 * time.Millisecond)
 	req.IdempotencyKey = ""
 	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay once sold out: %v, want ErrTokenUsed", err)

@@ -36,7 +36,14 @@ func TestInvalidOrdersDoNotDrainTheBucket(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(1500 * time.Millisecond) // long enough to drain the bucket, and refill it, several times
+	// The bots keep trying while the clock runs on: the bucket would
+	// drain, and refill, several times.
+	for deadline := time.Now().Add(30 * time.Second); tries.Load() < 50; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the bots tried %d times in 30 s", tries.Load())
+		}
+		e.clock.Add(30 * time.Millisecond)
+	}
 	buyer := Request{Room: e.room, Visitor: vs[5], Token: toks[5], Quantity: 1}
 	var err error
 	for try := 1; try <= 2; try++ {
@@ -46,7 +53,7 @@ func TestInvalidOrdersDoNotDrainTheBucket(t *testing.T) {
 		}
 		var rl *RateLimitedError
 		if errors.As(err, &rl) {
-			time.Sleep(rl.RetryAfter)
+			e.clock.Add(rl.RetryAfter)
 		}
 	}
 	stop()
@@ -82,7 +89,7 @@ func TestFailedAttemptsPauseTheToken(t *testing.T) {
 	if !errors.Is(err, ErrTokenPaused) || !errors.As(err, &wait) || wait.RetryAfter <= 0 || wait.RetryAfter > 400*time.Millisecond {
 		t.Fatalf("after %d failures: %v, want ErrTokenPaused with the pause left", queue.MaxFailedAttempts, err)
 	}
-	time.Sleep(wait.RetryAfter + 20*time.Millisecond)
+	e.clock.Add(wait.RetryAfter + 20*time.Millisecond)
 	if _, err := e.svc.Place(ctx, good); err != nil {
 		t.Fatalf("after the pause: %v", err)
 	}
@@ -154,24 +161,20 @@ func TestRetryAfterSuccessSaysUsed(t *testing.T) {
 // every claim, holding the next visitor out: the pass ends at 10 s, and
 // the next visitor gets the slot.
 func TestBogusOrdersCannotKeepATokenAlive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("11 s run")
-	}
-	t.Parallel()
 	e := newEnv(t, store.Postgres, func(s *room.Settings) { s.TokenTTLSeconds, s.MaxActive = room.MinTokenTTL, 1 }, 10)
 	vs, toks := e.buyers(t, 1)
 	ctx := context.Background()
 	next := e.enter(t)
-	start := time.Now()
+	start := e.clock.Now()
 	bogus := Request{Room: e.room, Visitor: vs[0], Token: toks[0], ProductID: 999999, Quantity: 1}
-	for time.Since(start) < 9*time.Second {
+	for e.clock.Now().Sub(start) < 9*time.Second {
 		e.svc.Place(ctx, bogus)
-		time.Sleep(2 * time.Second)
+		e.clock.Add(2 * time.Second)
 	}
-	time.Sleep(time.Until(start.Add(10*time.Second + 300*time.Millisecond)))
+	e.clock.Add(start.Add(10*time.Second + 300*time.Millisecond).Sub(e.clock.Now()))
 	bogus.ProductID = e.prods[0]
 	if _, err := e.svc.Place(ctx, bogus); !errors.Is(err, ErrTokenInvalid) {
-		t.Fatalf("the 10 s pass after %v: %v, want ErrTokenInvalid", time.Since(start).Round(time.Millisecond), err)
+		t.Fatalf("the 10 s pass after %v: %v, want ErrTokenInvalid", e.clock.Now().Sub(start), err)
 	}
 	a, err := e.eng.Admit(ctx, e.room, time.Second, []string{tokenFor(t)})
 	if err != nil || len(a.Visitors) != 1 || a.Visitors[0] != next {
@@ -232,7 +235,7 @@ func (e *env) admit(t *testing.T, v string) string {
 	if _, err := e.eng.Enter(ctx, e.room, v); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond)
+	e.clock.Add(10 * time.Millisecond) // credit for the admission
 	if a, err := e.eng.Admit(ctx, e.room, time.Second, []string{tokenFor(t)}); err != nil || len(a.Visitors) != 1 {
 		t.Fatalf("admit %s: %+v %v", v, a, err)
 	}
