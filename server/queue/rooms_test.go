@@ -346,11 +346,6 @@ func TestDeleteRoomTakesTheGateKeys(t *testing.T) {
 func TestBornTellsTheRoomsApart(t *testing.T) {
 	ctx := context.Background()
 	e, name, rdb := newRoom(t, settings(nil))
-	sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
-	defer sub.Close()
-	if _, err := sub.Receive(ctx); err != nil {
-		t.Fatal(err)
-	}
 	born := func() (pos, snap, event int64) {
 		t.Helper()
 		p, err := e.Enter(ctx, name, visitors(t, 1)[0])
@@ -361,14 +356,7 @@ func TestBornTellsTheRoomsApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
-			t.Fatal(err)
-		}
-		msg, err := sub.ReceiveMessage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := ParseEvent([]byte(msg.Payload))
+		ev, err := ParseEvent([]byte(tickEvent(t, e, rdb, name)))
 		if err != nil {
 			t.Fatal(err)
 		}
