@@ -448,6 +448,8 @@ func TestPhasesAreToldOnce(t *testing.T) {
 		e.SetClock(clock.Now)
 		loops[i] = New(oneRoom{e, name}, 50*time.Millisecond, log, nil).WatchPhases(sale)
 	}
+	// toldAt is the clock of the round in which each entry was recorded.
+	var toldAt []time.Time
 	for clock.Now().Before(now.Add(3 * time.Second)) {
 		clock.Add(50 * time.Millisecond)
 		var wg sync.WaitGroup
@@ -455,6 +457,12 @@ func TestPhasesAreToldOnce(t *testing.T) {
 			wg.Go(func() { l.Tick(ctx) }) // the two instances tick at once
 		}
 		wg.Wait()
+		sale.Flush()
+		rec.mu.Lock()
+		for len(toldAt) < len(rec.e) {
+			toldAt = append(toldAt, clock.Now())
+		}
+		rec.mu.Unlock()
 	}
 	for _, l := range loops {
 		l.wg.Wait()
@@ -476,6 +484,15 @@ func TestPhasesAreToldOnce(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("recorded %v, want %v", got, want)
+		}
+	}
+	// Each is told at the first tick at or after its time.
+	if len(toldAt) < len(want) {
+		t.Fatalf("%d entries recorded during the ticks, want %d", len(toldAt), len(want))
+	}
+	for i, at := range []time.Time{pre, open, closes} {
+		if d := toldAt[i].Sub(at); d < 0 || d >= 50*time.Millisecond {
+			t.Errorf("%s told at the tick %v after its time, want the first tick at or after it", want[i], d)
 		}
 	}
 }

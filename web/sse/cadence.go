@@ -92,14 +92,12 @@ func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPl
 			h.resolve(r, c, st.TimeMicros, spread)
 			continue
 		}
-		if born := c.born.Load(); push.AnotherRoom(born, st.Born) {
-			// The ticket and the state are of two rooms of one name. A
-			// ticket of the newer room waits for its room's events (this
-			// state is the old room's: its ranks mean nothing to it); one
-			// of the older room asks Redis where its visitor stands now.
-			if born < st.Born {
-				h.resolve(r, c, st.TimeMicros, spread)
-			}
+		if push.AnotherRoom(c.born.Load(), st.Born) {
+			// The ticket and the state are of two rooms of one name (the
+			// room started again): this state's ranks mean nothing to it.
+			// Redis says where the visitor stands; the state catches up
+			// with the new room within a tick or two.
+			h.resolve(r, c, st.TimeMicros, spread)
 			continue
 		}
 		if st.Tick <= c.lastTick {

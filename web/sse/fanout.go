@@ -159,6 +159,7 @@ func (h *Hub) sendResolved(c *conn, p queue.Position, tickMicros int64) {
 		c.rebound.Store(true)
 		return
 	case queue.StatusPrequeued:
+		c.born.Store(p.Born)
 		return // the draw is not done yet: the next tick asks again
 	case queue.StatusReady:
 		buf = appendEvent(nil, 0, "ready", p, tickMicros)

@@ -320,21 +320,22 @@ func (h *Hub) resyncLocked(r *Room) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.syncing = false
-		if errors.Is(err, room.ErrNotFound) {
-			go h.widgetsGone(r) // tell its widgets; buyers keep their state
-			return
-		}
 		if errors.Is(err, errStopped) {
-			return
-		}
-		if err != nil {
-			h.log.Warn("sse: resync", "room", r.name, "err", err)
 			return
 		}
 		if r.state.Epoch != epoch {
 			// The room started again while the snapshot was on its way: it
-			// may be the old room's, read before. Read it again.
+			// may be the old room's, read before (or its absence, read in
+			// between). Read it again.
 			h.resyncLocked(r)
+			return
+		}
+		if errors.Is(err, room.ErrNotFound) {
+			go h.widgetsGone(r) // tell its widgets; buyers keep their state
+			return
+		}
+		if err != nil {
+			h.log.Warn("sse: resync", "room", r.name, "err", err)
 			return
 		}
 		r.state.Reset(snap)

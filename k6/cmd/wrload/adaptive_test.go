@@ -18,8 +18,8 @@ import (
 // in reverse-proxy mode, in a Redis namespace of its own (the controller
 // decides for every adaptive room of its namespace): a line of buyers
 // through the proxy to the knee shop, whose answers are the room's
-// signal. While the shop is healthy the rate rises from minRate; when its
-// capacity drops under the rate, the controller cuts it.
+// signal. The controller decides for the room every second: the run
+// records its decisions, serves buyers and prints its figures and plot.
 func TestAdaptiveSmoke(t *testing.T) {
 	shopAddr, proxyAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
 	s := startServer(t, 100*time.Millisecond, "ORIGIN_URL=http://"+shopAddr, "PROXY_ADDR="+proxyAddr,
@@ -64,13 +64,20 @@ func TestAdaptiveSmoke(t *testing.T) {
 	// How far the rate rose and how soon it was cut are the controller's
 	// figures on this machine (BENCHMARKS.md), not bounds of this test: its
 	// decisions are tested on simulated shops in server/adapt. The run must
-	// have served buyers.
-	served := 0
+	// have served buyers, and recorded the controller's decisions: without
+	// a controller deciding, no second has a reason.
+	served, decided := 0, 0
 	for _, sec := range secs {
 		served += sec.Served
+		if sec.Reason != "" && sec.Reason != "unread" {
+			decided++
+		}
 	}
 	if served == 0 {
 		t.Fatal("no buyer reached the shop")
+	}
+	if decided == 0 {
+		t.Fatalf("no second recorded a decision of the controller: %+v", secs)
 	}
 	if !strings.Contains(stdout.String(), "react: p95 back under the target") {
 		t.Fatalf("no figures printed:\n%s", stdout.String())
