@@ -54,8 +54,13 @@ func (f *fakeLive) Series(ctx context.Context, _ string, since time.Time) ([]liv
 	if f.failed != nil {
 		return nil, f.failed
 	}
+	// The series ends at the dashboard's own now, the end of the window
+	// (10 minutes) it asks for. The wall clock read here instead put the
+	// last second, the one with the failures, past the dashboard's now when
+	// a second ended between the two reads (a loaded machine did).
+	end := since.Add(10 * time.Minute)
 	var out []livestats.Second
-	for at := since.Truncate(time.Second).Add(time.Second); !at.After(time.Now()); at = at.Add(time.Second) {
+	for at := since.Truncate(time.Second).Add(time.Second); !at.After(end); at = at.Add(time.Second) {
 		s := f.sec
 		s.At = at
 		s.Failed = nil
