@@ -42,10 +42,18 @@ func TestBrowserProductImageDidNotLoad(t *testing.T) {
 			tab = langTab(t, koTab, "ko", "light")
 		}
 		openPage(t, tab, base+"/admin/rooms/"+name+"/products")
-		said, err := chromedp.Run(tab, chromedp.Poll[string](`(function () {
-				var s = document.querySelector("tr[data-product] .img-broken");
-				return s && !document.querySelector("img.thumb") ? s.textContent : false; })()`,
-			chromedp.WithPollingTimeout(10*time.Second)))
+		// Waited for by query, not by a script polled in one document: a
+		// poll fails ("Cannot find context with specified id") when the
+		// document it runs in is replaced under it, as the form's own
+		// navigation can still do here.
+		wait, cancel := context.WithTimeout(tab, 10*time.Second)
+		err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.CSS("tr[data-product] .img-broken")),
+			chromedp.WaitNotPresent(chromedp.CSS("img.thumb")))
+		cancel()
+		var said string
+		if err == nil {
+			said, err = chromedp.Run(tab, chromedp.Text(chromedp.CSS("tr[data-product] .img-broken")))
+		}
 		if want := views.RoomsTextFor(lang).ImageBroken; err != nil || strings.TrimSpace(said) != want {
 			t.Fatalf("%s: the list says %q (%v), want %q\npage: %s", lang, said, err, want, pageText(t, tab))
 		}
