@@ -260,7 +260,7 @@ func TestAttributionOfAPassedOverBuyer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lastSeen(t, rdb, name, 2, 3*time.Minute)
+	lastSeen(t, e, rdb, name, 2, 3*time.Minute)
 	if a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 2); len(a.Visitors) != 2 || a.Visitors[1] != vs[2] {
 		t.Fatalf("admitted %v, want the first and the third", a.Visitors)
 	}

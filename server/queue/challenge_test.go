@@ -398,7 +398,7 @@ func TestEnterAfterLapseNeedsNoProof(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lastSeen(t, rdb, name, 1, 90*time.Second)
+	lastSeen(t, e, rdb, name, 1, 90*time.Second)
 	p, err := e.EnterFrom(ctx, name, vs[0], "", Campaign{})
 	if err != nil || p.Ticket != 3 || p.RankUpReason != RankUpReturned || p.Proved {
 		t.Fatalf("a lapsed visitor enters again: %+v %v, want ticket 3 at the end without a proof", p, err)

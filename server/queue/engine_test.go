@@ -615,11 +615,11 @@ func enterMany(t *testing.T, e *Engine, name string, n int) {
 	}
 }
 
-// lastSeen rewrites when the holder of ticket was last seen, as lib.lua
-// stores it, so that tests need not wait out abandonAfterSeconds.
-func lastSeen(t *testing.T, rdb redis.UniversalClient, name string, ticket int64, ago time.Duration) {
+// lastSeen rewrites when the holder of ticket was last seen (ago before
+// e's clock), as lib.lua stores it, so that tests need not wait out abandonAfterSeconds.
+func lastSeen(t *testing.T, e *Engine, rdb redis.UniversalClient, name string, ticket int64, ago time.Duration) {
 	t.Helper()
-	v := (time.Now().Add(-ago).UnixMicro()/2000000)%65535 + 1
+	v := (clockOf(t, e).Now().Add(-ago).UnixMicro()/2000000)%65535 + 1
 	k := testKeys(rdb, name)
 	base, _ := rdb.Get(context.Background(), k.key("seenbase")).Int64()
 	if err := rdb.SetRange(context.Background(), k.key("seen"), 2*(ticket-base), string([]byte{byte(v >> 8), byte(v)})).Err(); err != nil {
@@ -638,10 +638,10 @@ func TestAbandonment(t *testing.T) {
 	}
 	// Tickets 1..6. The first and the fifth have been gone 90 s; the
 	// fourth 50 s (still within 60 s); the sixth was gone but came back.
-	lastSeen(t, rdb, name, 1, 90*time.Second)
-	lastSeen(t, rdb, name, 5, 90*time.Second)
-	lastSeen(t, rdb, name, 4, 50*time.Second)
-	lastSeen(t, rdb, name, 6, 90*time.Second)
+	lastSeen(t, e, rdb, name, 1, 90*time.Second)
+	lastSeen(t, e, rdb, name, 5, 90*time.Second)
+	lastSeen(t, e, rdb, name, 4, 50*time.Second)
+	lastSeen(t, e, rdb, name, 6, 90*time.Second)
 	if err := e.MarkSeen(ctx, name, []int64{6}); err != nil {
 		t.Fatal(err)
 	}
@@ -694,11 +694,11 @@ func TestAbandonment(t *testing.T) {
 	}
 
 	// A stale visitor who polls has left; one who enters joins at the end.
-	lastSeen(t, rdb, name, 3, 90*time.Second)
+	lastSeen(t, e, rdb, name, 3, 90*time.Second)
 	if p, _ := e.Position(ctx, name, vs[2]); p.Status != StatusNotEntered {
 		t.Fatalf("a poll by an abandoned visitor says %s, want NOT_ENTERED", p.Status)
 	}
-	lastSeen(t, rdb, name, 4, 90*time.Second)
+	lastSeen(t, e, rdb, name, 4, 90*time.Second)
 	p, _ = e.Enter(ctx, name, vs[3])
 	if p.Ticket != 7 || p.Rank != 1 || p.RankUpReason != RankUpReturned {
 		t.Fatalf("an abandoned visitor re-entered with ticket %d rank %d (%q), want 7 and 1 (returned)", p.Ticket, p.Rank, p.RankUpReason)
@@ -710,7 +710,7 @@ func TestAbandonmentDisabled(t *testing.T) {
 	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000; s.AbandonAfterSeconds = 0 }))
 	v := visitors(t, 1)[0]
 	e.Enter(ctx, name, v)
-	lastSeen(t, rdb, name, 1, time.Hour)
+	lastSeen(t, e, rdb, name, 1, time.Hour)
 	if a := admitAfter(t, e, name, 20*time.Millisecond, time.Millisecond, 1); len(a.Visitors) != 1 {
 		t.Fatalf("with abandonment off the visitor must be admitted: %+v", a)
 	}
@@ -733,7 +733,7 @@ func TestSeenStaysBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lastSeen(t, rdb, name, issued+1, 90*time.Second) // the first has gone
+	lastSeen(t, e, rdb, name, issued+1, 90*time.Second) // the first has gone
 	clockOf(t, e).Add(20 * time.Millisecond)
 	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
 	if err != nil {
@@ -750,7 +750,7 @@ func TestSeenStaysBounded(t *testing.T) {
 	if p, _ := e.Position(ctx, name, vs[2]); p.Status != StatusWaiting || p.Rank != 0 {
 		t.Fatalf("the third visitor after the trim: %+v", p)
 	}
-	lastSeen(t, rdb, name, issued+3, 90*time.Second)
+	lastSeen(t, e, rdb, name, issued+3, 90*time.Second)
 	if p, _ := e.Position(ctx, name, vs[2]); p.Status != StatusNotEntered {
 		t.Fatalf("an abandoned visitor after the trim is %s", p.Status)
 	}
@@ -863,7 +863,7 @@ func TestAwayBuyerPassedOverThenLetIn(t *testing.T) {
 	e, name, rdb, vs := awayLine(t, 5)
 	// Ticket 2's page went away 3 minutes ago: away (over 60 s), but well
 	// within the 900 s return window.
-	lastSeen(t, rdb, name, 2, 3*time.Minute)
+	lastSeen(t, e, rdb, name, 2, 3*time.Minute)
 	others := []string{vs[2], vs[3], vs[4]}
 	before := ranks(t, e, name, others)
 
@@ -929,7 +929,7 @@ func TestAwayBuyerPassedOverThenLetIn(t *testing.T) {
 func TestAwayBuyerWhoseTurnHasNotCome(t *testing.T) {
 	ctx := context.Background()
 	e, name, rdb, vs := awayLine(t, 3)
-	lastSeen(t, rdb, name, 3, 3*time.Minute)
+	lastSeen(t, e, rdb, name, 3, 3*time.Minute)
 	admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 1) // the sweep runs too
 	p, err := e.Enter(ctx, name, vs[2])
 	if err != nil {
@@ -946,8 +946,8 @@ func TestAwayBuyerWhoseTurnHasNotCome(t *testing.T) {
 func TestAwayBuyerLapses(t *testing.T) {
 	ctx := context.Background()
 	e, name, rdb, vs := awayLine(t, 3)
-	lastSeen(t, rdb, name, 1, 3*time.Minute)
-	lastSeen(t, rdb, name, 2, 3*time.Minute)
+	lastSeen(t, e, rdb, name, 1, 3*time.Minute)
+	lastSeen(t, e, rdb, name, 2, 3*time.Minute)
 	a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 1)
 	if len(a.Visitors) != 1 || a.Visitors[0] != vs[2] {
 		t.Fatalf("admitted %v, want the third (two passed over)", a.Visitors)
@@ -986,7 +986,7 @@ func TestAwayBuyerInRandomMode(t *testing.T) {
 	if err := e.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
-	lastSeen(t, rdb, name, 3, 3*time.Minute)
+	lastSeen(t, e, rdb, name, 3, 3*time.Minute)
 	a := admitAfter(t, e, name, 20*time.Millisecond, 10*time.Millisecond, 5)
 	if len(a.Visitors) != 4 || a.Waiting != 0 {
 		t.Fatalf("tick %+v: want the 4 present admitted and the away one passed over", a)
@@ -1199,7 +1199,7 @@ func TestDeparturesByReason(t *testing.T) {
 	if _, err := e.Leave(ctx, name, vs[6]); err != nil { // leaves the line
 		t.Fatal(err)
 	}
-	lastSeen(t, rdb, name, 6, 90*time.Second) // abandons it
+	lastSeen(t, e, rdb, name, 6, 90*time.Second) // abandons it
 	a := admitAfter(t, e, name, 20*time.Millisecond, 5*time.Millisecond, 4)
 	if len(a.Visitors) != 4 || a.Departures != (Departures{Leaves: 1, Abandoned: 1}) {
 		t.Fatalf("tick: %d admitted, departures %+v; want 4 and one leave, one abandoned", len(a.Visitors), a.Departures)
@@ -1262,7 +1262,7 @@ func TestEnterReportsCreated(t *testing.T) {
 		}, true},
 		{"another visitor", func() (Position, error) { return e.Enter(ctx, name, vs[1]) }, true},
 		{"lapsed, back at the end", func() (Position, error) {
-			lastSeen(t, rdb, name, 2, 90*time.Second)
+			lastSeen(t, e, rdb, name, 2, 90*time.Second)
 			p, err := e.Enter(ctx, name, vs[0])
 			if err == nil && p.RankUpReason != RankUpReturned {
 				t.Fatalf("the visitor did not lapse: %+v", p)

@@ -442,12 +442,12 @@ func TestRedeemRetry(t *testing.T) {
 				}
 			}},
 		{name: "same id after the session idled", want: ErrTokenUsed,
-			after: func(t *testing.T, rdb redis.UniversalClient, _ *Engine, name string, s Session) {
-				setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Second))
+			after: func(t *testing.T, rdb redis.UniversalClient, e *Engine, name string, s Session) {
+				setSessionExpiry(t, rdb, name, s.ID, clockOf(t, e).Now().Add(-time.Second))
 			}},
 		{name: "same id after the sweep took the idle session", want: ErrTokenUsed,
 			after: func(t *testing.T, rdb redis.UniversalClient, e *Engine, name string, s Session) {
-				setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Second))
+				setSessionExpiry(t, rdb, name, s.ID, clockOf(t, e).Now().Add(-time.Second))
 				if _, err := e.Admit(ctx, name, time.Second, nil); err != nil {
 					t.Fatal(err)
 				}
@@ -685,7 +685,7 @@ func TestStaleMembersBounded(t *testing.T) {
 			e, name := gateRoom(t, rdb, nil)
 			ctx := context.Background()
 			kk := testKeys(rdb, name)
-			old := float64(time.Now().Add(-time.Minute).UnixMilli())
+			old := float64(clockOf(t, e).Now().Add(-time.Minute).UnixMilli())
 			var zs []redis.Z
 			sessions := map[string]any{}
 			// Expiries interleave passes and sessions, as they do in a room.

@@ -264,7 +264,7 @@ func TestETATellsTheTruth(t *testing.T) {
 // ageSession rewrites session id as if its pass had taken its slot heldFor
 // ago (and the session had started then), and as if its expiry were now
 // expiresIn away (a renew, or the end of a fixed session, drawing near).
-func ageSession(t *testing.T, rdb redis.UniversalClient, name, id string, heldFor, expiresIn time.Duration) {
+func ageSession(t *testing.T, e *Engine, rdb redis.UniversalClient, name, id string, heldFor, expiresIn time.Duration) {
 	t.Helper()
 	ctx := context.Background()
 	k := testKeys(rdb, name)
@@ -273,12 +273,12 @@ func ageSession(t *testing.T, rdb redis.UniversalClient, name, id string, heldFo
 	if err != nil || len(f) != 4 {
 		t.Fatalf("session record %q: %v", raw, err)
 	}
-	at := strconv.FormatInt(time.Now().Add(-heldFor).UnixMilli(), 10)
+	at := strconv.FormatInt(clockOf(t, e).Now().Add(-heldFor).UnixMilli(), 10)
 	f[0], f[1] = at, at
 	if err := rdb.HSet(ctx, k.key("sessions"), id, strings.Join(f, " ")).Err(); err != nil {
 		t.Fatal(err)
 	}
-	setSessionExpiry(t, rdb, name, id, time.Now().Add(expiresIn))
+	setSessionExpiry(t, rdb, name, id, clockOf(t, e).Now().Add(expiresIn))
 }
 
 // TestGateETAWithSessions: every slot of a gate room (maxActive 5,
@@ -316,7 +316,7 @@ func TestGateETAWithSessions(t *testing.T) {
 			for range 5 {
 				_, s := redeemed(t, e, name)
 				if tc.heldFor > 0 {
-					ageSession(t, rdb, name, s.ID, tc.heldFor, tc.expires)
+					ageSession(t, e, rdb, name, s.ID, tc.heldFor, tc.expires)
 				}
 			}
 			if tc.hold > 0 {

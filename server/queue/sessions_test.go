@@ -26,13 +26,13 @@ func TestSessionModes(t *testing.T) {
 			if s.Mode != mode || s.IdleSeconds != 30 || s.Expires.Sub(s.Started) != 30*time.Second {
 				t.Fatalf("session %+v", s)
 			}
-			soon := time.Now().Add(5 * time.Second).Truncate(time.Millisecond)
+			soon := clockOf(t, e).Now().Add(5 * time.Second).Truncate(time.Millisecond)
 			setSessionExpiry(t, rdb, name, s.ID, soon)
 			got, err := e.TouchSession(ctx, name, s.ID, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			renewed := got.Expires.After(time.Now().Add(25 * time.Second))
+			renewed := got.Expires.After(clockOf(t, e).Now().Add(25 * time.Second))
 			if mode == room.SessionIdle && !renewed {
 				t.Fatalf("an idle session was not renewed: expires %v", got.Expires)
 			}
@@ -44,7 +44,7 @@ func TestSessionModes(t *testing.T) {
 				t.Fatalf("a touch without renew moved %v to %v", got.Expires, again.Expires)
 			}
 			// sessionSeconds without activity: the next tick ends it as idle.
-			setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Millisecond))
+			setSessionExpiry(t, rdb, name, s.ID, clockOf(t, e).Now().Add(-time.Millisecond))
 			if st, _ := e.Stats(ctx, name); st.Sessions != 0 || st.SessionsIdle != 1 || st.Expired != 0 {
 				t.Fatalf("stats before the sweep %+v", st)
 			}
@@ -75,7 +75,7 @@ func TestTouchEndsAnExpiredSession(t *testing.T) {
 	rdb := gateRedis(t)
 	e, name := gateRoom(t, rdb, nil)
 	_, s := redeemed(t, e, name)
-	setSessionExpiry(t, rdb, name, s.ID, time.Now().Add(-time.Millisecond))
+	setSessionExpiry(t, rdb, name, s.ID, clockOf(t, e).Now().Add(-time.Millisecond))
 	if _, err := e.TouchSession(ctx, name, s.ID, true); !errors.Is(err, ErrSessionGone) {
 		t.Fatalf("touch: %v", err)
 	}
