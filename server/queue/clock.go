@@ -9,9 +9,9 @@ import (
 // schedule's phases, the admission rate's credit, pass expiries, absences,
 // gate sessions and wait slots. nil, the default, is Redis' own clock,
 // which every instance of a deployment shares, so that the rate is one
-// global rate whatever the instances' clocks say; a clock of its own is for
-// tests that move time instead of waiting for it, and for one instance
-// alone. Set it before the engine is used.
+// global rate whatever the instances' clocks say. A clock of its own is for
+// tests that move time instead of waiting for it. Set it before the engine
+// is used.
 func (e *Engine) SetClock(now func() time.Time) { e.now = now }
 
 // clockArg is the last argument of every script call: the clock's time in

@@ -138,8 +138,9 @@ func moving(err error) bool {
 }
 
 // run runs script s for room with its declared keys, ARGV[1] = the room's
-// events channel, then args, then the engine's clock (clockArg): by EVALSHA, and by EVAL when Redis does not
-// know the script (after a restart or a SCRIPT FLUSH), which loads it.
+// events channel, then args, then the engine's clock (clockArg): by
+// EVALSHA, and by EVAL when Redis does not know the script (after a
+// restart or a SCRIPT FLUSH), which loads it.
 //
 // While a room's slot migrates between Cluster nodes, Redis refuses a
 // script whose keys are not all on one side (TRYAGAIN) rather than run it
