@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
+	"waitingroom/server/loop"
 	"waitingroom/server/queue"
 )
 
@@ -44,6 +47,7 @@ type Controller struct {
 	log   *slog.Logger
 	obs   Observer
 	track Tracker
+	clk   clockwork.Clock
 	// lateLogged is when a tick that ran past its interval was last
 	// logged (Unix seconds): its errors are not logged one by one (the
 	// deadline is the cause), so it is said once a minute at most.
@@ -64,9 +68,16 @@ func (c *Controller) Feed(t Tracker) *Controller {
 	return c
 }
 
-// NewController returns a Controller. obs may be nil.
+// NewController returns a Controller on the real clock. obs may be nil.
 func NewController(rooms Rooms, sig SignalReader, p Params, log *slog.Logger, obs Observer) *Controller {
-	return &Controller{rooms: rooms, sig: sig, p: p, log: log, obs: obs}
+	return &Controller{rooms: rooms, sig: sig, p: p, log: log, obs: obs, clk: clockwork.NewRealClock()}
+}
+
+// WithClock has the controller tick and decide by clk, and returns the
+// controller. Call it before Run.
+func (c *Controller) WithClock(clk clockwork.Clock) *Controller {
+	c.clk = clk
+	return c
 }
 
 // minGap is the least time between two decisions applied to a room:
@@ -78,21 +89,7 @@ func (c *Controller) minGap() time.Duration { return c.p.Every - c.p.Every/10 }
 // point of the first interval (instances started together do not decide
 // in lockstep).
 func (c *Controller) Run(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(rand.N(c.p.Every)):
-	}
-	t := time.NewTicker(c.p.Every)
-	defer t.Stop()
-	for {
-		c.Tick(ctx)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
+	return loop.Every(ctx, c.clk, rand.N(c.p.Every), c.p.Every, c.Tick)
 }
 
 // Tick runs one decision for every adaptive room.
@@ -102,7 +99,7 @@ func (c *Controller) Tick(ctx context.Context) {
 	defer cancel()
 	defer func() {
 		if ctx.Err() != nil && parent.Err() == nil {
-			now := time.Now().Unix()
+			now := c.clk.Now().Unix()
 			if last := c.lateLogged.Load(); now-last >= 60 && c.lateLogged.CompareAndSwap(last, now) {
 				c.log.Warn("adapt: a tick ran past its interval; its decisions were not taken", "every", c.p.Every)
 			}
@@ -139,7 +136,7 @@ func (c *Controller) Tick(ctx context.Context) {
 // The script stays the judge: a clock off by a little only costs a
 // refused call or a second's delay.
 func (c *Controller) decide(ctx context.Context, name string, r queue.AdaptRoom) {
-	if !r.Last.IsZero() && time.Since(r.Last) < c.minGap() {
+	if !r.Last.IsZero() && c.clk.Since(r.Last) < c.minGap() {
 		return
 	}
 	sig, err := c.sig.Read(ctx, name, c.p.Window)
@@ -148,7 +145,7 @@ func (c *Controller) decide(ctx context.Context, name string, r queue.AdaptRoom)
 	}
 	// A room with a healthURL that did not answer has no signal (health.go).
 	ok := err == nil && (r.Adapt.HealthURL == "" || sig.HasLoad)
-	d := Decide(inputOf(r, sig, ok, time.Now()), c.p)
+	d := Decide(inputOf(r, sig, ok, c.clk.Now()), c.p)
 	applied, _, err := c.rooms.ApplyAdapt(ctx, name, queue.AdaptDecision{N: r.N, From: r.Rate, To: d.Rate, Reason: d.Reason,
 		MinGap: c.minGap(), P95: sig.P95, ErrorRate: sig.ErrorRate(), Samples: sig.Samples, Knee: d.Knee, Base: d.Base, Cut: d.Cut()})
 	switch {

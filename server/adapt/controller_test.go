@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -45,14 +46,13 @@ func adaptiveRoom(t *testing.T, rate float64, waiting int) (*queue.Engine, strin
 	return e, name, rdb
 }
 
-// healthy writes a healthy last second of orders into room's signal:
-// enough fast orders for any rate here.
-func healthy(t *testing.T, rdb redis.UniversalClient, name string, took time.Duration) {
+// healthy writes three healthy seconds of orders, up to the one of now,
+// into room's signal: enough fast orders for any rate here.
+func healthy(t *testing.T, rdb redis.UniversalClient, name string, took time.Duration, now time.Time) {
 	t.Helper()
 	rec := NewRecorder(rdb, testNamespace(t), "test", nil, quiet)
-	now := time.Now()
 	for s := range 3 {
-		rec.now = at(now.Add(-time.Duration(s) * time.Second))
+		rec.clk = at(now.Add(-time.Duration(s) * time.Second))
 		for range 100 {
 			rec.ObserveOrder(name, "placed", took)
 		}
@@ -95,23 +95,25 @@ func (r *recorded) Adapted(_, reason string, _, _ float64) {
 // rate stops at maxRate.
 func TestTwoInstancesStepOnce(t *testing.T) {
 	e, name, rdb := adaptiveRoom(t, 150, 1000)
-	healthy(t, rdb, name, 20*time.Millisecond)
+	fc := onClock(e)
+	healthy(t, rdb, name, 20*time.Millisecond, fc.Now())
 	p := DefaultParams()
 	p.Every = 200 * time.Millisecond // decisions at least 180 ms apart
 	var obs recorded
 	ns := testNamespace(t)
-	a := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
-	b := NewController(e, NewReader(rdb, ns), p, quiet, &obs)
+	a := NewController(e, NewReader(rdb, ns).WithClock(fc), p, quiet, &obs).WithClock(fc)
+	b := NewController(e, NewReader(rdb, ns).WithClock(fc), p, quiet, &obs).WithClock(fc)
 	ctx := context.Background()
 	// The first climb: ×1.05 + maxRate/200 a step.
 	want := []float64{158.5, 167.425, 176.796, 186.636, 196.968, 200, 200}
 	for i, w := range want {
 		if i > 0 {
-			time.Sleep(300 * time.Millisecond)
+			fc.Advance(300 * time.Millisecond)
 		}
 		// Each instance a few times in the same moment; again (bounded)
-		// only if none of them got a decision in (a loaded machine can
-		// run a tick past its deadline): one burst takes one step.
+		// only if none of them got a decision in (a tick's reads are
+		// bounded by its interval in real time, which a loaded machine
+		// can overrun): one burst takes one step.
 		for try := 0; try < 20; try++ {
 			var wg sync.WaitGroup
 			for range 3 {
@@ -122,7 +124,6 @@ func TestTwoInstancesStepOnce(t *testing.T) {
 			if _, st := rateOf(t, e, name); st.N > int64(i) {
 				break
 			}
-			time.Sleep(50 * time.Millisecond)
 		}
 		if got, st := rateOf(t, e, name); got != w || st.N != int64(i+1) {
 			t.Fatalf("round %d: rate %g after %d decisions, want %g after %d", i, got, st.N, w, i+1)
@@ -151,18 +152,19 @@ func TestNoSignalFreezes(t *testing.T) {
 // and no further; the cut, its time and the knee are kept in the room.
 func TestSlowShopCuts(t *testing.T) {
 	e, name, rdb := adaptiveRoom(t, 20, 1000)
-	healthy(t, rdb, name, 5*time.Second) // far over the 300 ms target
+	fc := onClock(e)
+	healthy(t, rdb, name, 5*time.Second, fc.Now()) // far over the 300 ms target
 	p := DefaultParams()
 	p.Every = 50 * time.Millisecond
-	c := NewController(e, NewReader(rdb, testNamespace(t)), p, quiet, nil)
+	c := NewController(e, NewReader(rdb, testNamespace(t)).WithClock(fc), p, quiet, nil).WithClock(fc)
 	for i, w := range []float64{10, 10, 10} {
-		time.Sleep(60 * time.Millisecond)
+		fc.Advance(60 * time.Millisecond)
 		c.Tick(context.Background())
 		got, st := rateOf(t, e, name)
 		if got != w {
 			t.Fatalf("rate %g, want %g", got, w)
 		}
-		if i == 0 && (st.LastReason != ReasonLatency || st.Knee != 20 || time.Since(st.LastCut) > time.Minute) {
+		if i == 0 && (st.LastReason != ReasonLatency || st.Knee != 20 || st.LastCut.UnixMilli() != fc.Now().UnixMilli()) {
 			t.Fatalf("state %+v, want a cut on latency at a knee of 20 kept", st)
 		}
 	}
@@ -230,7 +232,7 @@ func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
 	rec := NewRecorder(rdb, ns, "test", nil, quiet)
 	NewController(e, NewReader(rdb, ns), DefaultParams(), quiet, nil).Feed(rec).Tick(ctx)
 	sec := time.Now().Add(-time.Second)
-	rec.now = at(sec)
+	rec.clk = at(sec)
 	rec.ObserveOrder(name, "placed", time.Millisecond)
 	rec.ObserveOrder(other, "placed", time.Millisecond)
 	if err := rec.Flush(ctx); err != nil {
@@ -245,48 +247,65 @@ func TestOnlyAdaptiveRoomsAreCounted(t *testing.T) {
 }
 
 // TestLoopsRaiseTheRate runs the recorder's and the controller's loops as
-// web/app does, fed orders that are fast: the rate rises by steps,
-// within maxRate, while orders flow; once they stop, it freezes.
+// web/app does, on a fake clock moved in steps of 50 ms, each step once
+// both loops have finished what the last one caused: fed fast orders, the
+// rate rises by steps, within maxRate; once they stop, it freezes.
 func TestLoopsRaiseTheRate(t *testing.T) {
 	e, name, rdb := adaptiveRoom(t, 20, 1000)
+	fc := onClock(e)
 	ns := testNamespace(t)
-	rec := NewRecorder(rdb, ns, "test", nil, quiet)
+	rec := NewRecorder(rdb, ns, "test", nil, quiet).WithClock(fc)
 	p := DefaultParams()
 	p.Every, p.Window = 250*time.Millisecond, 1
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { rec.Run(ctx) })
-	wg.Go(func() { NewController(e, NewReader(rdb, ns), p, quiet, nil).Feed(rec).Run(ctx) })
-	deadline := time.Now().Add(2500 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		for range 10 {
-			rec.ObserveOrder(name, "placed", 20*time.Millisecond)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	raised, st := rateOf(t, e, name)
-	if raised <= 20 || raised > 200 || st.LastReason != ReasonIncrease {
+	defer func() {
 		cancel()
 		wg.Wait()
-		t.Fatalf("rate %g (last %s), want raised from 20", raised, st.LastReason)
-	}
-	// No more orders: once the window has none (the last landed second
-	// is a window and Landed away), the rate holds. Polled, within a bound:
-	// on a loaded machine a tick may miss its 250 ms.
-	time.Sleep(time.Duration(p.Window)*time.Second + Landed)
-	var held float64
-	for end := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if held, st = rateOf(t, e, name); st.LastReason == ReasonNoSignal || time.Now().After(end) {
-			break
+	}()
+	wg.Go(func() { rec.Run(ctx) })
+	wg.Go(func() {
+		NewController(e, NewReader(rdb, ns).WithClock(fc), p, quiet, nil).Feed(rec).WithClock(fc).Run(ctx)
+	})
+	hang, stop := context.WithTimeout(ctx, 30*time.Second) // catches a hang only
+	defer stop()
+	step := func(n int, orders bool) {
+		t.Helper()
+		for range n {
+			if err := fc.BlockUntilContext(hang, 2); err != nil {
+				t.Fatal("the loops did not come back to wait for their next tick")
+			}
+			if orders {
+				for range 10 {
+					rec.ObserveOrder(name, "placed", 20*time.Millisecond)
+				}
+			}
+			fc.Advance(50 * time.Millisecond)
 		}
 	}
-	time.Sleep(600 * time.Millisecond)
+	step(50, true) // 2.5 s of orders
+	raised, st := rateOf(t, e, name)
+	if raised <= 20 || raised > 200 || st.LastReason != ReasonIncrease {
+		t.Fatalf("rate %g (last %s), want raised from 20", raised, st.LastReason)
+	}
+	// No more orders: once the window has none (the last second with
+	// orders is a window, the rest of its own second and Landed away, and
+	// the next decision an interval later), the rate holds.
+	step(int((time.Duration(p.Window+1)*time.Second+Landed+p.Every)/(50*time.Millisecond)), false)
+	held, st := rateOf(t, e, name)
+	step(12, false)
 	still, _ := rateOf(t, e, name)
-	cancel()
-	wg.Wait()
 	if st.LastReason != ReasonNoSignal || still != held {
 		t.Fatalf("without orders: %g then %g (last %s), want it frozen", held, still, st.LastReason)
 	}
+}
+
+// onClock puts e on a fake clock standing at the wall clock's now, and
+// returns it.
+func onClock(e *queue.Engine) *clockwork.FakeClock {
+	fc := clockwork.NewFakeClockAt(time.Now())
+	e.SetClock(fc.Now)
+	return fc
 }
 
 // testNamespace is the test's own Redis namespace: a controller decides

@@ -8,8 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/loop"
 	"waitingroom/server/queue"
 )
 
@@ -53,7 +55,7 @@ type HealthPoller struct {
 	ns    string
 	log   *slog.Logger
 	every time.Duration
-	now   func() time.Time
+	clk   clockwork.Clock
 	slots chan struct{}
 	wg    sync.WaitGroup
 
@@ -64,24 +66,22 @@ type HealthPoller struct {
 // NewHealthPoller returns a HealthPoller of namespace ns that polls every
 // second.
 func NewHealthPoller(rooms HealthRooms, probe HealthProbe, rdb redis.UniversalClient, ns string, log *slog.Logger) *HealthPoller {
-	return &HealthPoller{rooms: rooms, probe: probe, rdb: rdb, ns: ns, log: log, every: time.Second, now: time.Now,
+	return &HealthPoller{rooms: rooms, probe: probe, rdb: rdb, ns: ns, log: log, every: time.Second, clk: clockwork.NewRealClock(),
 		slots: make(chan struct{}, maxPolls), warned: map[string]time.Time{}}
+}
+
+// WithClock has the poller tick and stamp by clk, and returns the poller.
+// Call it before Run.
+func (h *HealthPoller) WithClock(clk clockwork.Clock) *HealthPoller {
+	h.clk = clk
+	return h
 }
 
 // Run polls every second until ctx is done, and waits for the polls in
 // flight.
 func (h *HealthPoller) Run(ctx context.Context) {
 	defer h.wg.Wait()
-	t := time.NewTicker(h.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		h.Tick(ctx)
-	}
+	loop.Every(ctx, h.clk, h.every, h.every, h.Tick)
 }
 
 // Tick starts the polls of the adaptive rooms with a healthURL that this
@@ -143,7 +143,7 @@ func (h *HealthPoller) poll(ctx context.Context, roomName, healthURL string) {
 		field, value = fNoLoad, "1"
 		h.warn(roomName, healthURL, err)
 	}
-	k := signalKey(h.ns, roomName, h.now().Unix())
+	k := signalKey(h.ns, roomName, h.clk.Now().Unix())
 	wctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	pipe := h.rdb.Pipeline()
@@ -157,7 +157,7 @@ func (h *HealthPoller) poll(ctx context.Context, roomName, healthURL string) {
 // warn logs a failed poll of room, at most once per healthLogEvery, with
 // the URL's scheme, host and path only: its query may hold a secret.
 func (h *HealthPoller) warn(roomName, healthURL string, err error) {
-	now := h.now()
+	now := h.clk.Now()
 	h.mu.Lock()
 	last, seen := h.warned[roomName]
 	if seen && now.Sub(last) < healthLogEvery {

@@ -73,7 +73,7 @@ func TestReaderTakesTheLatestLoad(t *testing.T) {
 				rdb.Expire(ctx, k, keepSeconds*time.Second)
 			}
 			rd := NewReader(rdb, ns)
-			rd.now = at(now.Add(Landed)) // the second before now has landed
+			rd.clk = at(now.Add(Landed)) // the second before now has landed
 			sig, err := rd.Read(ctx, name, 5)
 			if err != nil || sig.Load != tt.load || sig.HasLoad != tt.has {
 				t.Fatalf("load %g has %v (%v), want %g %v", sig.Load, sig.HasLoad, err, tt.load, tt.has)
@@ -132,7 +132,7 @@ func TestHealthPollDecides(t *testing.T) {
 			if err := e.SaveRoom(ctx, name, set); err != nil {
 				t.Fatal(err)
 			}
-			healthy(t, rdb, name, 20*time.Millisecond) // the orders alone would step up
+			healthy(t, rdb, name, 20*time.Millisecond, time.Now()) // the orders alone would step up
 			ns := testNamespace(t)
 			var logs bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
@@ -150,7 +150,7 @@ func TestHealthPollDecides(t *testing.T) {
 				t.Fatalf("%d polls of %v in one interval, want 1 of %s", n, tt.probe.urls, set.HealthURL)
 			}
 			rd := NewReader(rdb, ns)
-			rd.now = func() time.Time { return time.Now().Add(time.Second + Landed) } // the poll's second, complete and landed
+			rd.clk = at(time.Now().Add(time.Second + Landed)) // the poll's second, complete and landed
 			NewController(e, rd, DefaultParams(), quiet, nil).Tick(ctx)
 			if got, st := rateOf(t, e, name); got != tt.rate || st.LastReason != tt.reason {
 				t.Fatalf("rate %g after %s, want %g after %s", got, st.LastReason, tt.rate, tt.reason)

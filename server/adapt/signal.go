@@ -11,9 +11,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/histogram"
+	"waitingroom/server/loop"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 )
@@ -108,7 +110,7 @@ type Recorder struct {
 	id   string
 	pool PoolStats
 	log  *slog.Logger
-	now  func() time.Time
+	clk  clockwork.Clock
 
 	mu sync.Mutex
 	// tracked are the rooms whose orders are counted (Track); nil counts
@@ -122,10 +124,17 @@ type Recorder struct {
 // NewRecorder returns a Recorder for namespace ns; id names this instance
 // (its pool figure), pool (nil: none) samples the order database's pool.
 func NewRecorder(rdb redis.UniversalClient, ns, id string, pool PoolStats, log *slog.Logger) *Recorder {
-	r := &Recorder{rdb: rdb, ns: ns, id: id, pool: pool, log: log, now: time.Now, pending: map[slot]*pending{}}
+	r := &Recorder{rdb: rdb, ns: ns, id: id, pool: pool, log: log, clk: clockwork.NewRealClock(), pending: map[slot]*pending{}}
 	if pool != nil {
 		r.waitsWas = pool().WaitCount
 	}
+	return r
+}
+
+// WithClock has the recorder stamp and flush by clk, and returns the
+// recorder. Call it before Run.
+func (r *Recorder) WithClock(clk clockwork.Clock) *Recorder {
+	r.clk = clk
 	return r
 }
 
@@ -165,7 +174,7 @@ func (r *Recorder) ObserveOrders(roomName, reason string, took time.Duration, n 
 	if r.tracked != nil && !r.tracked[roomName] {
 		return
 	}
-	k := slot{roomName, r.now().Unix()}
+	k := slot{roomName, r.clk.Now().Unix()}
 	p := r.pending[k]
 	if p == nil {
 		if len(r.pending) >= maxPending {
@@ -254,22 +263,15 @@ func (r *Recorder) Flush(ctx context.Context) error {
 // Run flushes every FlushEvery until ctx is done, then flushes what is
 // left.
 func (r *Recorder) Run(ctx context.Context) {
-	t := time.NewTicker(FlushEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			end, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			defer cancel()
-			if err := r.Flush(end); err != nil {
-				r.log.Warn("adapt: last signal flush", "err", err)
-			}
-			return
-		case <-t.C:
-		}
+	loop.Every(ctx, r.clk, FlushEvery, FlushEvery, func(ctx context.Context) {
 		if err := r.Flush(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("adapt: signal flush", "err", err)
 		}
+	})
+	end, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := r.Flush(end); err != nil {
+		r.log.Warn("adapt: last signal flush", "err", err)
 	}
 }
 
@@ -317,12 +319,19 @@ func (s Signal) ErrorRate() float64 {
 type Reader struct {
 	rdb redis.UniversalClient
 	ns  string
-	now func() time.Time
+	clk clockwork.Clock
 }
 
 // NewReader returns a Reader for namespace ns.
 func NewReader(rdb redis.UniversalClient, ns string) *Reader {
-	return &Reader{rdb: rdb, ns: ns, now: time.Now}
+	return &Reader{rdb: rdb, ns: ns, clk: clockwork.NewRealClock()}
+}
+
+// WithClock has the reader take its seconds from clk, and returns the
+// reader.
+func (r *Reader) WithClock(clk clockwork.Clock) *Reader {
+	r.clk = clk
+	return r
 }
 
 // Landed is how long after a second's end the Reader takes it as
@@ -336,7 +345,7 @@ const Landed = FlushEvery + 100*time.Millisecond
 // Landed after its end), in one pipeline.
 func (r *Reader) Read(ctx context.Context, roomName string, window int) (Signal, error) {
 	window = min(max(window, 1), MaxWindow)
-	now := r.now().Add(-Landed).Unix()
+	now := r.clk.Now().Add(-Landed).Unix()
 	pipe := r.rdb.Pipeline()
 	cmds := make([]*redis.MapStringStringCmd, window)
 	for i := range cmds {

@@ -8,12 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/servicetest"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func at(t time.Time) func() time.Time { return func() time.Time { return t } }
+func at(t time.Time) clockwork.Clock { return clockwork.NewFakeClockAt(t) }
 
 // TestSignalMergesInstances: two instances' attempts in a room merge into
 // one signal over the window: the shop's attempts and failures, the p95 of
@@ -29,7 +31,7 @@ func TestSignalMergesInstances(t *testing.T) {
 	a := NewRecorder(rdb, ns, "a", nil, quiet)
 	b := NewRecorder(rdb, ns, "b", pool, quiet)
 
-	a.now, b.now = at(now.Add(-2*time.Second)), at(now.Add(-2*time.Second))
+	a.clk, b.clk = at(now.Add(-2*time.Second)), at(now.Add(-2*time.Second))
 	for range 90 {
 		a.ObserveOrder(name, "placed", 20*time.Millisecond)
 	}
@@ -47,18 +49,18 @@ func TestSignalMergesInstances(t *testing.T) {
 		}
 	}
 	flush()
-	a.now = at(now.Add(-1 * time.Second))
+	a.clk = at(now.Add(-1 * time.Second))
 	for range 4 {
 		a.ObserveOrder(name, "placed", 25*time.Millisecond)
 	}
-	a.now = at(now.Add(-20 * time.Second)) // outside any window
+	a.clk = at(now.Add(-20 * time.Second)) // outside any window
 	a.ObserveOrder(name, "unavailable", 9*time.Second)
-	a.now = at(now) // the current second: not read yet
+	a.clk = at(now) // the current second: not read yet
 	a.ObserveOrder(name, "unavailable", 9*time.Second)
 	flush()
 
 	rd := NewReader(rdb, ns)
-	rd.now = at(now.Add(Landed)) // the second before now has landed
+	rd.clk = at(now.Add(Landed)) // the second before now has landed
 	sig, err := rd.Read(ctx, name, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +97,7 @@ func TestSignalMergesInstances(t *testing.T) {
 	}
 	// A second is read once the flushes after its end have landed: until
 	// then the newest is the one before.
-	rd.now = at(now.Add(Landed - time.Millisecond))
+	rd.clk = at(now.Add(Landed - time.Millisecond))
 	if sig, err := rd.Read(ctx, name, 1); err != nil || sig.Samples != 96 || sig.Errors != 5 {
 		t.Fatalf("before the last second landed: %+v %v, want the second before (96 samples)", sig, err)
 	}
@@ -147,13 +149,13 @@ func TestObserveOrdersCountsMany(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			name := servicetest.RoomName(t, rdb)
 			r := NewRecorder(rdb, ns, "a", nil, quiet)
-			r.now = at(now.Add(-time.Second))
+			r.clk = at(now.Add(-time.Second))
 			tt.observe(r, name)
 			if err := r.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
 			rd := NewReader(rdb, ns)
-			rd.now = at(now.Add(Landed)) // the second before now has landed
+			rd.clk = at(now.Add(Landed)) // the second before now has landed
 			sig, err := rd.Read(ctx, name, 5)
 			if err != nil || sig.Samples != tt.samples || sig.Errors != tt.errors || sig.Failed["unavailable"] != tt.errors {
 				t.Fatalf("%+v %v, want %d samples, %d errors", sig, err, tt.samples, tt.errors)

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
+	"waitingroom/server/loop"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/token"
@@ -78,6 +81,7 @@ type Loop struct {
 	obs  Observer
 	rec  TickRecorder
 	pw   PhaseWatcher
+	clk  clockwork.Clock
 
 	mu      sync.Mutex
 	want    map[string]int    // tokens to mint per room: the room's last burst
@@ -95,7 +99,7 @@ func MaxTokensPerTick(tick time.Duration) int {
 
 // New returns a Loop that ticks every tick. obs may be nil.
 func New(eng Admitter, tick time.Duration, log *slog.Logger, obs Observer) *Loop {
-	return &Loop{eng: eng, tick: tick, log: log, obs: obs, want: make(map[string]int), drawing: make(map[string]bool), phase: make(map[string]string)}
+	return &Loop{eng: eng, tick: tick, log: log, obs: obs, clk: clockwork.NewRealClock(), want: make(map[string]int), drawing: make(map[string]bool), phase: make(map[string]string)}
 }
 
 // Record has the loop hand every successful tick to rec, and returns the
@@ -112,26 +116,19 @@ func (l *Loop) WatchPhases(w PhaseWatcher) *Loop {
 	return l
 }
 
+// WithClock has the loop tick by clk, and returns the loop. Call it
+// before Run.
+func (l *Loop) WithClock(clk clockwork.Clock) *Loop {
+	l.clk = clk
+	return l
+}
+
 // Run ticks until ctx is done and then returns ctx's error. The first tick
 // is delayed by a random part of one tick, so that instances started
 // together do not tick in lockstep.
 func (l *Loop) Run(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(rand.N(l.tick)):
-	}
-	t := time.NewTicker(l.tick)
-	defer t.Stop()
 	defer l.wg.Wait()
-	for {
-		l.Tick(ctx)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
+	return loop.Every(ctx, l.clk, rand.N(l.tick), l.tick, l.Tick)
 }
 
 // Tick runs one admission tick over every room.
