@@ -33,7 +33,7 @@ func TestRateZeroIsAPause(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			time.Sleep(10 * time.Millisecond)
+			clockOf(t, e).Add(10 * time.Millisecond)
 			a, err := e.Admit(ctx, name, time.Second, []string{"t1", "t2", "t3"})
 			if err != nil || a.Paused != tc.paused || tc.paused && len(a.Visitors) != 0 {
 				t.Fatalf("tick: paused %v, %d admitted, %v; want paused %v", a.Paused, len(a.Visitors), err, tc.paused)
@@ -52,7 +52,7 @@ func TestRateZeroIsAPause(t *testing.T) {
 
 // TestApplyAdapt: the script takes a decision only from a fresh read
 // (the count and the rate unchanged), at least MinGap after the last one
-// by Redis TIME, and only in an adaptive room.
+// by the engine's clock, and only in an adaptive room.
 func TestApplyAdapt(t *testing.T) {
 	ctx := context.Background()
 	e, name, _ := newAdaptiveRoom(t, settings(func(s *room.Settings) {
@@ -71,15 +71,15 @@ func TestApplyAdapt(t *testing.T) {
 	apply(0, 10, 12, false, "stale") // read before the first: refused
 	apply(1, 10, 12, false, "stale") // the count is fresh, the rate is not
 	apply(1, 12, 14, false, "early") // fresh, but within the gap
-	time.Sleep(gap)
+	clockOf(t, e).Add(gap)
 	apply(1, 12, 14, true, "")
 	rs, err := e.AdaptRooms(ctx, []string{name})
-	if r := rs[name]; err != nil || r.Rate != 14 || r.N != 2 || r.LastReason != "increase" || time.Since(r.Last) > time.Minute {
+	if r := rs[name]; err != nil || r.Rate != 14 || r.N != 2 || r.LastReason != "increase" || !r.Last.Equal(clockOf(t, e).Now().Truncate(time.Millisecond)) {
 		t.Fatalf("state %+v %v, want rate 14 after 2 decisions", r, err)
 	}
 	// A cut keeps its time, the knee and the no-load p95 for the next
 	// decision, whichever instance takes it.
-	time.Sleep(gap)
+	clockOf(t, e).Add(gap)
 	ok, _, err := e.ApplyAdapt(ctx, name, AdaptDecision{N: 2, From: 14, To: 12, Reason: "cut_latency", MinGap: gap,
 		Knee: 13.5, Base: 42 * time.Millisecond, Cut: true})
 	if err != nil || !ok {
@@ -89,7 +89,7 @@ func TestApplyAdapt(t *testing.T) {
 	if r := rs[name]; err != nil || r.Knee != 13.5 || r.Base != 42*time.Millisecond || r.LastCut.IsZero() || !r.LastCut.Equal(r.Last) {
 		t.Fatalf("state %+v %v, want knee 13.5, base 42ms, the cut's time", r, err)
 	}
-	time.Sleep(gap)
+	clockOf(t, e).Add(gap)
 	apply(3, 12, 13, true, "") // not a cut: the last cut's time stays
 	rs, _ = e.AdaptRooms(ctx, []string{name})
 	if r := rs[name]; r.LastCut.Equal(r.Last) || r.LastCut.IsZero() || r.Knee != 0 {
@@ -100,7 +100,7 @@ func TestApplyAdapt(t *testing.T) {
 	if err := e.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(gap)
+	clockOf(t, e).Add(gap)
 	apply(4, 13, 16, false, "off")
 }
 
@@ -112,6 +112,7 @@ func newAdaptiveRoom(t *testing.T, s room.Settings) (*Engine, string, redis.Univ
 	rdb := servicetest.Redis(t)
 	name := servicetest.RoomName(t, rdb)
 	e := New(rdb, "wr:adapt-test:"+name)
+	useClock(t, e, rdb)
 	if err := e.SaveRoom(context.Background(), name, s); err != nil {
 		t.Fatal(err)
 	}

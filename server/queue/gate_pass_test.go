@@ -166,7 +166,7 @@ func TestGatePassToSession(t *testing.T) {
 			if _, err := e.Claim(ctx, name, v, tok, 0); !errors.Is(err, ErrTokenUsed) {
 				t.Fatalf("order claim after the redeem: %v", err)
 			}
-			time.Sleep(5 * time.Millisecond)
+			clockOf(t, e).Add(5 * time.Millisecond)
 			got, err := e.TouchSession(ctx, name, sid, true)
 			if err != nil || got.Subject != s.Subject || !got.Started.Equal(s.Started) || got.Expires.Before(s.Expires) {
 				t.Fatalf("touch %+v %v, after %+v", got, err, s)

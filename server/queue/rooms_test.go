@@ -42,6 +42,8 @@ func TestDeleteRoom(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := New(tc.rdb, DefaultNamespace(tc.rdb))
+			clock := servicetest.NewClock(time.Now())
+			e.SetClock(clock.Now)
 			gone, kept := servicetest.RoomName(t, tc.rdb), servicetest.RoomName(t, tc.rdb)
 			for _, name := range []string{gone, kept} {
 				if err := e.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
@@ -53,7 +55,7 @@ func TestDeleteRoom(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				time.Sleep(20 * time.Millisecond)
+				clock.Add(20 * time.Millisecond)
 				if _, err := e.Admit(ctx, name, time.Second, tokens(t, 5)); err != nil {
 					t.Fatal(err)
 				}
