@@ -13,26 +13,38 @@ run:
 	@echo "starting bin/waitingroom (Ctrl-C stops it)"
 	exec ./bin/waitingroom
 
-## test: every test against real Redis, PostgreSQL, Chromium and nginx, in two runs side by side
-## (make -j2; each run's output is printed whole when it ends); each ends with its list of skipped
+## test: every test against real Redis, PostgreSQL, Chromium and nginx, in three runs side by side
+## (make -j3; each run's output is printed whole when it ends); each ends with its list of skipped
 ## tests and why (=== Skipped), then gotestsum's DONE line.
-## test-root: web/e2e (browser tests, drill smokes, the binary's commands), without the race
-## detector: its tests drive the same web and server code that test-packages runs raced, and wait
-## on pages. The drill smokes and the heavier browser tests run first, one at a time (each drill
-## under 20 s); then the other browser tests, four at a time, in one Chromium (a tab and a cookie
-## jar each).
+## test-root: web/e2e (browser tests, drill smokes, the binary's commands) but the sales of
+## test-sales, without the race detector: its tests drive the same web and server code that
+## test-packages runs raced, and wait on pages. The drill smokes and the heavier browser tests run
+## first, one at a time (each drill under 20 s); then the other browser tests, four at a time, in
+## one Chromium (a tab and a cookie jar each).
+## test-sales: the two whole sales of web/e2e (a buyer's and an operator's), which wait minutes of
+## real time for scheduled phases and an absence: in a run of their own they wait from the start,
+## beside test-root's one-at-a-time tests, instead of after them. The e2e test binary is built once
+## (test-e2e-build) for both runs.
 ## test-packages: every other package with the race detector, two packages at a time (-p 2): their
 ## tests wait mostly on Redis and on one another, not on the CPU; see docs/TESTS.md.
 ## The -timeouts are bounds on a hang, not on speed. Figures: docs/TESTS.md.
 test:
-	@$(MAKE) --no-print-directory -j2 --output-sync=line test-root test-packages
+	@$(MAKE) --no-print-directory -j3 --output-sync=line test-root test-sales test-packages
 
-.PHONY: test-root test-packages test-stress
+.PHONY: test-root test-sales test-e2e-build test-packages test-stress
 # The tests build with -trimpath: the checkout's path is left out of what is compiled, so that a
 # fresh clone reuses the build cache of any other checkout of the same code.
 TESTENV := GOFLAGS="-trimpath $(GOFLAGS)"
-test-root:
-	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m ./web/e2e
+# SALES are the tests that test-sales runs and test-root skips.
+SALES := ^(TestBrowserWholeEvent|TestBrowserOperatorDay)$$
+test-e2e-build:
+	@$(TESTENV) $(GO) test -count=1 -run '^$$' ./web/e2e >/dev/null
+
+test-root: test-e2e-build
+	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m -skip '$(SALES)' ./web/e2e
+
+test-sales: test-e2e-build
+	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -timeout 20m -run '$(SALES)' ./web/e2e
 
 test-packages:
 	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -p 2 -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)

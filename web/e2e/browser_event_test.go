@@ -21,7 +21,7 @@ import (
 )
 
 // eventAway is how long the whole-event test's buyer stays away: the
-// issue's 3 minutes, unless WR_EVENT_AWAY or -event.away says otherwise
+// 3 minutes, unless WR_EVENT_AWAY or -event.away says otherwise
 // (`make test` keeps it shorter, `make drill` runs the 3 minutes). It must
 // exceed the minimum abandonAfterSeconds (60 s) with room to spare, so that
 // the buyer's turn passes while they are away.
