@@ -46,12 +46,16 @@ type deployment struct {
 	rdb redis.UniversalClient
 	eng *queue.Engine
 	rec *recorder
+	// clock is the engine's: the test moves it for credit to accrue.
+	clock *servicetest.Clock
 }
 
 func deploy(t *testing.T, db int, name string) *deployment {
 	t.Helper()
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, db))
 	d := &deployment{rdb: rdb, eng: queue.New(rdb, queue.DefaultNamespace(rdb)), rec: &recorder{subscribed: make(chan struct{})}}
+	d.clock = servicetest.NewClock(time.Now())
+	d.eng.SetClock(d.clock.Now)
 	t.Cleanup(func() { servicetest.DropRoom(rdb, name) })
 	s := room.Defaults(name)
 	s.Rate = 1000
@@ -97,7 +101,8 @@ func TestDeploymentsOnOneRedisDoNotHearEachOther(t *testing.T) {
 	if err := a.eng.SetSoldOut(ctx, name, true); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond)
+	a.clock.Add(10 * time.Millisecond)
+	b.clock.Add(10 * time.Millisecond)
 	if _, err := a.eng.Admit(ctx, name, time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +111,24 @@ func TestDeploymentsOnOneRedisDoNotHearEachOther(t *testing.T) {
 	}
 	// A forged channel inside B's pattern but naming no room of B.
 	b.rdb.Publish(ctx, b.eng.Namespace()+":{x}:y}:events", `{"n":9,"h":0,"t":1,"w":0,"r":1,"s":1,"a":[],"d":[]}`)
-	time.Sleep(300 * time.Millisecond)
+	// A second tick of each: Redis delivers a subscriber's messages in
+	// the order they were published, so once each has heard its second
+	// tick, anything else published before it has been heard too.
+	for _, d := range []*deployment{a, b} {
+		if _, err := d.eng.Admit(ctx, name, time.Second, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []*deployment{a, b} {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if _, events := d.rec.heard(); len(events) >= 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("a deployment did not hear its second tick")
+			}
+		}
+	}
 
 	for _, tt := range []struct {
 		who     string
@@ -115,8 +137,8 @@ func TestDeploymentsOnOneRedisDoNotHearEachOther(t *testing.T) {
 		waiting int64
 	}{{"A", a, true, 0}, {"B", b, false, 3}} {
 		rooms, events := tt.d.rec.heard()
-		if len(events) != 1 {
-			t.Fatalf("deployment %s heard %d events (%v), want only its own tick", tt.who, len(events), events)
+		if len(events) != 2 || rooms[1] != name || events[1].Tick != events[0].Tick+1 {
+			t.Fatalf("deployment %s heard %d events (%v), want only its own two ticks", tt.who, len(events), events)
 		}
 		if e := events[0]; rooms[0] != name || bool(e.SoldOut) != tt.soldOut || e.Waiting != tt.waiting {
 			t.Fatalf("deployment %s heard %+v in room %s, want its own tick (sold out %v, %d waiting)", tt.who, e, rooms[0], tt.soldOut, tt.waiting)

@@ -39,6 +39,8 @@ func TestOrdersAreObserved(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	clock := servicetest.NewClock(time.Now())
+	eng.SetClock(clock.Now)
 	name := servicetest.RoomName(t, rdb)
 	newRoom(t, eng, name, 0, 0)
 	db := storetest.Migrated(t, store.SQLite)
@@ -51,7 +53,7 @@ func TestOrdersAreObserved(t *testing.T) {
 	if _, err := eng.Enter(ctx, name, v); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond)
+	clock.Add(20 * time.Millisecond)
 	toks, _ := token.NewBatch(1)
 	if a, err := eng.Admit(ctx, name, time.Second, toks); err != nil || len(a.Visitors) != 1 {
 		t.Fatalf("admit: %+v %v", a, err)

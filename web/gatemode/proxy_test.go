@@ -64,6 +64,9 @@ type proxyRig struct {
 	url   string // the proxy listener
 	rdb   redis.UniversalClient
 	keys  *pass.Keys
+	// clock is the engine's: the tests move it where credit must accrue
+	// or a session age.
+	clock *servicetest.Clock
 }
 
 // newProxyRig starts a proxy to origin; mut changes its options.
@@ -71,6 +74,8 @@ func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig
 	t.Helper()
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, proxyDB))
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	clock := servicetest.NewClock(time.Now())
+	eng.SetClock(clock.Now)
 	keys, err := pass.Derive([]byte("proxy-test-secret-0123456789"))
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +98,7 @@ func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig
 	t.Cleanup(func() { cancel(); <-done })
 	srv := httptest.NewServer(p.Handler())
 	t.Cleanup(srv.Close)
-	return &proxyRig{gate: gt, eng: eng, proxy: p, url: srv.URL, rdb: rdb, keys: keys}
+	return &proxyRig{gate: gt, eng: eng, proxy: p, url: srv.URL, rdb: rdb, keys: keys, clock: clock}
 }
 
 // gateRoom saves a room that protects prefixes, and waits until the proxy
@@ -145,7 +150,7 @@ func (pr *proxyRig) mint(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	pr.eng.Admit(ctx, name, time.Second, nil) // the rate clock starts
-	time.Sleep(20 * time.Millisecond)
+	pr.clock.Add(20 * time.Millisecond)
 	toks, _ := token.NewBatch(1)
 	if adm, err := pr.eng.Admit(ctx, name, time.Second, toks); err != nil || len(adm.Visitors) != 1 {
 		t.Fatalf("admit: %+v %v", adm, err)
@@ -471,7 +476,7 @@ func TestProxyRenewsIdleSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	pr.clock.Add(1100 * time.Millisecond)
 	if r := pr.do(t, "GET", "/checkout", "", nil, c); r.status != 200 {
 		t.Fatalf("with a session: %d", r.status)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/adapt"
 	"waitingroom/server/servicetest"
 )
@@ -50,15 +52,6 @@ func closedPort(t *testing.T) string {
 	}
 	ln.Close()
 	return "http://" + ln.Addr().String()
-}
-
-// waitNextSecond sleeps into the next wall-clock second: a Reader merges
-// complete seconds only.
-// waitNextSecond waits until the current second is complete for a Reader
-// (adapt.Landed after its end).
-func waitNextSecond() {
-	now := time.Now()
-	time.Sleep(now.Truncate(time.Second).Add(time.Second + adapt.Landed + 10*time.Millisecond).Sub(now))
 }
 
 // TestProxyFeedsTheSignal: the shop's answers to the protected requests
@@ -103,7 +96,10 @@ func TestProxyFeedsTheSignal(t *testing.T) {
 		}, 0, 0, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := adapt.NewRecorder(rdb, signalNS, "test", nil, log)
+			// The requests are counted in one second of a fake clock, and
+			// read once that second has landed.
+			fc := clockwork.NewFakeClockAt(time.Now())
+			rec := adapt.NewRecorder(rdb, signalNS, "test", nil, log).WithClock(fc)
 			pr := newProxyRig(t, tt.origin, func(o *ProxyOptions) {
 				o.Signal = rec
 				o.Transport = &http.Transport{ResponseHeaderTimeout: 500 * time.Millisecond}
@@ -131,8 +127,8 @@ func TestProxyFeedsTheSignal(t *testing.T) {
 			if err := rec.Flush(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			waitNextSecond()
-			sig, err := adapt.NewReader(rdb, signalNS).Read(context.Background(), name, adapt.MaxWindow)
+			landed := clockwork.NewFakeClockAt(fc.Now().Truncate(time.Second).Add(time.Second + adapt.Landed))
+			sig, err := adapt.NewReader(rdb, signalNS).WithClock(landed).Read(context.Background(), name, adapt.MaxWindow)
 			if err != nil {
 				t.Fatal(err)
 			}
