@@ -42,7 +42,7 @@ func (h *Hub) attachLocked(r *Room, c *conn, p queue.Position) (ok bool, evict *
 	if p.Status == queue.StatusPrequeued {
 		c.lastRank = math.MaxInt64 // no rank shown yet: the first one is no step back
 	}
-	c.nextSeen = time.Now().Add(rand.N(h.opt.SeenEvery) + time.Second)
+	c.nextSeen = h.now().Add(rand.N(h.opt.SeenEvery) + time.Second)
 	if p.Status != queue.StatusWaiting && p.Status != queue.StatusPrequeued {
 		c.done.Store(true)
 	}

@@ -55,7 +55,7 @@ func (h *Hub) push(r *Room, st push.State, conns []*conn) []int64 {
 	if len(conns) == 0 {
 		return nil
 	}
-	now := time.Now()
+	now := h.now()
 	plan := h.scan(r, &st, conns, now)
 	var next atomic.Int64
 	const batch = 16 // each worker takes the next few, so the order holds

@@ -11,13 +11,14 @@ var holdFrame = chunk([]byte("event: hold\ndata: {}\n\n"))
 // hold: a countdown with no ticks behind it would get ahead of the line.
 // A room that stalls costs one write per page, once.
 func (h *Hub) watchStalls() {
-	t := time.NewTicker(max(h.opt.Tick/4, time.Millisecond))
+	t := h.opt.Clock.NewTicker(max(h.opt.Tick/4, time.Millisecond))
 	defer t.Stop()
 	for {
 		select {
 		case <-h.stop:
 			return
-		case now := <-t.C:
+		case <-t.Chan():
+			now := h.now()
 			for _, r := range h.roomList() {
 				if !r.stalled(now, h.opt.Tick) {
 					continue

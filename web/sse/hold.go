@@ -11,16 +11,6 @@ import (
 	"waitingroom/server/redisconn"
 )
 
-// Clock is what the hub waits on between its tries of Redis after an
-// outage.
-type Clock interface {
-	After(d time.Duration) <-chan time.Time
-}
-
-type systemClock struct{}
-
-func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
-
 // The hub tries Redis again after a failed try first after
 // retryRedisFirst, then twice as late each time, up to retryRedisMax. The
 // Redis client itself may answer a refusal it remembers for up to a

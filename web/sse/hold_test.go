@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/queue"
 )
 
@@ -54,15 +56,21 @@ func (s *refusingSource) Position(context.Context, string, string) (queue.Positi
 
 func (s *refusingSource) MarkSeen(context.Context, string, []int64) error { return nil }
 
-// stepClock is a Clock whose waits the test sees and ends.
-type stepClock struct{ waits chan clockWait }
+// stepClock is the real clock but for its waits (After), which the test
+// sees and ends.
+type stepClock struct {
+	clockwork.Clock
+	waits chan clockWait
+}
 
 type clockWait struct {
 	d  time.Duration
 	ch chan time.Time
 }
 
-func newStepClock() *stepClock { return &stepClock{waits: make(chan clockWait)} }
+func newStepClock() *stepClock {
+	return &stepClock{Clock: clockwork.NewRealClock(), waits: make(chan clockWait)}
+}
 
 func (c *stepClock) After(d time.Duration) <-chan time.Time {
 	w := clockWait{d: d, ch: make(chan time.Time, 1)}

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -61,9 +63,12 @@ type Options struct {
 	// MaxStreams caps the process's buyer streams (0: no cap); beyond it
 	// a connect is answered 503, so the process keeps files for the rest.
 	MaxStreams int
-	// Clock is what the hub waits on between its tries of Redis after an
-	// outage (default: the system's).
-	Clock Clock
+	// Clock is what the hub decides by (when a stream is next marked
+	// seen, a room's ticks stalled, a widget's viewer is looked at, the
+	// countdowns told) and waits on between its tries of Redis after an
+	// outage (default: the real clock). Write deadlines and heartbeats
+	// keep to the real clock: they are the network's.
+	Clock clockwork.Clock
 }
 
 // Hub fans each room's admission events out to this process's SSE
@@ -164,12 +169,12 @@ func NewHub(opt Options) *Hub {
 		opt.MaxStreams = math.MaxInt32
 	}
 	if opt.Clock == nil {
-		opt.Clock = systemClock{}
+		opt.Clock = clockwork.NewRealClock()
 	}
 	h := &Hub{src: opt.Source, log: opt.Log, metrics: opt.Metrics, opt: opt,
 		rooms: map[string]*Room{}, perIP: map[string]*ipSlots{}, perVisitor: map[string][]*conn{},
 		held: map[*conn]struct{}{}, subscribed: make(chan struct{}),
-		born: time.Now(), resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
+		born: opt.Clock.Now(), resolveSem: make(chan struct{}, 64), stop: make(chan struct{})}
 	h.wg.Go(h.heartbeats)
 	h.wg.Go(h.watchStalls)
 	return h
@@ -181,6 +186,9 @@ func (h *Hub) DefaultReadySpread() time.Duration { return h.opt.ReadySpread }
 
 // Connections returns the number of SSE connections open on this hub.
 func (h *Hub) Connections() int64 { return h.conns.Load() }
+
+// now is the hub's clock's time.
+func (h *Hub) now() time.Time { return h.opt.Clock.Now() }
 
 // Close drops every connection (clients reconnect elsewhere, with the
 // jittered retry they were given) and stops the heartbeat.
@@ -220,7 +228,7 @@ func (h *Hub) Event(room string, e queue.Event) {
 		return // the snapshot being loaded will include it
 	}
 	r.mu.Lock()
-	r.lastEvent = time.Now()
+	r.lastEvent = h.now()
 	if !r.state.Apply(e) {
 		h.resyncLocked(r)
 	}
@@ -278,7 +286,7 @@ func (h *Hub) Room(ctx context.Context, name string) (*Room, error) {
 		h.mu.Unlock()
 		snap, err := h.src.Snapshot(ctx, name)
 		r.mu.Lock()
-		r.lastEvent = time.Now()
+		r.lastEvent = h.now()
 		if err == nil {
 			r.state.Reset(snap)
 		}

@@ -155,7 +155,7 @@ func (h *Hub) indexIPLocked(c *conn) {
 // marks them swept; nil when a sweep ran less than the network's interval
 // ago.
 func (h *Hub) sweepDue(ip string) []*conn {
-	now := time.Now()
+	now := h.now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.perIP[ip]

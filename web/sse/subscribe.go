@@ -60,7 +60,7 @@ func (h *Hub) Subscribe(nc net.Conn, r *Room, slot *Slot, sub Subscriber) {
 	case p.SoldOut:
 		name = "soldout"
 	}
-	first = appendEvent(first, eventID, name, p, time.Now().UnixMicro())
+	first = appendEvent(first, eventID, name, p, h.now().UnixMicro())
 	b = append(b, chunk(first)...)
 	if !handshake(nc, b) {
 		return

@@ -191,7 +191,7 @@ func (h *Hub) pushWidgets(r *Room, st push.State, widgets []*conn) {
 	if len(widgets) == 0 {
 		return
 	}
-	now := time.Now()
+	now := h.now()
 	v := widgetOf(&st, now)
 	shown := v.shown()
 	// Every widgetPeekEvery, the streams left unwritten are looked at for
@@ -267,8 +267,8 @@ func (h *Hub) resyncQuietWidgets(r *Room) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.widgets) > 0 && time.Since(r.lastEvent) > 2*h.opt.Heartbeat {
-		r.lastEvent = time.Now()
+	if len(r.widgets) > 0 && h.now().Sub(r.lastEvent) > 2*h.opt.Heartbeat {
+		r.lastEvent = h.now()
 		h.resyncLocked(r)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/push"
 	"waitingroom/server/queue"
 )
@@ -50,14 +52,21 @@ func (c *recConn) Write(b []byte) (int, error)      { c.log.add(c.name, b); retu
 func (c *recConn) SetWriteDeadline(time.Time) error { return nil }
 func (c *recConn) Close() error                     { return nil }
 
-func (l *recLog) waitN(t *testing.T, n int) []string {
+// settle waits until r's fan-out has no pass running or due: everything
+// the events before it caused is written.
+func settle(t *testing.T, r *Room) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for len(l.list()) < n && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		r.mu.Lock()
+		idle := !r.running && !r.pending
+		r.mu.Unlock()
+		if idle {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the room's fan-out never settled")
+		}
 	}
-	time.Sleep(100 * time.Millisecond) // anything more of the pass
-	return l.list()
 }
 
 // TestWidgetFanOut: a room's widgets are written after its buyers in a
@@ -85,7 +94,7 @@ func TestWidgetFanOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			hub.Event("fan", base)
-			time.Sleep(50 * time.Millisecond)
+			settle(t, r)
 			log := &recLog{}
 			buyer := newConn(&recConn{name: "buyer", log: log})
 			hub.attach(r, buyer, queue.Position{Status: queue.StatusWaiting, Ticket: 10, Rank: 9, Tick: 2})
@@ -96,7 +105,8 @@ func TestWidgetFanOut(t *testing.T) {
 			e := tc.next(base)
 			e.Tick = 3
 			hub.Event("fan", e)
-			if got := log.waitN(t, len(tc.want)); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			settle(t, r)
+			if got := log.list(); strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Fatalf("written %v, want %v", got, tc.want)
 			}
 		})
@@ -122,13 +132,13 @@ func TestWidgetAttachAcrossARestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			hub.Event("epoch", queue.Event{Tick: 50, Waiting: 5, Rate: 1, Phase: queue.PhaseOpen})
-			time.Sleep(50 * time.Millisecond)
+			settle(t, r)
 			v, _ := hub.View(r, time.Now()) // tick 50
 			tick := int64(51)
 			if tc.restart {
 				// The room is deleted and created: its ticks count from 1.
 				hub.Event("epoch", queue.Event{Tick: 1, Waiting: 5, Rate: 1, Phase: queue.PhaseOpen})
-				time.Sleep(50 * time.Millisecond)
+				settle(t, r)
 				tick = 2
 			}
 			log := &recLog{}
@@ -136,7 +146,8 @@ func TestWidgetAttachAcrossARestart(t *testing.T) {
 			hub.widgets.Add(1)
 			hub.attachWidget(r, c, v)
 			hub.Event("epoch", queue.Event{Tick: tick, Waiting: 3, Rate: 1, Phase: queue.PhaseOpen})
-			if got := log.waitN(t, 1); len(got) == 0 {
+			settle(t, r)
+			if got := log.list(); len(got) == 0 {
 				t.Fatal("the widget was sent nothing of its room's new state")
 			}
 		})
@@ -192,7 +203,9 @@ func TestWidgetETA(t *testing.T) {
 }
 
 // TestWidgetViewerWhoLeftIsDropped: a viewer who closed the widget is
-// found gone by the fan-out, though nothing changed to write to it.
+// found gone by the fan-out, though nothing changed to write to it: ticks
+// 100 ms apart on the hub's clock, each written out before the next,
+// until a peek has looked (every widgetPeekEvery) or 58 ticks passed.
 func TestWidgetViewerWhoLeftIsDropped(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -202,7 +215,8 @@ func TestWidgetViewerWhoLeftIsDropped(t *testing.T) {
 		{"viewer stays", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hub := newHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Rate: 1}}, Options{}, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			clock := clockwork.NewFakeClockAt(time.Now())
+			hub := newHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Rate: 1}}, Options{Clock: clock}, newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			defer hub.Close()
 			r, err := hub.Room(context.Background(), "left")
 			if err != nil {
@@ -210,14 +224,15 @@ func TestWidgetViewerWhoLeftIsDropped(t *testing.T) {
 			}
 			srv, cli := tcpPair(t)
 			hub.widgets.Add(1)
-			v, _ := hub.View(r, time.Now())
+			v, _ := hub.View(r, clock.Now())
 			hub.attachWidget(r, newConn(srv), v)
 			if tc.leave {
 				cli.Close()
 			}
 			for tick := int64(2); tick < 60 && hub.Widgets() == 1; tick++ { // the same view every tick
 				hub.Event("left", queue.Event{Tick: tick, Rate: 1, Phase: queue.PhaseOpen})
-				time.Sleep(100 * time.Millisecond)
+				settle(t, r)
+				clock.Advance(100 * time.Millisecond)
 			}
 			if want := map[bool]int64{true: 0, false: 1}[tc.leave]; hub.Widgets() != want {
 				t.Fatalf("%d widget streams held, want %d", hub.Widgets(), want)
