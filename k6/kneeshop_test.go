@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -43,7 +44,8 @@ func offer(s *KneeShop, rate float64, d time.Duration) ([]time.Duration, int) {
 
 // TestKneeShopKnee: under the knee an order takes about Work; over it the
 // wait grows with the excess; a wait bound refuses the excess; a capacity
-// cut mid-run turns a healthy rate into an overload.
+// cut mid-run turns a healthy rate into an overload. Each case runs on the
+// fake clock of a synctest bubble: the orders come exactly at their rate.
 func TestKneeShopKnee(t *testing.T) {
 	t.Parallel()
 	const work = 50 * time.Millisecond
@@ -64,18 +66,23 @@ func TestKneeShopKnee(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := NewKneeShop(tt.capacity, work, tt.maxWait)
-			if tt.cutTo > 0 {
-				go s.RunSchedule(context.Background(), Schedule{{tt.capacity, 200 * time.Millisecond}, {tt.cutTo, time.Second}})
-			}
-			took, refused := offer(s, tt.rate, 500*time.Millisecond)
-			p95 := durationPercentile(took, 95)
-			if p95 < tt.p95Min || p95 > tt.p95Max {
-				t.Fatalf("p95 %v, want within [%v, %v] (%d served)", p95, tt.p95Min, tt.p95Max, len(took))
-			}
-			if (refused > 0) != tt.refused {
-				t.Fatalf("%d refused, want some: %t", refused, tt.refused)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				s := NewKneeShop(tt.capacity, work, tt.maxWait)
+				if tt.cutTo > 0 {
+					go s.RunSchedule(ctx, Schedule{{tt.capacity, 200 * time.Millisecond}, {tt.cutTo, time.Second}})
+				}
+				took, refused := offer(s, tt.rate, 500*time.Millisecond)
+				p95 := durationPercentile(took, 95)
+				t.Logf("p95 %v, %d served, %d refused", p95, len(took), refused)
+				if p95 < tt.p95Min || p95 > tt.p95Max {
+					t.Fatalf("p95 %v, want within [%v, %v] (%d served)", p95, tt.p95Min, tt.p95Max, len(took))
+				}
+				if (refused > 0) != tt.refused {
+					t.Fatalf("%d refused, want some: %t", refused, tt.refused)
+				}
+			})
 		})
 	}
 }

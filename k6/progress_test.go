@@ -5,34 +5,30 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-// TestEvery: the report comes every interval until stop, never more often
-// and never after it. A loaded machine may delay reports, so the test waits
-// for three of them (bounded) rather than counting them in a fixed time.
+// TestEvery: the report comes every interval until stop, and never after
+// it; on the fake clock of a synctest bubble, exactly once an interval.
 func TestEvery(t *testing.T) {
-	const interval = 10 * time.Millisecond
-	var n atomic.Int64
-	start := time.Now()
-	stop := every(interval, func() { n.Add(1) })
-	for deadline := time.Now().Add(5 * time.Second); n.Load() < 3; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("%d reports in 5 s at %v, want 3 at least", n.Load(), interval)
+	synctest.Test(t, func(t *testing.T) {
+		const interval = 10 * time.Millisecond
+		var n atomic.Int64
+		stop := every(interval, func() { n.Add(1) })
+		time.Sleep(3*interval + interval/2)
+		synctest.Wait()
+		if got := n.Load(); got != 3 {
+			t.Fatalf("%d reports in 3.5 intervals, want 3", got)
 		}
-	}
-	stop()
-	elapsed := time.Since(start)
-	got := n.Load()
-	if most := int64(elapsed/interval) + 1; got > most {
-		t.Fatalf("%d reports in %v at %v, want at most %d", got, elapsed, interval, most)
-	}
-	time.Sleep(3 * interval)
-	if n.Load() != got {
-		t.Fatal("a report came after stop")
-	}
-	stop() // twice is harmless
+		stop()
+		time.Sleep(3 * interval)
+		synctest.Wait()
+		if got := n.Load(); got != 3 {
+			t.Fatalf("%d reports, want 3: a report came after stop", got)
+		}
+		stop() // twice is harmless
+	})
 }
 
 // TestPrefixLines: lines split over writes come out whole, each behind
