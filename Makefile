@@ -16,35 +16,36 @@ run:
 ## test: every test against real Redis, PostgreSQL, Chromium and nginx, in three runs side by side
 ## (make -j3; each run's output is printed whole when it ends); each ends with its list of skipped
 ## tests and why (=== Skipped), then gotestsum's DONE line.
-## test-root: web/e2e (browser tests, drill smokes, the binary's commands) but the sales of
-## test-sales, without the race detector: its tests drive the same web and server code that
+## test-root: web/e2e (browser tests, drill smokes, the binary's commands) but the long tests of
+## test-long, without the race detector: its tests drive the same web and server code that
 ## test-packages runs raced, and wait on pages. The drill smokes and the heavier browser tests run
 ## first, one at a time (each drill under 20 s); then the other browser tests, four at a time, in
 ## one Chromium (a tab and a cookie jar each).
-## test-sales: the two whole sales of web/e2e (a buyer's and an operator's), which wait minutes of
-## real time for scheduled phases and an absence: in a run of their own they wait from the start,
-## beside test-root's one-at-a-time tests, instead of after them. The e2e test binary is built once
+## test-long: the three longest tests of web/e2e, each parallel: the two whole sales (a buyer's and
+## an operator's), which wait minutes of real time for scheduled phases and an absence, and the
+## accessibility sweep of every page state. In a run of their own they start at once, beside
+## test-root's one-at-a-time tests, instead of after them. The e2e test binary is built once
 ## (test-e2e-build) for both runs.
 ## test-packages: every other package with the race detector, two packages at a time (-p 2): their
 ## tests wait mostly on Redis and on one another, not on the CPU; see docs/TESTS.md.
 ## The -timeouts are bounds on a hang, not on speed. Figures: docs/TESTS.md.
 test:
-	@$(MAKE) --no-print-directory -j3 --output-sync=line test-root test-sales test-packages
+	@$(MAKE) --no-print-directory -j3 --output-sync=line test-root test-long test-packages
 
-.PHONY: test-root test-sales test-e2e-build test-packages test-stress
+.PHONY: test-root test-long test-e2e-build test-packages test-stress
 # The tests build with -trimpath: the checkout's path is left out of what is compiled, so that a
 # fresh clone reuses the build cache of any other checkout of the same code.
 TESTENV := GOFLAGS="-trimpath $(GOFLAGS)"
-# SALES are the tests that test-sales runs and test-root skips.
-SALES := ^(TestBrowserWholeEvent|TestBrowserOperatorDay)$$
+# LONG are the tests that test-long runs and test-root skips.
+LONG := ^(TestBrowserWholeEvent|TestBrowserOperatorDay|TestBrowserEveryStateIsAccessible)$$
 test-e2e-build:
 	@$(TESTENV) $(GO) test -count=1 -run '^$$' ./web/e2e >/dev/null
 
 test-root: test-e2e-build
-	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m -skip '$(SALES)' ./web/e2e
+	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m -skip '$(LONG)' ./web/e2e
 
-test-sales: test-e2e-build
-	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -timeout 20m -run '$(SALES)' ./web/e2e
+test-long: test-e2e-build
+	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 6 -timeout 20m -run '$(LONG)' ./web/e2e
 
 test-packages:
 	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -p 2 -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)
