@@ -80,9 +80,10 @@ func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
-	// Parallel: its 3 minutes of waiting overlap the browser tests marked
-	// parallel (they run after the serial tests, so never during a drill's
-	// outage; each has its own server, rooms and order database).
+	// Parallel: its minutes of waiting overlap the other long tests (make
+	// test-long runs them from the start, beside the rest of web/e2e; each
+	// has its own server, rooms and order database, and the drills their
+	// own Redis and proxies).
 	t.Parallel()
 	if *eventAway < 80*time.Second {
 		t.Fatalf("-event.away %v: at least 80s (the away threshold is 60 s)", *eventAway)

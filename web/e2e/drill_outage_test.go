@@ -284,8 +284,7 @@ func TestDrillPostgresOutage(t *testing.T) {
 	d := newDrill(t, 2, redisURL, "DATABASE_URL="+viaProxy)
 	name := servicetest.RoomName(t, rdb)
 	d.room(name, map[string]any{"rate": 20, "abandonAfterSeconds": 0})
-	time.Sleep(1500 * time.Millisecond) // migrations through the proxy
-	addProductAt(t, dbURL, name, 100)
+	addProductAt(t, dbURL, name, 100) // once the migrations through the proxy are done
 
 	buyer := func() (*http.Client, string) {
 		jar, _ := cookiejar.New(nil)
