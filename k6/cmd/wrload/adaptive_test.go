@@ -42,7 +42,7 @@ func TestAdaptiveSmoke(t *testing.T) {
 	out, plot := filepath.Join(dir, "run.json"), filepath.Join(dir, "adaptive.png")
 	var stdout, stderr bytes.Buffer
 	err := adaptiveCommand(context.Background(), []string{"-mode", "react", "-url", s.base, "-proxy", "http://" + proxyAddr, "-metrics-url", s.metrics,
-		"-shop", shopAddr, "-admin-token", testAdmin, "-room", "smoke", "-schedule", "100/10s,5/6s", "-work", "200ms",
+		"-shop", shopAddr, "-admin-token", testAdmin, "-room", "smoke", "-schedule", "100/5s,5/3s", "-work", "200ms",
 		"-max-wait", "3s", "-min-rate", "5", "-max-rate", "120", "-target", "1s", "-line", "60", "-source-ips", "4",
 		"-timeout", "1m", "-json", out, "-plot", plot, "-progress", "1s"}, &stdout, &stderr)
 	if err != nil {
@@ -58,8 +58,8 @@ func TestAdaptiveSmoke(t *testing.T) {
 		t.Fatalf("the -json file: %v: %s", err, b)
 	}
 	secs := run.Runs[0].Seconds
-	if len(secs) < 15 {
-		t.Fatalf("%d seconds recorded, want the schedule's 16", len(secs))
+	if len(secs) < 7 {
+		t.Fatalf("%d seconds recorded, want the schedule's 8", len(secs))
 	}
 	// How far the rate rose and how soon it was cut are the controller's
 	// figures on this machine (BENCHMARKS.md), not bounds of this test: its
@@ -73,6 +73,7 @@ func TestAdaptiveSmoke(t *testing.T) {
 			decided++
 		}
 	}
+	t.Logf("%d seconds, %d served, %d with a decision", len(secs), served, decided)
 	if served == 0 {
 		t.Fatal("no buyer reached the shop")
 	}
