@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/queue"
@@ -32,17 +33,14 @@ func testNS(t *testing.T, rdb redis.UniversalClient) string {
 	return ns
 }
 
-// at returns a clock stopped at t.
-func at(t time.Time) func() time.Time { return func() time.Time { return t } }
-
 func TestTwoInstancesMerge(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
 	t0 := time.Now().Truncate(time.Second).Add(-3 * time.Second)
-	a := NewRecorder(rdb, ns, "a", nil, quiet)
-	b := NewRecorder(rdb, ns, "b", nil, quiet)
-	a.now, b.now = at(t0), at(t0)
+	ca, cb := clockwork.NewFakeClockAt(t0), clockwork.NewFakeClockAt(t0)
+	a := NewRecorder(rdb, ns, "a", nil, quiet).WithClock(ca)
+	b := NewRecorder(rdb, ns, "b", nil, quiet).WithClock(cb)
 
 	a.ObserveOrder(name, "placed", 3*time.Millisecond)
 	a.ObserveOrder(name, "placed", 5*time.Millisecond)
@@ -53,10 +51,10 @@ func TestTwoInstancesMerge(t *testing.T) {
 	a.RecordTick(name, queue.Admission{Waiting: 12, Prequeued: 0, Active: 2, Rate: 2.5, Visitors: []string{"v1", "v2"}})
 	b.RecordTick(name, queue.Admission{Waiting: 11, Active: 3, Rate: 2.5, Visitors: []string{"v3"}})
 	// A later second of b only.
-	b.now = at(t0.Add(2 * time.Second))
+	cb.Advance(2 * time.Second)
 	b.ObserveOrder(name, "token_used", 7*time.Millisecond)
 	b.RecordIssuerFailure(name)
-	a.now = at(t0.Add(2 * time.Second))
+	ca.Advance(2 * time.Second)
 	a.RecordIssuerFailure(name)
 	for _, r := range []*Recorder{a, b} {
 		if err := r.Flush(ctx); err != nil {
@@ -67,8 +65,7 @@ func TestTwoInstancesMerge(t *testing.T) {
 		}
 	}
 
-	rd := NewReader(rdb, ns)
-	rd.now = at(t0.Add(3 * time.Second))
+	rd := NewReader(rdb, ns).WithClock(clockwork.NewFakeClockAt(t0.Add(3 * time.Second)))
 	got, err := rd.Series(ctx, name, t0.Add(-time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +106,7 @@ func TestSecondsExpire(t *testing.T) {
 	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
 	r := NewRecorder(rdb, ns, "a", nil, quiet)
 	r.RecordTick(name, queue.Admission{Waiting: 1})
-	sec := r.now().Unix()
+	sec := r.clk.Now().Unix()
 	if err := r.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -156,10 +153,11 @@ func TestRoomKeysPerWindow(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
-	rec := NewRecorder(rdb, ns, "a", nil, quiet)
 	now := time.Now().Truncate(time.Second)
-	rd := NewReader(rdb, ns)
-	rd.now = at(now)
+	window := int64(Keep / time.Second)
+	clk := clockwork.NewFakeClockAt(now.Add(-Keep))
+	rec := NewRecorder(rdb, ns, "a", nil, quiet).WithClock(clk)
+	rd := NewReader(rdb, ns).WithClock(clockwork.NewFakeClockAt(now))
 	n := &countHook{}
 	rdb.AddHook(n)
 	read := func() []Second {
@@ -173,11 +171,10 @@ func TestRoomKeysPerWindow(t *testing.T) {
 	}
 	read()
 	empty := n.cmds.Load()
-	window := int64(Keep / time.Second)
 	for s := now.Unix() - window; s <= now.Unix(); s++ {
-		rec.now = at(time.Unix(s, 0))
 		rec.RecordTick(name, queue.Admission{Waiting: s % 1000, Visitors: []string{"v"}})
 		rec.ObserveOrder(name, "placed", time.Millisecond)
+		clk.Advance(time.Second)
 	}
 	if err := rec.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -237,9 +234,8 @@ func TestSeriesWindow(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
-	rd := NewReader(rdb, ns)
 	now := time.Now().Truncate(time.Second)
-	rd.now = at(now)
+	rd := NewReader(rdb, ns).WithClock(clockwork.NewFakeClockAt(now))
 	for _, tc := range []struct {
 		since time.Time
 		n     int
@@ -297,8 +293,8 @@ func TestInstances(t *testing.T) {
 	now := time.Now()
 	a := NewRecorder(rdb, ns, "host-a:1", func() int64 { return 5 }, quiet)
 	b := NewRecorder(rdb, ns, "host-b:2", func() int64 { return 7 }, quiet)
-	gone := NewRecorder(rdb, ns, "host-c:3", func() int64 { return 9 }, quiet)
-	gone.now = at(now.Add(-Stale - time.Second))
+	gone := NewRecorder(rdb, ns, "host-c:3", func() int64 { return 9 }, quiet).
+		WithClock(clockwork.NewFakeClockAt(now.Add(-Stale - time.Second)))
 	for _, r := range []*Recorder{b, a, gone} {
 		if err := r.Heartbeat(ctx); err != nil {
 			t.Fatal(err)
@@ -339,33 +335,101 @@ func TestRecorderBounds(t *testing.T) {
 	}
 }
 
+// TestRun: Run writes nothing until a second of its clock has passed,
+// then flushes and beats once a second, and at its end flushes what is
+// left and takes the instance off the list.
+func TestRun(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
+	t0 := time.Now().Truncate(time.Second)
+	clk := clockwork.NewFakeClockAt(t0)
+	rec := NewRecorder(rdb, ns, "a", func() int64 { return 3 }, quiet).WithClock(clk)
+	rd := NewReader(rdb, ns).WithClock(clk)
+	running, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan struct{})
+	go func() { rec.Run(running); close(done) }()
+	// parked waits until Run waits for its next second.
+	parked := func() {
+		t.Helper()
+		wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := clk.BlockUntilContext(wait, 1); err != nil {
+			t.Fatal("Run does not wait on its clock")
+		}
+	}
+	placed := func() int64 {
+		t.Helper()
+		got, err := rd.Series(ctx, name, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, s := range got {
+			n += s.Placed
+		}
+		return n
+	}
+
+	parked()
+	rec.ObserveOrder(name, "placed", time.Millisecond)
+	if n := placed(); n != 0 {
+		t.Fatalf("%d placed before Run's first second", n)
+	}
+	clk.Advance(time.Second)
+	parked()
+	if n := placed(); n != 1 {
+		t.Fatalf("%d placed after Run's first second, want 1", n)
+	}
+	if ins, err := rd.Instances(ctx); err != nil || len(ins) != 1 || ins[0].ID != "a" || ins[0].SSE != 3 || !ins[0].Seen.Equal(t0.Add(time.Second)) {
+		t.Fatalf("instances %+v (%v), want a's beat at %v", ins, err, t0.Add(time.Second))
+	}
+
+	rec.ObserveOrder(name, "placed", time.Millisecond)
+	stop()
+	<-done
+	if n := placed(); n != 2 {
+		t.Fatalf("%d placed after Run's end, want 2", n)
+	}
+	if ins, err := rd.Instances(ctx); err != nil || len(ins) != 0 {
+		t.Fatalf("instances %+v (%v) after Run's end, want none", ins, err)
+	}
+}
+
 // TestSeriesStartAtTheRoomsCreation: a room deleted and created again under
 // the same name does not show the old room's seconds.
 func TestSeriesStartAtTheRoomsCreation(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	ns, name := testNS(t, rdb), servicetest.RoomName(t, rdb)
+	t0 := time.Now().Truncate(time.Second)
+	// The engine stamps a room's creation, the recorder its seconds and
+	// the reader its now by one clock.
+	clk := clockwork.NewFakeClockAt(t0.Add(-10 * time.Second))
 	eng := queue.New(rdb, ns)
-	rec := NewRecorder(rdb, ns, "a", nil, quiet)
-	rd := NewReader(rdb, ns)
-	record := func(at time.Time, admitted int) {
+	eng.SetClock(clk.Now)
+	rec := NewRecorder(rdb, ns, "a", nil, quiet).WithClock(clk)
+	rd := NewReader(rdb, ns).WithClock(clk)
+	record := func(admitted int) {
 		t.Helper()
-		rec.now = func() time.Time { return at }
 		rec.RecordTick(name, queue.Admission{Waiting: 9, Visitors: make([]string, admitted)})
 		if err := rec.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t0 := time.Now().Truncate(time.Second)
 	// The old room's last seconds, then its deletion.
 	if err := eng.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
 		t.Fatal(err)
 	}
-	record(t0.Add(-3*time.Second), 5)
-	record(t0.Add(-2*time.Second), 4)
+	clk.Advance(7 * time.Second)
+	record(5)
+	clk.Advance(time.Second)
+	record(4)
 	if _, err := eng.DeleteRoom(ctx, name); err != nil {
 		t.Fatal(err)
 	}
+	clk.Advance(2 * time.Second)
 	for i, create := range []struct {
 		how string
 		do  func() error
@@ -378,8 +442,8 @@ func TestSeriesStartAtTheRoomsCreation(t *testing.T) {
 			if err := create.do(); err != nil {
 				t.Fatal(err)
 			}
-			record(time.Now().Truncate(time.Second).Add(time.Second), 1) // the new room's (one per run)
-			rd.now = at(time.Now().Add(2 * time.Second))
+			clk.Advance(time.Second)
+			record(1) // the new room's (one per run)
 			got, err := rd.Series(ctx, name, t0.Add(-5*time.Second))
 			if err != nil {
 				t.Fatal(err)
@@ -395,7 +459,7 @@ func TestSeriesStartAtTheRoomsCreation(t *testing.T) {
 	}
 	// A room saved again keeps its creation time.
 	before, _ := rdb.HGet(ctx, queue.SettingsKey(ns, name), queue.CreatedField).Result()
-	time.Sleep(2 * time.Millisecond)
+	clk.Advance(time.Second)
 	if err := eng.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
 		t.Fatal(err)
 	}

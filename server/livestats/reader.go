@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/histogram"
@@ -47,12 +48,19 @@ type Instance struct {
 type Reader struct {
 	rdb redis.UniversalClient
 	ns  string
-	now func() time.Time
+	clk clockwork.Clock
 }
 
 // NewReader returns a Reader for the deployment namespace ns.
 func NewReader(rdb redis.UniversalClient, ns string) *Reader {
-	return &Reader{rdb: rdb, ns: ns, now: time.Now}
+	return &Reader{rdb: rdb, ns: ns, clk: clockwork.NewRealClock()}
+}
+
+// WithClock has the reader take now from clk (the series' last second,
+// the heartbeats' age), and returns the reader.
+func (r *Reader) WithClock(clk clockwork.Clock) *Reader {
+	r.clk = clk
+	return r
 }
 
 // Series returns one Second per second from since (at most Keep ago) to
@@ -62,7 +70,7 @@ func NewReader(rdb redis.UniversalClient, ns string) *Reader {
 // the room's minute hashes that the window spans (at most MaxSeriesReads
 // commands in one pipeline, whatever they hold).
 func (r *Reader) Series(ctx context.Context, room string, since time.Time) ([]Second, error) {
-	now := r.now().Unix()
+	now := r.clk.Now().Unix()
 	from := max(since.Unix(), now-int64(Keep/time.Second))
 	if from > now {
 		return nil, nil
@@ -158,7 +166,7 @@ func (r *Reader) Instances(ctx context.Context) ([]Instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("livestats: instances: %w", err)
 	}
-	now := r.now()
+	now := r.clk.Now()
 	var out []Instance
 	var stale []string
 	for id, v := range h {

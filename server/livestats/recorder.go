@@ -8,8 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/loop"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 )
@@ -46,7 +48,7 @@ type Recorder struct {
 	id  string
 	sse func() int64
 	log *slog.Logger
-	now func() time.Time
+	clk clockwork.Clock
 
 	mu      sync.Mutex
 	pending map[slot]*pending
@@ -60,7 +62,14 @@ func NewRecorder(rdb redis.UniversalClient, ns, id string, sse func() int64, log
 	if sse == nil {
 		sse = func() int64 { return 0 }
 	}
-	return &Recorder{rdb: rdb, ns: ns, id: id, sse: sse, log: log, now: time.Now, pending: map[slot]*pending{}}
+	return &Recorder{rdb: rdb, ns: ns, id: id, sse: sse, log: log, clk: clockwork.NewRealClock(), pending: map[slot]*pending{}}
+}
+
+// WithClock has the recorder stamp its observations and heartbeats and
+// flush by clk, and returns the recorder. Call it before recording.
+func (r *Recorder) WithClock(clk clockwork.Clock) *Recorder {
+	r.clk = clk
+	return r
 }
 
 // at returns the pending figures of room in the current second, or nil
@@ -69,7 +78,7 @@ func (r *Recorder) at(roomName string) *pending {
 	if !room.ValidName(roomName) {
 		return nil
 	}
-	k := slot{roomName, r.now().Unix()}
+	k := slot{roomName, r.clk.Now().Unix()}
 	p := r.pending[k]
 	if p == nil {
 		if len(r.pending) >= maxPending {
@@ -188,7 +197,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 // Heartbeat writes this instance's SSE connection count and the time into
 // the deployment's instances hash.
 func (r *Recorder) Heartbeat(ctx context.Context) error {
-	v := strconv.FormatInt(r.sse(), 10) + " " + strconv.FormatInt(r.now().UnixMilli(), 10)
+	v := strconv.FormatInt(r.sse(), 10) + " " + strconv.FormatInt(r.clk.Now().UnixMilli(), 10)
 	pipe := r.rdb.Pipeline()
 	pipe.HSet(ctx, instancesKey(r.ns), r.id, v)
 	pipe.Expire(ctx, instancesKey(r.ns), keepFor)
@@ -199,27 +208,21 @@ func (r *Recorder) Heartbeat(ctx context.Context) error {
 }
 
 // Run flushes and beats once a second until ctx is done, then flushes what
-// is left and takes this instance off the list.
+// is left and takes this instance off the list. Between beats it waits on
+// one timer of its clock (see loop.Every).
 func (r *Recorder) Run(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			end, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			defer cancel()
-			if err := r.Flush(end); err != nil {
-				r.log.Warn("livestats: last flush", "err", err)
-			}
-			r.rdb.HDel(end, instancesKey(r.ns), r.id)
-			return
-		case <-t.C:
-		}
+	loop.Every(ctx, r.clk, time.Second, time.Second, func(ctx context.Context) {
 		if err := r.Flush(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("livestats: flush", "err", err)
 		}
 		if err := r.Heartbeat(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("livestats: heartbeat", "err", err)
 		}
+	})
+	end, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := r.Flush(end); err != nil {
+		r.log.Warn("livestats: last flush", "err", err)
 	}
+	r.rdb.HDel(end, instancesKey(r.ns), r.id)
 }

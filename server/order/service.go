@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/token"
@@ -48,6 +50,17 @@ func NewService(store *Store, gate Gate, claimTTL time.Duration, log *slog.Logge
 	}
 	return &Service{store: store, gate: gate, products: newProductCache(store.Products, ProductsTTL),
 		claimTTL: claimTTL, failPause: DefaultFailurePause, log: log}
+}
+
+// WithClock makes clk the clock that decides whether a cached product
+// list is fresh (nil, the default, is the real one). Set it before the
+// service is used.
+func (s *Service) WithClock(clk clockwork.Clock) *Service {
+	if clk == nil {
+		clk = clockwork.NewRealClock()
+	}
+	s.products.now = clk.Now
+	return s
 }
 
 // Products returns room's products, as of at most ProductsTTL ago. It
