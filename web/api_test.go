@@ -25,6 +25,7 @@ import (
 	"waitingroom/server/visitor"
 	"waitingroom/web/response"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -36,12 +37,38 @@ type harness struct {
 	eng  *queue.Engine
 	room string
 	rdb  redis.UniversalClient
+	// clock is the fake clock of a harness of newClockedHarness, nil on
+	// real time.
+	clock *clockwork.FakeClock
 }
 
+// newHarness returns a server of one room (rate 1000) on real time: the
+// scripts decide by Redis' clock, the caches by the machine's.
 func newHarness(t *testing.T, mut func(*Options)) *harness {
+	t.Helper()
+	return newHarnessOn(t, nil, mut)
+}
+
+// newClockedHarness is newHarness on a fake clock, h.clock, that only the
+// test moves: the engine's scripts (the admission credit, the schedule,
+// passes, absences) and the server's caches, proofs of work and waits
+// decide by it, and so does the order service that the harness makes.
+func newClockedHarness(t *testing.T, mut func(*Options)) *harness {
+	t.Helper()
+	return newHarnessOn(t, clockwork.NewFakeClockAt(time.Now()), mut)
+}
+
+// newHarnessOn is newHarness on clock, or on real time when clock is nil.
+// mut sees o.Clock set to clock.
+func newHarnessOn(t *testing.T, clock *clockwork.FakeClock, mut func(*Options)) *harness {
 	t.Helper()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	var clk clockwork.Clock // nil: the real clocks
+	if clock != nil {
+		eng.SetClock(clock.Now)
+		clk = clock
+	}
 	name := servicetest.RoomName(t, rdb)
 	set := room.Defaults(name)
 	set.Rate = 1000
@@ -62,8 +89,9 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 		Hub:     hub,
 		// Generous caps: tests enter many visitors from one address.
 		EnterRatePerIP: 10000, EnterBurstPerIP: 10000,
+		Clock: clk,
 	}
-	withOrderService(&o, embeddedOrders(t, eng, log))
+	withOrderService(&o, embeddedOrders(t, eng, log).WithClock(clk))
 	if mut != nil {
 		mut(&o)
 	}
@@ -73,7 +101,46 @@ func newHarness(t *testing.T, mut func(*Options)) *harness {
 	}
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &harness{web: s, srv: srv, eng: eng, room: name, rdb: rdb}
+	return &harness{web: s, srv: srv, eng: eng, room: name, rdb: rdb, clock: clock}
+}
+
+// credit lets admission credit accrue in room for d: a tick that admits
+// nobody starts the room's rate clock, then h.clock moves by d, so that the
+// next tick may admit up to the room's rate × d.
+func (h *harness) credit(t *testing.T, room string, d time.Duration) {
+	t.Helper()
+	if h.clock == nil {
+		t.Fatal("credit moves the clock of newClockedHarness")
+	}
+	if _, err := h.eng.Admit(context.Background(), room, time.Second, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(d)
+}
+
+// admitNext lets the next in line in with tok. On the fake clock one tick
+// does it, once the clock moved; on real time ticks run until Redis' clock
+// has given the room the credit.
+func (h *harness) admitNext(t *testing.T, tok string) {
+	t.Helper()
+	admit := func() bool {
+		a, err := h.eng.Admit(context.Background(), h.room, time.Second, []string{tok})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(a.Visitors) == 1
+	}
+	if h.clock == nil {
+		if _, err := h.eng.Admit(context.Background(), h.room, time.Second, nil); err != nil { // the rate clock starts
+			t.Fatal(err)
+		}
+		waitFor(t, admit)
+		return
+	}
+	h.credit(t, h.room, 5*time.Millisecond)
+	if !admit() {
+		t.Fatal("a tick with credit admitted nobody")
+	}
 }
 
 // withOrderService has o use svc for every need of orders it serves: the
@@ -161,7 +228,7 @@ func (h *harness) do(t *testing.T, method, path, body string, hdr map[string]str
 
 func TestEnterPositionLeave(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil)
+	h := newClockedHarness(t, nil)
 	q := "/api/rooms/" + h.room + "/queue"
 
 	first := h.do(t, "POST", q, "", nil, nil)
@@ -225,8 +292,7 @@ func TestEnterPositionLeave(t *testing.T) {
 	}
 
 	// Once admitted, the position carries the token (to this visitor only).
-	h.eng.Admit(context.Background(), h.room, time.Second, nil)
-	time.Sleep(20 * time.Millisecond)
+	h.credit(t, h.room, 20*time.Millisecond)
 	if a, err := h.eng.Admit(context.Background(), h.room, time.Second, []string{strings.Repeat("A", 43), strings.Repeat("B", 42) + "A"}); err != nil || len(a.Visitors) != 2 {
 		t.Fatalf("admit: %+v %v", a, err)
 	}
@@ -292,7 +358,7 @@ func TestChunkedOversizedBodyIsRefused(t *testing.T) {
 
 func TestAdminAPI(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil)
+	h := newClockedHarness(t, nil)
 	auth := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	fresh := servicetest.RoomName(t, h.rdb)
 	tests := []struct {
@@ -378,8 +444,7 @@ func TestAdminAPI(t *testing.T) {
 	// A saved setting takes effect: the paused room admits nobody.
 	id, _ := visitor.NewID()
 	h.eng.Enter(context.Background(), fresh, id)
-	h.eng.Admit(context.Background(), fresh, time.Second, nil)
-	time.Sleep(50 * time.Millisecond)
+	h.credit(t, fresh, 50*time.Millisecond)
 	if a, _ := h.eng.Admit(context.Background(), fresh, time.Second, []string{strings.Repeat("A", 43)}); len(a.Visitors) != 0 {
 		t.Fatalf("a room paused through the admin API admitted %v", a.Visitors)
 	}

@@ -25,7 +25,7 @@ import (
 // per campaign.
 func TestJoinByCampaignLink(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil)
+	h := newClockedHarness(t, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	news := queue.Campaign{Source: "news", Medium: "email", Campaign: "spring sale"}
 	qr := queue.Campaign{Source: "qr", Medium: "poster", Campaign: "봄"}
@@ -77,8 +77,7 @@ func TestJoinByCampaignLink(t *testing.T) {
 		join("api", qr, ck)    // and another link later changes nothing
 	}
 	ctx := context.Background()
-	h.eng.Admit(ctx, h.room, time.Second, nil)
-	time.Sleep(20 * time.Millisecond)
+	h.credit(t, h.room, 20*time.Millisecond)
 	if a, err := h.eng.Admit(ctx, h.room, time.Second, mustTokens(t, 16)); err != nil || len(a.Visitors) != 7 {
 		t.Fatalf("admitted %+v %v, want 7", a, err)
 	}
@@ -282,8 +281,7 @@ func TestNoScriptOrderKeepsClickIDs(t *testing.T) {
 				t.Fatalf("join: %d to %q", resp.StatusCode, status)
 			}
 			ctx := context.Background()
-			h.eng.Admit(ctx, h.room, time.Second, nil)
-			time.Sleep(5 * time.Millisecond)
+			h.credit(t, h.room, 5*time.Millisecond)
 			h.eng.Admit(ctx, h.room, time.Second, []string{freshToken(t)})
 			if !tc.keepQuery {
 				status = "/r/" + h.room + "/status"

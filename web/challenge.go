@@ -87,7 +87,7 @@ func (s *Server) issueChallenge(w http.ResponseWriter, r *http.Request) {
 		response.WriteError(w, http.StatusNotFound, "challenge_off", "This room asks no proof of work.")
 		return
 	}
-	c, err := s.challenges.Issue(name, id, maxNumber, time.Now())
+	c, err := s.challenges.Issue(name, id, maxNumber, s.clock.Now())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -114,7 +114,7 @@ func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id stri
 	var proof queue.Proof
 	var bad error
 	if payload != "" {
-		pr, err := s.challenges.Verify(payload, name, time.Now())
+		pr, err := s.challenges.Verify(payload, name, s.clock.Now())
 		switch {
 		case err != nil:
 			bad = err

@@ -29,14 +29,28 @@ func challengeHarness(t *testing.T, mode string) (*harness, *challenge.Keys) {
 	return challengeHarnessWith(t, mode, nil)
 }
 
+// clockedChallengeHarness is challengeHarness on the fake clock of
+// newClockedHarness.
+func clockedChallengeHarness(t *testing.T, mode string) (*harness, *challenge.Keys) {
+	t.Helper()
+	return challengeHarnessOn(t, newClockedHarness, mode, nil)
+}
+
 // challengeHarnessWith is challengeHarness with options of its own.
 func challengeHarnessWith(t *testing.T, mode string, mut func(*Options)) (*harness, *challenge.Keys) {
+	t.Helper()
+	return challengeHarnessOn(t, newHarness, mode, mut)
+}
+
+// challengeHarnessOn is challengeHarnessWith on the harness that start
+// returns.
+func challengeHarnessOn(t *testing.T, start func(*testing.T, func(*Options)) *harness, mode string, mut func(*Options)) (*harness, *challenge.Keys) {
 	t.Helper()
 	keys, err := challenge.Derive([]byte("test-challenge-secret"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(o *Options) {
+	h := start(t, func(o *Options) {
 		o.Challenges = keys
 		if mut != nil {
 			mut(o)
@@ -357,12 +371,12 @@ func inMs(d time.Duration) *time.Time { t := time.Now().Add(d).Truncate(time.Mil
 func TestChallengeAtTheOpening(t *testing.T) {
 	t.Parallel()
 	q := func(h *harness) string { return "/api/rooms/" + h.room + "/queue" }
-	// The opening is decided by Redis' own clock (the scripts' TIME), so
-	// it is real time: 6 s ahead, room for two harnesses and two
-	// challenges before it on a loaded machine; then the test waits for it.
-	// No pre-queue: nothing before the opening.
-	plain, _ := challengeHarness(t, room.ChallengeAuto)
-	opens := inMs(6 * time.Second)
+	// The opening is a minute ahead on the harnesses' clocks, which move
+	// only when the test moves them. No pre-queue: nothing before the
+	// opening.
+	plain, _ := clockedChallengeHarness(t, room.ChallengeAuto)
+	opensAt := plain.clock.Now().Add(time.Minute).Truncate(time.Millisecond)
+	opens := &opensAt
 	schedule(t, plain, nil, opens)
 	r, _ := challengeAt(t, plain, nil, nil)
 	if r.status != http.StatusConflict || !strings.Contains(r.body, `"error":"not_open"`) || !strings.Contains(r.body, `"opensAt":`) {
@@ -373,7 +387,7 @@ func TestChallengeAtTheOpening(t *testing.T) {
 	}
 
 	// A pre-queue: its proofs join the pre-queue, not the opened line.
-	pre, _ := challengeHarness(t, room.ChallengeAuto)
+	pre, _ := clockedChallengeHarness(t, room.ChallengeAuto)
 	schedule(t, pre, inMs(-time.Minute), opens)
 	r, banked := challengeAt(t, pre, nil, nil)
 	if r.status != 200 {
@@ -381,7 +395,9 @@ func TestChallengeAtTheOpening(t *testing.T) {
 	}
 	bankedPayload := solvePayload(t, banked)
 
-	time.Sleep(time.Until(*opens) + 50*time.Millisecond)
+	for _, h := range []*harness{pre, plain} {
+		h.clock.Advance(opens.Sub(h.clock.Now())) // the room opens
+	}
 	if e := refusal(t, pre.do(t, "POST", q(pre), "", map[string]string{altchaHeader: bankedPayload}, nil)); e.Code != "challenge_expired" {
 		t.Fatalf("a pre-queue proof spent after the opening: %+v, want challenge_expired", e)
 	}

@@ -45,11 +45,10 @@ func attributionRow(t *testing.T, body, marker string) map[string]string {
 // included), were admitted and ordered, the conversion and the revenue.
 func TestConsoleAttribution(t *testing.T) {
 	t.Parallel()
-	oc := newOrdersConsole(t)
+	oc := newClockedOrdersConsole(t)
 	ctx := context.Background()
 	shoes := oc.product(t, oc.room, "Sneakers", 129000, "KRW", 10)
 	hat := oc.product(t, oc.room, "Hat", 1250, "USD", 10)
-	oc.eng.Admit(ctx, oc.room, time.Second, nil) // start the rate clock
 	dropouts := queue.Campaign{Source: "instagram", Medium: "social", Campaign: "bf-dropouts"}
 	buyers := queue.Campaign{Source: "newsletter", Medium: "email", Campaign: "bf-buyers"}
 	join := func(c queue.Campaign, n int) []string {
@@ -66,7 +65,7 @@ func TestConsoleAttribution(t *testing.T) {
 	join(dropouts, 3)
 	bought := join(buyers, 2)
 	direct := join(queue.Campaign{}, 1)
-	time.Sleep(20 * time.Millisecond)
+	oc.credit(t, oc.room, 20*time.Millisecond)
 	toks, err := token.NewBatch(6)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/audit"
 	"waitingroom/server/livestats"
 	"waitingroom/server/order"
@@ -32,7 +34,10 @@ type fakeLive struct {
 	sec    livestats.Second
 	calls  int
 	failed error
-	delay  time.Duration // each read takes this long
+	// clock is the console's; each read moves it on by delay, as a slow
+	// read would.
+	clock *clockwork.FakeClock
+	delay time.Duration
 	// stuck: a read answers only when its context ends, as a Redis that
 	// does not answer.
 	stuck bool
@@ -48,7 +53,7 @@ func (f *fakeLive) Series(ctx context.Context, _ string, since time.Time) ([]liv
 	defer f.mu.Unlock()
 	f.calls++
 	if f.delay > 0 {
-		time.Sleep(f.delay)
+		f.clock.Advance(f.delay)
 	}
 	if f.failed != nil {
 		return nil, f.failed
@@ -78,9 +83,11 @@ func (f *fakeLive) Instances(context.Context) ([]livestats.Instance, error) {
 // dashHarness is a server with the console wired to a freshly migrated
 // PostgreSQL (operators, sessions, the audit log, orders), a product in
 // its room, the sale's events in its audit log, and a fake live series.
+// Its clock stands still until the test moves it.
 type dashHarness struct {
 	*orderHarness
 	live   *fakeLive
+	clock  *clockwork.FakeClock
 	client *http.Client
 	csrf   string
 }
@@ -88,12 +95,15 @@ type dashHarness struct {
 func newDashHarness(t *testing.T, streams int) *dashHarness {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	live := &fakeLive{sec: livestats.Second{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5, Ticked: true,
+	// At the next whole second: after the room's creation (on the real
+	// clock), and at the start of a second.
+	clock := clockwork.NewFakeClockAt(time.Now().Truncate(time.Second).Add(time.Second))
+	live := &fakeLive{clock: clock, sec: livestats.Second{Waiting: 40, Admitted: 3, Placed: 2, P50: 12 * time.Millisecond, P95: 85 * time.Millisecond, Rate: 5, Ticked: true,
 		Failed: map[string]int64{"token_missing": 1, "token_invalid": 2, "token_used": 1, "rate_limited": 4, "sold_out": 5, "unavailable": 6, "bad_order": 1}}}
 	odb := storetest.Migrated(t, store.Postgres) // the orders' own schema
 	h, db := newConsoleHarness(t, func(o *Options) {
 		withOrderService(o, order.NewService(order.NewStore(odb.DB, 0), o.Queue.(order.Gate), 0, quiet))
-		o.Live, o.DashboardStreams = live, streams
+		o.Live, o.DashboardStreams, o.Clock = live, streams, clock
 	})
 	log := audit.New(db)
 	ctx := context.Background()
@@ -120,7 +130,54 @@ func newDashHarness(t *testing.T, streams int) *dashHarness {
 		t.Fatal(err)
 	}
 	c, csrf := signIn(t, h.srv, testAdminToken)
-	return &dashHarness{orderHarness: oh, live: live, client: c, csrf: csrf}
+	return &dashHarness{orderHarness: oh, live: live, clock: clock, client: c, csrf: csrf}
+}
+
+// parked waits until n dashboard streams wait for their next tick on h's
+// clock: each has sent the frames of the ticks so far.
+func (h *dashHarness) parked(t *testing.T, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.clock.BlockUntilContext(ctx, n); err != nil {
+		t.Fatalf("%d streams do not wait for their next tick", n)
+	}
+}
+
+// tick moves h's clock on to the next tick of n streams, once they wait
+// for it.
+func (h *dashHarness) tick(t *testing.T, n int) {
+	t.Helper()
+	h.parked(t, n)
+	h.clock.Advance(console.DashTick)
+}
+
+// reads is how many times the live series was read.
+func (h *dashHarness) reads() int {
+	h.live.mu.Lock()
+	defer h.live.mu.Unlock()
+	return h.live.calls
+}
+
+// frameTime reads the time of day of a frame's "Updated 17:38:46 UTC+09:00".
+func frameTime(t *testing.T, frame string) time.Time {
+	t.Helper()
+	f := strings.Fields(text(t, frame, "dash-updated"))
+	if len(f) < 2 {
+		t.Fatalf("the frame's update line is %q", f)
+	}
+	at, err := time.Parse("15:04:05", f[1])
+	if err != nil {
+		t.Fatalf("the frame's update line %q: %v", f, err)
+	}
+	return at
+}
+
+// frameGap is how long after frame from's time of day frame to's is
+// (across midnight too).
+func frameGap(t *testing.T, from, to string) time.Duration {
+	t.Helper()
+	return (frameTime(t, to).Sub(frameTime(t, from)) + 24*time.Hour) % (24 * time.Hour)
 }
 
 func (h *dashHarness) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
@@ -353,8 +410,8 @@ func (s *sseReader) next(t *testing.T, within time.Duration) string {
 }
 
 // TestDashboardStream: the stream asks for a retry delay, sends the
-// fragment within 2 s and again a second later, and ends when the client
-// goes.
+// fragment at once and again at each tick of the console's clock, and
+// ends when the client goes.
 func TestDashboardStream(t *testing.T) {
 	t.Parallel()
 	h := newDashHarness(t, 0)
@@ -371,7 +428,6 @@ func TestDashboardStream(t *testing.T) {
 		t.Fatal("no retry line")
 	}
 	first := s.next(t, 2*time.Second)
-	at := time.Now()
 	for _, want := range []string{`id="dash-waiting"`, `id="dash-orders-per-sec"`, `id="dash-placed"`, `id="dash-timeline"`, "&lt;script&gt;"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the fragment lacks %s", want)
@@ -381,9 +437,16 @@ func TestDashboardStream(t *testing.T) {
 		t.Error("the fragment is more than the fragment, or unescaped")
 	}
 	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil)
+	h.parked(t, 1)
+	select {
+	case e := <-s.events:
+		t.Fatalf("a fragment before the tick: %.200s", e)
+	default:
+	}
+	h.clock.Advance(console.DashTick)
 	second := s.next(t, 2*time.Second)
-	if gap := time.Since(at); gap < 500*time.Millisecond || gap > 1600*time.Millisecond {
-		t.Errorf("second fragment %v after the first, want about 1 s", gap)
+	if gap := frameGap(t, first, second); gap != console.DashTick {
+		t.Errorf("the second fragment is of %v after the first, want %v", gap, console.DashTick)
 	}
 	if text(t, second, "dash-waiting") != "1" {
 		t.Errorf("the second fragment does not follow the line: waiting %q", text(t, second, "dash-waiting"))
@@ -392,21 +455,12 @@ func TestDashboardStream(t *testing.T) {
 		t.Fatalf("%d streams open, want 1", n)
 	}
 	s.cancel()
-	deadline := time.Now().Add(3 * time.Second)
-	for h.web.console.DashboardStreams() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the stream outlived its client")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	h.live.mu.Lock()
-	calls := h.live.calls
-	h.live.mu.Unlock()
-	time.Sleep(1500 * time.Millisecond)
-	h.live.mu.Lock()
-	defer h.live.mu.Unlock()
-	if h.live.calls != calls {
-		t.Errorf("the stream still reads after its client went (%d reads, then %d)", calls, h.live.calls)
+	waitStreams(t, h, 0, 3*time.Second)
+	// The stream's ticks ended with it: the clock moving on reads nothing.
+	calls := h.reads()
+	h.clock.Advance(3 * console.DashTick)
+	if n := h.reads(); n != calls {
+		t.Errorf("the stream still reads after its client went (%d reads, then %d)", calls, n)
 	}
 }
 
@@ -424,34 +478,22 @@ func TestDashboardStreamCap(t *testing.T) {
 	}
 	// The open streams keep flowing, and share each second's frame: two
 	// viewers cost one read of the series a second, not two.
-	a.next(t, 2*time.Second)
-	b.next(t, 2*time.Second)
-	h.live.mu.Lock()
-	calls := h.live.calls
-	h.live.mu.Unlock()
+	calls := h.reads()
 	for range 4 {
+		h.tick(t, 2)
 		a.next(t, 2*time.Second)
 		b.next(t, 2*time.Second)
 	}
-	h.live.mu.Lock()
-	reads := h.live.calls - calls
-	h.live.mu.Unlock()
-	if reads > 5 {
-		t.Errorf("two streams read the series %d times in 4 s", reads)
+	if reads := h.reads() - calls; reads != 4 {
+		t.Errorf("two streams read the series %d times in 4 ticks, want 4", reads)
 	}
 	a.cancel()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		d := openLive(t, h)
-		if d.resp.StatusCode == 200 {
-			d.next(t, 2*time.Second)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the freed slot was not given back")
-		}
-		time.Sleep(50 * time.Millisecond)
+	waitStreams(t, h, 1, 3*time.Second)
+	d := openLive(t, h)
+	if d.resp.StatusCode != 200 {
+		t.Fatalf("the freed slot was not given back: %d", d.resp.StatusCode)
 	}
+	d.next(t, 2*time.Second)
 }
 
 // smallBuffers makes every accepted connection's send buffer small, so
@@ -466,9 +508,11 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 	return c, err
 }
 
-// TestDashboardStreamDeadlines: under a server WRITE_TIMEOUT of 1 s a
-// stream keeps flowing (it sets its own deadline for each write), and a
-// client that stops reading is dropped by its write deadline, not held.
+// TestDashboardStreamDeadlines: past the server's WRITE_TIMEOUT a stream
+// keeps flowing (it sets its own deadline for each write), and a client
+// that stops reading is dropped by its write deadline, not held. Write
+// deadlines are on the real clock, the ticks on the console's: the
+// server's is made to pass before the stream's first write.
 func TestDashboardStreamDeadlines(t *testing.T) {
 	t.Parallel()
 	h := newDashHarness(t, 0)
@@ -477,18 +521,16 @@ func TestDashboardStreamDeadlines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h.web.Handler(), WriteTimeout: time.Second, ReadHeaderTimeout: time.Second}
+	srv := &http.Server{Handler: h.web.Handler(), WriteTimeout: time.Nanosecond, ReadHeaderTimeout: time.Second}
 	go srv.Serve(smallBuffers{ln})
 	t.Cleanup(func() { srv.Close() })
 	h.srv.URL = "http://" + ln.Addr().String()
 
 	s := openLive(t, h)
-	start := time.Now()
-	for range 4 {
+	s.next(t, 2*time.Second)
+	for range 3 {
+		h.tick(t, 1)
 		s.next(t, 2*time.Second)
-	}
-	if time.Since(start) < 2500*time.Millisecond {
-		t.Fatalf("4 events in %v: want them a second apart", time.Since(start))
 	}
 	s.cancel()
 	waitStreams(t, h, 0, 3*time.Second)
@@ -513,7 +555,30 @@ func TestDashboardStreamDeadlines(t *testing.T) {
 	}
 	c.SetReadDeadline(time.Time{})
 	waitStreams(t, h, 1, 3*time.Second)
-	waitStreams(t, h, 0, 20*time.Second) // the kernel's buffers fill, then a write times out
+	// Each tick writes a frame that nobody reads: the kernel's buffers
+	// fill, then a write times out and the stream ends.
+	for h.parkedOrGone(t, 20*time.Second) {
+		h.clock.Advance(console.DashTick)
+	}
+}
+
+// parkedOrGone waits until h's one dashboard stream waits for its next
+// tick (true) or has ended (false).
+func (h *dashHarness) parkedOrGone(t *testing.T, within time.Duration) bool {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for h.web.console.DashboardStreams() != 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		err := h.clock.BlockUntilContext(ctx, 1)
+		cancel()
+		if err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream neither waits for its next tick nor ends after %v", within)
+		}
+	}
+	return false
 }
 
 func waitStreams(t *testing.T, h *dashHarness, n int64, within time.Duration) {
@@ -534,14 +599,13 @@ func TestDashboardWithRealLiveStats(t *testing.T) {
 	t.Parallel()
 	h := newDashHarness(t, 0)
 	ns := queue.DefaultNamespace(h.rdb)
-	h.web.console.SetLive(livestats.NewReader(h.rdb, ns))
+	h.web.console.SetLive(livestats.NewReader(h.rdb, ns).WithClock(h.clock))
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	id := "dash-test-" + h.room
-	rec := livestats.NewRecorder(h.rdb, ns, id, func() int64 { return 4321 }, quiet)
+	rec := livestats.NewRecorder(h.rdb, ns, id, func() int64 { return 4321 }, quiet).WithClock(h.clock)
 	t.Cleanup(func() { h.rdb.HDel(context.Background(), ns+":live:instances", id) })
 	// Record in one second, read in the next: the figures' rates are of
 	// full seconds.
-	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
 	rec.RecordTick(h.room, queue.Admission{Visitors: make([]string, 30), Waiting: 77, Active: 30, Rate: 25})
 	for range 20 {
 		rec.ObserveOrder(h.room, "placed", 30*time.Millisecond)
@@ -555,7 +619,7 @@ func TestDashboardWithRealLiveStats(t *testing.T) {
 	if err := rec.Heartbeat(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+	h.clock.Advance(time.Second)
 	_, html := h.get(t, h.client, "/admin/rooms/"+h.room)
 	for id, want := range map[string]string{
 		// 20 orders and 30 admissions in the last ten full seconds (the
@@ -577,55 +641,35 @@ func TestDashboardWithRealLiveStats(t *testing.T) {
 	}
 }
 
-// TestDashboardStreamSlowRender: a render that takes 400 ms still gives
-// the stream a fresh frame every second (the frame is the second its
-// render started in, not one shared for 900 ms after it ended). A stream
-// that repeats or skips every other second does so in half its steps; a
-// loaded machine whose ticker runs late repeats or skips a second now and
-// then. So the test counts the steps between the seconds the frames show
-// and fails when half of them repeat, or half of them skip (a deadline
-// bounds each frame: one that never comes fails too).
+// TestDashboardStreamSlowRender: a render that takes 400 ms, from 0.8 s
+// into a second to 0.2 s into the next, still gives the stream a fresh
+// frame at every tick: the frame is the second its render started in,
+// not the one it ended in, which the next tick would share.
 func TestDashboardStreamSlowRender(t *testing.T) {
 	t.Parallel()
 	h := newDashHarness(t, 0)
+	const delay = 400 * time.Millisecond
 	h.live.mu.Lock()
-	h.live.delay = 400 * time.Millisecond
+	h.live.delay = delay
 	h.live.mu.Unlock()
+	// The stream opens 0.4 s into a second; its first render ends 0.8 s
+	// into it, and its ticks come a second apart from there.
+	h.clock.Advance(delay)
 	s := openLive(t, h)
 	if s.resp.StatusCode != 200 {
 		t.Fatal(s.resp.StatusCode)
 	}
-	// second reads the clock time of a frame's "Updated 17:38:46 UTC+09:00".
-	second := func(frame string) time.Time {
-		t.Helper()
-		f := strings.Fields(text(t, frame, "dash-updated"))
-		if len(f) < 2 {
-			t.Fatalf("the frame's update line is %q", f)
+	prev := s.next(t, 2*time.Second)
+	next := h.clock.Now().Add(console.DashTick)
+	for range 8 {
+		h.parked(t, 1)
+		h.clock.Advance(h.clock.Until(next))
+		next = next.Add(console.DashTick)
+		cur := s.next(t, 2*time.Second)
+		if gap := frameGap(t, prev, cur); gap != time.Second {
+			t.Fatalf("a frame %v after the one before: want each tick's own second", gap)
 		}
-		at, err := time.Parse("15:04:05", f[1])
-		if err != nil {
-			t.Fatalf("the frame's update line %q: %v", f, err)
-		}
-		return at
-	}
-	const steps = 8
-	prev := second(s.next(t, 10*time.Second))
-	var repeats, skips int
-	var shown []string
-	for range steps {
-		cur := second(s.next(t, 10*time.Second))
-		switch d := (cur.Sub(prev) + 24*time.Hour) % (24 * time.Hour); {
-		case d == 0:
-			repeats++
-		case d > time.Second:
-			skips++
-		}
-		shown = append(shown, cur.Format("15:04:05"))
 		prev = cur
-	}
-	t.Logf("frames at %v: %d repeated, %d skipped a second", shown, repeats, skips)
-	if repeats >= steps/2 || skips >= steps/2 {
-		t.Errorf("of %d steps between frames, %d repeat a second and %d skip one: want a fresh frame a second", steps, repeats, skips)
 	}
 }
 
@@ -634,30 +678,33 @@ func TestDashboardStreamSlowRender(t *testing.T) {
 func TestDashboardStreamEndsAtSignOut(t *testing.T) {
 	t.Parallel()
 	h := newDashHarness(t, 0)
-	h.web.console.SetDashboardTimes(console.DashWriteTimeout, 1500*time.Millisecond)
 	s := openLive(t, h)
 	if s.resp.StatusCode != 200 {
 		t.Fatal(s.resp.StatusCode)
 	}
 	s.next(t, 2*time.Second)
+	// Past one check, the session still open.
+	h.parked(t, 1)
+	h.clock.Advance(console.DashSessionCheck)
 	s.next(t, 2*time.Second)
-	s.next(t, 2*time.Second) // past one check, the session still open
 	resp, _ := postForm(t, h.client, h.srv.URL+"/admin/signout", url.Values{"csrf": {h.csrf}}, nil)
 	if resp.StatusCode != 303 {
 		t.Fatalf("sign-out: %d", resp.StatusCode)
 	}
-	deadline := time.After(4 * time.Second)
-	for {
-		select {
-		case _, ok := <-s.events:
-			if !ok {
-				waitStreams(t, h, 0, time.Second)
-				return
-			}
-		case <-deadline:
-			t.Fatal("the stream outlived its session")
+	// Between checks the stream goes on; at the next it ends.
+	h.tick(t, 1)
+	s.next(t, 2*time.Second)
+	h.parked(t, 1)
+	h.clock.Advance(console.DashSessionCheck - console.DashTick)
+	select {
+	case e, ok := <-s.events:
+		if ok {
+			t.Fatalf("a frame after the session check: %.200s", e)
 		}
+	case <-time.After(4 * time.Second):
+		t.Fatal("the stream outlived its session")
 	}
+	waitStreams(t, h, 0, time.Second)
 }
 
 // TestDashboardStuckSeriesLeavesTheOthers: a series read that never

@@ -27,6 +27,6 @@ func (s *Server) consoleDeps(o Options) console.Deps {
 		ReadySpreadMaxMs: s.readySpreadMaxMs(), PublicURL: s.publicURL, TrustedProxies: o.TrustedProxies,
 		Fail: response.Failer{Log: s.log, Text: s.roomText, Page: s.htmlPage}, AssetURL: s.assets.url, ClientKey: s.clientKey, BaseURL: s.baseURL,
 		Rejected: func(reason string) { s.metrics.Rejected.WithLabelValues(reason).Inc() },
-		Log:      s.log,
+		Log:      s.log, Clock: s.clock,
 	}
 }

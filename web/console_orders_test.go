@@ -45,9 +45,23 @@ type ordersConsole struct {
 
 func newOrdersConsole(t *testing.T) *ordersConsole { return newOrdersConsoleWith(t, nil) }
 
+// newClockedOrdersConsole is newOrdersConsole on the fake clock of
+// newClockedHarness.
+func newClockedOrdersConsole(t *testing.T) *ordersConsole {
+	t.Helper()
+	return ordersConsoleOn(t, newClockedHarness, nil)
+}
+
 // newOrdersConsoleWith serves wrap(the order service) as the console's
 // orders.
 func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) console.Orders) *ordersConsole {
+	t.Helper()
+	return ordersConsoleOn(t, newHarness, wrap)
+}
+
+// ordersConsoleOn is newOrdersConsoleWith on the harness that start
+// returns.
+func ordersConsoleOn(t *testing.T, start func(*testing.T, func(*Options)) *harness, wrap func(*order.Service) console.Orders) *ordersConsole {
 	t.Helper()
 	db := storetest.Migrated(t, store.Postgres)
 	ops, err := operator.New(db, testOperators)
@@ -56,8 +70,8 @@ func newOrdersConsoleWith(t *testing.T, wrap func(*order.Service) console.Orders
 	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	oc := &ordersConsole{db: db, log: audit.New(db)}
-	oc.harness = newHarness(t, func(o *Options) {
-		oc.orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
+	oc.harness = start(t, func(o *Options) {
+		oc.orders = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet).WithClock(o.Clock)
 		withOrderService(o, oc.orders)
 		o.Operators, o.Audit = ops, oc.log
 		if wrap != nil {

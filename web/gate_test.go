@@ -57,8 +57,21 @@ func testPassKeys(t *testing.T) *pass.Keys {
 
 func newGateHarness(t *testing.T, mut func(*Options)) *gateHarness {
 	t.Helper()
+	return gateHarnessOn(t, newHarness, mut)
+}
+
+// newClockedGateHarness is newGateHarness on the fake clock of
+// newClockedHarness.
+func newClockedGateHarness(t *testing.T, mut func(*Options)) *gateHarness {
+	t.Helper()
+	return gateHarnessOn(t, newClockedHarness, mut)
+}
+
+// gateHarnessOn is newGateHarness on the harness that start returns.
+func gateHarnessOn(t *testing.T, start func(*testing.T, func(*Options)) *harness, mut func(*Options)) *gateHarness {
+	t.Helper()
 	keys := testPassKeys(t)
-	h := newHarness(t, func(o *Options) {
+	h := start(t, func(o *Options) {
 		o.PassKeys, o.Gates = keys, o.Queue.(*queue.Engine)
 		if mut != nil {
 			mut(o)
@@ -110,14 +123,9 @@ func missingRoom(prefix string) string {
 // token.
 func (g *gateHarness) readyVisitor(t *testing.T) (*http.Cookie, string) {
 	t.Helper()
-	ctx := context.Background()
 	q := "/api/rooms/" + g.room + "/queue"
 	c := g.do(t, "POST", q, "", nil, nil).cookie()
-	g.eng.Admit(ctx, g.room, time.Second, nil)
-	time.Sleep(20 * time.Millisecond)
-	if a, err := g.eng.Admit(ctx, g.room, time.Second, []string{randomToken(t)}); err != nil || len(a.Visitors) != 1 {
-		t.Fatalf("admit: %+v %v", a, err)
-	}
+	g.admitNext(t, randomToken(t))
 	var p queue.Position
 	g.do(t, "GET", q+"/position", "", nil, c).json(t, &p)
 	if p.EntryToken == nil {
@@ -267,7 +275,7 @@ var scriptTag = regexp.MustCompile(`<script[^>]*>`)
 
 func TestGateHandoff(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	for _, lang := range []struct{ accept, words string }{{"en", "Continue to Demo Shop"}, {"ko", "Demo Shop에서 구매 계속하기"}} {
 		page := g.do(t, "GET", "/r/"+g.room, "", map[string]string{"Accept-Language": lang.accept}, nil)
 		if !strings.Contains(page.body, `action="/r/`+g.room+`/pass"`) || !strings.Contains(page.body, lang.words) ||
@@ -351,7 +359,7 @@ func cookieVisitor(c *http.Cookie) string {
 
 func TestGateRedeem(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	redeem := "/api/rooms/" + g.room + "/passes/redeem"
 	good := g.newPass(t)
 	now := time.Now()
@@ -455,7 +463,7 @@ func TestGateAPIKeyThrottled(t *testing.T) {
 
 func TestGateAPIKeyEndpoint(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	admin := g.keyed(testAdminToken)
 	r := g.do(t, "GET", "/api/admin/rooms/"+g.room, "", admin, nil)
 	if !strings.Contains(r.body, `"apiKeySet":true`) || strings.Contains(r.body, "apiKeyHash") {
@@ -578,7 +586,7 @@ func cookieOf(r reply, name string) *http.Cookie {
 
 func TestGateEnterAndCheck(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	enter := func(p, next string, hdr map[string]string) reply {
 		return g.form(t, "/_waitingroom/enter", url.Values{"pass": {p}, "next": {next}}, hdr, nil)
 	}
@@ -684,7 +692,7 @@ func TestGateCheckWithRedisDown(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sw := &switchable{dead: queue.New(dead, "wr:dead")}
-			g := newGateHarness(t, func(o *Options) {
+			g := newClockedGateHarness(t, func(o *Options) {
 				sw.Gates = o.Gates
 				o.Gates = sw
 			})
@@ -825,7 +833,7 @@ func TestGateFormBodies(t *testing.T) {
 // shop: by X-Waitingroom-Room when nginx sends it, else by the host.
 func TestGateSessionBoundToShopHost(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	roomA := g.room
 	roomB := roomA + "-b"
 	set := room.Defaults(roomB)
@@ -885,7 +893,7 @@ func TestGateSessionBoundToShopHost(t *testing.T) {
 // token: the buyer's pass still hands off to the shop.
 func TestGateRoomRefusesBuiltInOrders(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	c, tok := g.readyVisitor(t)
 	r := g.do(t, "POST", "/api/rooms/"+g.room+"/orders", `{"quantity":1}`, map[string]string{"X-Entry-Token": tok}, c)
 	var e response.Error
@@ -912,7 +920,7 @@ func TestGateRoomRefusesBuiltInOrders(t *testing.T) {
 // any other; a malformed id is a 400 before anything is spent.
 func TestGateRedeemRetry(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	redeem := "/api/rooms/" + g.room + "/passes/redeem"
 	p := g.newPass(t)
 	sid, other := randomToken(t)[:22], randomToken(t)[:22]
@@ -1136,7 +1144,7 @@ func TestGateReportEndpoint(t *testing.T) {
 // browser holds one slot.
 func TestGateEnterResubmit(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	ctx := context.Background()
 	enter := func(p string, c *http.Cookie) reply {
 		return g.form(t, gatemode.EnterPath, url.Values{"pass": {p}, "next": {"/checkout"}}, nil, c)
@@ -1202,7 +1210,7 @@ func (l *lostReply) Redeem(ctx context.Context, roomName, jti, sessionID string)
 func TestGateEnterResendAfterALostReply(t *testing.T) {
 	t.Parallel()
 	var gates *lostReply
-	g := newGateHarness(t, func(o *Options) {
+	g := newClockedGateHarness(t, func(o *Options) {
 		gates = &lostReply{Engine: o.Queue.(*queue.Engine)}
 		o.Gates = gates
 	})
@@ -1244,7 +1252,7 @@ func TestGateEnterResendAfterALostReply(t *testing.T) {
 // review: it was a hash of the wr_gate value and the pass).
 func TestGateEnterSeedCannotBePlanted(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	seed := strings.Repeat("A", 22)
 	for _, tc := range []struct {
 		name   string
@@ -1280,7 +1288,7 @@ func TestGateEnterSeedCannotBePlanted(t *testing.T) {
 // that the pass was used: that attempt may fail and leave it usable.
 func TestGateBusyPassIsRetried(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	ctx := context.Background()
 	c, tok := g.readyVisitor(t)
 	p := passOf(t, g.handoff(t, c, tok))
@@ -1316,7 +1324,7 @@ func TestGateRetryPostsAgain(t *testing.T) {
 	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { dead.Close() })
 	sw := &switchable{dead: queue.New(dead, "wr:dead")}
-	g := newGateHarness(t, func(o *Options) {
+	g := newClockedGateHarness(t, func(o *Options) {
 		sw.Gates = o.Gates
 		o.Gates = sw
 	})
@@ -1355,7 +1363,7 @@ func TestGateCookieSecure(t *testing.T) {
 		{"untrusted client, https", false, "https", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := newGateHarness(t, func(o *Options) {
+			g := newClockedGateHarness(t, func(o *Options) {
 				if tc.trusted {
 					o.TrustedProxies = loopbackProxy
 				}
@@ -1376,7 +1384,7 @@ var stylesheet = regexp.MustCompile(`<link rel="stylesheet" href="([^"]+)"`)
 // pass's issuer here, PUBLIC_URL when set), which their CSP allows.
 func TestGateEnterPageAssets(t *testing.T) {
 	t.Parallel()
-	g := newGateHarness(t, nil)
+	g := newClockedGateHarness(t, nil)
 	p := g.newPass(t)
 	g.form(t, gatemode.EnterPath, url.Values{"pass": {p}}, nil, nil)
 	r := g.form(t, gatemode.EnterPath, url.Values{"pass": {p}}, nil, nil)

@@ -48,7 +48,8 @@ type homeCache struct {
 	failedThen time.Time
 }
 
-func newHomeCache() *homeCache { return &homeCache{now: time.Now} }
+// newHomeCache returns an empty list that decides its freshness by now.
+func newHomeCache(now func() time.Time) *homeCache { return &homeCache{now: now} }
 
 // cached returns the list to answer with without scanning, if any.
 func (c *homeCache) cached() (rooms []listedRoom, ok bool, err error) {
@@ -154,7 +155,7 @@ func (s *Server) frontPage(w http.ResponseWriter, r *http.Request) {
 		if hr.Title == "" {
 			hr.Title = lr.name
 		}
-		if at := lr.set.OpensAt; at != nil && time.Now().Before(*at) {
+		if at := lr.set.OpensAt; at != nil && s.clock.Now().Before(*at) {
 			hr.Opens = views.Fill(t.HomeOpens, "time", formatOpening(*at, t.Lang))
 		}
 		page.Rooms = append(page.Rooms, hr)

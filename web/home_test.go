@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/room"
 )
 
@@ -109,7 +111,7 @@ func TestFrontPage(t *testing.T) {
 // link the room's favicon when it has one, else it.
 func TestFavicon(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil)
+	h := newClockedHarness(t, nil)
 	r := h.do(t, "GET", "/favicon.ico", "", nil, nil)
 	if r.status != 200 || r.header.Get("Content-Type") != "image/x-icon" || !strings.HasPrefix(r.body, "\x00\x00\x01\x00") ||
 		!strings.Contains(r.header.Get("Cache-Control"), "max-age=604800") {
@@ -120,7 +122,7 @@ func TestFavicon(t *testing.T) {
 	}
 	icon := room.MediaPath(strings.Repeat("cd", 32), "ico")
 	saveBranded(t, h, func(s *room.Settings) { s.Favicon = icon })
-	time.Sleep(pageCacheTTL + 50*time.Millisecond)
+	h.clock.Advance(pageCacheTTL + time.Millisecond) // the cached room page expires
 	for _, path := range []string{"/r/" + h.room, "/r/" + h.room + "/status"} {
 		if p := h.do(t, "GET", path, "", nil, nil); !strings.Contains(p.body, `<link rel="icon" href="`+icon+`">`) {
 			t.Errorf("%s does not link the room's icon", path)
@@ -180,9 +182,9 @@ func TestFrontPageScans(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		run  func(t *testing.T, h *harness, f *flakyRooms, clock *time.Time)
+		run  func(t *testing.T, h *harness, f *flakyRooms, clock *clockwork.FakeClock)
 	}{
-		{"settings are read a hundred rooms a round trip", func(t *testing.T, h *harness, f *flakyRooms, _ *time.Time) {
+		{"settings are read a hundred rooms a round trip", func(t *testing.T, h *harness, f *flakyRooms, _ *clockwork.FakeClock) {
 			f.names = nil
 			for i := range 250 {
 				f.names = append(f.names, fmt.Sprintf("%s-gone-%03d", base.room, i)) // unknown rooms
@@ -196,7 +198,7 @@ func TestFrontPageScans(t *testing.T) {
 				t.Errorf("%d reads of settings, want 3", n)
 			}
 		}},
-		{"a waiting request heeds its context", func(t *testing.T, h *harness, f *flakyRooms, _ *time.Time) {
+		{"a waiting request heeds its context", func(t *testing.T, h *harness, f *flakyRooms, _ *clockwork.FakeClock) {
 			f.release = make(chan struct{})
 			defer close(f.release)
 			go h.web.listed(context.Background()) // holds the scan
@@ -213,17 +215,17 @@ func TestFrontPageScans(t *testing.T) {
 				t.Errorf("waited %v past its deadline", d)
 			}
 		}},
-		{"a failed refresh serves the last list", func(t *testing.T, h *harness, f *flakyRooms, clock *time.Time) {
+		{"a failed refresh serves the last list", func(t *testing.T, h *harness, f *flakyRooms, clock *clockwork.FakeClock) {
 			if rooms, err := h.web.listed(context.Background()); err != nil || len(rooms) != 1 {
 				t.Fatalf("%v %v", rooms, err)
 			}
 			f.fail.Store(true)
-			*clock = clock.Add(homeTTL)
+			clock.Advance(homeTTL)
 			if rooms, err := h.web.listed(context.Background()); err != nil || len(rooms) != 1 || rooms[0].name != base.room {
 				t.Fatalf("%v %v, want the last list", rooms, err)
 			}
 		}},
-		{"a failure is remembered a while", func(t *testing.T, h *harness, f *flakyRooms, clock *time.Time) {
+		{"a failure is remembered a while", func(t *testing.T, h *harness, f *flakyRooms, clock *clockwork.FakeClock) {
 			f.fail.Store(true)
 			for range 10 {
 				if _, err := h.web.listed(context.Background()); err == nil {
@@ -233,7 +235,7 @@ func TestFrontPageScans(t *testing.T) {
 			if n := f.scans.Load(); n != 1 {
 				t.Errorf("%d scans, want 1", n)
 			}
-			*clock = clock.Add(homeFailTTL)
+			clock.Advance(homeFailTTL)
 			f.fail.Store(false)
 			if rooms, err := h.web.listed(context.Background()); err != nil || len(rooms) != 1 || f.scans.Load() != 2 {
 				t.Errorf("%v %v after %d scans: the failure was not forgotten", rooms, err, f.scans.Load())
@@ -243,13 +245,11 @@ func TestFrontPageScans(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var f *flakyRooms
-			h := newHarness(t, func(o *Options) {
+			h := newClockedHarness(t, func(o *Options) {
 				f = &flakyRooms{roomStore: o.Rooms, names: []string{base.room}}
 				o.Rooms = f
 			})
-			clock := time.Now()
-			h.web.front.now = func() time.Time { return clock }
-			tt.run(t, h, f, &clock)
+			tt.run(t, h, f, h.clock)
 		})
 	}
 }

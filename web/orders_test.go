@@ -23,7 +23,8 @@ import (
 )
 
 // orderHarness is a server with a real order database (a fresh PostgreSQL
-// schema) and one product of the given stock in its room.
+// schema) and one product of the given stock in its room, on the fake
+// clock of newClockedHarness.
 type orderHarness struct {
 	*harness
 	db      *store.DB
@@ -42,8 +43,8 @@ func newOrderHarness(t *testing.T, stock int64, set func(*room.Settings)) *order
 		t.Fatal(err)
 	}
 	var svc *order.Service
-	h := newHarness(t, func(o *Options) {
-		svc = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet)
+	h := newClockedHarness(t, func(o *Options) {
+		svc = order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet).WithClock(o.Clock)
 		withOrderService(o, svc)
 	})
 	if set != nil {
@@ -69,9 +70,7 @@ func (h *orderHarness) admitted(t *testing.T) (*http.Cookie, string) {
 func (h *orderHarness) readmit(t *testing.T, c *http.Cookie) string {
 	t.Helper()
 	h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, c)
-	h.eng.Admit(context.Background(), h.room, time.Second, nil)
-	time.Sleep(5 * time.Millisecond)
-	h.eng.Admit(context.Background(), h.room, time.Second, []string{freshToken(t)})
+	h.admitNext(t, freshToken(t))
 	var p struct {
 		Status     string  `json:"status"`
 		EntryToken *string `json:"entryToken"`
@@ -319,22 +318,24 @@ func TestTokenInUseSaysWhenToRetry(t *testing.T) {
 	}
 }
 
-// TestLoopingBotsCannotStarveABuyer is the issue's attack over HTTP: five
+// TestLoopingBotsCannotStarveABuyer is the attack over HTTP: five
 // admitted bots loop on {"productId":999999}, each with its own token,
-// against an order bucket of 2 refilled at 1/s. A real buyer orders on the
-// first or second try, and the bots end up paused (429 token_paused with
-// a Retry-After of the pause).
+// against an order bucket of 2 refilled at 1/s. Once every bot is paused
+// (429 token_paused with a Retry-After of the pause), still looping, a
+// real buyer orders on the first or second try.
 func TestLoopingBotsCannotStarveABuyer(t *testing.T) {
 	h := newOrderHarness(t, 10, func(s *room.Settings) { s.OrderRate, s.OrderBurst = 1, 2 })
 	path := "/api/rooms/" + h.room + "/orders"
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var paused atomic.Int64
+	var paused, pausedBots atomic.Int64
 	var pausedFor atomic.Value
+	stopBots := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer stopBots()
 	for range 5 {
 		c, tok := h.admitted(t)
 		wg.Go(func() {
-			for {
+			for first := true; ; {
 				select {
 				case <-stop:
 					return
@@ -344,12 +345,16 @@ func TestLoopingBotsCannotStarveABuyer(t *testing.T) {
 				if r.status == 429 && strings.Contains(r.body, "token_paused") {
 					paused.Add(1)
 					pausedFor.Store(r.header.Get("Retry-After"))
+					if first {
+						first = false
+						pausedBots.Add(1)
+					}
 				}
 			}
 		})
 	}
 	c, tok := h.admitted(t)
-	time.Sleep(1500 * time.Millisecond)
+	waitFor(t, func() bool { return pausedBots.Load() == 5 })
 	var r reply
 	for try := 1; try <= 2; try++ {
 		r = h.do(t, "POST", path, `{}`, map[string]string{"X-Entry-Token": tok}, c)
@@ -357,16 +362,15 @@ func TestLoopingBotsCannotStarveABuyer(t *testing.T) {
 			break
 		}
 		if s, err := strconv.Atoi(r.header.Get("Retry-After")); err == nil {
-			time.Sleep(time.Duration(s) * time.Second)
+			h.clock.Advance(time.Duration(s) * time.Second)
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stopBots()
 	if r.status != 201 {
 		t.Fatalf("the buyer, after two tries: %d %s", r.status, r.body)
 	}
-	// Retry-After is what is left of the 10 s pause when the bot asked:
-	// 1 to 10 s, however long the bots' requests took on a loaded machine.
+	// Retry-After is what is left of the 10 s pause when the bot asked,
+	// by the harness's clock: 1 to 10 s.
 	s, _ := pausedFor.Load().(string)
 	if left, err := strconv.Atoi(s); paused.Load() == 0 || err != nil || left < 1 || left > 10 {
 		t.Fatalf("bots paused %d times, Retry-After %v; want 429 token_paused with the 10 s pause's remaining time", paused.Load(), pausedFor.Load())

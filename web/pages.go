@@ -82,7 +82,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		base = ""
 	}
 	key := name + "\x00" + langKey + "\x00" + base
-	now := time.Now()
+	now := s.clock.Now()
 	s.pages.mu.Lock()
 	p := s.pages.pages[key]
 	s.pages.mu.Unlock()
@@ -256,7 +256,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 	}
 	now := p.ServerTime
 	if now == 0 {
-		now = time.Now().UnixMilli()
+		now = s.clock.Now().UnixMilli()
 	}
 	var passExpires *int64
 	if p.PassExpiresAt > 0 {

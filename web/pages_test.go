@@ -93,7 +93,6 @@ func TestRoomPageLanguagesAndEscaping(t *testing.T) {
 	if err := h.eng.SaveRoom(context.Background(), h.room, set); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(pageCacheTTL + 50*time.Millisecond)
 	tests := []struct {
 		lang, wantLang, wantText string
 	}{
@@ -194,7 +193,7 @@ func TestPageWeight(t *testing.T) {
 // browser without JavaScript would.
 func TestNoJavaScriptFlow(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil)
+	h := newClockedHarness(t, nil)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	post := func(cookie *http.Cookie) *http.Response {
 		req, _ := http.NewRequest("POST", h.srv.URL+"/r/"+h.room+"/join", strings.NewReader(""))
@@ -237,8 +236,7 @@ func TestNoJavaScriptFlow(t *testing.T) {
 	}
 	for _, st := range steps {
 		if st.admit {
-			h.eng.Admit(context.Background(), h.room, time.Second, nil)
-			time.Sleep(20 * time.Millisecond)
+			h.credit(t, h.room, 20*time.Millisecond)
 			h.eng.Admit(context.Background(), h.room, time.Second, []string{strings.Repeat("A", 43), strings.Repeat("B", 42) + "A"})
 		}
 		r := h.do(t, "GET", "/r/"+h.room+"/status", "", nil, st.cookie)
@@ -301,9 +299,7 @@ func TestJoinWithoutJavaScriptKeepsUTM(t *testing.T) {
 		t.Fatalf("join: %d to %q, want the status page with the utm fields", resp.StatusCode, loc)
 	}
 	c := reply{header: resp.Header}.cookie()
-	h.eng.Admit(context.Background(), h.room, time.Second, nil)
-	time.Sleep(5 * time.Millisecond)
-	h.eng.Admit(context.Background(), h.room, time.Second, []string{freshToken(t)})
+	h.admitNext(t, freshToken(t))
 	st := h.do(t, "GET", loc, "", nil, c)
 	for _, want := range []string{`name="utm_source" value="news"`, `name="utm_campaign" value="bf"`, "Buy now", `max="5"`} {
 		if !strings.Contains(st.body, want) {
@@ -570,7 +566,11 @@ func TestStatusPageSaysEachState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, nil)
+			start := newHarness
+			if tt.ready {
+				start = newClockedHarness // the test moves the clock for the admission's credit
+			}
+			h := start(t, nil)
 			change := func(f func(s *room.Settings)) {
 				set, err := h.eng.Room(ctx, h.room)
 				if err != nil {
@@ -595,9 +595,7 @@ func TestStatusPageSaysEachState(t *testing.T) {
 				change(tt.then)
 			}
 			if tt.ready {
-				h.eng.Admit(ctx, h.room, time.Second, nil)
-				time.Sleep(5 * time.Millisecond)
-				h.eng.Admit(ctx, h.room, time.Second, []string{freshToken(t)})
+				h.admitNext(t, freshToken(t))
 			}
 			path := "/r/" + h.room + "/status"
 			if tt.passOver != 0 {

@@ -38,7 +38,7 @@ func (s *Server) previews(o Options) error {
 		s.log.Info("preview images font", "path", path)
 	}
 	s.og = newOGImages(newOGFont(path, s.log))
-	s.front = newHomeCache()
+	s.front = newHomeCache(s.clock.Now)
 	return nil
 }
 
@@ -193,7 +193,7 @@ func (s *Server) ogImage(w http.ResponseWriter, r *http.Request) {
 	// The address holds no language: the card is the one of either
 	// language whose fingerprint it is (they are the same without an
 	// opening time).
-	now, fontID := time.Now(), s.og.font.id()
+	now, fontID := s.clock.Now(), s.og.font.id()
 	var card ogCard
 	found := false
 	for _, lang := range []string{room.LangKorean, room.LangEnglish} {

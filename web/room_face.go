@@ -45,7 +45,7 @@ const faceFresh = time.Second
 // reads the settings and caches their face. It returns an error only when
 // the settings cannot be read.
 func (s *Server) currentFace(ctx context.Context, name string) (roomFace, error) {
-	now := time.Now()
+	now := s.clock.Now()
 	s.pages.mu.Lock()
 	f, cached := s.pages.faces[name]
 	s.pages.mu.Unlock()
@@ -75,7 +75,7 @@ func (s *Server) roomFace(ctx context.Context, name string) roomFace {
 	if !room.ValidName(name) {
 		return roomFace{}
 	}
-	now := time.Now()
+	now := s.clock.Now()
 	s.pages.mu.Lock()
 	f, ok := s.pages.faces[name]
 	s.pages.mu.Unlock()

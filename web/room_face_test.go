@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"waitingroom/server/room"
 )
@@ -17,7 +16,7 @@ import (
 // costs at most one read per room and second.
 func TestFingerprintRoutesSpareRedis(t *testing.T) {
 	var rooms *countingRooms
-	h := newHarness(t, func(o *Options) {
+	h := newClockedHarness(t, func(o *Options) {
 		rooms = &countingRooms{widgetRoomsStore: o.Rooms}
 		o.Rooms = rooms
 	})
@@ -82,7 +81,7 @@ func TestFingerprintRoutesSpareRedis(t *testing.T) {
 	// A face older than a second is read again: an unknown name then gets
 	// the current colours.
 	saveBranded(t, h, func(s *room.Settings) { s.AccentColor = "#0b57d0" })
-	time.Sleep(faceFresh + 100*time.Millisecond)
+	h.clock.Advance(faceFresh)
 	r := h.do(t, "GET", "/r/"+h.room+"/theme/"+hex16+".css", "", nil, nil)
 	if r.status != 200 || !strings.Contains(r.body, "#0b57d0") {
 		t.Errorf("after a change: %d %q, want the current colours", r.status, r.body)

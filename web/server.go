@@ -16,8 +16,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
-	"waitingroom/web/console"
-	"waitingroom/web/media"
+
+	"github.com/jonboulle/clockwork"
 
 	"waitingroom/server/admin"
 	"waitingroom/server/challenge"
@@ -27,7 +27,9 @@ import (
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
 	"waitingroom/server/visitor"
+	"waitingroom/web/console"
 	"waitingroom/web/gatemode"
+	"waitingroom/web/media"
 	"waitingroom/web/sse"
 )
 
@@ -94,7 +96,12 @@ type Orders interface {
 // Options are a Server's dependencies.
 type Options struct {
 	// Now is the clock of the per-client rate limits; nil is time.Now.
-	Now    func() time.Time
+	Now func() time.Time
+	// Clock decides the freshness of the buyer's cached pages, widget
+	// status, room faces and front page list, the times of the proofs of
+	// work and no-JavaScript waits, and the console's (console.Deps.Clock);
+	// nil is clockwork.NewRealClock().
+	Clock  clockwork.Clock
 	Queue  Queue
 	Rooms  Rooms
 	Orders Orders
@@ -267,6 +274,8 @@ type Server struct {
 	// tick is the admission period (Options.Tick), which bounds
 	// readySpreadMs.
 	tick time.Duration
+	// clock is Options.Clock.
+	clock clockwork.Clock
 }
 
 // New returns a Server. Every field of o is required but AdminToken and
@@ -307,6 +316,9 @@ func New(o Options) (*Server, error) {
 	if o.IdleConnsPerIP <= 0 {
 		o.IdleConnsPerIP = 64
 	}
+	if o.Clock == nil {
+		o.Clock = clockwork.NewRealClock()
+	}
 	s := &Server{q: o.Queue, rooms: o.Rooms, orders: o.Orders, health: o.Health, signer: o.Signer,
 		metrics: o.Metrics, log: o.Log, assets: a, hub: o.Hub, trusted: o.TrustedProxies,
 		enters:           newIPLimiter(o.EnterRatePerIP, o.EnterBurstPerIP, o.Now),
@@ -315,6 +327,7 @@ func New(o Options) (*Server, error) {
 		v6Prefix:   o.IPv6Prefix,
 		adminFails: newFailures(adminFailures, adminFailWindow),
 		tick:       o.Tick,
+		clock:      o.Clock,
 		pages:      pageCache{pages: map[string]*renderedPage{}}}
 	s.idle = newIdleConns(o.IdleConnsPerIP, o.IPv6Prefix, o.TrustedProxies, s.metrics.Rejected.WithLabelValues("idle_conns").Inc)
 	if s.origins, err = newCrossOrigin(o.AllowedOrigins, http.HandlerFunc(s.refuseCrossSite)); err != nil {

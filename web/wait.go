@@ -39,7 +39,7 @@ func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id strin
 		_, id, err := s.enterProved(ctx, r, name, id, isNew, r.PostForm.Get(altchaField), camp)
 		return challenge.Wait{}, id, err
 	}
-	wt, bad := s.challenges.VerifyWait(token, name, s.enterNet(r), time.Now())
+	wt, bad := s.challenges.VerifyWait(token, name, s.enterNet(r), s.clock.Now())
 	var proof queue.Proof
 	if bad == nil {
 		// A wait is spendable from NotBefore: one that came due before
@@ -113,7 +113,7 @@ func (s *Server) waitStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	token := q.Get(waitParam)
-	wt, err := s.challenges.VerifyWait(token, name, s.enterNet(r), time.Now())
+	wt, err := s.challenges.VerifyWait(token, name, s.enterNet(r), s.clock.Now())
 	if err != nil && !errors.Is(err, challenge.ErrEarly) {
 		s.waitRefused(w, r, name, err)
 		return
@@ -133,7 +133,7 @@ func (s *Server) waitPage(w http.ResponseWriter, r *http.Request, name, token st
 	if title == "" {
 		title = name
 	}
-	now := time.Now()
+	now := s.clock.Now()
 	page := views.WaitPage{Room: name, Title: title, T: t, W: views.WaitTextFor(t.Lang), Assets: s.roomAssets(f.favicon),
 		Brand: brandOf(name, f.title, f.shopURL, f.brand), ShopURL: f.shopURL,
 		Left: wholeSeconds(wt.Left(now)), Within: max(wholeSeconds(wt.Expires.Sub(now)), 0), Token: token, UTM: utm}

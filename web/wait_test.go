@@ -68,7 +68,7 @@ const testNet = "127.0.0.0/24"
 
 func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 	t.Parallel()
-	h, keys := challengeHarness(t, room.ChallengeAuto)
+	h, keys := clockedChallengeHarness(t, room.ChallengeAuto)
 	join := "/r/" + h.room + "/join"
 
 	resp := h.postForm(t, join+"?utm_source=news", nil, nil, "en")
@@ -91,8 +91,8 @@ func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 		t.Fatal("the wait page offers the join before it is due, or a place was taken")
 	}
 	token := waitToken(t, page)
-	wt, err := keys.VerifyWait(token, h.room, testNet, time.Now())
-	if !errors.Is(err, challenge.ErrEarly) || time.Until(wt.NotBefore) > 2*time.Second || time.Until(wt.NotBefore) < time.Second {
+	wt, err := keys.VerifyWait(token, h.room, testNet, h.clock.Now())
+	if left := wt.NotBefore.Sub(h.clock.Now()); !errors.Is(err, challenge.ErrEarly) || left > 2*time.Second || left < time.Second {
 		t.Fatalf("token: %+v %v, want due in 2 s", wt, err)
 	}
 	again := html.UnescapeString(m[2])
@@ -109,7 +109,7 @@ func TestJoinWithoutJavaScriptWaits(t *testing.T) {
 		t.Fatalf("an early join: %d, %d places\n%s", resp.StatusCode, h.places(t), early)
 	}
 
-	time.Sleep(time.Until(wt.NotBefore) + 20*time.Millisecond)
+	h.clock.Advance(wt.NotBefore.Sub(h.clock.Now())) // the wait is due
 	resp, page = h.getPage(t, again, "en")
 	if resp.StatusCode != 200 || waitRefresh.MatchString(page) || !strings.Contains(page, "You can join the line now.") ||
 		!strings.Contains(page, `action="/r/`+h.room+`/join?utm_source=news"`) || waitToken(t, page) != token {

@@ -85,7 +85,7 @@ func widgetCSP(ancestors string) string {
 // widgetRoom returns room name's widget settings and status, at most
 // widgetTTL old.
 func (s *Server) widgetRoom(ctx context.Context, name string) (*widgetRoom, error) {
-	now := time.Now()
+	now := s.clock.Now()
 	s.widgets.mu.Lock()
 	wr := s.widgets.rooms[name]
 	s.widgets.mu.Unlock()
@@ -253,7 +253,7 @@ func (s *Server) widgetPage(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	now := time.Now()
+	now := s.clock.Now()
 	hr, err := s.hub.Room(r.Context(), name) // loaded by widgetRoom: no Redis
 	if err != nil {
 		s.htmlFail(w, r, err, name)
@@ -309,7 +309,7 @@ func (s *Server) widgetStatus(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "public, max-age=1")
 	h.Set("X-Content-Type-Options", "nosniff")
 	// Each answer carries the server's clock now, for the countdown.
-	body := sse.AppendServerTime(append(make([]byte, 0, len(wr.status)+32), wr.status...), time.Now().UnixMilli())
+	body := sse.AppendServerTime(append(make([]byte, 0, len(wr.status)+32), wr.status...), s.clock.Now().UnixMilli())
 	writeBody(w, r, body, nil)
 }
 
@@ -349,7 +349,7 @@ func (s *Server) widgetEvents(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	v := s.widgetView(hr, wr, time.Now())
+	v := s.widgetView(hr, wr, s.clock.Now())
 	nc, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		s.log.Error("widget sse: hijack", "err", err)

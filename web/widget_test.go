@@ -36,7 +36,7 @@ func (h *harness) setRoom(t *testing.T, mut func(*room.Settings)) {
 // unframeable.
 func TestWidgetPage(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, nil)
+	h := newClockedHarness(t, nil)
 	// A request that names no language gets the room's default; the
 	// room's accent stylesheet applies.
 	h.setRoom(t, func(s *room.Settings) { s.DefaultLanguage, s.AccentColor = "ko", "#1d4ed8" })
@@ -64,7 +64,7 @@ func TestWidgetPage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.setRoom(t, func(s *room.Settings) { s.EmbedOrigins, s.EmbedTarget = tc.origins, tc.target })
-			time.Sleep(widgetTTL + 50*time.Millisecond) // the cached settings
+			h.clock.Advance(widgetTTL) // the cached settings expire
 			r := h.do(t, "GET", "/r/"+h.room+"/widget"+tc.query, "", map[string]string{"Accept-Language": tc.lang}, nil)
 			if r.status != 200 {
 				t.Fatalf("status %d: %s", r.status, r.body)
@@ -287,14 +287,14 @@ func (c *countingRooms) Room(ctx context.Context, name string) (room.Settings, e
 func TestWidgetBurstCostsOneRead(t *testing.T) {
 	t.Parallel()
 	var counted *countingRooms
-	h := newHarness(t, func(o *Options) {
+	h := newClockedHarness(t, func(o *Options) {
 		counted = &countingRooms{widgetRoomsStore: o.Rooms}
 		o.Rooms = counted
 	})
 	if r := h.do(t, "GET", "/r/"+h.room+"/widget/status", "", nil, nil); r.status != 200 {
 		t.Fatalf("status %d", r.status)
 	}
-	time.Sleep(widgetTTL + 50*time.Millisecond)
+	h.clock.Advance(widgetTTL) // the cached entry expires
 	before := counted.reads.Load()
 	var wg sync.WaitGroup
 	for range 50 {
@@ -387,21 +387,24 @@ func TestWidgetStreamOfDeletedRoom(t *testing.T) {
 }
 
 // TestWidgetStatusCarriesTheClock: each status answer carries the
-// server's clock of its own moment, from one settings read.
+// server's clock of its own moment, from one settings read while the
+// cached entry is fresh.
 func TestWidgetStatusCarriesTheClock(t *testing.T) {
-	var counted *countingRooms
-	h := newHarness(t, func(o *Options) {
-		counted = &countingRooms{widgetRoomsStore: o.Rooms}
-		o.Rooms = counted
-	})
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		gap  time.Duration
 	}{
+		{"at once", 0},
 		{"half a second apart", 500 * time.Millisecond},
+		{"just within the entry's life", widgetTTL - time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			time.Sleep(widgetTTL + 10*time.Millisecond) // a fresh entry
+			var counted *countingRooms
+			h := newClockedHarness(t, func(o *Options) {
+				counted = &countingRooms{widgetRoomsStore: o.Rooms}
+				o.Rooms = counted
+			})
 			serverTime := func() int64 {
 				var v struct {
 					ServerTime int64 `json:"serverTime"`
@@ -414,10 +417,10 @@ func TestWidgetStatusCarriesTheClock(t *testing.T) {
 			}
 			before := counted.reads.Load()
 			a := serverTime()
-			time.Sleep(tc.gap)
+			h.clock.Advance(tc.gap)
 			b := serverTime()
-			if b-a < tc.gap.Milliseconds()-50 {
-				t.Fatalf("serverTimes %d and %d, %v apart", a, b, tc.gap)
+			if b-a != tc.gap.Milliseconds() {
+				t.Fatalf("serverTimes %d and %d, want %v apart", a, b, tc.gap)
 			}
 			if n := counted.reads.Load() - before; n != 1 {
 				t.Fatalf("%d settings reads, want 1", n)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/a-h/templ"
+	"github.com/jonboulle/clockwork"
 
 	"waitingroom/server/admin"
 	"waitingroom/server/operator"
@@ -133,6 +134,11 @@ type Deps struct {
 	// Rejected counts a refused request by reason.
 	Rejected func(reason string)
 	Log      *slog.Logger
+	// Clock is what the console decides by: the sign-in lockouts, the
+	// dashboard's second, and its streams' ticks, session checks and
+	// shared frames; nil is clockwork.NewRealClock(). A stream's write
+	// deadlines are on the real clock whatever it is.
+	Clock clockwork.Clock
 }
 
 // Console serves the console's pages; its exported methods are the
@@ -174,6 +180,7 @@ type Console struct {
 	baseURL   func(r *http.Request) string
 	rejected  func(reason string)
 	log       *slog.Logger
+	clk       clockwork.Clock
 }
 
 // New returns the console of d.
@@ -188,6 +195,9 @@ func New(d Deps) (*Console, error) {
 			return nil, err
 		}
 	}
+	if d.Clock == nil {
+		d.Clock = clockwork.NewRealClock()
+	}
 	c := &Console{rooms: d.Rooms, roomWrites: d.RoomWrites, productWrites: d.ProductWrites,
 		operators: d.Operators, auditLog: d.Audit, orderAdmin: d.Orders, catalog: d.Catalog,
 		campaigns: d.Campaigns, recorded: d.Recorded, shares: d.Shares, images: d.Images, nets: d.Networks,
@@ -196,8 +206,9 @@ func New(d Deps) (*Console, error) {
 		challengeDefault: d.ChallengeDefault, spreadDefault: d.ReadySpreadDefaultMs, spreadMax: d.ReadySpreadMaxMs,
 		publicURL: d.PublicURL, trusted: d.TrustedProxies,
 		hashing: make(chan struct{}, SigninHashes), untrustedHashing: make(chan struct{}, SigninUntrustedHashes),
-		signins: newSigninGuard(),
-		fail:    d.Fail, assetURL: d.AssetURL, clientKey: d.ClientKey, baseURL: d.BaseURL, rejected: d.Rejected, log: d.Log}
+		signins: newSigninGuard(d.Clock.Now),
+		fail:    d.Fail, assetURL: d.AssetURL, clientKey: d.ClientKey, baseURL: d.BaseURL, rejected: d.Rejected, log: d.Log,
+		clk: d.Clock}
 	c.fail.ConsoleLang, c.fail.Console = Lang, c.Error
 	return c, nil
 }

@@ -175,7 +175,7 @@ func (s *Console) roomDashboard(w http.ResponseWriter, r *http.Request, sess Ses
 		return
 	}
 	loc, zone := dashZone(r)
-	live, err := s.dashboardSecond(r.Context(), name, time.Now(), loc, t)
+	live, err := s.dashboardSecond(r.Context(), name, s.clk.Now(), loc, t)
 	if err != nil {
 		s.dashboardFailed(w, r, name, t, err)
 		return

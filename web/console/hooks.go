@@ -6,7 +6,8 @@ import "time"
 // console's clock, its password check slots and its dashboard streams.
 // Nothing else calls them; each must be called before the console serves.
 
-// SetClock makes now the sign-in guard's clock.
+// SetClock makes now the sign-in guard's clock, in place of the console's
+// (Deps.Clock).
 func (s *Console) SetClock(now func() time.Time) { s.signins.now = now }
 
 // HashSlots returns the password check slots: all checks, and untrusted

@@ -9,14 +9,16 @@ import (
 	"sync"
 	"time"
 
+	"waitingroom/server/loop"
 	"waitingroom/server/operator"
 	"waitingroom/server/room"
 	"waitingroom/views"
 )
 
 const (
-	// dashTick is how often the dashboard stream sends the room.
-	dashTick = time.Second
+	// DashTick is how often, on the console's clock, the dashboard stream
+	// sends the room.
+	DashTick = time.Second
 	// DashWriteTimeout bounds each write of a dashboard stream, in place
 	// of the server's WRITE_TIMEOUT: a client that stops reading is
 	// dropped at its next write.
@@ -39,7 +41,8 @@ const (
 // server (templ escapes it), as one "message" event. The stream ends when
 // the client goes, when a write does not finish within DashWriteTimeout,
 // when its session ends (checked every DashSessionCheck), or after
-// dashStreamLife.
+// dashStreamLife. Its seconds are the console's clock's: between two, it
+// waits on one timer of that clock (see loop.Every).
 func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ Session) {
 	name := r.PathValue("room")
 	t := views.DashTextFor(Lang(r))
@@ -69,21 +72,16 @@ func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ Session) {
 	if !s.sendLive(rc, w, first) {
 		return
 	}
-	ctx := r.Context()
-	tick := time.NewTicker(dashTick)
-	defer tick.Stop()
-	checked := time.Now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		if time.Since(checked) >= s.dash.sessionCheck {
-			checked = time.Now()
+	ctx, end := context.WithCancel(r.Context())
+	defer end()
+	checked := s.clk.Now()
+	loop.Every(ctx, s.clk, DashTick, DashTick, func(ctx context.Context) {
+		if s.clk.Since(checked) >= s.dash.sessionCheck {
+			checked = s.clk.Now()
 			_, err := s.session(r)
 			if errors.Is(err, operator.ErrNoSession) {
-				return // signed out or expired: the page's reconnection asks to sign in
+				end() // signed out or expired: the page's reconnection asks to sign in
+				return
 			}
 			if err != nil && ctx.Err() == nil {
 				s.log.Warn("console: live dashboard: session", "room", name, "err", err)
@@ -91,23 +89,24 @@ func (s *Console) roomLive(w http.ResponseWriter, r *http.Request, _ Session) {
 		}
 		frame, err := s.dashboardFrame(ctx, name, loc, zone, t)
 		if errors.Is(err, room.ErrNotFound) {
-			return // the room was deleted: the page's reload says so
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			s.log.Warn("console: live dashboard", "room", name, "err", err)
-			continue // the settings will read again at the next tick
-		}
-		if !s.sendLive(rc, w, frame) {
+			end() // the room was deleted: the page's reload says so
 			return
 		}
-	}
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("console: live dashboard", "room", name, "err", err)
+			}
+			return // the settings will read again at the next tick
+		}
+		if !s.sendLive(rc, w, frame) {
+			end()
+		}
+	})
 }
 
 // sendLive writes b and flushes it within DashWriteTimeout; false when the
-// client is gone or too slow.
+// client is gone or too slow. The deadline is on the real clock, as the
+// connection's are.
 func (s *Console) sendLive(rc *http.ResponseController, w http.ResponseWriter, b []byte) bool {
 	if err := rc.SetWriteDeadline(time.Now().Add(s.dash.writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return false
@@ -119,19 +118,19 @@ func (s *Console) sendLive(rc *http.ResponseController, w http.ResponseWriter, b
 }
 
 // dashboardFrame renders one second of room name as an SSE event. The
-// streams of one room, language and time zone share each wall-clock second's frame,
-// so that more viewers cost no more reads; a frame belongs to the second
-// its render started in, however long the render takes, so that each
-// second gets a fresh one.
+// streams of one room, language and time zone share each second's frame
+// (a second of the console's clock), so that more viewers cost no more
+// reads; a frame belongs to the second its render started in, however
+// long the render takes, so that each second gets a fresh one.
 func (s *Console) dashboardFrame(ctx context.Context, name string, loc *time.Location, zone string, t views.DashText) ([]byte, error) {
 	key := t.Lang + " " + zone + " " + name
-	if b, ok := s.dash.frames.get(key, time.Now()); ok {
+	if b, ok := s.dash.frames.get(key, s.clk.Now()); ok {
 		return b, nil
 	}
 	// One render at a time per frame: the streams that tick meanwhile
 	// wait for it. It does not end with the stream that started it.
 	v, err, _ := s.dash.render.Do(key, func() (any, error) {
-		start := time.Now()
+		start := s.clk.Now()
 		if b, ok := s.dash.frames.get(key, start); ok {
 			return b, nil
 		}
@@ -158,7 +157,7 @@ func (s *Console) dashboardFrame(ctx context.Context, name string, loc *time.Loc
 const maxFrames = 256
 
 // frameCache holds each room's latest rendered frame, by language: a
-// frame is shared within the wall-clock second its render started in.
+// frame is shared within the second its render started in.
 type frameCache struct {
 	mu sync.Mutex
 	m  map[string]cachedFrame

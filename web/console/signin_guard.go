@@ -46,8 +46,8 @@ type signinGuard struct {
 	accounts, networks, device *lockouts
 }
 
-func newSigninGuard() *signinGuard {
-	return &signinGuard{now: time.Now,
+func newSigninGuard(now func() time.Time) *signinGuard {
+	return &signinGuard{now: now,
 		accounts: newLockouts(signinRecords),
 		networks: newLockouts(signinRecords),
 		device:   newLockouts(signinRecords)}

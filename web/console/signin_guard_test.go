@@ -69,7 +69,7 @@ func TestLockoutsForgetIdle(t *testing.T) {
 // their cap, and a key locked out stays locked out through them.
 func TestLockoutsAreBounded(t *testing.T) {
 	const keys = 1_000_000
-	g := newSigninGuard()
+	g := newSigninGuard(time.Now)
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	for range SigninBudget {
 		g.accounts.attempt("alice", now)
