@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/admin"
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
@@ -50,6 +52,12 @@ func newRoomsConsole(t *testing.T) *roomsConsole {
 // last.
 func newRoomsConsoleWith(t *testing.T, mut func(*Options)) *roomsConsole {
 	t.Helper()
+	return newRoomsConsoleOn(t, nil, mut)
+}
+
+// newRoomsConsoleOn is newRoomsConsoleWith on clock (newHarnessOn).
+func newRoomsConsoleOn(t *testing.T, clock *clockwork.FakeClock, mut func(*Options)) *roomsConsole {
+	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	sale := &saleEvents{}
 	db := storetest.Migrated(t, store.Postgres)
@@ -57,7 +65,7 @@ func newRoomsConsoleWith(t *testing.T, mut func(*Options)) *roomsConsole {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(o *Options) {
+	h := newHarnessOn(t, clock, func(o *Options) {
 		o.Operators, o.Audit = ops, audit.New(db)
 		withOrderService(o, order.NewService(order.NewStore(db.DB, 0), o.Queue.(order.Gate), 0, quiet))
 		o.Records = roomsync.New(o.Queue.(*queue.Engine), db, quiet)
@@ -339,9 +347,11 @@ func TestConsoleRoomList(t *testing.T) {
 // them; drain refuses new joins while the line is still served; close
 // stops both; reopen clears sold out and undoes close and drain. Each is
 // in the sale log and the audit log; delete wants the room's name typed.
+// The console and the engine share a fake clock: each admission is a
+// tick after a move of it.
 func TestConsoleRoomActions(t *testing.T) {
 	t.Parallel()
-	rc := newRoomsConsole(t)
+	rc := newRoomsConsoleOn(t, clockwork.NewFakeClockAt(time.Now()), nil)
 	ctx := context.Background()
 	name := rc.room
 	base := "/admin/rooms/" + name
@@ -352,7 +362,7 @@ func TestConsoleRoomActions(t *testing.T) {
 	}
 	admitted := func() int64 {
 		t.Helper()
-		time.Sleep(5 * time.Millisecond)
+		rc.clock.Advance(5 * time.Millisecond)
 		rc.eng.Admit(ctx, name, time.Second, []string{freshToken(t)})
 		st, err := rc.eng.Stats(ctx, name)
 		if err != nil {
@@ -402,7 +412,7 @@ func TestConsoleRoomActions(t *testing.T) {
 				t.Fatal("the line is not served after drain")
 			}
 			s, _ := rc.eng.Room(ctx, name)
-			if s.ClosesAt == nil || time.Since(*s.ClosesAt) > time.Minute || !s.ServeLineAfterClose {
+			if s.ClosesAt == nil || rc.clock.Since(*s.ClosesAt) > time.Minute || !s.ServeLineAfterClose {
 				t.Fatalf("drain settings: %+v", s.Schedule)
 			}
 			// The settings form shows minutes; saved untouched, the

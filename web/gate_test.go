@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/gate"
@@ -975,15 +976,6 @@ func TestGateRedeemRetry(t *testing.T) {
 // keys never meet another test's.
 const signalNS = "wr:h15sig-test"
 
-// waitNextSecond sleeps into the next wall-clock second: a Reader merges
-// complete seconds only.
-// waitNextSecond waits until the current second is complete for a Reader
-// (adapt.Landed after its end).
-func waitNextSecond() {
-	now := time.Now()
-	time.Sleep(now.Truncate(time.Second).Add(time.Second + adapt.Landed + 10*time.Millisecond).Sub(now))
-}
-
 // TestGateMiddlewareFeedsTheSignal: a real gate in front of a stand-in
 // shop reports its handlers' answers to this server once a second; they
 // reach the room's signal in Redis: the samples, their p95 and the
@@ -993,7 +985,10 @@ func TestGateMiddlewareFeedsTheSignal(t *testing.T) {
 	const slow = 120 * time.Millisecond
 	rdb := servicetest.Redis(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rec := adapt.NewRecorder(rdb, signalNS, "test", nil, log)
+	// The reports are counted in one second of a fake clock, and read as
+	// that second has landed.
+	fc := clockwork.NewFakeClockAt(time.Now())
+	rec := adapt.NewRecorder(rdb, signalNS, "test", nil, log).WithClock(fc)
 	g := newGateHarness(t, func(o *Options) { o.Signal = rec })
 	rec.Track([]string{g.room})
 
@@ -1047,15 +1042,16 @@ func TestGateMiddlewareFeedsTheSignal(t *testing.T) {
 		}
 	}
 
-	// The report comes within the second; the recorder flushes it.
-	reader := adapt.NewReader(rdb, signalNS)
-	deadline := time.Now().Add(5 * time.Second)
+	// The gate reports once a second of real time; the recorder flushes
+	// what came.
+	landed := clockwork.NewFakeClockAt(fc.Now().Truncate(time.Second).Add(time.Second + adapt.Landed))
+	reader := adapt.NewReader(rdb, signalNS).WithClock(landed)
+	deadline := time.Now().Add(10 * time.Second)
 	var sig adapt.Signal
-	for {
+	for ; ; time.Sleep(20 * time.Millisecond) {
 		if err := rec.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		waitNextSecond()
 		if sig, err = reader.Read(context.Background(), g.room, adapt.MaxWindow); err != nil {
 			t.Fatal(err)
 		}

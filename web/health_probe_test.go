@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/adapt"
 	"waitingroom/server/egress"
 	"waitingroom/server/queue"
@@ -181,12 +183,14 @@ func TestHealthPollReachesTheSignal(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { eng.DeleteRoom(context.Background(), name) })
-			p := adapt.NewHealthPoller(eng, NewHealthProbe(), rdb, ns, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			// The poll lands in one second of a fake clock, read as that
+			// second has landed.
+			fc := clockwork.NewFakeClockAt(time.Now())
+			p := adapt.NewHealthPoller(eng, NewHealthProbe(), rdb, ns, slog.New(slog.NewTextHandler(io.Discard, nil))).WithClock(fc)
 			p.Tick(ctx)
-			rd := adapt.NewReader(rdb, ns)
-			deadline := time.Now().Add(3 * time.Second)
-			for {
-				waitNextSecond()
+			rd := adapt.NewReader(rdb, ns).WithClock(clockwork.NewFakeClockAt(fc.Now().Truncate(time.Second).Add(time.Second + adapt.Landed)))
+			deadline := time.Now().Add(10 * time.Second) // the poll runs in the background
+			for ; ; time.Sleep(20 * time.Millisecond) {
 				sig, err := rd.Read(ctx, name, adapt.MaxWindow)
 				if err != nil {
 					t.Fatal(err)

@@ -68,7 +68,7 @@ func (s *Console) consoleRoomList(w http.ResponseWriter, r *http.Request, sess S
 		}
 	}
 	slices.Sort(names)
-	now := time.Now()
+	now := s.clk.Now()
 	for _, name := range slices.Compact(names) {
 		row := views.RoomRow{Name: name, Title: titles[name]}
 		ctx, cancel := read()
@@ -330,7 +330,7 @@ func (s *Console) roomForm(ctx context.Context, sess Session, name, tz string) (
 	}
 	set.Challenge = s.effectiveChallenge(set.Challenge)
 	return views.RoomForm{Room: name, V: RoomValues(name, set, tz), Zones: consoleZones, CSRF: sess.CSRF,
-		Paused: set.Paused, SoldOut: st.SoldOut, Phase: room.PhaseAt(set, time.Now()), Mode: set.Mode, Errors: map[string]string{},
+		Paused: set.Paused, SoldOut: st.SoldOut, Phase: room.PhaseAt(set, s.clk.Now()), Mode: set.Mode, Errors: map[string]string{},
 		APIKeySet: set.Gate.APIKeyHash != ""}, set, nil
 }
 
@@ -612,7 +612,7 @@ func (s *Console) consoleRoomAction(w http.ResponseWriter, r *http.Request, sess
 		s.renderRoomForm(w, r, sess, http.StatusUnprocessableEntity, f)
 		return
 	}
-	wr, err := actionWrite(action, cur, time.Now())
+	wr, err := actionWrite(action, cur, s.clk.Now())
 	switch {
 	case errors.Is(err, errDrainBeforeOpening):
 		f, _, err := s.roomForm(ctx, sess, name, "")
