@@ -21,11 +21,10 @@ run:
 ## test-packages runs raced, and wait on pages. The drill smokes and the heavier browser tests run
 ## first, one at a time (each drill under 20 s); then the other browser tests, four at a time, in
 ## one Chromium (a tab and a cookie jar each).
-## test-long: the three longest tests of web/e2e, each parallel: the two whole sales (a buyer's and
-## an operator's), which wait minutes of real time for scheduled phases and an absence, and the
-## accessibility sweep of every page state. In a run of their own they start at once, beside
-## test-root's one-at-a-time tests, instead of after them. The e2e test binary is built once
-## (test-e2e-build) for both runs.
+## test-long: the three longest tests of web/e2e, each parallel: the accessibility sweep of every
+## page state, and the two whole sales (a buyer's and an operator's). In a run of their own they
+## start at once, beside test-root's one-at-a-time tests, instead of after them. The e2e test binary
+## is built once (test-e2e-build) for both runs.
 ## test-packages: every other package with the race detector, two packages at a time (-p 2): their
 ## tests wait mostly on Redis and on one another, not on the CPU; see docs/TESTS.md.
 ## The -timeouts are bounds on a hang, not on speed. Figures: docs/TESTS.md.

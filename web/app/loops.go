@@ -45,15 +45,16 @@ func (l *loops) close() {
 // DEBUG_ADDR, the pprof listener.
 func startLoops(l *loops, cfg config.Config, s *services, migrations fs.FS, log *slog.Logger) {
 	l.run(func(ctx context.Context) {
-		issuer.New(s.eng, cfg.Tick, log, s.metrics).Record(s.live).WatchPhases(s.sale).Run(ctx)
+		issuer.New(s.eng, cfg.Tick, log, s.metrics).Record(s.live).WatchPhases(s.sale).WithClock(s.clk).Run(ctx)
 	})
 	l.run(s.live.Run)
 	l.run(s.signal.Run)
 	l.run(func(ctx context.Context) {
-		adapt.NewController(s.eng, adapt.NewReader(s.conn.Client, s.ns), adapt.DefaultParams(), log, s.metrics).Feed(s.signal).Run(ctx)
+		adapt.NewController(s.eng, adapt.NewReader(s.conn.Client, s.ns).WithClock(s.clk), adapt.DefaultParams(), log, s.metrics).
+			Feed(s.signal).WithClock(s.clk).Run(ctx)
 	})
 	l.run(func(ctx context.Context) {
-		adapt.NewHealthPoller(s.eng, web.NewHealthProbe(), s.conn.Client, s.ns, log).Run(ctx)
+		adapt.NewHealthPoller(s.eng, web.NewHealthProbe(), s.conn.Client, s.ns, log).WithClock(s.clk).Run(ctx)
 	})
 	l.run(s.shares.Run)
 	l.run(func(ctx context.Context) { push.Listen(ctx, s.conn.Client, s.ns, s.hub, log) })

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/config"
 )
 
@@ -39,13 +41,22 @@ func serveCommand(ctx context.Context, assets Assets, args []string, getenv func
 // cfg.ShutdownTimeout, stops the loops and closes the database and Redis.
 // It closes ln when it cannot start.
 func Serve(ctx context.Context, cfg config.Config, assets Assets, ln net.Listener, log *slog.Logger) error {
+	return ServeOn(ctx, cfg, assets, ln, nil, log)
+}
+
+// ServeOn is Serve on clk: the server's every decision by time (the
+// scripts' schedule, credit, passes and absences, the issuer's and the
+// hub's, the pages', the console's) is clk's. nil is the real clock, with
+// the scripts on Redis' TIME, as Serve runs. Another clock is for tests
+// that move a whole server's time (servicetest.JumpClock).
+func ServeOn(ctx context.Context, cfg config.Config, assets Assets, ln net.Listener, clk clockwork.Clock, log *slog.Logger) error {
 	lns, err := openListeners(cfg)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer lns.close()
-	s, err := openServices(ctx, cfg, assets, log)
+	s, err := openServices(ctx, cfg, assets, clk, log)
 	if err != nil {
 		ln.Close()
 		return err

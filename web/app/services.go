@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/jonboulle/clockwork"
+
 	"waitingroom/server/adapt"
 	"waitingroom/server/audit"
 	"waitingroom/server/challenge"
@@ -32,6 +34,8 @@ import (
 // services are what the handlers and the loops work with: the Redis and
 // database connections and everything built on them.
 type services struct {
+	// clk is what the server decides by (ServeOn).
+	clk        clockwork.Clock
 	static     fs.FS
 	conn       *redisconn.Conn
 	secret     []byte
@@ -56,8 +60,8 @@ type services struct {
 
 // openServices connects to Redis, then to the database, and builds the
 // services on them. On an error it closes what it opened.
-func openServices(ctx context.Context, cfg config.Config, assets Assets, log *slog.Logger) (_ *services, err error) {
-	s := &services{}
+func openServices(ctx context.Context, cfg config.Config, assets Assets, clk clockwork.Clock, log *slog.Logger) (_ *services, err error) {
+	s := &services{clk: clk}
 	if s.static, err = fs.Sub(assets.Static, "static"); err != nil {
 		return nil, fmt.Errorf("embedded static: %w", err)
 	}
@@ -75,8 +79,11 @@ func openServices(ctx context.Context, cfg config.Config, assets Assets, log *sl
 	if s.db, err = store.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns, log); err != nil {
 		return nil, err
 	}
-	if err := s.openQueue(ctx, cfg, log); err != nil {
+	if err := s.openQueue(ctx, cfg, clk != nil, log); err != nil {
 		return nil, err
+	}
+	if s.clk == nil {
+		s.clk = clockwork.NewRealClock()
 	}
 	if err := s.openRecords(cfg, log); err != nil {
 		return nil, err
@@ -114,12 +121,17 @@ func (s *services) openKeys(cfg config.Config, log *slog.Logger) (err error) {
 
 // openQueue builds the queue engine on Redis, the rooms' record in the
 // database and the sale's log, and starts the server's mode.
-func (s *services) openQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (err error) {
+func (s *services) openQueue(ctx context.Context, cfg config.Config, ownClock bool, log *slog.Logger) (err error) {
 	s.ns = cfg.RedisNamespace
 	if s.ns == "" {
 		s.ns = queue.DefaultNamespace(s.conn.Client)
 	}
 	s.eng = queue.New(s.conn.Client, s.ns)
+	// On the real clock the scripts keep Redis' TIME: every instance of a
+	// deployment then admits by one clock.
+	if ownClock {
+		s.eng.SetClock(s.clk.Now)
+	}
 	// A room saved before the challenge setting existed follows the
 	// server's default.
 	s.eng.SetChallengeDefault(cfg.ChallengeDefault)
@@ -160,15 +172,15 @@ func (s *services) openRecords(cfg config.Config, log *slog.Logger) (err error) 
 	if widgetStreams == 0 {
 		widgetStreams = -1 // widgets poll only
 	}
-	s.hub = sse.NewHub(sse.Options{Source: s.eng, Metrics: s.metrics.Hub(), Log: log, MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams})
-	s.orders = order.NewService(order.NewStore(s.db.DB, cfg.OrderWork), s.sale.WatchGate(s.eng), 0, log)
+	s.hub = sse.NewHub(sse.Options{Source: s.eng, Metrics: s.metrics.Hub(), Log: log, MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams, Clock: s.clk})
+	s.orders = order.NewService(order.NewStore(s.db.DB, cfg.OrderWork), s.sale.WatchGate(s.eng), 0, log).WithClock(s.clk)
 	s.shares = share.NewLinks(share.NewStore(s.db), log)
 	id := instanceID()
-	s.live = livestats.NewRecorder(s.conn.Client, s.ns, id, s.hub.Connections, log)
+	s.live = livestats.NewRecorder(s.conn.Client, s.ns, id, s.hub.Connections, log).WithClock(s.clk)
 	// Adaptive admission: the order path's health, counted for the
 	// adaptive rooms only: none until the controller's first tick feeds
 	// the recorder their names.
-	s.signal = adapt.NewRecorder(s.conn.Client, s.ns, id, s.db.Stats, log)
+	s.signal = adapt.NewRecorder(s.conn.Client, s.ns, id, s.db.Stats, log).WithClock(s.clk)
 	s.signal.Track(nil)
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
 )
 
@@ -206,7 +207,14 @@ func TestBrowserOperatorDay(t *testing.T) {
 	axe := axeSource(t)
 	alloc := browser(t)
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ServerDB))
-	base, _, _ := startServer(t, 250*time.Millisecond, "-admin-token", consoleToken, "-redis-namespace", ownNamespace(t, rdb))
+	// The server's clock jumps to the opening once the buyer is in the
+	// pre-queue (jumpTo); the pre-queue's own opening, which the page joins
+	// by itself on the browser's clock, is waited for.
+	clk := servicetest.NewJumpClock()
+	ns := ownNamespace(t, rdb)
+	base, _, _ := startServerOn(t, clk, 250*time.Millisecond, "-admin-token", consoleToken, "-redis-namespace", ns)
+	eng := queue.New(rdb, ns)
+	eng.SetClock(clk.Now)
 	waitReady(t, base)
 	const name = "spring-launch"
 	op := stateTab(t, alloc, "en", "light")
@@ -235,7 +243,7 @@ func TestBrowserOperatorDay(t *testing.T) {
 	// buyer must be in the pre-queue by then after the operator's dashboard
 	// and its accessibility check, even on a loaded machine).
 	openPage(t, op, base+"/admin/rooms/"+name+"/settings?tz=UTC")
-	now := time.Now().UTC().Truncate(time.Second)
+	now := clk.Now().UTC().Truncate(time.Second)
 	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(45*time.Second)
 	// A datetime-local value: to the minute when the seconds are 0, as
 	// the browser and the console write it.
@@ -272,16 +280,17 @@ func TestBrowserOperatorDay(t *testing.T) {
 	// waits in the pre-queue, gets in and orders two shirts.
 	buyer := stateTab(t, alloc, "en", "light")
 	if err := chromedp.Do(buyer, chromedp.Navigate(base+"/r/"+name+"?utm_source=kakao&utm_medium=social&utm_campaign=launch"),
-		chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(time.Until(opensAt)+5*time.Second))); err != nil {
+		chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(clk.Until(opensAt)+5*time.Second))); err != nil {
 		t.Fatalf("the buyer did not reach the pre-queue: %v\npage: %s", err, pageText(t, buyer))
 	}
-	if time.Now().After(opensAt) {
+	if clk.Now().After(opensAt) {
 		t.Fatalf("the buyer reached the pre-queue after the opening (%s): the test ran too slowly to see it", opensAt)
 	}
+	jumpTo(t, clk, eng, name, opensAt)
 	if err := chromedp.Do(buyer, chromedp.WaitVisible(chromedp.ID("wr-order"))); err != nil {
 		t.Fatalf("the buyer never got in: %v\npage: %s", err, pageText(t, buyer))
 	}
-	if in := time.Now(); in.Before(opensAt) {
+	if in := clk.Now(); in.Before(opensAt) {
 		t.Fatalf("the buyer got in at %s, before the opening at %s", in, opensAt)
 	}
 	setValues(t, buyer, "quantity", [][2]string{{"#wr-qty", "2"}})

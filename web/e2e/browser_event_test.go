@@ -76,6 +76,12 @@ func placeText(p int) string {
 // with a free slot ahead of the line, the sell-out on the waiting pages,
 // and "sale ended" for a visitor after closing. Screenshots go to
 // artifacts/e2e/event.
+//
+// The server runs on a servicetest.JumpClock. The countdown to the
+// pre-queue is waited for in real time: the page joins by itself when its
+// own countdown ends, on the browser's clock. The pre-queue, the absence
+// and the close, which the pages follow through their streams and their
+// server's time, are jumped (jumpTo).
 func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -89,7 +95,8 @@ func TestBrowserWholeEvent(t *testing.T) {
 		t.Fatalf("-event.away %v: at least 80s (the away threshold is 60 s)", *eventAway)
 	}
 	alloc := browser(t)
-	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	clk := servicetest.NewJumpClock()
+	base, eng, rdb := startServerOn(t, clk, 250*time.Millisecond)
 	name := servicetest.RoomName(t, rdb)
 	ctx := context.Background()
 	shots := filepath.Join(servicetest.ArtifactDir(t, "e2e"), "event")
@@ -141,8 +148,8 @@ func TestBrowserWholeEvent(t *testing.T) {
 
 	// The schedule: the pre-queue in 12 s, the opening 24 s later; the
 	// close is set when the sale is over.
-	start := time.Now()
-	prequeueAt := start.Add(12 * time.Second).Truncate(time.Second)
+	began := time.Now()
+	prequeueAt := clk.Now().Add(12 * time.Second).Truncate(time.Second)
 	opensAt := prequeueAt.Add(24 * time.Second)
 	closesAt := opensAt.Add(*eventAway + 10*time.Minute) // moved to the end of the sale below
 	set := room.Defaults(name)
@@ -175,7 +182,7 @@ func TestBrowserWholeEvent(t *testing.T) {
 	// Before the pre-queue: the opening time and a countdown, no join.
 	open(buyers[0])
 	wait(buyers[0].tab, "before the pre-queue", rankIs("Not open yet")+` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`, 10*time.Second)
-	if time.Now().After(prequeueAt) {
+	if clk.Now().After(prequeueAt) {
 		t.Fatalf("the countdown showed only after prequeueAt (the machine is too slow for this schedule)")
 	}
 	snap(buyers[0].tab, "1-countdown.png")
@@ -187,7 +194,7 @@ func TestBrowserWholeEvent(t *testing.T) {
 	// At prequeueAt: the first page joins by itself, the others arrive.
 	// The others arrive together: a page takes seconds to load on a busy
 	// machine, and three loaded one after another ate the pre-queue.
-	time.Sleep(time.Until(prequeueAt))
+	time.Sleep(clk.Until(prequeueAt)) // the page's own countdown: real time
 	errs := make(chan error, len(buyers)-1)
 	for _, b := range buyers[1:] {
 		go func() { errs <- navigate(b) }()
@@ -211,13 +218,13 @@ func TestBrowserWholeEvent(t *testing.T) {
 			t.Fatalf("buyer %d: the pre-queue page shows a rank: %q", i+1, body)
 		}
 	}
-	if time.Now().After(opensAt) {
+	if clk.Now().After(opensAt) {
 		t.Fatalf("the pre-queue was checked only after opensAt (the machine is too slow for this schedule)")
 	}
 	snap(buyers[1].tab, "2-prequeue.png")
 
 	// At opensAt: the draw. Each page shows its drawn place.
-	time.Sleep(time.Until(opensAt))
+	jumpTo(t, clk, eng, name, opensAt)
 	var d drawAnswer
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if d = getDraw(); d.Done {
@@ -251,7 +258,7 @@ func TestBrowserWholeEvent(t *testing.T) {
 	// The buyer drawn first closes their tab: away when their turn comes.
 	away := byPlace[1]
 	away.close()
-	leftAt := time.Now()
+	leftAt := clk.Now()
 
 	// Meanwhile, each buyer checks the draw with verify-draw: their ticket
 	// at the place their page showed.
@@ -269,7 +276,7 @@ func TestBrowserWholeEvent(t *testing.T) {
 	// Past the away threshold, the operator raises the rate: the turn of
 	// the buyer away goes to the next present buyer, who sees the pass
 	// countdown.
-	time.Sleep(time.Until(leftAt.Add(time.Duration(room.MinAbandon)*time.Second + 10*time.Second)))
+	jumpTo(t, clk, eng, name, leftAt.Add(time.Duration(room.MinAbandon)*time.Second+10*time.Second))
 	set.Rate = 1
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
@@ -284,9 +291,9 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 
 	// The away buyer comes back after the full absence.
-	time.Sleep(time.Until(leftAt.Add(*eventAway)))
+	jumpTo(t, clk, eng, name, leftAt.Add(*eventAway))
 	open(away)
-	t.Logf("the buyer drawn first came back after %v", time.Since(leftAt).Round(time.Second))
+	t.Logf("the buyer drawn first came back after %v", clk.Since(leftAt).Round(time.Second))
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if st, _ := eng.Stats(ctx, name); st.Returning == 1 {
 			break
@@ -331,18 +338,18 @@ func TestBrowserWholeEvent(t *testing.T) {
 	// The operator closes the sale two seconds from now; after closesAt, a
 	// new visitor is told the sale has ended. (A close set at the start
 	// would race the steps above on a slow machine.)
-	if time.Now().After(closesAt) {
+	if clk.Now().After(closesAt) {
 		t.Fatalf("the sale ran past closesAt %s", closesAt)
 	}
-	closesAt = time.Now().Add(2 * time.Second)
+	closesAt = clk.Now().Add(2 * time.Second)
 	set.ClosesAt = &closesAt
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Until(closesAt) + 500*time.Millisecond)
+	jumpTo(t, clk, eng, name, closesAt.Add(500*time.Millisecond))
 	late := newBuyer()
 	open(late)
 	wait(late.tab, "a visitor after closing", rankIs("This sale has ended"), 10*time.Second)
 	snap(late.tab, "9-sale-ended.png")
-	t.Logf("the whole event took %v; screenshots in %s", time.Since(start).Round(time.Second), shots)
+	t.Logf("the whole event took %v, the clock jumped %v; screenshots in %s", time.Since(began).Round(time.Second), clk.Ahead().Round(time.Second), shots)
 }

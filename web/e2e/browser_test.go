@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/jmoiron/sqlx"
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/config"
@@ -31,6 +32,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/visitor"
+	"waitingroom/web/app"
 )
 
 // chromium is the one headless Chromium the package's browser tests share:
@@ -116,6 +118,13 @@ func waitText(want string) chromedp.Action[chromedp.Void] {
 // database kept for whole servers, and returns a client of that database.
 func startServer(t *testing.T, tick time.Duration, args ...string) (string, *queue.Engine, redis.UniversalClient) {
 	t.Helper()
+	return startServerOn(t, nil, tick, args...)
+}
+
+// startServerOn is startServer on clk (the real clock when nil): the
+// server decides by it, and so does the engine it returns.
+func startServerOn(t *testing.T, clk *servicetest.JumpClock, tick time.Duration, args ...string) (string, *queue.Engine, redis.UniversalClient) {
+	t.Helper()
 	url := servicetest.RedisURLDB(t, servicetest.ServerDB)
 	rdb := servicetest.RedisAt(t, url)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -133,7 +142,13 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, ln, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	var on clockwork.Clock // nil: the real clock, and the scripts on Redis' TIME
+	if clk != nil {
+		on = clk
+	}
+	go func() {
+		done <- app.ServeOn(ctx, cfg, repoAssets(), ln, on, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
 	t.Cleanup(func() {
 		cancel()
 		<-done
@@ -142,7 +157,42 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 	waitHealthy(t, base)
 	orderDBs.Store(topTest(t), dbURL)
 	metricsURLs.Store(base, "http://"+metrics+"/metrics")
-	return base, queue.New(rdb, queue.DefaultNamespace(rdb)), rdb
+	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	if clk != nil {
+		eng.SetClock(clk.Now)
+	}
+	return base, eng, rdb
+}
+
+// jumpTo moves clk, the clock of a server whose room ticks (seen through
+// eng), to at, in steps of at most 20 s, each once the room has ticked
+// four times since the last. A page still there is marked as seen every
+// 30 s of the clock, at the first tick after its mark is due, so between
+// two marks it goes at most about 51 s unseen: under the least time
+// (60 s) after which a buyer counts as away. Only a buyer whose page is
+// closed goes unseen.
+func jumpTo(t *testing.T, clk *servicetest.JumpClock, eng *queue.Engine, room string, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	for d := clk.Until(at); d > 0; d = clk.Until(at) {
+		clk.Jump(min(d, 20*time.Second))
+		first, err := eng.Snapshot(ctx, room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			s, err := eng.Snapshot(ctx, room)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Tick >= first.Tick+4 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("room %s did not tick after a jump of the clock (tick %d)", room, s.Tick)
+			}
+		}
+	}
 }
 
 // orderDBs maps each top-level test to the order database (a schema of
