@@ -702,14 +702,16 @@ func shotIn(t *testing.T, tab context.Context, folder, name string, width, heigh
 // TestBrowserCountsDownFromTheServerClock: the server's clock is an hour
 // ahead of the browser's. The page counts down from serverTime, so it
 // joins the pre-queue 20 seconds later, when the server opens the line,
-// not an hour later.
+// not an hour later. The 20 s are jumped: the stand-in server's clock
+// (a JumpClock) and the page's (withPageClock) move together.
 func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
 	}
 	alloc, st, proxied, name := stubbedRoom(t)
 	skew := time.Hour
-	serverNow := func() int64 { return time.Now().Add(skew).UnixMilli() }
+	clk := servicetest.NewJumpClock()
+	serverNow := func() int64 { return clk.Now().Add(skew).UnixMilli() }
 	// The line opens in 20 s: the page has loaded and counts down well
 	// before, even on a loaded machine.
 	lineOpens := serverNow() + 20_000
@@ -735,6 +737,7 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	}}
 	st.mu.Unlock()
 	tab := stateTab(t, alloc, "en", "light")
+	withPageClock(t, tab)
 	if err := chromedp.Do(tab, chromedp.Navigate(proxied+"/r/"+name), chromedp.Poll[chromedp.Void](rankIs("Not open yet"), chromedp.WithPollingTimeout(18*time.Second))); err != nil {
 		t.Fatal(err)
 	}
@@ -751,7 +754,12 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 	if _, err := fmt.Sscanf(count, "Opens in %d min %d s", &mins, &secs); err != nil || mins*60+secs < least || mins*60+secs > most {
 		t.Errorf("countdown %q, want %d to %d s by the server's clock", count, least, most)
 	}
-	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(40*time.Second))); err != nil {
+	// Both clocks a second past the line's opening. Within 10 s: under
+	// the 20 s that the real time would take.
+	jump := time.Duration(lineOpens-serverNow())*time.Millisecond + time.Second
+	clk.Jump(jump)
+	tickPage(t, tab, jump)
+	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Fatalf("the page did not join when the line opened: %v", err)
 	}
 	mu.Lock()
@@ -766,7 +774,9 @@ func TestBrowserCountsDownFromTheServerClock(t *testing.T) {
 // TestBrowserSilentStreamAsksOnce: the stream opens, says the buyer waits,
 // then falls silent while the buyer's turn comes (a ready event lost on
 // the way, as the gate drill saw a few times in 5,000). The page asks the
-// position API after 15 s of silence and shows the turn.
+// position API after 15 s of silence and shows the turn. The 15 s are
+// the page clock's (withPageClock): moved 20 s at once, they run the
+// page's watchdog, which looks every 5 s.
 func TestBrowserSilentStreamAsksOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -776,23 +786,34 @@ func TestBrowserSilentStreamAsksOnce(t *testing.T) {
 	var polls atomic.Int32
 	st.mu.Lock()
 	st.enter[name] = func() (int, string) {
-		// The enter says WAITING; every later ask (the position API) READY.
+		// The enter says WAITING behind one; every later ask (the
+		// position API) READY.
 		if polls.Add(1) == 1 {
-			return 200, stubPosition(map[string]any{"rank": 0})
+			return 200, stubPosition(map[string]any{"rank": 1})
 		}
 		return 200, stubPosition(map[string]any{"status": "READY", "entryToken": strings.Repeat("A", 43)})
 	}
+	// The stream's one event: next in line.
 	st.events[name] = []func() string{func() string { return sseEvent("position", stubPosition(map[string]any{"rank": 0})) }}
 	st.mu.Unlock()
 	tab := stateTab(t, alloc, "en", "light")
-	start := time.Now()
+	withPageClock(t, tab)
+	// "You are next" is the stream's event: the stream is open and heard,
+	// and nothing was asked since the enter.
 	if err := chromedp.Do(tab, chromedp.Navigate(proxied+"/r/"+name),
-		chromedp.Poll[chromedp.Void](rankIs("It is your turn!"), chromedp.WithPollingTimeout(40*time.Second))); err != nil {
+		chromedp.Poll[chromedp.Void](rankIs("You are next"), chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 		text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.body.innerText`))
-		t.Fatalf("the turn never showed: %v\npage: %s", err, text)
+		t.Fatalf("the waiting page never showed: %v\npage: %s", err, text)
 	}
-	if took := time.Since(start); took < 14*time.Second {
-		t.Fatalf("the turn showed after %v: before the stream fell silent for 15 s, so not through the watchdog", took)
+	if n := polls.Load(); n != 1 {
+		t.Fatalf("%d asks of the enter/position API before the silence, want 1 (the enter)", n)
+	}
+	// Within 10 s: under the 15 s that the real time would take to run
+	// the watchdog, so that the page clock's move is what did it.
+	tickPage(t, tab, 20*time.Second)
+	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](rankIs("It is your turn!"), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		text, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("the turn never showed after 20 s of silence: %v\npage: %s", err, text)
 	}
 	if n := polls.Load(); n != 2 {
 		t.Fatalf("%d asks of the enter/position API, want 2 (the enter, then one ask after the silence)", n)

@@ -62,14 +62,17 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	alloc := browser(t)
 	// Two widget streams per address (the shop's page and the console's
 	// preview); a third viewer (below) is refused its stream and polls.
-	base, eng, rdb := startServer(t, 250*time.Millisecond, "-sse-max-per-ip", "2", "-admin-token", consoleToken)
+	// The server's clock jumps to the opening once the widget has shown
+	// its countdown and the console its preview (jumpTo).
+	clk := servicetest.NewJumpClock()
+	base, eng, rdb := startServerOn(t, clk, 250*time.Millisecond, "-sse-max-per-ip", "2", "-admin-token", consoleToken)
 	name := servicetest.RoomName(t, rdb)
 	shop := hostPage(t, base, name)
 	stranger := hostPage(t, base, name)
 	set := room.Defaults(name)
 	set.Title = "Spring drop"
 	set.Rate = 1
-	opens := time.Now().Add(15 * time.Second)
+	opens := clk.Now().Add(15 * time.Second)
 	set.OpensAt = &opens
 	set.EmbedOrigins = []string{shop}
 	ctx := context.Background()
@@ -162,6 +165,7 @@ func TestBrowserWidgetOnAnotherSite(t *testing.T) {
 	}
 	widgetShot(t, op, "widget-3-console-embed.png")
 	// It turns to open live, without a reload.
+	jumpTo(t, clk, eng, name, opens)
 	if err := chromedp.Do(widget, chromedp.Poll[chromedp.Void](
 		`document.getElementById("wr-w-state").textContent === "Open now" && window.__noReload === 7`,
 		chromedp.WithPollingTimeout(15*time.Second))); err != nil {
