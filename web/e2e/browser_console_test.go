@@ -19,7 +19,6 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/redis/go-redis/v9"
 
-	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
 )
 
@@ -206,15 +205,11 @@ func TestBrowserOperatorDay(t *testing.T) {
 	t.Parallel() // alongside the whole-event test's long wait (see there)
 	axe := axeSource(t)
 	alloc := browser(t)
-	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ServerDB))
 	// The server's clock jumps to the opening once the buyer is in the
 	// pre-queue (jumpTo); the pre-queue's own opening, which the page joins
 	// by itself on the browser's clock, is waited for.
 	clk := servicetest.NewJumpClock()
-	ns := ownNamespace(t, rdb)
-	base, _, _ := startServerOn(t, clk, 250*time.Millisecond, "-admin-token", consoleToken, "-redis-namespace", ns)
-	eng := queue.New(rdb, ns)
-	eng.SetClock(clk.Now)
+	base, eng, _ := startServerOn(t, clk, 250*time.Millisecond, "-admin-token", consoleToken)
 	waitReady(t, base)
 	const name = "spring-launch"
 	op := stateTab(t, alloc, "en", "light")

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,11 +123,17 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 }
 
 // startServerOn is startServer on clk (the real clock when nil): the
-// server decides by it, and so does the engine it returns.
+// server decides by it, and so does the engine it returns. On clk, the
+// server keeps to a Redis namespace of its own (unless args name one):
+// every server of a namespace ticks all its rooms, and one on the real
+// clock would tick this server's rooms at another time.
 func startServerOn(t *testing.T, clk *servicetest.JumpClock, tick time.Duration, args ...string) (string, *queue.Engine, redis.UniversalClient) {
 	t.Helper()
 	url := servicetest.RedisURLDB(t, servicetest.ServerDB)
 	rdb := servicetest.RedisAt(t, url)
+	if clk != nil && !slices.Contains(args, "-redis-namespace") {
+		args = append(args, "-redis-namespace", ownNamespace(t, rdb))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +164,11 @@ func startServerOn(t *testing.T, clk *servicetest.JumpClock, tick time.Duration,
 	waitHealthy(t, base)
 	orderDBs.Store(topTest(t), dbURL)
 	metricsURLs.Store(base, "http://"+metrics+"/metrics")
-	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
+	ns := cfg.RedisNamespace
+	if ns == "" {
+		ns = queue.DefaultNamespace(rdb)
+	}
+	eng := queue.New(rdb, ns)
 	if clk != nil {
 		eng.SetClock(clk.Now)
 	}
