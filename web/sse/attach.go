@@ -22,6 +22,13 @@ func (h *Hub) attach(r *Room, c *conn, p queue.Position) bool {
 	if evict != nil {
 		h.drop(evict, nil)
 	}
+	// Lost sets lost before it lists the streams to tell: a stream listed
+	// too late for it reads lost here (it may be told twice).
+	if ok && h.lost.Load() && !c.done.Load() {
+		if err := c.writeFramed(outageFrame); err != nil {
+			h.drop(c, err)
+		}
+	}
 	return ok
 }
 

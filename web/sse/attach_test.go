@@ -157,3 +157,38 @@ func TestRoomStartedAgainBeforeItsFirstTick(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachDuringAnOutage: a stream handed to the hub while the
+// subscription is down (its first event written before Lost, its attach
+// after) is told of the outage, as the streams attached before were;
+// once the subscription is back, a stream attached is not.
+func TestAttachDuringAnOutage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		back bool
+		want []string
+	}{
+		{"subscription down", false, []string{"buyer:outage"}},
+		{"subscription back", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := newHub(&fakeSource{snap: queue.Snapshot{Tick: 1, Waiting: 5, Rate: 1}}, Options{SeenEvery: time.Hour},
+				newMetrics(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+			defer hub.Close()
+			r, err := hub.Room(context.Background(), "down")
+			if err != nil {
+				t.Fatal(err)
+			}
+			hub.Lost()
+			if tc.back {
+				hub.Subscribed()
+				settle(t, r)
+			}
+			log := &recLog{}
+			hub.attach(r, newConn(&recConn{name: "buyer", log: log}), queue.Position{Status: queue.StatusWaiting, Ticket: 3, Rank: 2, Tick: 1})
+			if got := log.list(); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Fatalf("written %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

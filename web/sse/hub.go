@@ -99,6 +99,10 @@ type Hub struct {
 	// subscribed is closed, and replaced, each time the subscription is
 	// back: a wait for Redis to answer tries again at once.
 	subscribed chan struct{}
+	// lost is set while the subscription is down (from Lost to
+	// Subscribed): a stream attached meanwhile is told of the outage,
+	// which the streams attached before were told by Lost.
+	lost atomic.Bool
 
 	// born is the hub's clock's zero: connections keep when they were
 	// last written to as nanoseconds since.
@@ -240,6 +244,7 @@ func (h *Hub) Event(room string, e queue.Event) {
 // subscription was down, so every room resyncs; and Redis is likely back,
 // so every wait for it tries again at once.
 func (h *Hub) Subscribed() {
+	h.lost.Store(false)
 	h.mu.Lock()
 	close(h.subscribed)
 	h.subscribed = make(chan struct{})
@@ -261,6 +266,7 @@ func (h *Hub) Subscribed() {
 // told that its position is on hold (it shows "Reconnecting…") until the
 // next position arrives.
 func (h *Hub) Lost() {
+	h.lost.Store(true)
 	for _, r := range h.roomList() {
 		r.widgetsStale.Store(true)
 		r.stale.Store(true) // the first pass after it tells every page
