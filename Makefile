@@ -15,7 +15,8 @@ run:
 
 ## test: every test against real Redis, PostgreSQL, Chromium and nginx, in three runs side by side
 ## (make -j3; each run's output is printed whole when it ends); each ends with its list of skipped
-## tests and why (=== Skipped), then gotestsum's DONE line.
+## tests and why (=== Skipped), then gotestsum's DONE line. Each part's events, with every
+## test's time, are kept in artifacts/test/<part>.json (go test -json).
 ## test-root: web/e2e (browser tests, drill smokes, the binary's commands) but the long tests of
 ## test-long, without the race detector: its tests drive the same web and server code that
 ## test-packages runs raced, and wait on pages. The drill smokes and the heavier browser tests run
@@ -41,13 +42,16 @@ test-e2e-build:
 	@$(TESTENV) $(GO) test -count=1 -run '^$$' ./web/e2e >/dev/null
 
 test-root: test-e2e-build
-	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m -skip '$(LONG)' ./web/e2e
+	@mkdir -p artifacts/test
+	$(TESTENV) $(GO) tool gotestsum --jsonfile artifacts/test/root.json --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 4 -timeout 20m -skip '$(LONG)' ./web/e2e
 
 test-long: test-e2e-build
-	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 6 -timeout 20m -run '$(LONG)' ./web/e2e
+	@mkdir -p artifacts/test
+	$(TESTENV) WR_EVENT_AWAY=80s $(GO) tool gotestsum --jsonfile artifacts/test/long.json --format pkgname-and-test-fails --format-hide-empty-pkg -- -count=1 -parallel 6 -timeout 20m -run '$(LONG)' ./web/e2e
 
 test-packages:
-	$(TESTENV) $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -p 2 -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)
+	@mkdir -p artifacts/test
+	$(TESTENV) $(GO) tool gotestsum --jsonfile artifacts/test/packages.json --format pkgname-and-test-fails --format-hide-empty-pkg -- -race -p 2 -count=1 -parallel 4 -timeout 15m $$($(GO) list $(PKGS) | grep -vx waitingroom/web/e2e)
 
 ## test-stress: `make test` with one core kept busy by stress-ng (Debian's stress-ng) for as long
 ## as it runs: how a test that leans on timing is found before CI finds it.

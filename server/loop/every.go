@@ -12,8 +12,8 @@ import (
 // Every calls f once first after the start, and then on every multiple of
 // d after that first call was due, until ctx is done; it returns ctx's
 // error. A call that runs past one or more multiples skips them: the next
-// call is at the next multiple still ahead, as a time.Ticker drops the
-// ticks its reader missed.
+// call is at the next multiple still ahead (a time.Ticker would deliver
+// one of the missed ticks at once). No call starts once ctx is done.
 //
 // Between calls the loop waits on one timer of clk, armed only while it
 // waits: on a clockwork.FakeClock, BlockUntilContext(ctx, n) returns once
@@ -31,6 +31,9 @@ func Every(ctx context.Context, clk clockwork.Clock, first, d time.Duration, f f
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.Chan():
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
 		f(ctx)
 		now := clk.Now()

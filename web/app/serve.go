@@ -44,11 +44,15 @@ func Serve(ctx context.Context, cfg config.Config, assets Assets, ln net.Listene
 	return ServeOn(ctx, cfg, assets, ln, nil, log)
 }
 
-// ServeOn is Serve on clk: the server's every decision by time (the
-// scripts' schedule, credit, passes and absences, the issuer's and the
-// hub's, the pages', the console's) is clk's. nil is the real clock, with
-// the scripts on Redis' TIME, as Serve runs. Another clock is for tests
-// that move a whole server's time (servicetest.JumpClock).
+// ServeOn is Serve on clk. nil is the real clock, with the scripts on
+// Redis' TIME, as Serve runs. Any other clk, even a real one, puts the
+// scripts on it too, so that instances would no longer admit by one
+// clock: it is for tests that move a whole server's time
+// (servicetest.JumpClock). On clk are the scripts' schedule, credit,
+// passes and absences, the issuer, the adaptive loops, the live stats,
+// the hub, the buyer's pages and caches, and the console. Gate mode's
+// passes and sessions, the sale log and audit times, the rooms' records
+// and the per-client limits keep the real clock.
 func ServeOn(ctx context.Context, cfg config.Config, assets Assets, ln net.Listener, clk clockwork.Clock, log *slog.Logger) error {
 	lns, err := openListeners(cfg)
 	if err != nil {

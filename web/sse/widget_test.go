@@ -52,13 +52,13 @@ func (c *recConn) Write(b []byte) (int, error)      { c.log.add(c.name, b); retu
 func (c *recConn) SetWriteDeadline(time.Time) error { return nil }
 func (c *recConn) Close() error                     { return nil }
 
-// settle waits until r's fan-out has no pass running or due: everything
-// the events before it caused is written.
+// settle waits until r's fan-out has no pass running or due and no resync
+// in flight: everything the events before it caused is written.
 func settle(t *testing.T, r *Room) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		r.mu.Lock()
-		idle := !r.running && !r.pending
+		idle := !r.running && !r.pending && !r.syncing
 		r.mu.Unlock()
 		if idle {
 			return

@@ -38,11 +38,15 @@ func TestCalibrateSmoke(t *testing.T) {
 	// The table's rows, and the one the tool marked as the knee.
 	var rows []string
 	knee := -1
+	var kneeActual, kneeFail float64
 	for _, line := range strings.Split(out.String(), "\n") {
 		for _, r := range []string{"| 5 |", "| 10 |", "| 15 |"} {
 			if strings.HasPrefix(line, r) {
 				if strings.Contains(line, "← knee") {
 					knee = len(rows)
+					var target float64
+					var p95 string
+					fmt.Sscanf(line, "| %g | %g | %s | %g%%", &target, &kneeActual, &p95, &kneeFail)
 				}
 				rows = append(rows, r)
 			}
@@ -52,6 +56,11 @@ func TestCalibrateSmoke(t *testing.T) {
 		t.Fatalf("the table has %d of the 3 steps: %v", len(rows), rows)
 	}
 	if knee == 0 {
+		// Saturated at 5/s: behind (under 90% of it) or failing (over 5%),
+		// the only ways a first step is a knee.
+		if kneeActual >= 4.5 && kneeFail <= 5 {
+			t.Fatalf("the first step is marked the knee at %g/s and %g%% failures", kneeActual, kneeFail)
+		}
 		if err == nil || !strings.Contains(err.Error(), "even the first step saturated") {
 			t.Fatalf("a knee at the first step answered %v, want the refusal", err)
 		}
