@@ -21,10 +21,10 @@ import (
 	"time"
 
 	"github.com/alexedwards/argon2id"
+	"github.com/jonboulle/clockwork"
 
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
-	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/web/console"
@@ -293,8 +293,8 @@ func TestConsoleSignInWithoutOperators(t *testing.T) {
 
 // withSigninClock gives h's sign-in a fake clock, standing still until
 // moved.
-func withSigninClock(h *harness) *servicetest.Clock {
-	c := servicetest.NewClock(time.Now())
+func withSigninClock(h *harness) *clockwork.FakeClock {
+	c := clockwork.NewFakeClockAt(time.Now())
 	h.web.console.SetClock(c.Now)
 	return c
 }
@@ -452,7 +452,7 @@ func TestConsoleSignInAccountLockout(t *testing.T) {
 		t.Fatalf("300 guesses at alice: %v and %d checks", tally, checks)
 	}
 	for i, lock := range []time.Duration{time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute} {
-		clk.Add(lock)
+		clk.Advance(lock)
 		if code, _, _ := guess(300 + 2*i); code != 401 {
 			t.Fatalf("after lockout %d: %d", i+1, code)
 		}
@@ -488,7 +488,7 @@ func TestConsoleSignInNetworkOnlyFails(t *testing.T) {
 		wait  time.Duration
 		retry string
 	}{{0, "60"}, {time.Minute, "120"}, {2 * time.Minute, "240"}} {
-		clk.Add(c.wait)
+		clk.Advance(c.wait)
 		before := ops.calls.Load()
 		if c.wait > 0 {
 			if code, _ := guess(); code != 401 {
@@ -504,7 +504,7 @@ func TestConsoleSignInNetworkOnlyFails(t *testing.T) {
 			t.Fatalf("after %v: %d password checks, want at most 1", c.wait, checks)
 		}
 	}
-	clk.Add(4 * time.Minute)
+	clk.Advance(4 * time.Minute)
 	if code, _, _ := signinFrom(t, h, nil, "192.0.2.200", url.Values{"name": {"alice"}, "password": {"correct horse battery"}}); code != 303 {
 		t.Fatalf("alice from the network: %d", code)
 	}

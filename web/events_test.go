@@ -872,7 +872,7 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := servicetest.NewClock(start)
+	clock := clockwork.NewFakeClockAt(start)
 	eng.SetClock(clock.Now)
 	if err := eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
@@ -905,7 +905,7 @@ func TestAwayBuyerLetInOverSSE(t *testing.T) {
 	tick := func() queue.Admission {
 		t.Helper()
 		eng.Admit(ctx, name, time.Second, nil) // the rate clock starts
-		clock.Add(20 * time.Millisecond)
+		clock.Advance(20 * time.Millisecond)
 		toks, _ := token.NewBatch(1)
 		adm, err := eng.Admit(ctx, name, 10*time.Millisecond, toks)
 		if err != nil {

@@ -189,7 +189,7 @@ func TestTickSkipsUnknownRooms(t *testing.T) {
 	eng.SetClock(clock.Now)
 	l := New(twoRooms{eng, []string{ghost, good}}, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), obs)
 	l.Tick(ctx) // starts the clock
-	clock.Add(20 * time.Millisecond)
+	clock.Advance(20 * time.Millisecond)
 	l.Tick(ctx)
 	if obs.admitted.Load() != 1 {
 		t.Fatalf("admitted %d, want the one visitor of the good room", obs.admitted.Load())
@@ -464,7 +464,7 @@ func TestPhasesAreToldOnce(t *testing.T) {
 	// toldAt is the clock of the round in which each entry was recorded.
 	var toldAt []time.Time
 	for clock.Now().Before(now.Add(3 * time.Second)) {
-		clock.Add(50 * time.Millisecond)
+		clock.Advance(50 * time.Millisecond)
 		var wg sync.WaitGroup
 		for _, l := range loops {
 			wg.Go(func() { l.Tick(ctx) }) // the two instances tick at once
@@ -511,13 +511,13 @@ func TestPhasesAreToldOnce(t *testing.T) {
 }
 
 // redisClock returns a fake clock standing at rdb's time.
-func redisClock(t *testing.T, rdb redis.UniversalClient) *servicetest.Clock {
+func redisClock(t *testing.T, rdb redis.UniversalClient) *clockwork.FakeClock {
 	t.Helper()
 	now, err := rdb.Time(context.Background()).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return servicetest.NewClock(now)
+	return clockwork.NewFakeClockAt(now)
 }
 
 // TestCloseByOperatorIsNotToldTwice: a room put in mode closed (the

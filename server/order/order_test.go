@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/queue"
@@ -29,7 +30,7 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 type env struct {
 	svc   *Service
 	eng   *queue.Engine
-	clock *servicetest.Clock
+	clock *clockwork.FakeClock
 	db    *store.DB
 	rdb   redis.UniversalClient
 	room  string
@@ -49,7 +50,7 @@ func newEnv(t *testing.T, dialect string, set func(*room.Settings), stocks ...in
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := servicetest.NewClock(start)
+	clock := clockwork.NewFakeClockAt(start)
 	eng.SetClock(clock.Now)
 	name := servicetest.RoomName(t, rdb)
 	s := room.Defaults(name)
@@ -87,7 +88,7 @@ func (e *env) buyers(t *testing.T, n int) (vs, toks []string) {
 		}
 		vs = append(vs, v)
 	}
-	e.clock.Add(10 * time.Millisecond) // credit for the admissions
+	e.clock.Advance(10 * time.Millisecond) // credit for the admissions
 	fresh := make([]string, n)
 	for i := range fresh {
 		fresh[i] = tokenFor(t)
@@ -311,7 +312,7 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 	// The claim has expired: Redis would let it through, the database's
 	// unique token hash does not.
-	e.clock.Add(1100 * time.Millisecond)
+	e.clock.Advance(1100 * time.Millisecond)
 	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay after the claim expired: %v, want ErrTokenUsed", err)
 	}
@@ -320,7 +321,7 @@ func TestConsumeFailsAfterCommit(t *testing.T) {
 	}
 	// The real service finishes the job (once the failed attempt's claim
 	// has expired): the token is gone.
-	e.clock.Add(1100 * time.Millisecond)
+	e.clock.Advance(1100 * time.Millisecond)
 	if _, err := e.svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay through the real gate: %v", err)
 	}
@@ -376,12 +377,12 @@ func TestReplayOfALostConsume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Add(1100 * time.Millisecond) // the claim expired
+	e.clock.Advance(1100 * time.Millisecond) // the claim expired
 	again, err := svc.Place(ctx, req)
 	if err != nil || again.ID != first.ID {
 		t.Fatalf("retry with the same key: %+v %v; want order %d", again, err, first.ID)
 	}
-	e.clock.Add(1100 * time.Millisecond)
+	e.clock.Advance(1100 * time.Millisecond)
 	req.IdempotencyKey = ""
 	if _, err := svc.Place(ctx, req); !errors.Is(err, ErrTokenUsed) {
 		t.Fatalf("replay once sold out: %v, want ErrTokenUsed", err)

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"waitingroom/server/servicetest"
 	"waitingroom/server/store"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // TestProductListIsCached: a flood of product reads costs one query,
@@ -27,7 +28,7 @@ func TestProductListIsCached(t *testing.T) {
 		}
 		return load(ctx, room)
 	}, ProductsTTL)
-	clock := servicetest.NewClock(time.Now())
+	clock := clockwork.NewFakeClockAt(time.Now())
 	e.svc.products.now = clock.Now
 
 	ctx := context.Background()
@@ -52,12 +53,12 @@ func TestProductListIsCached(t *testing.T) {
 	if n := queries.Load(); n != 1 {
 		t.Fatalf("500 concurrent product reads ran %d queries, want 1", n)
 	}
-	clock.Add(ProductsTTL - time.Nanosecond)
+	clock.Advance(ProductsTTL - time.Nanosecond)
 	read("just within ProductsTTL")
 	if n := queries.Load(); n != 1 {
 		t.Fatalf("a read within ProductsTTL ran %d queries, want the one", n)
 	}
-	clock.Add(time.Nanosecond)
+	clock.Advance(time.Nanosecond)
 	read("after ProductsTTL")
 	if n := queries.Load(); n != 2 {
 		t.Fatalf("a read after ProductsTTL ran %d queries in all, want 2", n)

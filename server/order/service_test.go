@@ -42,7 +42,7 @@ func TestInvalidOrdersDoNotDrainTheBucket(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the bots tried %d times in 30 s", tries.Load())
 		}
-		e.clock.Add(30 * time.Millisecond)
+		e.clock.Advance(30 * time.Millisecond)
 	}
 	buyer := Request{Room: e.room, Visitor: vs[5], Token: toks[5], Quantity: 1}
 	var err error
@@ -53,7 +53,7 @@ func TestInvalidOrdersDoNotDrainTheBucket(t *testing.T) {
 		}
 		var rl *RateLimitedError
 		if errors.As(err, &rl) {
-			e.clock.Add(rl.RetryAfter)
+			e.clock.Advance(rl.RetryAfter)
 		}
 	}
 	stop()
@@ -89,7 +89,7 @@ func TestFailedAttemptsPauseTheToken(t *testing.T) {
 	if !errors.Is(err, ErrTokenPaused) || !errors.As(err, &wait) || wait.RetryAfter <= 0 || wait.RetryAfter > 400*time.Millisecond {
 		t.Fatalf("after %d failures: %v, want ErrTokenPaused with the pause left", queue.MaxFailedAttempts, err)
 	}
-	e.clock.Add(wait.RetryAfter + 20*time.Millisecond)
+	e.clock.Advance(wait.RetryAfter + 20*time.Millisecond)
 	if _, err := e.svc.Place(ctx, good); err != nil {
 		t.Fatalf("after the pause: %v", err)
 	}
@@ -169,9 +169,9 @@ func TestBogusOrdersCannotKeepATokenAlive(t *testing.T) {
 	bogus := Request{Room: e.room, Visitor: vs[0], Token: toks[0], ProductID: 999999, Quantity: 1}
 	for e.clock.Now().Sub(start) < 9*time.Second {
 		e.svc.Place(ctx, bogus)
-		e.clock.Add(2 * time.Second)
+		e.clock.Advance(2 * time.Second)
 	}
-	e.clock.Add(start.Add(10*time.Second + 300*time.Millisecond).Sub(e.clock.Now()))
+	e.clock.Advance(start.Add(10*time.Second + 300*time.Millisecond).Sub(e.clock.Now()))
 	bogus.ProductID = e.prods[0]
 	if _, err := e.svc.Place(ctx, bogus); !errors.Is(err, ErrTokenInvalid) {
 		t.Fatalf("the 10 s pass after %v: %v, want ErrTokenInvalid", e.clock.Now().Sub(start), err)
@@ -235,7 +235,7 @@ func (e *env) admit(t *testing.T, v string) string {
 	if _, err := e.eng.Enter(ctx, e.room, v); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Add(10 * time.Millisecond) // credit for the admission
+	e.clock.Advance(10 * time.Millisecond) // credit for the admission
 	if a, err := e.eng.Admit(ctx, e.room, time.Second, []string{tokenFor(t)}); err != nil || len(a.Visitors) != 1 {
 		t.Fatalf("admit %s: %+v %v", v, a, err)
 	}

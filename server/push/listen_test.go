@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
 	"waitingroom/server/queue"
@@ -47,14 +48,14 @@ type deployment struct {
 	eng *queue.Engine
 	rec *recorder
 	// clock is the engine's: the test moves it for credit to accrue.
-	clock *servicetest.Clock
+	clock *clockwork.FakeClock
 }
 
 func deploy(t *testing.T, db int, name string) *deployment {
 	t.Helper()
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, db))
 	d := &deployment{rdb: rdb, eng: queue.New(rdb, queue.DefaultNamespace(rdb)), rec: &recorder{subscribed: make(chan struct{})}}
-	d.clock = servicetest.NewClock(time.Now())
+	d.clock = clockwork.NewFakeClockAt(time.Now())
 	d.eng.SetClock(d.clock.Now)
 	t.Cleanup(func() { servicetest.DropRoom(rdb, name) })
 	s := room.Defaults(name)
@@ -101,8 +102,8 @@ func TestDeploymentsOnOneRedisDoNotHearEachOther(t *testing.T) {
 	if err := a.eng.SetSoldOut(ctx, name, true); err != nil {
 		t.Fatal(err)
 	}
-	a.clock.Add(10 * time.Millisecond)
-	b.clock.Add(10 * time.Millisecond)
+	a.clock.Advance(10 * time.Millisecond)
+	b.clock.Advance(10 * time.Millisecond)
 	if _, err := a.eng.Admit(ctx, name, time.Second, nil); err != nil {
 		t.Fatal(err)
 	}

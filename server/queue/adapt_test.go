@@ -33,7 +33,7 @@ func TestRateZeroIsAPause(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			clockOf(t, e).Add(10 * time.Millisecond)
+			clockOf(t, e).Advance(10 * time.Millisecond)
 			a, err := e.Admit(ctx, name, time.Second, []string{"t1", "t2", "t3"})
 			if err != nil || a.Paused != tc.paused || tc.paused && len(a.Visitors) != 0 {
 				t.Fatalf("tick: paused %v, %d admitted, %v; want paused %v", a.Paused, len(a.Visitors), err, tc.paused)
@@ -71,7 +71,7 @@ func TestApplyAdapt(t *testing.T) {
 	apply(0, 10, 12, false, "stale") // read before the first: refused
 	apply(1, 10, 12, false, "stale") // the count is fresh, the rate is not
 	apply(1, 12, 14, false, "early") // fresh, but within the gap
-	clockOf(t, e).Add(gap)
+	clockOf(t, e).Advance(gap)
 	apply(1, 12, 14, true, "")
 	rs, err := e.AdaptRooms(ctx, []string{name})
 	if r := rs[name]; err != nil || r.Rate != 14 || r.N != 2 || r.LastReason != "increase" || !r.Last.Equal(clockOf(t, e).Now().Truncate(time.Millisecond)) {
@@ -79,7 +79,7 @@ func TestApplyAdapt(t *testing.T) {
 	}
 	// A cut keeps its time, the knee and the no-load p95 for the next
 	// decision, whichever instance takes it.
-	clockOf(t, e).Add(gap)
+	clockOf(t, e).Advance(gap)
 	ok, _, err := e.ApplyAdapt(ctx, name, AdaptDecision{N: 2, From: 14, To: 12, Reason: "cut_latency", MinGap: gap,
 		Knee: 13.5, Base: 42 * time.Millisecond, Cut: true})
 	if err != nil || !ok {
@@ -89,7 +89,7 @@ func TestApplyAdapt(t *testing.T) {
 	if r := rs[name]; err != nil || r.Knee != 13.5 || r.Base != 42*time.Millisecond || r.LastCut.IsZero() || !r.LastCut.Equal(r.Last) {
 		t.Fatalf("state %+v %v, want knee 13.5, base 42ms, the cut's time", r, err)
 	}
-	clockOf(t, e).Add(gap)
+	clockOf(t, e).Advance(gap)
 	apply(3, 12, 13, true, "") // not a cut: the last cut's time stays
 	rs, _ = e.AdaptRooms(ctx, []string{name})
 	if r := rs[name]; r.LastCut.Equal(r.Last) || r.LastCut.IsZero() || r.Knee != 0 {
@@ -100,7 +100,7 @@ func TestApplyAdapt(t *testing.T) {
 	if err := e.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
-	clockOf(t, e).Add(gap)
+	clockOf(t, e).Advance(gap)
 	apply(4, 13, 16, false, "off")
 }
 

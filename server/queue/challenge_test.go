@@ -95,7 +95,7 @@ func TestEnterWithProofAfterAdmission(t *testing.T) {
 	if _, err := e.EnterWithProof(ctx, name, v, "", Campaign{}, proof(t)); err != nil {
 		t.Fatal(err)
 	}
-	clockOf(t, e).Add(20 * time.Millisecond)
+	clockOf(t, e).Advance(20 * time.Millisecond)
 	if a, err := e.Admit(ctx, name, time.Second, tokens(t, 1)); err != nil || len(a.Visitors) != 1 {
 		t.Fatalf("admit: %+v %v", a, err)
 	}

@@ -17,11 +17,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 	"waitingroom/server/draw"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/jonboulle/clockwork"
+	"github.com/redis/go-redis/v9"
 )
 
 func at(d time.Duration) *time.Time { t := time.Now().Add(d).Truncate(time.Millisecond); return &t }
@@ -44,7 +46,7 @@ func openNow(t *testing.T, e *Engine, name string) {
 	}
 	now := time.Now()
 	if c, ok := clocks.Load(e); ok {
-		now = c.(*servicetest.Clock).Now()
+		now = c.(*clockwork.FakeClock).Now()
 	}
 	opens := now.Add(-time.Millisecond).Truncate(time.Millisecond)
 	s.OpensAt = &opens
@@ -96,7 +98,7 @@ func TestSchedulePhases(t *testing.T) {
 			// when the phase lets it.
 			k := testKeys(e.rdb, name)
 			e.rdb.ZAdd(ctx, k.key("queue"), redis.Z{Score: 1000, Member: "x"})
-			clockOf(t, e).Add(100 * time.Millisecond) // credit for one admission
+			clockOf(t, e).Advance(100 * time.Millisecond) // credit for one admission
 			a, err := e.Admit(ctx, name, time.Second, []string{"tok"})
 			if err != nil {
 				t.Fatal(err)
@@ -138,7 +140,7 @@ func TestScheduleServeLineAfterClose(t *testing.T) {
 	ctx := context.Background()
 	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.ClosesAt = at(-time.Second); s.ServeLineAfterClose = false }))
 	e.rdb.ZAdd(ctx, testKeys(e.rdb, name).key("queue"), redis.Z{Score: 1, Member: "x"})
-	clockOf(t, e).Add(100 * time.Millisecond) // credit for one admission
+	clockOf(t, e).Advance(100 * time.Millisecond) // credit for one admission
 	if a, err := e.Admit(ctx, name, time.Second, []string{"tok"}); err != nil || len(a.Visitors) != 0 {
 		t.Fatalf("admitted %+v (%v) after closing with serveLineAfterClose false", a, err)
 	}
@@ -299,7 +301,7 @@ func TestDrawOrdersTheLine(t *testing.T) {
 	// Admission follows the drawn order.
 	var admitted []string
 	for len(admitted) < len(order)-2 {
-		clockOf(t, e).Add(200 * time.Millisecond)
+		clockOf(t, e).Advance(200 * time.Millisecond)
 		a, err := e.Admit(ctx, name, time.Second, make([]string, 60))
 		if err != nil {
 			t.Fatal(err)

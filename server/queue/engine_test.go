@@ -14,12 +14,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 	"waitingroom/server/token"
 	"waitingroom/server/visitor"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 )
 
 // newRoom returns an engine and a fresh room with settings s on real Redis.
@@ -87,27 +89,27 @@ func useClock(t *testing.T, e *Engine, rdb redis.UniversalClient) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := servicetest.NewClock(start)
+	c := clockwork.NewFakeClockAt(start)
 	e.SetClock(c.Now)
 	clocks.Store(e, c)
 	t.Cleanup(func() { clocks.Delete(e) })
 }
 
 // clockOf returns the fake clock of e, an engine newRoom or gateRoom made.
-func clockOf(t *testing.T, e *Engine) *servicetest.Clock {
+func clockOf(t *testing.T, e *Engine) *clockwork.FakeClock {
 	t.Helper()
 	c, ok := clocks.Load(e)
 	if !ok {
 		t.Fatal("clockOf: the engine has no fake clock (useClock)")
 	}
-	return c.(*servicetest.Clock)
+	return c.(*clockwork.FakeClock)
 }
 
 // admitAfter moves e's clock by d, so that credit accrues for d, then runs
 // one tick of length tick.
 func admitAfter(t *testing.T, e *Engine, name string, d, tick time.Duration, ntok int) Admission {
 	t.Helper()
-	clockOf(t, e).Add(d)
+	clockOf(t, e).Advance(d)
 	a, err := e.Admit(context.Background(), name, tick, tokens(t, ntok))
 	if err != nil {
 		t.Fatal(err)
@@ -653,7 +655,7 @@ func TestAbandonment(t *testing.T) {
 	}
 	// A tick of one admission: the abandoned first visitor departs instead
 	// of taking it, the second is admitted, and the sweep finds the fifth.
-	clockOf(t, e).Add(20 * time.Millisecond) // credit for the one admission a 1 ms tick allows
+	clockOf(t, e).Advance(20 * time.Millisecond) // credit for the one admission a 1 ms tick allows
 	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
 	if err != nil {
 		t.Fatal(err)
@@ -734,7 +736,7 @@ func TestSeenStaysBounded(t *testing.T) {
 		}
 	}
 	lastSeen(t, e, rdb, name, issued+1, 90*time.Second) // the first has gone
-	clockOf(t, e).Add(20 * time.Millisecond)
+	clockOf(t, e).Advance(20 * time.Millisecond)
 	a, err := e.Admit(ctx, name, time.Millisecond, tokens(t, 1))
 	if err != nil {
 		t.Fatal(err)
@@ -1352,7 +1354,7 @@ func TestRandomMode(t *testing.T) {
 	}
 	var admitted []string
 	for range 3 {
-		clockOf(t, e).Add(500 * time.Millisecond)
+		clockOf(t, e).Advance(500 * time.Millisecond)
 		toks, err := token.NewBatch(40)
 		if err != nil {
 			t.Fatal(err)
@@ -1481,7 +1483,7 @@ func TestRandomModeUniform(t *testing.T) {
 // each of trials ticks, admits one and refills the line; it returns the
 // places in line (0 = front) of those admitted. Each tick is a millisecond
 // after the last on c, e's clock.
-func randomPlaces(ctx context.Context, e *Engine, c *servicetest.Clock, name string, waiting, trials int) ([]int, error) {
+func randomPlaces(ctx context.Context, e *Engine, c *clockwork.FakeClock, name string, waiting, trials int) ([]int, error) {
 	line := make([]string, 0, waiting)
 	join := func() error {
 		v, err := visitor.NewID()
@@ -1502,7 +1504,7 @@ func randomPlaces(ctx context.Context, e *Engine, c *servicetest.Clock, name str
 		// At MaxRate a millisecond accrues credit for ten: the tick admits
 		// the one its token allows.
 		for len(a.Visitors) == 0 {
-			c.Add(time.Millisecond)
+			c.Advance(time.Millisecond)
 			tok, err := token.NewBatch(1)
 			if err != nil {
 				return places, err

@@ -166,7 +166,7 @@ func TestGatePassToSession(t *testing.T) {
 			if _, err := e.Claim(ctx, name, v, tok, 0); !errors.Is(err, ErrTokenUsed) {
 				t.Fatalf("order claim after the redeem: %v", err)
 			}
-			clockOf(t, e).Add(5 * time.Millisecond)
+			clockOf(t, e).Advance(5 * time.Millisecond)
 			got, err := e.TouchSession(ctx, name, sid, true)
 			if err != nil || got.Subject != s.Subject || !got.Started.Equal(s.Started) || got.Expires.Before(s.Expires) {
 				t.Fatalf("touch %+v %v, after %+v", got, err, s)
@@ -630,7 +630,7 @@ func TestOpenSessionAfterLapse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clockOf(t, e).Add(cl.TTL + 100*time.Millisecond) // the instance stalls
+			clockOf(t, e).Advance(cl.TTL + 100*time.Millisecond) // the instance stalls
 			res, err := e.run(ctx, e.s.openSession, name, v, cl.Holder, jti, newID(t), "sub").Slice()
 			if err != nil {
 				t.Fatal(err)

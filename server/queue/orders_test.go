@@ -24,7 +24,7 @@ func TestOrderBucket(t *testing.T) {
 	if !errors.Is(err, ErrRateLimited) || wait <= 0 || wait > 500*time.Millisecond {
 		t.Fatalf("empty bucket: %v, retry after %v; want ErrRateLimited within 500 ms at 2/s", err, wait)
 	}
-	clockOf(t, e).Add(wait + 20*time.Millisecond)
+	clockOf(t, e).Advance(wait + 20*time.Millisecond)
 	if _, err := e.TakeOrderSlot(ctx, name); err != nil {
 		t.Fatalf("after the refill: %v", err)
 	}

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/jonboulle/clockwork"
+	"github.com/redis/go-redis/v9"
 )
 
 // roomKeyCount counts the room's keys that exist. Every key of a room is
@@ -42,7 +44,7 @@ func TestDeleteRoom(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			e := New(tc.rdb, DefaultNamespace(tc.rdb))
-			clock := servicetest.NewClock(time.Now())
+			clock := clockwork.NewFakeClockAt(time.Now())
 			e.SetClock(clock.Now)
 			gone, kept := servicetest.RoomName(t, tc.rdb), servicetest.RoomName(t, tc.rdb)
 			for _, name := range []string{gone, kept} {
@@ -55,7 +57,7 @@ func TestDeleteRoom(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				clock.Add(20 * time.Millisecond)
+				clock.Advance(20 * time.Millisecond)
 				if _, err := e.Admit(ctx, name, time.Second, tokens(t, 5)); err != nil {
 					t.Fatal(err)
 				}
@@ -374,7 +376,7 @@ func TestBornTellsTheRoomsApart(t *testing.T) {
 	if _, err := e.DeleteRoom(ctx, name); err != nil {
 		t.Fatal(err)
 	}
-	clockOf(t, e).Add(time.Second)
+	clockOf(t, e).Advance(time.Second)
 	if err := e.SaveRoom(ctx, name, settings(nil)); err != nil {
 		t.Fatal(err)
 	}

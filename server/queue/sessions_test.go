@@ -116,7 +116,7 @@ func TestEndedSessionFreesItsSlot(t *testing.T) {
 		a.Sessions != (SessionCounts{Live: 1, Opened: 1}) {
 		t.Fatalf("admitted %v (active %d) while the session holds the only slot", a.Visitors, a.Active)
 	}
-	clockOf(t, e).Add(300 * time.Millisecond)
+	clockOf(t, e).Advance(300 * time.Millisecond)
 	if err := e.EndSession(ctx, name, s.ID); err != nil {
 		t.Fatal(err)
 	}

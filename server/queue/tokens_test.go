@@ -124,7 +124,7 @@ func TestStaleClaimCanBeRetaken(t *testing.T) {
 	if !errors.Is(err, ErrTokenInUse) || !errors.As(err, &wait) || wait.RetryAfter <= 0 || wait.RetryAfter > 40*time.Millisecond {
 		t.Fatalf("live claim retaken: %v, want ErrTokenInUse with the claim's remaining time", err)
 	}
-	clockOf(t, e).Add(80 * time.Millisecond) // the first holder "crashed"
+	clockOf(t, e).Advance(80 * time.Millisecond) // the first holder "crashed"
 	if _, err := e.Claim(ctx, name, v, tok, time.Minute); err != nil {
 		t.Fatalf("stale claim not retaken: %v", err)
 	}
@@ -215,7 +215,7 @@ func TestClaimNeverExtendsThePass(t *testing.T) {
 	if err := e.Release(ctx, name, v, c.Holder, 0); err != nil {
 		t.Fatal(err)
 	}
-	clockOf(t, e).Add(time.UnixMilli(expiry).Sub(clockOf(t, e).Now()) + 50*time.Millisecond)
+	clockOf(t, e).Advance(time.UnixMilli(expiry).Sub(clockOf(t, e).Now()) + 50*time.Millisecond)
 	if _, err := e.Claim(ctx, name, v, tok, 30*time.Second); !errors.Is(err, ErrTokenInvalid) {
 		t.Fatalf("claim after the pass's expiry: %v, want ErrTokenInvalid", err)
 	}
@@ -235,7 +235,7 @@ func TestLateReleaseCannotUndoANewerClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clockOf(t, e).Add(80 * time.Millisecond) // the first attempt froze past its claim
+	clockOf(t, e).Advance(80 * time.Millisecond) // the first attempt froze past its claim
 	second, err := e.Claim(ctx, name, v, tok, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +282,7 @@ func TestFailuresPauseTheToken(t *testing.T) {
 	if !errors.As(err, &wait) || !errors.Is(err, ErrTokenPaused) || wait.RetryAfter <= 0 || wait.RetryAfter > pause {
 		t.Fatalf("claim of a paused token: %v", err)
 	}
-	clockOf(t, e).Add(wait.RetryAfter + 20*time.Millisecond)
+	clockOf(t, e).Advance(wait.RetryAfter + 20*time.Millisecond)
 	if _, err := e.Claim(ctx, name, v, tok, time.Minute); err != nil {
 		t.Fatalf("claim after the pause: %v", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"waitingroom/server/store/storetest"
 	"waitingroom/server/token"
 	"waitingroom/server/visitor"
+
+	"github.com/jonboulle/clockwork"
 )
 
 type observed struct {
@@ -39,7 +41,7 @@ func TestOrdersAreObserved(t *testing.T) {
 	ctx := context.Background()
 	rdb := servicetest.Redis(t)
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
-	clock := servicetest.NewClock(time.Now())
+	clock := clockwork.NewFakeClockAt(time.Now())
 	eng.SetClock(clock.Now)
 	name := servicetest.RoomName(t, rdb)
 	newRoom(t, eng, name, 0, 0)
@@ -53,7 +55,7 @@ func TestOrdersAreObserved(t *testing.T) {
 	if _, err := eng.Enter(ctx, name, v); err != nil {
 		t.Fatal(err)
 	}
-	clock.Add(20 * time.Millisecond)
+	clock.Advance(20 * time.Millisecond)
 	toks, _ := token.NewBatch(1)
 	if a, err := eng.Admit(ctx, name, time.Second, toks); err != nil || len(a.Visitors) != 1 {
 		t.Fatalf("admit: %+v %v", a, err)

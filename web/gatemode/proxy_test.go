@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
@@ -66,7 +67,7 @@ type proxyRig struct {
 	keys  *pass.Keys
 	// clock is the engine's: the tests move it where credit must accrue
 	// or a session age.
-	clock *servicetest.Clock
+	clock *clockwork.FakeClock
 }
 
 // newProxyRig starts a proxy to origin; mut changes its options.
@@ -74,7 +75,7 @@ func newProxyRig(t *testing.T, origin string, mut func(*ProxyOptions)) *proxyRig
 	t.Helper()
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, proxyDB))
 	eng := queue.New(rdb, queue.DefaultNamespace(rdb))
-	clock := servicetest.NewClock(time.Now())
+	clock := clockwork.NewFakeClockAt(time.Now())
 	eng.SetClock(clock.Now)
 	keys, err := pass.Derive([]byte("proxy-test-secret-0123456789"))
 	if err != nil {
@@ -150,7 +151,7 @@ func (pr *proxyRig) mint(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	pr.eng.Admit(ctx, name, time.Second, nil) // the rate clock starts
-	pr.clock.Add(20 * time.Millisecond)
+	pr.clock.Advance(20 * time.Millisecond)
 	toks, _ := token.NewBatch(1)
 	if adm, err := pr.eng.Admit(ctx, name, time.Second, toks); err != nil || len(adm.Visitors) != 1 {
 		t.Fatalf("admit: %+v %v", adm, err)
@@ -476,7 +477,7 @@ func TestProxyRenewsIdleSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr.clock.Add(1100 * time.Millisecond)
+	pr.clock.Advance(1100 * time.Millisecond)
 	if r := pr.do(t, "GET", "/checkout", "", nil, c); r.status != 200 {
 		t.Fatalf("with a session: %d", r.status)
 	}
