@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -89,40 +88,35 @@ func TestKneeShopKnee(t *testing.T) {
 
 // TestKneeShopRecord: the record holds each second's served orders,
 // their p95 and the capacity then; the handler answers 200 for an order
-// served and 503 past the wait bound.
+// served and 503 past the wait bound. It runs on the fake clock of a
+// synctest bubble, with the handler called directly.
 func TestKneeShopRecord(t *testing.T) {
-	s := NewKneeShop(20, 100*time.Millisecond, 50*time.Millisecond) // 2 workers
-	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
-	var ok, full atomic.Int64
-	var wg sync.WaitGroup
-	for range 4 { // two served, two past the bound
-		wg.Go(func() {
-			resp, err := http.Get(srv.URL + "/checkout")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			resp.Body.Close()
-			switch resp.StatusCode {
-			case http.StatusOK:
-				ok.Add(1)
-			case http.StatusServiceUnavailable:
-				full.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	if ok.Load() != 2 || full.Load() != 2 {
-		t.Fatalf("%d served, %d refused; want 2 and 2", ok.Load(), full.Load())
-	}
-	s.SetCapacity(40)
-	time.Sleep(time.Until(s.start.Add(1100 * time.Millisecond)))
-	rec := s.Record()
-	if len(rec) != 1 || rec[0].Served != 2 || rec[0].Rejected != 2 || rec[0].Capacity != 40 ||
-		rec[0].P95 < 100*time.Millisecond || rec[0].P95 > time.Second {
-		t.Fatalf("record %+v", rec)
-	}
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := NewKneeShop(20, 100*time.Millisecond, 50*time.Millisecond) // 2 workers
+		h := s.Handler()
+		codes := make(chan int, 4)
+		for range 4 { // two served, two past the bound
+			go func() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/checkout", nil))
+				codes <- w.Code
+			}()
+		}
+		got := map[int]int{}
+		for range 4 {
+			got[<-codes]++
+		}
+		if got[http.StatusOK] != 2 || got[http.StatusServiceUnavailable] != 2 {
+			t.Fatalf("answers %v; want two 200 and two 503", got)
+		}
+		s.SetCapacity(40)
+		time.Sleep(time.Until(s.start.Add(1100 * time.Millisecond)))
+		rec := s.Record()
+		if len(rec) != 1 || rec[0].Served != 2 || rec[0].Rejected != 2 || rec[0].Capacity != 40 || rec[0].P95 != 100*time.Millisecond {
+			t.Fatalf("record %+v; want one second: 2 served in 100ms, 2 refused, capacity 40", rec)
+		}
+	})
 }
 
 func TestParseSchedule(t *testing.T) {

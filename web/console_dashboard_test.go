@@ -38,8 +38,9 @@ type fakeLive struct {
 	// read would.
 	clock *clockwork.FakeClock
 	delay time.Duration
-	// stuck: a read answers only when its context ends, as a Redis that
-	// does not answer.
+	// stuck: a read answers as a Redis that does not answer, once its
+	// budget is spent: at once with the deadline's error, or, with no
+	// deadline to spend, nothing until the test's own context ends.
 	stuck bool
 }
 
@@ -47,6 +48,9 @@ func (f *fakeLive) Series(ctx context.Context, _ string, since time.Time) ([]liv
 	f.mu.Lock()
 	if f.stuck {
 		f.mu.Unlock()
+		if _, ok := ctx.Deadline(); ok {
+			return nil, context.DeadlineExceeded
+		}
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}

@@ -205,9 +205,8 @@ func TestBrowserOperatorDay(t *testing.T) {
 	t.Parallel() // alongside the whole-event test's long wait (see there)
 	axe := axeSource(t)
 	alloc := browser(t)
-	// The server's clock jumps to the opening once the buyer is in the
-	// pre-queue (jumpTo); the pre-queue's own opening, which the page joins
-	// by itself on the browser's clock, is waited for.
+	// The server's clock jumps to the pre-queue before the buyer comes,
+	// and to the opening once the buyer is in it (jumpTo).
 	clk := servicetest.NewJumpClock()
 	base, eng, _ := startServerOn(t, clk, 250*time.Millisecond, "-admin-token", consoleToken)
 	waitReady(t, base)
@@ -236,7 +235,8 @@ func TestBrowserOperatorDay(t *testing.T) {
 
 	// 3. The schedule: the pre-queue opens in 3 s, the sale in 45 s (the
 	// buyer must be in the pre-queue by then after the operator's dashboard
-	// and its accessibility check, even on a loaded machine).
+	// and its accessibility check, even on a loaded machine). The clock
+	// jumps to each.
 	openPage(t, op, base+"/admin/rooms/"+name+"/settings?tz=UTC")
 	now := clk.Now().UTC().Truncate(time.Second)
 	prequeueAt, opensAt := now.Add(3*time.Second), now.Add(45*time.Second)
@@ -273,6 +273,7 @@ func TestBrowserOperatorDay(t *testing.T) {
 
 	// 4. A buyer comes through the campaign's link before the opening,
 	// waits in the pre-queue, gets in and orders two shirts.
+	jumpTo(t, clk, eng, name, prequeueAt)
 	buyer := stateTab(t, alloc, "en", "light")
 	if err := chromedp.Do(buyer, chromedp.Navigate(base+"/r/"+name+"?utm_source=kakao&utm_medium=social&utm_campaign=launch"),
 		chromedp.Poll[chromedp.Void](rankIs("You are in the pre-queue"), chromedp.WithPollingTimeout(clk.Until(opensAt)+5*time.Second))); err != nil {

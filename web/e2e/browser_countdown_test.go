@@ -66,7 +66,7 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 	}
 	// 3,000 ahead: at 20 a second the front is 200 ranks, so the page
 	// hears every 16 ticks (4 s) and counts down for the last 2 s of them.
-	tctx := countdownPage(t, alloc, eng, base, name)
+	tctx := countdownPage(t, alloc, eng, base, name, false)
 	// The line moves at 20 a second, then the operator cuts the rate to 8:
 	// the pages counting at 18 a second must slow down before they get
 	// ahead.
@@ -136,8 +136,9 @@ func TestBrowserCountdownNeverAhead(t *testing.T) {
 
 // countdownPage puts 3,000 visitors in room name's line, then opens the
 // room at base in a new browser context that records the page's events
-// and ranks (countdownRecorder), and waits until it shows its place.
-func countdownPage(t *testing.T, alloc context.Context, eng *queue.Engine, base, name string) context.Context {
+// and ranks (countdownRecorder), on a page clock when clocked, and waits
+// until it shows its place.
+func countdownPage(t *testing.T, alloc context.Context, eng *queue.Engine, base, name string, clocked bool) context.Context {
 	t.Helper()
 	ctx := context.Background()
 	for range 3000 {
@@ -150,6 +151,9 @@ func countdownPage(t *testing.T, alloc context.Context, eng *queue.Engine, base,
 	t.Cleanup(cancel)
 	tctx, tcancel := context.WithTimeout(tab, 90*time.Second)
 	t.Cleanup(tcancel)
+	if clocked {
+		withPageClock(t, tctx)
+	}
 	err := chromedp.Do(tctx,
 		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: countdownRecorder})
@@ -204,7 +208,7 @@ func TestBrowserCountdownHoldsWhenServerStops(t *testing.T) {
 	}
 	// 3,000 ahead at 20 a second: the page hears every 16 ticks (4 s) and
 	// counts for the last 2 s of each gap.
-	tctx := countdownPage(t, alloc, d.eng, "http://"+in.addr, name)
+	tctx := countdownPage(t, alloc, d.eng, "http://"+in.addr, name, true)
 	set.Rate = 20
 	if err := d.eng.SaveRoom(ctx, name, set); err != nil {
 		t.Fatal(err)
@@ -261,9 +265,9 @@ func TestBrowserCountdownHoldsWhenServerStops(t *testing.T) {
 	}
 	ticket := int64(log[frozenAt][4].(float64))
 	truth := ticket - st.Head - 1
-	// Longer than the page's whole gap: a page that counts on through its
-	// span gets 36 ranks ahead.
-	time.Sleep(5 * time.Second)
+	// Longer than the page's whole gap, on the page's clock: a page that
+	// counts on through its span gets 36 ranks ahead.
+	tickPage(t, tctx, 5*time.Second)
 	log = logOf()
 	for _, e := range log[frozenAt+1:] {
 		if e[0] == "event" {

@@ -77,11 +77,11 @@ func placeText(p int) string {
 // and "sale ended" for a visitor after closing. Screenshots go to
 // artifacts/e2e/event.
 //
-// The server runs on a servicetest.JumpClock. The countdown to the
-// pre-queue is waited for in real time: the page joins by itself when its
-// own countdown ends, on the browser's clock. The pre-queue, the absence
-// and the close, which the pages follow through their streams and their
-// server's time, are jumped (jumpTo).
+// The server runs on a servicetest.JumpClock, and the first buyer's page
+// on a page clock. The countdown to the pre-queue is jumped on both: the
+// page joins by itself when its own countdown ends. The pre-queue, the
+// absence and the close, which the pages follow through their streams and
+// their server's time, are jumped on the server's clock (jumpTo).
 func TestBrowserWholeEvent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test")
@@ -164,14 +164,18 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 	addProduct(t, name, "Limited sneakers", 129000, 2)
 
-	// navigate opens a new tab in the buyer's profile on the room; any
-	// goroutine may call it. open is navigate for the test's own.
-	navigate := func(b *eventBuyer) error {
+	// newTab opens a new tab in the buyer's profile; navigate opens the
+	// room in it, and any goroutine may call it. open is navigate for the
+	// test's own.
+	newTab := func(b *eventBuyer) {
 		tab, cancel := chromedp.NewContext(b.holder)
 		tab, cancelT := context.WithTimeout(tab, *eventAway+3*time.Minute)
 		b.tab, b.close = tab, func() { cancelT(); cancel() }
 		t.Cleanup(b.close)
-		return chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name))
+	}
+	navigate := func(b *eventBuyer) error {
+		newTab(b)
+		return chromedp.Do(b.tab, chromedp.Navigate(base+"/r/"+name))
 	}
 	open := func(b *eventBuyer) {
 		if err := navigate(b); err != nil {
@@ -179,8 +183,13 @@ func TestBrowserWholeEvent(t *testing.T) {
 		}
 	}
 
-	// Before the pre-queue: the opening time and a countdown, no join.
-	open(buyers[0])
+	// Before the pre-queue: the opening time and a countdown, no join. This
+	// page runs on a page clock, moved with the server's to the pre-queue.
+	newTab(buyers[0])
+	withPageClock(t, buyers[0].tab)
+	if err := chromedp.Do(buyers[0].tab, chromedp.Navigate(base+"/r/"+name)); err != nil {
+		t.Fatal(err)
+	}
 	wait(buyers[0].tab, "before the pre-queue", rankIs("Not open yet")+` && document.getElementById("wr-count").textContent.indexOf("Opens in") === 0`, 10*time.Second)
 	if clk.Now().After(prequeueAt) {
 		t.Fatalf("the countdown showed only after prequeueAt (the machine is too slow for this schedule)")
@@ -192,9 +201,13 @@ func TestBrowserWholeEvent(t *testing.T) {
 	}
 
 	// At prequeueAt: the first page joins by itself, the others arrive.
-	// The others arrive together: a page takes seconds to load on a busy
+	// The server's clock goes first, and the page's as far and a second
+	// more: the page never asks before the server's pre-queue is open. The
+	// others arrive together: a page takes seconds to load on a busy
 	// machine, and three loaded one after another ate the pre-queue.
-	time.Sleep(clk.Until(prequeueAt)) // the page's own countdown: real time
+	ahead := clk.Until(prequeueAt)
+	jumpTo(t, clk, eng, name, prequeueAt)
+	tickPage(t, buyers[0].tab, ahead+time.Second)
 	errs := make(chan error, len(buyers)-1)
 	for _, b := range buyers[1:] {
 		go func() { errs <- navigate(b) }()
@@ -260,16 +273,25 @@ func TestBrowserWholeEvent(t *testing.T) {
 	away.close()
 	leftAt := clk.Now()
 
-	// Meanwhile, each buyer checks the draw with verify-draw: their ticket
-	// at the place their page showed.
+	// Meanwhile, each buyer checks the draw with verify-draw, all at once:
+	// their ticket at the place their page showed.
+	verified := make(chan error, len(buyers))
 	for _, b := range buyers {
-		cmd := exec.Command("go", "run", "./k6/cmd/wrload", "verify-draw", "-url", base, "-room", name,
-			"-commitment", commitment, "-ticket", strconv.FormatInt(b.ticket, 10))
-		cmd.Dir = repoRoot
-		out, err := cmd.CombinedOutput()
-		want := fmt.Sprintf("ticket %d drew place %d of %d", b.ticket, b.place, len(buyers))
-		if err != nil || !strings.Contains(string(out), "verify-draw: OK") || !strings.Contains(string(out), want) {
-			t.Fatalf("verify-draw for ticket %d: %v\n%s(want %q)", b.ticket, err, out, want)
+		go func() {
+			cmd := exec.Command("go", "run", "./k6/cmd/wrload", "verify-draw", "-url", base, "-room", name,
+				"-commitment", commitment, "-ticket", strconv.FormatInt(b.ticket, 10))
+			cmd.Dir = repoRoot
+			out, err := cmd.CombinedOutput()
+			want := fmt.Sprintf("ticket %d drew place %d of %d", b.ticket, b.place, len(buyers))
+			if err != nil || !strings.Contains(string(out), "verify-draw: OK") || !strings.Contains(string(out), want) {
+				err = fmt.Errorf("verify-draw for ticket %d: %v\n%s(want %q)", b.ticket, err, out, want)
+			}
+			verified <- err
+		}()
+	}
+	for range buyers {
+		if err := <-verified; err != nil {
+			t.Fatal(err)
 		}
 	}
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/jmoiron/sqlx"
 	"github.com/jonboulle/clockwork"
@@ -503,6 +504,13 @@ func TestBrowserStreamComesBack(t *testing.T) {
 	defer cancel()
 	tab, cancelT := context.WithTimeout(tab, 90*time.Second)
 	defer cancelT()
+	// The page runs on a page clock, and counts its position polls itself.
+	withPageClock(t, tab)
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: `window.__polls = 0;
+	  var realFetch = window.fetch;
+	  window.fetch = function (u, o) { if (/\/queue\/position$/.test(String(u))) window.__polls++; return realFetch.call(this, u, o); };`}); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(tab,
 		chromedp.Navigate(front.URL+"/r/"+name),
 		waitText("1 person ahead of you"),
@@ -525,15 +533,26 @@ func TestBrowserStreamComesBack(t *testing.T) {
 		chromedp.WithPollingTimeout(15*time.Second))); err != nil {
 		t.Fatalf("the page still says it polls: %v", err)
 	}
-	// The page polls every second or so at this rank: a window of four
-	// seconds without a poll shows that polling stopped.
-	n := polls.Load()
-	time.Sleep(4 * time.Second)
-	if more := polls.Load() - n; more > 0 {
+	// The page polls every second or so at this rank: four seconds of its
+	// clock, with every timer due meanwhile run, and no poll asked, show
+	// that polling stopped.
+	pagePolls := func() int {
+		n, err := chromedp.Run(tab, chromedp.Evaluate[int](`window.__polls`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	n := pagePolls()
+	if n == 0 {
+		t.Fatal("the page counted none of its polls: the count cannot tell that polling stopped")
+	}
+	tickPage(t, tab, 4*time.Second)
+	if more := pagePolls() - n; more > 0 {
 		t.Fatalf("the page polled %d times after its stream came back", more)
 	}
 	t.Logf("back on the stream %v after streams were taken again (%d refused, %d polls)",
-		at.Sub(back).Round(time.Millisecond), refused.Load(), n)
+		at.Sub(back).Round(time.Millisecond), refused.Load(), polls.Load())
 }
 
 // waitUntil polls cond every 50 ms until it holds, for at most d.
