@@ -37,8 +37,10 @@ type DrawOptions struct {
 	// Chunk is the number of places written per script call (default
 	// 500), and Read the number of pre-queue entries read per call
 	// (default 5000); both keep every Redis call short (about 1 ms on an
-	// idle machine, under 20 ms on a loaded one).
-	Chunk, Read int
+	// idle machine). Depth is the number of calls sent in one round trip
+	// (default 8), in order: Redis runs each on its own, so that other
+	// clients' commands go between them.
+	Chunk, Read, Depth int
 	// afterChunk, when set, runs after each chunk written (tests).
 	afterChunk func(written int)
 }
@@ -108,6 +110,9 @@ func (e *Engine) Draw(ctx context.Context, roomName string, opt DrawOptions) (Dr
 	if opt.Read <= 0 {
 		opt.Read = 5000
 	}
+	if opt.Depth <= 0 {
+		opt.Depth = 8
+	}
 	st, err := e.drawWith(ctx, roomName, opt)
 	if err != nil {
 		return st, fmt.Errorf("queue: draw %s: %w", roomName, err)
@@ -143,16 +148,61 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		}
 		return DrawNone, err
 	}
-	visitors, tickets, err := e.readPrequeue(ctx, roomName, opt.Read, n)
+	visitors, tickets, err := e.readPrequeue(ctx, roomName, opt.Read, opt.Depth, n)
 	if err != nil {
 		return DrawNone, err
 	}
 	order := draw.Order(seed, tickets)
-	packed := make([]byte, 0, 4*opt.Chunk)
+	// The chunks go opt.Depth to a round trip, in order, so that the
+	// progress recorded ('written') never passes a chunk not yet written.
+	// The first goes alone by run, which loads the script if Redis lacks
+	// it; a later call that finds it gone fails the draw, which the next
+	// call of Draw takes up from its progress.
+	calls := make([][]any, 0, opt.Depth)
+	loaded := false
+	send := func() error {
+		if len(calls) == 0 {
+			return nil
+		}
+		var cmds []*redis.Cmd
+		if !loaded {
+			cmds = []*redis.Cmd{e.run(ctx, e.s.drawChunk, roomName, calls[0]...)}
+			if err := cmds[0].Err(); err != nil {
+				return err
+			}
+			loaded = true
+			if len(calls) > 1 {
+				more, err := e.pipeline(ctx, e.s.drawChunk, roomName, calls[1:])
+				if err != nil {
+					return err
+				}
+				cmds = append(cmds, more...)
+			}
+		} else {
+			var err error
+			if cmds, err = e.pipeline(ctx, e.s.drawChunk, roomName, calls); err != nil {
+				return err
+			}
+		}
+		calls = calls[:0]
+		for _, c := range cmds {
+			w, err := c.Int64()
+			if err != nil {
+				return err
+			}
+			if w < 0 {
+				return errLeaseLost
+			}
+			if opt.afterChunk != nil {
+				opt.afterChunk(int(w))
+			}
+		}
+		return nil
+	}
 	for start := int(written); start < len(order); start += opt.Chunk {
 		end := min(start+opt.Chunk, len(order))
 		args := make([]any, 0, end-start+4)
-		packed = packed[:0]
+		packed := make([]byte, 0, 4*(end-start))
 		for _, j := range order[start:end] {
 			packed = binary.BigEndian.AppendUint32(packed, uint32(tickets[j]))
 		}
@@ -160,16 +210,14 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		for _, j := range order[start:end] {
 			args = append(args, visitors[j])
 		}
-		w, err := e.run(ctx, e.s.drawChunk, roomName, args...).Int64()
-		if err != nil {
-			return DrawNone, err
+		if calls = append(calls, args); len(calls) == opt.Depth {
+			if err := send(); err != nil {
+				return DrawNone, err
+			}
 		}
-		if w < 0 {
-			return DrawNone, errLeaseLost
-		}
-		if opt.afterChunk != nil {
-			opt.afterChunk(int(w))
-		}
+	}
+	if err := send(); err != nil {
+		return DrawNone, err
 	}
 	done, err := e.run(ctx, e.s.drawDone, roomName, opt.Owner, hex.EncodeToString(seed)).Int64()
 	switch {
@@ -206,29 +254,39 @@ func (e *Engine) committedSeed(roomName, seedHex, nonceHex, commit string) ([]by
 	return e.seeder.Committed(roomName, nonce, commit)
 }
 
-// readPrequeue reads the frozen pre-queue in ticket order, read entries a
-// call, and checks that it holds n entries.
-func (e *Engine) readPrequeue(ctx context.Context, roomName string, read int, n int64) ([]string, []int64, error) {
+// readPrequeue reads the frozen pre-queue of n entries in ticket order,
+// read entries a call and depth calls a round trip, by rank: it is frozen,
+// so its ranks do not move. It checks that it holds n entries, in order.
+func (e *Engine) readPrequeue(ctx context.Context, roomName string, read, depth int, n int64) ([]string, []int64, error) {
 	key := roomKeys(e.ns, roomName).key("prequeue")
 	visitors := make([]string, 0, n)
 	tickets := make([]int64, 0, n)
-	lo := "-inf"
-	for {
-		zs, err := e.rdb.ZRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{Min: lo, Max: "+inf", Count: int64(read)}).Result()
-		if err != nil {
+	for lo := int64(0); lo < n; {
+		pipe := e.rdb.Pipeline()
+		var cmds []*redis.ZSliceCmd
+		for ; lo < n && len(cmds) < depth; lo += int64(read) {
+			cmds = append(cmds, pipe.ZRangeWithScores(ctx, key, lo, min(lo+int64(read), n)-1))
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
 			return nil, nil, fmt.Errorf("read pre-queue: %w", err)
 		}
-		for _, z := range zs {
-			visitors = append(visitors, z.Member.(string))
-			tickets = append(tickets, int64(z.Score))
+		for _, c := range cmds {
+			for _, z := range c.Val() {
+				t := int64(z.Score)
+				if k := len(tickets); k > 0 && t <= tickets[k-1] {
+					return nil, nil, fmt.Errorf("pre-queue moved while read: ticket %d after %d", t, tickets[k-1])
+				}
+				visitors = append(visitors, z.Member.(string))
+				tickets = append(tickets, t)
+			}
 		}
-		if len(zs) < read {
-			break
-		}
-		lo = "(" + strconv.FormatInt(int64(zs[len(zs)-1].Score), 10)
 	}
-	if int64(len(tickets)) != n {
-		return nil, nil, fmt.Errorf("pre-queue holds %d entries, frozen with %d", len(tickets), n)
+	card, err := e.rdb.ZCard(ctx, key).Result()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read pre-queue: %w", err)
+	}
+	if card != n || int64(len(tickets)) != n {
+		return nil, nil, fmt.Errorf("pre-queue holds %d entries (%d read), frozen with %d", card, len(tickets), n)
 	}
 	return visitors, tickets, nil
 }

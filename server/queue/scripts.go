@@ -175,6 +175,25 @@ func (e *Engine) run(ctx context.Context, s *script, room string, args ...any) *
 	}
 }
 
+// pipeline runs script s for room once for each of calls (its args, as
+// run takes them), in order, in one round trip. It sends EVALSHA only: the
+// script must be loaded, as a run of it just before makes sure. It returns
+// each call's command and the first error of any.
+func (e *Engine) pipeline(ctx context.Context, s *script, room string, calls [][]any) ([]*redis.Cmd, error) {
+	head := e.heads.get(e.ns, s, room)
+	clock := e.clockArg()
+	pipe := e.rdb.Pipeline()
+	cmds := make([]*redis.Cmd, len(calls))
+	for i, args := range calls {
+		a := make([]any, 0, len(head)+len(args)+1)
+		a = append(append(append(a, head...), args...), clock)
+		cmds[i] = redis.NewCmd(ctx, a...)
+		_ = pipe.Process(ctx, cmds[i])
+	}
+	_, err := pipe.Exec(ctx)
+	return cmds, err
+}
+
 // maxCallHeads bounds the call heads an Engine keeps: past it they are all
 // dropped, so that calls for made-up room names cannot grow it.
 const maxCallHeads = 4096

@@ -27,11 +27,17 @@ for j = 6, #ARGV do
   else
     z[#z + 1] = I(line)
     z[#z + 1] = v
-    markSeen(line, now, sbase)
     if anyCampaign then setCampaignAt(line, campaignAt(u32(ARGV[5], 4 * (j - 6) + 1), cbase), cbase) end
   end
 end
 if #z > 0 then redis.call('ZADD', K.queue, unpack(z)) end
+-- The chunk's places are consecutive lines: their liveness cells are one
+-- range, written at once (a withdrawn place's cell is never read).
+local first, last = math.max(base + start + 1, sbase + 1), base + start + #ARGV - 5
+if first <= last then
+  local v = seenValue(now)
+  redis.call('SETRANGE', K.seen, 2 * (first - sbase), string.rep(string.char(math.floor(v / 256), v % 256), last - first + 1))
+end
 redis.call('SETRANGE', K.drawn, 4 * start, ARGV[5])
 local w = start + #ARGV - 5
 if w > (tonumber(redis.call('HGET', K.draw, 'written')) or 0) then redis.call('HSET', K.draw, 'written', I(w)) end
