@@ -62,14 +62,17 @@ func startInstance(t *testing.T, rdb redis.UniversalClient, eng *queue.Engine, r
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	subscribed := make(chan struct{})
-	wg.Go(func() { push.Listen(ctx, rdb, eng.Namespace(), notify{hub, subscribed}, log) })
+	var l *issuer.Loop
+	if withIssuer {
+		l = issuer.New(oneRoom{eng, roomName}, tick, log, metrics)
+	}
+	wg.Go(func() { push.Listen(ctx, rdb, eng.Namespace(), notify{hub, subscribed, l}, log) })
 	select {
 	case <-subscribed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("subscription not established")
 	}
 	if withIssuer {
-		l := issuer.New(oneRoom{eng, roomName}, tick, log, metrics)
 		wg.Go(func() { l.Run(ctx) })
 	}
 	srv := httptest.NewServer(s.Handler())
@@ -82,14 +85,27 @@ func startInstance(t *testing.T, rdb redis.UniversalClient, eng *queue.Engine, r
 	return &instance{url: srv.URL, hub: hub}
 }
 
+// notify is the hub's subscription, as the server wires it (app's
+// listener): the wakes go to the issuer, if any; ch is closed once
+// subscribed.
 type notify struct {
 	*sse.Hub
-	ch chan struct{}
+	ch     chan struct{}
+	issuer *issuer.Loop
 }
 
 func (n notify) Lost() { n.Hub.Lost() }
 
+func (n notify) Woken(room string) {
+	if n.issuer != nil {
+		n.issuer.Wake(room)
+	}
+}
+
 func (n notify) Subscribed() {
+	if n.issuer != nil {
+		n.issuer.WakeAll()
+	}
 	n.Hub.Subscribed()
 	select {
 	case <-n.ch:

@@ -87,7 +87,13 @@ type Loop struct {
 	want    map[string]int    // tokens to mint per room: the room's last burst
 	drawing map[string]bool   // rooms whose draw this loop is running
 	phase   map[string]string // the phase this loop last marked, per room
-	wg      sync.WaitGroup
+	// asleep holds, per sleeping room, when this loop next ticks it;
+	// woken, when this loop last heard it woken, and wokenAll when it
+	// last woke every room (see Wake).
+	asleep   map[string]time.Time
+	woken    map[string]time.Time
+	wokenAll time.Time
+	wg       sync.WaitGroup
 }
 
 // MaxTokensPerTick bounds one tick's tokens: two batches (a late tick
@@ -99,7 +105,9 @@ func MaxTokensPerTick(tick time.Duration) int {
 
 // New returns a Loop that ticks every tick. obs may be nil.
 func New(eng Admitter, tick time.Duration, log *slog.Logger, obs Observer) *Loop {
-	return &Loop{eng: eng, tick: tick, log: log, obs: obs, clk: clockwork.NewRealClock(), want: make(map[string]int), drawing: make(map[string]bool), phase: make(map[string]string)}
+	return &Loop{eng: eng, tick: tick, log: log, obs: obs, clk: clockwork.NewRealClock(), want: make(map[string]int),
+		drawing: make(map[string]bool), phase: make(map[string]string), asleep: make(map[string]time.Time),
+		woken: make(map[string]time.Time)}
 }
 
 // Record has the loop hand every successful tick to rec, and returns the
@@ -143,13 +151,17 @@ func (l *Loop) Tick(ctx context.Context) {
 	if ro, ok := l.obs.(RoomsObserver); ok {
 		ro.Listed(rooms)
 	}
+	now := l.clk.Now()
 	for _, name := range rooms {
-		l.admit(ctx, name)
+		if !l.sleeping(name, now) {
+			l.admit(ctx, name)
+		}
 	}
 }
 
 func (l *Loop) admit(ctx context.Context, name string) {
 	start := time.Now()
+	began := l.clk.Now()
 	tctx, cancel := context.WithTimeout(ctx, l.tick)
 	defer cancel()
 	n := l.tokensFor(name)
@@ -160,10 +172,15 @@ func (l *Loop) admit(ctx context.Context, name string) {
 	}
 	took := time.Since(start)
 	switch {
+	case err == nil && a.Slept:
+		l.sleep(name, began, a.WakeIn)
 	case err == nil:
 		l.mu.Lock()
 		l.want[name] = min(max(a.Burst, 1), MaxTokensPerTick(l.tick))
 		l.mu.Unlock()
+		if a.Asleep {
+			l.sleep(name, began, a.WakeIn)
+		}
 		if a.Phase == "drawing" {
 			l.startDraw(ctx, name)
 		}
@@ -175,12 +192,13 @@ func (l *Loop) admit(ctx context.Context, name string) {
 		l.mu.Lock()
 		delete(l.want, name)
 		delete(l.phase, name)
+		delete(l.woken, name)
 		l.mu.Unlock()
 	case ctx.Err() == nil:
 		l.log.Warn("issuer: admit", "room", name, "err", err)
 		l.failed(name)
 	}
-	if l.obs != nil {
+	if l.obs != nil && !a.Slept { // a room asleep keeps its last tick's figures
 		l.obs.Ticked(name, a, took, err)
 	}
 }

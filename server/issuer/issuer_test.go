@@ -243,6 +243,10 @@ func TestIssuerKeepsUpWithTheCeilingRate(t *testing.T) {
 	if err := eng.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
+	id, _ := visitor.NewID() // someone in line: the room does not sleep
+	if _, err := eng.Enter(ctx, name, id); err != nil {
+		t.Fatal(err)
+	}
 	const tick = 2 * time.Second
 	rec := &recordTokens{oneRoom: oneRoom{eng, name}}
 	l := New(rec, tick, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
@@ -459,7 +463,7 @@ func TestPhasesAreToldOnce(t *testing.T) {
 	for i := range loops {
 		e := queue.New(rdb, queue.DefaultNamespace(rdb))
 		e.SetClock(clock.Now)
-		loops[i] = New(oneRoom{e, name}, 50*time.Millisecond, log, nil).WatchPhases(sale)
+		loops[i] = New(oneRoom{e, name}, 50*time.Millisecond, log, nil).WatchPhases(sale).WithClock(clock)
 	}
 	// toldAt is the clock of the round in which each entry was recorded.
 	var toldAt []time.Time
@@ -541,6 +545,7 @@ func TestCloseByOperatorIsNotToldTwice(t *testing.T) {
 	if err := eng.SaveRoom(ctx, name, s); err != nil {
 		t.Fatal(err)
 	}
+	l.Wake(name) // what the room's channel tells after the save
 	l.Tick(ctx)
 	sale.Flush()
 	rec.mu.Lock()

@@ -22,6 +22,9 @@ type Handler interface {
 	// Lost is called once when the subscription breaks (Redis is gone);
 	// Subscribed follows when it is back.
 	Lost()
+	// Woken is told that a room that slept was woken (see
+	// queue.Admission's Asleep): its ticks are to run again.
+	Woken(room string)
 }
 
 // A broken subscription is tried again after resubscribeFirst, then twice
@@ -78,6 +81,10 @@ func Listen(ctx context.Context, rdb redis.UniversalClient, ns string, h Handler
 		case *redis.Message:
 			room, ok := queue.RoomOfChannel(ns, m.Channel)
 			if !ok {
+				continue
+			}
+			if m.Payload == queue.WakeMessage {
+				h.Woken(room)
 				continue
 			}
 			e, err := queue.ParseEvent([]byte(m.Payload))

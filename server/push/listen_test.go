@@ -23,6 +23,7 @@ type recorder struct {
 	mu         sync.Mutex
 	events     []queue.Event
 	rooms      []string
+	woken      chan string
 	subscribed chan struct{}
 	once       sync.Once
 }
@@ -35,6 +36,12 @@ func (r *recorder) Event(room string, e queue.Event) {
 }
 func (r *recorder) Subscribed() { r.once.Do(func() { close(r.subscribed) }) }
 func (r *recorder) Lost()       {}
+func (r *recorder) Woken(room string) {
+	select {
+	case r.woken <- room:
+	default:
+	}
+}
 
 func (r *recorder) heard() ([]string, []queue.Event) {
 	r.mu.Lock()
@@ -54,7 +61,7 @@ type deployment struct {
 func deploy(t *testing.T, db int, name string) *deployment {
 	t.Helper()
 	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, db))
-	d := &deployment{rdb: rdb, eng: queue.New(rdb, queue.DefaultNamespace(rdb)), rec: &recorder{subscribed: make(chan struct{})}}
+	d := &deployment{rdb: rdb, eng: queue.New(rdb, queue.DefaultNamespace(rdb)), rec: &recorder{subscribed: make(chan struct{}), woken: make(chan string, 8)}}
 	d.clock = clockwork.NewFakeClockAt(time.Now())
 	d.eng.SetClock(d.clock.Now)
 	t.Cleanup(func() { servicetest.DropRoom(rdb, name) })
@@ -93,7 +100,11 @@ func TestDeploymentsOnOneRedisDoNotHearEachOther(t *testing.T) {
 	if a.eng.Namespace() == b.eng.Namespace() {
 		t.Fatalf("both deployments use namespace %q", a.eng.Namespace())
 	}
-	// B has a line; A sells out.
+	// B has a line; A has one buyer, and sells out (a room with nobody
+	// in line would sleep after its first tick).
+	if _, err := a.eng.Enter(ctx, name, mustID(t)); err != nil {
+		t.Fatal(err)
+	}
 	for range 3 {
 		if _, err := b.eng.Enter(ctx, name, mustID(t)); err != nil {
 			t.Fatal(err)
@@ -136,7 +147,7 @@ func TestDeploymentsOnOneRedisDoNotHearEachOther(t *testing.T) {
 		d       *deployment
 		soldOut bool
 		waiting int64
-	}{{"A", a, true, 0}, {"B", b, false, 3}} {
+	}{{"A", a, true, 1}, {"B", b, false, 3}} {
 		rooms, events := tt.d.rec.heard()
 		if len(events) != 2 || rooms[1] != name || events[1].Tick != events[0].Tick+1 {
 			t.Fatalf("deployment %s heard %d events (%v), want only its own two ticks", tt.who, len(events), events)
@@ -154,4 +165,30 @@ func mustID(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// TestWakeIsHeard: a join into a room that sleeps wakes it, and the
+// subscription tells Woken, not Event.
+func TestWakeIsHeard(t *testing.T) {
+	ctx := context.Background()
+	name := "wake-" + strings.ToLower(strings.ReplaceAll(mustID(t)[:8], "_", "-"))
+	d := deploy(t, 5, name)
+	d.clock.Advance(10 * time.Millisecond)
+	if a, err := d.eng.Admit(ctx, name, time.Second, nil); err != nil || !a.Asleep {
+		t.Fatalf("the empty room's tick: %+v %v, want it asleep", a, err)
+	}
+	if _, err := d.eng.Enter(ctx, name, mustID(t)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case room := <-d.rec.woken:
+		if room != name {
+			t.Fatalf("woken %q, want %q", room, name)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the join's wake was not heard")
+	}
+	if _, events := d.rec.heard(); len(events) != 1 {
+		t.Fatalf("heard %d events, want the one tick (the wake is not an event)", len(events))
+	}
 }

@@ -98,6 +98,7 @@ func TestSchedulePhases(t *testing.T) {
 			// when the phase lets it.
 			k := testKeys(e.rdb, name)
 			e.rdb.ZAdd(ctx, k.key("queue"), redis.Z{Score: 1000, Member: "x"})
+			wakeRoom(t, e, name)                          // as a join would
 			clockOf(t, e).Advance(100 * time.Millisecond) // credit for one admission
 			a, err := e.Admit(ctx, name, time.Second, []string{"tok"})
 			if err != nil {

@@ -420,6 +420,17 @@ type Admission struct {
 	Paused, SoldOut bool
 	// Sessions are the room's gate sessions as of this tick.
 	Sessions SessionCounts
+	// Asleep reports that the room was quiet after this tick (nobody in
+	// line or pre-queue, no pass, session or tombstone held) and sleeps:
+	// for WakeIn from now (until its schedule's next change, by the
+	// scripts' clock; 0 for none), a tick runs nothing (Slept), unless a
+	// join, a setting or a sell-out wakes it, which its channel tells
+	// every instance (push.Handler's Woken).
+	Asleep bool
+	WakeIn time.Duration
+	// Slept reports that the room slept and the tick ran nothing: the
+	// other fields but WakeIn are zero.
+	Slept bool
 }
 
 // SessionCounts are a room's gate sessions: Live now, and since the room
@@ -454,10 +465,13 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 	if err != nil {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, err)
 	}
+	if len(res) == 2 && asInt(res[0]) == -2 {
+		return Admission{Asleep: true, Slept: true, WakeIn: time.Duration(asInt(res[1])) * time.Millisecond}, nil
+	}
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Admission{}, fmt.Errorf("queue: admit %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 18 {
+	if len(res) < 20 {
 		return Admission{}, fmt.Errorf("queue: admit %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -466,8 +480,9 @@ func (e *Engine) Admit(ctx context.Context, roomName string, tick time.Duration,
 		Departures: Departures{Leaves: asInt(res[6]), Abandoned: asInt(res[7]), Expired: asInt(res[8])},
 		Phase:      asString(res[9]), Rate: rate, Prequeued: asInt(res[11]),
 		Paused: asInt(res[12]) == 1, SoldOut: asInt(res[13]) == 1,
-		Sessions: SessionCounts{Live: asInt(res[14]), Opened: asInt(res[15]), Ended: asInt(res[16]), Idle: asInt(res[17])}}
-	for _, v := range res[18:] {
+		Sessions: SessionCounts{Live: asInt(res[14]), Opened: asInt(res[15]), Ended: asInt(res[16]), Idle: asInt(res[17])},
+		Asleep:   asInt(res[18]) == 1, WakeIn: time.Duration(asInt(res[19])) * time.Millisecond}
+	for _, v := range res[20:] {
 		a.Visitors = append(a.Visitors, asString(v))
 	}
 	return a, nil

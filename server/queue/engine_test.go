@@ -43,6 +43,15 @@ func newRoom(t *testing.T, s room.Settings) (*Engine, string, redis.UniversalCli
 	return e, name, rdb
 }
 
+// wakeRoom wakes room name after a test wrote its line directly, as the
+// join the write stands for would (see wake in lib.lua).
+func wakeRoom(t *testing.T, e *Engine, name string) {
+	t.Helper()
+	if err := e.run(context.Background(), e.s.wake, name).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // testKeys names room's keys in the namespace that newRoom's engine uses.
 func testKeys(rdb redis.UniversalClient, name string) keys {
 	return roomKeys(DefaultNamespace(rdb), name)
@@ -1524,4 +1533,102 @@ func randomPlaces(ctx context.Context, e *Engine, c *clockwork.FakeClock, name s
 		}
 	}
 	return places, nil
+}
+
+// TestQuietRoomSleeps: a tick that finds a room quiet (nobody in line or
+// pre-queue, no pass, session or tombstone) puts it to sleep until its
+// schedule's next change; the ticks after run nothing (Slept) until a
+// join, a setting or a sell-out wakes it, which its channel tells with
+// WakeMessage, or its wakeAt comes. A room with someone in line or a pass
+// held never sleeps.
+func TestQuietRoomSleeps(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		set  func(*room.Settings)
+		// before runs before the first tick; wake, between the tick that
+		// put the room to sleep and the next (nil: nothing).
+		before, wake func(t *testing.T, e *Engine, name string)
+		asleep       bool // after the first tick
+		woken        bool // a wake message, and the next tick runs
+		wakeAt       bool // the room's WakeAt is its opening
+	}{
+		{name: "empty", asleep: true},
+		{name: "someone in line", before: func(t *testing.T, e *Engine, name string) { enterMany(t, e, name, 1) },
+			set: func(s *room.Settings) { s.Rate = room.MinRate }},
+		{name: "a pass held", before: func(t *testing.T, e *Engine, name string) {
+			enterMany(t, e, name, 1)
+			if a := admitAfter(t, e, name, time.Second, time.Second, 1); len(a.Visitors) != 1 || a.Asleep {
+				t.Fatalf("the admission: %+v", a)
+			}
+		}},
+		{name: "woken by a join", asleep: true, woken: true,
+			wake: func(t *testing.T, e *Engine, name string) { enterMany(t, e, name, 1) }},
+		{name: "woken by a setting", asleep: true, woken: true, wake: func(t *testing.T, e *Engine, name string) {
+			if err := e.SaveRoom(ctx, name, settings(func(s *room.Settings) { s.Rate = 7 })); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "woken by a sell-out", asleep: true, woken: true, wake: func(t *testing.T, e *Engine, name string) {
+			if err := e.SetSoldOut(ctx, name, true); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "scheduled", asleep: true, wakeAt: true, set: func(s *room.Settings) { s.OpensAt = at(time.Hour) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			set := settings(tt.set)
+			e, name, rdb := newRoom(t, set)
+			if tt.before != nil {
+				tt.before(t, e, name)
+			}
+			a := admitAfter(t, e, name, time.Second, time.Second, 4)
+			if a.Asleep != tt.asleep { // an empty room slept from newRoom's tick on
+				t.Fatalf("the first tick: asleep %t, want %t", a.Asleep, tt.asleep)
+			}
+			if !tt.asleep {
+				return
+			}
+			var wakeIn time.Duration
+			if set.OpensAt != nil {
+				wakeIn = set.OpensAt.Truncate(time.Millisecond).Sub(clockOf(t, e).Now().Truncate(time.Millisecond))
+			}
+			if a.WakeIn != wakeIn {
+				t.Fatalf("wakeIn %v, want %v (to the opening, or none)", a.WakeIn, wakeIn)
+			}
+			snap, err := e.Snapshot(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tick := snap.Tick
+			if a = admitAfter(t, e, name, time.Second, time.Second, 4); !a.Slept || !a.Asleep {
+				t.Fatalf("the tick after: %+v, want one that slept", a)
+			}
+			if tt.wakeAt {
+				clockOf(t, e).Advance(time.Hour)
+				if a = admitAfter(t, e, name, time.Second, time.Second, 4); a.Slept || a.Tick != tick+1 || a.Phase != PhaseOpen {
+					t.Fatalf("the tick past wakeAt: %+v, want the open room's next tick", a)
+				}
+				return
+			}
+			if tt.wake == nil {
+				return
+			}
+			sub := rdb.Subscribe(ctx, EventsChannel(e.Namespace(), name))
+			t.Cleanup(func() { sub.Close() })
+			if _, err := sub.Receive(ctx); err != nil {
+				t.Fatal(err)
+			}
+			tt.wake(t, e, name)
+			msg, err := sub.ReceiveMessage(ctx)
+			if err != nil || msg.Payload != WakeMessage {
+				t.Fatalf("after the wake the channel carried %v %v, want %q", msg, err, WakeMessage)
+			}
+			if a = admitAfter(t, e, name, time.Second, time.Second, 4); a.Slept || a.Tick != tick+1 {
+				t.Fatalf("the tick after the wake: %+v, want the room's next tick", a)
+			}
+		})
+	}
 }

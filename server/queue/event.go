@@ -6,6 +6,10 @@ import (
 	"fmt"
 )
 
+// WakeMessage is what a room's channel carries, in place of an event,
+// when the room slept and something woke it (see Admission's Asleep).
+const WakeMessage = "wake"
+
 // Event is what one admission tick publishes on the room's channel. It
 // never carries a token.
 type Event struct {

@@ -68,6 +68,7 @@ func TestEventSaysModeRandom(t *testing.T) {
 func tickEvent(t *testing.T, e *Engine, rdb redis.UniversalClient, name string) string {
 	t.Helper()
 	ctx := context.Background()
+	wakeRoom(t, e, name) // an empty room sleeps: this tick runs
 	sub := rdb.Subscribe(ctx, EventsChannel(DefaultNamespace(rdb), name))
 	defer sub.Close()
 	if _, err := sub.Receive(ctx); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -170,7 +171,28 @@ func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, kee
 			return err
 		}
 	}
+	// IDLE: the next tick of every instance applies the new settings.
+	if err := e.run(ctx, e.s.wake, name).Err(); err != nil {
+		return fmt.Errorf("queue: save room %s: wake it: %w", name, err)
+	}
 	return nil
+}
+
+// Sleeping reports whether room name sleeps (see Admission's Asleep),
+// and until when by the scripts' clock (zero: until something wakes it).
+func (e *Engine) Sleeping(ctx context.Context, name string) (bool, time.Time, error) {
+	v, err := e.rdb.HMGet(ctx, roomKeys(e.ns, name).key("rate"), "asleep", "wakeAt").Result()
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("queue: sleeping %s: %w", name, err)
+	}
+	if v[0] == nil {
+		return false, time.Time{}, nil
+	}
+	var at time.Time
+	if ms, _ := strconv.ParseInt(fmt.Sprint(v[1]), 10, 64); ms > 0 {
+		at = time.UnixMilli(ms)
+	}
+	return true, at, nil
 }
 
 // CreateRoom creates room with s unless it already exists, and reports

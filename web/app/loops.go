@@ -10,7 +10,9 @@ import (
 	"waitingroom/server/config"
 	"waitingroom/server/issuer"
 	"waitingroom/server/push"
+	"waitingroom/server/queue"
 	"waitingroom/web"
+	"waitingroom/web/sse"
 )
 
 // loops are the server's background loops. Their context outlives the
@@ -44,9 +46,8 @@ func (l *loops) close() {
 // database's preparation, the rooms' and the sale's rounds and, with
 // DEBUG_ADDR, the pprof listener.
 func startLoops(l *loops, cfg config.Config, s *services, migrations fs.FS, log *slog.Logger) {
-	l.run(func(ctx context.Context) {
-		issuer.New(s.eng, cfg.Tick, log, s.metrics).Record(s.live).WatchPhases(s.sale).WithClock(s.clk).Run(ctx)
-	})
+	iss := issuer.New(s.eng, cfg.Tick, log, s.metrics).Record(s.live).WatchPhases(s.sale).WithClock(s.clk)
+	l.run(func(ctx context.Context) { iss.Run(ctx) })
 	l.run(s.live.Run)
 	l.run(s.signal.Run)
 	l.run(func(ctx context.Context) {
@@ -57,7 +58,9 @@ func startLoops(l *loops, cfg config.Config, s *services, migrations fs.FS, log 
 		adapt.NewHealthPoller(s.eng, web.NewHealthProbe(), s.conn.Client, s.ns, log).WithClock(s.clk).Run(ctx)
 	})
 	l.run(s.shares.Run)
-	l.run(func(ctx context.Context) { push.Listen(ctx, s.conn.Client, s.ns, s.hub, log) })
+	l.run(func(ctx context.Context) {
+		push.Listen(ctx, s.conn.Client, s.ns, listener{hub: s.hub, issuer: iss}, log)
+	})
 	// The waiting room runs without its database: migrations are retried
 	// until they apply, and orders answer 503 meanwhile. The embedded store
 	// lives in this process and cannot be away: it is migrated, and the
@@ -87,4 +90,21 @@ func startLoops(l *loops, cfg config.Config, s *services, migrations fs.FS, log 
 			}
 		})
 	}
+}
+
+// listener hands the rooms' channel to the hub (the ticks' events) and to
+// the issuer (the wakes of sleeping rooms, and every room once the
+// subscription is back, since wakes may have been missed meanwhile).
+type listener struct {
+	hub    *sse.Hub
+	issuer *issuer.Loop
+}
+
+func (l listener) Event(room string, e queue.Event) { l.hub.Event(room, e) }
+func (l listener) Lost()                            { l.hub.Lost() }
+func (l listener) Woken(room string)                { l.issuer.Wake(room) }
+
+func (l listener) Subscribed() {
+	l.issuer.WakeAll()
+	l.hub.Subscribed()
 }

@@ -178,7 +178,7 @@ func startServerOn(t *testing.T, clk *servicetest.JumpClock, tick time.Duration,
 
 // jumpTo moves clk, the clock of a server whose room ticks (seen through
 // eng), to at, in steps of at most 20 s, each once the room has ticked
-// four times since the last. A page still there is marked as seen every
+// four times since the last or sleeps with nothing due. A page still there is marked as seen every
 // 30 s of the clock, at the first tick after its mark is due, so between
 // two marks it goes at most about 51 s unseen: under the least time
 // (60 s) after which a buyer counts as away. Only a buyer whose page is
@@ -198,6 +198,15 @@ func jumpTo(t *testing.T, clk *servicetest.JumpClock, eng *queue.Engine, room st
 				t.Fatal(err)
 			}
 			if s.Tick >= first.Tick+4 {
+				break
+			}
+			// A quiet room sleeps: its ticks stop until it is woken or
+			// until its wakeAt, which it must have passed.
+			asleep, wakeAt, err := eng.Sleeping(ctx, room)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if asleep && (wakeAt.IsZero() || wakeAt.After(clk.Now())) {
 				break
 			}
 			if time.Now().After(deadline) {

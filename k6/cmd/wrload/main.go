@@ -46,6 +46,7 @@ func tools() []tool {
 		{"drawshare", "a crowd and a bot through a pre-queue per challenge setting: the bot's share of the draw", drawshareCommand},
 		{"adaptive", "adaptive admission against a knee shop whose capacity changes: converge, react, recover; beside calibrate's fixed rate", adaptiveCommand},
 		{"gatecheck", "the gate check's cost: /gate/check direct, nginx auth_request beside unguarded, the reverse proxy", gatecheckCommand},
+		{"rooms", "many rooms, some with a line, on M instances: Redis commands and CPU, server CPU and memory per room, admission per busy room", roomsCommand},
 		{"idle", "hold an idle server on its embedded stores with N rooms; sample its CPU and RSS; judge them flat", idleCommand},
 		{"hashrate", "headless Chromium's proof-of-work hash rate with the vendored ALTCHA solver", hashrateCommand},
 	}

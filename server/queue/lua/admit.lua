@@ -9,10 +9,20 @@
 -- who came back are admitted first (see lib.lua, ABSENCE). A crash can only
 -- happen before or after all of it.
 -- ARGV: 2 tick seconds, 3 a random seed (mode random), 4.. tokens
+-- IDLE: a room that sleeps (see wake in lib.lua) answers at once until its
+-- wakeAt; a tick that finds it quiet puts it to sleep.
 -- Reply: {count, head, waiting, burst, active, tick, leaves, abandoned,
 --   expired, phase, rate (as set), prequeued, paused, soldout, sessions,
---   sessionsOpened, sessionsEnded, sessionsIdle, visitor...},
---   or {-1}
+--   sessionsOpened, sessionsEnded, sessionsIdle, asleep (1 when this tick
+--   put the room to sleep), wakeIn (ms from now to wakeAt, 0: none),
+--   visitor...}, {-2, wakeIn} when it slept and nothing ran, or {-1}
+local sleep = redis.call('HMGET', K.rate, 'asleep', 'wakeAt')
+if sleep[1] then
+  local wakeAt = tonumber(sleep[2]) or 0
+  if wakeAt == 0 then return {-2, 0} end
+  local ms = math.floor(nowUs() / 1000)
+  if ms < wakeAt then return {-2, wakeAt - ms} end
+end
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode', 'readySpreadMs', 'createdMs')
 if not cfg[1] then return {-1} end
 local rate = tonumber(cfg[1])
@@ -339,12 +349,29 @@ redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t"
   ',"ph":"' .. (ph == 'drawing' and 'prequeue' or ph) .. '","pq":' .. I(sc[1]) .. ',"op":' .. I(sc[2]) .. ',"cl":' .. I(sc[3]) .. rs ..
   ',"c":' .. (tonumber(cfg[8]) and I(tonumber(cfg[8])) or '0') .. '}')
 
+-- IDLE: quiet after this tick, the room sleeps until its schedule's next
+-- change, if any (see wake in lib.lua).
+local asleep, wakeAt = 0, 0
+if waiting == 0 and #admitted == 0 and #dep == 0 and ph ~= 'drawing' and redis.call('ZCARD', ACTIVE) == 0 and
+    redis.call('ZCARD', K.done) == 0 and redis.call('ZCARD', K.back) == 0 and redis.call('ZCARD', K.away) == 0 and
+    redis.call('ZCARD', K.prequeue) == 0 and redis.call('HLEN', K.sessions) == 0 then
+  asleep = 1
+  for i = 1, 3 do
+    local at = tonumber(sc[i]) or 0
+    if at > nowMs and (wakeAt == 0 or at < wakeAt) then wakeAt = at end
+  end
+  redis.call('HSET', K.rate, 'asleep', '1', 'wakeAt', I(wakeAt))
+  if wakeAt > 0 then wakeAt = wakeAt - nowMs end
+elseif sleep[1] then
+  redis.call('HDEL', K.rate, 'asleep', 'wakeAt') -- its wakeAt came
+end
+
 local want = 2 * burst
 if passthrough then want = math.min(math.max(waiting + 100, 2 * burst), 20000) end
 local c = redis.call('HMGET', K.counts, 'leaves', 'abandoned', 'expired', 'sessionsOpened', 'sessionsEnded', 'sessionsIdle')
 local reply = {#admitted, head, waiting, want, active, tick, tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, ph,
   cfg[1], redis.call('ZCARD', K.prequeue), paused and 1 or 0, soldout and 1 or 0,
   -- GATE: the sessions (those past their expiry were swept above)
-  redis.call('HLEN', K.sessions), tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0}
+  redis.call('HLEN', K.sessions), tonumber(c[4]) or 0, tonumber(c[5]) or 0, tonumber(c[6]) or 0, asleep, wakeAt}
 for i = 1, #admitted do reply[#reply + 1] = admitted[i] end
 return reply

@@ -25,6 +25,16 @@ local function nowUs()
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
+-- IDLE: a room with nobody in line or pre-queue, no pass, session or
+-- tombstone held and nothing left to sweep sleeps: admit.lua marks it
+-- ('asleep' and 'wakeAt', its schedule's next change in ms or 0, in
+-- K.rate), and the issuers leave it until wakeAt or until it is woken.
+-- wake clears the mark and tells every instance, once, with the message
+-- 'wake' on the room's channel.
+local function wake()
+  if redis.call('HDEL', K.rate, 'asleep', 'wakeAt') > 0 then redis.call('PUBLISH', CHANNEL, 'wake') end
+end
+
 -- Liveness: K.seen holds a 2-byte cell per ticket above K.seenbase, at
 -- offset 2*(ticket - base), with the 2 s epoch in which its visitor was last
 -- seen (mod 65535, plus 1; 0 means unknown). 2 bytes per ticket keeps a

@@ -61,7 +61,7 @@ local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLS
   'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode', 'createdMs')
 local rate = cfg[1]
 if not rate then return {{-1}} end
-local rs = redis.call('HMGET', K.rate, 'ewma', 'ts', 'tk')
+local rs = redis.call('HMGET', K.rate, 'ewma', 'ts', 'tk', 'asleep')
 local ewma = rs[1] or ''
 local now = nowUs()
 -- The ETA's tick phase: ms since the last tick of any instance (-1: none
@@ -91,6 +91,14 @@ local maxCamps, maxPerSource, win = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or
 -- no visitor's place changes it. Direct joins are counted once, at the end.
 local abandon, ret, drawBase, drawN
 local direct = 0
+-- IDLE: the first join wakes a sleeping room (see wake).
+local asleep = rs[4] ~= false and rs[4] ~= nil
+local function wakeOnce()
+  if asleep then
+    asleep = false
+    wake()
+  end
+end
 local function lapsedNow(ticket)
   if not abandon then abandon, ret = abandonUs(), returnUs() end
   return lapsed(ticket, now, abandon, ret, base)
@@ -171,6 +179,7 @@ local function place(g)
     else
       joinCampaign(ticket, cbase, campKey, maxCamps, campSrc, maxPerSource)
     end
+    wakeOnce()
     if ph == 'prequeue' then
       redis.call('ZADD', K.prequeue, ticket, v)
       if net ~= '' then redis.call('HINCRBY', K.nets, net, 1) end
@@ -238,6 +247,7 @@ local function joinRun()
     end
   end
   redis.call('ZADD', K.queue, unpack(z))
+  wakeOnce()
   if first > base then
     local v = seenValue(now)
     redis.call('SETRANGE', K.seen, 2 * (first - base), string.rep(string.char(math.floor(v / 256), v % 256), m))
