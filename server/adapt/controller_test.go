@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -312,7 +314,9 @@ func onClock(e *queue.Engine) *clockwork.FakeClock {
 // for every adaptive room of its namespace, so tests (and other packages'
 // tests on the same Redis database) never tick each other's rooms.
 func testNamespace(t *testing.T) string {
-	return "wr:adapt-test:" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	// With the process's id: two test runs on one Redis at once (two
+	// checkouts) keep apart too.
+	return "wr:adapt-test:" + strconv.Itoa(os.Getpid()) + ":" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
 }
 
 // slowRooms answers nothing before the tick's deadline.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ import (
 func TestAdaptiveSmoke(t *testing.T) {
 	shopAddr, proxyAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
 	s := startServer(t, 100*time.Millisecond, "ORIGIN_URL=http://"+shopAddr, "PROXY_ADDR="+proxyAddr,
-		"REDIS_NAMESPACE=wr:adaptive-smoke-test")
+		"REDIS_NAMESPACE=wr:adaptive-smoke-test-"+strconv.Itoa(os.Getpid())) // two runs at once share no room
 	// The controller decides once the server is ready (its migrations
 	// run): the run starts then, so that its seconds are the controller's.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
