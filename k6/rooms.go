@@ -20,17 +20,9 @@ type RedisCounters struct {
 // commandstats and INFO cpu.
 func ParseRedisCounters(commandstats, cpu string) (RedisCounters, error) {
 	var c RedisCounters
-	for line := range strings.Lines(commandstats) {
-		_, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
-		if !ok {
-			continue
-		}
-		calls, _, _ := strings.Cut(rest, ",")
-		n, err := strconv.ParseInt(calls, 10, 64)
-		if err != nil {
-			return c, fmt.Errorf("INFO commandstats line %q: %w", strings.TrimSpace(line), err)
-		}
-		c.Calls += n
+	var err error
+	if c.Calls, err = CommandCalls(commandstats); err != nil {
+		return c, err
 	}
 	found := 0
 	for line := range strings.Lines(cpu) {
@@ -49,6 +41,25 @@ func ParseRedisCounters(commandstats, cpu string) (RedisCounters, error) {
 		return c, fmt.Errorf("INFO cpu: used_cpu_sys and used_cpu_user: %d of 2 found", found)
 	}
 	return c, nil
+}
+
+// CommandCalls sums the calls of every command in the text of INFO
+// commandstats.
+func CommandCalls(commandstats string) (int64, error) {
+	var total int64
+	for line := range strings.Lines(commandstats) {
+		_, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
+		if !ok {
+			continue
+		}
+		calls, _, _ := strings.Cut(rest, ",")
+		n, err := strconv.ParseInt(calls, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("INFO commandstats line %q: %w", strings.TrimSpace(line), err)
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // RoomsCost is what a deployment of many rooms costs over a hold: Redis

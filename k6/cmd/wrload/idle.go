@@ -9,11 +9,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"syscall"
 	"time"
 
 	"waitingroom/k6"
@@ -50,32 +48,23 @@ func idleCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("idle: -addr %q is not host:port", *addr)
 	}
 	const token = "idle-admin-token-0123456789abcdef0123"
-	cmd := exec.Command(*bin, "serve")
-	cmd.Env = append(os.Environ(), "REDIS_URL=", "DATABASE_URL=",
-		"LISTEN_ADDR="+*addr, "METRICS_ADDR="+host+":"+strconv.Itoa(port+1), "DEBUG_ADDR="+host+":"+strconv.Itoa(port+2),
-		"ADMIN_TOKEN="+token, "SECRET_KEY=idle-secret-key-0123456789abcdef")
+	var out io.Writer = io.Discard
 	if *logPath != "" {
 		f, err := os.Create(*logPath)
 		if err != nil {
 			return fmt.Errorf("idle: %w", err)
 		}
 		defer f.Close()
-		cmd.Stdout, cmd.Stderr = f, f
+		out = f
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("idle: start %s: %w", *bin, err)
+	srv, err := serveProcess(*bin, []string{"REDIS_URL=", "DATABASE_URL=",
+		"LISTEN_ADDR=" + *addr, "METRICS_ADDR=" + host + ":" + strconv.Itoa(port+1), "DEBUG_ADDR=" + host + ":" + strconv.Itoa(port+2),
+		"ADMIN_TOKEN=" + token, "SECRET_KEY=idle-secret-key-0123456789abcdef"}, out)
+	if err != nil {
+		return fmt.Errorf("idle: %w", err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
+	defer srv.stop()
+	exited := srv.exited
 	base := "http://" + *addr
 	if err := waitHealthy(ctx, base+"/healthz", exited); err != nil {
 		return fmt.Errorf("idle: %w", err)
@@ -102,7 +91,7 @@ func idleCommand(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "== idle: %s, %d rooms, embedded stores, %v sampled every %v, %s, %d cores\n",
 		*bin, *rooms, *duration, *every, time.Now().UTC().Format(time.RFC3339), runtime.NumCPU())
 	fmt.Fprintf(stdout, "%8s %10s %9s\n", "minute", "cpu%core", "rss MiB")
-	pid := cmd.Process.Pid
+	pid := srv.cmd.Process.Pid
 	start := time.Now()
 	prev, err := k6.ReadProcUsage(pid)
 	if err != nil {

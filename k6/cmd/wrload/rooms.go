@@ -8,10 +8,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -125,29 +123,17 @@ func roomsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for i := range *instances {
 		p := *port + 3*i
 		metricsURLs = append(metricsURLs, "http://127.0.0.1:"+strconv.Itoa(p+1)+"/metrics")
-		cmd := exec.Command(*bin, "serve")
-		cmd.Env = append(os.Environ(), "REDIS_URL="+*redisURL, "DATABASE_URL=",
-			"LISTEN_ADDR=127.0.0.1:"+strconv.Itoa(p), "METRICS_ADDR=127.0.0.1:"+strconv.Itoa(p+1), "DEBUG_ADDR=",
-			"ADMIN_TOKEN=rooms-admin-token-0123456789abcdef0123", "SECRET_KEY=rooms-secret-key-0123456789abcdef")
-		cmd.Stdout, cmd.Stderr = logOut, logOut
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("rooms: start %s: %w", *bin, err)
+		srv, err := serveProcess(*bin, []string{"REDIS_URL=" + *redisURL, "DATABASE_URL=",
+			"LISTEN_ADDR=127.0.0.1:" + strconv.Itoa(p), "METRICS_ADDR=127.0.0.1:" + strconv.Itoa(p+1), "DEBUG_ADDR=",
+			"ADMIN_TOKEN=rooms-admin-token-0123456789abcdef0123", "SECRET_KEY=rooms-secret-key-0123456789abcdef"}, logOut)
+		if err != nil {
+			return fmt.Errorf("rooms: %w", err)
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		defer func() {
-			cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(15 * time.Second):
-				cmd.Process.Kill()
-				<-exited
-			}
-		}()
-		if err := waitHealthy(ctx, "http://127.0.0.1:"+strconv.Itoa(p)+"/healthz", exited); err != nil {
+		defer srv.stop()
+		if err := waitHealthy(ctx, "http://127.0.0.1:"+strconv.Itoa(p)+"/healthz", srv.exited); err != nil {
 			return fmt.Errorf("rooms: instance %d: %w", i+1, err)
 		}
-		pids = append(pids, cmd.Process.Pid)
+		pids = append(pids, srv.cmd.Process.Pid)
 	}
 	fmt.Fprintf(stdout, "== rooms: %d rooms, %d with a line of %d, rate %v/s, %d instances of %s, warm-up %v, hold %v, %s, %d cores\n",
 		*rooms, *busy, *line, *rate, *instances, *bin, *warmup, *hold, time.Now().UTC().Format(time.RFC3339), runtime.NumCPU())

@@ -199,18 +199,5 @@ func totalCalls(ctx context.Context, rdb *redis.Client) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("soak: INFO commandstats: %w", err)
 	}
-	var total int64
-	for _, line := range strings.Split(info, "\n") {
-		_, rest, ok := strings.Cut(strings.TrimSpace(line), ":calls=")
-		if !ok {
-			continue
-		}
-		calls, _, _ := strings.Cut(rest, ",")
-		n, err := strconv.ParseInt(calls, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("soak: INFO commandstats line %q: %w", line, err)
-		}
-		total += n
-	}
-	return total, nil
+	return k6.CommandCalls(info)
 }
