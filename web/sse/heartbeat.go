@@ -9,7 +9,8 @@ var holdFrame = chunk([]byte("event: hold\ndata: {}\n\n"))
 // watchStalls looks four times a tick for rooms whose ticks stopped while
 // their pages count down (see Room.stalled), and tells those pages to
 // hold: a countdown with no ticks behind it would get ahead of the line.
-// A room that stalls costs one write per page, once.
+// A room that stalls costs one write per page, once. It also looks for
+// widget viewers that left (peekWidgets), ticks or not.
 func (h *Hub) watchStalls() {
 	t := h.opt.Clock.NewTicker(max(h.opt.Tick/4, time.Millisecond))
 	defer t.Stop()
@@ -20,6 +21,7 @@ func (h *Hub) watchStalls() {
 		case <-t.Chan():
 			now := h.now()
 			for _, r := range h.roomList() {
+				h.peekWidgets(r, now)
 				if !r.stalled(now, h.opt.Tick) {
 					continue
 				}

@@ -127,8 +127,8 @@ type Room struct {
 	// widgetsStale is set when the widgets were told of an outage: the
 	// next pass sends them the state even if it did not change.
 	widgetsStale atomic.Bool
-	// widgetPeekAt is when the fan-out next looks for widget viewers
-	// that left (their streams get no write while nothing changes).
+	// widgetPeekAt is when the hub next looks for widget viewers that
+	// left (see peekWidgets). Guarded by mu.
 	widgetPeekAt time.Time
 	// lastEvent is when the room's last event (or snapshot) came in: a
 	// room with widgets that went quiet is resynced by the heartbeat,

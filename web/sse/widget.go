@@ -194,20 +194,9 @@ func (h *Hub) pushWidgets(r *Room, st push.State, widgets []*conn) {
 	now := h.now()
 	v := widgetOf(&st, now)
 	shown := v.shown()
-	// Every widgetPeekEvery, the streams left unwritten are looked at for
-	// viewers that left, so that they do not hold a file until the next
-	// heartbeat finds them.
-	peek := !now.Before(r.widgetPeekAt)
-	if peek {
-		r.widgetPeekAt = now.Add(widgetPeekEvery)
-	}
 	var frame []byte
 	for _, c := range widgets {
 		if c.done.Load() {
-			continue
-		}
-		if peek && c.peerGone() {
-			h.drop(c, nil)
 			continue
 		}
 		if c.epoch != st.Epoch {
@@ -270,5 +259,25 @@ func (h *Hub) resyncQuietWidgets(r *Room) {
 	if len(r.widgets) > 0 && h.now().Sub(r.lastEvent) > 2*h.opt.Heartbeat {
 		r.lastEvent = h.now()
 		h.resyncLocked(r)
+	}
+}
+
+// peekWidgets looks at room r's widget streams for viewers that left,
+// every widgetPeekEvery, so that they do not hold a file until the next
+// heartbeat finds them: their streams get no write while nothing changes,
+// and a room that sleeps has no ticks at all.
+func (h *Hub) peekWidgets(r *Room, now time.Time) {
+	r.mu.Lock()
+	if len(r.widgets) == 0 || now.Before(r.widgetPeekAt) {
+		r.mu.Unlock()
+		return
+	}
+	r.widgetPeekAt = now.Add(widgetPeekEvery)
+	widgets := append([]*conn(nil), r.widgets...)
+	r.mu.Unlock()
+	for _, c := range widgets {
+		if !c.done.Load() && c.peerGone() {
+			h.drop(c, nil)
+		}
 	}
 }
