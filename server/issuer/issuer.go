@@ -151,6 +151,7 @@ func (l *Loop) Tick(ctx context.Context) {
 	if ro, ok := l.obs.(RoomsObserver); ok {
 		ro.Listed(rooms)
 	}
+	l.forgetUnlisted(rooms)
 	now := l.clk.Now()
 	for _, name := range rooms {
 		if !l.sleeping(name, now) {

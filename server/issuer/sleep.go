@@ -64,3 +64,22 @@ func (l *Loop) sleeping(room string, now time.Time) bool {
 	}
 	return ok
 }
+
+// forgetUnlisted drops what the loop keeps of sleeping rooms that are no
+// longer listed (deleted while asleep, never ticked again to find out).
+func (l *Loop) forgetUnlisted(rooms []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.asleep) <= len(rooms) {
+		return
+	}
+	listed := make(map[string]bool, len(rooms))
+	for _, r := range rooms {
+		listed[r] = true
+	}
+	for r := range l.asleep {
+		if !listed[r] {
+			delete(l.asleep, r)
+		}
+	}
+}

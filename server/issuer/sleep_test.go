@@ -126,3 +126,28 @@ func TestWakeDuringTheTickKeepsTheRoomAwake(t *testing.T) {
 		}
 	}
 }
+
+// listedRooms is sleepyRoom with a list of rooms the test sets.
+type listedRooms struct {
+	*sleepyRoom
+	names []string
+}
+
+func (r *listedRooms) Rooms(context.Context) ([]string, error) { return r.names, nil }
+
+// TestDeletedSleepingRoomIsForgotten: a room that slept and is no longer
+// listed leaves nothing behind in the loop.
+func TestDeletedSleepingRoomIsForgotten(t *testing.T) {
+	clk := clockwork.NewFakeClock()
+	r := &listedRooms{sleepyRoom: &sleepyRoom{name: "r", answer: queue.Admission{Asleep: true}}, names: []string{"a", "b"}}
+	l := New(r, time.Second, slog.New(slog.NewTextHandler(io.Discard, nil)), nil).WithClock(clk)
+	l.Tick(context.Background())
+	if len(l.asleep) != 2 {
+		t.Fatalf("%d rooms asleep, want 2", len(l.asleep))
+	}
+	r.names = []string{"b"}
+	l.Tick(context.Background())
+	if _, ok := l.asleep["a"]; ok || len(l.asleep) != 1 {
+		t.Fatalf("asleep %v, want b only", l.asleep)
+	}
+}
