@@ -316,7 +316,11 @@ func onClock(e *queue.Engine) *clockwork.FakeClock {
 func testNamespace(t *testing.T) string {
 	// With the process's id: two test runs on one Redis at once (two
 	// checkouts) keep apart too.
-	return "wr:adapt-test:" + strconv.Itoa(os.Getpid()) + ":" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	ns := "wr:at" + strconv.Itoa(os.Getpid()) + ":" + strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
+	if len(ns) > queue.MaxNamespaceLen {
+		t.Fatalf("namespace %q: over %d bytes, name the test shorter", ns, queue.MaxNamespaceLen)
+	}
+	return ns
 }
 
 // slowRooms answers nothing before the tick's deadline.

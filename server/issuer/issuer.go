@@ -73,7 +73,8 @@ type PhaseWatcher interface {
 	PhaseChanged(ctx context.Context, room, old, phase string)
 }
 
-// Loop admits visitors into every room once per tick.
+// Loop admits visitors into every room once per tick, but for the rooms
+// that sleep (see sleep.go).
 type Loop struct {
 	eng  Admitter
 	tick time.Duration
@@ -139,7 +140,7 @@ func (l *Loop) Run(ctx context.Context) error {
 	return loop.Every(ctx, l.clk, rand.N(l.tick), l.tick, l.Tick)
 }
 
-// Tick runs one admission tick over every room.
+// Tick runs one admission tick over every room that does not sleep.
 func (l *Loop) Tick(ctx context.Context) {
 	rooms, err := l.eng.Rooms(ctx)
 	if err != nil {

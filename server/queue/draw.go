@@ -26,6 +26,11 @@ var ErrDrawBusy = errors.New("another instance is drawing")
 // errLeaseLost reports that the lease passed to another owner mid-draw.
 var errLeaseLost = errors.New("draw lease lost")
 
+// errDrawGap reports a chunk refused because one before it, sent in the
+// same round trip, failed: the next call of Draw goes on from the places
+// written.
+var errDrawGap = errors.New("draw chunk after a failed one")
+
 // DrawOptions tune Engine.Draw; zero values take the defaults.
 type DrawOptions struct {
 	// Owner names the drawing instance in the lease (default: random).
@@ -190,7 +195,10 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 			if err != nil {
 				return err
 			}
-			if w < 0 {
+			switch {
+			case w == -2:
+				return errDrawGap
+			case w < 0:
 				return errLeaseLost
 			}
 			if opt.afterChunk != nil {

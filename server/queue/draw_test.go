@@ -900,3 +900,48 @@ func TestDrawOnTheEmbeddedRedis(t *testing.T) {
 		})
 	}
 }
+
+// TestDrawChunkPastTheWrittenIsRefused: a chunk that starts past the
+// places written (one before it failed in the same round trip) writes
+// nothing and says so; the draw's progress stays contiguous.
+func TestDrawChunkPastTheWrittenIsRefused(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }))
+	fillPrequeue(t, rdb, name, 10)
+	if err := e.SaveRoom(ctx, name, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(-time.Millisecond) })); err != nil {
+		t.Fatal(err)
+	}
+	clockOf(t, e).Advance(time.Second) // past the opening
+	if res, err := e.run(ctx, e.s.drawBegin, name, "me", 5000).Slice(); err != nil || asInt(res[0]) != 2 {
+		t.Fatalf("draw begin: %v %v", res, err)
+	}
+	chunk := func(start int, vs ...string) int64 {
+		packed := make([]byte, 4*len(vs))
+		args := append([]any{"me", 5000, start, string(packed)}, toAny(vs)...)
+		w, err := e.run(ctx, e.s.drawChunk, name, args...).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	if w := chunk(5, "v6", "v7"); w != -2 {
+		t.Fatalf("a chunk at 5 with none written: %d, want -2", w)
+	}
+	if n, _ := rdb.ZCard(ctx, testKeys(rdb, name).key("queue")).Result(); n != 0 {
+		t.Fatalf("the refused chunk wrote %d places", n)
+	}
+	if w := chunk(0, "v1", "v2"); w != 2 {
+		t.Fatalf("the first chunk: %d, want 2 written", w)
+	}
+	if w := chunk(2, "v3"); w != 3 {
+		t.Fatalf("the next chunk: %d, want 3 written", w)
+	}
+}
+
+func toAny(vs []string) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
+}

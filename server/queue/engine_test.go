@@ -47,7 +47,7 @@ func newRoom(t *testing.T, s room.Settings) (*Engine, string, redis.UniversalCli
 // join the write stands for would (see wake in lib.lua).
 func wakeRoom(t *testing.T, e *Engine, name string) {
 	t.Helper()
-	if err := e.run(context.Background(), e.s.wake, name).Err(); err != nil {
+	if err := e.rdb.HDel(context.Background(), roomKeys(e.ns, name).key("rate"), "asleep", "wakeAt").Err(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -1630,5 +1630,21 @@ func TestQuietRoomSleeps(t *testing.T) {
 				t.Fatalf("the tick after the wake: %+v, want the room's next tick", a)
 			}
 		})
+	}
+}
+
+// TestSleepingRoomWithAJoinThatDidNotWakeIt: a join written by an
+// instance that does not wake rooms (a version without sleep, during a
+// rolling deploy) leaves the mark in place; the next tick finds the line
+// and runs.
+func TestSleepingRoomWithAJoinThatDidNotWakeIt(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1000 }))
+	if a := admitAfter(t, e, name, time.Second, time.Second, 4); !a.Asleep {
+		t.Fatalf("the empty room: %+v, want it asleep", a)
+	}
+	rdb.ZAdd(ctx, testKeys(rdb, name).key("queue"), redis.Z{Score: 1, Member: visitors(t, 1)[0]})
+	if a := admitAfter(t, e, name, time.Second, time.Second, 4); a.Slept || len(a.Visitors) != 1 {
+		t.Fatalf("the tick after the join: %+v, want it run and the buyer admitted", a)
 	}
 }

@@ -141,6 +141,9 @@ func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, kee
 	}
 	_, err = e.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, cfg, fields...)
+		// IDLE: a sleeping room wakes with its new settings (see wake in
+		// lib.lua); the instances are told below.
+		p.HDel(ctx, roomKeys(e.ns, name).key("rate"), "asleep", "wakeAt")
 		if existed == 0 { // created now (a room saved before CreatedField existed keeps none)
 			p.HSetNX(ctx, cfg, CreatedField, strconv.FormatInt(e.wallNow().UnixMilli(), 10))
 		}
@@ -171,11 +174,15 @@ func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, kee
 			return err
 		}
 	}
-	// IDLE: the next tick of every instance applies the new settings.
-	if err := e.run(ctx, e.s.wake, name).Err(); err != nil {
-		return fmt.Errorf("queue: save room %s: wake it: %w", name, err)
-	}
+	e.tellWoken(ctx, name)
 	return nil
+}
+
+// tellWoken tells every instance that room name is awake, so that their
+// next tick runs it (see wake in lib.lua). A message lost is made up for
+// by the issuers' SleepCheck.
+func (e *Engine) tellWoken(ctx context.Context, name string) {
+	e.rdb.Publish(ctx, roomKeys(e.ns, name).events, WakeMessage)
 }
 
 // Sleeping reports whether room name sleeps (see Admission's Asleep),
@@ -220,6 +227,7 @@ func (e *Engine) CreateRoom(ctx context.Context, name string, s room.Settings) (
 		if err := e.markAdaptive(ctx, name, s.Adaptive); err != nil {
 			return false, err
 		}
+		e.tellWoken(ctx, name) // a room of the same name may have slept before
 	}
 	// DRAW: a scheduled opening commits to its draw's seed at once.
 	if s.OpensAt != nil {

@@ -29,7 +29,7 @@ type script struct {
 // the server does not know the digest (see run).
 type scripts struct {
 	position, admit, leave, claim, release, consume, stats, createRoom, seen, snapshot *script
-	orderBucket, orderRefund, soldOut, deleteRoom, wake                                *script
+	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
 	// DRAW
 	drawSeed, drawBegin, drawChunk, drawDone, drawYield *script
 	// GATE
@@ -60,7 +60,6 @@ func loadScripts() scripts {
 		orderRefund: load("order_refund"),
 		soldOut:     load("sold_out"),
 		deleteRoom:  load("delete_room"),
-		wake:        load("wake"),
 		drawSeed:    load("draw_seed"),
 		drawBegin:   load("draw_begin"),
 		drawChunk:   load("draw_chunk"),

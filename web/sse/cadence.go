@@ -228,7 +228,14 @@ func (r *Room) stalled(now time.Time, tick time.Duration) bool {
 	}
 	r.mu.Lock()
 	quiet := now.Sub(r.lastEvent)
+	empty := r.state.Waiting == 0
 	r.mu.Unlock()
+	if empty {
+		// Nobody is left to count down: a room whose line ran out sleeps
+		// (see queue.Admission's Asleep), and its ticks stop.
+		r.counting.Store(false)
+		return false
+	}
 	if quiet < tick+tick*push.CountAfter/4 {
 		return false
 	}

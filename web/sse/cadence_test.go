@@ -180,7 +180,7 @@ func TestCadenceNeverOptimistic(t *testing.T) {
 				st.Apply(e)
 				truth.Apply(e)
 				r.mu.Lock()
-				r.lastEvent = h.born.Add(at)
+				r.lastEvent, r.state = h.born.Add(at), st.Clone() // as the hub's Event does
 				r.mu.Unlock()
 				live := make([]*conn, 0, len(l.waiting))
 				for _, ticket := range l.waiting {
@@ -261,6 +261,35 @@ func TestAppendCountdownEvent(t *testing.T) {
 		got := string(appendCountdownEvent(nil, 7, p, 123, tc.cd))
 		if !strings.HasPrefix(got, "id: 7\nevent: position\ndata: {\"status\":\"WAITING\",\"rank\":5000,") || !strings.HasSuffix(got, tc.want) {
 			t.Errorf("event %q, want it to end %q", got, tc.want)
+		}
+	}
+}
+
+// TestStalled: a room whose ticks stopped while pages count down is
+// stalled once, past its due time; one with nobody left in line is not
+// (it sleeps), and stops counting.
+func TestStalled(t *testing.T) {
+	t0 := time.Now()
+	for _, tc := range []struct {
+		name     string
+		waiting  int64
+		counting bool
+		quiet    time.Duration
+		want     bool
+	}{
+		{"line, ticks stopped", 5, true, 10 * time.Second, true},
+		{"line, ticks on time", 5, true, time.Second, false},
+		{"nobody counting", 5, false, 10 * time.Second, false},
+		{"line ran out", 0, true, 10 * time.Second, false},
+	} {
+		r := &Room{name: "s"}
+		r.counting.Store(tc.counting)
+		r.state.Waiting, r.lastEvent = tc.waiting, t0
+		if got := r.stalled(t0.Add(tc.quiet), time.Second); got != tc.want {
+			t.Errorf("%s: stalled %t, want %t", tc.name, got, tc.want)
+		}
+		if tc.waiting == 0 && r.counting.Load() {
+			t.Errorf("%s: still counting", tc.name)
 		}
 	}
 }

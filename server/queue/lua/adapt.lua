@@ -1,4 +1,4 @@
--- KEYS: cfg adapt adapthist
+-- KEYS: cfg adapt adapthist rate
 -- adapt.lua: applies one decision of the adaptive admission controller
 -- (server/adapt) to a room, atomically: the room's rate, which admit.lua
 -- reads, and the controller's state. Every instance's controller decides
@@ -22,7 +22,10 @@ if n ~= tonumber(ARGV[2]) or tonumber(cfg[2]) ~= tonumber(ARGV[3]) then return {
 local now = math.floor(nowUs() / 1000)
 local last = tonumber(st[2]) or 0
 if now - last < tonumber(ARGV[6]) then return {0, 'early'} end
-if tonumber(ARGV[4]) ~= tonumber(ARGV[3]) then redis.call('HSET', K.cfg, 'rate', ARGV[4]) end
+if tonumber(ARGV[4]) ~= tonumber(ARGV[3]) then
+  redis.call('HSET', K.cfg, 'rate', ARGV[4])
+  wake() -- IDLE: the pages that follow a sleeping room see the new rate
+end
 local lastReason = redis.call('HGET', K.adapt, 'reason')
 if tonumber(ARGV[4]) ~= tonumber(ARGV[3]) or lastReason ~= ARGV[5] then
   redis.call('LPUSH', K.adapthist, table.concat({I(now), ARGV[3], ARGV[4], ARGV[7], ARGV[8], ARGV[9], ARGV[5]}, ' '))

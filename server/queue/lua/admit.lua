@@ -16,8 +16,11 @@
 --   sessionsOpened, sessionsEnded, sessionsIdle, asleep (1 when this tick
 --   put the room to sleep), wakeIn (ms from now to wakeAt, 0: none),
 --   visitor...}, {-2, wakeIn} when it slept and nothing ran, or {-1}
+-- The mark holds only while the room is still empty (one EXISTS): a join
+-- that did not wake it (an instance of a version without sleep, during a
+-- rolling deploy) is found at the next check.
 local sleep = redis.call('HMGET', K.rate, 'asleep', 'wakeAt')
-if sleep[1] then
+if sleep[1] and redis.call('EXISTS', K.queue, K.prequeue, K.back, K.away, K.active, K.done, K.sessions) == 0 then
   local wakeAt = tonumber(sleep[2]) or 0
   if wakeAt == 0 then return {-2, 0} end
   local ms = math.floor(nowUs() / 1000)

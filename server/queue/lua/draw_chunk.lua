@@ -9,11 +9,14 @@
 -- of their pre-queue ticket (ATTRIBUTION).
 -- ARGV: 2 owner, 3 lease ms, 4 first place (0-based), 5 the chunk's
 --   pre-queue tickets as 4-byte big-endian numbers, 6.. its visitors
--- Reply: places written so far, or -1 when the lease is lost
+-- Reply: places written so far, -1 when the lease is lost, or -2 when the
+--   chunk starts past the places written (a chunk before it failed: the
+--   progress stays contiguous, and the next draw call goes on from it)
 if redis.call('GET', K.drawlease) ~= ARGV[2] then return -1 end
+local start = tonumber(ARGV[4])
+if start > (tonumber(redis.call('HGET', K.draw, 'written')) or 0) then return -2 end
 redis.call('PEXPIRE', K.drawlease, ARGV[3])
 local base = tonumber(redis.call('HGET', K.draw, 'base'))
-local start = tonumber(ARGV[4])
 local z = {}
 local anyWithdrawn = redis.call('EXISTS', K.withdrawn) == 1
 local now, sbase, cbase = nowUs(), seenBase(), campBase()
