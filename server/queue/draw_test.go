@@ -728,7 +728,7 @@ func BenchmarkDraw1M(b *testing.B) {
 		if err := e.SaveRoom(ctx, name, s); err != nil {
 			b.Fatal(err)
 		}
-		ref := roomKeys(DefaultNamespace(rdb), name).key("loadref")
+		ref := DefaultNamespace(rdb) + ":{" + name + "}:loadref"
 		loadStart := time.Now()
 		fillZSet(b, rdb, ref, n)
 		load := time.Since(loadStart)
