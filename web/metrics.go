@@ -49,7 +49,7 @@ type Metrics struct {
 	// HTTPResponses counts answers by route pattern and status code.
 	HTTPResponses *prometheus.CounterVec
 	// RoomPaused, RoomSoldOut and RoomPhase are each room's state as of
-	// this instance's last tick.
+	// its last tick, on the instance that ticks it.
 	RoomPaused  *prometheus.GaugeVec
 	RoomSoldOut *prometheus.GaugeVec
 	RoomPhase   *prometheus.GaugeVec
@@ -57,8 +57,8 @@ type Metrics struct {
 	// denied, fail_open, fail_closed.
 	GateChecks *prometheus.CounterVec
 	// GateSessions and GateSessionEvents are each gated room's sessions
-	// in its shop as of this instance's last tick: live, and the
-	// room-wide totals opened, ended (by the shop) and idle.
+	// in its shop as of its last tick, on the instance that ticks it:
+	// live, and the room-wide totals opened, ended (by the shop) and idle.
 	GateSessions      *prometheus.GaugeVec
 	GateSessionEvents *prometheus.GaugeVec
 	// ChallengesIssued, ChallengesSolved and ChallengesRefused (by reason:
@@ -78,10 +78,12 @@ type Metrics struct {
 	readiness *readinessCollector
 
 	mu sync.Mutex
-	// rooms are the rooms that have series; listed is the issuer's last
-	// list of rooms (nil before its first tick); reasons are the failure
-	// reasons seen.
+	// rooms are the rooms that have series; gauged, those that have the
+	// gauges of this instance's ticks; listed is the issuer's last list of
+	// rooms (nil before its first tick); reasons are the failure reasons
+	// seen.
 	rooms   map[string]bool
+	gauged  map[string]bool
 	listed  map[string]bool
 	reasons map[string]bool
 }
@@ -109,10 +111,10 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
 		Waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "waitingroom_waiting", Help: "Visitors waiting in line, as of this instance's last tick.",
+			Name: "waitingroom_waiting", Help: "Visitors waiting in line, as of the room's last tick; shown by the instance that ticks the room.",
 		}, []string{"room"}),
 		Active: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "waitingroom_active_slots", Help: "Admitted sessions holding a slot, as of this instance's last tick.",
+			Name: "waitingroom_active_slots", Help: "Admitted sessions holding a slot, as of the room's last tick (by the instance that ticks it).",
 		}, []string{"room"}),
 		Admitted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "waitingroom_admitted_total", Help: "Visitors admitted by this instance's issuer.",
@@ -156,7 +158,7 @@ func NewMetrics() *Metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Departures = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "waitingroom_departures",
-		Help: "Room-wide totals as of this instance's last tick: visitors who left the line (reason leave or abandoned) and passes that expired unused (expired).",
+		Help: "Room-wide totals as of the room's last tick (by the instance that ticks it): visitors who left the line (reason leave or abandoned) and passes that expired unused (expired).",
 	}, []string{"room", "reason"})
 	m.Registry.MustRegister(m.Departures)
 
@@ -175,13 +177,13 @@ func NewMetrics() *Metrics {
 		Help: `HTTP answers of the public listener by route pattern ("unmatched" when no route's handler ran: no route matched, or the cross-site guard refused the request) and status code ("hijacked" for connections the handler took over, as SSE streams are).`,
 	}, []string{"route", "code"})
 	m.RoomPaused = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "waitingroom_room_paused", Help: "1 when the room's admissions are paused, as of this instance's last tick.",
+		Name: "waitingroom_room_paused", Help: "1 when the room's admissions are paused, as of the room's last tick; shown by the instance that ticks the room.",
 	}, []string{"room"})
 	m.RoomSoldOut = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "waitingroom_room_sold_out", Help: "1 when the room is sold out, as of this instance's last tick.",
+		Name: "waitingroom_room_sold_out", Help: "1 when the room is sold out, as of the room's last tick; shown by the instance that ticks the room.",
 	}, []string{"room"})
 	m.RoomPhase = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "waitingroom_room_phase", Help: "1 for the room's schedule phase (scheduled, prequeue, drawing, open, closed) as of this instance's last tick, 0 for the others.",
+		Name: "waitingroom_room_phase", Help: "1 for the room's schedule phase (scheduled, prequeue, drawing, open, closed) as of the room's last tick, 0 for the others; shown by the instance that ticks the room.",
 	}, []string{"room", "phase"})
 	m.GateChecks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_gate_checks_total", Help: "Gate session checks (/gate/check, and passes redeemed while Redis was away) on this instance, by result: allowed, denied, fail_open, fail_closed.",
@@ -193,11 +195,11 @@ func NewMetrics() *Metrics {
 	m.Registry.MustRegister(m.OrdersPlaced, m.OrdersFailed, m.OrderDuration, m.HTTPResponses,
 		m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateChecks, m.readiness)
 	m.GateSessions = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "waitingroom_gate_sessions", Help: "Live gate sessions of the room in its shop (each holds an active slot), as of this instance's last tick; only rooms that opened one.",
+		Name: "waitingroom_gate_sessions", Help: "Live gate sessions of the room in its shop (each holds an active slot), as of the room's last tick (by the instance that ticks it); only rooms that opened one.",
 	}, []string{"room"})
 	m.GateSessionEvents = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "waitingroom_gate_session_events",
-		Help: "Room-wide totals of gate sessions opened (a pass redeemed), ended (by the shop) and idle (past sessionSeconds), as of this instance's last tick.",
+		Help: "Room-wide totals of gate sessions opened (a pass redeemed), ended (by the shop) and idle (past sessionSeconds), as of the room's last tick (by the instance that ticks it).",
 	}, []string{"room", "event"})
 	m.Registry.MustRegister(m.GateSessions, m.GateSessionEvents)
 	m.ChallengesIssued = prometheus.NewCounter(prometheus.CounterOpts{
@@ -223,7 +225,7 @@ func NewMetrics() *Metrics {
 		Name: "waitingroom_adaptive_rate", Help: "The admission rate the adaptive controller last set in the room, from this instance.",
 	}, []string{"room"})
 	m.Registry.MustRegister(m.AdaptDecisions, m.AdaptRate)
-	m.rooms, m.reasons = map[string]bool{}, map[string]bool{}
+	m.rooms, m.gauged, m.reasons = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	return m
 }
 
@@ -282,12 +284,15 @@ func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err
 	}
 	m.mu.Lock()
 	m.rooms[room] = true
+	m.gauged[room] = true
 	m.mu.Unlock()
 }
 
 // Listed implements issuer.RoomsObserver: the series of every room that
-// is no longer listed (it was deleted) are dropped.
-func (m *Metrics) Listed(rooms []string) {
+// is no longer listed (it was deleted) are dropped, and so are the tick
+// gauges of the rooms that another instance ticks now (mine lacks them),
+// so that each room's gauges come from the one instance that ticks it.
+func (m *Metrics) Listed(rooms, mine []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.listed = make(map[string]bool, len(rooms))
@@ -299,11 +304,35 @@ func (m *Metrics) Listed(rooms []string) {
 			m.forgetLocked(r)
 		}
 	}
+	if len(m.gauged) == 0 {
+		return
+	}
+	ticks := make(map[string]bool, len(mine))
+	for _, r := range mine {
+		ticks[r] = true
+	}
+	for r := range m.gauged {
+		if !ticks[r] {
+			m.dropGaugesLocked(r)
+		}
+	}
+}
+
+// dropGaugesLocked drops room's tick gauges; its counters stay.
+func (m *Metrics) dropGaugesLocked(room string) {
+	delete(m.gauged, room)
+	only := prometheus.Labels{"room": room}
+	for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
+		m.Waiting, m.Active, m.Departures, m.RoomPaused, m.RoomSoldOut, m.RoomPhase, m.GateSessions, m.GateSessionEvents,
+	} {
+		v.DeletePartialMatch(only)
+	}
 }
 
 // forgetLocked drops every series labelled with room.
 func (m *Metrics) forgetLocked(room string) {
 	delete(m.rooms, room)
+	delete(m.gauged, room)
 	only := prometheus.Labels{"room": room}
 	for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
 		m.Waiting, m.Active, m.Admitted, m.Departures, m.OrdersPlaced, m.OrdersFailed, m.OrderDuration,

@@ -41,7 +41,7 @@ var (
 func TestObserveOrder(t *testing.T) {
 	t.Parallel()
 	m := NewMetrics()
-	m.Listed([]string{"sale", "other-sale"})
+	m.Listed([]string{"sale", "other-sale"}, nil)
 	tests := []struct {
 		room, reason string
 		took         time.Duration
@@ -92,7 +92,7 @@ func TestObserveOrder(t *testing.T) {
 	}
 
 	// A room that is deleted (no longer listed) loses its order series.
-	m.Listed([]string{"other-sale"})
+	m.Listed([]string{"other-sale"}, nil)
 	if n := testutil.CollectAndCount(m.OrdersPlaced) + testutil.CollectAndCount(m.OrderDuration); n != 3 {
 		t.Errorf("%d placed and duration series after deleting room sale, want 3 (%s's and other-sale's)", n, unlistedRoom)
 	}
@@ -106,7 +106,7 @@ func TestObserveOrder(t *testing.T) {
 func TestObserveOrderBoundsReasons(t *testing.T) {
 	t.Parallel()
 	m := NewMetrics()
-	m.Listed([]string{"sale"})
+	m.Listed([]string{"sale"}, nil)
 	for i := range maxReasons + 10 {
 		m.ObserveOrder("sale", "code_"+itoaTest(i), time.Millisecond)
 	}
@@ -129,7 +129,7 @@ func TestObserveOrderRacingListed(t *testing.T) {
 	m := NewMetrics()
 	gone := prometheus.Labels{"room": "gone"}
 	for i := range 5000 {
-		m.Listed([]string{"gone"})
+		m.Listed([]string{"gone"}, nil)
 		var ready, wg sync.WaitGroup
 		start := make(chan struct{})
 		for j := range 4 {
@@ -150,7 +150,7 @@ func TestObserveOrderRacingListed(t *testing.T) {
 		wg.Go(func() {
 			ready.Done()
 			<-start
-			m.Listed(nil)
+			m.Listed(nil, nil)
 		})
 		ready.Wait()
 		close(start)
@@ -322,13 +322,67 @@ func TestDeparturesMetric(t *testing.T) {
 	}
 }
 
+// TestListedDropsOthersGauges: a room that another instance ticks now
+// loses the gauges of this instance's ticks, so that each room's gauges
+// come from one instance; its counters stay, and a room still ticked here
+// keeps its gauges.
+func TestListedDropsOthersGauges(t *testing.T) {
+	t.Parallel()
+	m := NewMetrics()
+	a := queue.Admission{Waiting: 9, Active: 2, Phase: queue.PhaseOpen, Visitors: []string{"v1"}}
+	m.Ticked("mine", a, 0, nil)
+	m.Ticked("moved", a, 0, nil)
+	tests := []struct {
+		room             string
+		gauges, admitted int
+	}{{"mine", 1, 1}, {"moved", 0, 1}}
+	m.Listed([]string{"mine", "moved"}, []string{"mine"})
+	for _, tt := range tests {
+		t.Run(tt.room, func(t *testing.T) {
+			for name, v := range map[string]prometheus.Collector{"waiting": m.Waiting, "active": m.Active, "paused": m.RoomPaused, "sold out": m.RoomSoldOut} {
+				if n := seriesOf(t, v, tt.room); n != tt.gauges {
+					t.Errorf("%s: %d series, want %d", name, n, tt.gauges)
+				}
+			}
+			if n := seriesOf(t, m.Admitted, tt.room); n != tt.admitted {
+				t.Errorf("admitted: %d series, want %d", n, tt.admitted)
+			}
+		})
+	}
+	// Ticked here again, the room shows its gauges again.
+	m.Ticked("moved", a, 0, nil)
+	if got := testutil.ToFloat64(m.Waiting.WithLabelValues("moved")); got != 9 {
+		t.Errorf("waiting of a room ticked here again = %v, want 9", got)
+	}
+}
+
+// seriesOf counts c's series labelled with room.
+func seriesOf(t *testing.T, c prometheus.Collector, room string) int {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 64)
+	go func() { c.Collect(ch); close(ch) }()
+	n := 0
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range d.GetLabel() {
+			if l.GetName() == "room" && l.GetValue() == room {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // TestAdaptedMetrics: each decision applied counts under its room and
 // reason and sets the room's rate gauge; a room the issuer does not list
 // and a reason that is no code are not recorded.
 func TestAdaptedMetrics(t *testing.T) {
 	t.Parallel()
 	m := NewMetrics()
-	m.Listed([]string{"sale"})
+	m.Listed([]string{"sale"}, nil)
 	m.Adapted("sale", "increase", 10, 15)
 	m.Adapted("sale", "increase", 15, 20)
 	m.Adapted("sale", "cut_latency", 20, 14)
@@ -348,7 +402,7 @@ func TestAdaptedMetrics(t *testing.T) {
 	if n := testutil.CollectAndCount(m.AdaptDecisions); n != 2 {
 		t.Errorf("%d decision series, want 2 (the unlisted room and the bad reason left out)", n)
 	}
-	m.Listed(nil)
+	m.Listed(nil, nil)
 	if n := testutil.CollectAndCount(m.AdaptRate); n != 0 {
 		t.Errorf("%d rate series after the room went, want 0", n)
 	}

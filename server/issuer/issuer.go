@@ -54,10 +54,11 @@ type FailureRecorder interface {
 }
 
 // RoomsObserver is an Observer that is also told, at every tick, every
-// room the tick runs over, so that it can forget the rooms deleted since.
-// It must not block.
+// room listed, so that it can forget the rooms deleted since, and the
+// rooms among them whose ticks are this loop's (see Share), so that it can
+// drop what it shows of the others' ticks. It must not block.
 type RoomsObserver interface {
-	Listed(rooms []string)
+	Listed(rooms, mine []string)
 }
 
 // PhaseMarker records the schedule phase last seen in a room and returns
@@ -74,15 +75,18 @@ type PhaseWatcher interface {
 }
 
 // Loop admits visitors into every room once per tick, but for the rooms
-// that sleep (see sleep.go).
+// that sleep (see sleep.go) and, when it shares the ticks (see share.go),
+// the rooms of the other instances.
 type Loop struct {
-	eng  Admitter
-	tick time.Duration
-	log  *slog.Logger
-	obs  Observer
-	rec  TickRecorder
-	pw   PhaseWatcher
-	clk  clockwork.Clock
+	eng   Admitter
+	tick  time.Duration
+	log   *slog.Logger
+	obs   Observer
+	rec   TickRecorder
+	pw    PhaseWatcher
+	clk   clockwork.Clock
+	peers Peers
+	id    string
 
 	mu      sync.Mutex
 	want    map[string]int    // tokens to mint per room: the room's last burst
@@ -134,13 +138,17 @@ func (l *Loop) WithClock(clk clockwork.Clock) *Loop {
 
 // Run ticks until ctx is done and then returns ctx's error. The first tick
 // is delayed by a random part of one tick, so that instances started
-// together do not tick in lockstep.
+// together do not tick in lockstep. A loop that shares the ticks retires
+// from the issuers when it returns, so that the others take its rooms over
+// at their next tick.
 func (l *Loop) Run(ctx context.Context) error {
 	defer l.wg.Wait()
+	defer l.retire(ctx)
 	return loop.Every(ctx, l.clk, rand.N(l.tick), l.tick, l.Tick)
 }
 
-// Tick runs one admission tick over every room that does not sleep.
+// Tick runs one admission tick over every room of this loop's that does
+// not sleep.
 func (l *Loop) Tick(ctx context.Context) {
 	rooms, err := l.eng.Rooms(ctx)
 	if err != nil {
@@ -149,12 +157,13 @@ func (l *Loop) Tick(ctx context.Context) {
 		}
 		return
 	}
+	mine := l.mine(ctx, rooms)
 	if ro, ok := l.obs.(RoomsObserver); ok {
-		ro.Listed(rooms)
+		ro.Listed(rooms, mine)
 	}
 	l.forgetUnlisted(rooms)
 	now := l.clk.Now()
-	for _, name := range rooms {
+	for _, name := range mine {
 		if !l.sleeping(name, now) {
 			l.admit(ctx, name)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -45,8 +46,9 @@ func (c *countObs) Ticked(_ string, a queue.Admission, _ time.Duration, err erro
 	}
 }
 
-// TestGlobalRateIsExactAcrossInstances runs one issuer loop on one room and
-// three loops on another, side by side for 10 s of a fake clock (moved in
+// TestGlobalRateIsExactAcrossInstances runs one issuer loop on one room,
+// three loops on another and three loops that share the ticks on a
+// third, side by side for 10 s of a fake clock (moved in
 // steps of 100 ms, each once every loop waits for its next tick) at 50
 // admissions per second and the default 1 s tick. Both must admit exactly
 // rate × 10: more instances must not multiply the rate. A last
@@ -65,10 +67,12 @@ func TestGlobalRateIsExactAcrossInstances(t *testing.T) {
 	const tick = time.Second
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 
+	peers := ownPeers(t, rdb, fc)
 	cases := []struct {
 		name      string
 		instances int
-	}{{"one instance", 1}, {"three instances", 3}}
+		share     bool // the loops share the room's ticks (Share)
+	}{{"one instance", 1, false}, {"three instances", 3, false}, {"three instances sharing", 3, true}}
 	type result struct {
 		name      string
 		admitted  int64
@@ -100,8 +104,11 @@ func TestGlobalRateIsExactAcrossInstances(t *testing.T) {
 		if _, err := eng.Admit(ctx, name, tick, nil); err != nil { // start the room's clock
 			t.Fatal(err)
 		}
-		for range c.instances {
+		for k := range c.instances {
 			l := New(oneRoom{eng, name}, tick, log, results[i].obs).WithClock(fc)
+			if c.share {
+				l.Share(peers, fmt.Sprintf("issuer-%d", k))
+			}
 			loops.Go(func() { l.Run(runCtx) })
 			all++
 		}
@@ -394,7 +401,7 @@ type listObs struct {
 	lists [][]string
 }
 
-func (o *listObs) Listed(rooms []string) { o.lists = append(o.lists, slices.Clone(rooms)) }
+func (o *listObs) Listed(rooms, _ []string) { o.lists = append(o.lists, slices.Clone(rooms)) }
 
 // TestTickTellsTheRoomsItRuns: an observer that is a RoomsObserver is told
 // every tick's rooms, before the tick, so it can forget a deleted room; a

@@ -46,7 +46,7 @@ func (l *loops) close() {
 // database's preparation, the rooms' and the sale's rounds and, with
 // DEBUG_ADDR, the pprof listener.
 func startLoops(l *loops, cfg config.Config, s *services, migrations fs.FS, log *slog.Logger) {
-	iss := issuer.New(s.eng, cfg.Tick, log, s.metrics).Record(s.live).WatchPhases(s.sale).WithClock(s.clk)
+	iss := issuer.New(s.eng, cfg.Tick, log, s.metrics).Record(s.live).WatchPhases(s.sale).WithClock(s.clk).Share(s.eng, s.id)
 	l.run(func(ctx context.Context) { iss.Run(ctx) })
 	l.run(s.live.Run)
 	l.run(s.signal.Run)

@@ -35,7 +35,9 @@ import (
 // database connections and everything built on them.
 type services struct {
 	// clk is what the server decides by (ServeOn).
-	clk        clockwork.Clock
+	clk clockwork.Clock
+	// id names this instance among the deployment's (instanceID).
+	id         string
 	static     fs.FS
 	conn       *redisconn.Conn
 	secret     []byte
@@ -175,18 +177,18 @@ func (s *services) openRecords(cfg config.Config, log *slog.Logger) (err error) 
 	s.hub = sse.NewHub(sse.Options{Source: s.eng, Metrics: s.metrics.Hub(), Log: log, MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams, Clock: s.clk})
 	s.orders = order.NewService(order.NewStore(s.db.DB, cfg.OrderWork), s.sale.WatchGate(s.eng), 0, log).WithClock(s.clk)
 	s.shares = share.NewLinks(share.NewStore(s.db), log)
-	id := instanceID()
-	s.live = livestats.NewRecorder(s.conn.Client, s.ns, id, s.hub.Connections, log).WithClock(s.clk)
+	s.id = instanceID()
+	s.live = livestats.NewRecorder(s.conn.Client, s.ns, s.id, s.hub.Connections, log).WithClock(s.clk)
 	// Adaptive admission: the order path's health, counted for the
 	// adaptive rooms only: none until the controller's first tick feeds
 	// the recorder their names.
-	s.signal = adapt.NewRecorder(s.conn.Client, s.ns, id, s.db.Stats, log).WithClock(s.clk)
+	s.signal = adapt.NewRecorder(s.conn.Client, s.ns, s.id, s.db.Stats, log).WithClock(s.clk)
 	s.signal.Track(nil)
 	return nil
 }
 
 // instanceID names this server among the deployment's instances (for the
-// live dashboard): hostname:pid and a short random part, so that two
+// live dashboard, and among the issuers that share the rooms' ticks): hostname:pid and a short random part, so that two
 // servers of one process (tests, drills) are told apart.
 func instanceID() string {
 	host, err := os.Hostname()

@@ -124,15 +124,16 @@ func startServer(t *testing.T, tick time.Duration, args ...string) (string, *que
 }
 
 // startServerOn is startServer on clk (the real clock when nil): the
-// server decides by it, and so does the engine it returns. On clk, the
-// server keeps to a Redis namespace of its own (unless args name one):
-// every server of a namespace ticks all its rooms, and one on the real
-// clock would tick this server's rooms at another time.
+// server decides by it, and so does the engine it returns. The server
+// keeps to a Redis namespace of its own (unless args name one): the
+// servers of a namespace share its rooms' ticks, so that another test's
+// server would tick this test's rooms, with its own clock, settings and
+// metrics.
 func startServerOn(t *testing.T, clk *servicetest.JumpClock, tick time.Duration, args ...string) (string, *queue.Engine, redis.UniversalClient) {
 	t.Helper()
 	url := servicetest.RedisURLDB(t, servicetest.ServerDB)
 	rdb := servicetest.RedisAt(t, url)
-	if clk != nil && !slices.Contains(args, "-redis-namespace") {
+	if !slices.Contains(args, "-redis-namespace") {
 		args = append(args, "-redis-namespace", ownNamespace(t, rdb))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

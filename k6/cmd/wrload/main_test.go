@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/redis/go-redis/v9"
+
 	"waitingroom/server/servicetest"
 )
 
@@ -28,6 +31,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// testNamespace returns the Redis namespace of t's servers: one of its
+// own, shared by the servers t starts and no other test's, since the
+// servers of a namespace share its rooms' ticks. Its keys are deleted
+// when t ends.
+func testNamespace(t *testing.T, rdb redis.UniversalClient) string {
+	t.Helper()
+	sum := sha256.Sum256([]byte(t.Name()))
+	ns := fmt.Sprintf("wr:t%d-%x", os.Getpid(), sum[:6])
+	t.Cleanup(func() {
+		ctx := context.Background()
+		iter := rdb.Scan(ctx, 0, ns+":*", 1000).Iterator()
+		for iter.Next(ctx) {
+			rdb.Unlink(ctx, iter.Val())
+		}
+	})
+	return ns
+}
+
 // testAdmin is the admin token of the servers the tests start.
 const testAdmin = "wrload-test-admin-token-0123456789abcdef"
 
@@ -36,6 +57,7 @@ type server struct {
 	base    string // http://127.0.0.1:port
 	metrics string // its /metrics URL
 	dbURL   string // its order database
+	ns      string // its Redis namespace
 }
 
 var (
@@ -67,21 +89,27 @@ func serverBinary(t *testing.T) string {
 }
 
 // startServer runs the waitingroom server on the test Redis (the database
-// of the tools' tests) and a fresh PostgreSQL schema, with per-IP limits
-// high enough for a load from a few loopback addresses and rooms created
-// without a proof of work (CHALLENGE_DEFAULT=off); env adds to its
-// environment, and overrides it.
+// of the tools' tests), in the test's own namespace (testNamespace), and a
+// fresh PostgreSQL schema, with per-IP limits high enough for a load from
+// a few loopback addresses and rooms created without a proof of work
+// (CHALLENGE_DEFAULT=off); env adds to its environment, and overrides it.
 func startServer(t *testing.T, tick time.Duration, env ...string) server {
 	t.Helper()
 	redisURL := servicetest.RedisURLDB(t, servicetest.ToolsDB)
-	servicetest.RedisAt(t, redisURL)
-	s := server{dbURL: servicetest.PostgresURL(t)}
+	rdb := servicetest.RedisAt(t, redisURL)
+	s := server{dbURL: servicetest.PostgresURL(t), ns: testNamespace(t, rdb)}
+	for _, e := range env {
+		if ns, ok := strings.CutPrefix(e, "REDIS_NAMESPACE="); ok {
+			s.ns = ns
+		}
+	}
 	bin := serverBinary(t)
 	addr, metricsAddr := servicetest.FreeAddr(t), servicetest.FreeAddr(t)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "LISTEN_ADDR="+addr, "METRICS_ADDR="+metricsAddr, "REDIS_URL="+redisURL,
 		"DATABASE_URL="+s.dbURL, "SECRET_KEY=wrload-test-secret-key-0123456789", "ADMIN_TOKEN="+testAdmin,
-		"SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "CHALLENGE_DEFAULT=off", "TICK="+tick.String())
+		"SSE_MAX_PER_IP=100000", "ENTER_RATE_PER_IP=100000", "CHALLENGE_DEFAULT=off", "TICK="+tick.String(),
+		"REDIS_NAMESPACE="+s.ns)
 	cmd.Env = append(cmd.Env, env...)
 	var logs servicetest.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs

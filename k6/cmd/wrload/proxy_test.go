@@ -47,7 +47,7 @@ func TestProxyOverhead(t *testing.T) {
 		t.Fatalf("rounds %d", run.Rounds)
 	}
 	t.Logf("%s", stdout.String())
-	if _, err := queue.New(rdb, queue.DefaultNamespace(rdb)).Room(context.Background(), name); !errors.Is(err, room.ErrNotFound) {
+	if _, err := queue.New(rdb, srv.ns).Room(context.Background(), name); !errors.Is(err, room.ErrNotFound) {
 		t.Fatalf("the tool's room was not deleted: %v", err)
 	}
 
