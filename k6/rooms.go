@@ -74,6 +74,11 @@ type RoomsCost struct {
 	// together (their own counter): the Redis-side figures also count the
 	// run's own top-ups of the busy rooms' lines.
 	SentPerSec float64
+	// TicksPerSec are the admission ticks the instances ran, all
+	// together (their issuer_tick_duration_seconds count): a room ticked
+	// by one instance at a time adds 1/TICK, whatever the number of
+	// instances.
+	TicksPerSec float64
 	// ServerCPUPct (of one core) and ServerRSS (bytes) are per instance,
 	// at the hold's end for the RSS.
 	ServerCPUPct []float64
@@ -117,8 +122,8 @@ func (c RoomsCost) AdmissionSpread() (lo, hi float64) {
 func (c RoomsCost) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d rooms (%d with a line), %d instances, held %v\n", c.Rooms, c.Busy, c.Instances, c.Hold.Round(time.Second))
-	fmt.Fprintf(&b, "Redis: %.0f commands/s (%.2f per room), %.1f%% of a core; sent by the instances: %.0f/s\n",
-		c.RedisCallsPerSec, c.RedisCallsPerSec/float64(max(c.Rooms, 1)), c.RedisCPUPct, c.SentPerSec)
+	fmt.Fprintf(&b, "Redis: %.0f commands/s (%.2f per room), %.1f%% of a core; sent by the instances: %.0f/s; admission ticks: %.1f/s\n",
+		c.RedisCallsPerSec, c.RedisCallsPerSec/float64(max(c.Rooms, 1)), c.RedisCPUPct, c.SentPerSec, c.TicksPerSec)
 	for i := range c.ServerCPUPct {
 		fmt.Fprintf(&b, "instance %d: %.1f%% of a core, %.1f MiB (%.1f KiB per room)\n", i+1, c.ServerCPUPct[i],
 			float64(c.ServerRSS[i])/(1<<20), float64(c.ServerRSS[i])/1024/float64(max(c.Rooms, 1)))

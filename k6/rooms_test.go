@@ -41,9 +41,9 @@ func TestCostOf(t *testing.T) {
 	if lo, hi := c.AdmissionSpread(); lo != 0.98 || hi != 1.02 {
 		t.Fatalf("spread %v..%v, want 0.98..1.02", lo, hi)
 	}
-	c.SentPerSec = 12
+	c.SentPerSec, c.TicksPerSec = 12, 4
 	out := c.String()
-	for _, want := range []string{"1000 rooms", "Redis: 1000 commands/s (1.00 per room), 10.0% of a core; sent by the instances: 12/s", "instance 2: 5.0% of a core, 20.0 MiB", "98.0%–102.0%"} {
+	for _, want := range []string{"1000 rooms", "Redis: 1000 commands/s (1.00 per room), 10.0% of a core; sent by the instances: 12/s; admission ticks: 4.0/s", "instance 2: 5.0% of a core, 20.0 MiB", "98.0%–102.0%"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}

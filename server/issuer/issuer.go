@@ -2,7 +2,8 @@
 //
 // Instances need no leader: the room's credit lives in Redis and is accrued
 // from Redis TIME inside the admission script, so N loops together admit
-// exactly what one would.
+// exactly what one would. They share the rooms' ticks (share.go): each
+// room is ticked by one loop at a time.
 package issuer
 
 import (

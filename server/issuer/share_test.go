@@ -262,6 +262,9 @@ func TestBeat(t *testing.T) {
 		if !slices.Equal(got, s.want) {
 			t.Errorf("%s: live %v, want %v", s.name, got, s.want)
 		}
+		if listed, err := peers.Issuers(ctx); err != nil || !slices.Equal(listed, s.want) {
+			t.Errorf("%s: Issuers %v (%v), want %v", s.name, listed, err, s.want)
+		}
 	}
 	if _, err := peers.Beat(ctx, "", time.Second); err == nil {
 		t.Error("a beat without an id was taken")

@@ -3,6 +3,8 @@ package queue
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -61,4 +63,22 @@ func (e *Engine) Retire(ctx context.Context, id string) error {
 		return fmt.Errorf("queue: retire issuer %s: %w", id, err)
 	}
 	return nil
+}
+
+// Issuers returns the issuers live now, sorted (see Beat).
+func (e *Engine) Issuers(ctx context.Context) ([]string, error) {
+	now := e.wallNow()
+	if e.now == nil {
+		t, err := e.rdb.Time(ctx).Result()
+		if err != nil {
+			return nil, fmt.Errorf("queue: list issuers: %w", err)
+		}
+		now = t
+	}
+	ids, err := e.rdb.ZRangeByScore(ctx, issuersKey(e.ns), &redis.ZRangeBy{Min: strconv.FormatInt(now.UnixMicro(), 10), Max: "+inf"}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("queue: list issuers: %w", err)
+	}
+	slices.Sort(ids)
+	return ids, nil
 }

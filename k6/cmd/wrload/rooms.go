@@ -168,7 +168,7 @@ func roomsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	sent0, err := sentBy(ctx, metricsURLs)
+	sent0, ticks0, err := sentBy(ctx, metricsURLs)
 	if err != nil {
 		return err
 	}
@@ -189,12 +189,13 @@ func roomsCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	sent1, err := sentBy(ctx, metricsURLs)
+	sent1, ticks1, err := sentBy(ctx, metricsURLs)
 	if err != nil {
 		return err
 	}
 	c := k6.CostOf(held, r0, r1, u0, u1)
 	c.SentPerSec = (sent1 - sent0) / held.Seconds()
+	c.TicksPerSec = (ticks1 - ticks0) / held.Seconds()
 	c.Rooms, c.Busy, c.Expected = *rooms, *busy, *rate*held.Seconds()
 	for i := range busyRooms {
 		c.Admitted = append(c.Admitted, admitted1[i]-admitted0[i])
@@ -242,21 +243,22 @@ func admittedIn(ctx context.Context, eng *queue.Engine, names []string) ([]int64
 	return out, nil
 }
 
-// sentBy sums the Redis commands the instances say they sent.
-func sentBy(ctx context.Context, urls []string) (float64, error) {
-	var sum float64
+// sentBy sums the Redis commands the instances say they sent, and the
+// admission ticks they ran.
+func sentBy(ctx context.Context, urls []string) (sent, ticks float64, err error) {
 	for _, u := range urls {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return 0, fmt.Errorf("rooms: metrics: %w", err)
+			return 0, 0, fmt.Errorf("rooms: metrics: %w", err)
 		}
 		b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK {
-			return 0, fmt.Errorf("rooms: metrics %s: %d %v", u, resp.StatusCode, err)
+			return 0, 0, fmt.Errorf("rooms: metrics %s: %d %v", u, resp.StatusCode, err)
 		}
-		sum += k6.SumMetric(string(b), "waitingroom_redis_commands_total")
+		sent += k6.SumMetric(string(b), "waitingroom_redis_commands_total")
+		ticks += k6.SumMetric(string(b), "waitingroom_issuer_tick_duration_seconds_count")
 	}
-	return sum, nil
+	return sent, ticks, nil
 }
