@@ -5,10 +5,13 @@
 #   1. wrload gatecheck: GET /gate/check with a live session, directly; nginx
 #      serving the shop unguarded beside the same page behind auth_request;
 #      and the reverse proxy's unguarded and guarded paths;
-#   2. wrload proxy: the same GET straight to a hello-world origin and
+#   2. wrload gatecheck -direct: GET /gate/check alone (no nginx) beside a
+#      hello-world server, same client and workers, 3 alternating rounds,
+#      at 16 and 64 workers;
+#   3. wrload proxy: the same GET straight to a hello-world origin and
 #      through PROXY_ADDR, in alternating rounds.
-# Each at 1 and at 16 concurrent workers. Redis: DB 7 of the local server,
-# or GATE_REDIS_URL.
+# 1 and 3 at 1 and at 16 concurrent workers. Redis: DB 7 of the local
+# server, or GATE_REDIS_URL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source k6/common.sh
@@ -19,6 +22,7 @@ ADDR=127.0.0.1:18280
 METRICS_ADDR=127.0.0.1:18283
 PROXY=127.0.0.1:18284
 SHOP=127.0.0.1:18285
+HELLO=127.0.0.1:18286
 ADMIN=gate-bench-admin-token-0123456789abcdef
 build_binaries
 failed=()
@@ -33,7 +37,15 @@ for c in 1 16; do
   echo "-- gatecheck, $c worker(s), $D each"
   bin/wrload gatecheck -url "http://$ADDR" -admin-token "$ADMIN" -shop $SHOP -proxy "http://$PROXY" -c $c -d "$D" || failed+=("gatecheck -c $c")
 done
-kill $pid; wait $pid 2>/dev/null || true
+bin/wrload loadtest -serve-hello $HELLO &
+hello=$!
+trap 'kill $pid $hello 2>/dev/null || true' EXIT
+wait_for "http://$HELLO/"
+for c in 16 64; do
+  echo "-- gatecheck -direct, $c workers, 3 rounds of 5 s legs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  bin/wrload gatecheck -direct -url "http://$ADDR" -admin-token "$ADMIN" -hello "http://$HELLO" -c $c -d 5s -rounds 3 || failed+=("gatecheck -direct -c $c")
+done
+kill $pid $hello; wait $pid $hello 2>/dev/null || true
 
 # wrload proxy serves its own hello-world origin at -origin: a fresh server
 # whose ORIGIN_URL points there.

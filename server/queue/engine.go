@@ -66,7 +66,10 @@ type Engine struct {
 	// enters gathers concurrent enters of a room into one script call
 	// (batch.go).
 	enters *batcher
-	heads  callHeads
+	// touches gathers concurrent session checks into one round trip
+	// (touch_batch.go).
+	touches *toucher
+	heads   callHeads
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
@@ -88,6 +91,7 @@ func New(rdb redis.UniversalClient, ns string) *Engine {
 	}
 	e := &Engine{rdb: rdb, ns: ns, s: loadScripts()}
 	e.enters = newBatcher(e.places, defaultMaxBatch, defaultCalls, EnterWait)
+	e.touches = &toucher{e: e}
 	return e
 }
 

@@ -8,13 +8,15 @@ import (
 
 // TouchSession reports the live session sessionID of roomName and, when
 // renew and the room's sessions are idle ones, pushes its expiry to now +
-// sessionSeconds. It is one Redis round trip. It returns ErrSessionGone
+// sessionSeconds. It is one script call, in a round trip of its own or,
+// under load, shared with the checks that arrived with it (touch_batch.go).
+// It returns ErrSessionGone
 // for a session that ended, went idle or never was.
 func (e *Engine) TouchSession(ctx context.Context, roomName, sessionID string, renew bool) (Session, error) {
 	if !validID(sessionID) {
 		return Session{}, ErrSessionGone
 	}
-	res, err := e.run(ctx, e.s.touchSession, roomName, sessionID, flag(renew)).Slice()
+	res, err := e.touches.do(&touchCall{ctx: ctx, room: roomName, id: sessionID, renew: renew})
 	if err != nil {
 		return Session{}, fmt.Errorf("queue: touch session in %s: %w", roomName, err)
 	}

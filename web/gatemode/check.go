@@ -54,7 +54,7 @@ func (gt *Gate) Check(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil:
 		gt.storeDown.ok(time.Now())
-		gt.d.Checks.WithLabelValues("allowed").Inc()
+		gt.checks.allowed.Inc()
 		if gt.rooms.claimRefresh(name, time.Now()) {
 			gt.refreshGateRoom(name)
 		}
@@ -90,7 +90,7 @@ func (gt *Gate) gateNoSession(w http.ResponseWriter, r *http.Request, want strin
 
 // gateDenied answers a check without a live session of the room: 401.
 func (gt *Gate) gateDenied(w http.ResponseWriter) {
-	gt.d.Checks.WithLabelValues("denied").Inc()
+	gt.checks.denied.Inc()
 	w.WriteHeader(http.StatusUnauthorized)
 }
 
@@ -103,12 +103,12 @@ func (gt *Gate) gateUnreachable(w http.ResponseWriter, names ...string) {
 		open = open && gt.rooms.get(name)
 	}
 	if open {
-		gt.d.Checks.WithLabelValues("fail_open").Inc()
+		gt.checks.failOpen.Inc()
 		w.Header().Set("X-Waitingroom-Fail", "open")
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	gt.d.Checks.WithLabelValues("fail_closed").Inc()
+	gt.checks.failClosed.Inc()
 	w.Header().Set("Retry-After", "2")
 	w.WriteHeader(http.StatusServiceUnavailable)
 }

@@ -109,10 +109,24 @@ type Gate struct {
 	rooms gateRoomCache
 	// storeDown is whether Redis answered the gate's last calls.
 	storeDown storeDown
+	// checks are d.Checks' counters, looked up once.
+	checks checkCounters
+}
+
+// checkCounters are the counters of /gate/check's outcomes.
+type checkCounters struct {
+	allowed, denied, failOpen, failClosed prometheus.Counter
 }
 
 // New returns the Gate of d.
-func New(d Deps) *Gate { return &Gate{d: d} }
+func New(d Deps) *Gate {
+	gt := &Gate{d: d}
+	if d.Checks != nil {
+		gt.checks = checkCounters{allowed: d.Checks.WithLabelValues("allowed"), denied: d.Checks.WithLabelValues("denied"),
+			failOpen: d.Checks.WithLabelValues("fail_open"), failClosed: d.Checks.WithLabelValues("fail_closed")}
+	}
+	return gt
+}
 
 // on reports whether gate mode is on.
 func (gt *Gate) on() bool { return gt.d.Gates != nil && gt.d.PassKeys != nil }

@@ -237,7 +237,7 @@ func (gt *Gate) retrySeed(r *http.Request, room, jti string) (string, bool) {
 func (gt *Gate) enterUnavailable(w http.ResponseWriter, r *http.Request, name, issuer, next string, failOpen bool, refuse func(int, string, string)) {
 	gt.d.Log.Warn("gate: a pass could not be redeemed", "room", name, "failOpen", failOpen)
 	if failOpen {
-		gt.d.Checks.WithLabelValues("fail_open").Inc()
+		gt.checks.failOpen.Inc()
 		w.Header().Set("X-Waitingroom-Fail", "open")
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return

@@ -13,9 +13,10 @@ import (
 // checks need without a read of their own: its failOpen, for when Redis
 // cannot be reached, and its audience's host, that a session cookie is
 // bound to. An entry is never emptied by a failed read, and refreshed in
-// the background, off the check's path, once gateRoomAge old.
+// the background, off the check's path, once gateRoomAge old. Every check
+// reads it; only a save or a refresh writes it.
 type gateRoomCache struct {
-	mu      sync.Mutex
+	mu      sync.RWMutex
 	rooms   map[string]gateRoomEntry
 	reading map[string]bool
 }
@@ -44,24 +45,24 @@ func (c *gateRoomCache) remember(name string, g gateOf, now time.Time) {
 // get returns room name's last known failOpen: false, closed, when none
 // is known.
 func (c *gateRoomCache) get(name string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return c.rooms[name].failOpen
 }
 
 // host returns the host of room name's shop as last read; known is false
 // when the room was not read yet.
 func (c *gateRoomCache) host(name string) (host string, known bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	e, ok := c.rooms[name]
 	return e.host, ok
 }
 
 // roomsOf returns the known rooms whose shop is on host.
 func (c *gateRoomCache) roomsOf(host string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	var names []string
 	for name, e := range c.rooms {
 		if e.host != "" && e.host == host {
@@ -75,9 +76,15 @@ func (c *gateRoomCache) roomsOf(host string) []string {
 // than gateRoomAge at now and nobody reads it yet: the caller then reads
 // it, and calls doneReading.
 func (c *gateRoomCache) claimRefresh(name string, now time.Time) bool {
+	c.mu.RLock()
+	e, ok := c.rooms[name]
+	c.mu.RUnlock()
+	if ok && now.Sub(e.read) < gateRoomAge {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.rooms[name]
+	e, ok = c.rooms[name]
 	if (ok && now.Sub(e.read) < gateRoomAge) || c.reading[name] {
 		return false
 	}

@@ -1,7 +1,7 @@
 package gatemode
 
 import (
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -9,11 +9,11 @@ import (
 // failed call of the gate's handlers (check, enter, hand-off, redeem)
 // marks it down, one that succeeds marks it up. The gate's check, which calls Redis only for a visitor with a
 // session cookie, asks it to answer a visitor without one as the room's
-// fail mode chose while Redis is away.
+// fail mode chose while Redis is away. Every check writes it, so it takes
+// no lock: each time is a Unix nanosecond count (0 for never).
 type storeDown struct {
-	mu       sync.Mutex
-	failedAt time.Time
-	okAt     time.Time
+	failedAt atomic.Int64
+	okAt     atomic.Int64
 }
 
 // storeDownFor is how long a failure counts when no call succeeds since.
@@ -21,21 +21,16 @@ const storeDownFor = 10 * time.Second
 
 // failed records a failed call at now.
 func (d *storeDown) failed(now time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.failedAt = now
+	d.failedAt.Store(now.UnixNano())
 }
 
 // ok records a call that succeeded at now.
 func (d *storeDown) ok(now time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.okAt = now
+	d.okAt.Store(now.UnixNano())
 }
 
 // down reports whether the last call failed, less than storeDownFor ago.
 func (d *storeDown) down(now time.Time) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return !d.failedAt.IsZero() && d.failedAt.After(d.okAt) && now.Sub(d.failedAt) < storeDownFor
+	failed := d.failedAt.Load()
+	return failed != 0 && failed > d.okAt.Load() && now.UnixNano()-failed < int64(storeDownFor)
 }

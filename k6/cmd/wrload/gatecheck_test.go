@@ -39,3 +39,27 @@ func TestGateCheck(t *testing.T) {
 	}
 	t.Logf("\n%s", stdout.String())
 }
+
+// TestGateCheckDirect runs the gatecheck tool's -direct mode briefly
+// against the real server, without nginx: one buyer through the line to a
+// session, then alternating rounds of a hello-world server (here, in the
+// tool's process) and the check, each answered as expected (the tool fails
+// otherwise), and the ratio of their tails.
+func TestGateCheckDirect(t *testing.T) {
+	s := startServer(t, 100*time.Millisecond)
+	rdb := servicetest.RedisAt(t, servicetest.RedisURLDB(t, servicetest.ToolsDB))
+	room := servicetest.RoomName(t, rdb)
+	var stdout bytes.Buffer
+	err := gatecheckCommand(context.Background(), []string{"-url", s.base, "-admin-token", testAdmin, "-room", room,
+		"-direct", "-rounds", "2", "-c", "2", "-d", "300ms"}, &stdout, io.Discard)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stdout.String())
+	}
+	for _, want := range []string{"round 1    hello-world", "round 2    GET /gate/check", "all rounds GET /gate/check",
+		"check p99 / hello-world p99 = "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("no %q in:\n%s", want, stdout.String())
+		}
+	}
+	t.Logf("\n%s", stdout.String())
+}
