@@ -6,9 +6,11 @@ package draw
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -50,6 +52,16 @@ func Key(seed []byte, ticket int64) [sha256.Size]byte {
 // The work is spread over the machine's cores.
 func Order(seed []byte, tickets []int64) []int {
 	keys := make([][sha256.Size]byte, len(tickets))
+	Keys(seed, tickets, keys)
+	return Sorted(keys)
+}
+
+// Keys sets keys[i] to Key(seed, tickets[i]) for every ticket, spreading
+// the work over the machine's cores. keys must be as long as tickets.
+func Keys(seed []byte, tickets []int64, keys [][sha256.Size]byte) {
+	if len(keys) != len(tickets) {
+		panic("draw: Keys needs one key for each ticket")
+	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(tickets)/4096))
 	per := (len(tickets) + workers - 1) / workers
 	var wg sync.WaitGroup
@@ -66,11 +78,55 @@ func Order(seed []byte, tickets []int64) []int {
 		})
 	}
 	wg.Wait()
-	idx := make([]int, len(tickets))
-	for i := range idx {
-		idx[i] = i
+}
+
+// Sorted returns the indexes of keys in ascending byte order: with the
+// keys of Keys, the drawn order of their tickets. It sorts the keys' first
+// eight bytes, as numbers, beside the indexes, and compares the rest of
+// two keys only where those are equal. Many keys are first placed in
+// buckets by their first two bytes (a counting sort), then each bucket is
+// sorted: HMAC keys spread evenly, so a bucket holds a handful of keys, and
+// any spread still sorts in O(n log n).
+func Sorted(keys [][sha256.Size]byte) []int {
+	type entry struct {
+		head uint64
+		i    int
 	}
-	slices.SortFunc(idx, func(a, b int) int { return bytes.Compare(keys[a][:], keys[b][:]) })
+	byKey := func(a, b entry) int {
+		if a.head != b.head {
+			return cmp.Compare(a.head, b.head)
+		}
+		return bytes.Compare(keys[a.i][8:], keys[b.i][8:])
+	}
+	const buckets = 1 << 16
+	es := make([]entry, len(keys))
+	if len(keys) < 4*buckets {
+		for i := range keys {
+			es[i] = entry{binary.BigEndian.Uint64(keys[i][:8]), i}
+		}
+		slices.SortFunc(es, byKey)
+	} else {
+		at := make([]int, buckets+1)
+		for i := range keys {
+			at[int(keys[i][0])<<8|int(keys[i][1])+1]++
+		}
+		for b := 1; b <= buckets; b++ {
+			at[b] += at[b-1]
+		}
+		next := slices.Clone(at[:buckets])
+		for i := range keys {
+			b := int(keys[i][0])<<8 | int(keys[i][1])
+			es[next[b]] = entry{binary.BigEndian.Uint64(keys[i][:8]), i}
+			next[b]++
+		}
+		for b := range buckets {
+			slices.SortFunc(es[at[b]:at[b+1]], byKey)
+		}
+	}
+	idx := make([]int, len(keys))
+	for k, e := range es {
+		idx[k] = e.i
+	}
 	return idx
 }
 

@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -80,5 +81,75 @@ func TestVerify(t *testing.T) {
 		if err := Verify(tt.commit, tt.seed, tt.drawn); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error about %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestSorted checks Sorted against a plain sort of the keys by their
+// bytes, for keys that share their bucket (first two bytes), their first
+// eight bytes, or all but the last byte.
+func TestSorted(t *testing.T) {
+	key := func(head string, last byte) [sha256.Size]byte {
+		var k [sha256.Size]byte
+		copy(k[:], head)
+		k[sha256.Size-1] = last
+		return k
+	}
+	for _, tc := range []struct {
+		name string
+		keys [][sha256.Size]byte
+	}{
+		{"none", nil},
+		{"one", [][sha256.Size]byte{key("a", 1)}},
+		{"one bucket", [][sha256.Size]byte{key("ab\x03", 0), key("ab\x01", 0), key("ab\x02", 0)}},
+		{"same first eight bytes", [][sha256.Size]byte{key("abcdefgh\x02", 0), key("abcdefgh\x01", 0), key("abcdefgg", 0)}},
+		{"same but the last byte", [][sha256.Size]byte{key("k", 9), key("k", 3), key("k", 7), key("j", 200)}},
+		{"first and last buckets", [][sha256.Size]byte{key("\xff\xff", 0), key("", 0), key("\xff\xfe", 0), key("\x00\x01", 0)}},
+		{"many, in buckets, some sharing eight bytes", manyKeys(300000)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := make([]int, len(tc.keys))
+			for i := range want {
+				want[i] = i
+			}
+			slices.SortFunc(want, func(a, b int) int { return bytes.Compare(tc.keys[a][:], tc.keys[b][:]) })
+			if got := Sorted(tc.keys); !slices.Equal(got, want) {
+				t.Fatalf("Sorted: %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// manyKeys returns n keys, enough for Sorted's buckets: SHA-256 of their
+// index, every 97th sharing its first eight bytes with the one before.
+func manyKeys(n int) [][sha256.Size]byte {
+	keys := make([][sha256.Size]byte, n)
+	for i := range keys {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(i))
+		keys[i] = sha256.Sum256(b[:])
+		if i%97 == 0 && i > 0 {
+			copy(keys[i][:8], keys[i-1][:8])
+		}
+	}
+	return keys
+}
+
+// TestOrderOfManyTickets checks Order on enough tickets to spread Keys
+// over several goroutines and sort them in buckets: it is the tickets
+// sorted by Key.
+func TestOrderOfManyTickets(t *testing.T) {
+	seed, _ := hex.DecodeString(strings.Repeat("c3", 32))
+	tickets := make([]int64, 300000)
+	for i := range tickets {
+		tickets[i] = int64(3*i + 7)
+	}
+	keys := make([][sha256.Size]byte, len(tickets))
+	want := make([]int, len(tickets))
+	for i := range want {
+		keys[i], want[i] = Key(seed, tickets[i]), i
+	}
+	slices.SortFunc(want, func(a, b int) int { return bytes.Compare(keys[a][:], keys[b][:]) })
+	if got := Order(seed, tickets); !slices.Equal(got, want) {
+		t.Fatal("Order differs from the tickets sorted by Key")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -12,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 
 	"waitingroom/server/draw"
 	"waitingroom/server/room"
@@ -40,8 +43,8 @@ type DrawOptions struct {
 	// after it.
 	Lease time.Duration
 	// Chunk is the number of places written per script call (default
-	// 500), and Read the number of pre-queue entries read per call
-	// (default 5000); both keep every Redis call short (about 1 ms on an
+	// 1000), and Read the number of pre-queue entries read per call
+	// (default 5000); both keep every Redis call short (1 to 2 ms on an
 	// idle machine). Depth is the number of calls sent in one round trip
 	// (default 8), in order: Redis runs each on its own, so that other
 	// clients' commands go between them.
@@ -95,7 +98,7 @@ func (e *Engine) ensureSeed(ctx context.Context, roomName string) (string, error
 
 // Draw performs room's pre-queue draw if the room is past its opening and
 // the draw is not done: it freezes the pre-queue, takes the draw's lease,
-// reads the pre-queue in chunks, orders it by draw.Order in process and
+// reads the pre-queue in chunks, orders it in process as draw.Order does and
 // writes the drawn order into the line in chunks, each a short script,
 // then marks the draw done. Any number of instances may call it at once:
 // one holds the lease, the others get ErrDrawBusy; an instance that dies
@@ -110,7 +113,7 @@ func (e *Engine) Draw(ctx context.Context, roomName string, opt DrawOptions) (Dr
 		opt.Lease = 5 * time.Second
 	}
 	if opt.Chunk <= 0 {
-		opt.Chunk = 500
+		opt.Chunk = 1000
 	}
 	if opt.Read <= 0 {
 		opt.Read = 5000
@@ -144,7 +147,7 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 	case 1:
 		return DrawNone, ErrDrawBusy
 	}
-	n, written := asInt(res[2]), asInt(res[3])
+	base, n, written := asInt(res[1]), asInt(res[2]), asInt(res[3])
 	seed, err := e.committedSeed(roomName, asString(res[4]), asString(res[5]), asString(res[6]))
 	if err != nil {
 		// An instance that knows the committed secret may draw at once.
@@ -153,78 +156,12 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		}
 		return DrawNone, err
 	}
-	visitors, tickets, err := e.readPrequeue(ctx, roomName, opt.Read, opt.Depth, n)
+	visitors, tickets, keys, err := e.readPrequeue(ctx, roomName, opt.Read, opt.Depth, n, seed)
 	if err != nil {
 		return DrawNone, err
 	}
-	order := draw.Order(seed, tickets)
-	// The chunks go opt.Depth to a round trip, in order, so that the
-	// progress recorded ('written') never passes a chunk not yet written.
-	// The first goes alone by run, which loads the script if Redis lacks
-	// it; a later call that finds it gone fails the draw, which the next
-	// call of Draw takes up from its progress.
-	calls := make([][]any, 0, opt.Depth)
-	loaded := false
-	send := func() error {
-		if len(calls) == 0 {
-			return nil
-		}
-		var cmds []*redis.Cmd
-		if !loaded {
-			cmds = []*redis.Cmd{e.run(ctx, e.s.drawChunk, roomName, calls[0]...)}
-			if err := cmds[0].Err(); err != nil {
-				return err
-			}
-			loaded = true
-			if len(calls) > 1 {
-				more, err := e.pipeline(ctx, e.s.drawChunk, roomName, calls[1:])
-				if err != nil {
-					return err
-				}
-				cmds = append(cmds, more...)
-			}
-		} else {
-			var err error
-			if cmds, err = e.pipeline(ctx, e.s.drawChunk, roomName, calls); err != nil {
-				return err
-			}
-		}
-		calls = calls[:0]
-		for _, c := range cmds {
-			w, err := c.Int64()
-			if err != nil {
-				return err
-			}
-			switch {
-			case w == -2:
-				return errDrawGap
-			case w < 0:
-				return errLeaseLost
-			}
-			if opt.afterChunk != nil {
-				opt.afterChunk(int(w))
-			}
-		}
-		return nil
-	}
-	for start := int(written); start < len(order); start += opt.Chunk {
-		end := min(start+opt.Chunk, len(order))
-		args := make([]any, 0, end-start+4)
-		packed := make([]byte, 0, 4*(end-start))
-		for _, j := range order[start:end] {
-			packed = binary.BigEndian.AppendUint32(packed, uint32(tickets[j]))
-		}
-		args = append(args, opt.Owner, leaseMs, start, string(packed))
-		for _, j := range order[start:end] {
-			args = append(args, visitors[j])
-		}
-		if calls = append(calls, args); len(calls) == opt.Depth {
-			if err := send(); err != nil {
-				return DrawNone, err
-			}
-		}
-	}
-	if err := send(); err != nil {
+	order := draw.Sorted(keys)
+	if err := e.writeDrawn(ctx, roomName, opt, base, int(written), order, visitors, tickets); err != nil {
 		return DrawNone, err
 	}
 	done, err := e.run(ctx, e.s.drawDone, roomName, opt.Owner, hex.EncodeToString(seed)).Int64()
@@ -262,41 +199,158 @@ func (e *Engine) committedSeed(roomName, seedHex, nonceHex, commit string) ([]by
 	return e.seeder.Committed(roomName, nonce, commit)
 }
 
+// writeDrawn writes the drawn order from place written on, opt.Chunk
+// places a call and opt.Depth calls a round trip, in order, so that the
+// progress recorded ('written') never passes a chunk not yet written. A
+// goroutine builds the next round trip's calls while one is under way. The
+// first call goes alone by run, which loads the script if Redis lacks it;
+// a later call that finds it gone fails the draw, which the next call of
+// Draw takes up from its progress.
+func (e *Engine) writeDrawn(ctx context.Context, roomName string, opt DrawOptions, base int64, written int, order []int, visitors []string, tickets []int64) error {
+	leaseMs := opt.Lease.Milliseconds()
+	rounds := make(chan [][]any, 1)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	wg.Go(func() {
+		defer close(rounds)
+		calls := make([][]any, 0, opt.Depth)
+		for start := written; start < len(order); start += opt.Chunk {
+			calls = append(calls, chunkArgs(opt.Owner, leaseMs, base, start, order[start:min(start+opt.Chunk, len(order))], visitors, tickets))
+			if len(calls) < opt.Depth && start+opt.Chunk < len(order) {
+				continue
+			}
+			select {
+			case rounds <- calls:
+			case <-stop:
+				return
+			}
+			calls = make([][]any, 0, opt.Depth)
+		}
+	})
+	loaded := false
+	for calls := range rounds {
+		var cmds []*redis.Cmd
+		if !loaded {
+			cmds = []*redis.Cmd{e.run(ctx, e.s.drawChunk, roomName, calls[0]...)}
+			if err := cmds[0].Err(); err != nil {
+				return err
+			}
+			loaded = true
+			calls = calls[1:]
+		}
+		if len(calls) > 0 {
+			more, err := e.pipeline(ctx, e.s.drawChunk, roomName, calls)
+			if err != nil {
+				return err
+			}
+			cmds = append(cmds, more...)
+		}
+		for _, c := range cmds {
+			w, err := c.Int64()
+			if err != nil {
+				return err
+			}
+			switch {
+			case w == -2:
+				return errDrawGap
+			case w < 0:
+				return errLeaseLost
+			}
+			if opt.afterChunk != nil {
+				opt.afterChunk(int(w))
+			}
+		}
+	}
+	return nil
+}
+
+// chunkArgs returns the arguments of draw_chunk.lua for the places from
+// start on, drawn as chunk (indexes into visitors and tickets): the
+// chunk's pre-queue tickets packed as 4-byte big-endian numbers, then each
+// place's line number (base + place + 1) and visitor, in the order ZADD
+// takes them.
+func chunkArgs(owner string, leaseMs, base int64, start int, chunk []int, visitors []string, tickets []int64) []any {
+	packed := make([]byte, 0, 4*len(chunk))
+	for _, j := range chunk {
+		packed = binary.BigEndian.AppendUint32(packed, uint32(tickets[j]))
+	}
+	args := make([]any, 0, 4+2*len(chunk))
+	args = append(args, owner, leaseMs, start, string(packed))
+	for i, j := range chunk {
+		args = append(args, base+int64(start+i)+1, visitors[j])
+	}
+	return args
+}
+
+// drawReaders is the number of round trips of a pre-queue read under way
+// at once: while one's replies are parsed, Redis serves another.
+const drawReaders = 2
+
 // readPrequeue reads the frozen pre-queue of n entries in ticket order,
 // read entries a call and depth calls a round trip, by rank: it is frozen,
 // so its ranks do not move. It checks that it holds n entries, in order.
-func (e *Engine) readPrequeue(ctx context.Context, roomName string, read, depth int, n int64) ([]string, []int64, error) {
+// It returns the visitors, their tickets and the tickets' draw keys under
+// seed (draw.Keys), computed for each round trip's entries by the reader
+// that read them, while the others read on.
+func (e *Engine) readPrequeue(ctx context.Context, roomName string, read, depth int, n int64, seed []byte) ([]string, []int64, [][sha256.Size]byte, error) {
 	key := roomKeys(e.ns, roomName).key("prequeue")
-	visitors := make([]string, 0, n)
-	tickets := make([]int64, 0, n)
-	for lo := int64(0); lo < n; {
-		pipe := e.rdb.Pipeline()
-		var cmds []*redis.ZSliceCmd
-		for ; lo < n && len(cmds) < depth; lo += int64(read) {
-			cmds = append(cmds, pipe.ZRangeWithScores(ctx, key, lo, min(lo+int64(read), n)-1))
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			return nil, nil, fmt.Errorf("read pre-queue: %w", err)
-		}
-		for _, c := range cmds {
-			for _, z := range c.Val() {
-				t := int64(z.Score)
-				if k := len(tickets); k > 0 && t <= tickets[k-1] {
-					return nil, nil, fmt.Errorf("pre-queue moved while read: ticket %d after %d", t, tickets[k-1])
+	visitors := make([]string, n)
+	tickets := make([]int64, n)
+	keys := make([][sha256.Size]byte, n)
+	step := int64(read) * int64(depth)
+	var next atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for range drawReaders {
+		g.Go(func() error {
+			for {
+				lo := next.Add(step) - step
+				if lo >= n {
+					return nil
 				}
-				visitors = append(visitors, z.Member.(string))
-				tickets = append(tickets, t)
+				hi := min(lo+step, n)
+				pipe := e.rdb.Pipeline()
+				cmds := make([]*redis.ZSliceCmd, 0, depth)
+				for a := lo; a < hi; a += int64(read) {
+					cmds = append(cmds, pipe.ZRangeWithScores(gctx, key, a, min(a+int64(read), hi)-1))
+				}
+				if _, err := pipe.Exec(gctx); err != nil {
+					return err
+				}
+				i := lo
+				for _, c := range cmds {
+					for _, z := range c.Val() {
+						if i == hi {
+							return fmt.Errorf("ranks %d to %d hold more than %d entries", lo, hi-1, hi-lo)
+						}
+						visitors[i], tickets[i] = z.Member.(string), int64(z.Score)
+						i++
+					}
+				}
+				if i != hi {
+					return fmt.Errorf("ranks %d to %d hold %d entries", lo, hi-1, i-lo)
+				}
+				draw.Keys(seed, tickets[lo:hi], keys[lo:hi])
 			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, nil, fmt.Errorf("read pre-queue: %w", err)
+	}
+	for i := 1; i < len(tickets); i++ {
+		if tickets[i] <= tickets[i-1] {
+			return nil, nil, nil, fmt.Errorf("pre-queue moved while read: ticket %d after %d", tickets[i], tickets[i-1])
 		}
 	}
 	card, err := e.rdb.ZCard(ctx, key).Result()
 	if err != nil {
-		return nil, nil, fmt.Errorf("read pre-queue: %w", err)
+		return nil, nil, nil, fmt.Errorf("read pre-queue: %w", err)
 	}
-	if card != n || int64(len(tickets)) != n {
-		return nil, nil, fmt.Errorf("pre-queue holds %d entries (%d read), frozen with %d", card, len(tickets), n)
+	if card != n {
+		return nil, nil, nil, fmt.Errorf("pre-queue holds %d entries, frozen with %d", card, n)
 	}
-	return visitors, tickets, nil
+	return visitors, tickets, keys, nil
 }
 
 // DrawInfo is a room's published draw: the commitment from the start, and

@@ -483,7 +483,7 @@ func TestDrawKilled(t *testing.T) {
 }
 
 // TestDrawWritesInChunks draws a pre-queue and checks the size of every
-// script call that writes places: at most the chunk (500 by default), so
+// script call that writes places: at most the chunk (1000 by default), so
 // that no Redis call of a draw grows with the crowd. How long a chunk takes
 // on a quiet Redis is measured by BenchmarkDraw1M (BENCHMARKS.md), not
 // asserted here.
@@ -494,7 +494,7 @@ func TestDrawWritesInChunks(t *testing.T) {
 		n, chunk  int
 		wantCalls int
 	}{
-		{"default chunk", 5200, 0, 11},
+		{"default chunk", 5200, 0, 6},
 		{"small chunk", 1000, 100, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -512,7 +512,7 @@ func TestDrawWritesInChunks(t *testing.T) {
 			}
 			limit := tc.chunk
 			if limit == 0 {
-				limit = 500
+				limit = 1000
 			}
 			total := 0
 			for _, n := range sizes {
@@ -915,9 +915,13 @@ func TestDrawChunkPastTheWrittenIsRefused(t *testing.T) {
 	if res, err := e.run(ctx, e.s.drawBegin, name, "me", 5000).Slice(); err != nil || asInt(res[0]) != 2 {
 		t.Fatalf("draw begin: %v %v", res, err)
 	}
+	base, _ := rdb.HGet(ctx, testKeys(rdb, name).key("draw"), "base").Int()
 	chunk := func(start int, vs ...string) int64 {
 		packed := make([]byte, 4*len(vs))
-		args := append([]any{"me", 5000, start, string(packed)}, toAny(vs)...)
+		args := []any{"me", 5000, start, string(packed)}
+		for i, v := range vs {
+			args = append(args, base+start+i+1, v)
+		}
 		w, err := e.run(ctx, e.s.drawChunk, name, args...).Int64()
 		if err != nil {
 			t.Fatal(err)
@@ -938,10 +942,110 @@ func TestDrawChunkPastTheWrittenIsRefused(t *testing.T) {
 	}
 }
 
-func toAny(vs []string) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = v
+// TestDrawChunkChecksItsPlaces: a chunk whose line numbers are not those
+// of its places, or whose tickets do not match its visitors, is refused
+// whole; a chunk that is right sizes the drawn list and the liveness cells
+// to the whole draw at once, zero-filled.
+func TestDrawChunkChecksItsPlaces(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }))
+	fillPrequeue(t, rdb, name, 10)
+	if err := e.SaveRoom(ctx, name, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(-time.Millisecond) })); err != nil {
+		t.Fatal(err)
 	}
-	return out
+	clockOf(t, e).Advance(time.Second) // past the opening
+	if res, err := e.run(ctx, e.s.drawBegin, name, "me", 5000).Slice(); err != nil || asInt(res[0]) != 2 {
+		t.Fatalf("draw begin: %v %v", res, err)
+	}
+	k := testKeys(rdb, name)
+	base, _ := rdb.HGet(ctx, k.key("draw"), "base").Int()
+	for _, tc := range []struct {
+		name  string
+		lines []int // line numbers of v1, v2, v3
+		tail  []any // arguments after the pairs
+		tix   int   // tickets packed
+	}{
+		{"first line off", []int{base + 2, base + 2, base + 3}, nil, 3},
+		{"last line off", []int{base + 1, base + 2, base + 4}, nil, 3},
+		{"a line number without its visitor", []int{base + 1, base + 2, base + 3}, []any{base + 4}, 3},
+		{"tickets short", []int{base + 1, base + 2, base + 3}, nil, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []any{"me", 5000, 0, string(make([]byte, 4*tc.tix))}
+			for i, l := range tc.lines {
+				args = append(args, l, fmt.Sprintf("v%d", i+1))
+			}
+			args = append(args, tc.tail...)
+			if err := e.run(ctx, e.s.drawChunk, name, args...).Err(); err == nil || !strings.Contains(err.Error(), "line numbers") {
+				t.Fatalf("chunk: %v, want a refusal", err)
+			}
+			if n, _ := rdb.ZCard(ctx, k.key("queue")).Result(); n != 0 {
+				t.Fatalf("the refused chunk wrote %d places", n)
+			}
+			if w, _ := rdb.HGet(ctx, k.key("draw"), "written").Int(); w != 0 {
+				t.Fatalf("the refused chunk recorded %d written", w)
+			}
+		})
+	}
+	args := []any{"me", 5000, 0, "\x00\x00\x00\x07\x00\x00\x00\x03"}
+	args = append(args, base+1, "v7", base+2, "v3")
+	if w, err := e.run(ctx, e.s.drawChunk, name, args...).Int64(); err != nil || w != 2 {
+		t.Fatalf("a right chunk: %d %v, want 2 written", w, err)
+	}
+	drawn, _ := rdb.Get(ctx, k.key("drawn")).Result()
+	if drawn != "\x00\x00\x00\x07\x00\x00\x00\x03"+strings.Repeat("\x00", 32) {
+		t.Fatalf("drawn list %q, want the two tickets and 8 places of zeros", drawn)
+	}
+	sbase, _ := rdb.Get(ctx, k.key("seenbase")).Int()
+	seen, _ := rdb.Get(ctx, k.key("seen")).Result()
+	if want := 2 * (base + 10 - sbase + 1); len(seen) != want {
+		t.Fatalf("liveness cells: %d bytes, want %d", len(seen), want)
+	}
+	for i := 0; i < len(seen); i += 2 {
+		ticket := sbase + i/2
+		if written := ticket == base+1 || ticket == base+2; written != (seen[i:i+2] != "\x00\x00") {
+			t.Fatalf("the liveness cell of ticket %d is %q", ticket, seen[i:i+2])
+		}
+	}
+}
+
+// TestReadPrequeue reads a pre-queue in many small round trips, shared by
+// the readers: the entries come back in ticket order, with their draw
+// keys; a pre-queue that does not hold the entries frozen is refused.
+func TestReadPrequeue(t *testing.T) {
+	ctx := context.Background()
+	_, name, rdb := prequeueRoom(t)
+	e := New(rdb, DefaultNamespace(rdb))
+	const held = 1003
+	fillPrequeue(t, rdb, name, held)
+	seed := make([]byte, draw.SeedLen)
+	for _, tc := range []struct {
+		name        string
+		n           int64
+		read, depth int
+		ok          bool
+	}{
+		{"as frozen", held, 7, 3, true},
+		{"one call a round trip", held, 100, 1, true},
+		{"more frozen than held", held + 5, 7, 3, false},
+		{"fewer frozen than held", held - 5, 7, 3, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vs, ts, keys, err := e.readPrequeue(ctx, name, tc.read, tc.depth, tc.n, seed)
+			if !tc.ok {
+				if err == nil {
+					t.Fatal("read a pre-queue that does not hold the entries frozen")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range held {
+				if ts[i] != int64(i+1) || vs[i] != fmt.Sprintf("v%021d", i+1) || keys[i] != draw.Key(seed, ts[i]) {
+					t.Fatalf("entry %d: %s at %d", i, vs[i], ts[i])
+				}
+			}
+		})
+	}
 }

@@ -205,7 +205,8 @@ local function place(g)
   local db, dn = drawBlock()
   if ticket > db and ticket <= db + dn then
     local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
-    if #b == 4 then shownTicket = u32(b, 1) end
+    -- 0: the draw has not written this place yet (draw_chunk.lua).
+    if #b == 4 and b ~= '\0\0\0\0' then shownTicket = u32(b, 1) end
   end
   return reply(1, shownTicket, rank, n, '', ticket, 0, rankUp, proved, created)
 end
