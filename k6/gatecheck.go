@@ -40,6 +40,20 @@ type GateCheck struct {
 	MaxUnexpected float64
 }
 
+// validateLoads checks a load of concurrency and duration against each of
+// urls that is set (see Load.Validate).
+func validateLoads(concurrency int, duration time.Duration, urls ...string) error {
+	for _, u := range urls {
+		if u == "" {
+			continue
+		}
+		if err := (Load{URL: u, Concurrency: concurrency, Duration: duration}).Validate(); err != nil {
+			return fmt.Errorf("gatecheck: %w", err)
+		}
+	}
+	return nil
+}
+
 // GateCheckLine is one measurement.
 type GateCheckLine struct {
 	Name   string
@@ -49,13 +63,8 @@ type GateCheckLine struct {
 // Validate returns an error for a run that is unbounded or aims anywhere
 // but loopback.
 func (g GateCheck) Validate() error {
-	for _, u := range []string{g.RoomURL, g.ProxyURL} {
-		if u == "" {
-			continue
-		}
-		if err := (Load{URL: u, Concurrency: g.Concurrency, Duration: g.Duration}).Validate(); err != nil {
-			return fmt.Errorf("gatecheck: %w", err)
-		}
+	if err := validateLoads(g.Concurrency, g.Duration, g.RoomURL, g.ProxyURL); err != nil {
+		return err
 	}
 	switch {
 	case g.RoomURL == "":

@@ -60,13 +60,8 @@ const (
 // Validate returns an error for a run that is unbounded or aims anywhere
 // but loopback.
 func (g GateCheckDirect) Validate() error {
-	for _, u := range []string{g.RoomURL, g.HelloURL} {
-		if u == "" {
-			continue
-		}
-		if err := (Load{URL: u, Concurrency: g.Concurrency, Duration: g.Duration}).Validate(); err != nil {
-			return fmt.Errorf("gatecheck: %w", err)
-		}
+	if err := validateLoads(g.Concurrency, g.Duration, g.RoomURL, g.HelloURL); err != nil {
+		return err
 	}
 	switch {
 	case g.RoomURL == "":

@@ -202,11 +202,7 @@ func (b *batcher) send(room string, batch []*batchCall) {
 			continue
 		}
 		live = append(live, c)
-		if d, ok := c.ctx.Deadline(); !ok {
-			unbounded = true
-		} else if d.After(latest) {
-			latest = d
-		}
+		latest, unbounded = laterDeadline(c.ctx, latest, unbounded)
 	}
 	if len(live) == 0 {
 		return
@@ -233,4 +229,17 @@ func (b *batcher) send(room string, batch []*batchCall) {
 		}
 		close(c.done)
 	}
+}
+
+// laterDeadline folds ctx's deadline into the latest of a batch's callers
+// so far: unbounded once a caller has none.
+func laterDeadline(ctx context.Context, latest time.Time, unbounded bool) (time.Time, bool) {
+	d, ok := ctx.Deadline()
+	switch {
+	case !ok:
+		return latest, true
+	case d.After(latest):
+		return d, unbounded
+	}
+	return latest, unbounded
 }

@@ -133,11 +133,7 @@ func (t *toucher) send(batch []*touchCall) {
 			continue
 		}
 		live = append(live, c)
-		if d, ok := c.ctx.Deadline(); !ok {
-			unbounded = true
-		} else if d.After(latest) {
-			latest = d
-		}
+		latest, unbounded = laterDeadline(c.ctx, latest, unbounded)
 	}
 	switch len(live) {
 	case 0:
