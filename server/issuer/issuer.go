@@ -12,11 +12,13 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 
+	"waitingroom/server/draw"
 	"waitingroom/server/loop"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -99,7 +101,10 @@ type Loop struct {
 	asleep   map[string]time.Time
 	woken    map[string]time.Time
 	wokenAll time.Time
-	wg       sync.WaitGroup
+	// failing counts the ticks in a row in which every admission failed
+	// (see failingTicks).
+	failing int
+	wg      sync.WaitGroup
 }
 
 // MaxTokensPerTick bounds one tick's tokens: two batches (a late tick
@@ -158,20 +163,45 @@ func (l *Loop) Tick(ctx context.Context) {
 		}
 		return
 	}
-	mine := l.mine(ctx, rooms)
+	mine, asks := l.mine(ctx, rooms)
 	if ro, ok := l.obs.(RoomsObserver); ok {
 		ro.Listed(rooms, mine)
 	}
 	l.forgetUnlisted(rooms)
 	now := l.clk.Now()
+	tried, failed := 0, 0
 	for _, name := range mine {
 		if !l.sleeping(name, now) {
-			l.admit(ctx, name)
+			tried++
+			if !l.admit(ctx, name) {
+				failed++
+			}
+		}
+	}
+	l.mu.Lock()
+	switch {
+	case tried > 0 && failed == tried:
+		l.failing++
+	case failed < tried:
+		l.failing = 0
+	}
+	l.mu.Unlock()
+	if len(asks) > 0 {
+		listed := make(map[string]bool, len(rooms))
+		for _, r := range rooms {
+			listed[r] = true
+		}
+		for _, r := range asks {
+			if listed[r] && !slices.Contains(mine, r) {
+				l.startDraw(ctx, r)
+			}
 		}
 	}
 }
 
-func (l *Loop) admit(ctx context.Context, name string) {
+// admit runs one admission tick of room name, and reports whether it
+// worked (a room deleted meanwhile counts as worked).
+func (l *Loop) admit(ctx context.Context, name string) bool {
 	start := time.Now()
 	began := l.clk.Now()
 	tctx, cancel := context.WithTimeout(ctx, l.tick)
@@ -213,6 +243,7 @@ func (l *Loop) admit(ctx context.Context, name string) {
 	if l.obs != nil && !a.Slept { // a room asleep keeps its last tick's figures
 		l.obs.Ticked(name, a, took, err)
 	}
+	return err == nil || errors.Is(err, room.ErrNotFound) || ctx.Err() != nil
 }
 
 // watchPhase marks room's phase in Redis when this loop sees it change,
@@ -292,6 +323,14 @@ func (l *Loop) startDraw(ctx context.Context, name string) {
 		case err == nil && st == queue.DrawDone:
 			l.log.Info("issuer: pre-queue drawn", "room", name, "took", time.Since(start))
 		case errors.Is(err, queue.ErrDrawBusy) || ctx.Err() != nil:
+		case errors.Is(err, draw.ErrNoSecret) && l.peers != nil:
+			// Another instance may know the committed secret: every issuer
+			// tries this room's draw while the ask holds.
+			l.log.Warn("issuer: draw", "room", name, "err", err)
+			if aerr := l.peers.AskDraw(ctx, name, askFor(l.tick)); aerr != nil && ctx.Err() == nil {
+				l.log.Warn("issuer: ask for the draw", "room", name, "err", aerr)
+			}
+			l.failed(name)
 		case err != nil:
 			l.log.Warn("issuer: draw", "room", name, "err", err)
 			l.failed(name)

@@ -3,6 +3,8 @@ package issuer
 import (
 	"context"
 	"time"
+
+	"waitingroom/server/queue"
 )
 
 // The instances share the rooms' ticks: each room is ticked by one issuer
@@ -17,15 +19,17 @@ import (
 // ticked twice admits what it would once, and a late tick catches up.
 
 // Peers is the registry of the deployment's issuers (see queue.Engine's
-// Beat and Retire).
+// Beat, Retire and AskDraw).
 type Peers interface {
-	Beat(ctx context.Context, id string, live time.Duration) ([]string, error)
+	Beat(ctx context.Context, id string, live time.Duration) (queue.Beat, error)
 	Retire(ctx context.Context, id string) error
+	AskDraw(ctx context.Context, room string, d time.Duration) error
 }
 
 // Share has the loop tick only the rooms it owns among the issuers of
-// peers, as id, and returns the loop. id must be unique to this process.
-// Call it before Run. A loop that does not share ticks every room.
+// peers, as id, and returns the loop. id must be unique among the
+// deployment's instances. Call it before Run. A loop that does not share
+// ticks every room.
 func (l *Loop) Share(peers Peers, id string) *Loop {
 	l.peers, l.id = peers, id
 	return l
@@ -40,27 +44,54 @@ func liveFor(tick time.Duration) time.Duration {
 	return max(tick+tick/2, tick+50*time.Millisecond)
 }
 
-// mine beats and returns the rooms of rooms whose owner is this loop. When
-// the beat fails, it returns them all: a room ticked twice admits what it
-// would once, and a Redis that cannot take a beat fails the ticks anyway.
-func (l *Loop) mine(ctx context.Context, rooms []string) []string {
+// askFor is how long an owner's ask for its room's draw holds: it asks
+// again at every tick that finds the room waiting for its draw.
+func askFor(tick time.Duration) time.Duration { return max(3*tick, 5*time.Second) }
+
+// failingTicks is how many ticks in a row in which every admission failed
+// make a loop stop beating: its rooms go to the issuers whose ticks work
+// (an instance that reaches Redis for its beat but whose admissions fail,
+// such as a version whose script is broken, would otherwise hold its
+// share of the rooms unticked). It beats again after a tick that worked.
+const failingTicks = 3
+
+// mine beats and returns the rooms of rooms whose owner is this loop, and
+// the rooms whose draw their owner asked any issuer to run. When the beat
+// fails, or the loop's admissions have failed failingTicks ticks in a
+// row, it returns them all: a room ticked twice admits what it would
+// once. It forgets the burst and the phase it kept of the rooms that are
+// not its own, so that a room that comes back is treated afresh.
+func (l *Loop) mine(ctx context.Context, rooms []string) (own, asks []string) {
 	if l.peers == nil {
-		return rooms
+		return rooms, nil
 	}
-	ids, err := l.peers.Beat(ctx, l.id, liveFor(l.tick))
+	l.mu.Lock()
+	failing := l.failing >= failingTicks
+	l.mu.Unlock()
+	if failing {
+		return rooms, nil
+	}
+	bctx, cancel := context.WithTimeout(ctx, max(l.tick/2, 100*time.Millisecond))
+	defer cancel()
+	b, err := l.peers.Beat(bctx, l.id, liveFor(l.tick))
 	if err != nil {
 		if ctx.Err() == nil {
 			l.log.Warn("issuer: beat", "err", err)
 		}
-		return rooms
+		return rooms, nil
 	}
-	out := make([]string, 0, len(rooms)/max(1, len(ids))+1)
+	own = make([]string, 0, len(rooms)/max(1, len(b.Live))+1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, r := range rooms {
-		if Owner(r, ids, l.id) == l.id {
-			out = append(out, r)
+		if Owner(r, b.Live, l.id) == l.id {
+			own = append(own, r)
+		} else {
+			delete(l.want, r)
+			delete(l.phase, r)
 		}
 	}
-	return out
+	return own, b.DrawAsks
 }
 
 // retire takes the loop off the issuers, when it shares the ticks.

@@ -9,12 +9,14 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/draw"
 	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
 )
@@ -209,10 +211,11 @@ func TestSharedTicks(t *testing.T) {
 
 type failingPeers struct{}
 
-func (failingPeers) Beat(context.Context, string, time.Duration) ([]string, error) {
-	return nil, errors.New("redis away")
+func (failingPeers) Beat(context.Context, string, time.Duration) (queue.Beat, error) {
+	return queue.Beat{}, errors.New("redis away")
 }
-func (failingPeers) Retire(context.Context, string) error { return nil }
+func (failingPeers) Retire(context.Context, string) error                 { return nil }
+func (failingPeers) AskDraw(context.Context, string, time.Duration) error { return nil }
 
 // TestBeatFailureTicksEverything: a loop that cannot beat ticks every room
 // rather than none: a room ticked twice admits what it would once.
@@ -239,27 +242,27 @@ func TestBeat(t *testing.T) {
 	ctx := context.Background()
 	steps := []struct {
 		name    string
-		do      func() ([]string, error)
+		do      func() (queue.Beat, error)
 		advance time.Duration
 		want    []string
 	}{
-		{"the first beat lists itself", func() ([]string, error) { return peers.Beat(ctx, "b", 1500*time.Millisecond) }, 0, []string{"b"}},
-		{"a second, sorted", func() ([]string, error) { return peers.Beat(ctx, "a", 3*time.Second) }, 0, []string{"a", "b"}},
-		{"b's hold ends, a's holds", func() ([]string, error) { return peers.Beat(ctx, "c", time.Second) }, 2 * time.Second, []string{"a", "c"}},
-		{"a retires", func() ([]string, error) {
+		{"the first beat lists itself", func() (queue.Beat, error) { return peers.Beat(ctx, "b", 1500*time.Millisecond) }, 0, []string{"b"}},
+		{"a second, sorted", func() (queue.Beat, error) { return peers.Beat(ctx, "a", 3*time.Second) }, 0, []string{"a", "b"}},
+		{"b's hold ends, a's holds", func() (queue.Beat, error) { return peers.Beat(ctx, "c", time.Second) }, 2 * time.Second, []string{"a", "c"}},
+		{"a retires", func() (queue.Beat, error) {
 			if err := peers.Retire(ctx, "a"); err != nil {
-				return nil, err
+				return queue.Beat{}, err
 			}
 			return peers.Beat(ctx, "c", time.Second)
 		}, 0, []string{"c"}},
 	}
 	for _, s := range steps {
 		fc.Advance(s.advance)
-		got, err := s.do()
+		b, err := s.do()
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if !slices.Equal(got, s.want) {
+		if got := b.Live; !slices.Equal(got, s.want) {
 			t.Errorf("%s: live %v, want %v", s.name, got, s.want)
 		}
 		if listed, err := peers.Issuers(ctx); err != nil || !slices.Equal(listed, s.want) {
@@ -269,4 +272,149 @@ func TestBeat(t *testing.T) {
 	if _, err := peers.Beat(ctx, "", time.Second); err == nil {
 		t.Error("a beat without an id was taken")
 	}
+}
+
+// TestBeatCarriesDrawAsks: a room's draw asked for is read by every beat
+// until the ask runs out.
+func TestBeatCarriesDrawAsks(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	fc := clockwork.NewFakeClockAt(time.Now())
+	peers := ownPeers(t, rdb, fc)
+	ctx := context.Background()
+	if err := peers.AskDraw(ctx, "frozen", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		advance time.Duration
+		want    []string
+	}{{0, []string{"frozen"}}, {4 * time.Second, []string{"frozen"}}, {2 * time.Second, nil}} {
+		fc.Advance(step.advance)
+		b, err := peers.Beat(ctx, "a", time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.DrawAsks) != len(step.want) || len(step.want) > 0 && b.DrawAsks[0] != step.want[0] {
+			t.Errorf("after %v more: asks %v, want %v", step.advance, b.DrawAsks, step.want)
+		}
+	}
+}
+
+// drawingRoom lists one room that every tick reports waiting for its
+// draw, and draws it as draw says.
+type drawingRoom struct {
+	name  string
+	mu    *sync.Mutex
+	draws *[]string // the loops that tried the draw
+	who   string
+	fail  error
+}
+
+func (d drawingRoom) Rooms(context.Context) ([]string, error) { return []string{d.name}, nil }
+
+func (d drawingRoom) Admit(context.Context, string, time.Duration, []string) (queue.Admission, error) {
+	return queue.Admission{Phase: "drawing", Burst: 1}, nil
+}
+
+func (d drawingRoom) Draw(context.Context, string, queue.DrawOptions) (queue.DrawState, error) {
+	d.mu.Lock()
+	*d.draws = append(*d.draws, d.who)
+	d.mu.Unlock()
+	return queue.DrawNone, d.fail
+}
+
+// TestOwnerThatCannotDrawAsksTheOthers: the owner of a room waiting for
+// its draw that cannot derive the committed seed asks every issuer, and
+// the next tick of another loop tries the draw though it does not own the
+// room.
+func TestOwnerThatCannotDrawAsksTheOthers(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	fc := clockwork.NewFakeClockAt(time.Now())
+	peers := ownPeers(t, rdb, fc)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	const room = "frozen-room"
+	ids := []string{"loop-a", "loop-b"}
+	owner := Owner(room, ids, ids[0])
+	var mu sync.Mutex
+	var draws []string
+	loops := map[string]*Loop{}
+	for _, id := range ids {
+		var fail error
+		if id == owner {
+			fail = fmt.Errorf("queue: draw: %w", draw.ErrNoSecret)
+		}
+		loops[id] = New(drawingRoom{name: room, mu: &mu, draws: &draws, who: id, fail: fail}, time.Second, log, nil).
+			WithClock(fc).Share(peers, id)
+	}
+	other := ids[0]
+	if other == owner {
+		other = ids[1]
+	}
+	ctx := context.Background()
+	round := func() {
+		fc.Advance(time.Second)
+		for _, id := range ids {
+			loops[id].Tick(ctx)
+			loops[id].wg.Wait() // the draws the tick started
+		}
+	}
+	round() // both beat; the first may have seen itself alone
+	mu.Lock()
+	draws = nil
+	mu.Unlock()
+	round() // the owner tries, fails and asks; the other tries at its tick
+	round()
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(draws, owner) || !slices.Contains(draws, other) {
+		t.Fatalf("draws tried by %v, want the owner %s and, asked, %s", draws, owner, other)
+	}
+}
+
+// TestFailingLoopStopsBeating: a loop whose every admission fails for
+// failingTicks ticks stops beating, so that its rooms go to the others
+// once its beat runs out; a tick that works puts it back.
+func TestFailingLoopStopsBeating(t *testing.T) {
+	rdb := servicetest.Redis(t)
+	fc := clockwork.NewFakeClockAt(time.Now())
+	peers := ownPeers(t, rdb, fc)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	broken := &switchAdmit{rooms: []string{"r1", "r2", "r3", "r4"}}
+	broken.fail.Store(true)
+	l := New(broken, time.Second, log, nil).WithClock(fc).Share(peers, "broken")
+	ctx := context.Background()
+	for i := range failingTicks {
+		fc.Advance(time.Second)
+		l.Tick(ctx)
+		if live, _ := peers.Issuers(ctx); !slices.Contains(live, "broken") {
+			t.Fatalf("tick %d: the loop left the issuers after %d failing ticks, want after %d", i+1, i+1, failingTicks)
+		}
+	}
+	fc.Advance(2 * time.Second) // past its last beat's hold
+	l.Tick(ctx)
+	if live, _ := peers.Issuers(ctx); slices.Contains(live, "broken") {
+		t.Fatalf("issuers %v after %d failing ticks, want the loop gone", live, failingTicks)
+	}
+	broken.fail.Store(false)
+	l.Tick(ctx) // works: it beats again from the next tick
+	fc.Advance(time.Second)
+	l.Tick(ctx)
+	if live, _ := peers.Issuers(ctx); !slices.Contains(live, "broken") {
+		t.Fatalf("issuers %v after a tick that worked, want the loop back", live)
+	}
+}
+
+// switchAdmit lists fixed rooms and fails every admission while fail is
+// set.
+type switchAdmit struct {
+	rooms []string
+	fail  atomic.Bool
+}
+
+func (s *switchAdmit) Rooms(context.Context) ([]string, error) { return s.rooms, nil }
+
+func (s *switchAdmit) Admit(context.Context, string, time.Duration, []string) (queue.Admission, error) {
+	if s.fail.Load() {
+		return queue.Admission{}, errors.New("script error")
+	}
+	return queue.Admission{Burst: 1}, nil
 }

@@ -49,6 +49,8 @@ type toucher struct {
 	mu       sync.Mutex
 	pending  []*touchCall
 	inFlight bool
+	// sent, when set, is told the size of every round trip (tests).
+	sent func(n int)
 }
 
 // do runs touch_session.lua for c: at once when no round trip runs, else
@@ -120,8 +122,8 @@ func (t *toucher) take() []*touchCall {
 
 // send runs batch's checks, one script call each, in one round trip, and
 // answers them. Checks whose callers gave up are left out. The round trip
-// runs until the latest deadline of its callers (touchWait from now when
-// one has none), whichever of them gives up: the others still wait for it.
+// runs until the latest deadline of its callers, touchWait from now at
+// most, whichever of them gives up: the others still wait for it.
 func (t *toucher) send(batch []*touchCall) {
 	live := batch[:0:0]
 	var latest time.Time
@@ -135,6 +137,9 @@ func (t *toucher) send(batch []*touchCall) {
 		live = append(live, c)
 		latest, unbounded = laterDeadline(c.ctx, latest, unbounded)
 	}
+	if t.sent != nil && len(live) > 0 {
+		t.sent(len(live))
+	}
 	switch len(live) {
 	case 0:
 		return
@@ -144,8 +149,8 @@ func (t *toucher) send(batch []*touchCall) {
 		close(c.done)
 		return
 	}
-	if unbounded {
-		latest = time.Now().Add(touchWait)
+	if limit := time.Now().Add(touchWait); unbounded || latest.After(limit) {
+		latest = limit
 	}
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(live[0].ctx), latest)
 	defer cancel()

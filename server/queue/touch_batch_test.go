@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -122,6 +123,51 @@ func TestConcurrentTouches(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestTouchesQueuedGoTogether: the checks that arrive while a round trip
+// runs go together in the next one, in one pipeline, each answered for
+// its own session.
+func TestTouchesQueuedGoTogether(t *testing.T) {
+	ctx := context.Background()
+	rdb := gateRedis(t)
+	e, name := gateRoom(t, rdb, nil)
+	var sessions []Session
+	for range 5 {
+		_, s := redeemed(t, e, name)
+		sessions = append(sessions, s)
+	}
+	var sizes []int
+	var mu sync.Mutex
+	e.touches.sent = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
+	// A round trip is in flight: every check queues behind it.
+	e.touches.mu.Lock()
+	e.touches.inFlight = true
+	e.touches.mu.Unlock()
+	var wg sync.WaitGroup
+	got := make([]Session, len(sessions))
+	errs := make([]error, len(sessions))
+	for i, s := range sessions {
+		wg.Go(func() { got[i], errs[i] = e.TouchSession(ctx, name, s.ID, true) })
+	}
+	for queued := 0; queued < len(sessions); {
+		runtime.Gosched()
+		e.touches.mu.Lock()
+		queued = len(e.touches.pending)
+		e.touches.mu.Unlock()
+	}
+	e.touches.next() // the round trip in flight answered
+	wg.Wait()
+	for i, s := range sessions {
+		if errs[i] != nil || got[i].ID != s.ID {
+			t.Errorf("check %d: %+v, %v; want session %s", i, got[i], errs[i], s.ID)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(sizes) != 1 || sizes[0] != len(sessions) {
+		t.Errorf("round trips of %v checks, want one of %d", sizes, len(sessions))
 	}
 }
 
