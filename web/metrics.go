@@ -258,8 +258,21 @@ func (m *Metrics) CountDB(stats func() sql.DBStats) {
 	)
 }
 
-// Ticked records one admission tick.
+// Ticked records one admission tick. A sleeping room's answer carries no
+// figures: the room keeps those of its last tick here, and a room that
+// has none here (its ticks came to this instance while it slept) shows
+// nobody waiting and no pass held, which is what sleeping means.
 func (m *Metrics) Ticked(room string, a queue.Admission, took time.Duration, err error) {
+	if err == nil && a.Slept {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if !m.gauged[room] {
+			m.Waiting.WithLabelValues(room).Set(0)
+			m.Active.WithLabelValues(room).Set(0)
+			m.rooms[room], m.gauged[room] = true, true
+		}
+		return
+	}
 	m.TickDuration.Observe(took.Seconds())
 	if err != nil {
 		m.TickErrors.Inc()

@@ -356,6 +356,48 @@ func TestListedDropsOthersGauges(t *testing.T) {
 	}
 }
 
+// TestSleptTick: a sleeping room's answer keeps the figures of the room's
+// last tick here, and gives a room that has none here (it came to this
+// instance asleep) nobody waiting, so that it stays listed; it times no
+// tick.
+func TestSleptTick(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		tickedFirst bool
+		wantWaiting float64
+	}{
+		{"ticked here before", true, 9},
+		{"new here", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMetrics()
+			if tt.tickedFirst {
+				m.Ticked("r", queue.Admission{Waiting: 9}, time.Millisecond, nil)
+			}
+			var d dto.Metric
+			if err := m.TickDuration.Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			count := d.GetHistogram().GetSampleCount()
+			m.Ticked("r", queue.Admission{Slept: true}, time.Millisecond, nil)
+			if n := seriesOf(t, m.Waiting, "r"); n != 1 {
+				t.Fatalf("%d waiting series, want 1", n)
+			}
+			if got := testutil.ToFloat64(m.Waiting.WithLabelValues("r")); got != tt.wantWaiting {
+				t.Errorf("waiting %v, want %v", got, tt.wantWaiting)
+			}
+			if err := m.TickDuration.Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			if d.GetHistogram().GetSampleCount() != count {
+				t.Errorf("a slept answer was timed as a tick")
+			}
+		})
+	}
+}
+
 // seriesOf counts c's series labelled with room.
 func seriesOf(t *testing.T, c prometheus.Collector, room string) int {
 	t.Helper()

@@ -38,7 +38,8 @@ type Drawer interface {
 	Draw(ctx context.Context, room string, opt queue.DrawOptions) (queue.DrawState, error)
 }
 
-// Observer is told about every tick, for metrics. It must not block.
+// Observer is told about every tick, for metrics, a sleeping room's
+// answer too (queue.Admission's Slept: no figures). It must not block.
 type Observer interface {
 	Ticked(room string, a queue.Admission, took time.Duration, err error)
 }
@@ -240,7 +241,7 @@ func (l *Loop) admit(ctx context.Context, name string) bool {
 		l.log.Warn("issuer: admit", "room", name, "err", err)
 		l.failed(name)
 	}
-	if l.obs != nil && !a.Slept { // a room asleep keeps its last tick's figures
+	if l.obs != nil {
 		l.obs.Ticked(name, a, took, err)
 	}
 	return err == nil || errors.Is(err, room.ErrNotFound) || ctx.Err() != nil
