@@ -54,6 +54,23 @@ func validateLoads(concurrency int, duration time.Duration, urls ...string) erro
 	return nil
 }
 
+// gateRoom saves the measured room at url: gate mode guarding /checkout,
+// its hand-off to target, sessions renewed while used, and returns a new
+// API key of it. The caller deletes the room.
+func gateRoom(ctx context.Context, url, room, token, target string) (apiKey string, err error) {
+	err = PutRoom(ctx, url, room, token, map[string]any{"title": "gatecheck", "rate": 100, "maxActive": 0,
+		"abandonAfterSeconds": 0, "paused": false, "targetURL": target, "sessionSeconds": 3600,
+		"sessionMode": "idle", "protect": []string{"/checkout"}})
+	if err == nil {
+		apiKey, err = NewAPIKey(ctx, url, room, token)
+	}
+	if err != nil {
+		DeleteRoom(context.Background(), url, room, token)
+		return "", fmt.Errorf("gatecheck: %w", err)
+	}
+	return apiKey, nil
+}
+
 // GateCheckLine is one measurement.
 type GateCheckLine struct {
 	Name   string
@@ -106,17 +123,11 @@ func (g GateCheck) Run(ctx context.Context, progress io.Writer) ([]GateCheckLine
 	}
 	fmt.Fprintf(progress, "gatecheck: shop on %s, nginx on %s\n", shopLn.Addr(), nginxAddr)
 
-	err = PutRoom(ctx, g.RoomURL, g.Room, g.AdminToken, map[string]any{"title": "gatecheck", "rate": 100, "maxActive": 0,
-		"abandonAfterSeconds": 0, "paused": false, "targetURL": "http://" + nginxAddr + "/checkout", "sessionSeconds": 3600,
-		"sessionMode": "idle", "protect": []string{"/checkout"}})
+	apiKey, err := gateRoom(ctx, g.RoomURL, g.Room, g.AdminToken, "http://"+nginxAddr+"/checkout")
 	if err != nil {
-		return nil, fmt.Errorf("gatecheck: %w", err)
+		return nil, err
 	}
 	defer DeleteRoom(context.Background(), g.RoomURL, g.Room, g.AdminToken)
-	apiKey, err := NewAPIKey(ctx, g.RoomURL, g.Room, g.AdminToken)
-	if err != nil {
-		return nil, fmt.Errorf("gatecheck: %w", err)
-	}
 	dir, err := os.MkdirTemp("", "gatecheck-nginx-")
 	if err != nil {
 		return nil, fmt.Errorf("gatecheck: %w", err)

@@ -98,17 +98,11 @@ func (g GateCheckDirect) Run(ctx context.Context, progress io.Writer) ([]GateChe
 	}
 	// The shop is waitingroom itself: the hand-off (/_waitingroom/enter)
 	// is served on its own listener, as nginx would pass it on.
-	err := PutRoom(ctx, g.RoomURL, g.Room, g.AdminToken, map[string]any{"title": "gatecheck", "rate": 100, "maxActive": 0,
-		"abandonAfterSeconds": 0, "paused": false, "targetURL": strings.TrimRight(g.RoomURL, "/") + "/checkout", "sessionSeconds": 3600,
-		"sessionMode": "idle", "protect": []string{"/checkout"}})
+	apiKey, err := gateRoom(ctx, g.RoomURL, g.Room, g.AdminToken, strings.TrimRight(g.RoomURL, "/")+"/checkout")
 	if err != nil {
-		return nil, fmt.Errorf("gatecheck: %w", err)
+		return nil, err
 	}
 	defer DeleteRoom(context.Background(), g.RoomURL, g.Room, g.AdminToken)
-	apiKey, err := NewAPIKey(ctx, g.RoomURL, g.Room, g.AdminToken)
-	if err != nil {
-		return nil, fmt.Errorf("gatecheck: %w", err)
-	}
 	session, err := GateCheck{RoomURL: g.RoomURL, Room: g.Room}.session(ctx)
 	if err != nil {
 		return nil, err

@@ -69,7 +69,9 @@ type Engine struct {
 	// touches gathers concurrent session checks into one round trip
 	// (touch_batch.go).
 	touches *toucher
-	heads   callHeads
+	// registry holds the issuers' registry scripts (issuers.go).
+	registry registryScripts
+	heads    callHeads
 	// challengeDefault is the challenge setting of a room saved without
 	// one ("" is off); see SetChallengeDefault.
 	challengeDefault string
@@ -92,6 +94,7 @@ func New(rdb redis.UniversalClient, ns string) *Engine {
 	e := &Engine{rdb: rdb, ns: ns, s: loadScripts()}
 	e.enters = newBatcher(e.places, defaultMaxBatch, defaultCalls, EnterWait)
 	e.touches = &toucher{e: e}
+	e.registry = newRegistryScripts()
 	return e
 }
 

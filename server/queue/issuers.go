@@ -27,17 +27,19 @@ func drawAsksKey(ns string) string { return ns + ":{issuers}:drawasks" }
 // hold before a beat of another removes it: the set sheds the dead only.
 const issuersForget = 10 * time.Minute
 
-// beatScript records that ARGV[1] is live for ARGV[2] µs from now, drops
+// scriptNow is the Lua that binds now, in µs: ARGV[arg] (the engine's
+// clock, see clockArg) or, when that is "", Redis' TIME.
+func scriptNow(arg int) string {
+	return "local now = tonumber(ARGV[" + strconv.Itoa(arg) + "])\n" +
+		"if not now then\n  local t = redis.call('TIME')\n  now = tonumber(t[1]) * 1000000 + tonumber(t[2])\nend\n"
+}
+
+// beatLua records that ARGV[1] is live for ARGV[2] µs from now, drops
 // the issuers whose hold ended ARGV[3] µs ago and the asks for a draw
 // that ran out, and returns the issuers live now, in order of their ids,
 // and the rooms whose draw is asked for. ARGV[4] is the clock (see
 // clockArg): "" for Redis' TIME.
-var beatScript = redis.NewScript(`
-local now = tonumber(ARGV[4])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+const beatLua = `
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. string.format('%d', now - tonumber(ARGV[3])))
 redis.call('PEXPIRE', KEYS[1], math.floor(tonumber(ARGV[3]) / 1000))
@@ -45,20 +47,23 @@ local live = redis.call('ZRANGEBYSCORE', KEYS[1], string.format('%d', now), '+in
 table.sort(live)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. string.format('%d', now))
 return {live, redis.call('ZRANGE', KEYS[2], 0, -1)}
-`)
+`
 
-// askScript asks for ARGV[1]'s draw until ARGV[2] µs from now (ARGV[3]:
+// askLua asks for ARGV[1]'s draw until ARGV[2] µs from now (ARGV[3]:
 // the clock).
-var askScript = redis.NewScript(`
-local now = tonumber(ARGV[3])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-end
+const askLua = `
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2]) / 1000))
 return 1
-`)
+`
+
+// registryScripts are the registry's scripts, each after the Lua that
+// binds now (scriptNow).
+type registryScripts struct{ beat, ask *redis.Script }
+
+func newRegistryScripts() registryScripts {
+	return registryScripts{beat: redis.NewScript(scriptNow(4) + beatLua), ask: redis.NewScript(scriptNow(3) + askLua)}
+}
 
 // Beat is what an issuer's beat reads: the issuers live, sorted, and the
 // rooms whose draw their owner asked any issuer to run (see AskDraw).
@@ -73,7 +78,7 @@ func (e *Engine) Beat(ctx context.Context, id string, live time.Duration) (Beat,
 	if id == "" || live <= 0 {
 		return Beat{}, fmt.Errorf("queue: issuer beat: an id and a positive hold are needed")
 	}
-	res, err := beatScript.Run(ctx, e.rdb, []string{issuersKey(e.ns), drawAsksKey(e.ns)}, id, live.Microseconds(),
+	res, err := e.registry.beat.Run(ctx, e.rdb, []string{issuersKey(e.ns), drawAsksKey(e.ns)}, id, live.Microseconds(),
 		issuersForget.Microseconds(), e.clockArg()).Slice()
 	if err == nil && len(res) != 2 {
 		err = fmt.Errorf("a reply of %d parts", len(res))
@@ -88,7 +93,7 @@ func (e *Engine) Beat(ctx context.Context, id string, live time.Duration) (Beat,
 // owns the room: its owner could not run it (it cannot derive the
 // committed seed, see draw.ErrNoSecret), another instance may.
 func (e *Engine) AskDraw(ctx context.Context, room string, d time.Duration) error {
-	if err := askScript.Run(ctx, e.rdb, []string{drawAsksKey(e.ns)}, room, d.Microseconds(), e.clockArg()).Err(); err != nil {
+	if err := e.registry.ask.Run(ctx, e.rdb, []string{drawAsksKey(e.ns)}, room, d.Microseconds(), e.clockArg()).Err(); err != nil {
 		return fmt.Errorf("queue: ask for the draw of %s: %w", room, err)
 	}
 	return nil
