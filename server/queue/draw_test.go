@@ -901,13 +901,13 @@ func TestDrawOnTheEmbeddedRedis(t *testing.T) {
 	}
 }
 
-// TestDrawChunkPastTheWrittenIsRefused: a chunk that starts past the
-// places written (one before it failed in the same round trip) writes
-// nothing and says so; the draw's progress stays contiguous.
-func TestDrawChunkPastTheWrittenIsRefused(t *testing.T) {
+// drawBegun returns a room past its opening whose pre-queue of n is
+// frozen for its draw, with the draw's lease held by "me".
+func drawBegun(t *testing.T, n int) (*Engine, string, redis.UniversalClient) {
+	t.Helper()
 	ctx := context.Background()
 	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }))
-	fillPrequeue(t, rdb, name, 10)
+	fillPrequeue(t, rdb, name, n)
 	if err := e.SaveRoom(ctx, name, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(-time.Millisecond) })); err != nil {
 		t.Fatal(err)
 	}
@@ -915,6 +915,15 @@ func TestDrawChunkPastTheWrittenIsRefused(t *testing.T) {
 	if res, err := e.run(ctx, e.s.drawBegin, name, "me", 5000).Slice(); err != nil || asInt(res[0]) != 2 {
 		t.Fatalf("draw begin: %v %v", res, err)
 	}
+	return e, name, rdb
+}
+
+// TestDrawChunkPastTheWrittenIsRefused: a chunk that starts past the
+// places written (one before it failed in the same round trip) writes
+// nothing and says so; the draw's progress stays contiguous.
+func TestDrawChunkPastTheWrittenIsRefused(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := drawBegun(t, 10)
 	base, _ := rdb.HGet(ctx, testKeys(rdb, name).key("draw"), "base").Int()
 	chunk := func(start int, vs ...string) int64 {
 		packed := make([]byte, 4*len(vs))
@@ -948,15 +957,7 @@ func TestDrawChunkPastTheWrittenIsRefused(t *testing.T) {
 // to the whole draw at once, zero-filled.
 func TestDrawChunkChecksItsPlaces(t *testing.T) {
 	ctx := context.Background()
-	e, name, rdb := newRoom(t, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour) }))
-	fillPrequeue(t, rdb, name, 10)
-	if err := e.SaveRoom(ctx, name, settings(func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Hour), at(-time.Millisecond) })); err != nil {
-		t.Fatal(err)
-	}
-	clockOf(t, e).Advance(time.Second) // past the opening
-	if res, err := e.run(ctx, e.s.drawBegin, name, "me", 5000).Slice(); err != nil || asInt(res[0]) != 2 {
-		t.Fatalf("draw begin: %v %v", res, err)
-	}
+	e, name, rdb := drawBegun(t, 10)
 	k := testKeys(rdb, name)
 	base, _ := rdb.HGet(ctx, k.key("draw"), "base").Int()
 	for _, tc := range []struct {

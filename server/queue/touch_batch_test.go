@@ -83,17 +83,23 @@ func TestToucherSend(t *testing.T) {
 	}
 }
 
+// liveSessions returns a gated room with n live sessions.
+func liveSessions(t *testing.T, n int) (*Engine, string, []Session) {
+	t.Helper()
+	e, name := gateRoom(t, gateRedis(t), nil)
+	var live []Session
+	for range n {
+		_, s := redeemed(t, e, name)
+		live = append(live, s)
+	}
+	return e, name, live
+}
+
 // TestConcurrentTouches: many checks at once, of live and ended sessions,
 // each get their own session's answer, however they were gathered.
 func TestConcurrentTouches(t *testing.T) {
 	ctx := context.Background()
-	rdb := gateRedis(t)
-	e, name := gateRoom(t, rdb, nil)
-	var live []Session
-	for range 4 {
-		_, s := redeemed(t, e, name)
-		live = append(live, s)
-	}
+	e, name, live := liveSessions(t, 4)
 	_, ended := redeemed(t, e, name)
 	if err := e.EndSession(ctx, name, ended.ID); err != nil {
 		t.Fatal(err)
@@ -131,13 +137,7 @@ func TestConcurrentTouches(t *testing.T) {
 // its own session.
 func TestTouchesQueuedGoTogether(t *testing.T) {
 	ctx := context.Background()
-	rdb := gateRedis(t)
-	e, name := gateRoom(t, rdb, nil)
-	var sessions []Session
-	for range 5 {
-		_, s := redeemed(t, e, name)
-		sessions = append(sessions, s)
-	}
+	e, name, sessions := liveSessions(t, 5)
 	var sizes []int
 	var mu sync.Mutex
 	e.touches.sent = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
