@@ -438,6 +438,14 @@ type Stats struct {
 	SessionsOpened int64 `json:"sessionsOpened"`
 	SessionsEnded  int64 `json:"sessionsEnded"`
 	SessionsIdle   int64 `json:"sessionsIdle"`
+
+	// Credit is the admission credit the last tick carried over, and
+	// CreditAt (Redis's clock) when that tick ran; zero before the first.
+	// While the line stays backlogged and no tick runs later than the
+	// credit cap allows, Admitted + Credit grows by exactly the rate times
+	// the time between two ticks, on any number of instances.
+	Credit   float64   `json:"-"`
+	CreditAt time.Time `json:"-"`
 }
 
 // Unaccounted returns how many issued tickets are in no state and no
@@ -453,10 +461,15 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 22 {
+	if len(res) != 24 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
+	credit, _ := strconv.ParseFloat(asString(res[22]), 64)
+	var creditAt time.Time
+	if us, err := strconv.ParseInt(asString(res[23]), 10, 64); err == nil {
+		creditAt = time.UnixMicro(us)
+	}
 	d := Departures{Leaves: asInt(res[5]), Abandoned: asInt(res[6]), Expired: asInt(res[7])}
 	return Stats{
 		Issued: asInt(res[0]), Head: asInt(res[1]), Waiting: asInt(res[2]), Active: asInt(res[3]),
@@ -464,5 +477,6 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1, Prequeued: asInt(res[13]),
 		Away: asInt(res[14]), Returning: asInt(res[15]), PassedOver: asInt(res[16]), Returned: asInt(res[17]),
 		Sessions: asInt(res[18]), SessionsOpened: asInt(res[19]), SessionsEnded: asInt(res[20]), SessionsIdle: asInt(res[21]),
+		Credit: credit, CreditAt: creditAt,
 	}, nil
 }

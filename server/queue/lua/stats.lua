@@ -4,7 +4,7 @@
 -- Reply: {seq, head, waiting, active, admitted, leaves, abandoned, expired,
 --   consumed, forfeited, ewma, tick, soldout, prequeued, away, back,
 --   passedOver, returned, sessions, sessionsOpened, sessionsEnded,
---   sessionsIdle}
+--   sessionsIdle, credit, creditTs}
 -- GATE: sessions past their expiry that admit.lua has not swept yet count
 -- as idle already (not as expired passes).
 -- DRAW: the drawn block's line numbers are the pre-queue's tickets again,
@@ -28,4 +28,6 @@ return {
   tonumber(redis.call('HGET', K.counts, 'passedOver')) or 0, tonumber(redis.call('HGET', K.counts, 'returned')) or 0,
   -- GATE
   redis.call('HLEN', K.sessions) - staleSessions, c[7], c[8], c[9] + staleSessions,
+  -- the admission credit carried past the last tick, and that tick's time
+  redis.call('HGET', K.rate, 'credit') or '', redis.call('HGET', K.rate, 'ts') or '',
 }
