@@ -42,15 +42,19 @@ type DrawOptions struct {
 	// (default 5 s): another instance takes over a dead owner's draw
 	// after it.
 	Lease time.Duration
-	// Chunk is the number of places written per script call (default
-	// 1000), and Read the number of pre-queue entries read per call
+	// Chunk is the number of places written per call (default 1000; an
+	// eighth of it where the line's hash table has just doubled, see
+	// chunkSize), and Read the number of pre-queue entries read per call
 	// (default 5000); both keep every Redis call short (1 to 2 ms on an
 	// idle machine). Depth is the number of calls sent in one round trip
 	// (default 8), in order: Redis runs each on its own, so that other
 	// clients' commands go between them.
 	Chunk, Read, Depth int
-	// afterChunk, when set, runs after each chunk written (tests).
-	afterChunk func(written int)
+	// afterChunk, when set, runs after each chunk written, saying whether
+	// it went as a fenced transaction (tests).
+	afterChunk func(written int, fenced bool)
+	// chunked writes every chunk by draw_chunk.lua (tests).
+	chunked bool
 }
 
 // DrawState is what Draw found or did.
@@ -203,11 +207,21 @@ func (e *Engine) committedSeed(roomName, seedHex, nonceHex, commit string) ([]by
 // places a call and opt.Depth calls a round trip, in order, so that the
 // progress recorded ('written') never passes a chunk not yet written. A
 // goroutine builds the next round trip's calls while one is under way. The
-// first call goes alone by run, which loads the script if Redis lacks it;
-// a later call that finds it gone fails the draw, which the next call of
-// Draw takes up from its progress.
+// first call goes alone by draw_chunk.lua through run, which loads the
+// script if Redis lacks it and sizes the drawn list and the liveness cells.
+// The others go as fenced transactions of plain commands (writeFenced)
+// until a fence refuses one, for a buyer who withdrew or a campaign, and
+// from then on by draw_chunk.lua, which handles every place. A call that
+// finds a script gone fails the draw, which the next call of Draw takes up
+// from its progress.
 func (e *Engine) writeDrawn(ctx context.Context, roomName string, opt DrawOptions, base int64, written int, order []int, visitors []string, tickets []int64) error {
 	leaseMs := opt.Lease.Milliseconds()
+	// The line before the places to write: late joiners and the places
+	// written, which chunkSize's sizes follow.
+	lineBefore, err := e.rdb.ZCard(ctx, roomKeys(e.ns, roomName).key("queue")).Result()
+	if err != nil {
+		return err
+	}
 	rounds := make(chan [][]any, 1)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -216,9 +230,10 @@ func (e *Engine) writeDrawn(ctx context.Context, roomName string, opt DrawOption
 	wg.Go(func() {
 		defer close(rounds)
 		calls := make([][]any, 0, opt.Depth)
-		for start := written; start < len(order); start += opt.Chunk {
-			calls = append(calls, chunkArgs(opt.Owner, leaseMs, base, start, order[start:min(start+opt.Chunk, len(order))], visitors, tickets))
-			if len(calls) < opt.Depth && start+opt.Chunk < len(order) {
+		for start, size := written, 0; start < len(order); start += size {
+			size = chunkSize(lineBefore+int64(start), opt.Chunk)
+			calls = append(calls, chunkArgs(opt.Owner, leaseMs, base, start, order[start:min(start+size, len(order))], visitors, tickets))
+			if len(calls) < opt.Depth && start+size < len(order) {
 				continue
 			}
 			select {
@@ -229,24 +244,8 @@ func (e *Engine) writeDrawn(ctx context.Context, roomName string, opt DrawOption
 			calls = make([][]any, 0, opt.Depth)
 		}
 	})
-	loaded := false
-	for calls := range rounds {
-		var cmds []*redis.Cmd
-		if !loaded {
-			cmds = []*redis.Cmd{e.run(ctx, e.s.drawChunk, roomName, calls[0]...)}
-			if err := cmds[0].Err(); err != nil {
-				return err
-			}
-			loaded = true
-			calls = calls[1:]
-		}
-		if len(calls) > 0 {
-			more, err := e.pipeline(ctx, e.s.drawChunk, roomName, calls)
-			if err != nil {
-				return err
-			}
-			cmds = append(cmds, more...)
-		}
+	// settle reads draw_chunk.lua's replies, in order.
+	settle := func(cmds []*redis.Cmd) error {
 		for _, c := range cmds {
 			w, err := c.Int64()
 			if err != nil {
@@ -259,11 +258,57 @@ func (e *Engine) writeDrawn(ctx context.Context, roomName string, opt DrawOption
 				return errLeaseLost
 			}
 			if opt.afterChunk != nil {
-				opt.afterChunk(int(w))
+				opt.afterChunk(int(w), false)
+			}
+		}
+		return nil
+	}
+	loaded, fenced := false, !opt.chunked
+	for calls := range rounds {
+		if !loaded {
+			if err := settle([]*redis.Cmd{e.run(ctx, e.s.drawChunk, roomName, calls[0]...)}); err != nil {
+				return err
+			}
+			loaded = true
+			calls = calls[1:]
+		}
+		if fenced && len(calls) > 0 {
+			k, err := e.writeFenced(ctx, roomName, calls, opt.afterChunk)
+			if err != nil {
+				return err
+			}
+			fenced = k == len(calls)
+			calls = calls[k:]
+		}
+		if len(calls) > 0 {
+			cmds, err := e.pipeline(ctx, e.s.drawChunk, roomName, calls)
+			if err != nil {
+				return err
+			}
+			if err := settle(cmds); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// chunkSize is the number of places of the chunk that finds line members
+// in the line, chunk outside the stretches where the line's hash table
+// has just doubled. Redis doubles a sorted set's table when its members
+// reach a power of two, and the new table's pages are first touched by
+// the inserts that follow: at a million members, 1,000 inserts just past
+// 2^18 or 2^19 took 6–9 ms against 1 ms elsewhere (SLOWLOG). Over the
+// 4 chunks' worth of places from each doubling on, from 2^16, chunks are an
+// eighth of the size, so that no call takes that whole cost.
+func chunkSize(line int64, chunk int) int {
+	small := max(1, chunk/8)
+	for p := int64(1) << 16; p <= line+int64(chunk); p <<= 1 {
+		if line+int64(chunk) > p && line < p+4*int64(chunk) {
+			return small
+		}
+	}
+	return chunk
 }
 
 // chunkArgs returns the arguments of draw_chunk.lua for the places from

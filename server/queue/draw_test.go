@@ -233,9 +233,13 @@ func TestDrawOrdersTheLine(t *testing.T) {
 		t.Fatalf("before the draw: %+v", p)
 	}
 	// Two drawn buyers leave mid-draw, one already written into the line
-	// and one not yet: their places depart.
+	// and one not yet: their places depart. The first chunk goes by
+	// draw_chunk.lua, the second as a fenced transaction; the withdrawal
+	// turns the rest back to draw_chunk.lua, which departs the place.
 	gone, written := order[25], order[5]
-	st, err := e.Draw(ctx, name, DrawOptions{Chunk: 10, afterChunk: func(w int) {
+	var how []bool
+	st, err := e.Draw(ctx, name, DrawOptions{Chunk: 10, Depth: 1, afterChunk: func(w int, fenced bool) {
+		how = append(how, fenced)
 		if w == 20 {
 			for _, v := range []string{gone, written} {
 				if ok, err := e.Leave(ctx, name, v); err != nil || !ok {
@@ -246,6 +250,9 @@ func TestDrawOrdersTheLine(t *testing.T) {
 	}})
 	if err != nil || st != DrawDone {
 		t.Fatalf("draw: %v %v", st, err)
+	}
+	if want := []bool{false, true, false, false}; !slices.Equal(how, want) {
+		t.Errorf("chunks fenced %v, want %v", how, want)
 	}
 	info, err := e.DrawInfo(ctx, name)
 	if err != nil || !info.Done || info.Seed != hex.EncodeToString(seed) || !slices.Equal(info.Tickets, tickets) {
@@ -427,7 +434,7 @@ func TestDrawChild(t *testing.T) {
 	rdb := servicetest.Redis(t)
 	e := New(rdb, DefaultNamespace(rdb))
 	_, err := e.Draw(context.Background(), name, DrawOptions{Owner: "child", Chunk: 100, Lease: time.Second,
-		afterChunk: func(int) { time.Sleep(20 * time.Millisecond) }})
+		afterChunk: func(int, bool) { time.Sleep(20 * time.Millisecond) }})
 	t.Fatalf("the child finished its draw (%v); it should have been killed", err)
 }
 
@@ -503,7 +510,7 @@ func TestDrawWritesInChunks(t *testing.T) {
 			openNow(t, e, name)
 			var sizes []int
 			last := 0
-			st, err := e.Draw(ctx, name, DrawOptions{Lease: time.Minute, Chunk: tc.chunk, afterChunk: func(w int) {
+			st, err := e.Draw(ctx, name, DrawOptions{Lease: time.Minute, Chunk: tc.chunk, afterChunk: func(w int, _ bool) {
 				sizes = append(sizes, w-last)
 				last = w
 			}})
@@ -1048,5 +1055,33 @@ func TestReadPrequeue(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestChunkSize: chunks are an eighth of the size from where a chunk would
+// take the line past a power of two (from 2^16) until four chunks' worth
+// of places past it.
+func TestChunkSize(t *testing.T) {
+	for _, tc := range []struct {
+		line  int64
+		chunk int
+		want  int
+	}{
+		{0, 1000, 1000},
+		{60000, 1000, 1000},
+		{64536, 1000, 1000}, // ends at 2^16: the doubling comes with the next
+		{64537, 1000, 125},
+		{65536, 1000, 125},
+		{65536 + 3999, 1000, 125},
+		{65536 + 4000, 1000, 1000},
+		{262144 + 100, 1000, 125},
+		{524287, 1000, 125},
+		{600000, 1000, 1000},
+		{1048000, 1000, 125},
+		{65536, 4, 1},
+	} {
+		if got := chunkSize(tc.line, tc.chunk); got != tc.want {
+			t.Errorf("chunkSize(%d, %d) = %d, want %d", tc.line, tc.chunk, got, tc.want)
+		}
 	}
 }

@@ -32,6 +32,8 @@ type scripts struct {
 	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
 	// DRAW
 	drawSeed, drawBegin, drawChunk, drawDone, drawYield *script
+	// drawFence is sent by EVAL with its source, and takes no lib.
+	drawFence *script
 	// GATE
 	mint, openSession, touchSession, endSession, activeSessions, setAPIKey *script
 	// CHALLENGE
@@ -63,6 +65,7 @@ func loadScripts() scripts {
 		drawSeed:    load("draw_seed"),
 		drawBegin:   load("draw_begin"),
 		drawChunk:   load("draw_chunk"),
+		drawFence:   parseScript("draw_fence", "", mustRead("draw_fence")),
 		drawDone:    load("draw_done"),
 		drawYield:   load("draw_yield"),
 		// GATE
