@@ -231,7 +231,7 @@ func (e *Engine) writeDrawn(ctx context.Context, roomName string, opt DrawOption
 		defer close(rounds)
 		calls := make([][]any, 0, opt.Depth)
 		for start, size := written, 0; start < len(order); start += size {
-			size = chunkSize(lineBefore+int64(start), opt.Chunk)
+			size = chunkSize(lineBefore+int64(start-written), opt.Chunk)
 			calls = append(calls, chunkArgs(opt.Owner, leaseMs, base, start, order[start:min(start+size, len(order))], visitors, tickets))
 			if len(calls) < opt.Depth && start+size < len(order) {
 				continue

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"slices"
 	"strconv"
 	"testing"
@@ -43,6 +44,9 @@ func TestWriteFenced(t *testing.T) {
 		{"a ticket has a campaign", 0, func(t *testing.T, rdb redis.UniversalClient, k keys) {
 			must(t, rdb.Set(ctx, k.key("camp"), "\x00\x00\x00\x01", 0).Err())
 		}, 0, false},
+		{"the room is deleted", 0, func(t *testing.T, rdb redis.UniversalClient, k keys) {
+			must(t, rdb.Del(ctx, k.key("draw"), k.key("drawlease")).Err())
+		}, 0, false},
 		{"the check fails", 0, func(t *testing.T, rdb redis.UniversalClient, k keys) {
 			must(t, rdb.Del(ctx, k.key("seenbase")).Err())
 			must(t, rdb.RPush(ctx, k.key("seenbase"), "not a string").Err())
@@ -72,6 +76,12 @@ func TestWriteFenced(t *testing.T) {
 			line, _ := rdb.ZRangeWithScores(ctx, k.key("queue"), 0, -1).Result()
 			progress, _ := rdb.HGet(ctx, k.key("draw"), "written").Int()
 			refusals, _ := rdb.HGet(ctx, k.key("draw"), "fenced").Int()
+			if tc.name == "the room is deleted" {
+				if n, _ := rdb.Exists(ctx, k.key("draw")).Result(); n != 0 || len(line) != 0 {
+					t.Fatalf("a deleted room's draw hash is back (%d), line %v", n, line)
+				}
+				return
+			}
 			if tc.written == 0 {
 				if len(line) != 0 || progress != 0 || len(after) != 0 || refusals != 1 {
 					t.Fatalf("refused: the line holds %v, progress %d, reported %v, %d refusals; want nothing and 1",
@@ -87,6 +97,94 @@ func TestWriteFenced(t *testing.T) {
 			drawn, _ := rdb.GetRange(ctx, k.key("drawn"), 0, 11).Result()
 			if drawn != string(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 7), 3), 10)) {
 				t.Fatalf("drawn list %q, want tickets 7, 3, 10", drawn)
+			}
+		})
+	}
+}
+
+// TestWriteFencedStopsAtARefusal: in one pipeline of three chunks, the
+// second starts past the first's end; it and the third, which starts at
+// its end, are refused: the progress stays where the first left it.
+func TestWriteFencedStopsAtARefusal(t *testing.T) {
+	ctx := context.Background()
+	e, name, rdb := drawBegun(t, 10)
+	k := testKeys(rdb, name)
+	base, _ := rdb.HGet(ctx, k.key("draw"), "base").Int64()
+	vs := []string{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"}
+	tickets := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	order := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	calls := [][]any{
+		chunkArgs("me", 5000, base, 0, order[0:3], vs, tickets),
+		chunkArgs("me", 5000, base, 5, order[5:8], vs, tickets),
+		chunkArgs("me", 5000, base, 8, order[8:10], vs, tickets),
+	}
+	n, err := e.writeFenced(ctx, name, calls, nil)
+	if err != nil || n != 1 {
+		t.Fatalf("writeFenced: %d written, %v; want 1", n, err)
+	}
+	if line, _ := rdb.ZCard(ctx, k.key("queue")).Result(); line != 3 {
+		t.Fatalf("the line holds %d places, want the first chunk's 3", line)
+	}
+	if progress, _ := rdb.HGet(ctx, k.key("draw"), "written").Int(); progress != 3 {
+		t.Fatalf("progress %d, want 3", progress)
+	}
+}
+
+// TestFenceRefusesAChangeBeforeExec: whatever changes between a chunk's
+// check and its EXEC (a buyer withdraws, the draw is finished, another
+// instance takes the lease or it runs out) refuses the transaction: the
+// watched keys cover what the check read.
+func TestFenceRefusesAChangeBeforeExec(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		change func(rdb redis.UniversalClient, k keys) error
+	}{
+		{"a buyer withdraws", func(rdb redis.UniversalClient, k keys) error {
+			return rdb.ZAdd(ctx, k.key("withdrawn"), redis.Z{Score: 9, Member: "v8"}).Err()
+		}},
+		{"the draw is done", func(rdb redis.UniversalClient, k keys) error {
+			return rdb.HSet(ctx, k.key("draw"), "state", "done").Err()
+		}},
+		{"another takes the lease", func(rdb redis.UniversalClient, k keys) error {
+			return rdb.Set(ctx, k.key("drawlease"), "other", 0).Err()
+		}},
+		{"the lease is gone", func(rdb redis.UniversalClient, k keys) error {
+			return rdb.Del(ctx, k.key("drawlease")).Err()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, name, rdb := drawBegun(t, 10)
+			k := testKeys(rdb, name)
+			base, _ := rdb.HGet(ctx, k.key("draw"), "base").Int64()
+			c := chunkArgs("me", 5000, base, 0, []int{6, 2, 9}, []string{"v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9"},
+				[]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+			f := e.fence(name)
+			var check, exec *redis.Cmd
+			err := rdb.Watch(ctx, func(tx *redis.Tx) error {
+				if _, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+					check = f.open(ctx, p, c)
+					return nil
+				}); err != nil {
+					return err
+				}
+				if ok, err := check.Int64(); err != nil || ok != 1 {
+					t.Fatalf("the check: %d %v, want it to pass", ok, err)
+				}
+				if err := tc.change(rdb, k); err != nil { // another connection
+					return err
+				}
+				_, err := tx.Pipelined(ctx, func(p redis.Pipeliner) error {
+					exec = f.commit(ctx, p, c, 3)
+					return nil
+				})
+				return err
+			}, f.draw)
+			if !errors.Is(err, redis.Nil) || !errors.Is(exec.Err(), redis.Nil) {
+				t.Fatalf("EXEC after the change: %v (%v), want it refused", exec.Err(), err)
+			}
+			if line, _ := rdb.ZCard(ctx, k.key("queue")).Result(); line != 0 {
+				t.Fatalf("the refused transaction put %d places in the line", line)
 			}
 		})
 	}

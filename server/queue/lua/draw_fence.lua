@@ -1,38 +1,38 @@
 -- KEYS: draw drawlease withdrawn camp seenbase seen drawn
--- draw_fence.lua: the check inside each transaction that writes a chunk of
--- the drawn order as plain commands. It is sent by EVAL with its source
--- and without lib, so that it can never meet NOSCRIPT: a transaction whose
--- check did not run must not write.
--- The caller sends WATCH on the draw's hash and the withdrawn set, this
--- script, then MULTI, a ZADD of the chunk's places, HSET of the progress,
--- EXEC. The chunk goes to the line as it is when ARGV[2] holds the lease,
--- the draw is not done, the chunk starts at the progress, nobody has
--- withdrawn and no pre-queue ticket has a campaign (draw_chunk.lua's
--- per-place cases): then the script renews the lease and writes the
--- chunk's drawn-list entries and liveness cells, which nothing reads past
--- the progress. Otherwise it touches the draw's hash, so that EXEC refuses
--- the transaction. A draw finished, or a buyer who withdraws, between
--- WATCH and EXEC refuses it too. draw_chunk.lua, which writes each draw
--- call's first chunk, has presized the drawn list and the cells.
--- ARGV: 2 owner, 3 lease ms, 4 first place (0-based), 5 the chunk's
---   pre-queue tickets as 4-byte big-endian numbers
--- An error in the check refuses the transaction too.
--- Reply: 1 written; 0 refused, for draw_chunk.lua to write; -1 refused, the
+-- draw_fence.lua: the check that opens each transaction writing a chunk of
+-- the drawn order as plain commands (see fence in draw_fence.go). It is
+-- sent by EVAL with its source and without lib, so that it never meets
+-- NOSCRIPT. The chunk may go to the line as it is when ARGV[2] holds the
+-- lease, the draw is not done, the chunk starts at the progress, nobody
+-- has withdrawn and no pre-queue ticket has a campaign (draw_chunk.lua's
+-- per-place cases): then the script writes the chunk's drawn-list entries
+-- and liveness cells, which nothing reads past the progress. Otherwise,
+-- or on an error, it touches the draw's hash, which the caller WATCHes,
+-- so that EXEC refuses the transaction, and draw_chunk.lua writes the
+-- chunk. draw_chunk.lua, which writes each draw call's first chunk, has
+-- presized the drawn list and the cells.
+-- ARGV: 2 owner, 3 first place (0-based), 4 the chunk's pre-queue tickets
+--   as 4-byte big-endian numbers
+-- Reply: 1 go on; 0 refused, for draw_chunk.lua to write; -1 refused, the
 --   lease lost or the draw done
 local function refuse(why)
-  redis.call('HINCRBY', K.draw, 'fenced', 1)
+  if redis.call('EXISTS', K.draw) == 1 then
+    redis.call('HINCRBY', K.draw, 'fenced', 1)
+  else -- a deleted room: touched, and left deleted
+    redis.call('HSET', K.draw, 'fenced', 1)
+    redis.call('DEL', K.draw)
+  end
   return why
 end
 local function check()
   local draw = redis.call('HMGET', K.draw, 'state', 'written', 'base')
   if redis.call('GET', K.drawlease) ~= ARGV[2] or draw[1] ~= 'drawing' then return refuse(-1) end
-  local start, n = tonumber(ARGV[4]), #ARGV[5] / 4
+  local start, n = tonumber(ARGV[3]), #ARGV[4] / 4
   if start ~= (tonumber(draw[2]) or 0) or n < 1 or n % 1 ~= 0
     or redis.call('EXISTS', K.withdrawn) == 1 or redis.call('EXISTS', K.camp) == 1 then
     return refuse(0)
   end
-  redis.call('PEXPIRE', K.drawlease, ARGV[3])
-  redis.call('SETRANGE', K.drawn, 4 * start, ARGV[5])
+  redis.call('SETRANGE', K.drawn, 4 * start, ARGV[4])
   -- The cells of the chunk's lines, stamped as lib.lua's markSeen does (its
   -- nowUs and seenValue).
   local now = CLOCK_US
