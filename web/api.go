@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"io"
+	"mime"
 	"net/http"
 	"time"
 
@@ -31,6 +32,23 @@ func (s *Server) apiEnter(next http.HandlerFunc) http.Handler { return s.apiBoun
 // apiBounded is api with a body cap of limit bytes, bounding the request's
 // Redis work to timeout (none when 0).
 func (s *Server) apiBounded(limit int64, timeout time.Duration, next http.HandlerFunc) http.Handler {
+	return s.apiTyped(limit, timeout, jsonBody, next)
+}
+
+// apiCSV is api with a body cap of limit bytes that takes a text/csv body
+// too: a type no other site's form can send without the browser asking
+// first, like application/json.
+func (s *Server) apiCSV(limit int64, next http.HandlerFunc) http.Handler {
+	return s.apiTyped(limit, requestTimeout, func(w http.ResponseWriter, r *http.Request) bool {
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "text/csv" {
+			return true
+		}
+		return jsonBody(w, r)
+	}, next)
+}
+
+// apiTyped is apiBounded whose body type bodyOK checks.
+func (s *Server) apiTyped(limit int64, timeout time.Duration, bodyOK func(http.ResponseWriter, *http.Request) bool, next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Cache-Control"] = noStore
 		if !room.ValidName(r.PathValue("room")) {
@@ -42,7 +60,7 @@ func (s *Server) apiBounded(limit int64, timeout time.Duration, next http.Handle
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
-		if !jsonBody(w, r) {
+		if !bodyOK(w, r) {
 			return
 		}
 		if timeout == 0 {

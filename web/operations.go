@@ -45,7 +45,7 @@ func (noSaleLog) Event(string, salelog.Event, ...any) {}
 // operations sets the operators' dependencies from o, with their
 // fallbacks.
 func (s *Server) operations(o Options) {
-	s.catalog, s.records, s.ready, s.sale = o.Catalog, o.Records, o.Ready, o.Sale
+	s.catalog, s.codes, s.records, s.ready, s.sale = o.Catalog, o.Codes, o.Records, o.Ready, o.Sale
 	s.recorded = o.RecordedRooms
 	s.auditLog, s.placed = o.Audit, o.PlacedOrders
 	if s.sale == nil {

@@ -157,6 +157,8 @@ type Options struct {
 	Log              *slog.Logger
 	// Catalog is the product admin; nil turns it off.
 	Catalog Catalog
+	// Codes are the rooms' access codes; nil turns their admin API off.
+	Codes AccessCodes
 	// ConsoleOrders is the order database of the console's orders and
 	// attribution pages; nil makes them say that none is attached.
 	ConsoleOrders console.Orders
@@ -245,6 +247,7 @@ type Server struct {
 	metrics    *Metrics
 	log        *slog.Logger
 	catalog    Catalog
+	codes      AccessCodes
 	placed     PlacedOrders
 	records    RoomRecords
 	ready      Readiness

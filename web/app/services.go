@@ -11,6 +11,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"waitingroom/server/access"
 	"waitingroom/server/adapt"
 	"waitingroom/server/audit"
 	"waitingroom/server/challenge"
@@ -55,6 +56,7 @@ type services struct {
 	metrics    *web.Metrics
 	hub        *sse.Hub
 	orders     *order.Service
+	codes      *access.Codes
 	shares     *share.Links
 	live       *livestats.Recorder
 	signal     *adapt.Recorder
@@ -177,6 +179,11 @@ func (s *services) openRecords(cfg config.Config, log *slog.Logger) (err error) 
 	s.hub = sse.NewHub(sse.Options{Source: s.eng, Metrics: s.metrics.Hub(), Log: log, MaxPerIP: cfg.SSEMaxPerIP, MaxStreams: cfg.SSEMaxStreams, ReadySpread: cfg.Tick * 8 / 10, Tick: cfg.Tick, Heartbeat: cfg.SSEHeartbeat, MaxWidgets: widgetStreams, Clock: s.clk})
 	s.orders = order.NewService(order.NewStore(s.db.DB, cfg.OrderWork), s.sale.WatchGate(s.eng), 0, log).WithClock(s.clk)
 	s.shares = share.NewLinks(share.NewStore(s.db), log)
+	codeKey, err := access.NewHasher(s.secret)
+	if err != nil {
+		return err
+	}
+	s.codes = access.New(s.db.DB, codeKey, s.clk.Now)
 	s.id = instanceID()
 	s.live = livestats.NewRecorder(s.conn.Client, s.ns, s.id, s.hub.Connections, log).WithClock(s.clk)
 	// Adaptive admission: the order path's health, counted for the

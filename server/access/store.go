@@ -1,0 +1,315 @@
+package access
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// MaxBatch is the most codes one generation or upload may hold.
+const MaxBatch = 100_000
+
+// Codes keeps rooms' access codes in the order database (PostgreSQL or
+// the embedded SQLite), hashed.
+type Codes struct {
+	db   *sqlx.DB
+	hash Hasher
+	now  func() time.Time
+}
+
+// New returns the codes in db, hashed by h. now is the clock that decides
+// expiry.
+func New(db *sqlx.DB, h Hasher, now func() time.Time) *Codes {
+	return &Codes{db: db, hash: h, now: now}
+}
+
+// Added is the outcome of Generate or Import.
+type Added struct {
+	// Codes are the generated codes, shown once (Generate only).
+	Codes []string `json:"codes,omitempty"`
+	// Added counts the codes written; Skipped the uploaded ones that the
+	// room already had, or that were repeated in the upload.
+	Added   int `json:"added"`
+	Skipped int `json:"skipped"`
+}
+
+// Generate makes n new codes for room under spec, in one transaction.
+func (c *Codes) Generate(ctx context.Context, room string, n int, spec Spec) (Added, error) {
+	if n < 1 || n > MaxBatch {
+		return Added{}, invalid("count must be from 1 to %d, not %d", MaxBatch, n)
+	}
+	if err := spec.Validate(c.now()); err != nil {
+		return Added{}, err
+	}
+	var out Added
+	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
+		for len(out.Codes) < n {
+			code := Generate()
+			norm, _ := Normalize(code)
+			ok, err := c.insert(ctx, tx, room, norm, spec)
+			if err != nil {
+				return err
+			}
+			if ok { // a clash with a code the room has (60 bits: never, in practice) draws again
+				out.Codes = append(out.Codes, code)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Added{}, fmt.Errorf("access: generate %d codes for %s: %w", n, room, err)
+	}
+	out.Added = n
+	return out, nil
+}
+
+// Import adds the given codes to room under spec, in one transaction. A
+// code that is not MinLen to MaxLen letters, digits or '_' (once spaces
+// and dashes are dropped) refuses the whole upload, naming its line; one
+// the room already has, or that came before in the upload, is skipped.
+func (c *Codes) Import(ctx context.Context, room string, codes []string, spec Spec) (Added, error) {
+	if len(codes) < 1 || len(codes) > MaxBatch {
+		return Added{}, invalid("an upload holds from 1 to %d codes, not %d", MaxBatch, len(codes))
+	}
+	if err := spec.Validate(c.now()); err != nil {
+		return Added{}, err
+	}
+	norms := make([]string, len(codes))
+	for i, code := range codes {
+		norm, ok := Normalize(code)
+		if !ok {
+			return Added{}, invalid("code %d (%q) is not %d to %d letters, digits or '_', once spaces and dashes are dropped", i+1, clip(code), MinLen, MaxLen)
+		}
+		norms[i] = norm
+	}
+	var out Added
+	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
+		for _, norm := range norms {
+			ok, err := c.insert(ctx, tx, room, norm, spec)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out.Added++
+			} else {
+				out.Skipped++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Added{}, fmt.Errorf("access: import %d codes for %s: %w", len(codes), room, err)
+	}
+	return out, nil
+}
+
+// insert adds one normalized code, and reports false when room has it.
+func (c *Codes) insert(ctx context.Context, tx *sqlx.Tx, room, norm string, spec Spec) (bool, error) {
+	res, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO access_codes (room, line, code_hash, hint, uses, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (room, code_hash) DO NOTHING`),
+		room, spec.Line, c.hash.Sum(norm), hint(norm), spec.Uses, nullTime(spec.ExpiresAt))
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// Grant is what a redeemed code gives its visitor.
+type Grant struct {
+	Line string
+	// Again reports a visitor who had redeemed the code before: it used
+	// no new use.
+	Again bool
+}
+
+// Redeem uses code once for visitor in room, atomically: of concurrent
+// redemptions of a code with k uses left, exactly k succeed. A visitor
+// who redeemed the code before gets the same grant again without using
+// it. The refusals are ErrUnknown (also for a malformed code),
+// ErrWrongRoom, ErrExpired and ErrUsedUp.
+func (c *Codes) Redeem(ctx context.Context, room, code, visitor string) (Grant, error) {
+	norm, ok := Normalize(code)
+	if !ok {
+		return Grant{}, ErrUnknown
+	}
+	sum := c.hash.Sum(norm)
+	var g Grant
+	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
+		var row struct {
+			ID        int64        `db:"id"`
+			Line      string       `db:"line"`
+			Uses      int          `db:"uses"`
+			Used      int          `db:"used"`
+			ExpiresAt sql.NullTime `db:"expires_at"`
+		}
+		err := tx.GetContext(ctx, &row, tx.Rebind(`SELECT id, line, uses, used, expires_at FROM access_codes WHERE room = ? AND code_hash = ?`), room, sum)
+		if errors.Is(err, sql.ErrNoRows) {
+			var other int
+			if err := tx.GetContext(ctx, &other, tx.Rebind(`SELECT COUNT(*) FROM access_codes WHERE code_hash = ?`), sum); err != nil {
+				return err
+			}
+			if other > 0 {
+				return ErrWrongRoom
+			}
+			return ErrUnknown
+		}
+		if err != nil {
+			return err
+		}
+		g.Line = row.Line
+		res, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO access_redemptions (code_id, visitor, redeemed_at) VALUES (?, ?, ?)
+			ON CONFLICT (code_id, visitor) DO NOTHING`), row.ID, visitor, c.now().UTC())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			g.Again = err == nil
+			return err
+		}
+		if row.ExpiresAt.Valid && !c.now().Before(row.ExpiresAt.Time) {
+			return ErrExpired
+		}
+		if row.Used >= row.Uses { // used up when read: no need to wait for the row
+			return ErrUsedUp
+		}
+		res, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE access_codes SET used = used + 1 WHERE id = ? AND used < uses`), row.ID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err == nil {
+				err = ErrUsedUp
+			}
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		if isRefusal(err) {
+			return Grant{}, err
+		}
+		return Grant{}, fmt.Errorf("access: redeem a code in %s: %w", room, err)
+	}
+	return g, nil
+}
+
+// Release gives back visitor's use of code in room, when the place it was
+// to buy could not be made: the code counts as never redeemed by them.
+func (c *Codes) Release(ctx context.Context, room, code, visitor string) error {
+	norm, ok := Normalize(code)
+	if !ok {
+		return nil
+	}
+	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
+		var id int64
+		err := tx.GetContext(ctx, &id, tx.Rebind(`SELECT id FROM access_codes WHERE room = ? AND code_hash = ?`), room, c.hash.Sum(norm))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM access_redemptions WHERE code_id = ? AND visitor = ?`), id, visitor)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, tx.Rebind(`UPDATE access_codes SET used = used - 1 WHERE id = ? AND used > 0`), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("access: release a code in %s: %w", room, err)
+	}
+	return nil
+}
+
+// LineCount is a line's codes in a room: how many, and their uses.
+type LineCount struct {
+	Line  string `json:"line" db:"line"`
+	Codes int64  `json:"codes" db:"codes"`
+	Uses  int64  `json:"uses" db:"uses"`
+	Used  int64  `json:"used" db:"used"`
+	// Left counts the uses left of codes that have not expired.
+	Left int64 `json:"left" db:"-"`
+}
+
+// Counts returns room's codes by line, in line order.
+func (c *Codes) Counts(ctx context.Context, room string) ([]LineCount, error) {
+	var rows []struct {
+		LineCount
+		Live int64 `db:"live"`
+	}
+	err := c.db.SelectContext(ctx, &rows, c.db.Rebind(`SELECT line, COUNT(*) AS codes, SUM(uses) AS uses, SUM(used) AS used,
+		SUM(CASE WHEN expires_at IS NULL OR expires_at > ? THEN uses - used ELSE 0 END) AS live
+		FROM access_codes WHERE room = ? GROUP BY line ORDER BY line`), c.now().UTC(), room)
+	if err != nil {
+		return nil, fmt.Errorf("access: count the codes of %s: %w", room, err)
+	}
+	out := make([]LineCount, len(rows))
+	for i, r := range rows {
+		out[i] = r.LineCount
+		out[i].Left = r.Live
+	}
+	return out, nil
+}
+
+// Info is one code as the console lists it: never the code itself.
+type Info struct {
+	ID        int64      `json:"id" db:"id"`
+	Hint      string     `json:"hint" db:"hint"`
+	Line      string     `json:"line" db:"line"`
+	Uses      int        `json:"uses" db:"uses"`
+	Used      int        `json:"used" db:"used"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" db:"expires_at"`
+	CreatedAt time.Time  `json:"createdAt" db:"created_at"`
+}
+
+// List returns up to limit of room's codes from offset on, oldest first.
+func (c *Codes) List(ctx context.Context, room string, offset, limit int) ([]Info, error) {
+	var out []Info
+	err := c.db.SelectContext(ctx, &out, c.db.Rebind(`SELECT id, hint, line, uses, used, expires_at, created_at
+		FROM access_codes WHERE room = ? ORDER BY id LIMIT ? OFFSET ?`), room, limit, offset)
+	if err != nil {
+		return nil, fmt.Errorf("access: list the codes of %s: %w", room, err)
+	}
+	return out, nil
+}
+
+// inTx runs fn in a transaction, committed when fn returns nil.
+func (c *Codes) inTx(ctx context.Context, fn func(*sqlx.Tx) error) error {
+	tx, err := c.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func isRefusal(err error) bool {
+	return errors.Is(err, ErrUnknown) || errors.Is(err, ErrWrongRoom) || errors.Is(err, ErrUsedUp) || errors.Is(err, ErrExpired)
+}
+
+func nullTime(t *time.Time) sql.NullTime {
+	if t == nil {
+		return sql.NullTime{}
+	}
+	return sql.NullTime{Time: t.UTC(), Valid: true}
+}
+
+// clip shortens a code quoted in an error.
+func clip(s string) string {
+	if len(s) > 24 {
+		return s[:24] + "…"
+	}
+	return s
+}

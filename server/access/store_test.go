@@ -1,0 +1,180 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
+)
+
+var dialects = []string{store.Postgres, store.SQLite}
+
+func newCodes(t *testing.T, dialect string) (*Codes, *clockwork.FakeClock) {
+	t.Helper()
+	db := storetest.Migrated(t, dialect)
+	h, err := NewHasher([]byte("the deployment's secret 0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := clockwork.NewFakeClockAt(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC))
+	return New(db.DB, h, clock.Now), clock
+}
+
+// TestRedeemConcurrently: of many concurrent redemptions of one code by
+// distinct visitors, exactly its uses succeed, and the rest are told it
+// is used up; its count of uses is exact.
+func TestRedeemConcurrently(t *testing.T) {
+	ctx := context.Background()
+	for _, dialect := range dialects {
+		for _, tc := range []struct {
+			uses, tries int
+		}{{1, 1000}, {10, 1000}} {
+			t.Run(fmt.Sprintf("%s, %d uses", dialect, tc.uses), func(t *testing.T) {
+				t.Parallel()
+				c, _ := newCodes(t, dialect)
+				added, err := c.Generate(ctx, "drop", 1, Spec{Line: "presale", Uses: tc.uses})
+				if err != nil {
+					t.Fatal(err)
+				}
+				code := added.Codes[0]
+				var ok, usedUp atomic.Int64
+				var wg sync.WaitGroup
+				errs := make(chan error, tc.tries)
+				for i := range tc.tries {
+					wg.Go(func() {
+						g, err := c.Redeem(ctx, "drop", code, fmt.Sprintf("visitor-%d", i))
+						switch {
+						case err == nil && g.Line == "presale" && !g.Again:
+							ok.Add(1)
+						case errors.Is(err, ErrUsedUp):
+							usedUp.Add(1)
+						default:
+							errs <- fmt.Errorf("redeem: %+v %v", g, err)
+						}
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Fatal(err)
+				}
+				if ok.Load() != int64(tc.uses) || usedUp.Load() != int64(tc.tries-tc.uses) {
+					t.Fatalf("%d redeemed and %d used up, want %d and %d", ok.Load(), usedUp.Load(), tc.uses, tc.tries-tc.uses)
+				}
+				counts, err := c.Counts(ctx, "drop")
+				if err != nil || len(counts) != 1 || counts[0].Used != int64(tc.uses) || counts[0].Left != 0 {
+					t.Fatalf("counts %+v %v, want %d used and none left", counts, err, tc.uses)
+				}
+			})
+		}
+	}
+}
+
+// TestRedeem: a code is redeemed once per visitor, in its own room, before
+// it expires; typed in any case, with or without its dashes. Refusals say
+// why, and a released use can be taken again.
+func TestRedeem(t *testing.T) {
+	ctx := context.Background()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			c, clock := newCodes(t, dialect)
+			expires := clock.Now().Add(time.Hour)
+			gen, err := c.Generate(ctx, "drop", 2, Spec{Uses: 2, ExpiresAt: &expires})
+			if err != nil || len(gen.Codes) != 2 || gen.Added != 2 {
+				t.Fatalf("generate: %+v %v", gen, err)
+			}
+			if _, err := c.Import(ctx, "other", []string{"FAN-2026-0001"}, Spec{Uses: 1}); err != nil {
+				t.Fatal(err)
+			}
+			code := gen.Codes[0]
+			loose := strings.ToLower(strings.ReplaceAll(code, "-", " "))
+			steps := []struct {
+				name, room, code, visitor string
+				advance                   time.Duration
+				want                      error
+				again                     bool
+			}{
+				{"first use", "drop", code, "v1", 0, nil, false},
+				{"the same visitor again, typed loosely", "drop", loose, "v1", 0, nil, true},
+				{"a second visitor", "drop", code, "v2", 0, nil, false},
+				{"a third: used up", "drop", code, "v3", 0, ErrUsedUp, false},
+				{"another room's code", "drop", "fan20260001", "v1", 0, ErrWrongRoom, false},
+				{"a code nobody made", "drop", "ZZZZ-ZZZZ-ZZZZ", "v1", 0, ErrUnknown, false},
+				{"not a code", "drop", "<script>", "v1", 0, ErrUnknown, false},
+				{"the other code, past its expiry", "drop", gen.Codes[1], "v1", time.Hour, ErrExpired, false},
+			}
+			for _, s := range steps {
+				clock.Advance(s.advance)
+				g, err := c.Redeem(ctx, s.room, s.code, s.visitor)
+				if !errors.Is(err, s.want) || (err == nil && g.Again != s.again) {
+					t.Fatalf("%s: %+v %v, want %v (again %v)", s.name, g, err, s.want, s.again)
+				}
+			}
+			// v2's use is given back (its enter failed): v3 may take it,
+			// had the code not expired; the count shows it.
+			if err := c.Release(ctx, "drop", code, "v2"); err != nil {
+				t.Fatal(err)
+			}
+			counts, err := c.Counts(ctx, "drop")
+			if err != nil || len(counts) != 1 || counts[0].Codes != 2 || counts[0].Uses != 4 || counts[0].Used != 1 || counts[0].Left != 0 {
+				t.Fatalf("counts after the release, both expired: %+v %v", counts, err)
+			}
+			list, err := c.List(ctx, "drop", 0, 10)
+			if err != nil || len(list) != 2 || list[0].Used != 1 || list[0].Hint != code[len(code)-3:] || list[0].ExpiresAt == nil {
+				t.Fatalf("list: %+v %v", list, err)
+			}
+		})
+	}
+}
+
+// TestImport: uploaded codes are normalized, repeated ones skipped, and a
+// malformed one refuses the upload, naming its place.
+func TestImport(t *testing.T) {
+	ctx := context.Background()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			c, clock := newCodes(t, dialect)
+			past := clock.Now().Add(-time.Minute)
+			for _, tc := range []struct {
+				name  string
+				codes []string
+				spec  Spec
+				want  Added
+				err   string
+			}{
+				{"fresh", []string{"VIP-0001", "vip0002", "VIP 0003"}, Spec{Uses: 1}, Added{Added: 3}, ""},
+				{"repeats", []string{"VIP-0001", "VIP-0004", "vip-0004"}, Spec{Uses: 1}, Added{Added: 1, Skipped: 2}, ""},
+				{"too short", []string{"VIP-0005", "ab"}, Spec{Uses: 1}, Added{}, "code 2"},
+				{"a symbol", []string{"VIP/0006"}, Spec{Uses: 1}, Added{}, "code 1"},
+				{"no uses", []string{"VIP-0007"}, Spec{}, Added{}, "uses"},
+				{"a bad line", []string{"VIP-0008"}, Spec{Uses: 1, Line: "pre sale"}, Added{}, "line"},
+				{"expired already", []string{"VIP-0009"}, Spec{Uses: 1, ExpiresAt: &past}, Added{}, "expiresAt"},
+				{"empty", nil, Spec{Uses: 1}, Added{}, "from 1"},
+			} {
+				got, err := c.Import(ctx, "drop", tc.codes, tc.spec)
+				if tc.err != "" {
+					if err == nil || !strings.Contains(err.Error(), tc.err) {
+						t.Fatalf("%s: %v, want an error about %q", tc.name, err, tc.err)
+					}
+					continue
+				}
+				if err != nil || got.Added != tc.want.Added || got.Skipped != tc.want.Skipped || got.Codes != nil {
+					t.Fatalf("%s: %+v %v, want %+v", tc.name, got, err, tc.want)
+				}
+			}
+			counts, err := c.Counts(ctx, "drop")
+			if err != nil || len(counts) != 1 || counts[0].Codes != 4 {
+				t.Fatalf("counts: %+v %v, want the 4 codes of the good uploads", counts, err)
+			}
+		})
+	}
+}

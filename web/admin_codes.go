@@ -1,0 +1,235 @@
+package web
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"waitingroom/server/access"
+	"waitingroom/server/admin"
+	"waitingroom/server/audit"
+	"waitingroom/web/request"
+	"waitingroom/web/response"
+)
+
+// AccessCodes are the rooms' access codes (access.Codes).
+type AccessCodes interface {
+	Generate(ctx context.Context, room string, n int, spec access.Spec) (access.Added, error)
+	Import(ctx context.Context, room string, codes []string, spec access.Spec) (access.Added, error)
+	Counts(ctx context.Context, room string) ([]access.LineCount, error)
+	List(ctx context.Context, room string, offset, limit int) ([]access.Info, error)
+}
+
+// The admin API of a room's access codes. Like products, a room's codes
+// may be made before the room itself exists.
+
+const codesShape = `a JSON object such as {"count":100,"uses":1,"line":"presale","expiresAt":"2026-12-24T12:00:00+09:00"}, or text/csv of one code per line`
+
+// codesUploadMax bounds an uploaded CSV of codes: access.MaxBatch codes
+// of up to 40 bytes each.
+const codesUploadMax = 4 << 20
+
+// codesRequest is the JSON body of POST /api/admin/rooms/{room}/codes.
+type codesRequest struct {
+	Count     int        `json:"count"`
+	Uses      int        `json:"uses"`
+	Line      string     `json:"line"`
+	ExpiresAt *time.Time `json:"expiresAt"`
+}
+
+// postCodes serves POST /api/admin/rooms/{room}/codes: with a JSON body it
+// generates count codes and answers them, once; with a text/csv body (one
+// code per line, the spec in the query: uses, line, expiresAt) it adds
+// the uploaded codes. uses defaults to 1.
+func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
+	if !s.hasCodes(w) {
+		return
+	}
+	name := r.PathValue("room")
+	media, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var (
+		added  access.Added
+		spec   access.Spec
+		err    error
+		action string
+	)
+	switch media {
+	case "application/json", "":
+		var req codesRequest
+		if !request.DecodeStrict(w, r, &req, codesShape) {
+			return
+		}
+		spec = access.Spec{Line: req.Line, Uses: max(req.Uses, 1), ExpiresAt: req.ExpiresAt}
+		if req.Uses < 0 {
+			spec.Uses = req.Uses // refused by Validate, with its bounds
+		}
+		action = "codes.generate"
+		added, err = s.codes.Generate(r.Context(), name, req.Count, spec)
+	case "text/csv":
+		var codes []string
+		var ok bool
+		if spec, ok = codesSpecOfQuery(w, r); !ok {
+			return
+		}
+		if codes, ok = readCodesCSV(w, r); !ok {
+			return
+		}
+		action = "codes.import"
+		added, err = s.codes.Import(r.Context(), name, codes, spec)
+	default:
+		response.WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Send "+codesShape+".")
+		return
+	}
+	if err != nil {
+		s.codesFail(w, r, err)
+		return
+	}
+	s.recordCodes(r.Context(), name, action, added, spec)
+	response.WriteJSON(w, http.StatusCreated, added)
+}
+
+// getCodes serves GET /api/admin/rooms/{room}/codes: the room's codes by
+// line, with their uses and what is left.
+func (s *Server) getCodes(w http.ResponseWriter, r *http.Request) {
+	if !s.hasCodes(w) || !drainBody(w, r) {
+		return
+	}
+	counts, err := s.codes.Counts(r.Context(), r.PathValue("room"))
+	if err != nil {
+		s.codesFail(w, r, err)
+		return
+	}
+	if counts == nil {
+		counts = []access.LineCount{}
+	}
+	response.WriteJSON(w, http.StatusOK, map[string]any{"lines": counts})
+}
+
+// exportCodes serves GET /api/admin/rooms/{room}/codes.csv: every code of
+// the room, oldest first, as its hint (last three characters), line, uses,
+// used, expiry and creation; never the code itself, which the database
+// does not keep.
+func (s *Server) exportCodes(w http.ResponseWriter, r *http.Request) {
+	if !s.hasCodes(w) || !drainBody(w, r) {
+		return
+	}
+	name := r.PathValue("room")
+	const page = 10000
+	first, err := s.codes.List(r.Context(), name, 0, page)
+	if err != nil {
+		s.codesFail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="codes-`+name+`.csv"`)
+	out := csv.NewWriter(w)
+	out.Write([]string{"id", "hint", "line", "uses", "used", "expires_at", "created_at"})
+	for offset, rows := 0, first; len(rows) > 0; {
+		for _, c := range rows {
+			expires := ""
+			if c.ExpiresAt != nil {
+				expires = c.ExpiresAt.UTC().Format(time.RFC3339)
+			}
+			out.Write([]string{strconv.FormatInt(c.ID, 10), "…" + c.Hint, c.Line, strconv.Itoa(c.Uses), strconv.Itoa(c.Used),
+				expires, c.CreatedAt.UTC().Format(time.RFC3339)})
+		}
+		if len(rows) < page {
+			break
+		}
+		offset += page
+		if rows, err = s.codes.List(r.Context(), name, offset, page); err != nil {
+			s.log.ErrorContext(r.Context(), "export codes", "room", name, "err", err)
+			break // the header is sent: the export ends short
+		}
+	}
+	out.Flush()
+}
+
+// hasCodes answers 404 codes_off when no order database keeps codes.
+func (s *Server) hasCodes(w http.ResponseWriter) bool {
+	if s.codes == nil {
+		response.WriteError(w, http.StatusNotFound, "codes_off", "Access codes need the order database, which this server has not attached.")
+		return false
+	}
+	return true
+}
+
+// codesFail answers a request the codes refused (400, saying what to
+// change), or a database failure.
+func (s *Server) codesFail(w http.ResponseWriter, r *http.Request, err error) {
+	if inv := (*access.InvalidError)(nil); errors.As(err, &inv) {
+		response.WriteError(w, http.StatusBadRequest, "bad_codes", inv.Msg+".")
+		return
+	}
+	s.fail(w, r, err)
+}
+
+// recordCodes writes the audit log's entry of codes made: how many, and
+// what they grant; never the codes.
+func (s *Server) recordCodes(ctx context.Context, name, action string, added access.Added, spec access.Spec) {
+	if s.auditLog == nil {
+		return
+	}
+	nw := map[string]any{"added": added.Added, "skipped": added.Skipped, "line": spec.Line, "uses": spec.Uses, "expiresAt": spec.ExpiresAt}
+	if err := s.auditLog.Record(ctx, audit.Entry{Actor: apiActor, Room: name, Action: action, New: admin.CompactJSON(nw)}); err != nil {
+		s.log.ErrorContext(ctx, "audit codes", "room", name, "err", err)
+	}
+}
+
+// codesSpecOfQuery reads an upload's spec from the query: uses (default
+// 1), line, expiresAt (RFC 3339).
+func codesSpecOfQuery(w http.ResponseWriter, r *http.Request) (access.Spec, bool) {
+	q := r.URL.Query()
+	spec := access.Spec{Line: q.Get("line"), Uses: 1}
+	if v := q.Get("uses"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			response.WriteError(w, http.StatusBadRequest, "bad_codes", "uses must be a whole number, not "+strconv.Quote(v)+".")
+			return spec, false
+		}
+		spec.Uses = n
+	}
+	if v := q.Get("expiresAt"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			response.WriteError(w, http.StatusBadRequest, "bad_codes", "expiresAt must be a time such as 2026-12-24T12:00:00+09:00, not "+strconv.Quote(v)+".")
+			return spec, false
+		}
+		spec.ExpiresAt = &t
+	}
+	return spec, true
+}
+
+// readCodesCSV reads an uploaded CSV: the first field of each record, a
+// first record of "code" taken as a header, empty records skipped.
+func readCodesCSV(w http.ResponseWriter, r *http.Request) ([]string, bool) {
+	in := csv.NewReader(http.MaxBytesReader(w, r.Body, codesUploadMax))
+	in.FieldsPerRecord = -1
+	in.TrimLeadingSpace = true
+	var codes []string
+	for {
+		rec, err := in.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if parse := (*csv.ParseError)(nil); errors.As(err, &parse) {
+			response.WriteError(w, http.StatusBadRequest, "bad_codes", "The CSV does not read at line "+strconv.Itoa(parse.Line)+": "+parse.Err.Error()+".")
+			return nil, false
+		}
+		if err != nil {
+			return nil, request.BodyError(w, err)
+		}
+		code := strings.TrimSpace(rec[0])
+		if code == "" || (len(codes) == 0 && strings.EqualFold(code, "code")) {
+			continue
+		}
+		codes = append(codes, code)
+	}
+	return codes, true
+}

@@ -1,0 +1,124 @@
+package web
+
+import (
+	"context"
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"waitingroom/server/access"
+	"waitingroom/server/audit"
+	"waitingroom/server/store"
+	"waitingroom/server/store/storetest"
+)
+
+// codesHarness is a harness whose server keeps access codes in a freshly
+// migrated database of dialect, and records its audit log there.
+func codesHarness(t *testing.T, dialect string) (*harness, *access.Codes, *audit.Log) {
+	t.Helper()
+	db := storetest.Migrated(t, dialect)
+	key, err := access.NewHasher([]byte("test-secret-key-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := access.New(db.DB, key, time.Now)
+	log := audit.New(db)
+	return newHarness(t, func(o *Options) { o.Codes, o.Audit = codes, log }), codes, log
+}
+
+// TestCodesAdminAPI: generating codes answers them once and counts them;
+// an uploaded CSV adds its codes, skipping repeats; the export lists the
+// codes by hint, never whole; every refusal says what to change.
+func TestCodesAdminAPI(t *testing.T) {
+	t.Parallel()
+	for _, dialect := range []string{store.Postgres, store.SQLite} {
+		t.Run(dialect, func(t *testing.T) {
+			h, codes, log := codesHarness(t, dialect)
+			base := "/api/admin/rooms/" + h.room + "/codes"
+			var gen access.Added
+			r := h.do(t, "POST", base, `{"count":3,"uses":2,"line":"presale"}`, adminAuth, nil)
+			r.json(t, &gen)
+			if r.status != 201 || len(gen.Codes) != 3 || gen.Added != 3 {
+				t.Fatalf("generate: %d %s", r.status, r.body)
+			}
+			csvHdr := map[string]string{"Authorization": adminAuth["Authorization"], "Content-Type": "text/csv"}
+			r = h.do(t, "POST", base+"?uses=1&line=fans", "code\nFAN-0001\nfan 0002\n\nFAN-0001\n", csvHdr, nil)
+			var imp access.Added
+			r.json(t, &imp)
+			if r.status != 201 || imp.Added != 2 || imp.Skipped != 1 || imp.Codes != nil {
+				t.Fatalf("import: %d %s", r.status, r.body)
+			}
+			var counts struct{ Lines []access.LineCount }
+			h.do(t, "GET", base, "", adminAuth, nil).json(t, &counts)
+			want := []access.LineCount{{Line: "fans", Codes: 2, Uses: 2, Left: 2}, {Line: "presale", Codes: 3, Uses: 6, Left: 6}}
+			if len(counts.Lines) != 2 || counts.Lines[0] != want[0] || counts.Lines[1] != want[1] {
+				t.Fatalf("counts: %+v, want %+v", counts.Lines, want)
+			}
+			// A code made through the API redeems.
+			if g, err := codes.Redeem(context.Background(), h.room, gen.Codes[0], "v1"); err != nil || g.Line != "presale" {
+				t.Fatalf("redeem a generated code: %+v %v", g, err)
+			}
+			r = h.do(t, "GET", base+".csv", "", adminAuth, nil)
+			rows, err := csv.NewReader(strings.NewReader(r.body)).ReadAll()
+			if r.status != 200 || err != nil || len(rows) != 6 || rows[0][1] != "hint" || !strings.HasPrefix(r.header.Get("Content-Type"), "text/csv") {
+				t.Fatalf("export: %d %v %q", r.status, err, r.body)
+			}
+			for _, c := range gen.Codes {
+				if strings.Contains(r.body, c) || strings.Contains(r.body, strings.ReplaceAll(c, "-", "")) {
+					t.Fatalf("the export holds the code %s", c)
+				}
+			}
+			if rows[1][4] != "1" || rows[1][1] != "…"+gen.Codes[0][len(gen.Codes[0])-3:] {
+				t.Fatalf("export's first code: %v, want used 1 and its hint", rows[1])
+			}
+			entries, err := log.List(context.Background(), audit.Filter{Room: h.room})
+			if err != nil || len(entries) != 2 || strings.Contains(entries[0].New+entries[1].New, gen.Codes[0]) {
+				t.Fatalf("audit: %+v %v, want two entries without the codes", entries, err)
+			}
+			past := time.Now().Add(-time.Hour).Format(time.RFC3339)
+			for _, tc := range []struct {
+				name, path, body string
+				hdr              map[string]string
+				status           int
+				code             string
+			}{
+				{"no token", base, `{"count":1}`, nil, 401, "unauthorized"},
+				{"no count", base, `{"uses":1}`, adminAuth, 400, "bad_codes"},
+				{"too many", base, `{"count":100001}`, adminAuth, 400, "bad_codes"},
+				{"negative uses", base, `{"count":1,"uses":-1}`, adminAuth, 400, "bad_codes"},
+				{"a bad line", base, `{"count":1,"line":"pre sale"}`, adminAuth, 400, "bad_codes"},
+				{"expired already", base, `{"count":1,"expiresAt":"` + past + `"}`, adminAuth, 400, "bad_codes"},
+				{"unknown field", base, `{"count":1,"use":1}`, adminAuth, 400, "bad_json"},
+				{"a malformed upload", base, "GOOD-0001\nno/slash\n", csvHdr, 400, "bad_codes"},
+				{"a CSV that does not read", base, "\"open quote\n", csvHdr, 400, "bad_codes"},
+				{"an empty upload", base, "code\n", csvHdr, 400, "bad_codes"},
+				{"uses not a number", base + "?uses=two", "GOOD-0002\n", csvHdr, 400, "bad_codes"},
+				{"expiry not a time", base + "?expiresAt=tomorrow", "GOOD-0003\n", csvHdr, 400, "bad_codes"},
+				{"another type", base, "count=1", map[string]string{"Authorization": adminAuth["Authorization"], "Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"},
+				{"bad room", "/api/admin/rooms/Bad_Room/codes", `{"count":1}`, adminAuth, 400, "bad_room"},
+			} {
+				r := h.do(t, "POST", tc.path, tc.body, tc.hdr, nil)
+				var e struct{ Error, Message string }
+				r.json(t, &e)
+				if r.status != tc.status || e.Error != tc.code || e.Message == "" {
+					t.Errorf("%s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
+				}
+			}
+			h.do(t, "GET", base, "", adminAuth, nil).json(t, &counts)
+			if len(counts.Lines) != 2 || counts.Lines[0].Codes != 2 || counts.Lines[1].Codes != 3 {
+				t.Fatalf("refused requests added codes: %+v", counts.Lines)
+			}
+		})
+	}
+}
+
+// TestCodesAdminAPIOff: without an order database the codes' API says so.
+func TestCodesAdminAPIOff(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	r := h.do(t, "GET", "/api/admin/rooms/"+h.room+"/codes", "", adminAuth, nil)
+	if r.status != 404 || !strings.Contains(r.body, "codes_off") {
+		t.Fatalf("codes without a database: %d %s", r.status, r.body)
+	}
+}
