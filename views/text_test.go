@@ -14,6 +14,7 @@ var catalogues = []struct {
 }{
 	{"Messages", func(l string) any { return For(l) }},
 	{"BrandingText", func(l string) any { return BrandingTextFor(l) }},
+	{"CodesText", func(l string) any { return CodesTextFor(l) }},
 	{"ConsoleText", func(l string) any { return ConsoleTextFor(l) }},
 	{"DashText", func(l string) any { return DashTextFor(l) }},
 	{"EmbedText", func(l string) any { return EmbedTextFor(l) }},

@@ -2,38 +2,24 @@ package web
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"waitingroom/server/access"
 	"waitingroom/server/admin"
 	"waitingroom/server/audit"
+	"waitingroom/web/console"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
-
-// AccessCodes are the rooms' access codes (access.Codes).
-type AccessCodes interface {
-	Generate(ctx context.Context, room string, n int, spec access.Spec) (access.Added, error)
-	Import(ctx context.Context, room string, codes []string, spec access.Spec) (access.Added, error)
-	Counts(ctx context.Context, room string) ([]access.LineCount, error)
-	List(ctx context.Context, room string, offset, limit int) ([]access.Info, error)
-}
 
 // The admin API of a room's access codes. Like products, a room's codes
 // may be made before the room itself exists.
 
 const codesShape = `a JSON object such as {"count":100,"uses":1,"line":"presale","expiresAt":"2026-12-24T12:00:00+09:00"}, or text/csv of one code per line`
-
-// codesUploadMax bounds an uploaded CSV of codes: access.MaxBatch codes
-// of up to 40 bytes each.
-const codesUploadMax = 4 << 20
 
 // codesRequest is the JSON body of POST /api/admin/rooms/{room}/codes.
 type codesRequest struct {
@@ -112,43 +98,14 @@ func (s *Server) getCodes(w http.ResponseWriter, r *http.Request) {
 }
 
 // exportCodes serves GET /api/admin/rooms/{room}/codes.csv: every code of
-// the room, oldest first, as its hint (last three characters), line, uses,
-// used, expiry and creation; never the code itself, which the database
-// does not keep.
+// the room by its hint (console.WriteCodesCSV).
 func (s *Server) exportCodes(w http.ResponseWriter, r *http.Request) {
 	if !s.hasCodes(w) || !drainBody(w, r) {
 		return
 	}
-	name := r.PathValue("room")
-	const page = 10000
-	first, err := s.codes.List(r.Context(), name, 0, page)
-	if err != nil {
+	if err := console.WriteCodesCSV(r.Context(), w, s.codes, r.PathValue("room")); err != nil {
 		s.codesFail(w, r, err)
-		return
 	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="codes-`+name+`.csv"`)
-	out := csv.NewWriter(w)
-	out.Write([]string{"id", "hint", "line", "uses", "used", "expires_at", "created_at"})
-	for offset, rows := 0, first; len(rows) > 0; {
-		for _, c := range rows {
-			expires := ""
-			if c.ExpiresAt != nil {
-				expires = c.ExpiresAt.UTC().Format(time.RFC3339)
-			}
-			out.Write([]string{strconv.FormatInt(c.ID, 10), "…" + c.Hint, c.Line, strconv.Itoa(c.Uses), strconv.Itoa(c.Used),
-				expires, c.CreatedAt.UTC().Format(time.RFC3339)})
-		}
-		if len(rows) < page {
-			break
-		}
-		offset += page
-		if rows, err = s.codes.List(r.Context(), name, offset, page); err != nil {
-			s.log.ErrorContext(r.Context(), "export codes", "room", name, "err", err)
-			break // the header is sent: the export ends short
-		}
-	}
-	out.Flush()
 }
 
 // hasCodes answers 404 codes_off when no order database keeps codes.
@@ -206,30 +163,17 @@ func codesSpecOfQuery(w http.ResponseWriter, r *http.Request) (access.Spec, bool
 	return spec, true
 }
 
-// readCodesCSV reads an uploaded CSV: the first field of each record, a
-// first record of "code" taken as a header, empty records skipped.
+// readCodesCSV reads an uploaded CSV of codes (console.ReadCodesCSV).
 func readCodesCSV(w http.ResponseWriter, r *http.Request) ([]string, bool) {
-	in := csv.NewReader(http.MaxBytesReader(w, r.Body, codesUploadMax))
-	in.FieldsPerRecord = -1
-	in.TrimLeadingSpace = true
-	var codes []string
-	for {
-		rec, err := in.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if parse := (*csv.ParseError)(nil); errors.As(err, &parse) {
-			response.WriteError(w, http.StatusBadRequest, "bad_codes", "The CSV does not read at line "+strconv.Itoa(parse.Line)+": "+parse.Err.Error()+".")
-			return nil, false
-		}
-		if err != nil {
-			return nil, request.BodyError(w, err)
-		}
-		code := strings.TrimSpace(rec[0])
-		if code == "" || (len(codes) == 0 && strings.EqualFold(code, "code")) {
-			continue
-		}
-		codes = append(codes, code)
+	codes, err := console.ReadCodesCSV(http.MaxBytesReader(w, r.Body, console.CodesUploadMax), func(line int) error {
+		return &access.InvalidError{Field: "code", Msg: "The CSV does not read at line " + strconv.Itoa(line)}
+	})
+	if inv := (*access.InvalidError)(nil); errors.As(err, &inv) {
+		response.WriteError(w, http.StatusBadRequest, "bad_codes", inv.Msg+".")
+		return nil, false
+	}
+	if err != nil {
+		return nil, request.BodyError(w, err)
 	}
 	return codes, true
 }

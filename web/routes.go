@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"waitingroom/web/console"
 	"waitingroom/web/gatemode"
 )
 
@@ -31,7 +32,7 @@ func (s *Server) routes() []route {
 		{"PUT /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.updateProduct))},
 		{"DELETE /api/admin/rooms/{room}/products/{id}", s.api(s.adminOnly(s.deleteProduct))},
 		{"POST /api/admin/media", s.adminOnly(s.uploadImage)},
-		{"POST /api/admin/rooms/{room}/codes", s.apiCSV(codesUploadMax, s.adminOnly(s.postCodes))},
+		{"POST /api/admin/rooms/{room}/codes", s.apiCSV(console.CodesUploadMax, s.adminOnly(s.postCodes))},
 		{"GET /api/admin/rooms/{room}/codes", s.api(s.adminOnly(s.getCodes))},
 		{"GET /api/admin/rooms/{room}/codes.csv", s.adminOnly(s.exportCodes)},
 		{"GET /admin/rooms", http.HandlerFunc(c.RoomList)},
@@ -74,6 +75,11 @@ func (s *Server) routes() []route {
 		{"GET /r/{room}/theme/{file}", http.HandlerFunc(s.serveTheme)},
 		{"GET /admin/rooms/{room}/branding", http.HandlerFunc(c.Branding)},
 		{"POST /admin/rooms/{room}/branding", http.HandlerFunc(c.SaveBranding)},
+
+		// access codes
+		{"GET /admin/rooms/{room}/codes", http.HandlerFunc(c.Codes)},
+		{"POST /admin/rooms/{room}/codes", http.HandlerFunc(c.ChangeCodes)},
+		{"GET /admin/rooms/{room}/codes.csv", http.HandlerFunc(c.CodesCSV)},
 
 		// share
 		{"GET /s/{code}", http.HandlerFunc(s.followShare)},

@@ -157,8 +157,9 @@ type Options struct {
 	Log              *slog.Logger
 	// Catalog is the product admin; nil turns it off.
 	Catalog Catalog
-	// Codes are the rooms' access codes; nil turns their admin API off.
-	Codes AccessCodes
+	// Codes are the rooms' access codes; nil turns their admin API and
+	// console page off.
+	Codes console.Codes
 	// ConsoleOrders is the order database of the console's orders and
 	// attribution pages; nil makes them say that none is attached.
 	ConsoleOrders console.Orders
@@ -247,7 +248,7 @@ type Server struct {
 	metrics    *Metrics
 	log        *slog.Logger
 	catalog    Catalog
-	codes      AccessCodes
+	codes      console.Codes
 	placed     PlacedOrders
 	records    RoomRecords
 	ready      Readiness

@@ -38,14 +38,19 @@ var (
 )
 
 // InvalidError is a request for codes that cannot be met as asked: a
-// count, a spec or an uploaded code out of bounds. Its message says what
-// to change.
-type InvalidError struct{ Msg string }
+// count, a spec or an uploaded code out of bounds. Field names what to
+// change ("count", "uses", "line", "expiresAt" or "code", then Index is
+// the code's place in the upload, from 1); Msg says how, in English.
+type InvalidError struct {
+	Field string
+	Index int
+	Msg   string
+}
 
 func (e *InvalidError) Error() string { return e.Msg }
 
-func invalid(format string, args ...any) error {
-	return &InvalidError{Msg: fmt.Sprintf(format, args...)}
+func invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Spec is what a batch of codes grants: a place in line (the room's only
@@ -60,13 +65,13 @@ type Spec struct {
 // letters, digits, '-' and '_', and an expiry in the future.
 func (s Spec) Validate(now time.Time) error {
 	if s.Uses < 1 || s.Uses > MaxUses {
-		return invalid("uses must be from 1 to %d, not %d", MaxUses, s.Uses)
+		return invalid("uses", "uses must be from 1 to %d, not %d", MaxUses, s.Uses)
 	}
 	if len(s.Line) > MaxLineLen || strings.IndexFunc(s.Line, func(r rune) bool { return !nameRune(r) }) >= 0 {
-		return invalid("line must be up to %d letters, digits, '-' or '_', not %q", MaxLineLen, s.Line)
+		return invalid("line", "line must be up to %d letters, digits, '-' or '_', not %q", MaxLineLen, s.Line)
 	}
 	if s.ExpiresAt != nil && !s.ExpiresAt.After(now) {
-		return invalid("expiresAt %s is not in the future", s.ExpiresAt.Format(time.RFC3339))
+		return invalid("expiresAt", "expiresAt %s is not in the future", s.ExpiresAt.Format(time.RFC3339))
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ type Added struct {
 // Generate makes n new codes for room under spec, in one transaction.
 func (c *Codes) Generate(ctx context.Context, room string, n int, spec Spec) (Added, error) {
 	if n < 1 || n > MaxBatch {
-		return Added{}, invalid("count must be from 1 to %d, not %d", MaxBatch, n)
+		return Added{}, invalid("count", "count must be from 1 to %d, not %d", MaxBatch, n)
 	}
 	if err := spec.Validate(c.now()); err != nil {
 		return Added{}, err
@@ -73,7 +73,7 @@ func (c *Codes) Generate(ctx context.Context, room string, n int, spec Spec) (Ad
 // the room already has, or that came before in the upload, is skipped.
 func (c *Codes) Import(ctx context.Context, room string, codes []string, spec Spec) (Added, error) {
 	if len(codes) < 1 || len(codes) > MaxBatch {
-		return Added{}, invalid("an upload holds from 1 to %d codes, not %d", MaxBatch, len(codes))
+		return Added{}, invalid("count", "an upload holds from 1 to %d codes, not %d", MaxBatch, len(codes))
 	}
 	if err := spec.Validate(c.now()); err != nil {
 		return Added{}, err
@@ -82,7 +82,8 @@ func (c *Codes) Import(ctx context.Context, room string, codes []string, spec Sp
 	for i, code := range codes {
 		norm, ok := Normalize(code)
 		if !ok {
-			return Added{}, invalid("code %d (%q) is not %d to %d letters, digits or '_', once spaces and dashes are dropped", i+1, clip(code), MinLen, MaxLen)
+			return Added{}, &InvalidError{Field: "code", Index: i + 1,
+				Msg: fmt.Sprintf("code %d (%q) is not %d to %d letters, digits or '_', once spaces and dashes are dropped", i+1, clip(code), MinLen, MaxLen)}
 		}
 		norms[i] = norm
 	}
@@ -312,4 +313,15 @@ func clip(s string) string {
 		return s[:24] + "…"
 	}
 	return s
+}
+
+// Latest returns up to limit of room's codes, newest first.
+func (c *Codes) Latest(ctx context.Context, room string, limit int) ([]Info, error) {
+	var out []Info
+	err := c.db.SelectContext(ctx, &out, c.db.Rebind(`SELECT id, hint, line, uses, used, expires_at, created_at
+		FROM access_codes WHERE room = ? ORDER BY id DESC LIMIT ?`), room, limit)
+	if err != nil {
+		return nil, fmt.Errorf("access: list the latest codes of %s: %w", room, err)
+	}
+	return out, nil
 }

@@ -88,6 +88,8 @@ type Deps struct {
 	Recorded RecordedRooms
 	// Shares are the rooms' short links; nil turns them off.
 	Shares ShareLinks
+	// Codes are the rooms' access codes; nil turns their page off.
+	Codes Codes
 	// Images keeps the uploaded images; nil refuses uploads.
 	Images *media.Store
 	// Live is the rooms' per-second record; nil leaves the dashboard's
@@ -154,6 +156,7 @@ type Console struct {
 	campaigns     CampaignCounts
 	recorded      RecordedRooms
 	shares        ShareLinks
+	codes         Codes
 	images        *media.Store
 	nets          Networks
 	dash          *dashboard
@@ -200,7 +203,7 @@ func New(d Deps) (*Console, error) {
 	}
 	c := &Console{rooms: d.Rooms, roomWrites: d.RoomWrites, productWrites: d.ProductWrites,
 		operators: d.Operators, auditLog: d.Audit, orderAdmin: d.Orders, catalog: d.Catalog,
-		campaigns: d.Campaigns, recorded: d.Recorded, shares: d.Shares, images: d.Images, nets: d.Networks,
+		campaigns: d.Campaigns, recorded: d.Recorded, shares: d.Shares, codes: d.Codes, images: d.Images, nets: d.Networks,
 		dash: newDashboard(d), newAPIKey: d.NewAPIKey,
 		admin: d.AdminDigest, adminFails: d.AdminFails, devices: d.Devices,
 		challengeDefault: d.ChallengeDefault, spreadDefault: d.ReadySpreadDefaultMs, spreadMax: d.ReadySpreadMaxMs,

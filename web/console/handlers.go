@@ -73,6 +73,17 @@ func (s *Console) SaveBranding(w http.ResponseWriter, r *http.Request) {
 	s.ChangeUpTo(BrandingBodyMax(), s.consoleSaveBranding, s.brandingTooLarge)(w, r)
 }
 
+// Codes serves GET /admin/rooms/{room}/codes.
+func (s *Console) Codes(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleCodes)(w, r) }
+
+// ChangeCodes serves POST /admin/rooms/{room}/codes.
+func (s *Console) ChangeCodes(w http.ResponseWriter, r *http.Request) {
+	s.ChangeUpTo(CodesUploadMax+64<<10, s.consoleChangeCodes, nil)(w, r)
+}
+
+// CodesCSV serves GET /admin/rooms/{room}/codes.csv.
+func (s *Console) CodesCSV(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleCodesCSV)(w, r) }
+
 // Share serves GET /admin/rooms/{room}/share.
 func (s *Console) Share(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleShare)(w, r) }
 
