@@ -1,0 +1,294 @@
+package identity
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/jonboulle/clockwork"
+
+	"waitingroom/server/visitor"
+)
+
+// shopKey is a shop's signing key and its public JWK.
+type shopKey struct {
+	priv any
+	alg  jose.SignatureAlgorithm
+	pub  jose.JSONWebKey
+}
+
+func newShopKey(t *testing.T, kind, kid string) shopKey {
+	t.Helper()
+	var priv, pub any
+	var alg jose.SignatureAlgorithm
+	switch kind {
+	case "ec":
+		k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		priv, pub, alg = k, &k.PublicKey, jose.ES256
+	case "rsa":
+		k, _ := rsa.GenerateKey(rand.Reader, 2048)
+		priv, pub, alg = k, &k.PublicKey, jose.RS256
+	case "ed":
+		p, k, _ := ed25519.GenerateKey(rand.Reader)
+		priv, pub, alg = k, p, jose.EdDSA
+	}
+	return shopKey{priv: priv, alg: alg, pub: jose.JSONWebKey{Key: pub, KeyID: kid, Algorithm: string(alg), Use: "sig"}}
+}
+
+// sign makes a token with claims, signed by k (with its kid).
+func (k shopKey) sign(t *testing.T, claims any) string {
+	t.Helper()
+	opts := (&jose.SignerOptions{}).WithType("JWT")
+	if k.pub.KeyID != "" {
+		opts = opts.WithHeader("kid", k.pub.KeyID)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: k.priv}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(s).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+type claims struct {
+	jwt.Claims
+	Line string `json:"line,omitempty"`
+}
+
+// TestVerify: a token is accepted only when the shop's key signed it, for
+// this room, within its times (a minute's leeway), naming a buyer; each
+// refusal says which.
+func TestVerify(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	shop, other := newShopKey(t, "ec", "k1"), newShopKey(t, "ec", "k1")
+	rsaKey, edKey := newShopKey(t, "rsa", "r1"), newShopKey(t, "ed", "")
+	keys := Static{shop.pub, rsaKey.pub, edKey.pub}
+	ok := func(c *claims) claims {
+		base := claims{Claims: jwt.Claims{Subject: "member-42", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour)),
+			IssuedAt: jwt.NewNumericDate(now)}, Line: "presale"}
+		if c != nil {
+			c.Claims.Subject, c.Claims.Audience = base.Subject, base.Audience
+			return *c
+		}
+		return base
+	}
+	for _, tc := range []struct {
+		name  string
+		token string
+		want  error
+	}{
+		{"the shop's EC key", shop.sign(t, ok(nil)), nil},
+		{"the shop's RSA key", rsaKey.sign(t, ok(nil)), nil},
+		{"the shop's Ed25519 key, no kid", edKey.sign(t, ok(nil)), nil},
+		{"another key with the same kid", other.sign(t, ok(nil)), ErrSignature},
+		{"another room", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"other"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrWrongRoom},
+		{"no audience", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrWrongRoom},
+		{"expired", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(-2 * time.Minute))}}), ErrExpired},
+		{"expired within the leeway", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(-30 * time.Second))}}), nil},
+		{"not yet valid", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour)), NotBefore: jwt.NewNumericDate(now.Add(5 * time.Minute))}}), ErrNotYetValid},
+		{"no expiry", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}}}), ErrNoExpiry},
+		{"no subject", shop.sign(t, claims{Claims: jwt.Claims{Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
+		{"a long subject", shop.sign(t, claims{Claims: jwt.Claims{Subject: strings.Repeat("m", 257), Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
+		{"not a token", "hello", ErrMalformed},
+		{"unsigned (alg none)", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJtIiwiYXVkIjoiZHJvcCJ9.", ErrMalformed},
+		{"too long", strings.Repeat("a", MaxTokenLen+1), ErrMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Verify(ctx, tc.token, "drop", keys, now)
+			if !errors.Is(err, tc.want) || (err != nil) != (tc.want != nil) {
+				t.Fatalf("Verify: %+v %v, want %v", c, err, tc.want)
+			}
+			if tc.want != nil && !Refused(err) {
+				t.Fatalf("%v is not a refusal", err)
+			}
+			if err == nil && (c.Subject == "" || c.Expiry.IsZero()) {
+				t.Fatalf("claims %+v", c)
+			}
+		})
+	}
+	c, _ := Verify(ctx, shop.sign(t, ok(nil)), "drop", keys, now)
+	if c.Subject != "member-42" || c.Line != "presale" || !c.Expiry.Equal(now.Add(time.Hour)) {
+		t.Fatalf("claims %+v", c)
+	}
+	// An HMAC token, even with the right shape, is never accepted.
+	hs, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: []byte("0123456789abcdef0123456789abcdef")}, nil)
+	tok, _ := jwt.Signed(hs).Claims(ok(nil)).Serialize()
+	if _, err := Verify(ctx, tok, "drop", keys, now); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("an HMAC token: %v", err)
+	}
+}
+
+// TestParseKeys: PEM public keys, a JWK and a JWK set are taken; private
+// keys and anything else are refused, saying why.
+func TestParseKeys(t *testing.T) {
+	ec, ed := newShopKey(t, "ec", "k1"), newShopKey(t, "ed", "")
+	der, _ := x509.MarshalPKIXPublicKey(ec.pub.Key)
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	privDER, _ := x509.MarshalPKCS8PrivateKey(ec.priv)
+	pemPriv := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER}))
+	jwk, _ := json.Marshal(ec.pub)
+	set, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{ec.pub, ed.pub}})
+	privJWK, _ := json.Marshal(jose.JSONWebKey{Key: ec.priv, KeyID: "p"})
+	for _, tc := range []struct {
+		name, text string
+		n          int
+		err        string
+	}{
+		{"a PEM public key", pemKey, 1, ""},
+		{"two PEM keys", pemKey + "\n" + pemKey, 2, ""},
+		{"a JWK", string(jwk), 1, ""},
+		{"a JWK set", string(set), 2, ""},
+		{"a PEM private key", pemPriv, 0, "public key"},
+		{"a private JWK", string(privJWK), 0, "public key"},
+		{"an empty set", `{"keys":[]}`, 0, "without keys"},
+		{"nothing", "  ", 0, "no key"},
+		{"text", "hello", 0, "not a PEM"},
+		{"bad JSON", "{", 0, "not JSON"},
+		{"too long", strings.Repeat("a", MaxPastedKeys+1), 0, "KiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keys, err := ParseKeys(tc.text)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("ParseKeys: %v, want an error about %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || len(keys) != tc.n {
+				t.Fatalf("ParseKeys: %d keys, %v; want %d", len(keys), err, tc.n)
+			}
+		})
+	}
+}
+
+// TestJWKS: a shop's key set is fetched once and kept; a token of a new
+// kid fetches it again, at most once per MinRefresh, so that made-up kids
+// do not make it fetch in a loop; a set that cannot be fetched again is
+// used while not stale.
+func TestJWKS(t *testing.T) {
+	ctx := context.Background()
+	k1, k2 := newShopKey(t, "ec", "k1"), newShopKey(t, "ec", "k2")
+	var served atomic.Pointer[jose.JSONWebKeySet]
+	var fetches atomic.Int64
+	var down atomic.Bool
+	served.Store(&jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k1.pub}})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		if down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		json.NewEncoder(w).Encode(served.Load())
+	}))
+	t.Cleanup(srv.Close)
+	clock := clockwork.NewFakeClockAt(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC))
+	j := NewJWKS(clock.Now)
+	src := j.Source(srv.URL + "/jwks.json")
+	claim := func() claims {
+		return claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(clock.Now().Add(time.Hour))}}
+	}
+	steps := []struct {
+		name    string
+		do      func()
+		token   func() string
+		want    error
+		fetches int64
+	}{
+		{"the first token fetches", nil, func() string { return k1.sign(t, claim()) }, nil, 1},
+		{"the next is served from the cache", nil, func() string { return k1.sign(t, claim()) }, nil, 1},
+		{"a new kid within MinRefresh of the fetch: not yet", func() {
+			served.Store(&jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k1.pub, k2.pub}})
+		}, func() string { return k2.sign(t, claim()) }, ErrSignature, 1},
+		{"a new kid after it: fetched again at once", func() { clock.Advance(j.MinRefresh) }, func() string { return k2.sign(t, claim()) }, nil, 2},
+		{"a made-up kid right after: no fetch", nil, func() string { return newShopKey(t, "ec", "zz").sign(t, claim()) }, ErrSignature, 2},
+		{"past MaxAge, down: the kept set", func() { clock.Advance(11 * time.Minute); down.Store(true) }, func() string { return k1.sign(t, claim()) }, nil, 3},
+		{"down, right after: no fetch", nil, func() string { return k2.sign(t, claim()) }, nil, 3},
+		{"back up: fetched", func() { clock.Advance(time.Minute); down.Store(false) }, func() string { return k2.sign(t, claim()) }, nil, 4},
+	}
+	for _, s := range steps {
+		if s.do != nil {
+			s.do()
+		}
+		_, err := Verify(ctx, s.token(), "drop", src, clock.Now())
+		if !errors.Is(err, s.want) || (err != nil) != (s.want != nil) || fetches.Load() != s.fetches {
+			t.Fatalf("%s: %v after %d fetches, want %v after %d", s.name, err, fetches.Load(), s.want, s.fetches)
+		}
+	}
+	// Never fetched and down: the keys' error, not a refusal.
+	down.Store(true)
+	_, err := Verify(ctx, k1.sign(t, claim()), "drop", j.Source(srv.URL+"/other.json"), clock.Now())
+	if err == nil || Refused(err) {
+		t.Fatalf("keys that cannot be fetched: %v, want the fetch's error", err)
+	}
+}
+
+// TestCheckJWKSURL: https, or http to loopback; never a metadata address.
+func TestCheckJWKSURL(t *testing.T) {
+	for _, tc := range []struct {
+		url string
+		ok  bool
+	}{
+		{"https://shop.example/.well-known/jwks.json", true},
+		{"http://127.0.0.1:8081/jwks.json", true},
+		{"http://localhost/jwks.json", true},
+		{"http://shop.example/jwks.json", false},
+		{"https://169.254.169.254/latest", false},
+		{"https://metadata.google.internal/", false},
+		{"ftp://shop.example/jwks.json", false},
+		{"/jwks.json", false},
+		{"https://user:pass@shop.example/jwks.json", false},
+	} {
+		if err := CheckJWKSURL(tc.url); (err == nil) != tc.ok {
+			t.Errorf("CheckJWKSURL(%q) = %v, want ok %v", tc.url, err, tc.ok)
+		}
+	}
+}
+
+// TestVisitorID: one identity is one visitor in a room, whatever device
+// presents it; another room or another buyer is another visitor; the id
+// has the shape of a visitor id.
+func TestVisitorID(t *testing.T) {
+	v, err := NewVisitors([]byte("the deployment's secret 0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewVisitors([]byte("another deployment's secret 012345"))
+	a := v.ID("drop", "member-42")
+	for _, tc := range []struct {
+		name string
+		id   string
+		same bool
+	}{
+		{"the same identity again", v.ID("drop", "member-42"), true},
+		{"another buyer", v.ID("drop", "member-43"), false},
+		{"another room", v.ID("drop2", "member-42"), false},
+		{"room and subject run together", v.ID("dropm", "ember-42"), false},
+		{"another deployment", w.ID("drop", "member-42"), false},
+	} {
+		if (tc.id == a) != tc.same || !visitor.ValidID(tc.id) {
+			t.Errorf("%s: %q against %q, want same %v and a valid id", tc.name, tc.id, a, tc.same)
+		}
+	}
+	if _, err := NewVisitors(nil); err == nil {
+		t.Fatal("no secret: want an error")
+	}
+}
