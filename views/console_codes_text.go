@@ -50,6 +50,7 @@ type CodesText struct {
 	ErrExpires string
 	ErrCode    string // {n}: the code's line in the file
 	ErrCSV     string // {n}
+	ErrEmpty   string
 }
 
 var codesEnglish = CodesText{
@@ -98,6 +99,7 @@ var codesEnglish = CodesText{
 	ErrExpires: "Give a time in the future, or leave it empty.",
 	ErrCode:    "Code {n} of the file is not 4 to 64 letters, digits or _.",
 	ErrCSV:     "The file does not read as CSV at line {n}.",
+	ErrEmpty:   "The file holds no code.",
 }
 
 var codesKorean = CodesText{
@@ -146,6 +148,7 @@ var codesKorean = CodesText{
 	ErrExpires: "앞으로의 시각을 입력하거나 비워 두세요.",
 	ErrCode:    "파일의 {n}번째 코드가 영문, 숫자, _ 4~64자가 아닙니다.",
 	ErrCSV:     "파일의 {n}번째 줄을 CSV로 읽을 수 없습니다.",
+	ErrEmpty:   "파일에 코드가 없습니다.",
 }
 
 // CodesTextFor returns the access-codes page's texts in lang.

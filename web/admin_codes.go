@@ -103,7 +103,7 @@ func (s *Server) exportCodes(w http.ResponseWriter, r *http.Request) {
 	if !s.hasCodes(w) || !drainBody(w, r) {
 		return
 	}
-	if err := console.WriteCodesCSV(r.Context(), w, s.codes, r.PathValue("room")); err != nil {
+	if err := console.WriteCodesCSV(r.Context(), w, s.codes, r.PathValue("room"), s.log); err != nil {
 		s.codesFail(w, r, err)
 	}
 }

@@ -85,7 +85,7 @@ func TestCodesAdminAPI(t *testing.T) {
 			}{
 				{"no token", base, `{"count":1}`, nil, 401, "unauthorized"},
 				{"no count", base, `{"uses":1}`, adminAuth, 400, "bad_codes"},
-				{"too many", base, `{"count":100001}`, adminAuth, 400, "bad_codes"},
+				{"too many", base, `{"count":10001}`, adminAuth, 400, "bad_codes"},
 				{"negative uses", base, `{"count":1,"uses":-1}`, adminAuth, 400, "bad_codes"},
 				{"a bad line", base, `{"count":1,"line":"pre sale"}`, adminAuth, 400, "bad_codes"},
 				{"expired already", base, `{"count":1,"expiresAt":"` + past + `"}`, adminAuth, 400, "bad_codes"},

@@ -106,8 +106,8 @@ func TestConsoleCodes(t *testing.T) {
 		t.Fatal("the page shows a code again")
 	}
 
-	// Uploaded.
-	resp, body = cc.upload(t, "code\nFAN-0001\nfan-0002\nFAN 0001\n", url.Values{"csrf": {cc.csrf}, "op": {"import"}, "uses": {"1"}, "line": {"fans"}}, "en")
+	// Uploaded, as a spreadsheet saves it (a byte order mark first).
+	resp, body = cc.upload(t, "\ufeffcode\nFAN-0001\nfan-0002\nFAN 0001\n", url.Values{"csrf": {cc.csrf}, "op": {"import"}, "uses": {"1"}, "line": {"fans"}}, "en")
 	if resp.StatusCode != 200 || !strings.Contains(body, "2 codes added, 1 skipped") {
 		t.Fatalf("upload: %d %.600s", resp.StatusCode, body)
 	}
@@ -125,14 +125,17 @@ func TestConsoleCodes(t *testing.T) {
 		file       string
 		want       string
 	}{
-		{"no count", "en", url.Values{"op": {"generate"}, "count": {""}}, "", "Give a whole number from 1 to 100000."},
-		{"too many", "en", url.Values{"op": {"generate"}, "count": {"100001"}}, "", "Give a whole number from 1 to 100000."},
+		{"no count", "en", url.Values{"op": {"generate"}, "count": {""}}, "", "Give a whole number from 1 to 10000."},
+		{"too many", "en", url.Values{"op": {"generate"}, "count": {"10001"}}, "", "Give a whole number from 1 to 10000."},
 		{"no uses", "ko", url.Values{"op": {"generate"}, "count": {"1"}, "uses": {"0"}}, "", "사용 횟수는 1부터 1000000까지의 정수입니다."},
 		{"a bad line", "en", url.Values{"op": {"generate"}, "count": {"1"}, "line": {"pre sale"}}, "", "Use up to 32 letters, digits, - and _."},
 		{"expired", "en", url.Values{"op": {"generate"}, "count": {"1"}, "expiresAt": {"2020-01-01T00:00"}}, "", "Give a time in the future, or leave it empty."},
 		{"no file", "en", url.Values{"op": {"import"}}, "", "Choose a CSV file of codes."},
 		{"a bad code", "ko", url.Values{"op": {"import"}}, "GOOD-0001\nno/slash\n", "파일의 2번째 코드가"},
 		{"not CSV", "en", url.Values{"op": {"import"}}, "\"open\n", "The file does not read as CSV at line 1."},
+		{"a header alone", "en", url.Values{"op": {"import"}}, "code\n", "The file holds no code."},
+		{"an upload's bad line", "en", url.Values{"op": {"import"}, "line": {"fan club"}}, "GOOD-0002\n", `id="err-line-up"`},
+		{"an upload's bad uses", "ko", url.Values{"op": {"import"}, "uses": {"-1"}}, "GOOD-0003\n", `id="err-uses-up"`},
 	} {
 		tc.form.Set("csrf", cc.csrf)
 		hdr := map[string]string{"Accept-Language": tc.lang}
@@ -162,7 +165,7 @@ func TestConsoleCodes(t *testing.T) {
 		t.Fatalf("export: %d %v %q", resp.StatusCode, err, body)
 	}
 	for _, c := range made {
-		if strings.Contains(body, c) {
+		if strings.Contains(body, c) || strings.Contains(body, strings.ReplaceAll(c, "-", "")) {
 			t.Fatalf("the export holds the code %s", c)
 		}
 	}
@@ -170,7 +173,7 @@ func TestConsoleCodes(t *testing.T) {
 	var actions []string
 	for _, e := range es {
 		actions = append(actions, e.Action)
-		if strings.Contains(e.New, made[0]) {
+		if strings.Contains(e.New, made[0]) || strings.Contains(e.New, strings.ReplaceAll(made[0], "-", "")) {
 			t.Fatalf("the audit log holds a code: %+v", e)
 		}
 	}

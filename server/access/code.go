@@ -140,5 +140,15 @@ func (h Hasher) Sum(normalized string) []byte {
 	return m.Sum(nil)
 }
 
-// hint is the last three characters of a normalized code.
-func hint(normalized string) string { return normalized[len(normalized)-3:] }
+// hintFrom is the shortest code that keeps a hint: a shorter one would
+// give away too much of itself.
+const hintFrom = 10
+
+// hint is the last three characters of a normalized code of hintFrom
+// characters or more, else "".
+func hint(normalized string) string {
+	if len(normalized) < hintFrom {
+		return ""
+	}
+	return normalized[len(normalized)-3:]
+}

@@ -5,13 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 )
 
-// MaxBatch is the most codes one generation or upload may hold.
-const MaxBatch = 100_000
+// MaxBatch is the most codes one generation or upload may hold: ten
+// INSERTs, well inside a request's time on either database.
+const MaxBatch = 10_000
 
 // Codes keeps rooms' access codes in the order database (PostgreSQL or
 // the embedded SQLite), hashed.
@@ -45,17 +47,25 @@ func (c *Codes) Generate(ctx context.Context, room string, n int, spec Spec) (Ad
 	if err := spec.Validate(c.now()); err != nil {
 		return Added{}, err
 	}
-	var out Added
+	out := Added{Codes: make([]string, 0, n)}
 	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
 		for len(out.Codes) < n {
-			code := Generate()
-			norm, _ := Normalize(code)
-			ok, err := c.insert(ctx, tx, room, norm, spec)
+			batch := make([]string, min(insertBatch, n-len(out.Codes)))
+			norms := make([]string, len(batch))
+			for i := range batch {
+				batch[i] = Generate()
+				norms[i], _ = Normalize(batch[i])
+			}
+			added, err := c.insert(ctx, tx, room, norms, spec)
 			if err != nil {
 				return err
 			}
-			if ok { // a clash with a code the room has (60 bits: never, in practice) draws again
-				out.Codes = append(out.Codes, code)
+			// A code the room had (60 bits: never, in practice) is left
+			// out; the loop draws another.
+			for i, norm := range norms {
+				if added[string(c.hash.Sum(norm))] {
+					out.Codes = append(out.Codes, batch[i])
+				}
 			}
 		}
 		return nil
@@ -69,7 +79,7 @@ func (c *Codes) Generate(ctx context.Context, room string, n int, spec Spec) (Ad
 
 // Import adds the given codes to room under spec, in one transaction. A
 // code that is not MinLen to MaxLen letters, digits or '_' (once spaces
-// and dashes are dropped) refuses the whole upload, naming its line; one
+// and dashes are dropped) refuses the whole upload, naming its place; one
 // the room already has, or that came before in the upload, is skipped.
 func (c *Codes) Import(ctx context.Context, room string, codes []string, spec Spec) (Added, error) {
 	if len(codes) < 1 || len(codes) > MaxBatch {
@@ -89,35 +99,56 @@ func (c *Codes) Import(ctx context.Context, room string, codes []string, spec Sp
 	}
 	var out Added
 	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
-		for _, norm := range norms {
-			ok, err := c.insert(ctx, tx, room, norm, spec)
+		for lo := 0; lo < len(norms); lo += insertBatch {
+			added, err := c.insert(ctx, tx, room, norms[lo:min(lo+insertBatch, len(norms))], spec)
 			if err != nil {
 				return err
 			}
-			if ok {
-				out.Added++
-			} else {
-				out.Skipped++
-			}
+			out.Added += len(added)
 		}
 		return nil
 	})
 	if err != nil {
 		return Added{}, fmt.Errorf("access: import %d codes for %s: %w", len(codes), room, err)
 	}
+	out.Skipped = len(codes) - out.Added
 	return out, nil
 }
 
-// insert adds one normalized code, and reports false when room has it.
-func (c *Codes) insert(ctx context.Context, tx *sqlx.Tx, room, norm string, spec Spec) (bool, error) {
-	res, err := tx.ExecContext(ctx, tx.Rebind(`INSERT INTO access_codes (room, line, code_hash, hint, uses, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (room, code_hash) DO NOTHING`),
-		room, spec.Line, c.hash.Sum(norm), hint(norm), spec.Uses, nullTime(spec.ExpiresAt))
-	if err != nil {
-		return false, err
+// insertBatch is the number of codes one INSERT writes: 6 parameters a
+// code, far below either database's limit on parameters.
+const insertBatch = 1000
+
+// insert adds normalized codes in one statement, and returns the hashes
+// of those it added: a code the room has, or one repeated before it, is
+// skipped.
+func (c *Codes) insert(ctx context.Context, tx *sqlx.Tx, room string, norms []string, spec Spec) (map[string]bool, error) {
+	var q strings.Builder
+	q.WriteString(`INSERT INTO access_codes (room, line, code_hash, hint, uses, expires_at) VALUES `)
+	args := make([]any, 0, 6*len(norms))
+	expires := nullTime(spec.ExpiresAt)
+	for i, norm := range norms {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?)")
+		args = append(args, room, spec.Line, c.hash.Sum(norm), hint(norm), spec.Uses, expires)
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	q.WriteString(` ON CONFLICT (room, code_hash) DO NOTHING RETURNING code_hash`)
+	rows, err := tx.QueryContext(ctx, tx.Rebind(q.String()), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	added := make(map[string]bool, len(norms))
+	for rows.Next() {
+		var h []byte
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		added[string(h)] = true
+	}
+	return added, rows.Err()
 }
 
 // Grant is what a redeemed code gives its visitor.
@@ -130,8 +161,9 @@ type Grant struct {
 
 // Redeem uses code once for visitor in room, atomically: of concurrent
 // redemptions of a code with k uses left, exactly k succeed. A visitor
-// who redeemed the code before gets the same grant again without using
-// it. The refusals are ErrUnknown (also for a malformed code),
+// who redeemed the code before gets the same grant again (Again) without
+// using it, even once the code has expired or is used up: their use was
+// taken when it was good. The refusals are ErrUnknown (also for a malformed code),
 // ErrWrongRoom, ErrExpired and ErrUsedUp.
 func (c *Codes) Redeem(ctx context.Context, room, code, visitor string) (Grant, error) {
 	norm, ok := Normalize(code)
@@ -199,11 +231,13 @@ func (c *Codes) Redeem(ctx context.Context, room, code, visitor string) (Grant, 
 	return g, nil
 }
 
-// Release gives back visitor's use of code in room, when the place it was
-// to buy could not be made: the code counts as never redeemed by them.
-func (c *Codes) Release(ctx context.Context, room, code, visitor string) error {
+// Release gives back the use that g, visitor's redemption of code in
+// room, took, when the place it was to buy could not be made: the code
+// counts as never redeemed by them. A grant that took no use (Again)
+// gives nothing back: the use it stands for bought a place before.
+func (c *Codes) Release(ctx context.Context, room, code, visitor string, g Grant) error {
 	norm, ok := Normalize(code)
-	if !ok {
+	if !ok || g.Again {
 		return nil
 	}
 	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
@@ -272,11 +306,13 @@ type Info struct {
 	CreatedAt time.Time  `json:"createdAt" db:"created_at"`
 }
 
-// List returns up to limit of room's codes from offset on, oldest first.
-func (c *Codes) List(ctx context.Context, room string, offset, limit int) ([]Info, error) {
+// List returns up to limit of room's codes made after the one of id
+// after (0 for the first), oldest first: pages that codes made meanwhile
+// cannot shift.
+func (c *Codes) List(ctx context.Context, room string, after int64, limit int) ([]Info, error) {
 	var out []Info
 	err := c.db.SelectContext(ctx, &out, c.db.Rebind(`SELECT id, hint, line, uses, used, expires_at, created_at
-		FROM access_codes WHERE room = ? ORDER BY id LIMIT ? OFFSET ?`), room, limit, offset)
+		FROM access_codes WHERE room = ? AND id > ? ORDER BY id LIMIT ?`), room, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("access: list the codes of %s: %w", room, err)
 	}

@@ -81,7 +81,8 @@ func TestRedeemConcurrently(t *testing.T) {
 
 // TestRedeem: a code is redeemed once per visitor, in its own room, before
 // it expires; typed in any case, with or without its dashes. Refusals say
-// why, and a released use can be taken again.
+// why. A released use can be taken again; releasing a grant that took no
+// use gives nothing back.
 func TestRedeem(t *testing.T) {
 	ctx := context.Background()
 	for _, dialect := range dialects {
@@ -97,40 +98,88 @@ func TestRedeem(t *testing.T) {
 			}
 			code := gen.Codes[0]
 			loose := strings.ToLower(strings.ReplaceAll(code, "-", " "))
+			grants := map[string]Grant{}
 			steps := []struct {
 				name, room, code, visitor string
+				release                   string // release this visitor's grant of the step's code first
 				advance                   time.Duration
 				want                      error
 				again                     bool
+				used                      int64 // the room's uses used after the step
 			}{
-				{"first use", "drop", code, "v1", 0, nil, false},
-				{"the same visitor again, typed loosely", "drop", loose, "v1", 0, nil, true},
-				{"a second visitor", "drop", code, "v2", 0, nil, false},
-				{"a third: used up", "drop", code, "v3", 0, ErrUsedUp, false},
-				{"another room's code", "drop", "fan20260001", "v1", 0, ErrWrongRoom, false},
-				{"a code nobody made", "drop", "ZZZZ-ZZZZ-ZZZZ", "v1", 0, ErrUnknown, false},
-				{"not a code", "drop", "<script>", "v1", 0, ErrUnknown, false},
-				{"the other code, past its expiry", "drop", gen.Codes[1], "v1", time.Hour, ErrExpired, false},
+				{"first use", "drop", code, "v1", "", 0, nil, false, 1},
+				{"the same visitor again, typed loosely", "drop", loose, "v1", "", 0, nil, true, 1},
+				{"a second visitor", "drop", code, "v2", "", 0, nil, false, 2},
+				{"a third: used up", "drop", code, "v3", "", 0, ErrUsedUp, false, 2},
+				{"v2's use given back: v3 takes it", "drop", code, "v3", "v2", 0, nil, false, 2},
+				{"v1's second grant took none: gives none back", "drop", code, "v4", "v1-again", 0, ErrUsedUp, false, 2},
+				{"another room's code", "drop", "fan20260001", "v1", "", 0, ErrWrongRoom, false, 2},
+				{"a code nobody made", "drop", "ZZZZ-ZZZZ-ZZZZ", "v1", "", 0, ErrUnknown, false, 2},
+				{"not a code", "drop", "<script>", "v1", "", 0, ErrUnknown, false, 2},
+				{"the other code, past its expiry", "drop", gen.Codes[1], "v1", "", time.Hour, ErrExpired, false, 2},
 			}
 			for _, s := range steps {
 				clock.Advance(s.advance)
+				if s.release != "" {
+					who, g := strings.TrimSuffix(s.release, "-again"), grants[s.release]
+					if err := c.Release(ctx, s.room, s.code, who, g); err != nil {
+						t.Fatalf("%s: release: %v", s.name, err)
+					}
+				}
 				g, err := c.Redeem(ctx, s.room, s.code, s.visitor)
 				if !errors.Is(err, s.want) || (err == nil && g.Again != s.again) {
 					t.Fatalf("%s: %+v %v, want %v (again %v)", s.name, g, err, s.want, s.again)
 				}
-			}
-			// v2's use is given back (its enter failed): v3 may take it,
-			// had the code not expired; the count shows it.
-			if err := c.Release(ctx, "drop", code, "v2"); err != nil {
-				t.Fatal(err)
+				key := s.visitor
+				if g.Again {
+					key += "-again"
+				}
+				grants[key] = g
+				counts, err := c.Counts(ctx, "drop")
+				if err != nil || len(counts) != 1 || counts[0].Used != s.used {
+					t.Fatalf("%s: counts %+v %v, want %d used", s.name, counts, err, s.used)
+				}
 			}
 			counts, err := c.Counts(ctx, "drop")
-			if err != nil || len(counts) != 1 || counts[0].Codes != 2 || counts[0].Uses != 4 || counts[0].Used != 1 || counts[0].Left != 0 {
-				t.Fatalf("counts after the release, both expired: %+v %v", counts, err)
+			if err != nil || len(counts) != 1 || counts[0].Codes != 2 || counts[0].Uses != 4 || counts[0].Left != 0 {
+				t.Fatalf("counts, both expired: %+v %v", counts, err)
 			}
 			list, err := c.List(ctx, "drop", 0, 10)
-			if err != nil || len(list) != 2 || list[0].Used != 1 || list[0].Hint != code[len(code)-3:] || list[0].ExpiresAt == nil {
+			if err != nil || len(list) != 2 || list[0].Used != 2 || list[0].Hint != code[len(code)-3:] || list[0].ExpiresAt == nil {
 				t.Fatalf("list: %+v %v", list, err)
+			}
+			if next, err := c.List(ctx, "drop", list[0].ID, 10); err != nil || len(next) != 1 || next[0].ID != list[1].ID {
+				t.Fatalf("the page after the first code: %+v %v", next, err)
+			}
+			if crm, _ := c.List(ctx, "other", 0, 1); len(crm) != 1 || crm[0].Hint != "001" {
+				t.Fatalf("an 11-character code's hint: %+v, want its last three characters", crm)
+			}
+		})
+	}
+}
+
+// TestGenerateMaxBatch: the largest batch goes in one call, every code
+// distinct and redeemable.
+func TestGenerateMaxBatch(t *testing.T) {
+	ctx := context.Background()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			c, _ := newCodes(t, dialect)
+			gen, err := c.Generate(ctx, "drop", MaxBatch, Spec{Uses: 1})
+			if err != nil || gen.Added != MaxBatch || len(gen.Codes) != MaxBatch {
+				t.Fatalf("generate %d: %d codes, %v", MaxBatch, len(gen.Codes), err)
+			}
+			seen := make(map[string]bool, MaxBatch)
+			for _, code := range gen.Codes {
+				seen[code] = true
+			}
+			counts, err := c.Counts(ctx, "drop")
+			if len(seen) != MaxBatch || err != nil || len(counts) != 1 || counts[0].Codes != MaxBatch {
+				t.Fatalf("%d distinct codes, counts %+v %v", len(seen), counts, err)
+			}
+			if _, err := c.Redeem(ctx, "drop", gen.Codes[MaxBatch-1], "v1"); err != nil {
+				t.Fatalf("redeem the last code: %v", err)
 			}
 		})
 	}
@@ -174,6 +223,11 @@ func TestImport(t *testing.T) {
 			counts, err := c.Counts(ctx, "drop")
 			if err != nil || len(counts) != 1 || counts[0].Codes != 4 {
 				t.Fatalf("counts: %+v %v, want the 4 codes of the good uploads", counts, err)
+			}
+			// A code of under ten characters keeps no hint: three of its
+			// seven would give it away.
+			if list, _ := c.List(ctx, "drop", 0, 10); len(list) != 4 || list[0].Hint != "" {
+				t.Fatalf("short codes' hints: %+v, want none", list)
 			}
 		})
 	}

@@ -103,6 +103,8 @@ func Verify(ctx context.Context, token, room string, keys KeySource, now time.Ti
 		return Claims{}, ErrNoExpiry
 	case std.Subject == "" || len(std.Subject) > MaxSubjectLen:
 		return Claims{}, ErrNoSubject
+	case !validLine(extra.Line):
+		return Claims{}, ErrMalformed
 	}
 	return Claims{Subject: std.Subject, Line: extra.Line, Expiry: std.Expiry.Time()}, nil
 }
@@ -116,4 +118,18 @@ func Refused(err error) bool {
 		}
 	}
 	return false
+}
+
+// validLine reports a line name as rooms take them: up to 32 letters,
+// digits, '-' and '_' (or none).
+func validLine(s string) bool {
+	if len(s) > 32 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

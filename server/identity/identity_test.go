@@ -108,6 +108,7 @@ func TestVerify(t *testing.T) {
 		{"no expiry", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}}}), ErrNoExpiry},
 		{"no subject", shop.sign(t, claims{Claims: jwt.Claims{Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
 		{"a long subject", shop.sign(t, claims{Claims: jwt.Claims{Subject: strings.Repeat("m", 257), Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
+		{"a line no room takes", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}, Line: "pre sale"}), ErrMalformed},
 		{"not a token", "hello", ErrMalformed},
 		{"unsigned (alg none)", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJtIiwiYXVkIjoiZHJvcCJ9.", ErrMalformed},
 		{"too long", strings.Repeat("a", MaxTokenLen+1), ErrMalformed},
@@ -192,6 +193,14 @@ func TestJWKS(t *testing.T) {
 	var down atomic.Bool
 	served.Store(&jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k1.pub}})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved.json" {
+			http.Redirect(w, r, "/jwks.json", http.StatusFound)
+			return
+		}
+		if r.URL.Path == "/huge.json" {
+			w.Write([]byte(`{"keys":[` + strings.Repeat(" ", MaxJWKS) + `]}`))
+			return
+		}
 		fetches.Add(1)
 		if down.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
@@ -231,6 +240,19 @@ func TestJWKS(t *testing.T) {
 		_, err := Verify(ctx, s.token(), "drop", src, clock.Now())
 		if !errors.Is(err, s.want) || (err != nil) != (s.want != nil) || fetches.Load() != s.fetches {
 			t.Fatalf("%s: %v after %d fetches, want %v after %d", s.name, err, fetches.Load(), s.want, s.fetches)
+		}
+	}
+	// A buyer who gives up does not leave the keys unfetched: the fetch
+	// is the room's.
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Verify(gone, k1.sign(t, claim()), "drop", j.Source(srv.URL+"/jwks.json?fresh"), clock.Now()); err != nil {
+		t.Fatalf("a cancelled caller on a cold cache: %v", err)
+	}
+	// A redirect is not followed, and a set over MaxJWKS is not read.
+	for _, path := range []string{"/moved.json", "/huge.json"} {
+		if _, err := Verify(ctx, k1.sign(t, claim()), "drop", j.Source(srv.URL+path), clock.Now()); err == nil || Refused(err) {
+			t.Fatalf("%s: %v, want the fetch's error", path, err)
 		}
 	}
 	// Never fetched and down: the keys' error, not a refusal.

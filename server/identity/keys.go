@@ -30,8 +30,8 @@ const (
 // Static are keys an operator pasted.
 type Static []jose.JSONWebKey
 
-// Keys returns the keys of kid, or every key when kid is empty or none
-// has it (a pasted PEM key has no kid).
+// Keys returns every key when kid is empty, else the keys of kid and
+// those without a kid (a pasted PEM key has none).
 func (s Static) Keys(_ context.Context, kid string) ([]jose.JSONWebKey, error) {
 	return pick(s, kid), nil
 }
@@ -226,7 +226,9 @@ func (j *JWKS) keys(ctx context.Context, url, kid string) ([]jose.JSONWebKey, er
 		return nil, fmt.Errorf("fetch %s: it failed less than %v ago", url, j.MinRefresh)
 	}
 	e.tried = now
-	keys, err := j.fetch(ctx, url)
+	// The fetch is the room's, not the caller's: a buyer who gives up
+	// must not leave the shop's keys unfetched for MinRefresh.
+	keys, err := j.fetch(context.WithoutCancel(ctx), url)
 	if err != nil {
 		if usable {
 			return pick(e.keys, kid), nil

@@ -1,10 +1,12 @@
 package console
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -22,13 +24,13 @@ type Codes interface {
 	Import(ctx context.Context, room string, codes []string, spec access.Spec) (access.Added, error)
 	Counts(ctx context.Context, room string) ([]access.LineCount, error)
 	// List returns codes oldest first, Latest newest first.
-	List(ctx context.Context, room string, offset, limit int) ([]access.Info, error)
+	List(ctx context.Context, room string, after int64, limit int) ([]access.Info, error)
 	Latest(ctx context.Context, room string, limit int) ([]access.Info, error)
 }
 
 // CodesUploadMax bounds an uploaded CSV of codes: access.MaxBatch codes
-// of up to 40 bytes each.
-const CodesUploadMax = 4 << 20
+// of up to 64 characters, and a few more bytes each.
+const CodesUploadMax = 1 << 20
 
 // latestCodes is how many codes the page lists.
 const latestCodes = 50
@@ -119,8 +121,19 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 	)
 	if f.Get("op") == "import" {
 		action = "codes.import"
+		// The upload form's fields are uses-up and line-up.
+		for _, k := range []string{"uses", "line"} {
+			if msg, ok := errs[k]; ok {
+				delete(errs, k)
+				errs[k+"-up"] = msg
+			}
+		}
 		var codes []string
-		if codes, err = uploadedCodes(r, t); err == nil && len(errs) == 0 {
+		codes, err = uploadedCodes(r, t)
+		switch {
+		case err == nil && len(codes) == 0:
+			errs["file"] = t.ErrEmpty
+		case err == nil && len(errs) == 0:
 			added, err = s.codes.Import(ctx, name, codes, spec)
 		}
 	} else {
@@ -139,11 +152,14 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 	switch {
 	case errors.As(err, &bad):
 		errs["file"] = string(bad)
+	case errors.As(err, &inv) && action == "codes.import":
+		field := map[string]string{"uses": "uses-up", "line": "line-up"}[inv.Field]
+		if field == "" {
+			field = "file"
+		}
+		errs[field] = codesFieldText(inv, t)
 	case errors.As(err, &inv):
 		errs[inv.Field] = codesFieldText(inv, t)
-		if inv.Field == "code" || inv.Field == "count" && action == "codes.import" {
-			errs["file"] = errs[inv.Field]
-		}
 	case err != nil:
 		s.consoleFail(w, r, err)
 		return
@@ -180,22 +196,23 @@ func (s *Console) consoleCodesCSV(w http.ResponseWriter, r *http.Request, _ Sess
 	if !ok {
 		return
 	}
-	if err := WriteCodesCSV(r.Context(), w, s.codes, name); err != nil {
+	if err := WriteCodesCSV(r.Context(), w, s.codes, name, s.log); err != nil {
 		s.consoleFail(w, r, err)
 	}
 }
 
 // CodesLister pages through a room's codes, oldest first.
 type CodesLister interface {
-	List(ctx context.Context, room string, offset, limit int) ([]access.Info, error)
+	List(ctx context.Context, room string, after int64, limit int) ([]access.Info, error)
 }
 
 // WriteCodesCSV answers every code of room as CSV, oldest first: id, hint
-// (its last three characters), line, uses, used, expiry and creation;
-// never the code itself, which the database does not keep. It returns an
-// error, and writes nothing, when the first page cannot be read; a later
-// page that fails ends the file short, logged by the caller's server.
-func WriteCodesCSV(ctx context.Context, w http.ResponseWriter, codes CodesLister, room string) error {
+// (the last three characters of a code of ten or more), line, uses, used,
+// expiry and creation; never the code itself, which the database does not
+// keep. It returns an error, and writes nothing, when the first page
+// cannot be read. A later page that fails ends the file with a last
+// record that says so, and is logged to log.
+func WriteCodesCSV(ctx context.Context, w http.ResponseWriter, codes CodesLister, room string, log *slog.Logger) error {
 	const page = 10000
 	rows, err := codes.List(ctx, room, 0, page)
 	if err != nil {
@@ -206,20 +223,25 @@ func WriteCodesCSV(ctx context.Context, w http.ResponseWriter, codes CodesLister
 	w.Header().Set("Cache-Control", "no-store")
 	out := csv.NewWriter(w)
 	out.Write([]string{"id", "hint", "line", "uses", "used", "expires_at", "created_at"})
-	for offset := 0; len(rows) > 0; {
+	for len(rows) > 0 {
 		for _, c := range rows {
-			expires := ""
+			expires, hint := "", ""
 			if c.ExpiresAt != nil {
 				expires = c.ExpiresAt.UTC().Format(time.RFC3339)
 			}
-			out.Write([]string{strconv.FormatInt(c.ID, 10), "…" + c.Hint, c.Line, strconv.Itoa(c.Uses), strconv.Itoa(c.Used),
+			if c.Hint != "" {
+				hint = "…" + c.Hint
+			}
+			out.Write([]string{strconv.FormatInt(c.ID, 10), hint, c.Line, strconv.Itoa(c.Uses), strconv.Itoa(c.Used),
 				expires, c.CreatedAt.UTC().Format(time.RFC3339)})
 		}
 		if len(rows) < page {
 			break
 		}
-		offset += page
-		if rows, err = codes.List(ctx, room, offset, page); err != nil {
+		last := rows[len(rows)-1].ID
+		if rows, err = codes.List(ctx, room, last, page); err != nil {
+			log.ErrorContext(ctx, "export codes: the file ends short", "room", room, "after", last, "err", err)
+			out.Write([]string{"", "", "", "", "", "", "INCOMPLETE: the export failed after code " + strconv.FormatInt(last, 10)})
 			break
 		}
 	}
@@ -295,7 +317,11 @@ func uploadedCodes(r *http.Request, t views.CodesText) ([]string, error) {
 // first record of "code" taken as a header, empty records skipped. A
 // record that does not read is answered by bad, with its line.
 func ReadCodesCSV(in io.Reader, bad func(line int) error) ([]string, error) {
-	c := csv.NewReader(in)
+	br := bufio.NewReader(in)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" { // a spreadsheet's byte order mark
+		br.Discard(3)
+	}
+	c := csv.NewReader(br)
 	c.FieldsPerRecord = -1
 	c.TrimLeadingSpace = true
 	var codes []string
