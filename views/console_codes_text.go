@@ -31,7 +31,7 @@ type CodesText struct {
 	UsesHint   string
 	LineHint   string
 	ExpiresAt  string
-	ExpireHint string
+	ExpireHint string // {zone}
 	Make       string
 	Upload     string
 	File       string
@@ -48,7 +48,7 @@ type CodesText struct {
 	ErrUses    string // {max}
 	ErrLine    string
 	ErrExpires string
-	ErrCode    string // {n}: the code's line in the file
+	ErrCode    string // {n}: the code's row in the file
 	ErrCSV     string // {n}
 	ErrEmpty   string
 }
@@ -80,15 +80,15 @@ var codesEnglish = CodesText{
 	UsesHint:   "Uses per code: 1 for a single-use code.",
 	LineHint:   "The line the codes let into: letters, digits, - and _. Leave empty for the room's line.",
 	ExpiresAt:  "Expires at",
-	ExpireHint: "Optional, in the console's time zone.",
+	ExpireHint: "Optional, in {zone} time.",
 	Make:       "Generate",
 	Upload:     "Upload codes",
 	File:       "CSV file",
-	FileHint:   "One code per line, as your CRM exports them (4 to 64 letters, digits or _, spaces and dashes ignored); a first line \"code\" is a header. At most {max} codes.",
+	FileHint:   "One code per row, as your CRM exports them (4 to 64 letters, digits or _, spaces and dashes ignored). A first row that names a column code, access_code, coupon or the like is a header, and that column is read. At most {max} codes.",
 	Add:        "Upload",
-	NewCodes:   "{n} new codes. Copy them now: they are not shown again.",
+	NewCodes:   "New codes: {n}. Copy them now: they are not shown again.",
 	NewCodesNB: "The new codes",
-	Imported:   "{n} codes added, {m} skipped (the room had them, or the file repeated them).",
+	Imported:   "Added: {n}. Skipped: {m} (the room had them, or the file repeated them).",
 	FixErrors:  "The codes were not made: fix what is marked.",
 	ErrOff:     "Access codes need the order database, which this server has not attached.",
 	ErrNoFile:  "Choose a CSV file of codes.",
@@ -97,8 +97,8 @@ var codesEnglish = CodesText{
 	ErrUses:    "Give a whole number of uses from 1 to {max}.",
 	ErrLine:    "Use up to 32 letters, digits, - and _.",
 	ErrExpires: "Give a time in the future, or leave it empty.",
-	ErrCode:    "Code {n} of the file is not 4 to 64 letters, digits or _.",
-	ErrCSV:     "The file does not read as CSV at line {n}.",
+	ErrCode:    "Row {n} of the file is not a code of 4 to 64 letters, digits or _.",
+	ErrCSV:     "The file does not read as CSV at row {n}.",
 	ErrEmpty:   "The file holds no code.",
 }
 
@@ -106,18 +106,18 @@ var codesKorean = CodesText{
 	Lang:       "ko",
 	Nav:        "접근 코드",
 	Title:      "{room}의 접근 코드",
-	Intro:      "사전 판매용 코드입니다. 코드마다 정해진 줄에 한 번 또는 정한 횟수만큼, 만료 전까지 들어갈 수 있습니다. 데이터베이스는 코드를 해시로만 보관하므로, 생성한 코드는 만든 직후 이 화면에서 한 번만 보입니다.",
-	ByLine:     "줄별",
-	LineCap:    "방의 줄별 코드와 사용 횟수",
+	Intro:      "사전 판매용 코드입니다. 코드마다 정해진 대기 줄에 한 번 또는 정한 횟수만큼, 만료 전까지 들어갈 수 있습니다. 데이터베이스는 코드를 해시로만 보관하므로, 생성한 코드는 만든 직후 이 화면에서 한 번만 보입니다.",
+	ByLine:     "대기 줄별",
+	LineCap:    "대기실의 대기 줄별 코드와 사용 횟수",
 	NoCodes:    "아직 코드가 없습니다.",
-	Line:       "줄",
-	OnlyLine:   "(방의 줄)",
+	Line:       "대기 줄",
+	OnlyLine:   "(대기실의 기본 줄)",
 	Codes:      "코드",
-	Uses:       "사용 가능",
+	Uses:       "사용 한도",
 	Used:       "사용됨",
 	Left:       "남음",
 	Latest:     "최근 코드 {n}개",
-	LatestCap:  "방의 최근 코드, 끝 세 글자로 표시, 최신순 (좁은 화면에서는 옆으로 스크롤)",
+	LatestCap:  "대기실의 최근 코드, 끝 세 글자로 표시, 최신순 (좁은 화면에서는 옆으로 스크롤)",
 	Hint:       "끝 글자",
 	Expires:    "만료",
 	Never:      "없음",
@@ -127,15 +127,15 @@ var codesKorean = CodesText{
 	Count:      "개수",
 	CountHint:  "1부터 {max}까지.",
 	UsesHint:   "코드당 사용 횟수: 1회용은 1.",
-	LineHint:   "코드로 들어갈 줄: 영문, 숫자, -, _. 비워 두면 방의 줄입니다.",
+	LineHint:   "코드로 들어갈 대기 줄: 영문, 숫자, -, _. 비워 두면 대기실의 기본 줄입니다.",
 	ExpiresAt:  "만료 시각",
-	ExpireHint: "선택 사항, 콘솔의 시간대 기준.",
+	ExpireHint: "선택 사항, {zone} 시간대 기준.",
 	Make:       "생성",
 	Upload:     "코드 올리기",
 	File:       "CSV 파일",
-	FileHint:   "한 줄에 코드 하나, CRM에서 내보낸 그대로 (영문, 숫자, _ 4~64자, 공백과 -는 무시). 첫 줄이 \"code\"면 머리글로 봅니다. 최대 {max}개.",
+	FileHint:   "한 행에 코드 하나, CRM에서 내보낸 그대로 (영문, 숫자, _ 4~64자, 공백과 -는 무시). 첫 행에 code, access_code, coupon 같은 열 이름이 있으면 머리글로 보고 그 열을 읽습니다. 최대 {max}개.",
 	Add:        "올리기",
-	NewCodes:   "새 코드 {n}개. 지금 복사하세요. 다시 보이지 않습니다.",
+	NewCodes:   "새 코드: {n}개. 지금 복사하세요. 다시 보이지 않습니다.",
 	NewCodesNB: "새 코드",
 	Imported:   "코드 {n}개 추가, {m}개 건너뜀 (이미 있거나 파일에서 반복됨).",
 	FixErrors:  "코드를 만들지 않았습니다. 표시된 곳을 고치세요.",
@@ -146,8 +146,8 @@ var codesKorean = CodesText{
 	ErrUses:    "사용 횟수는 1부터 {max}까지의 정수입니다.",
 	ErrLine:    "영문, 숫자, -, _ 최대 32자로 쓰세요.",
 	ErrExpires: "앞으로의 시각을 입력하거나 비워 두세요.",
-	ErrCode:    "파일의 {n}번째 코드가 영문, 숫자, _ 4~64자가 아닙니다.",
-	ErrCSV:     "파일의 {n}번째 줄을 CSV로 읽을 수 없습니다.",
+	ErrCode:    "파일의 {n}번째 행이 영문, 숫자, _ 4~64자 코드가 아닙니다.",
+	ErrCSV:     "파일의 {n}번째 행을 CSV로 읽을 수 없습니다.",
 	ErrEmpty:   "파일에 코드가 없습니다.",
 }
 

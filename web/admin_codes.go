@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"waitingroom/server/access"
@@ -16,15 +17,16 @@ import (
 	"waitingroom/web/response"
 )
 
-// The admin API of a room's access codes. Like products, a room's codes
-// may be made before the room itself exists.
+// The admin API of a room's access codes. The room must exist: a code
+// made for a misspelt name would let nobody in. Its codes go with it when
+// it is deleted.
 
 const codesShape = `a JSON object such as {"count":100,"uses":1,"line":"presale","expiresAt":"2026-12-24T12:00:00+09:00"}, or text/csv of one code per line`
 
 // codesRequest is the JSON body of POST /api/admin/rooms/{room}/codes.
 type codesRequest struct {
 	Count     int        `json:"count"`
-	Uses      int        `json:"uses"`
+	Uses      *int       `json:"uses"`
 	Line      string     `json:"line"`
 	ExpiresAt *time.Time `json:"expiresAt"`
 }
@@ -34,7 +36,7 @@ type codesRequest struct {
 // code per line, the spec in the query: uses, line, expiresAt) it adds
 // the uploaded codes. uses defaults to 1.
 func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
-	if !s.hasCodes(w) {
+	if !s.hasCodes(w, r) {
 		return
 	}
 	name := r.PathValue("room")
@@ -44,6 +46,7 @@ func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
 		spec   access.Spec
 		err    error
 		action string
+		lines  []int // an upload's codes' lines in its file
 	)
 	switch media {
 	case "application/json", "":
@@ -51,9 +54,9 @@ func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
 		if !request.DecodeStrict(w, r, &req, codesShape) {
 			return
 		}
-		spec = access.Spec{Line: req.Line, Uses: max(req.Uses, 1), ExpiresAt: req.ExpiresAt}
-		if req.Uses < 0 {
-			spec.Uses = req.Uses // refused by Validate, with its bounds
+		spec = access.Spec{Line: req.Line, Uses: 1, ExpiresAt: req.ExpiresAt}
+		if req.Uses != nil {
+			spec.Uses = *req.Uses // 0 or less is refused by Validate, with its bounds
 		}
 		action = "codes.generate"
 		added, err = s.codes.Generate(r.Context(), name, req.Count, spec)
@@ -63,13 +66,17 @@ func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
 		if spec, ok = codesSpecOfQuery(w, r); !ok {
 			return
 		}
-		if codes, ok = readCodesCSV(w, r); !ok {
+		if codes, lines, ok = readCodesCSV(w, r); !ok {
 			return
 		}
 		action = "codes.import"
 		added, err = s.codes.Import(r.Context(), name, codes, spec)
 	default:
 		response.WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Send "+codesShape+".")
+		return
+	}
+	if inv := (*access.InvalidError)(nil); errors.As(err, &inv) && inv.Field == "code" && inv.Index > 0 && inv.Index <= len(lines) {
+		response.WriteError(w, http.StatusBadRequest, "bad_codes", "Line "+strconv.Itoa(lines[inv.Index-1])+" of the file is not a code of 4 to 64 letters, digits or '_' (spaces and dashes are dropped).")
 		return
 	}
 	if err != nil {
@@ -83,7 +90,7 @@ func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
 // getCodes serves GET /api/admin/rooms/{room}/codes: the room's codes by
 // line, with their uses and what is left.
 func (s *Server) getCodes(w http.ResponseWriter, r *http.Request) {
-	if !s.hasCodes(w) || !drainBody(w, r) {
+	if !s.hasCodes(w, r) || !drainBody(w, r) {
 		return
 	}
 	counts, err := s.codes.Counts(r.Context(), r.PathValue("room"))
@@ -100,7 +107,7 @@ func (s *Server) getCodes(w http.ResponseWriter, r *http.Request) {
 // exportCodes serves GET /api/admin/rooms/{room}/codes.csv: every code of
 // the room by its hint (console.WriteCodesCSV).
 func (s *Server) exportCodes(w http.ResponseWriter, r *http.Request) {
-	if !s.hasCodes(w) || !drainBody(w, r) {
+	if !s.hasCodes(w, r) || !drainBody(w, r) {
 		return
 	}
 	if err := console.WriteCodesCSV(r.Context(), w, s.codes, r.PathValue("room"), s.log); err != nil {
@@ -108,10 +115,15 @@ func (s *Server) exportCodes(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// hasCodes answers 404 codes_off when no order database keeps codes.
-func (s *Server) hasCodes(w http.ResponseWriter) bool {
+// hasCodes answers 404 codes_off when no order database keeps codes, and
+// room_not_found for a room that does not exist.
+func (s *Server) hasCodes(w http.ResponseWriter, r *http.Request) bool {
 	if s.codes == nil {
 		response.WriteError(w, http.StatusNotFound, "codes_off", "Access codes need the order database, which this server has not attached.")
+		return false
+	}
+	if _, err := s.rooms.Room(r.Context(), r.PathValue("room")); err != nil {
+		s.fail(w, r, err)
 		return false
 	}
 	return true
@@ -143,6 +155,12 @@ func (s *Server) recordCodes(ctx context.Context, name, action string, added acc
 // 1), line, expiresAt (RFC 3339).
 func codesSpecOfQuery(w http.ResponseWriter, r *http.Request) (access.Spec, bool) {
 	q := r.URL.Query()
+	for k := range q {
+		if k != "uses" && k != "line" && k != "expiresAt" {
+			response.WriteError(w, http.StatusBadRequest, "bad_codes", "Unknown query parameter "+strconv.Quote(k)+": an upload takes uses, line and expiresAt.")
+			return access.Spec{}, false
+		}
+	}
 	spec := access.Spec{Line: q.Get("line"), Uses: 1}
 	if v := q.Get("uses"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -153,7 +171,8 @@ func codesSpecOfQuery(w http.ResponseWriter, r *http.Request) (access.Spec, bool
 		spec.Uses = n
 	}
 	if v := q.Get("expiresAt"); v != "" {
-		t, err := time.Parse(time.RFC3339, v)
+		// A "+09:00" left unescaped in a query reads as " 09:00".
+		t, err := time.Parse(time.RFC3339, strings.Replace(v, " ", "+", 1))
 		if err != nil {
 			response.WriteError(w, http.StatusBadRequest, "bad_codes", "expiresAt must be a time such as 2026-12-24T12:00:00+09:00, not "+strconv.Quote(v)+".")
 			return spec, false
@@ -163,17 +182,18 @@ func codesSpecOfQuery(w http.ResponseWriter, r *http.Request) (access.Spec, bool
 	return spec, true
 }
 
-// readCodesCSV reads an uploaded CSV of codes (console.ReadCodesCSV).
-func readCodesCSV(w http.ResponseWriter, r *http.Request) ([]string, bool) {
-	codes, err := console.ReadCodesCSV(http.MaxBytesReader(w, r.Body, console.CodesUploadMax), func(line int) error {
+// readCodesCSV reads an uploaded CSV of codes (console.ReadCodesCSV), and
+// each code's line in the file.
+func readCodesCSV(w http.ResponseWriter, r *http.Request) ([]string, []int, bool) {
+	codes, lines, err := console.ReadCodesCSV(http.MaxBytesReader(w, r.Body, console.CodesUploadMax), func(line int) error {
 		return &access.InvalidError{Field: "code", Msg: "The CSV does not read at line " + strconv.Itoa(line)}
 	})
 	if inv := (*access.InvalidError)(nil); errors.As(err, &inv) {
 		response.WriteError(w, http.StatusBadRequest, "bad_codes", inv.Msg+".")
-		return nil, false
+		return nil, nil, false
 	}
 	if err != nil {
-		return nil, request.BodyError(w, err)
+		return nil, nil, request.BodyError(w, err)
 	}
-	return codes, true
+	return codes, lines, true
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,10 @@ func TestCodesAdminAPI(t *testing.T) {
 				t.Fatalf("generate: %d %s", r.status, r.body)
 			}
 			csvHdr := map[string]string{"Authorization": adminAuth["Authorization"], "Content-Type": "text/csv"}
-			r = h.do(t, "POST", base+"?uses=1&line=fans", "code\nFAN-0001\nfan 0002\n\nFAN-0001\n", csvHdr, nil)
+			// A CRM's export: the codes in a named column, the expiry's
+			// "+09:00" left unescaped in the query.
+			r = h.do(t, "POST", base+"?uses=1&line=fans&expiresAt="+time.Now().UTC().Add(time.Hour).Format("2006-01-02T15:04:05")+"+00:00",
+				"email,Coupon Code\na@example.com,FAN-0001\nb@example.com,fan 0002\n\nc@example.com,FAN-0001\n", csvHdr, nil)
 			var imp access.Added
 			r.json(t, &imp)
 			if r.status != 201 || imp.Added != 2 || imp.Skipped != 1 || imp.Codes != nil {
@@ -69,7 +73,7 @@ func TestCodesAdminAPI(t *testing.T) {
 					t.Fatalf("the export holds the code %s", c)
 				}
 			}
-			if rows[1][4] != "1" || rows[1][1] != "…"+gen.Codes[0][len(gen.Codes[0])-3:] {
+			if rows[1][4] != "1" || rows[1][1] != gen.Codes[0][len(gen.Codes[0])-3:] {
 				t.Fatalf("export's first code: %v, want used 1 and its hint", rows[1])
 			}
 			entries, err := log.List(context.Background(), audit.Filter{Room: h.room})
@@ -96,7 +100,12 @@ func TestCodesAdminAPI(t *testing.T) {
 				{"uses not a number", base + "?uses=two", "GOOD-0002\n", csvHdr, 400, "bad_codes"},
 				{"expiry not a time", base + "?expiresAt=tomorrow", "GOOD-0003\n", csvHdr, 400, "bad_codes"},
 				{"another type", base, "count=1", map[string]string{"Authorization": adminAuth["Authorization"], "Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"},
+				{"text/plain", base, "GOOD-0006\n", map[string]string{"Authorization": adminAuth["Authorization"], "Content-Type": "text/plain"}, 415, "unsupported_media_type"},
 				{"bad room", "/api/admin/rooms/Bad_Room/codes", `{"count":1}`, adminAuth, 400, "bad_room"},
+				{"a room that does not exist", "/api/admin/rooms/no-such-room-x/codes", `{"count":1}`, adminAuth, 404, "room_not_found"},
+				{"an upload to a room that does not exist", "/api/admin/rooms/no-such-room-x/codes", "GOOD-0004\n", csvHdr, 404, "room_not_found"},
+				{"zero uses", base, `{"count":1,"uses":0}`, adminAuth, 400, "bad_codes"},
+				{"an unknown query parameter", base + "?usess=5", "GOOD-0005\n", csvHdr, 400, "bad_codes"},
 			} {
 				r := h.do(t, "POST", tc.path, tc.body, tc.hdr, nil)
 				var e struct{ Error, Message string }
@@ -108,6 +117,21 @@ func TestCodesAdminAPI(t *testing.T) {
 			h.do(t, "GET", base, "", adminAuth, nil).json(t, &counts)
 			if len(counts.Lines) != 2 || counts.Lines[0].Codes != 2 || counts.Lines[1].Codes != 3 {
 				t.Fatalf("refused requests added codes: %+v", counts.Lines)
+			}
+			// A deleted room's codes go with it: made again, the room has
+			// none, and its old codes let nobody in.
+			if r := h.do(t, "DELETE", "/api/admin/rooms/"+h.room, "", adminAuth, nil); r.status != 200 {
+				t.Fatalf("delete the room: %d %s", r.status, r.body)
+			}
+			if r := h.do(t, "GET", base, "", adminAuth, nil); r.status != 404 || !strings.Contains(r.body, "room_not_found") {
+				t.Fatalf("a deleted room's codes: %d %s", r.status, r.body)
+			}
+			if r := h.do(t, "PUT", "/api/admin/rooms/"+h.room, `{"rate":5}`, adminAuth, nil); r.status != 201 {
+				t.Fatalf("make the room again: %d %s", r.status, r.body)
+			}
+			h.do(t, "GET", base, "", adminAuth, nil).json(t, &counts)
+			if _, err := codes.Redeem(context.Background(), h.room, gen.Codes[1], "v2"); len(counts.Lines) != 0 || !errors.Is(err, access.ErrUnknown) {
+				t.Fatalf("the room made again has codes %+v; an old code: %v", counts.Lines, err)
 			}
 		})
 	}

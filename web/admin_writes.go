@@ -19,6 +19,7 @@ func (s *Server) adminWrites(o Options) {
 			s.gate.Remember(name, set)
 		},
 		Deleted: s.roomDeleted,
+		Codes:   o.Codes,
 	})
 	s.productWrites = admin.NewProducts(admin.ProductDeps{
 		Rooms: o.Rooms, Catalog: s.catalog, CheckImage: s.checkProductImage,

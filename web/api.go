@@ -40,10 +40,15 @@ func (s *Server) apiBounded(limit int64, timeout time.Duration, next http.Handle
 // first, like application/json.
 func (s *Server) apiCSV(limit int64, next http.HandlerFunc) http.Handler {
 	return s.apiTyped(limit, requestTimeout, func(w http.ResponseWriter, r *http.Request) bool {
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "text/csv" {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		switch {
+		case mt == "text/csv" || mt == "application/json":
 			return true
+		case r.Method != http.MethodPost || r.ContentLength <= 0:
+			return jsonBody(w, r) // no body, or one of unannounced length
 		}
-		return jsonBody(w, r)
+		response.WriteError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Send the body as Content-Type: application/json or text/csv.")
+		return false
 	}, next)
 }
 

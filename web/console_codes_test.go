@@ -91,12 +91,16 @@ func TestConsoleCodes(t *testing.T) {
 	if _, body := cc.get(t, "/admin/rooms/"+name, nil); !strings.Contains(body, `href="`+page+`"`) {
 		t.Fatal("the dashboard does not link to the codes")
 	}
+	if _, body := cc.get(t, page+"?tz=America/New_York", nil); !strings.Contains(body, `action="`+page+`?tz=America%2fNew_York"`) &&
+		!strings.Contains(body, `action="`+page+`?tz=America%2FNew_York"`) || !strings.Contains(body, "in America/New_York time") {
+		t.Fatalf("the page in New York time does not post in it: %.2000s", body)
+	}
 
 	// Generated: shown on the answer, once.
 	resp, body := postForm(t, cc.c, h.srv.URL+page, url.Values{"csrf": {cc.csrf}, "op": {"generate"}, "count": {"3"}, "uses": {"2"},
 		"line": {"presale"}, "expiresAt": {time.Now().Add(48 * time.Hour).Format("2006-01-02T15:04")}}, nil)
 	made := newCodeRe.FindAllString(body, -1)
-	if resp.StatusCode != 200 || len(made) != 3 || !strings.Contains(body, "3 new codes") || resp.Header.Get("Cache-Control") != "no-store" {
+	if resp.StatusCode != 200 || len(made) != 3 || !strings.Contains(body, "New codes: 3.") || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("generate: %d %v %.600s", resp.StatusCode, made, body)
 	}
 	if g, err := cc.codes.Redeem(context.Background(), name, made[0], "v1"); err != nil || g.Line != "presale" {
@@ -108,7 +112,7 @@ func TestConsoleCodes(t *testing.T) {
 
 	// Uploaded, as a spreadsheet saves it (a byte order mark first).
 	resp, body = cc.upload(t, "\ufeffcode\nFAN-0001\nfan-0002\nFAN 0001\n", url.Values{"csrf": {cc.csrf}, "op": {"import"}, "uses": {"1"}, "line": {"fans"}}, "en")
-	if resp.StatusCode != 200 || !strings.Contains(body, "2 codes added, 1 skipped") {
+	if resp.StatusCode != 200 || !strings.Contains(body, "Added: 2. Skipped: 1") {
 		t.Fatalf("upload: %d %.600s", resp.StatusCode, body)
 	}
 	_, body = cc.get(t, page, nil)
@@ -131,8 +135,8 @@ func TestConsoleCodes(t *testing.T) {
 		{"a bad line", "en", url.Values{"op": {"generate"}, "count": {"1"}, "line": {"pre sale"}}, "", "Use up to 32 letters, digits, - and _."},
 		{"expired", "en", url.Values{"op": {"generate"}, "count": {"1"}, "expiresAt": {"2020-01-01T00:00"}}, "", "Give a time in the future, or leave it empty."},
 		{"no file", "en", url.Values{"op": {"import"}}, "", "Choose a CSV file of codes."},
-		{"a bad code", "ko", url.Values{"op": {"import"}}, "GOOD-0001\nno/slash\n", "파일의 2번째 코드가"},
-		{"not CSV", "en", url.Values{"op": {"import"}}, "\"open\n", "The file does not read as CSV at line 1."},
+		{"a bad code, named by its row", "ko", url.Values{"op": {"import"}}, "GOOD-0001\n\n\nno/slash\n", "파일의 4번째 행이"},
+		{"not CSV", "en", url.Values{"op": {"import"}}, "\"open\n", "The file does not read as CSV at row 1."},
 		{"a header alone", "en", url.Values{"op": {"import"}}, "code\n", "The file holds no code."},
 		{"an upload's bad line", "en", url.Values{"op": {"import"}, "line": {"fan club"}}, "GOOD-0002\n", `id="err-line-up"`},
 		{"an upload's bad uses", "ko", url.Values{"op": {"import"}, "uses": {"-1"}}, "GOOD-0003\n", `id="err-uses-up"`},

@@ -361,3 +361,24 @@ func (c *Codes) Latest(ctx context.Context, room string, limit int) ([]Info, err
 	}
 	return out, nil
 }
+
+// DeleteRoom deletes every code of room, and their redemptions, and
+// returns how many codes there were.
+func (c *Codes) DeleteRoom(ctx context.Context, room string) (int64, error) {
+	var n int64
+	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM access_redemptions WHERE code_id IN (SELECT id FROM access_codes WHERE room = ?)`), room); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM access_codes WHERE room = ?`), room)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("access: delete the codes of %s: %w", room, err)
+	}
+	return n, nil
+}

@@ -37,6 +37,11 @@ type RoomDeps struct {
 	Saved func(name string, set room.Settings)
 	// Deleted, when set, is told each room deleted.
 	Deleted func(name string)
+	// Codes, when set, are the rooms' access codes, deleted with their
+	// room: a room made again under the name does not get them back.
+	Codes interface {
+		DeleteRoom(ctx context.Context, room string) (int64, error)
+	}
 }
 
 // Rooms writes rooms: every write of a room's settings, for the JSON admin
@@ -245,6 +250,15 @@ func (rs *Rooms) Delete(ctx context.Context, actor, name string) (queue.Deletion
 	}
 	if rs.d.Records != nil {
 		_ = rs.d.Records.Forget(ctx, name) // the records log and retry a failure
+	}
+	if rs.d.Codes != nil {
+		// Also when the room was gone already: a delete sent again after
+		// this failed finishes the job.
+		if n, err := rs.d.Codes.DeleteRoom(ctx, name); err != nil {
+			return d, fmt.Errorf("admin: delete the access codes of room %q: %w", name, err)
+		} else if n > 0 {
+			rs.d.Log.Info("room's access codes deleted", "room", name, "codes", n)
+		}
 	}
 	if !d.Existed {
 		return d, room.ErrNotFound

@@ -8,9 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"waitingroom/server/access"
 	"waitingroom/server/admin"
@@ -26,6 +29,7 @@ type Codes interface {
 	// List returns codes oldest first, Latest newest first.
 	List(ctx context.Context, room string, after int64, limit int) ([]access.Info, error)
 	Latest(ctx context.Context, room string, limit int) ([]access.Info, error)
+	DeleteRoom(ctx context.Context, room string) (int64, error)
 }
 
 // CodesUploadMax bounds an uploaded CSV of codes: access.MaxBatch codes
@@ -58,12 +62,16 @@ func (s *Console) codesPage(ctx context.Context, r *http.Request, sess Session, 
 	if err != nil {
 		return views.CodesPage{}, err
 	}
+	loc, zone, _ := consoleZone(r)
+	action := "/admin/rooms/" + name + "/codes"
+	if zone != defaultZone {
+		action += "?tz=" + url.QueryEscape(zone)
+	}
 	cp := views.CodesPage{Room: name, CSRF: sess.CSRF, MaxBatch: access.MaxBatch, MaxUses: access.MaxUses,
-		Form: views.CodesForm{Count: "100", Uses: "1", Errors: map[string]string{}}}
+		Form: views.CodesForm{Count: "100", Uses: "1", Errors: map[string]string{}}, Zone: zone, Action: templ.SafeURL(action)}
 	for _, c := range counts {
 		cp.Lines = append(cp.Lines, views.CodesLine{Line: c.Line, Codes: c.Codes, Uses: c.Uses, Used: c.Used, Left: c.Left})
 	}
-	loc, _, _ := consoleZone(r)
 	lang := Lang(r)
 	for _, c := range latest {
 		row := views.CodesRow{Hint: c.Hint, Line: c.Line, Uses: c.Uses, Used: c.Used,
@@ -118,6 +126,7 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 	var (
 		added  access.Added
 		action string
+		lines  []int // an upload's codes' lines in its file
 	)
 	if f.Get("op") == "import" {
 		action = "codes.import"
@@ -129,7 +138,7 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 			}
 		}
 		var codes []string
-		codes, err = uploadedCodes(r, t)
+		codes, lines, err = uploadedCodes(r, t)
 		switch {
 		case err == nil && len(codes) == 0:
 			errs["file"] = t.ErrEmpty
@@ -158,6 +167,9 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 			field = "file"
 		}
 		errs[field] = codesFieldText(inv, t)
+		if inv.Field == "code" && inv.Index > 0 && inv.Index <= len(lines) {
+			errs[field] = views.Fill(t.ErrCode, "n", strconv.Itoa(lines[inv.Index-1]))
+		}
 	case errors.As(err, &inv):
 		errs[inv.Field] = codesFieldText(inv, t)
 	case err != nil:
@@ -230,7 +242,7 @@ func WriteCodesCSV(ctx context.Context, w http.ResponseWriter, codes CodesLister
 				expires = c.ExpiresAt.UTC().Format(time.RFC3339)
 			}
 			if c.Hint != "" {
-				hint = "…" + c.Hint
+				hint = c.Hint
 			}
 			out.Write([]string{strconv.FormatInt(c.ID, 10), hint, c.Line, strconv.Itoa(c.Uses), strconv.Itoa(c.Used),
 				expires, c.CreatedAt.UTC().Format(time.RFC3339)})
@@ -264,6 +276,9 @@ func codesSpecOfForm(uses, line, expires string, loc *time.Location, now time.Ti
 	}
 	if v := strings.TrimSpace(expires); v != "" {
 		at, err := time.ParseInLocation("2006-01-02T15:04", v, loc)
+		if err != nil {
+			at, err = time.ParseInLocation("2006-01-02T15:04:05", v, loc)
+		}
 		if err != nil || !at.After(now) {
 			errs["expiresAt"] = t.ErrExpires
 		}
@@ -301,45 +316,69 @@ type codesFileError string
 
 func (e codesFileError) Error() string { return string(e) }
 
-// uploadedCodes reads the form's CSV file: the first field of each
-// record, a first record of "code" taken as a header, empty records
-// skipped.
-func uploadedCodes(r *http.Request, t views.CodesText) ([]string, error) {
+// uploadedCodes reads the form's CSV file (ReadCodesCSV).
+func uploadedCodes(r *http.Request, t views.CodesText) ([]string, []int, error) {
 	file, _, err := r.FormFile("file")
 	if err != nil {
-		return nil, codesFileError(t.ErrNoFile)
+		return nil, nil, codesFileError(t.ErrNoFile)
 	}
 	defer file.Close()
-	return ReadCodesCSV(file, func(line int) error { return codesFileError(views.Fill(t.ErrCSV, "n", strconv.Itoa(line))) })
+	codes, lines, err := ReadCodesCSV(file, func(line int) error { return codesFileError(views.Fill(t.ErrCSV, "n", strconv.Itoa(line))) })
+	return codes, lines, err
 }
 
-// ReadCodesCSV reads a CSV of codes: the first field of each record, a
-// first record of "code" taken as a header, empty records skipped. A
-// record that does not read is answered by bad, with its line.
-func ReadCodesCSV(in io.Reader, bad func(line int) error) ([]string, error) {
+// codeHeaders are the column names a CRM's export gives its codes.
+var codeHeaders = map[string]bool{"code": true, "codes": true, "access_code": true, "access code": true, "accesscode": true,
+	"coupon": true, "coupon_code": true, "coupon code": true, "voucher": true, "voucher_code": true, "promo_code": true, "promo code": true}
+
+// ReadCodesCSV reads a CSV of codes, with each code's line in the file. A
+// first record that names a code column (code, access_code, coupon,
+// voucher, promo_code, …, in any case) is a header, and the codes are
+// read from that column; otherwise from the first. Empty records are
+// skipped, and a spreadsheet's byte order mark is read. A record that
+// does not read is answered by bad, with its line.
+func ReadCodesCSV(in io.Reader, bad func(line int) error) ([]string, []int, error) {
 	br := bufio.NewReader(in)
-	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" { // a spreadsheet's byte order mark
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3)
 	}
 	c := csv.NewReader(br)
 	c.FieldsPerRecord = -1
 	c.TrimLeadingSpace = true
 	var codes []string
+	var lines []int
+	col, first := 0, true
 	for {
 		rec, err := c.Read()
 		if errors.Is(err, io.EOF) {
-			return codes, nil
+			return codes, lines, nil
 		}
 		if parse := (*csv.ParseError)(nil); errors.As(err, &parse) {
-			return nil, bad(parse.Line)
+			return nil, nil, bad(parse.Line)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		code := strings.TrimSpace(rec[0])
-		if code == "" || (len(codes) == 0 && strings.EqualFold(code, "code")) {
+		line, _ := c.FieldPos(0)
+		if first {
+			first = false
+			header := false
+			for i, f := range rec {
+				if codeHeaders[strings.ToLower(strings.TrimSpace(f))] {
+					col, header = i, true
+					break
+				}
+			}
+			if header {
+				continue
+			}
+		}
+		if col >= len(rec) {
 			continue
 		}
-		codes = append(codes, code)
+		if code := strings.TrimSpace(rec[col]); code != "" {
+			codes = append(codes, code)
+			lines = append(lines, line)
+		}
 	}
 }

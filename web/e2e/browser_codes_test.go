@@ -39,7 +39,7 @@ func TestBrowserConsoleCodes(t *testing.T) {
 	if err != nil || len(codes) != 5 {
 		t.Fatalf("the new codes %q (%v), want 5", made, err)
 	}
-	if text := pageText(t, op); !strings.Contains(text, "5 new codes") || !strings.Contains(text, "presale") {
+	if text := pageText(t, op); !strings.Contains(text, "New codes: 5.") || !strings.Contains(text, "presale") {
 		t.Fatalf("after generating:\n%s", text)
 	}
 	axeCheck(t, op, axe, "codes-new")
