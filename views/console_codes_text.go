@@ -51,6 +51,12 @@ type CodesText struct {
 	ErrCode    string // {n}: the code's row in the file
 	ErrCSV     string // {n}
 	ErrEmpty   string
+	Revoke     string
+	RevokeHint string
+	RevokeCode string
+	RevokeDo   string
+	Revoked    string // {code}
+	ErrNoCode  string
 }
 
 var codesEnglish = CodesText{
@@ -100,6 +106,12 @@ var codesEnglish = CodesText{
 	ErrCode:    "Row {n} of the file is not a code of 4 to 64 letters, digits or _.",
 	ErrCSV:     "The file does not read as CSV at row {n}.",
 	ErrEmpty:   "The file holds no code.",
+	Revoke:     "Revoke a code",
+	RevokeHint: "A leaked code: it lets nobody in from now on. The places it already bought stay.",
+	RevokeCode: "Code",
+	RevokeDo:   "Revoke",
+	Revoked:    "Revoked the code {code}.",
+	ErrNoCode:  "The room has no such code.",
 }
 
 var codesKorean = CodesText{
@@ -149,6 +161,12 @@ var codesKorean = CodesText{
 	ErrCode:    "파일의 {n}번째 행이 영문, 숫자, _ 4~64자 코드가 아닙니다.",
 	ErrCSV:     "파일의 {n}번째 행을 CSV로 읽을 수 없습니다.",
 	ErrEmpty:   "파일에 코드가 없습니다.",
+	Revoke:     "코드 폐기",
+	RevokeHint: "유출된 코드: 지금부터 누구도 이 코드로 들어갈 수 없습니다. 이미 받은 자리는 그대로입니다.",
+	RevokeCode: "코드",
+	RevokeDo:   "폐기",
+	Revoked:    "코드 {code}를 폐기했습니다.",
+	ErrNoCode:  "대기실에 그런 코드가 없습니다.",
 }
 
 // CodesTextFor returns the access-codes page's texts in lang.

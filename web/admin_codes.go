@@ -87,6 +87,44 @@ func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
 	response.WriteJSON(w, http.StatusCreated, added)
 }
 
+// revokeShape is the body of a revocation.
+const revokeShape = `a JSON object such as {"code":"7KQ2-M9XD-4HTR"} or {"id":123}`
+
+// revokeCode serves POST /api/admin/rooms/{room}/codes/revoke: the code
+// given as {"code":…} or {"id":…} (an id of the export) redeems no more;
+// the places it bought stay. 404 code_not_found when the room has no
+// such code.
+func (s *Server) revokeCode(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Code string `json:"code"`
+		ID   int64  `json:"id"`
+	}
+	if !s.hasCodes(w, r) || !request.DecodeStrict(w, r, &req, revokeShape) {
+		return
+	}
+	if (req.Code == "") == (req.ID == 0) {
+		response.WriteError(w, http.StatusBadRequest, "bad_codes", "Name the code to revoke by its code or its id, one of them: "+revokeShape+".")
+		return
+	}
+	name := r.PathValue("room")
+	info, err := s.codes.Revoke(r.Context(), name, req.Code, req.ID)
+	switch {
+	case errors.Is(err, access.ErrUnknown):
+		response.WriteError(w, http.StatusNotFound, "code_not_found", "The room has no such code.")
+		return
+	case err != nil:
+		s.codesFail(w, r, err)
+		return
+	}
+	if s.auditLog != nil {
+		if err := s.auditLog.Record(r.Context(), audit.Entry{Actor: apiActor, Room: name, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
+			Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})}); err != nil {
+			s.log.ErrorContext(r.Context(), "audit codes", "room", name, "err", err)
+		}
+	}
+	response.WriteJSON(w, http.StatusOK, map[string]any{"id": info.ID, "hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used, "revoked": true})
+}
+
 // getCodes serves GET /api/admin/rooms/{room}/codes: the room's codes by
 // line, with their uses and what is left.
 func (s *Server) getCodes(w http.ResponseWriter, r *http.Request) {

@@ -118,6 +118,28 @@ func TestCodesAdminAPI(t *testing.T) {
 			if len(counts.Lines) != 2 || counts.Lines[0].Codes != 2 || counts.Lines[1].Codes != 3 {
 				t.Fatalf("refused requests added codes: %+v", counts.Lines)
 			}
+			// A leaked code is revoked: it lets nobody in any more.
+			revoke := base + "/revoke"
+			for _, tc := range []struct {
+				name, body string
+				status     int
+				code       string
+			}{
+				{"by its text", `{"code":"` + strings.ToLower(gen.Codes[2]) + `"}`, 200, ""},
+				{"again", `{"code":"` + gen.Codes[2] + `"}`, 404, "code_not_found"},
+				{"neither text nor id", `{}`, 400, "bad_codes"},
+				{"both", `{"code":"` + gen.Codes[1] + `","id":1}`, 400, "bad_codes"},
+			} {
+				r := h.do(t, "POST", revoke, tc.body, adminAuth, nil)
+				var e struct{ Error string }
+				r.json(t, &e)
+				if r.status != tc.status || e.Error != tc.code {
+					t.Errorf("revoke %s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
+				}
+			}
+			if _, err := codes.Redeem(context.Background(), h.room, gen.Codes[2], "v3"); !errors.Is(err, access.ErrUnknown) {
+				t.Fatalf("a revoked code: %v, want unknown", err)
+			}
 			// A deleted room's codes go with it: made again, the room has
 			// none, and its old codes let nobody in.
 			if r := h.do(t, "DELETE", "/api/admin/rooms/"+h.room, "", adminAuth, nil); r.status != 200 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -158,6 +159,25 @@ func TestConsoleCodes(t *testing.T) {
 	if err != nil || len(counts) != 2 || counts[0].Codes+counts[1].Codes != 5 {
 		t.Fatalf("refused forms made codes: %+v %v", counts, err)
 	}
+
+	// Revoked: the notice names it by its hint; a code the room lacks is
+	// refused.
+	for _, tc := range []struct {
+		code   string
+		status int
+		want   string
+	}{
+		{made[1], 200, "Revoked the code …" + made[1][len(made[1])-3:]},
+		{made[1], http.StatusUnprocessableEntity, "The room has no such code."},
+	} {
+		resp, body := postForm(t, cc.c, h.srv.URL+page, url.Values{"csrf": {cc.csrf}, "op": {"revoke"}, "code": {tc.code}}, nil)
+		if resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
+			t.Fatalf("revoke %s: %d, want %d saying %q", tc.code, resp.StatusCode, tc.status, tc.want)
+		}
+	}
+	if _, err := cc.codes.Redeem(context.Background(), name, made[1], "v2"); !errors.Is(err, access.ErrUnknown) {
+		t.Fatalf("a revoked code: %v", err)
+	}
 	if resp, _ := postForm(t, cc.c, h.srv.URL+page, url.Values{"op": {"generate"}, "count": {"1"}}, nil); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("no csrf: %d", resp.StatusCode)
 	}
@@ -165,7 +185,7 @@ func TestConsoleCodes(t *testing.T) {
 	// Exported by hint.
 	resp, body = cc.get(t, page+".csv", nil)
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
-	if resp.StatusCode != 200 || err != nil || len(rows) != 6 {
+	if resp.StatusCode != 200 || err != nil || len(rows) != 5 {
 		t.Fatalf("export: %d %v %q", resp.StatusCode, err, body)
 	}
 	for _, c := range made {

@@ -35,6 +35,7 @@ func (s *Server) routes() []route {
 		{"POST /api/admin/rooms/{room}/codes", s.apiCSV(console.CodesUploadMax, s.adminOnly(s.postCodes))},
 		{"GET /api/admin/rooms/{room}/codes", s.api(s.adminOnly(s.getCodes))},
 		{"GET /api/admin/rooms/{room}/codes.csv", s.api(s.adminOnly(s.exportCodes))},
+		{"POST /api/admin/rooms/{room}/codes/revoke", s.api(s.adminOnly(s.revokeCode))},
 		{"GET /admin/rooms", http.HandlerFunc(c.RoomList)},
 		{"GET /admin/rooms/new", http.HandlerFunc(c.NewRoom)},
 		{"POST /admin/rooms/new", http.HandlerFunc(c.CreateRoom)},

@@ -382,3 +382,41 @@ func (c *Codes) DeleteRoom(ctx context.Context, room string) (int64, error) {
 	}
 	return n, nil
 }
+
+// Revoke deletes room's code given as its text or, when code is empty, as
+// its id, with its redemptions: nobody redeems it again, and the places
+// it bought stay. It returns the code as the console lists it, and
+// ErrUnknown when room has no such code.
+func (c *Codes) Revoke(ctx context.Context, room, code string, id int64) (Info, error) {
+	where, arg := "id = ?", any(id)
+	if code != "" {
+		norm, ok := Normalize(code)
+		if !ok {
+			return Info{}, ErrUnknown
+		}
+		where, arg = "code_hash = ?", c.hash.Sum(norm)
+	}
+	var info Info
+	err := c.inTx(ctx, func(tx *sqlx.Tx) error {
+		err := tx.GetContext(ctx, &info, tx.Rebind(`SELECT id, hint, line, uses, used, expires_at, created_at
+			FROM access_codes WHERE room = ? AND `+where), room, arg)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrUnknown
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, tx.Rebind(`DELETE FROM access_redemptions WHERE code_id = ?`), info.ID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, tx.Rebind(`DELETE FROM access_codes WHERE id = ?`), info.ID)
+		return err
+	})
+	switch {
+	case errors.Is(err, ErrUnknown):
+		return Info{}, err
+	case err != nil:
+		return Info{}, fmt.Errorf("access: revoke a code of %s: %w", room, err)
+	}
+	return info, nil
+}

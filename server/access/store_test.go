@@ -232,3 +232,44 @@ func TestImport(t *testing.T) {
 		})
 	}
 }
+
+// TestRevoke: a code revoked by its text (typed loosely) or by its id
+// redeems no more; the places it bought stay counted nowhere else; an
+// unknown code or another room's is not found.
+func TestRevoke(t *testing.T) {
+	ctx := context.Background()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			c, _ := newCodes(t, dialect)
+			gen, err := c.Generate(ctx, "drop", 3, Spec{Uses: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Redeem(ctx, "drop", gen.Codes[0], "v1"); err != nil {
+				t.Fatal(err)
+			}
+			list, _ := c.List(ctx, "drop", 0, 10)
+			for _, tc := range []struct {
+				name, room, code string
+				id               int64
+				want             error
+			}{
+				{"by its text, typed loosely", "drop", strings.ToLower(gen.Codes[0]), 0, nil},
+				{"by its id", "drop", "", list[1].ID, nil},
+				{"again", "drop", gen.Codes[0], 0, ErrUnknown},
+				{"another room's", "other", gen.Codes[2], 0, ErrUnknown},
+				{"another room's id", "other", "", list[2].ID, ErrUnknown},
+				{"not a code", "drop", "<x>", 0, ErrUnknown},
+			} {
+				if _, err := c.Revoke(ctx, tc.room, tc.code, tc.id); !errors.Is(err, tc.want) || (err != nil) != (tc.want != nil) {
+					t.Fatalf("%s: %v, want %v", tc.name, err, tc.want)
+				}
+			}
+			for i, want := range []error{ErrUnknown, ErrUnknown, nil} {
+				if _, err := c.Redeem(ctx, "drop", gen.Codes[i], "v9"); !errors.Is(err, want) || (err != nil) != (want != nil) {
+					t.Fatalf("code %d after the revocations: %v, want %v", i, err, want)
+				}
+			}
+		})
+	}
+}

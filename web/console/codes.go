@@ -30,6 +30,7 @@ type Codes interface {
 	List(ctx context.Context, room string, after int64, limit int) ([]access.Info, error)
 	Latest(ctx context.Context, room string, limit int) ([]access.Info, error)
 	DeleteRoom(ctx context.Context, room string) (int64, error)
+	Revoke(ctx context.Context, room, code string, id int64) (access.Info, error)
 }
 
 // CodesUploadMax bounds an uploaded CSV of codes: access.MaxBatch codes
@@ -121,6 +122,10 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 		return
 	}
 	f := r.PostForm
+	if f.Get("op") == "revoke" {
+		s.revokeCode(w, r, sess, cp, t)
+		return
+	}
 	loc, _, _ := consoleZone(r)
 	spec, errs := codesSpecOfForm(f.Get("uses"), f.Get("line"), f.Get("expiresAt"), loc, s.clk.Now(), t)
 	var (
@@ -199,6 +204,37 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 		cp.Notice = views.Fill(views.Fill(t.Imported, "n", strconv.Itoa(added.Added)), "m", strconv.Itoa(added.Skipped))
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	s.renderCodes(w, r, sess, http.StatusOK, cp)
+}
+
+// revokeCode revokes the code of the form's field code, audited by its id
+// and hint, and answers the page saying so.
+func (s *Console) revokeCode(w http.ResponseWriter, r *http.Request, sess Session, cp views.CodesPage, t views.CodesText) {
+	ctx := r.Context()
+	code := strings.TrimSpace(r.PostForm.Get("code"))
+	info, err := s.codes.Revoke(ctx, cp.Room, code, 0)
+	switch {
+	case errors.Is(err, access.ErrUnknown) || code == "":
+		cp.Form.Errors["revoke"] = t.ErrNoCode
+		cp.Error = t.ErrNoCode
+		s.renderCodes(w, r, sess, http.StatusUnprocessableEntity, cp)
+		return
+	case err != nil:
+		s.consoleFail(w, r, err)
+		return
+	}
+	s.log.Info("access code revoked", "room", cp.Room, "by", sess.Operator, "id", info.ID)
+	s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: cp.Room, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
+		Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})})
+	if cp, err = s.codesPage(ctx, r, sess, cp.Room); err != nil {
+		s.consoleFail(w, r, err)
+		return
+	}
+	shown := "#" + strconv.FormatInt(info.ID, 10)
+	if info.Hint != "" {
+		shown = "…" + info.Hint
+	}
+	cp.Notice = views.Fill(t.Revoked, "code", shown)
 	s.renderCodes(w, r, sess, http.StatusOK, cp)
 }
 
