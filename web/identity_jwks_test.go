@@ -2,9 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -19,36 +16,8 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"waitingroom/server/identity"
+	"waitingroom/server/identity/identitytest"
 )
-
-// identityKey is a shop's signing key and its public JWK.
-type identityKey struct {
-	priv *ecdsa.PrivateKey
-	pub  jose.JSONWebKey
-}
-
-func newIdentityKey(t *testing.T, kid string) identityKey {
-	t.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return identityKey{priv: k, pub: jose.JSONWebKey{Key: &k.PublicKey, KeyID: kid, Algorithm: string(jose.ES256), Use: "sig"}}
-}
-
-// sign makes a token with claims, signed by k with its kid.
-func (k identityKey) sign(t *testing.T, claims any) string {
-	t.Helper()
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k.priv}, (&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.pub.KeyID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(s).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
 
 // TestJWKS: a shop's key set is fetched once and kept; a token of a new
 // kid fetches it again, at most once per MinRefresh, so that made-up kids
@@ -56,11 +25,11 @@ func (k identityKey) sign(t *testing.T, claims any) string {
 // used while not stale.
 func TestJWKS(t *testing.T) {
 	ctx := context.Background()
-	k1, k2 := newIdentityKey(t, "k1"), newIdentityKey(t, "k2")
+	k1, k2 := identitytest.NewKey(t, "ec", "k1"), identitytest.NewKey(t, "ec", "k2")
 	var served atomic.Pointer[jose.JSONWebKeySet]
 	var fetches atomic.Int64
 	var down atomic.Bool
-	served.Store(&jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k1.pub}})
+	served.Store(&jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k1.Public}})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/moved.json" {
 			http.Redirect(w, r, "/jwks.json", http.StatusFound)
@@ -91,16 +60,16 @@ func TestJWKS(t *testing.T) {
 		want    error
 		fetches int64
 	}{
-		{"the first token fetches", nil, func() string { return k1.sign(t, claim()) }, nil, 1},
-		{"the next is served from the cache", nil, func() string { return k1.sign(t, claim()) }, nil, 1},
+		{"the first token fetches", nil, func() string { return k1.Sign(t, claim()) }, nil, 1},
+		{"the next is served from the cache", nil, func() string { return k1.Sign(t, claim()) }, nil, 1},
 		{"a new kid within MinRefresh of the fetch: not yet", func() {
-			served.Store(&jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k1.pub, k2.pub}})
-		}, func() string { return k2.sign(t, claim()) }, identity.ErrSignature, 1},
-		{"a new kid after it: fetched again at once", func() { clock.Advance(j.MinRefresh) }, func() string { return k2.sign(t, claim()) }, nil, 2},
-		{"a made-up kid right after: no fetch", nil, func() string { return newIdentityKey(t, "zz").sign(t, claim()) }, identity.ErrSignature, 2},
-		{"past MaxAge, down: the kept set", func() { clock.Advance(11 * time.Minute); down.Store(true) }, func() string { return k1.sign(t, claim()) }, nil, 3},
-		{"down, right after: no fetch", nil, func() string { return k2.sign(t, claim()) }, nil, 3},
-		{"back up: fetched", func() { clock.Advance(time.Minute); down.Store(false) }, func() string { return k2.sign(t, claim()) }, nil, 4},
+			served.Store(&jose.JSONWebKeySet{Keys: []jose.JSONWebKey{k1.Public, k2.Public}})
+		}, func() string { return k2.Sign(t, claim()) }, identity.ErrSignature, 1},
+		{"a new kid after it: fetched again at once", func() { clock.Advance(j.MinRefresh) }, func() string { return k2.Sign(t, claim()) }, nil, 2},
+		{"a made-up kid right after: no fetch", nil, func() string { return identitytest.NewKey(t, "ec", "zz").Sign(t, claim()) }, identity.ErrSignature, 2},
+		{"past MaxAge, down: the kept set", func() { clock.Advance(11 * time.Minute); down.Store(true) }, func() string { return k1.Sign(t, claim()) }, nil, 3},
+		{"down, right after: no fetch", nil, func() string { return k2.Sign(t, claim()) }, nil, 3},
+		{"back up: fetched", func() { clock.Advance(time.Minute); down.Store(false) }, func() string { return k2.Sign(t, claim()) }, nil, 4},
 	}
 	for _, s := range steps {
 		if s.do != nil {
@@ -115,18 +84,18 @@ func TestJWKS(t *testing.T) {
 	// is the room's.
 	gone, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := identity.Verify(gone, k1.sign(t, claim()), "drop", j.Source(srv.URL+"/jwks.json?fresh"), clock.Now()); err != nil {
+	if _, err := identity.Verify(gone, k1.Sign(t, claim()), "drop", j.Source(srv.URL+"/jwks.json?fresh"), clock.Now()); err != nil {
 		t.Fatalf("a cancelled caller on a cold cache: %v", err)
 	}
 	// A redirect is not followed, and a set over identity.MaxJWKS is not read.
 	for _, path := range []string{"/moved.json", "/huge.json"} {
-		if _, err := identity.Verify(ctx, k1.sign(t, claim()), "drop", j.Source(srv.URL+path), clock.Now()); err == nil || identity.Refused(err) {
+		if _, err := identity.Verify(ctx, k1.Sign(t, claim()), "drop", j.Source(srv.URL+path), clock.Now()); err == nil || identity.Refused(err) {
 			t.Fatalf("%s: %v, want the fetch's error", path, err)
 		}
 	}
 	// Never fetched and down: the keys' error, not a refusal.
 	down.Store(true)
-	_, err := identity.Verify(ctx, k1.sign(t, claim()), "drop", j.Source(srv.URL+"/other.json"), clock.Now())
+	_, err := identity.Verify(ctx, k1.Sign(t, claim()), "drop", j.Source(srv.URL+"/other.json"), clock.Now())
 	if err == nil || identity.Refused(err) {
 		t.Fatalf("keys that cannot be fetched: %v, want the fetch's error", err)
 	}

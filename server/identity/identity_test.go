@@ -2,11 +2,6 @@ package identity
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -18,51 +13,9 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"waitingroom/server/identity/identitytest"
 	"waitingroom/server/visitor"
 )
-
-// shopKey is a shop's signing key and its public JWK.
-type shopKey struct {
-	priv any
-	alg  jose.SignatureAlgorithm
-	pub  jose.JSONWebKey
-}
-
-func newShopKey(t *testing.T, kind, kid string) shopKey {
-	t.Helper()
-	var priv, pub any
-	var alg jose.SignatureAlgorithm
-	switch kind {
-	case "ec":
-		k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		priv, pub, alg = k, &k.PublicKey, jose.ES256
-	case "rsa":
-		k, _ := rsa.GenerateKey(rand.Reader, 2048)
-		priv, pub, alg = k, &k.PublicKey, jose.RS256
-	case "ed":
-		p, k, _ := ed25519.GenerateKey(rand.Reader)
-		priv, pub, alg = k, p, jose.EdDSA
-	}
-	return shopKey{priv: priv, alg: alg, pub: jose.JSONWebKey{Key: pub, KeyID: kid, Algorithm: string(alg), Use: "sig"}}
-}
-
-// sign makes a token with claims, signed by k (with its kid).
-func (k shopKey) sign(t *testing.T, claims any) string {
-	t.Helper()
-	opts := (&jose.SignerOptions{}).WithType("JWT")
-	if k.pub.KeyID != "" {
-		opts = opts.WithHeader("kid", k.pub.KeyID)
-	}
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: k.priv}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(s).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
 
 type claims struct {
 	jwt.Claims
@@ -75,9 +28,9 @@ type claims struct {
 func TestVerify(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	shop, other := newShopKey(t, "ec", "k1"), newShopKey(t, "ec", "k1")
-	rsaKey, edKey := newShopKey(t, "rsa", "r1"), newShopKey(t, "ed", "")
-	keys := Static{shop.pub, rsaKey.pub, edKey.pub}
+	shop, other := identitytest.NewKey(t, "ec", "k1"), identitytest.NewKey(t, "ec", "k1")
+	rsaKey, edKey := identitytest.NewKey(t, "rsa", "r1"), identitytest.NewKey(t, "ed", "")
+	keys := Static{shop.Public, rsaKey.Public, edKey.Public}
 	ok := func(c *claims) claims {
 		base := claims{Claims: jwt.Claims{Subject: "member-42", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour)),
 			IssuedAt: jwt.NewNumericDate(now)}, Line: "presale"}
@@ -92,19 +45,19 @@ func TestVerify(t *testing.T) {
 		token string
 		want  error
 	}{
-		{"the shop's EC key", shop.sign(t, ok(nil)), nil},
-		{"the shop's RSA key", rsaKey.sign(t, ok(nil)), nil},
-		{"the shop's Ed25519 key, no kid", edKey.sign(t, ok(nil)), nil},
-		{"another key with the same kid", other.sign(t, ok(nil)), ErrSignature},
-		{"another room", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"other"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrWrongRoom},
-		{"no audience", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrWrongRoom},
-		{"expired", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(-2 * time.Minute))}}), ErrExpired},
-		{"expired within the leeway", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(-30 * time.Second))}}), nil},
-		{"not yet valid", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour)), NotBefore: jwt.NewNumericDate(now.Add(5 * time.Minute))}}), ErrNotYetValid},
-		{"no expiry", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}}}), ErrNoExpiry},
-		{"no subject", shop.sign(t, claims{Claims: jwt.Claims{Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
-		{"a long subject", shop.sign(t, claims{Claims: jwt.Claims{Subject: strings.Repeat("m", 257), Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
-		{"a line no room takes", shop.sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}, Line: "pre sale"}), ErrMalformed},
+		{"the shop's EC key", shop.Sign(t, ok(nil)), nil},
+		{"the shop's RSA key", rsaKey.Sign(t, ok(nil)), nil},
+		{"the shop's Ed25519 key, no kid", edKey.Sign(t, ok(nil)), nil},
+		{"another key with the same kid", other.Sign(t, ok(nil)), ErrSignature},
+		{"another room", shop.Sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"other"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrWrongRoom},
+		{"no audience", shop.Sign(t, claims{Claims: jwt.Claims{Subject: "m", Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrWrongRoom},
+		{"expired", shop.Sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(-2 * time.Minute))}}), ErrExpired},
+		{"expired within the leeway", shop.Sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(-30 * time.Second))}}), nil},
+		{"not yet valid", shop.Sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour)), NotBefore: jwt.NewNumericDate(now.Add(5 * time.Minute))}}), ErrNotYetValid},
+		{"no expiry", shop.Sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}}}), ErrNoExpiry},
+		{"no subject", shop.Sign(t, claims{Claims: jwt.Claims{Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
+		{"a long subject", shop.Sign(t, claims{Claims: jwt.Claims{Subject: strings.Repeat("m", 257), Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}}), ErrNoSubject},
+		{"a line no room takes", shop.Sign(t, claims{Claims: jwt.Claims{Subject: "m", Audience: jwt.Audience{"drop"}, Expiry: jwt.NewNumericDate(now.Add(time.Hour))}, Line: "pre sale"}), ErrMalformed},
 		{"not a token", "hello", ErrMalformed},
 		{"unsigned (alg none)", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJtIiwiYXVkIjoiZHJvcCJ9.", ErrMalformed},
 		{"too long", strings.Repeat("a", MaxTokenLen+1), ErrMalformed},
@@ -122,7 +75,7 @@ func TestVerify(t *testing.T) {
 			}
 		})
 	}
-	c, _ := Verify(ctx, shop.sign(t, ok(nil)), "drop", keys, now)
+	c, _ := Verify(ctx, shop.Sign(t, ok(nil)), "drop", keys, now)
 	if c.Subject != "member-42" || c.Line != "presale" || !c.Expiry.Equal(now.Add(time.Hour)) {
 		t.Fatalf("claims %+v", c)
 	}
@@ -137,14 +90,15 @@ func TestVerify(t *testing.T) {
 // TestParseKeys: PEM public keys, a JWK and a JWK set are taken; private
 // keys and anything else are refused, saying why.
 func TestParseKeys(t *testing.T) {
-	ec, ed := newShopKey(t, "ec", "k1"), newShopKey(t, "ed", "")
-	der, _ := x509.MarshalPKIXPublicKey(ec.pub.Key)
+	ec, ed := identitytest.NewKey(t, "ec", "k1"), identitytest.NewKey(t, "ed", "")
+	ecPriv, _ := ec.Private()
+	der, _ := x509.MarshalPKIXPublicKey(ec.Public.Key)
 	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
-	privDER, _ := x509.MarshalPKCS8PrivateKey(ec.priv)
+	privDER, _ := x509.MarshalPKCS8PrivateKey(ecPriv)
 	pemPriv := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: privDER}))
-	jwk, _ := json.Marshal(ec.pub)
-	set, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{ec.pub, ed.pub}})
-	privJWK, _ := json.Marshal(jose.JSONWebKey{Key: ec.priv, KeyID: "p"})
+	jwk, _ := json.Marshal(ec.Public)
+	set, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{ec.Public, ed.Public}})
+	privJWK, _ := json.Marshal(jose.JSONWebKey{Key: ecPriv, KeyID: "p"})
 	for _, tc := range []struct {
 		name, text string
 		n          int

@@ -56,6 +56,8 @@ type placeReq struct {
 	// minted: the visitor's id was minted for this enter, so they have no
 	// place yet and the script does not look for one (see EnterNew).
 	minted bool
+	// cred: what the enter brings to a room whose access is limited.
+	cred Credentials
 }
 
 // placeResult is one visitor's answer from a position script call: their

@@ -130,7 +130,7 @@ func (e *Engine) EnterFrom(ctx context.Context, roomName, visitor, network strin
 // without one (a reconnect), and so does one who lapsed and goes back at
 // the end; one who left, or was admitted, needs a new proof.
 func (e *Engine) EnterWithProof(ctx context.Context, roomName, visitor, network string, c Campaign, proof Proof) (Position, error) {
-	return e.enter(ctx, roomName, placeReq{visitor: visitor, enter: true, network: network, c: c.Counted(), proof: proof})
+	return e.EnterWith(ctx, roomName, visitor, network, c, proof, Credentials{})
 }
 
 // EnterNew is EnterFrom for a visitor whose id was minted for this enter
@@ -178,7 +178,7 @@ func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Positi
 // appendArgs appends r's group of position.lua's arguments: its flags, the
 // visitor, and the fields the flags announce (see the script's ARGV).
 func (r placeReq) appendArgs(args []any) []any {
-	var fb [6]byte
+	var fb [8]byte
 	flags := fb[:0]
 	if r.enter {
 		flags = append(flags, 'e')
@@ -198,6 +198,12 @@ func (r placeReq) appendArgs(args []any) []any {
 	}
 	if r.proof.ID != "" {
 		flags = append(flags, 'p')
+	}
+	if r.cred.Code {
+		flags = append(flags, 'g')
+	}
+	if r.cred.Identity {
+		flags = append(flags, 'i')
 	}
 	args = append(args, flagsArg(flags), r.visitor)
 	if r.network != "" {
@@ -350,6 +356,10 @@ func parsePlace(tpl Position, rate float64, slots *Slots, phase TickPhase, line 
 		return Position{}, ErrChallengeUsed
 	case -4:
 		return Position{}, ErrChallengeStale
+	case -5:
+		return Position{}, ErrCodeRequired
+	case -6:
+		return Position{}, ErrIdentityRequired
 	}
 	p := tpl
 	p.Ticket, p.Rank, p.Waiting, p.Line = f[1], f[2], f[3], f[4]

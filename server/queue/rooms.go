@@ -70,6 +70,13 @@ func settingsFields(s room.Settings) []any {
 		"targetP95Ms", strconv.Itoa(s.TargetP95Ms),
 		"maxErrorRate", strconv.FormatFloat(s.MaxErrorRate, 'f', -1, 64),
 		"healthURL", s.HealthURL,
+		// Who may take a new place: "access" and "identity" are read by
+		// the enter script; the shop's keys and sign-in page by the server.
+		"access", s.Access.Access,
+		"identity", s.Identity,
+		"identityJWKSURL", s.IdentityJWKSURL,
+		"identityKeys", s.IdentityKeys,
+		"signInURL", s.SignInURL,
 	}
 }
 
@@ -345,6 +352,11 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 		errs = append(errs, err)
 		s.HealthURL = m["healthURL"] // "" in rooms saved before it existed
 	}
+
+	// Open to anyone, without identities, in rooms saved before access
+	// existed (their fields are absent).
+	s.Access = room.Access{Access: m["access"], Identity: m["identity"], IdentityJWKSURL: m["identityJWKSURL"],
+		IdentityKeys: m["identityKeys"], SignInURL: m["signInURL"]}
 
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)

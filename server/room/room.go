@@ -111,6 +111,9 @@ type Settings struct {
 	// Adapt: adaptive admission, the controller that sets Rate
 	// (adaptive.go).
 	Adapt
+
+	// Access: who may take a new place (access.go).
+	Access
 }
 
 // The room modes.
@@ -220,6 +223,9 @@ func (s Settings) Validate() error {
 	if err := s.Adapt.Validate(); err != nil {
 		return err
 	}
+	if err := s.Access.Validate(); err != nil {
+		return err
+	}
 	return s.Gate.Validate()
 }
 
@@ -282,6 +288,9 @@ type Patch struct {
 
 	// AdaptPatch: adaptive admission's fields (adaptive.go).
 	AdaptPatch
+
+	// AccessPatch: who may take a new place (access.go).
+	AccessPatch
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -315,6 +324,7 @@ func (p Patch) Apply(s Settings) Settings {
 	s.Branding = p.BrandingPatch.apply(s.Branding)
 	s.Gate = p.GatePatch.apply(s.Gate)
 	s.Adapt = p.AdaptPatch.apply(s.Adapt)
+	s.Access = p.AccessPatch.apply(s.Access)
 	if s.Adaptive && s.Adapt.MinRate <= s.Adapt.MaxRate {
 		s.Rate = s.Adapt.Clamp(s.Rate)
 	}

@@ -17,7 +17,9 @@
 --   unused (the request has no cookie), "n" the client's network follows
 --   (counted per pre-queue entry), "c" the campaign key and its source
 --   follow (counted per new ticket), "p" the proof of work's id, its
---   expiry and its issue time (unix ms) follow. A minted visitor's group
+--   expiry and its issue time (unix ms) follow, "g" an access code was
+--   redeemed for this enter, "i" the visitor is a verified identity's
+--   (see ACCESS below). A minted visitor's group
 --   is "emn", visitor, network: three arguments, not ten.
 -- BATCH: the visitors are placed one after the other, in the
 -- order given, as as many calls of the script one visitor at a time would
@@ -37,7 +39,9 @@
 --   place. slots is '' unless a visitor is WAITING.
 --   code: 0 NOT_ENTERED, 1 WAITING, 2 READY, 3 PREQUEUED,
 --   -2 a proof of work is needed (none given), -3 the proof was used before,
---   -4 the proof was issued before the room's current phase began
+--   -4 the proof was issued before the room's current phase began,
+--   -5 the room's access takes a code (none redeemed), -6 the room
+--   requires an identity (none verified)
 --   ticket is the visitor's own number: the pre-queue ticket of a drawn
 --   buyer, else the line number; line is the line number (ranks count it).
 --   rankUp: 1 when this call put a lapsed visitor back at the end.
@@ -58,7 +62,7 @@ local FIRST = 6
 -- The room's state, in as few calls as it takes: its settings and schedule
 -- in one HMGET, its counters (after a freeze at opening) in one MGET.
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge',
-  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode', 'createdMs')
+  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode', 'createdMs', 'access', 'identity')
 local rate = cfg[1]
 if not rate then return {{-1}} end
 local rs = redis.call('HMGET', K.rate, 'ewma', 'ts', 'tk', 'asleep')
@@ -86,6 +90,7 @@ local maxActive, ttl = tonumber(cfg[3]) or 0, tonumber(cfg[4]) or 300
 local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
 local challenge = challengeMode(cfg[5], ARGV[4])
+local needCode, needIdentity = cfg[12] == 'code', cfg[13] == 'required' -- ACCESS
 local maxCamps, maxPerSource, win = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0, tonumber(ARGV[5]) or 0
 -- BATCH: what only some answers need is read once, by the first that does;
 -- no visitor's place changes it. Direct joins are counted once, at the end.
@@ -158,6 +163,8 @@ local function place(g)
     if not g.enter or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
       return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0, 0, 0, proved, created)
     end
+    if rankUp == 0 and needCode and not g.granted then return reply(-5, 0, 0, 0, '', 0, 0, 0, proved, created) end
+    if rankUp == 0 and needIdentity and not g.identified then return reply(-6, 0, 0, 0, '', 0, 0, 0, proved, created) end
     if rankUp == 0 and challenge ~= 'off' then
       if proofID == '' then return reply(-2, 0, 0, 0, '', 0, 0, 0, proved, created) end
       local since = sc[2]
@@ -217,7 +224,8 @@ local function readGroup(a)
   local f = ARGV[a]
   local g = {v = ARGV[a + 1], net = '', campKey = '', campSrc = '', proofID = '',
     enter = string.find(f, 'e', 1, true) ~= nil, minted = string.find(f, 'm', 1, true) ~= nil,
-    fresh = string.find(f, 'f', 1, true) ~= nil}
+    fresh = string.find(f, 'f', 1, true) ~= nil, granted = string.find(f, 'g', 1, true) ~= nil,
+    identified = string.find(f, 'i', 1, true) ~= nil}
   local i = a + 2
   if string.find(f, 'n', 1, true) then g.net, i = ARGV[i], i + 1 end
   if string.find(f, 'c', 1, true) then g.campKey, g.campSrc, i = ARGV[i], ARGV[i + 1], i + 2 end
@@ -230,7 +238,7 @@ end
 -- tickets with one INCRBY, joins with one ZADD and is marked seen with one
 -- SETRANGE (its tickets are consecutive), exactly as placing them one by
 -- one would. Its reply is one string for the whole run (see Reply above).
-local runs = ph == 'open' and soldout ~= 1 and challenge == 'off'
+local runs = ph == 'open' and soldout ~= 1 and challenge == 'off' and not needCode and not needIdentity
 -- The run so far: its visitors, and their campaign keys and sources ('' when
 -- direct).
 local runV, runC, runS = {}, {}, {}
