@@ -172,7 +172,10 @@ type ErrorPage struct {
 	RetryPost *Repost
 	// ShopURL, when set, is linked back to.
 	ShopURL string
-	T       Messages
+	// SignInURL, when set, is the shop's sign-in page, linked to: the
+	// page refuses a join for its sign-in, or for having none.
+	SignInURL string
+	T         Messages
 	Assets  Assets
 	Brand   Brand
 }

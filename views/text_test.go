@@ -13,6 +13,7 @@ var catalogues = []struct {
 	of   func(lang string) any
 }{
 	{"Messages", func(l string) any { return For(l) }},
+	{"AccessText", func(l string) any { return AccessTextFor(l) }},
 	{"BrandingText", func(l string) any { return BrandingTextFor(l) }},
 	{"CodesText", func(l string) any { return CodesTextFor(l) }},
 	{"ConsoleText", func(l string) any { return ConsoleTextFor(l) }},

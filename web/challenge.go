@@ -110,7 +110,7 @@ var errOtherVisitor = fmt.Errorf("challenge of another visitor: %w", challenge.E
 // and one who has none is refused for the proof's fault (ErrInvalid,
 // ErrExpired, ErrOtherRoom of package challenge) rather than for its
 // absence.
-func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id string, isNew bool, payload string, camp queue.Campaign) (queue.Position, string, error) {
+func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id string, isNew bool, payload string, camp queue.Campaign, cred queue.Credentials) (queue.Position, string, error) {
 	var proof queue.Proof
 	var bad error
 	if payload != "" {
@@ -130,28 +130,28 @@ func (s *Server) enterProved(ctx context.Context, r *http.Request, name, id stri
 	// A new visitor whose id no proof replaced has the id visitorOrNew
 	// minted for this request: they cannot have a place yet.
 	minted := isNew && proof.ID == ""
-	p, err := s.enterAs(ctx, r, name, id, minted, camp, proof, bad)
+	p, err := s.enterAs(ctx, r, name, id, minted, camp, proof, bad, cred)
 	return p, id, err
 }
 
 // enterWith enters the visitor with a verified proof (the zero Proof for
 // none); bad, when set, is why the proof the visitor sent is none, and is
 // the refusal when one was needed.
-func (s *Server) enterWith(ctx context.Context, r *http.Request, name, id string, camp queue.Campaign, proof queue.Proof, bad error) (queue.Position, error) {
-	return s.enterAs(ctx, r, name, id, false, camp, proof, bad)
+func (s *Server) enterWith(ctx context.Context, r *http.Request, name, id string, camp queue.Campaign, proof queue.Proof, bad error, cred queue.Credentials) (queue.Position, error) {
+	return s.enterAs(ctx, r, name, id, false, camp, proof, bad, cred)
 }
 
 // enterAs is enterWith for a visitor whose id was minted for this request
 // (minted; then proof is the zero Proof): such an enter does not look for
 // a place they cannot have (queue.Engine.EnterNew).
-func (s *Server) enterAs(ctx context.Context, r *http.Request, name, id string, minted bool, camp queue.Campaign, proof queue.Proof, bad error) (queue.Position, error) {
+func (s *Server) enterAs(ctx context.Context, r *http.Request, name, id string, minted bool, camp queue.Campaign, proof queue.Proof, bad error, cred queue.Credentials) (queue.Position, error) {
 	start := time.Now()
 	var p queue.Position
 	var err error
-	if minted {
+	if minted && cred == (queue.Credentials{}) {
 		p, err = s.q.EnterNew(ctx, name, id, s.enterNet(r), camp)
 	} else {
-		p, err = s.q.EnterWithProof(ctx, name, id, s.enterNet(r), camp, proof)
+		p, err = s.q.EnterWith(ctx, name, id, s.enterNet(r), camp, proof, cred)
 	}
 	s.metrics.EnterDuration.Observe(time.Since(start).Seconds())
 	switch {

@@ -7,10 +7,17 @@ import (
 	"waitingroom/web/request"
 )
 
-// visitorID returns the visitor id from a validly signed cookie. A missing,
+// visitorID returns the visitor id from a validly signed cookie: the
+// identity cookie of the address's room, when it has one (the shop's
+// identity makes every device its visitor), else wr_vid. A missing,
 // malformed or tampered cookie yields ok == false: the caller treats the
 // request as a new visitor.
 func (s *Server) visitorID(r *http.Request) (string, bool) {
+	if name := r.PathValue("room"); name != "" {
+		if id, ok := request.IdentityVisitor(r, s.signer, name, s.clock.Now()); ok {
+			return id, true
+		}
+	}
 	return request.VisitorID(r, s.signer)
 }
 

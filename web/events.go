@@ -154,11 +154,16 @@ func (s *Server) streamEnter(ctx context.Context, r *http.Request, name, id stri
 		}
 		return queue.Position{}, s.counted(false), nil
 	}
-	p, _, err = s.enterProved(ctx, r, name, id, isNew, "", camp)
+	// A stream brings no code: in a room whose access takes one it makes
+	// a place only with a code the visitor holds (admitWith).
+	_, identified := request.IdentityVisitor(r, s.signer, name, s.clock.Now())
+	p, _, _, err = s.admitWith(ctx, r, name, "", queue.Credentials{Identity: identified}, func(cred queue.Credentials) (queue.Position, string, error) {
+		return s.enterProved(ctx, r, name, id, isNew, "", camp, cred)
+	})
 	if err != nil || !p.Created {
 		giveBack()
 	}
-	return p, true, err
+	return p, true, s.withSignIn(ctx, name, err)
 }
 
 // headEvents answers HEAD /r/{room}/events (a link checker, a monitor):

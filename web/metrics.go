@@ -69,6 +69,13 @@ type Metrics struct {
 	ChallengesSolved    prometheus.Counter
 	ChallengesRefused   *prometheus.CounterVec
 	ChallengeDifficulty prometheus.Histogram
+	// AccessCodes counts the access codes joins brought to this instance,
+	// by result (redeemed, unknown, wrong_room, used_up, expired,
+	// throttled); Identities the identities, by result (verified,
+	// malformed, signature, expired, not_yet_valid, wrong_room,
+	// no_subject, no_expiry, not_taken, keys_unavailable).
+	AccessCodes *prometheus.CounterVec
+	Identities  *prometheus.CounterVec
 	// AdaptDecisions counts the adaptive controller's decisions applied
 	// by this instance, by room and reason (adapt.Reasons); AdaptRate is
 	// the rate it last set in each room (see Adapted).
@@ -217,6 +224,15 @@ func NewMetrics() *Metrics {
 		Buckets: prometheus.ExponentialBuckets(5_000, 2, 8), // 5,000 (M0) to 640,000 (past Max)
 	})
 	m.Registry.MustRegister(m.ChallengesIssued, m.ChallengesSolved, m.ChallengesRefused, m.ChallengeDifficulty)
+	m.AccessCodes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_access_codes_total",
+		Help: "Access codes brought by joins on this instance, by result: redeemed, or refused as unknown, wrong_room (another room's), used_up, expired, or throttled (the client network's refused codes were spent).",
+	}, []string{"result"})
+	m.Identities = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_identities_total",
+		Help: "Signed identities brought by joins on this instance, by result: verified, or refused as malformed, signature (not the shop's keys), expired, not_yet_valid, wrong_room, no_subject, no_expiry, not_taken (the room takes none), or keys_unavailable (the shop's key set could not be had).",
+	}, []string{"result"})
+	m.Registry.MustRegister(m.AccessCodes, m.Identities)
 	m.AdaptDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_adaptive_decisions_total",
 		Help: "Decisions of the adaptive admission controller applied by this instance, by reason: increase, probe (out of rate 0), a cut (cut_latency, cut_queue, cut_errors, cut_health: the room's healthURL says load >= 1), or why the rate held (hold_no_signal, hold_short_line, hold_max, hold_min, hold_pool, hold_paused, hold_settle, hold_drain, hold_near_target) or moved into its bounds (bounds).",

@@ -187,9 +187,15 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	}
 	// The form carries a proof of work: in its altcha field (the widget's
 	// payload) when a script solved one, or a wait token (wait.go).
-	wt, id, err := s.joinProved(ctx, r, name, id, isNew, camp)
+	// The room's identity cookie (set by its sign-in link) makes the join
+	// its identity's: visitorOrNew read its visitor.
+	_, identified := request.IdentityVisitor(r, s.signer, name, s.clock.Now())
+	wt, id, redeemed, err := s.joinProved(ctx, r, name, id, isNew, camp, queue.Credentials{Identity: identified})
 	if err != nil {
-		s.joinRefused(ctx, w, r, name, wt, err)
+		if isNew && redeemed {
+			s.setVisitorCookie(w, r, id) // the code is held for them
+		}
+		s.joinRefused(ctx, w, r, name, wt, s.withSignIn(ctx, name, err))
 		return
 	}
 	if isNew {

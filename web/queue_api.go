@@ -9,9 +9,13 @@ import (
 )
 
 // enter puts the visitor in the line (idempotently) and answers their
-// position. The first enter issues the wr_vid cookie.
+// position. The first enter issues the wr_vid cookie. Its optional JSON
+// body brings an access code and the shop's identity (joinKeys): an
+// identity makes the join its visitor's, on every device, and sets the
+// room's identity cookie.
 func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
-	if !drainBody(w, r) {
+	keys, ok := readJoinKeys(w, r)
+	if !ok {
 		return
 	}
 	name := r.PathValue("room")
@@ -29,12 +33,32 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	ctx := r.Context()
+	vid, identified, err := s.identified(ctx, w, r, name, keys.Identity)
+	if err != nil {
+		giveBack() // no enter was tried
+		s.fail(w, r, err)
+		return
+	}
+	if identified {
+		id, isNew = vid, false
+	}
 	payload := r.Header.Get(altchaHeader)
-	p, id, err := s.enterProved(r.Context(), r, name, id, isNew, payload, camp)
-	if payload == "" && errors.Is(err, queue.ErrChallengeRequired) {
+	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, queue.Credentials{Identity: identified},
+		func(cred queue.Credentials) (queue.Position, string, error) {
+			return s.enterProved(ctx, r, name, id, isNew, payload, camp, cred)
+		})
+	if isNew && redeemed && err != nil {
+		// The code is held for this visitor: their next join needs none.
+		s.setVisitorCookie(w, r, id)
+	}
+	err = s.withSignIn(ctx, name, err)
+	if payload == "" && errors.Is(err, queue.ErrChallengeRequired) || errors.Is(err, queue.ErrCodeRequired) || errors.Is(err, queue.ErrIdentityRequired) {
 		// The page's first, bare enter in a challenge room learns that
 		// it must solve and makes nothing: it gives its enter back, so a
 		// crowd behind one address pays one enter a join, the proved one.
+		// So does an enter that learns it needs a code or a sign-in
+		// (refused codes have a budget of their own).
 		giveBack()
 	}
 	if writeScheduleError(w, p, err) {

@@ -59,6 +59,7 @@ func (s *Server) routes() []route {
 		{"GET /r/{room}/status", http.HandlerFunc(s.status)},
 		{"GET /r/{room}/wait", http.HandlerFunc(s.waitStatus)},
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
+		{"GET /r/{room}/identity", http.HandlerFunc(s.identityLink)},
 		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},
 		{"GET /r/{room}/orders/{id}", http.HandlerFunc(s.confirmation)},
 		{"GET /admin", http.HandlerFunc(c.Home)},

@@ -21,6 +21,7 @@ import (
 
 	"waitingroom/server/admin"
 	"waitingroom/server/challenge"
+	"waitingroom/server/identity"
 	"waitingroom/server/operator"
 	"waitingroom/server/order"
 	"waitingroom/server/pass"
@@ -43,6 +44,13 @@ type Queue interface {
 	// (visitor.NewID), without a proof: it does not look for a place they
 	// cannot have.
 	EnterNew(ctx context.Context, room, visitor, network string, c queue.Campaign) (queue.Position, error)
+	// EnterWith is EnterWithProof with what the enter brings to a room
+	// whose access is limited.
+	EnterWith(ctx context.Context, room, visitor, network string, c queue.Campaign, proof queue.Proof, cred queue.Credentials) (queue.Position, error)
+	// TakeGuess and ForgiveGuess count the access codes a client network
+	// gets refused.
+	TakeGuess(ctx context.Context, network string) (queue.Guess, error)
+	ForgiveGuess(ctx context.Context, g queue.Guess) error
 	// CountChallenge counts a challenge issued to network in room and
 	// returns the room's challenge mode and the rates to price it at.
 	CountChallenge(ctx context.Context, room, network string) (queue.ChallengeRates, error)
@@ -160,6 +168,12 @@ type Options struct {
 	// Codes are the rooms' access codes; nil turns their admin API and
 	// console page off.
 	Codes console.Codes
+	// AccessCodes redeems the codes for joins; nil refuses every code
+	// (503).
+	AccessCodes AccessCodes
+	// Visitors derives the visitors of the shops' identities; the zero
+	// value derives them from a random key (one instance only).
+	Visitors identity.Visitors
 	// ConsoleOrders is the order database of the console's orders and
 	// attribution pages; nil makes them say that none is attached.
 	ConsoleOrders console.Orders
@@ -249,6 +263,11 @@ type Server struct {
 	log        *slog.Logger
 	catalog    Catalog
 	codes      console.Codes
+	// redeemer, visitors and jwks: who may join a room whose access is
+	// limited (join_access.go).
+	redeemer AccessCodes
+	visitors identity.Visitors
+	jwks     *JWKS
 	placed     PlacedOrders
 	records    RoomRecords
 	ready      Readiness
@@ -351,6 +370,9 @@ func New(o Options) (*Server, error) {
 	}
 	s.images = media.New(o.Images)
 	s.shares = o.Shares
+	if err := s.joinAccess(o); err != nil {
+		return nil, err
+	}
 	s.gate = s.newGate(o)
 	s.nets = newNetworkFlags(o.Rooms, o.NetworkFlagJoins)
 	if s.console, err = console.New(s.consoleDeps(o)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"waitingroom/server/challenge"
@@ -27,17 +28,23 @@ const (
 	altchaField = "altcha"
 	waitField   = "wait"
 	waitParam   = "w"
+	// codeField is the join form's access code.
+	codeField = "code"
 )
 
 // joinProved enters the visitor of a posted join form with the proof it
-// carries: a wait token, an ALTCHA payload, or none. It returns the wait
-// read from a wait token (set when it is early, too), and the visitor it
-// entered (see enterProved).
-func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id string, isNew bool, camp queue.Campaign) (challenge.Wait, string, error) {
+// carries: a wait token, an ALTCHA payload, or none, and with cred and
+// the form's access code (admitWith). It returns the wait read from a
+// wait token (set when it is early, too), the visitor it entered (see
+// enterProved), and whether a code was redeemed for them.
+func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id string, isNew bool, camp queue.Campaign, cred queue.Credentials) (challenge.Wait, string, bool, error) {
 	token := r.PostForm.Get(waitField)
+	code := strings.TrimSpace(r.PostForm.Get(codeField))
 	if token == "" {
-		_, id, err := s.enterProved(ctx, r, name, id, isNew, r.PostForm.Get(altchaField), camp)
-		return challenge.Wait{}, id, err
+		_, id, redeemed, err := s.admitWith(ctx, r, name, code, cred, func(cred queue.Credentials) (queue.Position, string, error) {
+			return s.enterProved(ctx, r, name, id, isNew, r.PostForm.Get(altchaField), camp, cred)
+		})
+		return challenge.Wait{}, id, redeemed, err
 	}
 	wt, bad := s.challenges.VerifyWait(token, name, s.enterNet(r), s.clock.Now())
 	var proof queue.Proof
@@ -46,8 +53,11 @@ func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id strin
 		// the room's pre-queue or opening is refused as stale.
 		proof = queue.Proof{ID: wt.ProofID(), Expires: wt.Expires, IssuedAt: wt.NotBefore}
 	}
-	_, err := s.enterWith(ctx, r, name, id, camp, proof, bad)
-	return wt, id, err
+	_, id, redeemed, err := s.admitWith(ctx, r, name, code, cred, func(cred queue.Credentials) (queue.Position, string, error) {
+		p, err := s.enterWith(ctx, r, name, id, camp, proof, bad, cred)
+		return p, id, err
+	})
+	return wt, id, redeemed, err
 }
 
 // joinRefused answers a join form that joinProved refused: a join without

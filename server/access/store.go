@@ -231,6 +231,24 @@ func (c *Codes) Redeem(ctx context.Context, room, code, visitor string) (Grant, 
 	return g, nil
 }
 
+// Held returns the grant of the latest code of room that visitor
+// redeemed, as a repeat redemption (Again): a visitor who redeemed a code
+// keeps it until their place is made, even when the join that redeemed
+// it had to wait (for a proof of work) and the next one brings no code.
+// ok is false when they redeemed none.
+func (c *Codes) Held(ctx context.Context, room, visitor string) (g Grant, ok bool, err error) {
+	var lines []string
+	err = c.db.SelectContext(ctx, &lines, c.db.Rebind(`SELECT c.line FROM access_redemptions r JOIN access_codes c ON c.id = r.code_id
+		WHERE r.visitor = ? AND c.room = ? ORDER BY r.redeemed_at DESC LIMIT 1`), visitor, room)
+	if err != nil {
+		return Grant{}, false, fmt.Errorf("access: codes held in %s: %w", room, err)
+	}
+	if len(lines) == 0 {
+		return Grant{}, false, nil
+	}
+	return Grant{Line: lines[0], Again: true}, true, nil
+}
+
 // Release gives back the use that g, visitor's redemption of code in
 // room, took, when the place it was to buy could not be made: the code
 // counts as never redeemed by them. A grant that took no use (Again)

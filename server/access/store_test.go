@@ -158,6 +158,46 @@ func TestRedeem(t *testing.T) {
 	}
 }
 
+// TestHeld: a visitor's redemption is held until released, in its room
+// only, and as a repeat (it took its use once).
+func TestHeld(t *testing.T) {
+	ctx := context.Background()
+	for _, dialect := range dialects {
+		t.Run(dialect, func(t *testing.T) {
+			c, _ := newCodes(t, dialect)
+			if _, err := c.Import(ctx, "drop", []string{"PRESALE-0001"}, Spec{Uses: 1, Line: "presale"}); err != nil {
+				t.Fatal(err)
+			}
+			steps := []struct {
+				name    string
+				do      func() error
+				room    string
+				visitor string
+				held    bool
+			}{
+				{"nothing redeemed", nil, "drop", "v1", false},
+				{"redeemed", func() error { _, err := c.Redeem(ctx, "drop", "presale0001", "v1"); return err }, "drop", "v1", true},
+				{"another visitor", nil, "drop", "v2", false},
+				{"another room", nil, "other", "v1", false},
+				{"released", func() error {
+					return c.Release(ctx, "drop", "presale0001", "v1", Grant{Line: "presale"})
+				}, "drop", "v1", false},
+			}
+			for _, s := range steps {
+				if s.do != nil {
+					if err := s.do(); err != nil {
+						t.Fatalf("%s: %v", s.name, err)
+					}
+				}
+				g, ok, err := c.Held(ctx, s.room, s.visitor)
+				if err != nil || ok != s.held || (ok && (g.Line != "presale" || !g.Again)) {
+					t.Fatalf("%s: Held %+v %v %v, want held %v in line presale, again", s.name, g, ok, err, s.held)
+				}
+			}
+		})
+	}
+}
+
 // TestGenerateMaxBatch: the largest batch goes in one call, every code
 // distinct and redeemable.
 func TestGenerateMaxBatch(t *testing.T) {

@@ -28,6 +28,9 @@ func NewVisitors(secret []byte) (Visitors, error) {
 	return Visitors{key: key}, nil
 }
 
+// Zero reports the zero Visitors, which has no key.
+func (v Visitors) Zero() bool { return v.key == nil }
+
 // ID returns the visitor id of subject in room.
 func (v Visitors) ID(room, subject string) string {
 	m := hmac.New(sha256.New, v.key)

@@ -17,6 +17,7 @@ import (
 	"waitingroom/server/challenge"
 	"waitingroom/server/config"
 	"waitingroom/server/draw"
+	"waitingroom/server/identity"
 	"waitingroom/server/livestats"
 	"waitingroom/server/operator"
 	"waitingroom/server/order"
@@ -57,6 +58,7 @@ type services struct {
 	hub        *sse.Hub
 	orders     *order.Service
 	codes      *access.Codes
+	visitors   identity.Visitors
 	shares     *share.Links
 	live       *livestats.Recorder
 	signal     *adapt.Recorder
@@ -184,6 +186,9 @@ func (s *services) openRecords(cfg config.Config, log *slog.Logger) (err error) 
 		return err
 	}
 	s.codes = access.New(s.db.DB, codeKey, s.clk.Now)
+	if s.visitors, err = identity.NewVisitors(s.secret); err != nil {
+		return err
+	}
 	s.id = instanceID()
 	s.live = livestats.NewRecorder(s.conn.Client, s.ns, s.id, s.hub.Connections, log).WithClock(s.clk)
 	// Adaptive admission: the order path's health, counted for the

@@ -99,6 +99,9 @@ func (f Failer) HTML(w http.ResponseWriter, r *http.Request, err error, o PageOp
 	if rule.NoRoom {
 		p.Room = ""
 	}
+	if si, ok := as[*SignIn](err); ok {
+		p.SignInURL = si.URL
+	}
 	if rule.Wait != nil && !rule.WaitAPIOnly {
 		if d, ok := rule.Wait(err); ok {
 			w.Header().Set("Retry-After", strconv.Itoa(RetrySeconds(d)))

@@ -209,7 +209,7 @@ func joinCheck(t views.Messages, _ error) string { return t.JoinCheck }
 func Rules() []Rule {
 	pausedOrder := func(err error) bool { return asIs[*order.WaitError](err) && errors.Is(err, order.ErrTokenPaused) }
 	waitQueue := func(err error) bool { return asIs[*queue.WaitError](err) || errors.Is(err, queue.ErrTokenInUse) }
-	return []Rule{
+	return append(accessRules(), []Rule{
 		{Name: "room not found", Match: is(room.ErrNotFound), Example: room.ErrNotFound,
 			Status: http.StatusNotFound, Code: "room_not_found", Message: "There is no room named {room}.",
 			Heading: func(t views.Messages) string { return t.TitleNotFound }, Text: text(func(t views.Messages) string { return t.NoSuchRoom }), NoRoom: true,
@@ -359,7 +359,7 @@ func Rules() []Rule {
 			Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The waiting room is briefly unavailable. Please retry in a moment.",
 			Text: text(func(t views.Messages) string { return t.TroublePage }), Retry: RetryRequest,
 			Console: func(lang string) string { return views.RoomsTextFor(lang).ErrUnavailable }},
-	}
+	}...)
 }
 
 // lookup finds err's row for scope, and whether a row takes it (false:
