@@ -40,6 +40,10 @@ type harness struct {
 	// clock is the fake clock of a harness of newClockedHarness, nil on
 	// real time.
 	clock *clockwork.FakeClock
+	// forwardedFor, when set, is the X-Forwarded-For of every request of
+	// do and postForm that names none (a harness that trusts the
+	// loopback proxy): the client's address.
+	forwardedFor string
 }
 
 // newHarness returns a server of one room (rate 1000) on real time: the
@@ -203,6 +207,9 @@ func (h *harness) do(t *testing.T, method, path, body string, hdr map[string]str
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json") // as a client of the JSON API sends it
+	}
+	if h.forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", h.forwardedFor)
 	}
 	for k, v := range hdr {
 		if v == "" {

@@ -267,6 +267,9 @@ func (h *harness) postForm(t *testing.T, path string, form url.Values, c *http.C
 	t.Helper()
 	req, _ := http.NewRequest("POST", h.srv.URL+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if h.forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", h.forwardedFor)
+	}
 	if lang != "" {
 		req.Header.Set("Accept-Language", lang)
 	}
