@@ -176,8 +176,8 @@ type ErrorPage struct {
 	// page refuses a join for its sign-in, or for having none.
 	SignInURL string
 	T         Messages
-	Assets  Assets
-	Brand   Brand
+	Assets    Assets
+	Brand     Brand
 }
 
 // roomHref is the link back to the error page's room.

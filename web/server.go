@@ -268,12 +268,12 @@ type Server struct {
 	redeemer AccessCodes
 	visitors identity.Visitors
 	jwks     *JWKS
-	placed     PlacedOrders
-	records    RoomRecords
-	ready      Readiness
-	sale       SaleLog
-	recorded   RecordedRooms
-	auditLog   console.Audit
+	placed   PlacedOrders
+	records  RoomRecords
+	ready    Readiness
+	sale     SaleLog
+	recorded RecordedRooms
+	auditLog console.Audit
 	// preview
 	publicURL, landingURL string
 	og                    *ogImages
