@@ -14,7 +14,11 @@
   var statusEl = $("wr-status"), rankEl = $("wr-rank"), detailEl = $("wr-detail"), etaEl = $("wr-eta"),
       countEl = $("wr-count"), bar = $("wr-progress"), inlineEl = $("wr-inline"), warnEl = $("wr-warn"),
       connEl = $("wr-conn"), liveEl = $("wr-live"), order = $("wr-order"), join = $("wr-join"),
-      keepEl = $("wr-keep"), shopEl = $("wr-shop"), qty = $("wr-qty"), introEl = $("wr-intro");
+      keepEl = $("wr-keep"), shopEl = $("wr-shop"), qty = $("wr-qty"), introEl = $("wr-intro"),
+      codeEl = $("wr-code"), codeErr = $("wr-code-error");
+  // A room whose access is limited has its refusals' words (wr-a).
+  var A = {};
+  try { A = JSON.parse($("wr-a").textContent); } catch (e) {}
   var api = "/api/rooms/" + encodeURIComponent(room) + "/queue";
   var es = null, pollTimer = null, retryTimer = null, firstRank = null, lastRank = null, done = false;
   var offset = 0;          // server clock minus ours, in ms
@@ -483,6 +487,35 @@
     return undefined;
   }
 
+  // accessRefused says why a room whose access is limited refused the
+  // join (its code, or the shop's sign-in), offers the join form again
+  // with the code field, and tries nothing by itself: the buyer acts.
+  function accessRefused(e, r) {
+    var msg = A[e.error];
+    if (e.error === "code_throttled") {
+      msg = fill(msg, "t", duration(parseInt(r.headers.get("Retry-After"), 10) || 60));
+    }
+    statusEl.hidden = true;
+    show(bar, false);
+    if (codeEl && e.error.indexOf("code_") === 0) {
+      text(codeErr, msg);
+      join.classList.add("show");
+      if (e.error !== "code_required") codeEl.focus();
+      say(msg);
+    } else if (e.error === "identity_required") {
+      // The form says it and links the shop's sign-in: the way in.
+      var link = $("wr-signin");
+      if (link && e.signIn) link.href = e.signIn;
+      join.querySelector("button").hidden = true;
+      join.classList.add("show");
+      say(msg);
+    } else {
+      view("refused", A.refused, msg, true);
+      join.classList.add("show");
+    }
+    return false;
+  }
+
   // enter joins the line (idempotent), with proof (an X-Altcha payload)
   // when it has one. A refusal says why and tries again, with the same
   // proof while it lasts (reusable); a room that asks for a proof of work
@@ -492,11 +525,19 @@
     join.classList.remove("show");
     if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
     var headers = proof ? { "X-Altcha": proof } : {};
-    return fetch(api + utmQuery, { method: "POST", credentials: "same-origin", cache: "no-store", headers: headers })
+    var init = { method: "POST", credentials: "same-origin", cache: "no-store", headers: headers };
+    var code = codeEl ? codeEl.value.trim() : "";
+    if (code) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify({ code: code });
+      text(codeErr, "");
+    }
+    return fetch(api + utmQuery, init)
       .then(function (r) {
         if (r.ok) return r.json().then(function (p) { proofFailures = 0; conn(""); render(p); return true; });
         return r.json().catch(function () { return {}; }).then(function (e) {
           if (r.status === 428 && e && proofErrors.indexOf(e.error) >= 0) return proof ? unproved() : prove();
+          if (e && A[e.error]) return accessRefused(e, r);
           if (e && (e.error === "sale_ended" || e.error === "closed" || e.phase === "closed")) { ended(); return false; }
           // Before the line opens: count down to it, and join then.
           if (e && (e.phase === "scheduled" || e.error === "not_open")) { statusEl.hidden = false; notOpen(e); return false; }

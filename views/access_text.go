@@ -89,3 +89,16 @@ func AccessTextFor(lang string) AccessText {
 	}
 	return accessEnglish
 }
+
+// Script returns the texts the page's script says, by the API's error
+// codes.
+func (a AccessText) Script() map[string]string {
+	return map[string]string{
+		"code_required": a.CodeRequired, "code_unknown": a.CodeUnknown, "code_wrong_room": a.CodeWrongRoom,
+		"code_used_up": a.CodeUsedUp, "code_expired": a.CodeExpired, "code_throttled": a.CodeThrottled,
+		"identity_required": a.IdentityRequired, "identity_expired": a.IdentityExpired,
+		"identity_not_yet_valid": a.IdentityNotYet, "identity_wrong_room": a.IdentityWrongRoom,
+		"identity_invalid": a.IdentityInvalid, "identity_not_taken": a.IdentityOff,
+		"refused": a.Refused, "signIn": a.SignIn, "checking": a.Checking,
+	}
+}

@@ -55,6 +55,16 @@ type RoomPage struct {
 	// Handoff, when set, is the name of the outside shop that READY sends
 	// the buyer on to (gate mode), instead of the order form.
 	Handoff string
+	// Access is what the join form asks of a buyer.
+	Access JoinAccess
+}
+
+// JoinAccess is what a room's join form asks of a buyer whose access is
+// limited: an access code, and the shop's sign-in page (SignIn) in a
+// room that requires the shop's identity.
+type JoinAccess struct {
+	Code   bool
+	SignIn string
 }
 
 // StatusPage is the per-visitor page for browsers without JavaScript.
@@ -101,6 +111,8 @@ type StatusPage struct {
 	// Handoff, when set, is the name of the outside shop that READY sends
 	// the buyer on to (gate mode), instead of the order form.
 	Handoff string
+	// Access is what the join form asks of a buyer.
+	Access JoinAccess
 }
 
 // Field is one hidden form field.

@@ -141,7 +141,7 @@ func Room(p RoomPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = joinForm("", p.T.Join).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = joinForm("", p.T.Join, p.Access, p.T).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -197,6 +197,12 @@ func Room(p RoomPage) templ.Component {
 		templ_7745c5c3_Err = templ.JSONScript("wr-t", p.T.Script()).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
+		}
+		if p.Access.Code || p.Access.SignIn != "" {
+			templ_7745c5c3_Err = templ.JSONScript("wr-a", AccessTextFor(p.T.Lang).Script()).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 		}
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</main></body></html>")
 		if templ_7745c5c3_Err != nil {

@@ -617,7 +617,7 @@ func Status(p StatusPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case "none":
-			templ_7745c5c3_Err = joinForm(p.joinAction(), p.T.Join).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = joinForm(p.joinAction(), p.T.Join, p.Access, p.T).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -626,7 +626,7 @@ func Status(p StatusPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case "expired":
-			templ_7745c5c3_Err = joinForm(p.joinAction(), p.T.Rejoin).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = joinForm(p.joinAction(), p.T.Rejoin, p.Access, p.T).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

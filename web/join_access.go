@@ -13,6 +13,7 @@ import (
 	"waitingroom/server/identity"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
+	"waitingroom/views"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
@@ -285,4 +286,13 @@ func (s *Server) identityLink(w http.ResponseWriter, r *http.Request) {
 	}
 	request.SetIdentityCookie(w, r, s.signer, name, id, s.clock.Now())
 	http.Redirect(w, r, withUTM("/r/"+name, queryUTM(r)), http.StatusSeeOther)
+}
+
+// joinAccess is what set's join form asks of a buyer.
+func joinAccess(set room.Settings) views.JoinAccess {
+	a := views.JoinAccess{Code: set.NeedsCode()}
+	if set.NeedsIdentity() {
+		a.SignIn = set.SignInURL
+	}
+	return a
 }

@@ -102,7 +102,7 @@ func (s *Server) roomPage(w http.ResponseWriter, r *http.Request) {
 		var buf bytes.Buffer
 		page := views.RoomPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
 			Products: s.viewProducts(r.WithContext(ctx), name, set.MaxPerBuyer), ShopURL: set.ShopURL, MaxPerBuyer: set.MaxPerBuyer,
-			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding), Handoff: s.handoffShop(set)}
+			Brand: brandOf(name, set.Title, set.ShopURL, set.Branding), Handoff: s.handoffShop(set), Access: joinAccess(set)}
 		if page.Handoff != "" {
 			page.Products = nil // the shop sells: no order form
 		}
@@ -272,7 +272,7 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		t = views.For(set.DefaultLanguage) // fresher than the face's
 	}
 	t = t.WithPass(passTTL(set))
-	page := views.StatusPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon),
+	page := views.StatusPage{Room: name, Title: set.Title, T: t, Assets: s.roomAssets(set.Favicon), Access: joinAccess(set),
 		Status: string(p.Status), Rank: p.Rank, Ticket: p.Ticket, Waiting: p.Waiting, ETA: p.EstimatedWaitSeconds,
 		Refresh: p.PollingIntervalSeconds, SoldOut: p.SoldOut, Paused: p.Paused || set.Paused, Phase: p.Phase,
 		OpensIn: secondsUntil(p.OpensAt, now), PassLeft: secondsUntil(passExpires, now),

@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"waitingroom/server/identity/identitytest"
+	"waitingroom/server/queue"
+	"waitingroom/server/room"
+	"waitingroom/server/servicetest"
+)
+
+// accessRoom saves room name with the least rate, so that every visitor
+// waits, its access set by mut.
+func accessRoom(t *testing.T, eng *queue.Engine, name string, mut func(*room.Settings)) {
+	t.Helper()
+	set := room.Defaults(name)
+	set.Rate = room.MinRate
+	set.Challenge = room.ChallengeOff
+	mut(&set)
+	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitSays waits until the page's text holds want.
+func waitSays(t *testing.T, tab context.Context, what, want string) {
+	t.Helper()
+	js := `document.body.innerText.indexOf(` + jsString(want) + `) >= 0`
+	if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Fatalf("%s: never said %q: %v\n%s", what, want, err, pageText(t, tab))
+	}
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestBrowserAccessCodeRoom: a presale room's page asks for the access
+// code; a wrong code, then a used-up one, are refused saying why in the
+// buyer's language, and a right one joins the line. axe-core checks the
+// form, each refusal and the place, in English and Korean.
+func TestBrowserAccessCodeRoom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	axe := axeSource(t)
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond, "-admin-token", consoleToken)
+	waitReady(t, base)
+	name := servicetest.RoomName(t, rdb)
+	accessRoom(t, eng, name, func(s *room.Settings) { s.Access.Access = room.AccessCode })
+	status, body := adminCall(t, "POST", base+"/api/admin/rooms/"+name+"/codes", `{"count":2,"uses":1,"line":"presale"}`)
+	var gen struct{ Codes []string }
+	if err := json.Unmarshal([]byte(body), &gen); status != 201 || err != nil || len(gen.Codes) != 2 {
+		t.Fatalf("generate codes: %d %s", status, body)
+	}
+	steps := []struct {
+		lang, code, says string
+		joins            bool
+	}{
+		{"en", "WRONG-CODE-1", "This access code is not valid", false},
+		{"en", gen.Codes[0], "", true},
+		{"ko", gen.Codes[0], "허용된 횟수만큼 이미 사용", false},
+		{"ko", gen.Codes[1], "", true},
+	}
+	tabs := map[string]context.Context{}
+	for i, s := range steps {
+		tab := tabs[s.lang]
+		if tab == nil {
+			tab = stateTab(t, alloc, s.lang, "light")
+			tabs[s.lang] = tab
+			if err := chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name), chromedp.WaitVisible(chromedp.ID("wr-code"))); err != nil {
+				t.Fatalf("%s: the code field: %v\n%s", s.lang, err, pageText(t, tab))
+			}
+			axeCheck(t, tab, axe, "code form "+s.lang)
+			shotIn(t, tab, "access", "code-form-"+s.lang, 390, 844)
+		}
+		if err := chromedp.Do(tab, chromedp.SetValue(chromedp.ID("wr-code"), s.code), chromedp.Click(chromedp.CSS("#wr-join button"))); err != nil {
+			t.Fatalf("step %d: submit: %v", i, err)
+		}
+		if s.joins {
+			if err := chromedp.Do(tab, chromedp.Poll[chromedp.Void](inLine, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+				t.Fatalf("step %d: never in line: %v\n%s", i, err, pageText(t, tab))
+			}
+			axeCheck(t, tab, axe, "in line "+s.lang)
+			continue
+		}
+		waitSays(t, tab, "step "+s.lang, s.says)
+		axeCheck(t, tab, axe, "refused "+s.lang)
+		shotIn(t, tab, "access", "code-refused-"+s.lang, 390, 844)
+		focused, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.activeElement.id`))
+		if err != nil || focused != "wr-code" {
+			t.Errorf("step %d: focus on %q, want the code field", i, focused)
+		}
+	}
+	st, err := eng.Stats(context.Background(), name)
+	if err != nil || st.Waiting != 2 {
+		t.Fatalf("the line: %+v %v, want the two code holders", st, err)
+	}
+}
+
+// TestBrowserIdentityRequired: a members-only room's page says so and
+// links the shop's sign-in, in English and Korean (axe-core checks it);
+// the shop's link with a signed identity brings the buyer back in line.
+func TestBrowserIdentityRequired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	axe := axeSource(t)
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond)
+	waitReady(t, base)
+	name := servicetest.RoomName(t, rdb)
+	key := identitytest.NewKey(t, "ec", "shop-1")
+	const signIn = "https://shop.example/signin?back=drop"
+	accessRoom(t, eng, name, func(s *room.Settings) {
+		s.Identity, s.IdentityKeys, s.SignInURL = room.IdentityRequired, key.PEM(t), signIn
+	})
+	for _, c := range []struct{ lang, says string }{
+		{"en", "This sale is for signed-in members"},
+		{"ko", "로그인한 회원만 참여할 수 있는 판매입니다"},
+	} {
+		tab := stateTab(t, alloc, c.lang, "dark")
+		if err := chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name), chromedp.WaitVisible(chromedp.ID("wr-signin"))); err != nil {
+			t.Fatalf("%s: the sign-in link: %v\n%s", c.lang, err, pageText(t, tab))
+		}
+		waitSays(t, tab, c.lang, c.says)
+		href, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById("wr-signin").href`))
+		if err != nil || href != signIn {
+			t.Fatalf("%s: the sign-in link goes to %q, want %q", c.lang, href, signIn)
+		}
+		axeCheck(t, tab, axe, "identity required "+c.lang)
+		shotIn(t, tab, "access", "identity-required-"+c.lang, 390, 844)
+		if c.lang != "en" {
+			continue
+		}
+		// Back from the shop's sign-in, with the identity.
+		tok := key.Sign(t, identitytest.For(name, "member-42", time.Now(), 10*time.Minute))
+		if err := chromedp.Do(tab,
+			chromedp.Navigate(base+"/r/"+name+"/identity?token="+url.QueryEscape(tok)),
+			chromedp.Poll[chromedp.Void](inLine, chromedp.WithPollingTimeout(20*time.Second)),
+		); err != nil {
+			t.Fatalf("back with the identity: never in line: %v\n%s", err, pageText(t, tab))
+		}
+		loc, _ := chromedp.Run(tab, chromedp.Evaluate[string](`location.href`))
+		if strings.Contains(loc, "token=") {
+			t.Errorf("the room's address keeps the token: %s", loc)
+		}
+		axeCheck(t, tab, axe, "identified in line")
+	}
+}
