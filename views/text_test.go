@@ -14,6 +14,7 @@ var catalogues = []struct {
 }{
 	{"Messages", func(l string) any { return For(l) }},
 	{"AccessText", func(l string) any { return AccessTextFor(l) }},
+	{"AccessFormText", func(l string) any { return AccessFormTextFor(l) }},
 	{"BrandingText", func(l string) any { return BrandingTextFor(l) }},
 	{"CodesText", func(l string) any { return CodesTextFor(l) }},
 	{"ConsoleText", func(l string) any { return ConsoleTextFor(l) }},

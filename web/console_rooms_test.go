@@ -21,6 +21,7 @@ import (
 
 	"waitingroom/server/admin"
 	"waitingroom/server/audit"
+	"waitingroom/server/identity/identitytest"
 	"waitingroom/server/operator"
 	"waitingroom/server/order"
 	"waitingroom/server/queue"
@@ -116,7 +117,8 @@ func roomFormOf(name string, set room.Settings) url.Values {
 		"targetURL": {v.TargetURL}, "sessionSeconds": {v.SessionSeconds}, "sessionMode": {v.SessionMode}, "protect": {v.Protect},
 		"rateShown": {v.RateShown}, "adaptiveShown": {v.AdaptiveShown}, "minRate": {v.MinRate}, "maxRate": {v.MaxRate},
 		"targetP95Ms": {v.TargetP95Ms}, "maxErrorRate": {v.MaxErrRate}, "healthURL": {v.HealthURL},
-		"readySpreadMs": {v.ReadySpreadMs},
+		"readySpreadMs": {v.ReadySpreadMs}, "access": {v.Access}, "identity": {v.Identity},
+		"identityJWKSURL": {v.IdentityJWKSURL}, "identityKeys": {v.IdentityKeys}, "signInURL": {v.SignInURL},
 	}
 	if v.Adaptive {
 		f.Set("adaptive", "1")
@@ -277,6 +279,56 @@ func TestConsoleRoomForms(t *testing.T) {
 	}
 	if _, err := rc.eng.Room(ctx, "no-such-room-x"); !errors.Is(err, room.ErrNotFound) {
 		t.Fatal("the settings form of an unknown room created it")
+	}
+}
+
+// TestConsoleRoomAccess: the settings form limits who may join: code
+// holders, the shop's members with its keys and sign-in page; a wrong
+// key, key set URL or missing sign-in page is refused at its field in the
+// operator's language, saving nothing.
+func TestConsoleRoomAccess(t *testing.T) {
+	t.Parallel()
+	rc := newRoomsConsole(t)
+	ctx := context.Background()
+	name := servicetest.RoomName(t, rc.rdb)
+	if err := rc.eng.SaveRoom(ctx, name, room.Defaults(name)); err != nil {
+		t.Fatal(err)
+	}
+	pem := identitytest.NewKey(t, "ec", "").PEM(t)
+	settings := "/admin/rooms/" + name + "/settings"
+	form := roomFormOf(name, room.Defaults(name))
+	for _, tc := range []struct {
+		name, lang string
+		form       url.Values
+		field, msg string
+	}{
+		{"required without keys", "en", with(form, "identity", "required", "signInURL", "https://shop.example/in"), "identityJWKSURL", "keys are needed"},
+		{"a private key, Korean", "ko", with(form, "identity", "optional", "identityKeys", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"), "identityKeys", "공개 키"},
+		{"a metadata key set URL", "en", with(form, "identity", "optional", "identityJWKSURL", "http://169.254.169.254/keys"), "identityJWKSURL", "metadata"},
+		{"required without a sign-in page", "en", with(form, "identity", "required", "identityKeys", pem), "signInURL", "needed when sign-in is required"},
+		{"an unknown access", "en", with(form, "access", "vip"), "access", "Choose who may join"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := rc.post(t, settings, tc.form, map[string]string{"Accept-Language": tc.lang})
+			if resp.StatusCode != 422 || !strings.Contains(body, `id="err-`+tc.field+`"`) || !strings.Contains(body, tc.msg) {
+				t.Fatalf("%d, want 422 with %q at %s: %.600s", resp.StatusCode, tc.msg, tc.field, body)
+			}
+			if got, _ := rc.eng.Room(ctx, name); got.Access != (room.Access{}) {
+				t.Fatalf("a refused form saved %+v", got.Access)
+			}
+		})
+	}
+	resp, body := rc.post(t, settings, with(form, "access", "code", "identity", "required", "identityKeys", pem,
+		"signInURL", "https://shop.example/in"), nil)
+	if resp.StatusCode != 303 {
+		t.Fatalf("save: %d %.400s", resp.StatusCode, body)
+	}
+	want := room.Access{Access: room.AccessCode, Identity: room.IdentityRequired, IdentityKeys: strings.TrimSpace(pem), SignInURL: "https://shop.example/in"}
+	if got, err := rc.eng.Room(ctx, name); err != nil || got.Access != want {
+		t.Fatalf("saved %+v %v, want %+v", got.Access, err, want)
+	}
+	if _, page := rc.get(t, settings, "en"); !strings.Contains(page, `<option value="code" selected`) || !strings.Contains(page, `<option value="required" selected`) {
+		t.Fatalf("the settings page does not show the access saved: %s", page)
 	}
 }
 

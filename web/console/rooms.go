@@ -140,6 +140,8 @@ func RoomValues(name string, set room.Settings, tz string) views.RoomValues {
 		Adaptive: set.Adaptive, AdaptiveShown: flagValue(set.Adaptive), MinRate: fmtFloat(set.Adapt.MinRate),
 		MaxRate: fmtFloat(set.Adapt.MaxRate), TargetP95Ms: strconv.Itoa(set.TargetP95Ms), MaxErrRate: fmtFloat(set.MaxErrorRate),
 		HealthURL: set.HealthURL, ReadySpreadMs: optionalInt(set.ReadySpreadMs),
+		Access: set.Access.Access, Identity: set.Identity, IdentityJWKSURL: set.IdentityJWKSURL,
+		IdentityKeys: set.IdentityKeys, SignInURL: set.SignInURL,
 	}
 }
 
@@ -199,9 +201,14 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		Adaptive: f.Get("adaptive") == "1", AdaptiveShown: get("adaptiveShown"), MinRate: get("minRate"),
 		MaxRate: get("maxRate"), TargetP95Ms: get("targetP95Ms"), MaxErrRate: get("maxErrorRate"),
 		HealthURL: get("healthURL"), ReadySpreadMs: get("readySpreadMs"),
+		Access: get("access"), Identity: get("identity"), IdentityJWKSURL: get("identityJWKSURL"),
+		IdentityKeys: strings.TrimSpace(f.Get("identityKeys")), SignInURL: get("signInURL"),
 	}
 	if len(v.Title) > maxFieldLen {
 		v.Title = v.Title[:maxFieldLen]
+	}
+	if len(v.IdentityKeys) > room.MaxIdentityKeysLen+1 {
+		v.IdentityKeys = v.IdentityKeys[:room.MaxIdentityKeysLen+1] // refused as too long, not cut to fit
 	}
 	var p room.Patch
 	p.Title, p.Mode, p.ShopURL = &v.Title, &v.Mode, &v.ShopURL
@@ -217,6 +224,18 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	}
 	if f.Has("healthURL") { // a form without the field keeps the setting; empty clears it
 		p.AdaptPatch.HealthURL = &v.HealthURL
+	}
+	// Who may join: a form without the fields keeps the settings.
+	for _, af := range []struct {
+		field string
+		value *string
+		dst   **string
+	}{{"access", &v.Access, &p.AccessPatch.Access}, {"identity", &v.Identity, &p.AccessPatch.Identity},
+		{"identityJWKSURL", &v.IdentityJWKSURL, &p.AccessPatch.IdentityJWKSURL},
+		{"identityKeys", &v.IdentityKeys, &p.AccessPatch.IdentityKeys}, {"signInURL", &v.SignInURL, &p.AccessPatch.SignInURL}} {
+		if f.Has(af.field) {
+			*af.dst = af.value
+		}
 	}
 	// A form without the field keeps the setting; empty follows the
 	// server's default.
@@ -309,7 +328,7 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 	if refused := (*egress.RefusedError)(nil); fe.Field == "healthURL" && errors.As(fe.Err, &refused) {
 		return fe.Field, strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
 	}
-	for _, words := range []map[string]string{t.ErrScheduleOrder, t.ErrSettings, views.GateFormTextFor(t.Lang).Err} {
+	for _, words := range []map[string]string{t.ErrScheduleOrder, t.ErrSettings, views.GateFormTextFor(t.Lang).Err, views.AccessFormTextFor(t.Lang).Err} {
 		if msg, ok := words[fe.Field]; ok {
 			return fe.Field, msg
 		}

@@ -1,0 +1,80 @@
+package views
+
+// AccessFormText are the console's texts of who may join a room: its
+// access, and the shop's identities.
+type AccessFormText struct {
+	Legend, Hint                  string
+	Access, AccessHint            string
+	AccessOpen, AccessCode        string
+	Identity, IdentityHint        string
+	IdentityOff, IdentityOptional string
+	IdentityRequired              string
+	JWKSURL, JWKSURLHint          string
+	Keys, KeysHint                string
+	SignInURL, SignInURLHint      string
+	// Err are the access fields' errors: what each must be.
+	Err map[string]string
+}
+
+var accessFormEnglish = AccessFormText{
+	Legend:           "Who may join",
+	Hint:             "Limit new places to code holders or to the shop's signed-in members. Buyers already in line keep their places.",
+	Access:           "Access",
+	AccessHint:       "With codes, a new place takes an access code of this room (make them on the room's Access codes page).",
+	AccessOpen:       "Open to anyone",
+	AccessCode:       "Access code holders",
+	Identity:         "Shop sign-in",
+	IdentityHint:     "The shop signs its buyer's identity (a JWT with sub, exp and aud = this room's name): one identity holds one place on any number of devices.",
+	IdentityOff:      "Not used",
+	IdentityOptional: "Optional: a signed-in buyer keeps one place",
+	IdentityRequired: "Required: members only",
+	JWKSURL:          "Shop's key set URL (JWKS)",
+	JWKSURLHint:      "https, such as https://shop.example/.well-known/jwks.json. Or paste the keys below, not both.",
+	Keys:             "Shop's public keys",
+	KeysHint:         "A JWKS, or PEM public keys (BEGIN PUBLIC KEY). Never the private key.",
+	SignInURL:        "Shop's sign-in page",
+	SignInURLHint:    "Where buyers without a sign-in are sent; needed when sign-in is required.",
+	Err: map[string]string{
+		"access":          "Choose who may join.",
+		"identity":        "Choose how the shop's sign-in is used.",
+		"identityJWKSURL": "The shop's keys are needed: an https key set URL the server may fetch (no private, link-local or metadata address), or pasted keys.",
+		"identityKeys":    "Paste the shop's public keys (a JWKS or PEM public keys, at most 64 KiB), or give a key set URL, not both.",
+		"signInURL":       "Give the shop's sign-in page as an absolute http(s) URL; it is needed when sign-in is required.",
+	},
+}
+
+var accessFormKorean = AccessFormText{
+	Legend:           "참여 대상",
+	Hint:             "새 자리를 코드 소지자나 쇼핑몰에 로그인한 회원으로 제한합니다. 이미 줄을 선 구매자의 자리는 그대로 유지됩니다.",
+	Access:           "참여 방식",
+	AccessHint:       "코드를 선택하면 새 자리에 이 대기실의 입장 코드가 필요합니다 (대기실의 입장 코드 페이지에서 만드세요).",
+	AccessOpen:       "누구나 참여",
+	AccessCode:       "입장 코드 소지자만",
+	Identity:         "쇼핑몰 로그인",
+	IdentityHint:     "쇼핑몰이 구매자의 신원(sub, exp, aud = 이 대기실 이름을 담은 JWT)에 서명합니다. 한 신원은 기기가 몇 대든 한 자리만 갖습니다.",
+	IdentityOff:      "사용 안 함",
+	IdentityOptional: "선택: 로그인한 구매자는 한 자리만 유지",
+	IdentityRequired: "필수: 회원 전용",
+	JWKSURL:          "쇼핑몰 키 세트 주소 (JWKS)",
+	JWKSURLHint:      "https 주소입니다. 예: https://shop.example/.well-known/jwks.json. 또는 아래에 키를 붙여 넣으세요. 둘 다는 안 됩니다.",
+	Keys:             "쇼핑몰 공개 키",
+	KeysHint:         "JWKS 또는 PEM 공개 키(BEGIN PUBLIC KEY)입니다. 개인 키는 절대 넣지 마세요.",
+	SignInURL:        "쇼핑몰 로그인 페이지",
+	SignInURLHint:    "로그인하지 않은 구매자를 보낼 곳입니다. 로그인이 필수이면 꼭 필요합니다.",
+	Err: map[string]string{
+		"access":          "참여 방식을 선택해 주세요.",
+		"identity":        "쇼핑몰 로그인 사용 방식을 선택해 주세요.",
+		"identityJWKSURL": "쇼핑몰 키가 필요합니다. 서버가 가져올 수 있는 https 키 세트 주소(사설, 링크 로컬, 메타데이터 주소 제외)나 붙여 넣은 키를 주세요.",
+		"identityKeys":    "쇼핑몰 공개 키(JWKS 또는 PEM 공개 키, 최대 64 KiB)를 붙여 넣거나 키 세트 주소를 주세요. 둘 다는 안 됩니다.",
+		"signInURL":       "쇼핑몰 로그인 페이지를 http(s) 절대 주소로 주세요. 로그인이 필수이면 꼭 필요합니다.",
+	},
+}
+
+// AccessFormTextFor returns the access form's texts in lang ("ko" or
+// "en"; anything else is English).
+func AccessFormTextFor(lang string) AccessFormText {
+	if lang == "ko" {
+		return accessFormKorean
+	}
+	return accessFormEnglish
+}
