@@ -99,6 +99,9 @@ var keyNames = map[string]bool{
 	"adapt": true, // hash: n, ms, reason, from, rate, p95, err, samples, knee, cut, baseUs
 	// list "ms from to p95 err samples reason": the decisions that changed the rate or the reason, newest first
 	"adapthist": true,
+	// BYPASS: the room's test links (bypass.go).
+	"bypass": true, // hash link id → "uses used untilMs"
+
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

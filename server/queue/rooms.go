@@ -77,7 +77,18 @@ func settingsFields(s room.Settings) []any {
 		"identityJWKSURL", s.IdentityJWKSURL,
 		"identityKeys", s.IdentityKeys,
 		"signInURL", s.SignInURL,
+		// Who skips the line, one JSON field: no script reads it.
+		"staffNetworks", staffJSON(s.Bypass),
 	}
+}
+
+// staffJSON encodes b's networks for the cfg hash ("" for none).
+func staffJSON(b room.Bypass) string {
+	if len(b.StaffNetworks) == 0 {
+		return ""
+	}
+	out, _ := json.Marshal(b.StaffNetworks)
+	return string(out)
 }
 
 // optionalInt is n in decimal, or "" for nil.
@@ -357,6 +368,9 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	// existed (their fields are absent).
 	s.Access = room.Access{Access: m["access"], Identity: m["identity"], IdentityJWKSURL: m["identityJWKSURL"],
 		IdentityKeys: m["identityKeys"], SignInURL: m["signInURL"]}
+	if v := m["staffNetworks"]; v != "" { // absent in rooms saved before it existed, and with none
+		errs = append(errs, json.Unmarshal([]byte(v), &s.Bypass.StaffNetworks))
+	}
 
 	if err := errors.Join(errs...); err != nil {
 		return room.Settings{}, fmt.Errorf("queue: decode room %s: %w", name, err)
@@ -412,15 +426,19 @@ func (e *Engine) DeleteRoom(ctx context.Context, name string) (Deletion, error) 
 // reason: Issued == Prequeued + Waiting + Away + Returning + Admitted + Left
 // (but for the seconds of a draw), Left == Leaves + Abandoned.
 // Every pass admitted is held, consumed (an order), forfeited (given up
-// with a leave) or expired: Admitted == Active + Consumed + Forfeited +
-// Expired, while no pass is redeemed into a session (see Sessions).
+// with a leave) or expired: Admitted + Bypassed == Active + Consumed +
+// Forfeited + Expired, while no pass is redeemed into a session (see
+// Sessions).
 type Stats struct {
 	Issued  int64 `json:"issued"`
 	Head    int64 `json:"head"`
 	Waiting int64 `json:"waiting"`
 	Active  int64 `json:"active"`
-	// Admitted counts passes issued.
+	// Admitted counts passes issued to the line; Bypassed those let in
+	// outside it (staff networks, test links), which the rate never
+	// counts.
 	Admitted int64 `json:"admitted"`
+	Bypassed int64 `json:"bypassed"`
 	// Left is Leaves + Abandoned: tickets that left the line.
 	Left int64 `json:"left"`
 	Departures
@@ -473,7 +491,7 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue: stats %s: %w", name, err)
 	}
-	if len(res) != 24 {
+	if len(res) != 25 {
 		return Stats{}, fmt.Errorf("queue: stats %s: unexpected reply %v", name, res)
 	}
 	ewma, _ := strconv.ParseFloat(asString(res[10]), 64)
@@ -489,6 +507,6 @@ func (e *Engine) Stats(ctx context.Context, name string) (Stats, error) {
 		RateEWMA: ewma, Tick: asInt(res[11]), SoldOut: asInt(res[12]) == 1, Prequeued: asInt(res[13]),
 		Away: asInt(res[14]), Returning: asInt(res[15]), PassedOver: asInt(res[16]), Returned: asInt(res[17]),
 		Sessions: asInt(res[18]), SessionsOpened: asInt(res[19]), SessionsEnded: asInt(res[20]), SessionsIdle: asInt(res[21]),
-		Credit: credit, CreditAt: creditAt,
+		Credit: credit, CreditAt: creditAt, Bypassed: asInt(res[24]),
 	}, nil
 }

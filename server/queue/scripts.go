@@ -40,6 +40,8 @@ type scripts struct {
 	challengeCount, waitSlot *script
 	// ADAPT
 	adapt *script
+	// BYPASS
+	bypass *script
 }
 
 func loadScripts() scripts {
@@ -80,6 +82,8 @@ func loadScripts() scripts {
 		waitSlot:       load("wait_slot"),
 		// ADAPT
 		adapt: load("adapt"),
+		// BYPASS
+		bypass: load("bypass"),
 	}
 }
 

@@ -114,6 +114,9 @@ type Settings struct {
 
 	// Access: who may take a new place (access.go).
 	Access
+
+	// Bypass: who skips the line (bypass.go).
+	Bypass
 }
 
 // The room modes.
@@ -226,6 +229,9 @@ func (s Settings) Validate() error {
 	if err := s.Access.Validate(); err != nil {
 		return err
 	}
+	if err := s.Bypass.Validate(); err != nil {
+		return err
+	}
 	return s.Gate.Validate()
 }
 
@@ -291,6 +297,9 @@ type Patch struct {
 
 	// AccessPatch: who may take a new place (access.go).
 	AccessPatch
+
+	// BypassPatch: who skips the line (bypass.go).
+	BypassPatch
 }
 
 // Apply returns s with the patch's non-nil fields set. It does not validate.
@@ -325,6 +334,7 @@ func (p Patch) Apply(s Settings) Settings {
 	s.Gate = p.GatePatch.apply(s.Gate)
 	s.Adapt = p.AdaptPatch.apply(s.Adapt)
 	s.Access = p.AccessPatch.apply(s.Access)
+	s.Bypass = p.BypassPatch.apply(s.Bypass)
 	if s.Adaptive && s.Adapt.MinRate <= s.Adapt.MaxRate {
 		s.Rate = s.Adapt.Clamp(s.Rate)
 	}

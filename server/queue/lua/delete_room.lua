@@ -1,4 +1,4 @@
--- KEYS: cfg seq queue head tokens active done rate tick soldout counts departed departing sweep seen seenbase bucket draw drawlease drawn prequeue withdrawn nets away awaytk back camps attr campof camp campbase lastphase jtis jtiof sessions powcur powprev powused waitslot adapt adapthist
+-- KEYS: cfg seq queue head tokens active done rate tick soldout counts departed departing sweep seen seenbase bucket draw drawlease drawn prequeue withdrawn nets away awaytk back camps attr campof camp campbase lastphase jtis jtiof sessions powcur powprev powused waitslot adapt adapthist bypass
 -- delete_room.lua: removes a room and everything it holds, its line
 -- included. Waiting pages hear nothing more; their next poll says the room
 -- is gone. UNLINK: a line of a million entries is freed in the background,
@@ -9,5 +9,5 @@ local n = redis.call('UNLINK', K.cfg, K.seq, K.queue, K.head, K.tokens, K.active
   K.departed, K.departing, K.sweep, K.seen, K.seenbase, K.bucket,
   K.draw, K.drawlease, K.drawn, K.prequeue, K.withdrawn, K.nets, K.away, K.awaytk, K.back,
   K.camps, K.attr, K.campof, K.camp, K.campbase, K.lastphase, K.jtis, K.jtiof, K.sessions,
-  K.powcur, K.powprev, K.powused, K.waitslot, K.adapt, K.adapthist)
+  K.powcur, K.powprev, K.powused, K.waitslot, K.adapt, K.adapthist, K.bypass)
 return {existed, n}

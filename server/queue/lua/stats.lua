@@ -4,7 +4,7 @@
 -- Reply: {seq, head, waiting, active, admitted, leaves, abandoned, expired,
 --   consumed, forfeited, ewma, tick, soldout, prequeued, away, back,
 --   passedOver, returned, sessions, sessionsOpened, sessionsEnded,
---   sessionsIdle, credit, creditTs}
+--   sessionsIdle, credit, creditTs, bypassed}
 -- GATE: sessions past their expiry that admit.lua has not swept yet count
 -- as idle already (not as expired passes).
 -- DRAW: the drawn block's line numbers are the pre-queue's tickets again,
@@ -30,4 +30,6 @@ return {
   redis.call('HLEN', K.sessions) - staleSessions, c[7], c[8], c[9] + staleSessions,
   -- the admission credit carried past the last tick, and that tick's time
   redis.call('HGET', K.rate, 'credit') or '', redis.call('HGET', K.rate, 'ts') or '',
+  -- BYPASS: passes let in outside the line
+  tonumber(redis.call('HGET', K.counts, 'bypassed')) or 0,
 }

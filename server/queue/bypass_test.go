@@ -1,0 +1,97 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"waitingroom/server/room"
+)
+
+// TestBypass: a bypass lets a visitor in at once with a pass of their
+// own, counted apart from the line's admissions; the line, its rate and
+// its head are untouched; maxActive's slots are never exceeded; a test
+// link takes one use a pass, until its uses, its end or its revocation.
+func TestBypass(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate, s.MaxActive, s.AbandonAfterSeconds = 2, 3, 0 }))
+	clock := clockOf(t, e)
+	vs := visitors(t, 8)
+	// A line of three, waiting.
+	for _, v := range vs[5:8] {
+		if _, err := e.Enter(ctx, name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := clock.Now().Add(time.Hour)
+	if err := e.AddBypassLink(ctx, name, "link-1", 2, &end); err != nil {
+		t.Fatal(err)
+	}
+	tok := tokens(t, 8)
+	before, err := e.Stats(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name, visitor, link string
+		advance             time.Duration
+		want                error
+		admitted            bool
+	}{
+		{"a staff network", vs[0], "", 0, nil, true},
+		{"the same again: the pass held", vs[0], "", 0, nil, false},
+		{"a test link", vs[1], "link-1", 0, nil, true},
+		{"the link's second use: the last slot", vs[2], "link-1", 0, nil, true},
+		{"every slot held", vs[3], "", 0, ErrRoomFull, false},
+		{"the link used up", vs[3], "link-1", 0, ErrLinkUsedUp, false},
+		{"no such link", vs[3], "link-2", 0, ErrLinkUnknown, false},
+	}
+	for i, s := range steps {
+		clock.Advance(s.advance)
+		b, err := e.Bypass(ctx, name, s.visitor, tok[i], s.link)
+		if !errors.Is(err, s.want) || b.Admitted != s.admitted {
+			t.Fatalf("%s: %+v %v, want %v (admitted %v)", s.name, b, err, s.want, s.admitted)
+		}
+		if err == nil {
+			p, err := e.Position(ctx, name, s.visitor)
+			if err != nil || p.Status != StatusReady || p.EntryToken == nil {
+				t.Fatalf("%s: position %+v %v, want READY with a pass", s.name, p, err)
+			}
+		}
+	}
+	st, err := e.Stats(ctx, name)
+	if err != nil || st.Bypassed != 3 || st.Admitted != 0 || st.Waiting != 3 || st.Active != 3 || st.Head != 0 ||
+		st.Credit != before.Credit || !st.CreditAt.Equal(before.CreditAt) {
+		t.Fatalf("stats %+v %v: want 3 bypassed, none admitted, the line of 3 and the rate's credit untouched (%+v)", st, err, before)
+	}
+	links, err := e.BypassLinks(ctx, name)
+	if err != nil || len(links) != 1 || links[0].Used != 2 || links[0].Uses != 2 || links[0].ExpiresAt == nil {
+		t.Fatalf("links %+v %v", links, err)
+	}
+	// With every slot held the tick admits nobody; the passes' end frees
+	// them, and the line moves again.
+	if a := admitAfter(t, e, name, time.Second, time.Second, 2); len(a.Visitors) != 0 {
+		t.Fatalf("a tick with every slot held admitted %v", a.Visitors)
+	}
+	clock.Advance(time.Duration(room.DefaultTokenTTL) * time.Second)
+	if a := admitAfter(t, e, name, time.Second, time.Second, 3); len(a.Visitors) == 0 {
+		t.Fatal("the tick after the passes ended admitted nobody")
+	}
+	if err := e.AddBypassLink(ctx, name, "link-3", 5, &end); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour)
+	if _, err := e.Bypass(ctx, name, vs[4], tok[7], "link-3"); !errors.Is(err, ErrLinkExpired) {
+		t.Fatalf("an expired link: %v", err)
+	}
+	if ok, err := e.RevokeBypassLink(ctx, name, "link-3"); err != nil || !ok {
+		t.Fatalf("revoke: %v %v", ok, err)
+	}
+	if _, err := e.Bypass(ctx, name, vs[4], tok[7], "link-3"); !errors.Is(err, ErrLinkUnknown) {
+		t.Fatalf("a revoked link: %v", err)
+	}
+	if _, err := e.Bypass(ctx, "no-such-room-"+vs[0][:6], vs[4], tok[7], ""); !errors.Is(err, room.ErrNotFound) {
+		t.Fatalf("an unknown room: %v", err)
+	}
+}
