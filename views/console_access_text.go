@@ -12,12 +12,13 @@ type AccessFormText struct {
 	JWKSURL, JWKSURLHint          string
 	Keys, KeysHint                string
 	SignInURL, SignInURLHint      string
+	Staff, StaffHint              string
 	// Err are the access fields' errors: what each must be.
 	Err map[string]string
 }
 
 var accessFormEnglish = AccessFormText{
-	Legend:           "Who may join",
+	Legend:           "Who may join, and who skips the line",
 	Hint:             "Limit new places to code holders or to the shop's signed-in members. Buyers already in line keep their places.",
 	Access:           "Access",
 	AccessHint:       "With codes, a new place takes an access code of this room (make them on the room's Access codes page).",
@@ -34,7 +35,10 @@ var accessFormEnglish = AccessFormText{
 	KeysHint:         "A JWKS, or PEM public keys (BEGIN PUBLIC KEY). Never the private key.",
 	SignInURL:        "Shop's sign-in page",
 	SignInURLHint:    "Where buyers without a sign-in are sent; needed when sign-in is required.",
+	Staff:            "Staff networks (skip the line)",
+	StaffHint:        "One network a line, such as 203.0.113.0/24: joins from them are let in at once, outside the line, each in the audit log. Test links are on the room's Test links page.",
 	Err: map[string]string{
+		"staffNetworks":   "Give at most 20 networks, one a line, such as 203.0.113.0/24 or 2001:db8::/48, none wider than /16 (IPv4) or /32 (IPv6).",
 		"access":          "Choose who may join.",
 		"identity":        "Choose how the shop's sign-in is used.",
 		"identityJWKSURL": "The shop's keys are needed: an https key set URL the server may fetch (no private, link-local or metadata address), or pasted keys.",
@@ -44,7 +48,7 @@ var accessFormEnglish = AccessFormText{
 }
 
 var accessFormKorean = AccessFormText{
-	Legend:           "참여 대상",
+	Legend:           "참여 대상과 줄 서지 않는 사람",
 	Hint:             "새 자리를 코드 소지자나 쇼핑몰에 로그인한 회원으로 제한합니다. 이미 줄을 선 구매자의 자리는 그대로 유지됩니다.",
 	Access:           "참여 방식",
 	AccessHint:       "코드를 선택하면 새 자리에 이 대기실의 입장 코드가 필요합니다 (대기실의 입장 코드 페이지에서 만드세요).",
@@ -61,7 +65,10 @@ var accessFormKorean = AccessFormText{
 	KeysHint:         "JWKS 또는 PEM 공개 키(BEGIN PUBLIC KEY)입니다. 개인 키는 절대 넣지 마세요.",
 	SignInURL:        "쇼핑몰 로그인 페이지",
 	SignInURLHint:    "로그인하지 않은 구매자를 보낼 곳입니다. 로그인이 필수이면 꼭 필요합니다.",
+	Staff:            "직원 네트워크 (줄 서지 않음)",
+	StaffHint:        "한 줄에 네트워크 하나씩 적습니다. 예: 203.0.113.0/24. 이 네트워크에서 참여하면 줄 밖에서 바로 입장하며, 모두 감사 기록에 남습니다. 테스트 링크는 대기실의 테스트 링크 페이지에 있습니다.",
 	Err: map[string]string{
+		"staffNetworks":   "네트워크는 한 줄에 하나씩 최대 20개까지 주세요. 예: 203.0.113.0/24 또는 2001:db8::/48. IPv4는 /16, IPv6는 /32보다 넓으면 안 됩니다.",
 		"access":          "참여 방식을 선택해 주세요.",
 		"identity":        "쇼핑몰 로그인 사용 방식을 선택해 주세요.",
 		"identityJWKSURL": "쇼핑몰 키가 필요합니다. 서버가 가져올 수 있는 https 키 세트 주소(사설, 링크 로컬, 메타데이터 주소 제외)나 붙여 넣은 키를 주세요.",

@@ -20,7 +20,7 @@ func (s *Server) consoleDeps(o Options) console.Deps {
 	return console.Deps{
 		Rooms: o.Rooms, RoomWrites: s.roomWrites, ProductWrites: s.productWrites,
 		Operators: o.Operators, Audit: o.Audit, Orders: o.ConsoleOrders, Catalog: o.Catalog,
-		Campaigns: o.CampaignCounts, Recorded: o.RecordedRooms, Shares: o.Shares, Codes: o.Codes, Images: s.images,
+		Campaigns: o.CampaignCounts, Recorded: o.RecordedRooms, Shares: o.Shares, Codes: o.Codes, Links: o.TestLinks, Images: s.images,
 		Live: o.Live, Stock: o.Stock, Networks: s.nets, DashboardStreams: o.DashboardStreams,
 		NewAPIKey: s.replaceAPIKey, Devices: o.Devices, AdminDigest: s.admin, AdminFails: s.adminFails,
 		ChallengeDefault: s.challengeDefault, ReadySpreadDefaultMs: s.readySpreadDefaultMs(),

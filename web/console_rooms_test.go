@@ -307,25 +307,27 @@ func TestConsoleRoomAccess(t *testing.T) {
 		{"a metadata key set URL", "en", with(form, "identity", "optional", "identityJWKSURL", "http://169.254.169.254/keys"), "identityJWKSURL", "metadata"},
 		{"required without a sign-in page", "en", with(form, "identity", "required", "identityKeys", pem), "signInURL", "needed when sign-in is required"},
 		{"an unknown access", "en", with(form, "access", "vip"), "access", "Choose who may join"},
+		{"everyone as staff", "en", with(form, "staffNetworks", "198.51.100.0/24\n0.0.0.0/0"), "staffNetworks", "none wider than /16"},
+		{"staff by name, Korean", "ko", with(form, "staffNetworks", "office"), "staffNetworks", "네트워크는 한 줄에 하나씩"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := rc.post(t, settings, tc.form, map[string]string{"Accept-Language": tc.lang})
 			if resp.StatusCode != 422 || !strings.Contains(body, `id="err-`+tc.field+`"`) || !strings.Contains(body, tc.msg) {
 				t.Fatalf("%d, want 422 with %q at %s: %.600s", resp.StatusCode, tc.msg, tc.field, body)
 			}
-			if got, _ := rc.eng.Room(ctx, name); got.Access != (room.Access{}) {
-				t.Fatalf("a refused form saved %+v", got.Access)
+			if got, _ := rc.eng.Room(ctx, name); got.Access != (room.Access{}) || len(got.StaffNetworks) != 0 {
+				t.Fatalf("a refused form saved %+v %v", got.Access, got.StaffNetworks)
 			}
 		})
 	}
 	resp, body := rc.post(t, settings, with(form, "access", "code", "identity", "required", "identityKeys", pem,
-		"signInURL", "https://shop.example/in"), nil)
+		"signInURL", "https://shop.example/in", "staffNetworks", " 198.51.100.0/24 \n\n2001:db8:5::/48\n"), nil)
 	if resp.StatusCode != 303 {
 		t.Fatalf("save: %d %.400s", resp.StatusCode, body)
 	}
 	want := room.Access{Access: room.AccessCode, Identity: room.IdentityRequired, IdentityKeys: strings.TrimSpace(pem), SignInURL: "https://shop.example/in"}
-	if got, err := rc.eng.Room(ctx, name); err != nil || got.Access != want {
-		t.Fatalf("saved %+v %v, want %+v", got.Access, err, want)
+	if got, err := rc.eng.Room(ctx, name); err != nil || got.Access != want || strings.Join(got.StaffNetworks, ",") != "198.51.100.0/24,2001:db8:5::/48" {
+		t.Fatalf("saved %+v %v %v, want %+v and the two staff networks", got.Access, got.StaffNetworks, err, want)
 	}
 	if _, page := rc.get(t, settings, "en"); !strings.Contains(page, `<option value="code" selected`) || !strings.Contains(page, `<option value="required" selected`) {
 		t.Fatalf("the settings page does not show the access saved: %s", page)

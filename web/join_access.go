@@ -29,7 +29,7 @@ type AccessCodes interface {
 // joinAccess sets up who may join a room whose access is limited: the
 // codes, the identities' visitors, and the shops' key sets.
 func (s *Server) joinAccess(o Options) error {
-	s.redeemer, s.visitors = o.AccessCodes, o.Visitors
+	s.redeemer, s.visitors, s.links = o.AccessCodes, o.Visitors, o.TestLinks
 	if s.visitors.Zero() {
 		var key [32]byte
 		if _, err := rand.Read(key[:]); err != nil {

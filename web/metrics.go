@@ -76,6 +76,10 @@ type Metrics struct {
 	// no_subject, no_expiry, not_taken, keys_unavailable).
 	AccessCodes *prometheus.CounterVec
 	Identities  *prometheus.CounterVec
+	// Bypasses counts the passes let in outside the line on this
+	// instance, by kind (staff, link) and result (admitted, full,
+	// refused, failed).
+	Bypasses *prometheus.CounterVec
 	// AdaptDecisions counts the adaptive controller's decisions applied
 	// by this instance, by room and reason (adapt.Reasons); AdaptRate is
 	// the rate it last set in each room (see Adapted).
@@ -232,7 +236,11 @@ func NewMetrics() *Metrics {
 		Name: "waitingroom_identities_total",
 		Help: "Signed identities brought by joins on this instance, by result: verified, or refused as malformed, signature (not the shop's keys), expired, not_yet_valid, wrong_room, no_subject, no_expiry, not_taken (the room takes none), or keys_unavailable (the shop's key set could not be had).",
 	}, []string{"result"})
-	m.Registry.MustRegister(m.AccessCodes, m.Identities)
+	m.Bypasses = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "waitingroom_bypasses_total",
+		Help: "Passes let in outside the line on this instance, by kind: staff (a join from the room's staff networks) or link (a test link); and result: admitted, full (every slot of maxActive held), refused (a test link unknown, revoked, expired or used up), failed.",
+	}, []string{"kind", "result"})
+	m.Registry.MustRegister(m.AccessCodes, m.Identities, m.Bypasses)
 	m.AdaptDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_adaptive_decisions_total",
 		Help: "Decisions of the adaptive admission controller applied by this instance, by reason: increase, probe (out of rate 0), a cut (cut_latency, cut_queue, cut_errors, cut_health: the room's healthURL says load >= 1), or why the rate held (hold_no_signal, hold_short_line, hold_max, hold_min, hold_pool, hold_paused, hold_settle, hold_drain, hold_near_target) or moved into its bounds (bounds).",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"waitingroom/server/room"
@@ -24,6 +25,8 @@ type roomFace struct {
 	title   string
 	brand   room.Branding
 	opensAt *time.Time
+	// staff are the networks that skip the line (room.Bypass).
+	staff   []netip.Prefix
 	found   bool
 	read    time.Time
 	expires time.Time
@@ -31,7 +34,7 @@ type roomFace struct {
 
 func faceOf(set room.Settings, now time.Time) roomFace {
 	return roomFace{shopURL: set.ShopURL, lang: set.DefaultLanguage, favicon: set.Favicon, title: set.Title,
-		brand: set.Branding, opensAt: set.OpensAt, found: true, read: now, expires: now.Add(faceCacheTTL)}
+		brand: set.Branding, opensAt: set.OpensAt, staff: set.StaffPrefixes(), found: true, read: now, expires: now.Add(faceCacheTTL)}
 }
 
 // faceFresh is how old a cached face may be to answer an address that

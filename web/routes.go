@@ -36,6 +36,9 @@ func (s *Server) routes() []route {
 		{"GET /api/admin/rooms/{room}/codes", s.api(s.adminOnly(s.getCodes))},
 		{"GET /api/admin/rooms/{room}/codes.csv", s.api(s.adminOnly(s.exportCodes))},
 		{"POST /api/admin/rooms/{room}/codes/revoke", s.api(s.adminOnly(s.revokeCode))},
+		{"POST /api/admin/rooms/{room}/bypass", s.api(s.adminOnly(s.postBypassLink))},
+		{"GET /api/admin/rooms/{room}/bypass", s.api(s.adminOnly(s.getBypassLinks))},
+		{"DELETE /api/admin/rooms/{room}/bypass/{id}", s.api(s.adminOnly(s.revokeBypassLink))},
 		{"GET /admin/rooms", http.HandlerFunc(c.RoomList)},
 		{"GET /admin/rooms/new", http.HandlerFunc(c.NewRoom)},
 		{"POST /admin/rooms/new", http.HandlerFunc(c.CreateRoom)},
@@ -60,6 +63,8 @@ func (s *Server) routes() []route {
 		{"GET /r/{room}/wait", http.HandlerFunc(s.waitStatus)},
 		{"GET /r/{room}/events", http.HandlerFunc(s.events)},
 		{"GET /r/{room}/identity", http.HandlerFunc(s.identityLink)},
+		{"GET /r/{room}/bypass", http.HandlerFunc(s.bypassPage)},
+		{"POST /r/{room}/bypass", http.HandlerFunc(s.useBypass)},
 		{"POST /r/{room}/order", http.HandlerFunc(s.placeOrderForm)},
 		{"GET /r/{room}/orders/{id}", http.HandlerFunc(s.confirmation)},
 		{"GET /admin", http.HandlerFunc(c.Home)},
@@ -82,6 +87,8 @@ func (s *Server) routes() []route {
 		{"GET /admin/rooms/{room}/codes", http.HandlerFunc(c.Codes)},
 		{"POST /admin/rooms/{room}/codes", http.HandlerFunc(c.ChangeCodes)},
 		{"GET /admin/rooms/{room}/codes.csv", http.HandlerFunc(c.CodesCSV)},
+		{"GET /admin/rooms/{room}/links", http.HandlerFunc(c.Links)},
+		{"POST /admin/rooms/{room}/links", http.HandlerFunc(c.ChangeLinks)},
 
 		// share
 		{"GET /s/{code}", http.HandlerFunc(s.followShare)},

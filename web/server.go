@@ -51,6 +51,8 @@ type Queue interface {
 	// gets refused.
 	TakeGuess(ctx context.Context, network string) (queue.Guess, error)
 	ForgiveGuess(ctx context.Context, g queue.Guess) error
+	// Bypass lets a visitor in at once, outside the line.
+	Bypass(ctx context.Context, room, visitor, token, link string) (queue.Bypassed, error)
 	// CountChallenge counts a challenge issued to network in room and
 	// returns the room's challenge mode and the rates to price it at.
 	CountChallenge(ctx context.Context, room, network string) (queue.ChallengeRates, error)
@@ -174,6 +176,8 @@ type Options struct {
 	// Visitors derives the visitors of the shops' identities; the zero
 	// value derives them from a random key (one instance only).
 	Visitors identity.Visitors
+	// TestLinks are the rooms' test links; nil turns them off (404).
+	TestLinks TestLinks
 	// ConsoleOrders is the order database of the console's orders and
 	// attribution pages; nil makes them say that none is attached.
 	ConsoleOrders console.Orders
@@ -268,6 +272,8 @@ type Server struct {
 	redeemer AccessCodes
 	visitors identity.Visitors
 	jwks     *JWKS
+	// links are the rooms' test links (bypass.go); nil when off.
+	links TestLinks
 	placed   PlacedOrders
 	records  RoomRecords
 	ready    Readiness

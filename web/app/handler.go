@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"waitingroom/server/bypass"
 	"waitingroom/server/config"
 	"waitingroom/server/livestats"
 	"waitingroom/web"
@@ -19,6 +20,7 @@ func newHandler(cfg config.Config, s *services, log *slog.Logger) (*web.Server, 
 		Codes:            s.codes,
 		AccessCodes:      s.codes,
 		Visitors:         s.visitors,
+		TestLinks:        bypass.New(s.eng, s.signer, s.clk.Now),
 		ConsoleOrders:    s.orders,
 		PlacedOrders:     s.orders,
 		CampaignCounts:   s.eng,

@@ -90,6 +90,8 @@ type Deps struct {
 	Shares ShareLinks
 	// Codes are the rooms' access codes; nil turns their page off.
 	Codes Codes
+	// Links are the rooms' test links; nil turns their page off.
+	Links TestLinks
 	// Images keeps the uploaded images; nil refuses uploads.
 	Images *media.Store
 	// Live is the rooms' per-second record; nil leaves the dashboard's
@@ -157,6 +159,7 @@ type Console struct {
 	recorded      RecordedRooms
 	shares        ShareLinks
 	codes         Codes
+	links         TestLinks
 	images        *media.Store
 	nets          Networks
 	dash          *dashboard
@@ -203,7 +206,7 @@ func New(d Deps) (*Console, error) {
 	}
 	c := &Console{rooms: d.Rooms, roomWrites: d.RoomWrites, productWrites: d.ProductWrites,
 		operators: d.Operators, auditLog: d.Audit, orderAdmin: d.Orders, catalog: d.Catalog,
-		campaigns: d.Campaigns, recorded: d.Recorded, shares: d.Shares, codes: d.Codes, images: d.Images, nets: d.Networks,
+		campaigns: d.Campaigns, recorded: d.Recorded, shares: d.Shares, codes: d.Codes, links: d.Links, images: d.Images, nets: d.Networks,
 		dash: newDashboard(d), newAPIKey: d.NewAPIKey,
 		admin: d.AdminDigest, adminFails: d.AdminFails, devices: d.Devices,
 		challengeDefault: d.ChallengeDefault, spreadDefault: d.ReadySpreadDefaultMs, spreadMax: d.ReadySpreadMaxMs,

@@ -84,6 +84,14 @@ func (s *Console) ChangeCodes(w http.ResponseWriter, r *http.Request) {
 // CodesCSV serves GET /admin/rooms/{room}/codes.csv.
 func (s *Console) CodesCSV(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleCodesCSV)(w, r) }
 
+// Links serves GET /admin/rooms/{room}/links.
+func (s *Console) Links(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleLinks)(w, r) }
+
+// ChangeLinks serves POST /admin/rooms/{room}/links.
+func (s *Console) ChangeLinks(w http.ResponseWriter, r *http.Request) {
+	s.ChangeUpTo(FormBodyMax, s.consoleChangeLinks, nil)(w, r)
+}
+
 // Share serves GET /admin/rooms/{room}/share.
 func (s *Console) Share(w http.ResponseWriter, r *http.Request) { s.Page(s.consoleShare)(w, r) }
 

@@ -141,7 +141,7 @@ func RoomValues(name string, set room.Settings, tz string) views.RoomValues {
 		MaxRate: fmtFloat(set.Adapt.MaxRate), TargetP95Ms: strconv.Itoa(set.TargetP95Ms), MaxErrRate: fmtFloat(set.MaxErrorRate),
 		HealthURL: set.HealthURL, ReadySpreadMs: optionalInt(set.ReadySpreadMs),
 		Access: set.Access.Access, Identity: set.Identity, IdentityJWKSURL: set.IdentityJWKSURL,
-		IdentityKeys: set.IdentityKeys, SignInURL: set.SignInURL,
+		IdentityKeys: set.IdentityKeys, SignInURL: set.SignInURL, StaffNetworks: strings.Join(set.StaffNetworks, "\n"),
 	}
 }
 
@@ -203,6 +203,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 		HealthURL: get("healthURL"), ReadySpreadMs: get("readySpreadMs"),
 		Access: get("access"), Identity: get("identity"), IdentityJWKSURL: get("identityJWKSURL"),
 		IdentityKeys: strings.TrimSpace(f.Get("identityKeys")), SignInURL: get("signInURL"),
+		StaffNetworks: get("staffNetworks"),
 	}
 	if len(v.Title) > maxFieldLen {
 		v.Title = v.Title[:maxFieldLen]
@@ -224,6 +225,15 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 	}
 	if f.Has("healthURL") { // a form without the field keeps the setting; empty clears it
 		p.AdaptPatch.HealthURL = &v.HealthURL
+	}
+	if f.Has("staffNetworks") { // a form without the field keeps the setting
+		var staff []string // none is nil, as the JSON API's empty list
+		for _, line := range strings.Split(v.StaffNetworks, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				staff = append(staff, line)
+			}
+		}
+		p.BypassPatch.StaffNetworks = &staff
 	}
 	// Who may join: a form without the fields keeps the settings.
 	for _, af := range []struct {

@@ -107,6 +107,17 @@ func accessRules() []Rule {
 		{Name: "identity invalid", Match: identityInvalid, Example: identity.ErrSignature,
 			Status: http.StatusUnauthorized, Code: "identity_invalid", Message: "The identity is not a token signed by the shop's keys with a sub and an exp.",
 			Body: signInBody, NoStore: true, Heading: accessRefused, Text: accessText(func(t views.AccessText) string { return t.IdentityInvalid })},
+		{Name: "room full for a bypass", Match: is(queue.ErrRoomFull), Example: queue.ErrRoomFull,
+			Status: http.StatusServiceUnavailable, Code: "room_full", Message: "Every slot of the room's maxActive is held: a bypass takes none past it. Retry in a moment.",
+			NoStore: true, Wait: func(error) (time.Duration, bool) { return 5 * time.Second, true },
+			Heading: func(t views.Messages) string { return t.TitleTooMany }, Retry: RetryRequest,
+			Text: func(t views.Messages, _ error) string { return views.BypassTextFor(t.Lang).Full }},
+		{Name: "test link not valid", Match: func(err error) bool {
+			return errors.Is(err, queue.ErrLinkUnknown) || errors.Is(err, queue.ErrLinkExpired) || errors.Is(err, queue.ErrLinkUsedUp)
+		}, Example: queue.ErrLinkUsedUp,
+			Status: http.StatusForbidden, Code: "link_invalid", Message: "This test link is not valid: revoked, expired or used up.",
+			NoStore: true, Heading: accessRefused, Text: func(t views.Messages, _ error) string { return views.BypassTextFor(t.Lang).LinkGone }},
+
 		{Name: "identity not taken", Match: is(ErrIdentityNotTaken), Example: ErrIdentityNotTaken,
 			Status: http.StatusBadRequest, Code: "identity_not_taken", Message: "This room takes no identities: join without one.",
 			NoStore: true, Heading: accessRefused, Text: accessText(func(t views.AccessText) string { return t.IdentityOff })},
