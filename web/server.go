@@ -273,7 +273,7 @@ type Server struct {
 	visitors identity.Visitors
 	jwks     *JWKS
 	// links are the rooms' test links (bypass.go); nil when off.
-	links TestLinks
+	links    TestLinks
 	placed   PlacedOrders
 	records  RoomRecords
 	ready    Readiness
