@@ -88,25 +88,42 @@ func (s *Server) postCodes(w http.ResponseWriter, r *http.Request) {
 }
 
 // revokeShape is the body of a revocation.
-const revokeShape = `a JSON object such as {"code":"7KQ2-M9XD-4HTR"} or {"id":123}`
+const revokeShape = `a JSON object such as {"code":"7KQ2-M9XD-4HTR"}, {"id":123} or {"codes":["7KQ2-M9XD-4HTR","FAN-2026-0001"]}`
 
 // revokeCode serves POST /api/admin/rooms/{room}/codes/revoke: the code
-// given as {"code":…} or {"id":…} (an id of the export) redeems no more;
-// the places it bought stay. 404 code_not_found when the room has no
-// such code.
+// given as {"code":…} or {"id":…} (an id of the export), or each of a
+// batch {"codes":[…]}, redeems no more; the places it bought stay. 404
+// code_not_found when the room has no such code; a batch answers the
+// codes revoked and the ones the room has not.
 func (s *Server) revokeCode(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Code string `json:"code"`
-		ID   int64  `json:"id"`
+		Code  string   `json:"code"`
+		ID    int64    `json:"id"`
+		Codes []string `json:"codes"`
 	}
 	if !s.hasCodes(w, r) || !request.DecodeStrict(w, r, &req, revokeShape) {
 		return
 	}
-	if (req.Code == "") == (req.ID == 0) {
-		response.WriteError(w, http.StatusBadRequest, "bad_codes", "Name the code to revoke by its code or its id, one of them: "+revokeShape+".")
+	named := 0
+	for _, given := range []bool{req.Code != "", req.ID != 0, req.Codes != nil} {
+		if given {
+			named++
+		}
+	}
+	if named != 1 || len(req.Codes) > console.MaxRevokeBatch || req.Codes != nil && len(req.Codes) == 0 {
+		response.WriteError(w, http.StatusBadRequest, "bad_codes", "Name the codes to revoke one way: "+revokeShape+", with 1 to "+strconv.Itoa(console.MaxRevokeBatch)+" codes in a batch.")
 		return
 	}
 	name := r.PathValue("room")
+	if req.Codes != nil {
+		revoked, unknown, err := s.revokeCodes(r.Context(), name, req.Codes)
+		if err != nil {
+			s.codesFail(w, r, err)
+			return
+		}
+		response.WriteJSON(w, http.StatusOK, map[string]any{"revoked": revoked, "unknown": unknown})
+		return
+	}
 	info, err := s.codes.Revoke(r.Context(), name, req.Code, req.ID)
 	switch {
 	case errors.Is(err, access.ErrUnknown):
@@ -116,13 +133,37 @@ func (s *Server) revokeCode(w http.ResponseWriter, r *http.Request) {
 		s.codesFail(w, r, err)
 		return
 	}
-	if s.auditLog != nil {
-		if err := s.auditLog.Record(r.Context(), audit.Entry{Actor: apiActor, Room: name, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
-			Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})}); err != nil {
-			s.log.ErrorContext(r.Context(), "audit codes", "room", name, "err", err)
+	s.recordRevoke(r.Context(), name, info)
+	response.WriteJSON(w, http.StatusOK, revokedJSON(info))
+}
+
+// revokeCodes revokes each of codes in room name, and returns those it
+// revoked and those the room has not.
+func (s *Server) revokeCodes(ctx context.Context, name string, codes []string) (revoked []map[string]any, unknown []string, err error) {
+	revoked, unknown = []map[string]any{}, []string{}
+	for _, c := range codes {
+		info, err := s.codes.Revoke(ctx, name, c, 0)
+		if errors.Is(err, access.ErrUnknown) {
+			unknown = append(unknown, c)
+			continue
 		}
+		if err != nil {
+			return nil, nil, err
+		}
+		s.recordRevoke(ctx, name, info)
+		revoked = append(revoked, revokedJSON(info))
 	}
-	response.WriteJSON(w, http.StatusOK, map[string]any{"id": info.ID, "hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used, "revoked": true})
+	return revoked, unknown, nil
+}
+
+func revokedJSON(info access.Info) map[string]any {
+	return map[string]any{"id": info.ID, "hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used, "revoked": true}
+}
+
+// recordRevoke audits a code revoked by the admin API, by its id and hint.
+func (s *Server) recordRevoke(ctx context.Context, name string, info access.Info) {
+	s.recordAudit(ctx, audit.Entry{Actor: apiActor, Room: name, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
+		Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})})
 }
 
 // getCodes serves GET /api/admin/rooms/{room}/codes: the room's codes by

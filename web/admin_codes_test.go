@@ -129,6 +129,9 @@ func TestCodesAdminAPI(t *testing.T) {
 				{"again", `{"code":"` + gen.Codes[2] + `"}`, 404, "code_not_found"},
 				{"neither text nor id", `{}`, 400, "bad_codes"},
 				{"both", `{"code":"` + gen.Codes[1] + `","id":1}`, 400, "bad_codes"},
+				{"an empty batch", `{"codes":[]}`, 400, "bad_codes"},
+				{"a batch and a code", `{"codes":["x"],"code":"y"}`, 400, "bad_codes"},
+				{"a batch", `{"codes":["` + gen.Codes[0] + `","NOT-A-CODE-OF-OURS"]}`, 200, ""},
 			} {
 				r := h.do(t, "POST", revoke, tc.body, adminAuth, nil)
 				var e struct{ Error string }
@@ -137,8 +140,17 @@ func TestCodesAdminAPI(t *testing.T) {
 					t.Errorf("revoke %s: %d %s, want %d %s", tc.name, r.status, r.body, tc.status, tc.code)
 				}
 			}
-			if _, err := codes.Redeem(context.Background(), h.room, gen.Codes[2], "v3"); !errors.Is(err, access.ErrUnknown) {
-				t.Fatalf("a revoked code: %v, want unknown", err)
+			for _, c := range gen.Codes[:3:3] {
+				if c == gen.Codes[1] {
+					continue // kept for the room made again
+				}
+				if _, err := codes.Redeem(context.Background(), h.room, c, "v3"); !errors.Is(err, access.ErrUnknown) {
+					t.Fatalf("a revoked code: %v, want unknown", err)
+				}
+			}
+			batch := h.do(t, "POST", revoke, `{"codes":["`+gen.Codes[0]+`","NOT-A-CODE-OF-OURS"]}`, adminAuth, nil)
+			if batch.status != 200 || !strings.Contains(batch.body, `"revoked":[]`) || !strings.Contains(batch.body, `"unknown":["`+gen.Codes[0]+`","NOT-A-CODE-OF-OURS"]`) {
+				t.Fatalf("the batch again: %d %s", batch.status, batch.body)
 			}
 			// A deleted room's codes go with it: made again, the room has
 			// none, and its old codes let nobody in.

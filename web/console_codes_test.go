@@ -19,6 +19,7 @@ import (
 	"waitingroom/server/operator"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
+	"waitingroom/web/console"
 )
 
 // codesConsole is a console on PostgreSQL with access codes, signed in.
@@ -169,6 +170,8 @@ func TestConsoleCodes(t *testing.T) {
 	}{
 		{made[1], 200, "Revoked the code …" + made[1][len(made[1])-3:]},
 		{made[1], http.StatusUnprocessableEntity, "The room has no such code."},
+		{made[0] + "\r\n\n" + strings.ToLower(made[2]) + "\nNOT-OURS-1", 200, "Revoked 2 codes; 1 of those given are not this room"},
+		{strings.Repeat("X\n", console.MaxRevokeBatch+1), http.StatusUnprocessableEntity, "Give at most 1000 codes at once."},
 	} {
 		resp, body := postForm(t, cc.c, h.srv.URL+page, url.Values{"csrf": {cc.csrf}, "op": {"revoke"}, "code": {tc.code}}, nil)
 		if resp.StatusCode != tc.status || !strings.Contains(body, tc.want) {
@@ -185,7 +188,7 @@ func TestConsoleCodes(t *testing.T) {
 	// Exported by hint.
 	resp, body = cc.get(t, page+".csv", nil)
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
-	if resp.StatusCode != 200 || err != nil || len(rows) != 5 {
+	if resp.StatusCode != 200 || err != nil || len(rows) != 3 { // the header and the two codes not revoked
 		t.Fatalf("export: %d %v %q", resp.StatusCode, err, body)
 	}
 	for _, c := range made {
@@ -201,7 +204,7 @@ func TestConsoleCodes(t *testing.T) {
 			t.Fatalf("the audit log holds a code: %+v", e)
 		}
 	}
-	if got := strings.Join(actions, " "); !strings.Contains(got, "codes.generate") || !strings.Contains(got, "codes.import") {
+	if got := strings.Join(actions, " "); !strings.Contains(got, "codes.generate") || !strings.Contains(got, "codes.import") || strings.Count(got, "codes.revoke") != 3 {
 		t.Fatalf("audit actions %q", got)
 	}
 }

@@ -37,6 +37,9 @@ type Codes interface {
 // of up to 64 characters, and a few more bytes each.
 const CodesUploadMax = 1 << 20
 
+// MaxRevokeBatch bounds the codes one revocation takes.
+const MaxRevokeBatch = 1000
+
 // latestCodes is how many codes the page lists.
 const latestCodes = 50
 
@@ -207,34 +210,59 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 	s.renderCodes(w, r, sess, http.StatusOK, cp)
 }
 
-// revokeCode revokes the code of the form's field code, audited by its id
-// and hint, and answers the page saying so.
+// revokeCode revokes the codes of the form's field code, one a line (up
+// to MaxRevokeBatch), each audited by its id and hint, and answers the
+// page saying so.
 func (s *Console) revokeCode(w http.ResponseWriter, r *http.Request, sess Session, cp views.CodesPage, t views.CodesText) {
 	ctx := r.Context()
-	code := strings.TrimSpace(r.PostForm.Get("code"))
-	info, err := s.codes.Revoke(ctx, cp.Room, code, 0)
-	switch {
-	case errors.Is(err, access.ErrUnknown) || code == "":
-		cp.Form.Errors["revoke"] = t.ErrNoCode
-		cp.Error = t.ErrNoCode
+	var codes []string
+	for _, line := range strings.Split(r.PostForm.Get("code"), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			codes = append(codes, line)
+		}
+	}
+	refuse := func(msg string) {
+		cp.Form.Errors["revoke"] = msg
+		cp.Error = msg
 		s.renderCodes(w, r, sess, http.StatusUnprocessableEntity, cp)
+	}
+	if len(codes) > MaxRevokeBatch {
+		refuse(views.Fill(t.ErrBatch, "max", strconv.Itoa(MaxRevokeBatch)))
 		return
-	case err != nil:
+	}
+	var revoked []access.Info
+	for _, code := range codes {
+		info, err := s.codes.Revoke(ctx, cp.Room, code, 0)
+		if errors.Is(err, access.ErrUnknown) {
+			continue
+		}
+		if err != nil {
+			s.consoleFail(w, r, err)
+			return
+		}
+		revoked = append(revoked, info)
+		s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: cp.Room, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
+			Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})})
+	}
+	if len(revoked) == 0 {
+		refuse(t.ErrNoCode)
+		return
+	}
+	s.log.Info("access codes revoked", "room", cp.Room, "by", sess.Operator, "revoked", len(revoked), "unknown", len(codes)-len(revoked))
+	cp, err := s.codesPage(ctx, r, sess, cp.Room)
+	if err != nil {
 		s.consoleFail(w, r, err)
 		return
 	}
-	s.log.Info("access code revoked", "room", cp.Room, "by", sess.Operator, "id", info.ID)
-	s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: cp.Room, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
-		Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})})
-	if cp, err = s.codesPage(ctx, r, sess, cp.Room); err != nil {
-		s.consoleFail(w, r, err)
-		return
+	if len(codes) == 1 {
+		shown := "#" + strconv.FormatInt(revoked[0].ID, 10)
+		if revoked[0].Hint != "" {
+			shown = "…" + revoked[0].Hint
+		}
+		cp.Notice = views.Fill(t.Revoked, "code", shown)
+	} else {
+		cp.Notice = views.Fill(views.Fill(t.RevokedMany, "n", strconv.Itoa(len(revoked))), "m", strconv.Itoa(len(codes)-len(revoked)))
 	}
-	shown := "#" + strconv.FormatInt(info.ID, 10)
-	if info.Hint != "" {
-		shown = "…" + info.Hint
-	}
-	cp.Notice = views.Fill(t.Revoked, "code", shown)
 	s.renderCodes(w, r, sess, http.StatusOK, cp)
 }
 

@@ -157,3 +157,44 @@ func TestBrowserIdentityRequired(t *testing.T) {
 		axeCheck(t, tab, axe, "identified in line")
 	}
 }
+
+// TestBrowserTestLink: a test link's page says what it does, and its
+// button lets the holder in at once; used up, the link says so in Korean.
+// axe-core checks each page.
+func TestBrowserTestLink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	axe := axeSource(t)
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond, "-admin-token", consoleToken)
+	waitReady(t, base)
+	name := servicetest.RoomName(t, rdb)
+	accessRoom(t, eng, name, func(*room.Settings) {})
+	status, body := adminCall(t, "POST", base+"/api/admin/rooms/"+name+"/bypass", `{"uses":1}`)
+	var made struct{ URL string }
+	if err := json.Unmarshal([]byte(body), &made); status != 201 || err != nil || made.URL == "" {
+		t.Fatalf("make a test link: %d %s", status, body)
+	}
+	en := stateTab(t, alloc, "en", "light")
+	if err := chromedp.Do(en, chromedp.Navigate(made.URL), chromedp.WaitVisible(chromedp.CSS("form button"))); err != nil {
+		t.Fatalf("the link's page: %v", err)
+	}
+	waitSays(t, en, "the link's page", "Test link: enter without waiting")
+	axeCheck(t, en, axe, "test link")
+	shotIn(t, en, "access", "test-link-en", 390, 844)
+	if err := chromedp.Do(en, chromedp.Click(chromedp.CSS("form button"))); err != nil {
+		t.Fatal(err)
+	}
+	waitSays(t, en, "let in", "It is your turn")
+	axeCheck(t, en, axe, "let in by a test link")
+	ko := stateTab(t, alloc, "ko", "dark")
+	if err := chromedp.Do(ko, chromedp.Navigate(made.URL), chromedp.WaitVisible(chromedp.CSS("form button")), chromedp.Click(chromedp.CSS("form button"))); err != nil {
+		t.Fatalf("the link in Korean: %v", err)
+	}
+	waitSays(t, ko, "used up", "허용된 횟수만큼 이미 사용되었습니다")
+	axeCheck(t, ko, axe, "test link used up")
+	if st, err := eng.Stats(context.Background(), name); err != nil || st.Bypassed != 1 {
+		t.Fatalf("stats %+v %v, want one bypassed", st, err)
+	}
+}
