@@ -163,7 +163,7 @@ func revokedJSON(info access.Info) map[string]any {
 // recordRevoke audits a code revoked by the admin API, by its id and hint.
 func (s *Server) recordRevoke(ctx context.Context, name string, info access.Info) {
 	s.recordAudit(ctx, audit.Entry{Actor: apiActor, Room: name, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
-		Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})})
+		Old: admin.CompactJSON(info.Audit())})
 }
 
 // getCodes serves GET /api/admin/rooms/{room}/codes: the room's codes by
@@ -221,13 +221,7 @@ func (s *Server) codesFail(w http.ResponseWriter, r *http.Request, err error) {
 // recordCodes writes the audit log's entry of codes made: how many, and
 // what they grant; never the codes.
 func (s *Server) recordCodes(ctx context.Context, name, action string, added access.Added, spec access.Spec) {
-	if s.auditLog == nil {
-		return
-	}
-	nw := map[string]any{"added": added.Added, "skipped": added.Skipped, "line": spec.Line, "uses": spec.Uses, "expiresAt": spec.ExpiresAt}
-	if err := s.auditLog.Record(ctx, audit.Entry{Actor: apiActor, Room: name, Action: action, New: admin.CompactJSON(nw)}); err != nil {
-		s.log.ErrorContext(ctx, "audit codes", "room", name, "err", err)
-	}
+	s.recordAudit(ctx, audit.Entry{Actor: apiActor, Room: name, Action: action, New: admin.CompactJSON(added.Audit(spec))})
 }
 
 // codesSpecOfQuery reads an upload's spec from the query: uses (default

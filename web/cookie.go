@@ -37,6 +37,17 @@ func (s *Server) enterAllowed(r *http.Request) bool {
 	return s.counted(s.enters.allow(s.clientKey(r)))
 }
 
+// pageEnterAllowed is enterAllowed for a page's form: a refusal is
+// answered with the room's page of too many joins (429, Retry-After).
+func (s *Server) pageEnterAllowed(w http.ResponseWriter, r *http.Request, name string) bool {
+	if s.enterAllowed(r) {
+		return true
+	}
+	w.Header().Set("Retry-After", "2")
+	s.htmlError(w, r, http.StatusTooManyRequests, s.roomText(r, name).TooManyJoins, name, true)
+	return false
+}
+
 // takeEnter is enterAllowed that can give the enter back (see
 // ipLimiter.take).
 func (s *Server) takeEnter(r *http.Request) (ok bool, giveBack func()) {

@@ -272,9 +272,7 @@ func (s *Server) identityLink(w http.ResponseWriter, r *http.Request) {
 		s.htmlFail(w, r, s.withSignIn(r.Context(), name, identity.ErrMalformed), name)
 		return
 	}
-	if !s.enterAllowed(r) {
-		w.Header().Set("Retry-After", "2")
-		s.htmlError(w, r, http.StatusTooManyRequests, s.roomText(r, name).TooManyJoins, name, true)
+	if !s.pageEnterAllowed(w, r, name) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)

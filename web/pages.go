@@ -168,14 +168,12 @@ func withUTM(path string, utm []views.Field) string {
 // proof of work, a visitor without a place brings one (field altcha, or a
 // wait token in field wait), or is answered a short wait (wait.go).
 func (s *Server) join(w http.ResponseWriter, r *http.Request) {
-	name, t, ok := s.postedRoomForm(w, r, func(t views.Messages) string { return t.FormInvalid })
+	name, _, ok := s.postedRoomForm(w, r, func(t views.Messages) string { return t.FormInvalid })
 	if !ok {
 		return
 	}
 	camp := s.campaignOf(r.Form) // the form's fields, then the query string's
-	if !s.enterAllowed(r) {
-		w.Header().Set("Retry-After", "2")
-		s.htmlError(w, r, http.StatusTooManyRequests, t.TooManyJoins, name, true)
+	if !s.pageEnterAllowed(w, r, name) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)

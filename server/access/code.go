@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"waitingroom/server/line"
 )
 
 // Alphabet is the symbols of a generated code: Crockford's base 32, with
@@ -25,8 +26,6 @@ const (
 	MinLen, MaxLen = 4, 64
 	// MaxUses is the most uses one code may carry.
 	MaxUses = 1_000_000
-	// MaxLineLen bounds a line's name.
-	MaxLineLen = 32
 )
 
 // The refusals of a code, each a reason the buyer is told.
@@ -67,17 +66,13 @@ func (s Spec) Validate(now time.Time) error {
 	if s.Uses < 1 || s.Uses > MaxUses {
 		return invalid("uses", "uses must be from 1 to %d, not %d", MaxUses, s.Uses)
 	}
-	if len(s.Line) > MaxLineLen || strings.IndexFunc(s.Line, func(r rune) bool { return !nameRune(r) }) >= 0 {
-		return invalid("line", "line must be up to %d letters, digits, '-' or '_', not %q", MaxLineLen, s.Line)
+	if !line.ValidName(s.Line) {
+		return invalid("line", "line must be up to %d letters, digits, '-' or '_', not %q", line.MaxNameLen, s.Line)
 	}
 	if s.ExpiresAt != nil && !s.ExpiresAt.After(now) {
 		return invalid("expiresAt", "expiresAt %s is not in the future", s.ExpiresAt.Format(time.RFC3339))
 	}
 	return nil
-}
-
-func nameRune(r rune) bool {
-	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_'
 }
 
 // Normalize returns code as it is compared: upper case, without spaces

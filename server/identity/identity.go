@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"waitingroom/server/line"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
@@ -103,7 +104,7 @@ func Verify(ctx context.Context, token, room string, keys KeySource, now time.Ti
 		return Claims{}, ErrNoExpiry
 	case std.Subject == "" || len(std.Subject) > MaxSubjectLen:
 		return Claims{}, ErrNoSubject
-	case !validLine(extra.Line):
+	case !line.ValidName(extra.Line):
 		return Claims{}, ErrMalformed
 	}
 	return Claims{Subject: std.Subject, Line: extra.Line, Expiry: std.Expiry.Time()}, nil
@@ -118,18 +119,4 @@ func Refused(err error) bool {
 		}
 	}
 	return false
-}
-
-// validLine reports a line name as rooms take them: up to 32 letters,
-// digits, '-' and '_' (or none).
-func validLine(s string) bool {
-	if len(s) > 32 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -194,8 +194,7 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 		return
 	}
 	s.log.Info("access codes made", "room", name, "by", sess.Operator, "action", action, "added", added.Added, "skipped", added.Skipped)
-	s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: action, New: admin.CompactJSON(map[string]any{
-		"added": added.Added, "skipped": added.Skipped, "line": spec.Line, "uses": spec.Uses, "expiresAt": spec.ExpiresAt})})
+	s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: action, New: admin.CompactJSON(added.Audit(spec))})
 	if cp, err = s.codesPage(ctx, r, sess, name); err != nil {
 		s.consoleFail(w, r, err)
 		return
@@ -242,7 +241,7 @@ func (s *Console) revokeCode(w http.ResponseWriter, r *http.Request, sess Sessio
 		}
 		revoked = append(revoked, info)
 		s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: cp.Room, Action: "codes.revoke", Target: strconv.FormatInt(info.ID, 10),
-			Old: admin.CompactJSON(map[string]any{"hint": info.Hint, "line": info.Line, "uses": info.Uses, "used": info.Used})})
+			Old: admin.CompactJSON(info.Audit())})
 	}
 	if len(revoked) == 0 {
 		refuse(t.ErrNoCode)
