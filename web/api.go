@@ -27,7 +27,9 @@ func (s *Server) apiMax(limit int64, next http.HandlerFunc) http.Handler {
 // apiEnter is api for the enter, whose Redis work the engine bounds itself
 // (queue.EnterWait, the same 5 s): it arms no timer of its own, which would
 // cost each enter about 3 µs and 9 allocations.
-func (s *Server) apiEnter(next http.HandlerFunc) http.Handler { return s.apiBounded(maxBody, 0, next) }
+func (s *Server) apiEnter(next http.HandlerFunc) http.Handler {
+	return s.apiBounded(enterBodyMax, 0, next)
+}
 
 // apiBounded is api with a body cap of limit bytes, bounding the request's
 // Redis work to timeout (none when 0).

@@ -314,6 +314,7 @@ func TestBadInput(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	big := strings.Repeat("x", maxBody+1)
+	bigEnter := strings.Repeat("x", enterBodyMax+1)
 	tests := []struct {
 		name, method, path, body string
 		hdr                      map[string]string
@@ -324,7 +325,7 @@ func TestBadInput(t *testing.T) {
 		{"too long room name", "POST", "/api/rooms/" + strings.Repeat("a", 65) + "/queue", "", nil, 400, "bad_room"},
 		{"unknown room", "POST", "/api/rooms/no-such-room-x/queue", "", nil, 404, "room_not_found"},
 		{"unknown room position", "GET", "/api/rooms/no-such-room-x/queue/position", "", nil, 404, "room_not_found"},
-		{"oversized enter body", "POST", "/api/rooms/" + h.room + "/queue", big, nil, 413, "body_too_large"},
+		{"oversized enter body", "POST", "/api/rooms/" + h.room + "/queue", bigEnter, nil, 413, "body_too_large"},
 		{"oversized admin body", "PUT", "/api/admin/rooms/" + h.room, `{"title":"` + big + `"}`, map[string]string{"Authorization": "Bearer " + testAdminToken}, 413, "body_too_large"},
 		{"unknown path", "GET", "/api/nope", "", nil, 404, "not_found"},
 		{"wrong method", "PATCH", "/api/rooms/" + h.room + "/queue", "", nil, 405, "method_not_allowed"},

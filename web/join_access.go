@@ -1,11 +1,13 @@
 package web
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -56,20 +58,30 @@ type joinKeys struct {
 // included (access.Normalize takes up to 64 symbols).
 const maxCodeLen = 128
 
-// enterBodyMax bounds the JSON enter's body: an identity and a code.
+// enterBodyMax bounds the JSON enter's body: an identity, a code and
+// their JSON.
 const enterBodyMax = identity.MaxTokenLen + 1<<10
 
 // errCodesOff refuses a code in a deployment that keeps no codes.
 var errCodesOff = errors.New("access codes: no database keeps them")
 
 // readJoinKeys reads the JSON enter's optional body, {"code", "identity"}:
-// an empty body brings neither. It answers 400 itself and reports false
-// for a body it refuses.
+// a body that is empty or only white space brings neither, whether its
+// length was announced or not. It answers 400 or 413 itself and reports
+// false for a body it refuses.
 func readJoinKeys(w http.ResponseWriter, r *http.Request) (joinKeys, bool) {
 	var k joinKeys
 	if r.ContentLength == 0 {
 		return k, drainBody(w, r)
 	}
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return k, request.BodyError(w, err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return k, true
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
 	if !request.DecodeStrict(w, r, &k, `{"code":"…","identity":"…"} (both optional)`) {
 		return k, false
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"waitingroom/server/access"
 	"waitingroom/server/challenge"
+	"waitingroom/server/identity"
 	"waitingroom/server/identity/identitytest"
 	"waitingroom/server/queue"
 	"waitingroom/server/room"
@@ -417,5 +419,45 @@ func TestIdentityLink(t *testing.T) {
 		if resp.StatusCode != c.status || !strings.Contains(string(b), c.says) || !strings.Contains(string(b), `href="https://shop.example/signin"`) {
 			t.Fatalf("%s: %d %s, want %d saying %q and linking the sign-in", c.name, resp.StatusCode, b, c.status, c.says)
 		}
+	}
+}
+
+// TestReadJoinKeys: the enter's body brings a code and an identity, or
+// nothing when it is empty or white space, announced or chunked; the
+// largest keys fit the enter's cap, and anything else is refused.
+func TestReadJoinKeys(t *testing.T) {
+	t.Parallel()
+	largest := `{"code":"` + strings.Repeat("A", maxCodeLen) + `","identity":"` + strings.Repeat("e", identity.MaxTokenLen) + `"}`
+	for _, tt := range []struct {
+		name    string
+		body    string
+		chunked bool
+		ok      bool
+		want    joinKeys
+		status  int
+	}{
+		{"no body", "", false, true, joinKeys{}, 200},
+		{"white space", " \r\n\t", false, true, joinKeys{}, 200},
+		{"chunked white space", "\n", true, true, joinKeys{}, 200},
+		{"chunked code", `{"code":" ab-cd "}`, true, true, joinKeys{Code: "ab-cd"}, 200},
+		{"both", `{"code":"x","identity":"t.o.k"}`, false, true, joinKeys{Code: "x", Identity: "t.o.k"}, 200},
+		{"the largest keys", largest, false, true, joinKeys{Code: strings.Repeat("A", maxCodeLen), Identity: strings.Repeat("e", identity.MaxTokenLen)}, 200},
+		{"a longer code", `{"code":"` + strings.Repeat("A", maxCodeLen+1) + `"}`, false, false, joinKeys{}, 400},
+		{"an unknown field", `{"coupon":"x"}`, false, false, joinKeys{}, 400},
+		{"two objects", `{} {}`, false, false, joinKeys{}, 400},
+		{"over the cap", strings.Repeat(" ", enterBodyMax+1), true, false, joinKeys{}, 413},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/api/rooms/drop/queue", strings.NewReader(tt.body))
+			if tt.chunked {
+				r.ContentLength = -1
+			}
+			w := httptest.NewRecorder()
+			r.Body = http.MaxBytesReader(w, r.Body, enterBodyMax)
+			k, ok := readJoinKeys(w, r)
+			if ok != tt.ok || w.Code != tt.status || ok && k != tt.want {
+				t.Fatalf("keys %+v %v, status %d %s; want %+v %v, %d", k, ok, w.Code, w.Body, tt.want, tt.ok, tt.status)
+			}
+		})
 	}
 }
