@@ -177,16 +177,19 @@ type enterFunc func(cred queue.Credentials) (queue.Position, string, error)
 // takes a code the enter did not bring, again with the code the join
 // brought (code, "" for none), redeemed for the visitor the enter was
 // for, or else with a code the visitor holds. A room asks no code of a
-// visitor who has a place, so only a visitor without one redeems.
+// visitor who has a place, so only a visitor without one redeems; a
+// visitor minted for this join (isNew) holds none.
 //
 // A redemption holds: a join that then waits for its proof of work needs
 // no code the next time (a no-JavaScript wait brings none). The code's
-// use is given back when the enter made no place for another reason than
-// its proof (sold out, closed, placed meanwhile).
+// use is given back only when its visitor is left without a place
+// (leftWithoutPlace): a join that raced another of the same visitor's,
+// and found the place that one made, keeps the code the place was made
+// with.
 //
 // redeemed reports a code redeemed for the visitor by this join: the
 // caller keeps the visitor's cookie even when the enter failed.
-func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code string, cred queue.Credentials, enter enterFunc) (p queue.Position, id string, redeemed bool, err error) {
+func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code string, isNew bool, cred queue.Credentials, enter enterFunc) (p queue.Position, id string, redeemed bool, err error) {
 	p, id, err = enter(cred)
 	if !errors.Is(err, queue.ErrCodeRequired) {
 		return p, id, false, err
@@ -198,7 +201,7 @@ func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code stri
 			return p, id, false, err
 		}
 		redeemed = !grant.Again
-	case s.redeemer != nil:
+	case s.redeemer != nil && !isNew:
 		var held bool
 		if grant, held, err = s.redeemer.Held(ctx, name, id); err != nil || !held {
 			return p, id, false, cmp.Or(err, queue.ErrCodeRequired)
@@ -209,13 +212,34 @@ func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code stri
 	cred.Code = true
 	visitor := id
 	p, id, err = enter(cred)
-	if redeemed && refusalReason(err) == "" && (err != nil || !p.Created) {
+	if redeemed && s.leftWithoutPlace(context.WithoutCancel(ctx), name, visitor, p, err) {
 		if rerr := s.redeemer.Release(context.WithoutCancel(ctx), name, code, visitor, grant); rerr != nil {
 			s.log.Error("access: give back a code's use", "room", name, "err", rerr)
 		}
 		redeemed = false
 	}
 	return p, id, redeemed, err
+}
+
+// leftWithoutPlace reports whether visitor has no place in room name
+// after an enter that answered p and err. A refused proof of work keeps
+// the code for the proved join that follows; a refusal that makes no
+// place (sold out, closed, not open, no identity, no room) leaves none;
+// after any other failure the visitor's place is read, and a visitor
+// whose place cannot be read is taken to have one, so that a code is
+// never given back twice over.
+func (s *Server) leftWithoutPlace(ctx context.Context, name, visitor string, p queue.Position, err error) bool {
+	switch {
+	case err == nil:
+		return p.Status == queue.StatusNotEntered
+	case refusalReason(err) != "":
+		return false
+	case errors.Is(err, queue.ErrIdentityRequired), errors.Is(err, queue.ErrNotOpen),
+		errors.Is(err, queue.ErrSaleEnded), errors.Is(err, room.ErrNotFound):
+		return true
+	}
+	now, perr := s.q.Position(ctx, name, visitor)
+	return perr == nil && now.Status == queue.StatusNotEntered
 }
 
 // redeemCode redeems code for visitor in room name, counting a refused
@@ -245,6 +269,16 @@ func (s *Server) redeemCode(ctx context.Context, r *http.Request, name, code, vi
 	}
 	s.metrics.AccessCodes.WithLabelValues("redeemed").Inc()
 	return g, nil
+}
+
+// askedAccess reports a join that made nothing for want of a code or a
+// sign-in, or for a code refused or over the guess budget: such a join
+// gives its enter back, since refused codes are counted by a budget of
+// their own (queue.GuessBudget).
+func askedAccess(err error) bool {
+	_, throttled := errors.AsType[*queue.GuessError](err)
+	return errors.Is(err, queue.ErrCodeRequired) || errors.Is(err, queue.ErrIdentityRequired) ||
+		codeRefusal(err) != "" || throttled
 }
 
 // codeRefusal names a code's refusal for the metrics, "" for none.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
+	"waitingroom/server/visitor"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
 
@@ -167,6 +169,81 @@ func TestEnterWithCode(t *testing.T) {
 	}
 	if got := used(t, codes, h.room); got != 1 {
 		t.Fatalf("after a closed room's refusal: %d uses used, want the code given back (1)", got)
+	}
+}
+
+// TestCodeKeptForAPlace: a join whose code was redeemed gives the code's
+// use back only when its visitor is left without a place. A join that
+// raced another of the same visitor's, which made the place first, keeps
+// the code the place stands on; a join refused for its proof keeps it for
+// the proved join; a closed room, or a failure after which the visitor
+// has no place, gives it back.
+func TestCodeKeptForAPlace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, codes, _ := accessHarness(t, codeRoom)
+	failed := errors.New("the enter's reply was lost")
+	cases := []struct {
+		name string
+		// second is the enter with the code; it may place the visitor
+		// first, as a concurrent join of theirs would.
+		second func(t *testing.T, visitor string) (queue.Position, error)
+		used   int64
+	}{
+		{"the place made with it", func(t *testing.T, v string) (queue.Position, error) {
+			return h.eng.EnterWith(ctx, h.room, v, "", queue.Campaign{}, queue.Proof{}, queue.Credentials{Code: true})
+		}, 1},
+		{"a concurrent join made the place", func(t *testing.T, v string) (queue.Position, error) {
+			if _, err := h.eng.EnterWith(ctx, h.room, v, "", queue.Campaign{}, queue.Proof{}, queue.Credentials{Code: true}); err != nil {
+				t.Fatal(err)
+			}
+			return h.eng.EnterWith(ctx, h.room, v, "", queue.Campaign{}, queue.Proof{}, queue.Credentials{Code: true})
+		}, 1},
+		{"a failure after the place was made", func(t *testing.T, v string) (queue.Position, error) {
+			if _, err := h.eng.EnterWith(ctx, h.room, v, "", queue.Campaign{}, queue.Proof{}, queue.Credentials{Code: true}); err != nil {
+				t.Fatal(err)
+			}
+			return queue.Position{}, failed
+		}, 1},
+		{"a proof to solve", func(t *testing.T, v string) (queue.Position, error) {
+			return queue.Position{}, queue.ErrChallengeRequired
+		}, 1},
+		{"a failure that made no place", func(t *testing.T, v string) (queue.Position, error) {
+			return queue.Position{}, failed
+		}, 0},
+		{"the room closed", func(t *testing.T, v string) (queue.Position, error) {
+			return queue.Position{}, queue.ErrSaleEnded
+		}, 0},
+		{"no place, no error", func(t *testing.T, v string) (queue.Position, error) {
+			return queue.Position{Status: queue.StatusNotEntered}, nil
+		}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, err := codes.Generate(ctx, h.room, 1, access.Spec{Uses: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := used(t, codes, h.room)
+			v, err := visitor.NewID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			r := httptest.NewRequest("POST", "/api/rooms/"+h.room+"/queue", nil)
+			_, _, redeemed, _ := h.web.admitWith(ctx, r, h.room, code.Codes[0], false, queue.Credentials{},
+				func(cred queue.Credentials) (queue.Position, string, error) {
+					if calls++; calls == 1 {
+						p, err := h.eng.EnterWith(ctx, h.room, v, "", queue.Campaign{}, queue.Proof{}, cred)
+						return p, v, err
+					}
+					p, err := c.second(t, v)
+					return p, v, err
+				})
+			if got := used(t, codes, h.room) - before; got != c.used || redeemed != (c.used == 1) {
+				t.Fatalf("%d uses kept, redeemed %v; want %d", got, redeemed, c.used)
+			}
+		})
 	}
 }
 

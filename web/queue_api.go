@@ -57,7 +57,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	payload := r.Header.Get(altchaHeader)
-	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, queue.Credentials{Identity: identified},
+	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, isNew, queue.Credentials{Identity: identified},
 		func(cred queue.Credentials) (queue.Position, string, error) {
 			return s.enterProved(ctx, r, name, id, isNew, payload, camp, cred)
 		})
@@ -66,12 +66,11 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		s.setVisitorCookie(w, r, id)
 	}
 	err = s.withSignIn(ctx, name, err)
-	if payload == "" && errors.Is(err, queue.ErrChallengeRequired) || errors.Is(err, queue.ErrCodeRequired) || errors.Is(err, queue.ErrIdentityRequired) {
+	if payload == "" && errors.Is(err, queue.ErrChallengeRequired) || askedAccess(err) {
 		// The page's first, bare enter in a challenge room learns that
 		// it must solve and makes nothing: it gives its enter back, so a
 		// crowd behind one address pays one enter a join, the proved one.
-		// So does an enter that learns it needs a code or a sign-in
-		// (refused codes have a budget of their own).
+		// So does an enter that learns it needs a code or a sign-in.
 		giveBack()
 	}
 	if writeScheduleError(w, p, err) {

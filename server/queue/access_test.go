@@ -41,6 +41,8 @@ func TestEnterWithCredentials(t *testing.T) {
 		{"an identity room, an identity", idRoom, Credentials{Identity: true}, false, nil, true},
 		{"both, a code only", both, Credentials{Code: true}, false, ErrIdentityRequired, false},
 		{"both, both", both, Credentials{Code: true, Identity: true}, false, nil, true},
+		{"both, neither: the identity is asked first", both, Credentials{}, false, ErrIdentityRequired, false},
+		{"both, an identity only", both, Credentials{Identity: true}, false, ErrCodeRequired, false},
 		{"a code room with a challenge: the code first", func(s *room.Settings) { codeRoom(s); s.Challenge = room.ChallengeAlways },
 			Credentials{}, false, ErrCodeRequired, false},
 		{"a closed code room says it is closed", func(s *room.Settings) { codeRoom(s); s.Mode = room.ModeClosed },

@@ -163,8 +163,9 @@ local function place(g)
     if not g.enter or soldout == 1 or ph == 'scheduled' or ph == 'closed' then
       return reply(0, 0, 0, redis.call('ZCARD', K.queue), '', 0, 0, 0, proved, created)
     end
-    if rankUp == 0 and needCode and not g.granted then return reply(-5, 0, 0, 0, '', 0, 0, 0, proved, created) end
+    -- The identity first: a visitor who cannot have a place redeems no code.
     if rankUp == 0 and needIdentity and not g.identified then return reply(-6, 0, 0, 0, '', 0, 0, 0, proved, created) end
+    if rankUp == 0 and needCode and not g.granted then return reply(-5, 0, 0, 0, '', 0, 0, 0, proved, created) end
     if rankUp == 0 and challenge ~= 'off' then
       if proofID == '' then return reply(-2, 0, 0, 0, '', 0, 0, 0, proved, created) end
       local since = sc[2]
