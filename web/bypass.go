@@ -55,21 +55,14 @@ func (s *Server) fromStaff(ctx context.Context, r *http.Request, name string) bo
 
 // letIn lets visitor id into room name at once, outside the line: a
 // staff network's join (link "") or a test link's. A place they held in
-// the line is given up once they are in, so that it admits nobody later;
-// a visitor with a live pass keeps it. Each pass let in is counted and
+// the line is given up in the same step (queue.Bypass), so that it
+// admits nobody later; a visitor with a live pass keeps it. Each pass let in is counted and
 // recorded in the audit log with the client's network. It returns the
 // visitor's position (READY).
 func (s *Server) letIn(ctx context.Context, r *http.Request, name, id, link string) (queue.Position, error) {
 	kind := "staff"
 	if link != "" {
 		kind = "link"
-	}
-	before, err := s.q.Position(ctx, name, id)
-	if err != nil {
-		return before, err
-	}
-	if before.Status == queue.StatusReady {
-		return before, nil
 	}
 	toks, err := token.NewBatch(1)
 	if err != nil {
@@ -89,11 +82,6 @@ func (s *Server) letIn(ctx context.Context, r *http.Request, name, id, link stri
 		s.recordAudit(ctx, audit.Entry{Actor: "buyer", Room: name, Action: "bypass.enter", Target: target,
 			New: admin.CompactJSON(map[string]any{"network": s.clientKey(r), "until": b.PassExpires.UTC()})})
 	}
-	if before.Status == queue.StatusWaiting || before.Status == queue.StatusPrequeued {
-		if _, err := s.q.Leave(ctx, name, id); err != nil {
-			s.log.ErrorContext(ctx, "bypass: give up the line's place", "room", name, "err", err)
-		}
-	}
 	return s.q.Position(ctx, name, id)
 }
 
@@ -102,6 +90,8 @@ func bypassRefusal(err error) string {
 	switch {
 	case errors.Is(err, queue.ErrRoomFull):
 		return "full"
+	case errors.Is(err, queue.ErrSaleEnded):
+		return "ended"
 	case errors.Is(err, queue.ErrLinkUnknown), errors.Is(err, queue.ErrLinkExpired), errors.Is(err, queue.ErrLinkUsedUp):
 		return "refused"
 	}

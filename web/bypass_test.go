@@ -47,7 +47,8 @@ func actions(t *testing.T, log *audit.Log, name string) []string {
 // TestStaffBypass: a join from the room's staff networks is let in at
 // once, outside the line, recorded and counted apart; one from anywhere
 // else waits; a staff member who waited gives up their place; with every
-// slot of maxActive held a staff join is told to retry, taking none.
+// slot of maxActive held a staff join waits in the line as a buyer does;
+// a room whose sale has ended lets no staff in.
 func TestStaffBypass(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -81,10 +82,14 @@ func TestStaffBypass(t *testing.T) {
 	if err != nil || st.Bypassed != 2 || st.Admitted != 0 || st.Waiting != 1 || st.Leaves != 1 {
 		t.Fatalf("stats %+v %v: want 2 bypassed, the buyer alone waiting, the colleague's place given up", st, err)
 	}
-	// Both slots are held: a third staff join takes none.
+	// Both slots are held: a third staff join takes none, and waits in
+	// the line as a buyer does.
 	full := h.do(t, "POST", q, "", from("198.51.100.24"), nil)
-	if full.status != 503 || errorCode(t, full) != "room_full" || full.header.Get("Retry-After") == "" {
-		t.Fatalf("a staff join with every slot held: %d %v %s", full.status, full.header, full.body)
+	if p := pos(full); full.status != 200 || p.Status != queue.StatusWaiting {
+		t.Fatalf("a staff join with every slot held: %d %s, want WAITING", full.status, full.body)
+	}
+	if st, err := h.eng.Stats(ctx, h.room); err != nil || st.Bypassed != 2 || st.Waiting != 2 {
+		t.Fatalf("stats %+v %v: want 2 bypassed, and the third staff join waiting", st, err)
 	}
 	// The no-JavaScript form: to the status page, which says READY.
 	resp := h.postForm(t, "/r/"+h.room+"/join", url.Values{}, c, "en")
@@ -93,6 +98,10 @@ func TestStaffBypass(t *testing.T) {
 	}
 	if got := actions(t, log, h.room); len(got) != 2 || got[0] != "bypass.enter staff" {
 		t.Fatalf("the audit log: %q, want two staff entries", got)
+	}
+	h.setRoom(t, func(s *room.Settings) { s.Mode = room.ModeClosed })
+	if r := h.do(t, "POST", q, "", from("198.51.100.25"), nil); r.status != 409 || errorCode(t, r) != "sale_ended" {
+		t.Fatalf("a staff join once the sale ended: %d %s, want 409 sale_ended", r.status, r.body)
 	}
 }
 

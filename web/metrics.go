@@ -78,7 +78,7 @@ type Metrics struct {
 	Identities  *prometheus.CounterVec
 	// Bypasses counts the passes let in outside the line on this
 	// instance, by kind (staff, link) and result (admitted, full,
-	// refused, failed).
+	// refused, ended, failed).
 	Bypasses *prometheus.CounterVec
 	// AdaptDecisions counts the adaptive controller's decisions applied
 	// by this instance, by room and reason (adapt.Reasons); AdaptRate is
@@ -238,7 +238,7 @@ func NewMetrics() *Metrics {
 	}, []string{"result"})
 	m.Bypasses = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "waitingroom_bypasses_total",
-		Help: "Passes let in outside the line on this instance, by kind: staff (a join from the room's staff networks) or link (a test link); and result: admitted, full (every slot of maxActive held), refused (a test link unknown, revoked, expired or used up), failed.",
+		Help: "Passes let in outside the line on this instance, by kind: staff (a join from the room's staff networks) or link (a test link); and result: admitted, full (every slot of maxActive held; a staff join then waits in the line), refused (a test link unknown, revoked, expired or used up), ended (the room's sale has ended), failed.",
 	}, []string{"kind", "result"})
 	m.Registry.MustRegister(m.AccessCodes, m.Identities, m.Bypasses)
 	m.AdaptDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{

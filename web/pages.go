@@ -6,13 +6,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"waitingroom/web/request"
 
 	"github.com/a-h/templ"
 
@@ -20,6 +20,7 @@ import (
 	"waitingroom/server/room"
 	"waitingroom/views"
 	"waitingroom/web/gatemode"
+	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
@@ -189,17 +190,21 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	// its identity's: visitorOrNew read its visitor.
 	_, identified := request.IdentityVisitor(r, s.signer, name, s.clock.Now())
 	if s.fromStaff(ctx, r, name) {
-		// Staff skip the line: a pass of their own, at once.
-		if _, err := s.letIn(ctx, r, name, id, ""); err != nil {
+		// Staff skip the line: a pass of their own, at once. With every
+		// slot held they join the line as any buyer does.
+		_, err := s.letIn(ctx, r, name, id, "")
+		if err == nil {
+			if isNew {
+				s.setVisitorCookie(w, r, id)
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			http.Redirect(w, r, withUTM("/r/"+name+"/status", queryUTM(r)), http.StatusSeeOther)
+			return
+		}
+		if !errors.Is(err, queue.ErrRoomFull) {
 			s.htmlFail(w, r, err, name)
 			return
 		}
-		if isNew {
-			s.setVisitorCookie(w, r, id)
-		}
-		w.Header().Set("Cache-Control", "no-store")
-		http.Redirect(w, r, withUTM("/r/"+name+"/status", queryUTM(r)), http.StatusSeeOther)
-		return
 	}
 	wt, id, redeemed, err := s.joinProved(ctx, r, name, id, isNew, camp, queue.Credentials{Identity: identified})
 	if err != nil {

@@ -44,17 +44,20 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		id, isNew = vid, false
 	}
 	if s.fromStaff(ctx, r, name) {
-		// Staff skip the line: a pass of their own, at once.
+		// Staff skip the line: a pass of their own, at once. With every
+		// slot held they join the line as any buyer does.
 		p, err := s.letIn(ctx, r, name, id, "")
-		if err != nil {
+		if err == nil {
+			if isNew {
+				s.setVisitorCookie(w, r, id)
+			}
+			s.writePosition(w, http.StatusOK, p)
+			return
+		}
+		if !errors.Is(err, queue.ErrRoomFull) {
 			s.fail(w, r, err)
 			return
 		}
-		if isNew {
-			s.setVisitorCookie(w, r, id)
-		}
-		s.writePosition(w, http.StatusOK, p)
-		return
 	}
 	payload := r.Header.Get(altchaHeader)
 	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, isNew, queue.Credentials{Identity: identified},

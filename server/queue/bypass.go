@@ -38,9 +38,12 @@ type Bypassed struct {
 // the rate's credit or the admitted count (Stats counts it apart, as
 // Bypassed). With link ("" for none: a staff network) it takes one of
 // that test link's uses, atomically with the pass. A visitor who holds a
-// live pass keeps it and takes nothing. The caller takes the visitor out
-// of the line first, if they wait in it. It returns room.ErrNotFound,
-// ErrRoomFull, or a link's refusal.
+// live pass keeps it and takes nothing. A visitor who waits in the line
+// (or the pre-queue, or passed over while away) leaves it in the same
+// call, counted as a leave, so that nobody holds a place and a pass at
+// once. A room whose sale has ended lets nobody in; one before its sale,
+// in its pre-queue or paused does. It returns room.ErrNotFound,
+// ErrSaleEnded, ErrRoomFull, or a link's refusal.
 func (e *Engine) Bypass(ctx context.Context, roomName, visitor, token, link string) (Bypassed, error) {
 	res, err := e.run(ctx, e.s.bypass, roomName, visitor, token, link).Int64Slice()
 	if err == nil && len(res) != 2 {
@@ -63,6 +66,8 @@ func (e *Engine) Bypass(ctx context.Context, roomName, visitor, token, link stri
 		err = ErrLinkExpired
 	case -5:
 		err = ErrLinkUsedUp
+	case -6:
+		err = ErrSaleEnded
 	default:
 		err = fmt.Errorf("unexpected reply %v", res)
 	}

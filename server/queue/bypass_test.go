@@ -95,3 +95,77 @@ func TestBypass(t *testing.T) {
 		t.Fatalf("an unknown room: %v", err)
 	}
 }
+
+// TestBypassLeavesTheLine: a bypass takes its visitor out of the line or
+// the pre-queue in the same call, counted as a leave; a room before its
+// sale, in its pre-queue or paused lets staff in, one whose sale has
+// ended does not.
+func TestBypassLeavesTheLine(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
+	cases := []struct {
+		name string
+		mut  func(*room.Settings)
+		// wait: the visitor joins first (the line, or the pre-queue).
+		wait bool
+		want error
+	}{
+		{"a waiting visitor", nil, true, nil},
+		{"a pre-queued visitor", func(s *room.Settings) { s.PrequeueAt, s.OpensAt = at(-time.Minute), at(time.Hour) }, true, nil},
+		{"before the sale", func(s *room.Settings) { s.OpensAt = at(time.Hour) }, false, nil},
+		{"paused", func(s *room.Settings) { s.Paused = true }, true, nil},
+		{"closed", func(s *room.Settings) { s.Mode = room.ModeClosed }, false, ErrSaleEnded},
+		{"past its closing", func(s *room.Settings) {
+			s.OpensAt, s.ClosesAt, s.ServeLineAfterClose = at(-2*time.Hour), at(-time.Hour), false
+		}, false, ErrSaleEnded},
+		{"past its closing, the line still served", func(s *room.Settings) {
+			s.OpensAt, s.ClosesAt, s.ServeLineAfterClose = at(-2*time.Hour), at(-time.Hour), true
+		}, false, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, name, _ := newRoom(t, settings(func(s *room.Settings) {
+				s.Rate = 1
+				if c.mut != nil {
+					c.mut(s)
+				}
+			}))
+			vs := visitors(t, 3)
+			if c.wait {
+				for _, v := range vs {
+					if _, err := e.Enter(ctx, name, v); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			before, err := e.Stats(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := e.Bypass(ctx, name, vs[1], tokens(t, 1)[0], "")
+			if !errors.Is(err, c.want) || b.Admitted != (c.want == nil) {
+				t.Fatalf("bypass: %+v %v, want %v", b, err, c.want)
+			}
+			st, err := e.Stats(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			left := int64(0)
+			if c.wait && c.want == nil {
+				left = 1
+			}
+			if st.Waiting+st.Prequeued != before.Waiting+before.Prequeued-left || st.Leaves != before.Leaves+left {
+				t.Fatalf("stats %+v, before %+v: want %d left the line", st, before, left)
+			}
+			p, err := e.Position(ctx, name, vs[1])
+			want := StatusReady
+			if c.want != nil {
+				want = StatusNotEntered
+			}
+			if err != nil || p.Status != want {
+				t.Fatalf("position %+v %v, want %s", p, err, want)
+			}
+		})
+	}
+}

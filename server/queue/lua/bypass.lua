@@ -1,16 +1,23 @@
--- KEYS: cfg rate tokens active done counts bypass jtis jtiof
+-- KEYS: cfg rate tokens active done counts bypass jtis jtiof queue departed departing prequeue withdrawn draw away awaytk back campof
 -- bypass.lua: lets a visitor into the room at once, outside the line: a
 -- pass of their own, held in a slot as every pass is, and never taken
 -- from the line, the rate's credit or the admitted count. With a test
--- link it takes one of the link's uses, atomically with the pass.
+-- link it takes one of the link's uses, atomically with the pass. A
+-- visitor who waits in the line (or the pre-queue, or passed over while
+-- away) leaves it in the same call, counted as a leave. A room whose sale
+-- has ended lets nobody in; a scheduled, pre-queued, drawing or paused
+-- room does, so that staff can test it before and during the sale.
 -- ARGV: 2 visitor, 3 token, 4 the test link's id ('' for a staff network)
 -- Reply: {code, passExpiresMs}: 1 let in; 2 the visitor holds a live pass
 --   already (nothing taken); -1 no such room; -2 every slot of maxActive
 --   is held; -3 no such link (or revoked); -4 the link has expired; -5 the
---   link is used up
+--   link is used up; -6 the sale has ended (closed, or past closesAt with
+--   the line not served after it)
 local cfg = redis.call('HMGET', K.cfg, 'maxActive', 'tokenTTLSeconds')
 if redis.call('EXISTS', K.cfg) == 0 then return {-1, 0} end
 local nowMs = math.floor(nowUs() / 1000)
+local ph, sc = phase(nowMs)
+if ph == 'closed' and (sc[5] == 'closed' or not sc[4]) then return {-6, 0} end
 local v, link = ARGV[2], ARGV[4]
 local held = livePass(v, nowMs)
 if held then return {2, held.x} end
@@ -36,5 +43,6 @@ putPass(v, {t = ARGV[3], s = 'R', n = 0, x = x, c = 0, h = '-', f = 0, p = 0})
 redis.call('ZADD', K.active, I(x), v)
 redis.call('HINCRBY', K.counts, 'bypassed', 1)
 if cap then redis.call('HSET', K.bypass, link, I(cap) .. ' ' .. I(used + 1) .. ' ' .. I(untilMs)) end
+leaveLine(v)
 wake() -- IDLE: the pass's end is swept by the room's ticks
 return {1, x}

@@ -4,39 +4,7 @@
 -- ARGV: 2 visitor
 -- Reply: 1 left the line, 2 gave up a READY pass, 0 nothing to leave
 local v = ARGV[2]
--- DRAW: leaving the pre-queue. Before the draw the entry goes. During it
--- the pre-queue stays as frozen, so that every instance draws the same
--- order: the entry is withdrawn, and its place in the drawn block departs.
-local pt = redis.call('ZSCORE', K.prequeue, v)
-if pt and not redis.call('ZSCORE', K.withdrawn, v) then
-  local st = redis.call('HGET', K.draw, 'state')
-  if not st then
-    redis.call('ZREM', K.prequeue, v)
-    redis.call('HDEL', K.campof, v) -- ATTRIBUTION
-    redis.call('HINCRBY', K.counts, 'leaves', 1)
-    return 1
-  elseif st == 'drawing' then
-    redis.call('ZADD', K.withdrawn, pt, v)
-    local s = redis.call('ZSCORE', K.queue, v)
-    if s then depart(v, tonumber(s), 'leaves') else
-      redis.call('HDEL', K.campof, v) -- ATTRIBUTION
-      redis.call('HINCRBY', K.counts, 'leaves', 1)
-    end
-    return 1
-  end
-end
-local s = redis.call('ZSCORE', K.queue, v)
-if s then
-  depart(v, tonumber(s), 'leaves')
-  return 1
-end
--- ABSENCE: a passed-over visitor's ticket is behind the head already, so
--- nobody's rank changes; only the count does.
-if redis.call('ZREM', K.away, v) + redis.call('HDEL', K.awaytk, v) + redis.call('ZREM', K.back, v) > 0 then
-  redis.call('HDEL', K.campof, v) -- ATTRIBUTION
-  redis.call('HINCRBY', K.counts, 'leaves', 1)
-  return 1
-end
+if leaveLine(v) then return 1 end
 local nowMs = math.floor(nowUs() / 1000)
 local e = livePass(v, nowMs)
 if e and e.s == 'R' then

@@ -317,6 +317,46 @@ local function depart(visitor, ticket, why)
   redis.call('RPUSH', K.departing, I(ticket))
 end
 
+-- leaveLine takes v out of the line: the pre-queue, the line itself, or
+-- the side list of those passed over while away, counted as a leave.
+-- It reports whether v was in any of them.
+local function leaveLine(v)
+  -- DRAW: leaving the pre-queue. Before the draw the entry goes. During it
+  -- the pre-queue stays as frozen, so that every instance draws the same
+  -- order: the entry is withdrawn, and its place in the drawn block departs.
+  local pt = redis.call('ZSCORE', K.prequeue, v)
+  if pt and not redis.call('ZSCORE', K.withdrawn, v) then
+    local st = redis.call('HGET', K.draw, 'state')
+    if not st then
+      redis.call('ZREM', K.prequeue, v)
+      redis.call('HDEL', K.campof, v) -- ATTRIBUTION
+      redis.call('HINCRBY', K.counts, 'leaves', 1)
+      return true
+    elseif st == 'drawing' then
+      redis.call('ZADD', K.withdrawn, pt, v)
+      local s = redis.call('ZSCORE', K.queue, v)
+      if s then depart(v, tonumber(s), 'leaves') else
+        redis.call('HDEL', K.campof, v) -- ATTRIBUTION
+        redis.call('HINCRBY', K.counts, 'leaves', 1)
+      end
+      return true
+    end
+  end
+  local s = redis.call('ZSCORE', K.queue, v)
+  if s then
+    depart(v, tonumber(s), 'leaves')
+    return true
+  end
+  -- ABSENCE: a passed-over visitor's ticket is behind the head already, so
+  -- nobody's rank changes; only the count does.
+  if redis.call('ZREM', K.away, v) + redis.call('HDEL', K.awaytk, v) + redis.call('ZREM', K.back, v) > 0 then
+    redis.call('HDEL', K.campof, v) -- ATTRIBUTION
+    redis.call('HINCRBY', K.counts, 'leaves', 1)
+    return true
+  end
+  return false
+end
+
 -- Passes: K.tokens maps a visitor to "token state ticket expiryMs
 -- claimDeadlineMs holder fails pausedUntilMs". state is R (READY), C
 -- (CLAIMED by holder until claimDeadlineMs) or U (used: a tombstone, so
