@@ -124,7 +124,7 @@ func (s *Server) verifyIdentity(ctx context.Context, name, token string) (string
 	var keys identity.KeySource
 	if set.IdentityJWKSURL != "" {
 		keys = s.jwks.Source(set.IdentityJWKSURL)
-	} else if keys, err = identity.ParseKeys(set.IdentityKeys); err != nil {
+	} else if keys, err = s.pasted.parse(set.IdentityKeys); err != nil {
 		s.metrics.Identities.WithLabelValues("keys_unavailable").Inc()
 		return "", fmt.Errorf("identity: room %s's pasted keys: %w", name, err)
 	}

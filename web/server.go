@@ -267,11 +267,12 @@ type Server struct {
 	log        *slog.Logger
 	catalog    Catalog
 	codes      console.Codes
-	// redeemer, visitors and jwks: who may join a room whose access is
-	// limited (join_access.go).
+	// redeemer, visitors, jwks and pasted: who may join a room whose
+	// access is limited (join_access.go).
 	redeemer AccessCodes
 	visitors identity.Visitors
 	jwks     *JWKS
+	pasted   pastedKeys
 	// links are the rooms' test links (bypass.go); nil when off.
 	links    TestLinks
 	placed   PlacedOrders
