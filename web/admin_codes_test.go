@@ -3,7 +3,9 @@ package web
 import (
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"waitingroom/server/audit"
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
+	"waitingroom/web/console"
 )
 
 // codesHarness is a harness whose server keeps access codes in a freshly
@@ -132,6 +135,8 @@ func TestCodesAdminAPI(t *testing.T) {
 				{"an empty batch", `{"codes":[]}`, 400, "bad_codes"},
 				{"a batch and a code", `{"codes":["x"],"code":"y"}`, 400, "bad_codes"},
 				{"a batch", `{"codes":["` + gen.Codes[0] + `","NOT-A-CODE-OF-OURS"]}`, 200, ""},
+				{"the most codes a batch takes, each as long as a code may be", longBatch(console.MaxRevokeBatch), 200, ""},
+				{"one more", longBatch(console.MaxRevokeBatch + 1), 400, "bad_codes"},
 			} {
 				r := h.do(t, "POST", revoke, tc.body, adminAuth, nil)
 				var e struct{ Error string }
@@ -179,4 +184,15 @@ func TestCodesAdminAPIOff(t *testing.T) {
 	if r.status != 404 || !strings.Contains(r.body, "codes_off") {
 		t.Fatalf("codes without a database: %d %s", r.status, r.body)
 	}
+}
+
+// longBatch is a revoke's body of n codes of 64 characters, none of them
+// made.
+func longBatch(n int) string {
+	codes := make([]string, n)
+	for i := range codes {
+		codes[i] = fmt.Sprintf("%064d", i)
+	}
+	b, _ := json.Marshal(map[string][]string{"codes": codes})
+	return string(b)
 }

@@ -8,12 +8,22 @@ import (
 	"time"
 
 	"waitingroom/server/room"
+	"waitingroom/web/console"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
 )
 
 // maxBody caps every request body; larger ones get 413.
 const maxBody = 4 << 10
+
+// roomBodyMax bounds a room's settings written by the admin API: its
+// identity keys may take room.MaxIdentityKeysLen bytes, up to twice that
+// as JSON (each newline as \n), beside the other fields.
+const roomBodyMax = 2*room.MaxIdentityKeysLen + 16<<10
+
+// revokeBodyMax bounds a batch revoke: console.MaxRevokeBatch codes of
+// up to 64 characters, each quoted and separated.
+const revokeBodyMax = console.MaxRevokeBatch*(64+3) + maxBody
 
 // api wraps a JSON endpoint: it validates the room name, caps the body
 // (maxBody) and bounds the request's Redis work.

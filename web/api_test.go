@@ -315,6 +315,7 @@ func TestBadInput(t *testing.T) {
 	h := newHarness(t, nil)
 	big := strings.Repeat("x", maxBody+1)
 	bigEnter := strings.Repeat("x", enterBodyMax+1)
+	admin := map[string]string{"Authorization": "Bearer " + testAdminToken}
 	tests := []struct {
 		name, method, path, body string
 		hdr                      map[string]string
@@ -326,7 +327,10 @@ func TestBadInput(t *testing.T) {
 		{"unknown room", "POST", "/api/rooms/no-such-room-x/queue", "", nil, 404, "room_not_found"},
 		{"unknown room position", "GET", "/api/rooms/no-such-room-x/queue/position", "", nil, 404, "room_not_found"},
 		{"oversized enter body", "POST", "/api/rooms/" + h.room + "/queue", bigEnter, nil, 413, "body_too_large"},
-		{"oversized admin body", "PUT", "/api/admin/rooms/" + h.room, `{"title":"` + big + `"}`, map[string]string{"Authorization": "Bearer " + testAdminToken}, 413, "body_too_large"},
+		{"oversized admin body", "POST", "/api/admin/rooms/" + h.room + "/bypass", `{"uses":"` + big + `"}`, admin, 413, "body_too_large"},
+		{"oversized room body", "PUT", "/api/admin/rooms/" + h.room, `{"title":"` + strings.Repeat("x", roomBodyMax) + `"}`, admin, 413, "body_too_large"},
+		{"a room's keys at their bound fit its body", "PUT", "/api/admin/rooms/" + h.room,
+			`{"identity":"optional","identityKeys":"` + strings.Repeat(`\n`, room.MaxIdentityKeysLen-1) + `x"}`, admin, 400, "invalid_settings"},
 		{"unknown path", "GET", "/api/nope", "", nil, 404, "not_found"},
 		{"wrong method", "PATCH", "/api/rooms/" + h.room + "/queue", "", nil, 405, "method_not_allowed"},
 	}

@@ -306,6 +306,7 @@ func TestConsoleRoomAccess(t *testing.T) {
 		{"a private key, Korean", "ko", with(form, "identity", "optional", "identityKeys", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"), "identityKeys", "공개 키"},
 		{"a metadata key set URL", "en", with(form, "identity", "optional", "identityJWKSURL", "http://169.254.169.254/keys"), "identityJWKSURL", "metadata"},
 		{"required without a sign-in page", "en", with(form, "identity", "required", "identityKeys", pem), "signInURL", "needed when sign-in is required"},
+		{"keys at their bound, each byte form-encoded", "en", with(form, "identity", "optional", "identityKeys", strings.Repeat("+/\n", room.MaxIdentityKeysLen/3)), "identityKeys", "at most 64 KiB"},
 		{"an unknown access", "en", with(form, "access", "vip"), "access", "Choose who may join"},
 		{"everyone as staff", "en", with(form, "staffNetworks", "198.51.100.0/24\n0.0.0.0/0"), "staffNetworks", "none wider than /16"},
 		{"staff by name, Korean", "ko", with(form, "staffNetworks", "office"), "staffNetworks", "네트워크는 한 줄에 하나씩"},

@@ -18,7 +18,7 @@ func (s *Console) NewRoom(w http.ResponseWriter, r *http.Request) { s.Page(s.con
 
 // CreateRoom serves POST /admin/rooms/new.
 func (s *Console) CreateRoom(w http.ResponseWriter, r *http.Request) {
-	s.Change(s.consoleCreateRoom)(w, r)
+	s.ChangeUpTo(RoomFormMax, s.consoleCreateRoom, nil)(w, r)
 }
 
 // RoomSettings serves GET /admin/rooms/{room}/settings.
@@ -27,7 +27,9 @@ func (s *Console) RoomSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 // SaveRoom serves POST /admin/rooms/{room}/settings.
-func (s *Console) SaveRoom(w http.ResponseWriter, r *http.Request) { s.Change(s.consoleSaveRoom)(w, r) }
+func (s *Console) SaveRoom(w http.ResponseWriter, r *http.Request) {
+	s.ChangeUpTo(RoomFormMax, s.consoleSaveRoom, nil)(w, r)
+}
 
 // RoomAction serves POST /admin/rooms/{room}/action.
 func (s *Console) RoomAction(w http.ResponseWriter, r *http.Request) {

@@ -16,6 +16,7 @@ import (
 
 	"waitingroom/server/audit"
 	"waitingroom/server/operator"
+	"waitingroom/server/room"
 	"waitingroom/views"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
@@ -46,6 +47,11 @@ const SessionCookie = "wr_admin"
 
 // FormBodyMax bounds a console form.
 const FormBodyMax = 64 << 10
+
+// RoomFormMax bounds the room settings form: its pasted identity keys may
+// take room.MaxIdentityKeysLen bytes, up to three times that form-encoded
+// (each newline, '+' and '/' as %XX), beside the other fields.
+const RoomFormMax = 3*room.MaxIdentityKeysLen + FormBodyMax
 
 // Session is the signed-in operator of a console request.
 type Session struct {
