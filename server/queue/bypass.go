@@ -94,21 +94,26 @@ const (
 var ErrTooManyLinks = errors.New("the room has as many test links as it may")
 
 // AddBypassLink records room's test link id with uses, until expires (nil
-// for none). The caller makes id unguessable and signs the link.
+// for none), in one step with the count of the room's links: it returns
+// ErrTooManyLinks past MaxBypassLinks, and room.ErrNotFound for a room
+// that does not exist (or was deleted meanwhile). The caller makes id
+// unguessable and signs the link.
 func (e *Engine) AddBypassLink(ctx context.Context, roomName, id string, uses int, expires *time.Time) error {
-	k := roomKeys(e.ns, roomName).key("bypass")
-	n, err := e.rdb.HLen(ctx, k).Result()
-	if err != nil {
-		return fmt.Errorf("queue: add a test link to %s: %w", roomName, err)
-	}
-	if n >= MaxBypassLinks {
-		return fmt.Errorf("queue: add a test link to %s: %w", roomName, ErrTooManyLinks)
-	}
 	var until int64
 	if expires != nil {
 		until = expires.UnixMilli()
 	}
-	if err := e.rdb.HSet(ctx, k, id, strconv.Itoa(uses)+" 0 "+strconv.FormatInt(until, 10)).Err(); err != nil {
+	res, err := e.run(ctx, e.s.addBypassLink, roomName, id, uses, until, MaxBypassLinks).Int64()
+	switch {
+	case err != nil:
+	case res == -1:
+		err = room.ErrNotFound
+	case res == -2:
+		err = ErrTooManyLinks
+	case res != 1:
+		err = fmt.Errorf("unexpected reply %d", res)
+	}
+	if err != nil {
 		return fmt.Errorf("queue: add a test link to %s: %w", roomName, err)
 	}
 	return nil

@@ -3,6 +3,8 @@ package queue
 import (
 	"context"
 	"errors"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,5 +169,40 @@ func TestBypassLeavesTheLine(t *testing.T) {
 				t.Fatalf("position %+v %v, want %s", p, err, want)
 			}
 		})
+	}
+}
+
+// TestAddBypassLink: concurrent adds never pass MaxBypassLinks, and a
+// room that does not exist (or was deleted) takes no link.
+func TestAddBypassLink(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(nil))
+	var wg sync.WaitGroup
+	errs := make([]error, 2*MaxBypassLinks)
+	for i := range errs {
+		wg.Go(func() { errs[i] = e.AddBypassLink(ctx, name, "link-"+strconv.Itoa(i), 1, nil) })
+	}
+	wg.Wait()
+	added := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			added++
+		case !errors.Is(err, ErrTooManyLinks):
+			t.Fatal(err)
+		}
+	}
+	links, err := e.BypassLinks(ctx, name)
+	if err != nil || added != MaxBypassLinks || len(links) != MaxBypassLinks {
+		t.Fatalf("%d added, %d kept (%v), want %d", added, len(links), err, MaxBypassLinks)
+	}
+	if _, err := e.DeleteRoom(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AddBypassLink(ctx, name, "late", 1, nil); !errors.Is(err, room.ErrNotFound) {
+		t.Fatalf("a link for a deleted room: %v, want room.ErrNotFound", err)
+	}
+	if links, err := e.BypassLinks(ctx, name); err != nil || len(links) != 0 {
+		t.Fatalf("a deleted room's links: %v %v", links, err)
 	}
 }

@@ -41,7 +41,7 @@ type scripts struct {
 	// ADAPT
 	adapt *script
 	// BYPASS
-	bypass *script
+	bypass, addBypassLink *script
 }
 
 func loadScripts() scripts {
@@ -83,7 +83,8 @@ func loadScripts() scripts {
 		// ADAPT
 		adapt: load("adapt"),
 		// BYPASS
-		bypass: load("bypass"),
+		bypass:        load("bypass"),
+		addBypassLink: load("add_bypass_link"),
 	}
 }
 
