@@ -44,6 +44,11 @@ func (b Bypass) Validate() error {
 		if err != nil {
 			return fieldError("staffNetworks", "staffNetworks: %q is not a network such as 203.0.113.0/24 or 2001:db8::/48", n)
 		}
+		if p.Addr().Is4In6() {
+			// The client's address is compared unmapped: such a prefix
+			// would match nobody, or, short, every IPv6 address.
+			return fieldError("staffNetworks", "staffNetworks: %s is an IPv4 network written as IPv6; write it as IPv4, such as 203.0.113.0/24", n)
+		}
 		if min := staffMinBits(p.Addr()); p.Bits() < min {
 			return fieldError("staffNetworks", "staffNetworks: %s is wider than /%d, which would let the public through", n, min)
 		}
@@ -52,7 +57,7 @@ func (b Bypass) Validate() error {
 }
 
 func staffMinBits(a netip.Addr) int {
-	if a.Is4() || a.Is4In6() {
+	if a.Is4() {
 		return MinStaffBitsV4
 	}
 	return MinStaffBitsV6

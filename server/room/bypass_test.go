@@ -25,6 +25,8 @@ func TestBypassValidate(t *testing.T) {
 		{"everyone", []string{"0.0.0.0/0"}, false},
 		{"a /8", []string{"10.0.0.0/8"}, false},
 		{"a wide IPv6 prefix", []string{"2001:db8::/16"}, false},
+		{"an IPv4 network written as IPv6", []string{"::ffff:203.0.113.0/120"}, false},
+		{"a short IPv4-mapped prefix: all of IPv6", []string{"::ffff:0.0.0.0/16"}, false},
 		{"too many", many, false},
 	}
 	for _, c := range cases {
