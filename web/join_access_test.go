@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -305,11 +306,18 @@ func TestCodeHeldThroughTheProof(t *testing.T) {
 }
 
 // TestJoinFormWithCode: the no-JavaScript form's code field joins; a
-// wrong one is answered with a page in the buyer's language.
+// wrong one is answered with a page in the buyer's language. The field is
+// not a required one: a buyer who holds a code, or has a place, submits
+// the form without it.
 func TestJoinFormWithCode(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h, codes, _ := accessHarness(t, codeRoom)
+	_, page := h.getPage(t, "/r/"+h.room, "en")
+	field := regexp.MustCompile(`<input id="wr-code"[^>]*>`).FindString(page)
+	if field == "" || regexp.MustCompile(`\srequired[\s=>/]`).MatchString(field) {
+		t.Fatalf("the code field %q: want one, not required", field)
+	}
 	gen, err := codes.Generate(ctx, h.room, 1, access.Spec{Uses: 1})
 	if err != nil {
 		t.Fatal(err)
