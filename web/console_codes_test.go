@@ -156,6 +156,12 @@ func TestConsoleCodes(t *testing.T) {
 			t.Errorf("%s: %d, want 422 saying %q: %.1500s", tc.name, resp.StatusCode, tc.want, body)
 		}
 	}
+	for _, op := range []string{"", "delete"} {
+		resp, body := postForm(t, cc.c, h.srv.URL+page, url.Values{"csrf": {cc.csrf}, "op": {op}, "count": {"1"}}, nil)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Unknown action") {
+			t.Errorf("op %q: %d %.300s, want 400, making no code", op, resp.StatusCode, body)
+		}
+	}
 	counts, err := cc.codes.Counts(context.Background(), name)
 	if err != nil || len(counts) != 2 || counts[0].Codes+counts[1].Codes != 5 {
 		t.Fatalf("refused forms made codes: %+v %v", counts, err)

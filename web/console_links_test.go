@@ -49,6 +49,11 @@ func TestConsoleTestLinks(t *testing.T) {
 	if resp, _ := postForm(t, sc.c, page, url.Values{"op": {"make"}, "uses": {"3"}}, nil); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("no csrf: %d", resp.StatusCode)
 	}
+	for _, op := range []string{"", "delete"} {
+		if resp, body := postForm(t, sc.c, page, url.Values{"csrf": {sc.csrf}, "op": {op}, "uses": {"3"}}, nil); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Unknown action") {
+			t.Fatalf("op %q: %d %.300s, want 400, making no link", op, resp.StatusCode, body)
+		}
+	}
 	resp, body := postForm(t, sc.c, page, url.Values{"csrf": {sc.csrf}, "op": {"make"}, "uses": {"3"}}, nil)
 	m := newLinkField.FindStringSubmatch(body)
 	if resp.StatusCode != 200 || m == nil || !strings.Contains(m[1], "/r/"+sc.h.room+"/bypass?t=") {

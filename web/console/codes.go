@@ -125,8 +125,13 @@ func (s *Console) consoleChangeCodes(w http.ResponseWriter, r *http.Request, ses
 		return
 	}
 	f := r.PostForm
-	if f.Get("op") == "revoke" {
+	switch f.Get("op") {
+	case "generate", "import":
+	case "revoke":
 		s.revokeCode(w, r, sess, cp, t)
+		return
+	default:
+		s.Error(w, r, http.StatusBadRequest, views.RoomsTextFor(Lang(r)).ErrBadAction)
 		return
 	}
 	loc, _, _ := consoleZone(r)

@@ -101,7 +101,9 @@ func (s *Console) consoleChangeLinks(w http.ResponseWriter, r *http.Request, ses
 		return
 	}
 	f := r.PostForm
-	if f.Get("op") == "revoke" {
+	switch f.Get("op") {
+	case "make":
+	case "revoke":
 		id := f.Get("id")
 		switch err := s.links.Revoke(ctx, name, id); {
 		case errors.Is(err, bypass.ErrNoLink):
@@ -114,6 +116,9 @@ func (s *Console) consoleChangeLinks(w http.ResponseWriter, r *http.Request, ses
 		}
 		s.audit(ctx, audit.Entry{Actor: sess.Operator, Room: name, Action: "bypass.revoke", Target: id})
 		s.afterLinks(w, r, sess, name, t.Revoked, "")
+		return
+	default:
+		s.Error(w, r, http.StatusBadRequest, views.RoomsTextFor(Lang(r)).ErrBadAction)
 		return
 	}
 	lp.Uses, lp.ExpiresAt = f.Get("uses"), f.Get("expiresAt")
