@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
 	"waitingroom/server/line"
 )
 

@@ -232,10 +232,10 @@ func (c *Codes) Redeem(ctx context.Context, room, code, visitor string) (Grant, 
 }
 
 // Held returns the grant of the latest code of room that visitor
-// redeemed, as a repeat redemption (Again): a visitor who redeemed a code
-// keeps it until their place is made, even when the join that redeemed
-// it had to wait (for a proof of work) and the next one brings no code.
-// ok is false when they redeemed none.
+// redeemed and that was not given back, as a repeat redemption (Again):
+// a visitor who redeemed a code keeps it, even when the join that
+// redeemed it had to wait (for a proof of work) and the next one brings
+// no code. ok is false when they hold none.
 func (c *Codes) Held(ctx context.Context, room, visitor string) (g Grant, ok bool, err error) {
 	var lines []string
 	err = c.db.SelectContext(ctx, &lines, c.db.Rebind(`SELECT c.line FROM access_redemptions r JOIN access_codes c ON c.id = r.code_id

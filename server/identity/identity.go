@@ -10,10 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"waitingroom/server/line"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"waitingroom/server/line"
 )
 
 // Algorithms are the signatures a shop may use: RSA, ECDSA and Ed25519.

@@ -101,7 +101,6 @@ var keyNames = map[string]bool{
 	"adapthist": true,
 	// BYPASS: the room's test links (bypass.go).
 	"bypass": true, // hash link id → "uses used untilMs"
-
 }
 
 // keys names one room's Redis keys and channel. All keys share the hash

@@ -461,9 +461,10 @@ type Stats struct {
 	// GATE: Sessions are the live sessions that redeemed passes
 	// opened for an outside shop (each holds a slot: they are in Active).
 	// A redeemed pass counts in SessionsOpened, not in Consumed, so
-	// Admitted == (Active − Sessions) + Consumed + Forfeited + Expired +
-	// SessionsOpened, and SessionsOpened == Sessions + SessionsEnded +
-	// SessionsIdle (ended by the shop; past sessionSeconds).
+	// Admitted + Bypassed == (Active − Sessions) + Consumed + Forfeited +
+	// Expired + SessionsOpened, and SessionsOpened == Sessions +
+	// SessionsEnded + SessionsIdle (ended by the shop; past
+	// sessionSeconds).
 	Sessions       int64 `json:"sessions"`
 	SessionsOpened int64 `json:"sessionsOpened"`
 	SessionsEnded  int64 `json:"sessionsEnded"`
