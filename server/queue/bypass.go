@@ -41,8 +41,8 @@ type Bypassed struct {
 // live pass keeps it and takes nothing. A visitor who waits in the line
 // (or the pre-queue, or passed over while away) leaves it in the same
 // call, counted as a leave, so that nobody holds a place and a pass at
-// once. A room whose sale has ended lets nobody in; one before its sale,
-// in its pre-queue or paused does. It returns room.ErrNotFound,
+// once. A room whose sale has ended lets nobody new in (a live pass is
+// kept); one before its sale, in its pre-queue or paused does. It returns room.ErrNotFound,
 // ErrSaleEnded, ErrRoomFull, or a link's refusal.
 func (e *Engine) Bypass(ctx context.Context, roomName, visitor, token, link string) (Bypassed, error) {
 	res, err := e.run(ctx, e.s.bypass, roomName, visitor, token, link).Int64Slice()

@@ -206,3 +206,28 @@ func TestAddBypassLink(t *testing.T) {
 		t.Fatalf("a deleted room's links: %v %v", links, err)
 	}
 }
+
+// TestBypassKeepsAPassPastTheSale: a visitor let in before the sale ended
+// keeps their pass when they come back after it (nothing taken).
+func TestBypassKeepsAPassPastTheSale(t *testing.T) {
+	ctx := context.Background()
+	e, name, _ := newRoom(t, settings(func(s *room.Settings) { s.Rate = 1 }))
+	v := visitors(t, 1)[0]
+	if b, err := e.Bypass(ctx, name, v, tokens(t, 1)[0], ""); err != nil || !b.Admitted {
+		t.Fatalf("bypass: %+v %v", b, err)
+	}
+	set, err := e.Room(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Mode = room.ModeClosed
+	if err := e.SaveRoom(ctx, name, set); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := e.Bypass(ctx, name, v, tokens(t, 1)[0], ""); err != nil || b.Admitted {
+		t.Fatalf("the pass's holder once the sale ended: %+v %v, want the pass kept", b, err)
+	}
+	if _, err := e.Bypass(ctx, name, visitors(t, 1)[0], tokens(t, 1)[0], ""); !errors.Is(err, ErrSaleEnded) {
+		t.Fatalf("someone new once the sale ended: %v, want ErrSaleEnded", err)
+	}
+}

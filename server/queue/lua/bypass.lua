@@ -5,8 +5,9 @@
 -- link it takes one of the link's uses, atomically with the pass. A
 -- visitor who waits in the line (or the pre-queue, or passed over while
 -- away) leaves it in the same call, counted as a leave. A room whose sale
--- has ended lets nobody in; a scheduled, pre-queued, drawing or paused
--- room does, so that staff can test it before and during the sale.
+-- has ended lets nobody new in (a live pass is kept); a scheduled,
+-- pre-queued, drawing or paused room does, so that staff can test it
+-- before and during the sale.
 -- ARGV: 2 visitor, 3 token, 4 the test link's id ('' for a staff network)
 -- Reply: {code, passExpiresMs}: 1 let in; 2 the visitor holds a live pass
 --   already (nothing taken); -1 no such room; -2 every slot of maxActive
@@ -16,11 +17,11 @@
 local cfg = redis.call('HMGET', K.cfg, 'maxActive', 'tokenTTLSeconds')
 if redis.call('EXISTS', K.cfg) == 0 then return {-1, 0} end
 local nowMs = math.floor(nowUs() / 1000)
-local ph, sc = phase(nowMs)
-if ph == 'closed' and (sc[5] == 'closed' or not sc[4]) then return {-6, 0} end
 local v, link = ARGV[2], ARGV[4]
 local held = livePass(v, nowMs)
 if held then return {2, held.x} end
+local ph, sc = phase(nowMs)
+if ph == 'closed' and (sc[5] == 'closed' or not sc[4]) then return {-6, 0} end
 local cap, used, untilMs
 if link ~= '' then
   local raw = redis.call('HGET', K.bypass, link)
