@@ -28,7 +28,7 @@ func (b Bypass) StaffPrefixes() []netip.Prefix {
 	out := make([]netip.Prefix, 0, len(b.StaffNetworks))
 	for _, n := range b.StaffNetworks {
 		if p, err := netip.ParsePrefix(strings.TrimSpace(n)); err == nil {
-			out = append(out, p.Masked())
+			out = append(out, unmapped(p).Masked())
 		}
 	}
 	return out
@@ -44,16 +44,24 @@ func (b Bypass) Validate() error {
 		if err != nil {
 			return fieldError("staffNetworks", "staffNetworks: %q is not a network such as 203.0.113.0/24 or 2001:db8::/48", n)
 		}
-		if p.Addr().Is4In6() {
-			// The client's address is compared unmapped: such a prefix
-			// would match nobody, or, short, every IPv6 address.
-			return fieldError("staffNetworks", "staffNetworks: %s is an IPv4 network written as IPv6; write it as IPv4, such as 203.0.113.0/24", n)
-		}
-		if min := staffMinBits(p.Addr()); p.Bits() < min {
+		// An IPv4 network written as IPv6 is held to IPv4's bound;
+		// shorter than /96 it is an IPv6 range, held to IPv6's.
+		if p = unmapped(p); p.Bits() < staffMinBits(p.Addr()) {
+			min := staffMinBits(p.Addr())
 			return fieldError("staffNetworks", "staffNetworks: %s is wider than /%d, which would let the public through", n, min)
 		}
 	}
 	return nil
+}
+
+// unmapped returns p as IPv4 when it is an IPv4 network written as
+// IPv6 (::ffff:203.0.113.0/120 is 203.0.113.0/24): clients' addresses are
+// compared unmapped.
+func unmapped(p netip.Prefix) netip.Prefix {
+	if !p.Addr().Is4In6() || p.Bits() < 96 {
+		return p
+	}
+	return netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
 }
 
 func staffMinBits(a netip.Addr) int {

@@ -25,8 +25,9 @@ func TestBypassValidate(t *testing.T) {
 		{"everyone", []string{"0.0.0.0/0"}, false},
 		{"a /8", []string{"10.0.0.0/8"}, false},
 		{"a wide IPv6 prefix", []string{"2001:db8::/16"}, false},
-		{"an IPv4 network written as IPv6", []string{"::ffff:203.0.113.0/120"}, false},
-		{"a short IPv4-mapped prefix: all of IPv6", []string{"::ffff:0.0.0.0/16"}, false},
+		{"an IPv4 network written as IPv6", []string{"::ffff:203.0.113.0/120"}, true},
+		{"an IPv4 /8 written as IPv6", []string{"::ffff:10.0.0.0/104"}, false},
+		{"a short IPv4-mapped prefix: an IPv6 range wider than /32", []string{"::ffff:0.0.0.0/16"}, false},
 		{"too many", many, false},
 	}
 	for _, c := range cases {
@@ -38,7 +39,7 @@ func TestBypassValidate(t *testing.T) {
 			}
 		})
 	}
-	if got := (Bypass{StaffNetworks: []string{"203.0.113.9/24"}}).StaffPrefixes(); len(got) != 1 || got[0].String() != "203.0.113.0/24" {
+	if got := (Bypass{StaffNetworks: []string{"203.0.113.9/24", "::ffff:198.51.100.0/120"}}).StaffPrefixes(); len(got) != 2 || got[0].String() != "203.0.113.0/24" || got[1].String() != "198.51.100.0/24" {
 		t.Fatalf("StaffPrefixes: %v", got)
 	}
 }
