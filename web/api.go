@@ -22,8 +22,9 @@ const maxBody = 4 << 10
 const roomBodyMax = 2*room.MaxIdentityKeysLen + 16<<10
 
 // revokeBodyMax bounds a batch revoke: console.MaxRevokeBatch codes of
-// up to 64 characters, each quoted and separated.
-const revokeBodyMax = console.MaxRevokeBatch*(64+3) + maxBody
+// up to 128 characters as typed (dashes and spaces included), each
+// quoted and separated.
+const revokeBodyMax = console.MaxRevokeBatch*(128+3) + maxBody
 
 // api wraps a JSON endpoint: it validates the room name, caps the body
 // (maxBody) and bounds the request's Redis work.

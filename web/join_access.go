@@ -177,8 +177,7 @@ type enterFunc func(cred queue.Credentials) (queue.Position, string, error)
 // takes a code the enter did not bring, again with the code the join
 // brought (code, "" for none), redeemed for the visitor the enter was
 // for, or else with a code the visitor holds. A room asks no code of a
-// visitor who has a place, so only a visitor without one redeems; a
-// visitor minted for this join (isNew) holds none.
+// visitor who has a place, so only a visitor without one redeems.
 //
 // A redemption holds: a join that then waits for its proof of work needs
 // no code the next time (a no-JavaScript wait brings none). The code's
@@ -189,7 +188,7 @@ type enterFunc func(cred queue.Credentials) (queue.Position, string, error)
 //
 // redeemed reports a code redeemed for the visitor by this join: the
 // caller keeps the visitor's cookie even when the enter failed.
-func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code string, isNew bool, cred queue.Credentials, enter enterFunc) (p queue.Position, id string, redeemed bool, err error) {
+func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code string, cred queue.Credentials, enter enterFunc) (p queue.Position, id string, redeemed bool, err error) {
 	p, id, err = enter(cred)
 	if !errors.Is(err, queue.ErrCodeRequired) {
 		return p, id, false, err
@@ -201,7 +200,7 @@ func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code stri
 			return p, id, false, err
 		}
 		redeemed = !grant.Again
-	case s.redeemer != nil && !isNew:
+	case s.redeemer != nil:
 		var held bool
 		if grant, held, err = s.redeemer.Held(ctx, name, id); err != nil || !held {
 			return p, id, false, cmp.Or(err, queue.ErrCodeRequired)
@@ -225,6 +224,7 @@ func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code stri
 // after an enter that answered p and err. A refused proof of work keeps
 // the code for the proved join that follows; a refusal that makes no
 // place (sold out, closed, not open, no identity, no room) leaves none;
+// an enter whose context ended keeps it (its script may still run);
 // after any other failure the visitor's place is read, and a visitor
 // whose place cannot be read is taken to have one, so that a code is
 // never given back twice over.
@@ -232,7 +232,9 @@ func (s *Server) leftWithoutPlace(ctx context.Context, name, visitor string, p q
 	switch {
 	case err == nil:
 		return p.Status == queue.StatusNotEntered
-	case refusalReason(err) != "":
+	case refusalReason(err) != "", errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		// A proof to solve keeps the code for the proved join; an enter
+		// given up on may still make its place after the read below.
 		return false
 	case errors.Is(err, queue.ErrIdentityRequired), errors.Is(err, queue.ErrNotOpen),
 		errors.Is(err, queue.ErrSaleEnded), errors.Is(err, room.ErrNotFound):

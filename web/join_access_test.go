@@ -212,6 +212,9 @@ func TestCodeKeptForAPlace(t *testing.T) {
 		{"a failure that made no place", func(t *testing.T, v string) (queue.Position, error) {
 			return queue.Position{}, failed
 		}, 0},
+		{"an enter given up on: its script may still place", func(t *testing.T, v string) (queue.Position, error) {
+			return queue.Position{}, fmt.Errorf("queue: enter: %w", context.DeadlineExceeded)
+		}, 1},
 		{"the room closed", func(t *testing.T, v string) (queue.Position, error) {
 			return queue.Position{}, queue.ErrSaleEnded
 		}, 0},
@@ -232,7 +235,7 @@ func TestCodeKeptForAPlace(t *testing.T) {
 			}
 			calls := 0
 			r := httptest.NewRequest("POST", "/api/rooms/"+h.room+"/queue", nil)
-			_, _, redeemed, _ := h.web.admitWith(ctx, r, h.room, code.Codes[0], false, queue.Credentials{},
+			_, _, redeemed, _ := h.web.admitWith(ctx, r, h.room, code.Codes[0], queue.Credentials{},
 				func(cred queue.Credentials) (queue.Position, string, error) {
 					if calls++; calls == 1 {
 						p, err := h.eng.EnterWith(ctx, h.room, v, "", queue.Campaign{}, queue.Proof{}, cred)

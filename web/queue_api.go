@@ -60,7 +60,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	payload := r.Header.Get(altchaHeader)
-	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, isNew, queue.Credentials{Identity: identified},
+	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, queue.Credentials{Identity: identified},
 		func(cred queue.Credentials) (queue.Position, string, error) {
 			return s.enterProved(ctx, r, name, id, isNew, payload, camp, cred)
 		})

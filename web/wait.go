@@ -41,7 +41,7 @@ func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id strin
 	token := r.PostForm.Get(waitField)
 	code := strings.TrimSpace(r.PostForm.Get(codeField))
 	if token == "" {
-		_, id, redeemed, err := s.admitWith(ctx, r, name, code, isNew, cred, func(cred queue.Credentials) (queue.Position, string, error) {
+		_, id, redeemed, err := s.admitWith(ctx, r, name, code, cred, func(cred queue.Credentials) (queue.Position, string, error) {
 			return s.enterProved(ctx, r, name, id, isNew, r.PostForm.Get(altchaField), camp, cred)
 		})
 		return challenge.Wait{}, id, redeemed, err
@@ -53,7 +53,7 @@ func (s *Server) joinProved(ctx context.Context, r *http.Request, name, id strin
 		// the room's pre-queue or opening is refused as stale.
 		proof = queue.Proof{ID: wt.ProofID(), Expires: wt.Expires, IssuedAt: wt.NotBefore}
 	}
-	_, id, redeemed, err := s.admitWith(ctx, r, name, code, isNew, cred, func(cred queue.Credentials) (queue.Position, string, error) {
+	_, id, redeemed, err := s.admitWith(ctx, r, name, code, cred, func(cred queue.Credentials) (queue.Position, string, error) {
 		p, err := s.enterWith(ctx, r, name, id, camp, proof, bad, cred)
 		return p, id, err
 	})
