@@ -13,6 +13,15 @@ type AccessFormText struct {
 	Keys, KeysHint                string
 	SignInURL, SignInURLHint      string
 	Staff, StaffHint              string
+	// Lines label the room's named lines; LineName, LineShare and
+	// LineAccess label a row's fields ({n}: the row), LineOpen, LineCode
+	// and LineIdentity name who may join a line.
+	Lines, LinesHint                 string
+	LineName, LineShare, LineAccess  string
+	LineOpen, LineCode, LineIdentity string
+	// ErrLineShare refuses a row with a name and no share; ErrShares
+	// shares that do not add up to 1 ({sum}: what they add up to).
+	ErrLineShare, ErrShares string
 	// Err are the access fields' errors: what each must be.
 	Err map[string]string
 }
@@ -37,9 +46,20 @@ var accessFormEnglish = AccessFormText{
 	SignInURLHint:    "Where buyers without a sign-in are sent; needed when sign-in is required.",
 	Staff:            "Staff networks (skip the line)",
 	StaffHint:        "One network a line, such as 203.0.113.0/24: joins from them are let in at once, outside the line, each in the audit log. Test links are on the room's Test links page.",
+	Lines:            "Lines",
+	LinesHint:        "Optional: up to 4 named lines, each let in at its share of the admission rate (the shares add up to 1, such as 0.7 and 0.3), each with who may join it. An empty row is no line; without lines the room has one line, open as set above. A room with lines has no pre-queue.",
+	LineName:         "Line {n}: name",
+	LineShare:        "Line {n}: share",
+	LineAccess:       "Line {n}: who may join",
+	LineOpen:         "Anyone",
+	LineCode:         "Access code holders",
+	LineIdentity:     "Signed-in members",
+	ErrLineShare:     "Give the line's share of the rate: a number above 0 and at most 1, such as 0.7.",
+	ErrShares:        "The lines' shares must add up to 1; they add up to {sum}.",
 	Err: map[string]string{
 		"staffNetworks":   "Give at most 20 networks, one a line, such as 203.0.113.0/24 or 2001:db8::/48, none wider than /16 (IPv4) or /32 (IPv6).",
-		"access":          "Choose who may join.",
+		"access":          "Choose who may join. With lines, choose Open to anyone: each line says who may join it.",
+		"lines":           "Give at most 4 lines, each with a different name of 1 to 32 letters, digits, - and _ and a share above 0 and at most 1. A line of signed-in members needs the shop's sign-in (optional or required), and a room with lines has no pre-queue: clear its start.",
 		"identity":        "Choose how the shop's sign-in is used.",
 		"identityJWKSURL": "The shop's keys are needed: an https key set URL the server may fetch (no private, link-local or metadata address), or pasted keys.",
 		"identityKeys":    "Paste the shop's public keys (a JWKS or PEM public keys, at most 64 KiB), or give a key set URL, not both.",
@@ -67,9 +87,20 @@ var accessFormKorean = AccessFormText{
 	SignInURLHint:    "로그인하지 않은 구매자를 보낼 곳입니다. 로그인이 필수이면 꼭 필요합니다.",
 	Staff:            "직원 네트워크 (줄 서지 않음)",
 	StaffHint:        "한 줄에 네트워크 하나씩 적습니다. 예: 203.0.113.0/24. 이 네트워크에서 참여하면 줄 밖에서 바로 입장하며, 모두 감사 기록에 남습니다. 테스트 링크는 대기실의 테스트 링크 페이지에 있습니다.",
+	Lines:            "대기 줄",
+	LinesHint:        "선택 사항: 이름 붙인 대기 줄을 최대 4개까지 둡니다. 줄마다 입장 속도에서 제 비율만큼 입장하고(비율의 합은 1, 예: 0.7과 0.3), 줄마다 참여 대상을 정합니다. 빈 행은 줄이 아닙니다. 줄이 없으면 위에서 정한 대로 줄이 하나입니다. 대기 줄이 있는 대기실에는 사전 대기가 없습니다.",
+	LineName:         "줄 {n} 이름",
+	LineShare:        "줄 {n} 비율",
+	LineAccess:       "줄 {n} 참여 대상",
+	LineOpen:         "누구나",
+	LineCode:         "입장 코드 소지자",
+	LineIdentity:     "로그인한 회원",
+	ErrLineShare:     "줄의 비율을 0보다 크고 1 이하인 숫자로 입력하세요. 예: 0.7.",
+	ErrShares:        "대기 줄 비율의 합은 1이어야 합니다. 지금 합은 {sum}입니다.",
 	Err: map[string]string{
 		"staffNetworks":   "네트워크는 한 줄에 하나씩 최대 20개까지 주세요. 예: 203.0.113.0/24 또는 2001:db8::/48. IPv4는 /16, IPv6는 /32보다 넓으면 안 됩니다.",
-		"access":          "참여 방식을 선택해 주세요.",
+		"access":          "참여 방식을 선택해 주세요. 대기 줄이 있으면 '누구나 참여'를 고르세요. 줄마다 참여 대상을 정합니다.",
+		"lines":           "대기 줄은 최대 4개이며, 줄마다 서로 다른 이름(영문, 숫자, -, _ 1~32자)과 0보다 크고 1 이하인 비율이 있어야 합니다. 로그인한 회원 줄에는 쇼핑몰 로그인(선택 또는 필수)이 필요하고, 대기 줄이 있는 대기실에는 사전 대기가 없으니 사전 대기 시작을 비워 주세요.",
 		"identity":        "쇼핑몰 로그인 사용 방식을 선택해 주세요.",
 		"identityJWKSURL": "쇼핑몰 키가 필요합니다. 서버가 가져올 수 있는 https 키 세트 주소(사설, 링크 로컬, 메타데이터 주소 제외)나 붙여 넣은 키를 주세요.",
 		"identityKeys":    "쇼핑몰 공개 키(JWKS 또는 PEM 공개 키, 최대 64 KiB)를 붙여 넣거나 키 세트 주소를 주세요. 둘 다는 안 됩니다.",

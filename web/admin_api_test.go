@@ -259,6 +259,58 @@ func (r *racingRooms) Room(ctx context.Context, name string) (room.Settings, err
 	return s, err
 }
 
+// TestAdminLines: a PUT sets a room's lines, which the GET shows (with
+// each line's access spelled out); one that leaves them out keeps them,
+// null or [] clears them; invalid lines are 400 invalid_settings naming
+// the field, and change nothing.
+func TestAdminLines(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil)
+	path := "/api/admin/rooms/" + h.room
+	two := []room.Line{{Name: "presale", Share: 0.7, Access: room.LineCode}, {Name: "general", Share: 0.3, Access: room.LineOpen}}
+	const twoJSON = `{"lines":[{"name":"presale","share":0.7,"access":"code"},{"name":"general","share":0.3}]}`
+	steps := []struct {
+		name, body string
+		status     int
+		wantErr    string
+		want       []room.Line
+	}{
+		{"set two lines", twoJSON, 200, "", two},
+		{"a title change keeps them", `{"title":"t"}`, 200, "", two},
+		{"a share over 1", `{"lines":[{"name":"presale","share":1.5,"access":"code"}]}`, 400, "lines must each have a share above 0", two},
+		{"a negative share", `{"lines":[{"name":"a","share":-0.3},{"name":"b","share":1.3}]}`, 400, "lines must each have a share above 0", two},
+		{"shares short of 1", `{"lines":[{"name":"a","share":0.6},{"name":"b","share":0.3}]}`, 400, "the lines' shares must add up to 1; they add up to 0.9", two},
+		{"too many lines", `{"lines":[{"name":"a","share":0.2},{"name":"b","share":0.2},{"name":"c","share":0.2},{"name":"d","share":0.2},{"name":"e","share":0.2}]}`, 400, "lines must be at most 4", two},
+		{"an unknown access", `{"lines":[{"name":"a","share":1,"access":"vip"}]}`, 400, "lines must each have access", two},
+		{"members without identities", `{"lines":[{"name":"a","share":1,"access":"identity"}]}`, 400, "need the room's identity to be", two},
+		{"room-level codes", `{"access":"code"}`, 400, "in a room with lines: each line's access says who may join it", two},
+		{"an unknown field of a line", `{"lines":[{"name":"a","shares":1}]}`, 400, "lines must be null or a list", two},
+		{"null clears", `{"lines":null}`, 200, "", nil},
+		{"set again", twoJSON, 200, "", two},
+		{"[] clears", `{"lines":[]}`, 200, "", nil},
+	}
+	for _, st := range steps {
+		r := h.do(t, "PUT", path, st.body, adminAuth, nil)
+		if r.status != st.status || !strings.Contains(r.body, st.wantErr) {
+			t.Fatalf("%s: %d %s, want %d with %q", st.name, r.status, r.body, st.status, st.wantErr)
+		}
+		if st.status == 400 && !strings.Contains(r.body, `"error":"invalid_settings"`) && !strings.Contains(r.body, `"error":"bad_json"`) {
+			t.Fatalf("%s: %s, want invalid_settings", st.name, r.body)
+		}
+		g := h.do(t, "GET", path, "", adminAuth, nil)
+		var v struct {
+			Settings room.Settings `json:"settings"`
+		}
+		g.json(t, &v)
+		if !slices.Equal(v.Settings.Lines, st.want) {
+			t.Fatalf("%s: GET lines %+v, want %+v", st.name, v.Settings.Lines, st.want)
+		}
+		if st.want == nil && strings.Contains(g.body, `"lines"`) {
+			t.Fatalf("%s: a room without lines shows them: %s", st.name, g.body)
+		}
+	}
+}
+
 // TestSaveRacesTheController: an admin write of an adaptive room that
 // does not change the rate leaves the rate the controller set while the
 // write ran (it does not write back the rate it read), and the room stays

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,7 @@ import (
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/server/visitor"
+	"waitingroom/views"
 	"waitingroom/web/console"
 )
 
@@ -128,6 +130,11 @@ func roomFormOf(name string, set room.Settings) url.Values {
 	}
 	if v.FailOpen {
 		f.Set("failOpen", "1")
+	}
+	for i, l := range v.LineRows() {
+		f.Set(views.LineField(i, "Name"), l.Name)
+		f.Set(views.LineField(i, "Share"), l.Share)
+		f.Set(views.LineField(i, "Access"), cmp.Or(l.Access, room.LineOpen))
 	}
 	return f
 }
@@ -332,6 +339,103 @@ func TestConsoleRoomAccess(t *testing.T) {
 	}
 	if _, page := rc.get(t, settings, "en"); !strings.Contains(page, `<option value="code" selected`) || !strings.Contains(page, `<option value="required" selected`) {
 		t.Fatalf("the settings page does not show the access saved: %s", page)
+	}
+}
+
+// TestConsoleRoomLines: the room form saves up to four named lines, each
+// with its share and who may join it, ignoring empty rows; it refuses, at
+// the field and in the operator's language, saving nothing, a row without
+// a share, shares that do not add up to 1 (saying what they add up to),
+// room-level codes with lines and a line of members without the shop's
+// sign-in; a form without the rows keeps the lines, and empty rows clear
+// them.
+func TestConsoleRoomLines(t *testing.T) {
+	t.Parallel()
+	rc := newRoomsConsole(t)
+	ctx := context.Background()
+	name := servicetest.RoomName(t, rc.rdb)
+	two := []room.Line{{Name: "presale", Share: 0.7, Access: room.LineCode}, {Name: "general", Share: 0.3, Access: room.LineOpen}}
+	lines := func(f url.Values, kv ...string) url.Values {
+		g := with(f, kv...)
+		for i := range room.MaxLines { // the rows a browser posts, empty but for kv's
+			for _, part := range []string{"Name", "Share", "Access"} {
+				if !g.Has(views.LineField(i, part)) {
+					g.Set(views.LineField(i, part), map[string]string{"Access": "open"}[part])
+				}
+			}
+		}
+		return g
+	}
+	form := lines(roomFormOf("", room.Defaults("")), "name", name,
+		"line1Name", "presale", "line1Share", "0.7", "line1Access", "code", "line3Name", "general", "line3Share", " 0.3 ", "line3Access", "open")
+	resp, body := rc.post(t, "/admin/rooms/new", form, nil)
+	if resp.StatusCode != 303 {
+		t.Fatalf("create: %d %.400s", resp.StatusCode, body)
+	}
+	if got, err := rc.eng.Room(ctx, name); err != nil || !reflect.DeepEqual(got.Lines, two) {
+		t.Fatalf("created lines %+v (%v), want %+v", got.Lines, err, two)
+	}
+	settings := "/admin/rooms/" + name + "/settings"
+	status, page := rc.get(t, settings, "en")
+	for _, s := range []string{`name="line1Name" value="presale"`, `name="line1Share" type="number" inputmode="decimal" step="0.01" min="0" max="1" value="0.7"`,
+		`name="line2Name" value="general"`, `value="0.3"`, `<option value="code" selected`, "Line 2: who may join", `name="line4Name" value=""`} {
+		if status != 200 || !strings.Contains(page, s) {
+			t.Fatalf("the settings page lacks %q: %d %s", s, status, page)
+		}
+	}
+
+	saved := roomFormOf(name, func() room.Settings { s, _ := rc.eng.Room(ctx, name); return s }())
+	for _, tc := range []struct {
+		name, lang string
+		form       url.Values
+		field, msg string
+	}{
+		{"shares short of 1", "en", with(saved, "line1Share", "0.6"), "lines", "The lines&#39; shares must add up to 1; they add up to 0.9."},
+		{"shares over 1, Korean", "ko", with(saved, "line2Share", "0.4"), "lines", "지금 합은 1.1입니다"},
+		{"a name without a share", "en", with(saved, "line3Name", "vip"), "line3Share", "a number above 0 and at most 1"},
+		{"a share that is no number", "en", with(saved, "line2Share", "half"), "line2Share", "a number above 0 and at most 1"},
+		{"a share without a name", "en", with(saved, "line2Name", ""), "lines", "each with a different name"},
+		{"a name twice", "en", with(saved, "line2Name", "presale"), "lines", "each with a different name"},
+		{"a share of 0", "en", with(saved, "line1Share", "0", "line2Share", "1"), "lines", "a share above 0"},
+		{"room-level codes", "en", with(saved, "access", "code"), "access", "each line says who may join it"},
+		{"members without the shop's sign-in", "en", with(saved, "line1Access", "identity"), "lines", "needs the shop&#39;s sign-in"},
+		{"members without the shop's sign-in, Korean", "ko", with(saved, "line1Access", "identity"), "lines", "쇼핑몰 로그인"},
+		{"a pre-queue", "en", with(saved, "prequeueAt", "2030-12-01T09:30", "opensAt", "2030-12-01T10:00"), "lines", "no pre-queue"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, body := rc.post(t, settings, tc.form, map[string]string{"Accept-Language": tc.lang})
+			if resp.StatusCode != 422 || !strings.Contains(body, `id="err-`+tc.field+`"`) || !strings.Contains(body, tc.msg) {
+				t.Fatalf("%d, want 422 with %q at %s: %s", resp.StatusCode, tc.msg, tc.field, body)
+			}
+			for i := range room.MaxLines { // the rows as typed
+				if typed := tc.form.Get(views.LineField(i, "Name")); !strings.Contains(body, `name="`+views.LineField(i, "Name")+`" value="`+typed+`"`) {
+					t.Fatalf("row %d's name %q is not kept: %s", i+1, typed, body)
+				}
+			}
+			if got, _ := rc.eng.Room(ctx, name); !reflect.DeepEqual(got.Lines, two) || got.Access.Access != "" || got.PrequeueAt != nil {
+				t.Fatalf("a refused form saved lines %+v, access %q, prequeueAt %v", got.Lines, got.Access.Access, got.PrequeueAt)
+			}
+		})
+	}
+
+	// A page without the rows keeps the lines; its empty rows clear them.
+	old := url.Values{}
+	for k, v := range saved {
+		if !strings.HasPrefix(k, "line") {
+			old[k] = v
+		}
+	}
+	if resp, body := rc.post(t, settings, with(old, "title", "Kept"), nil); resp.StatusCode != 303 {
+		t.Fatalf("save without rows: %d %.400s", resp.StatusCode, body)
+	}
+	if got, _ := rc.eng.Room(ctx, name); got.Title != "Kept" || !reflect.DeepEqual(got.Lines, two) {
+		t.Fatalf("a form without the rows saved %q with lines %+v, want them kept", got.Title, got.Lines)
+	}
+	if resp, body := rc.post(t, settings, lines(old), nil); resp.StatusCode != 303 {
+		t.Fatalf("clear: %d %.400s", resp.StatusCode, body)
+	}
+	if got, _ := rc.eng.Room(ctx, name); got.Lines != nil {
+		t.Fatalf("empty rows left lines %+v", got.Lines)
 	}
 }
 

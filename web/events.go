@@ -156,8 +156,8 @@ func (s *Server) streamEnter(ctx context.Context, r *http.Request, name, id stri
 	}
 	// A stream brings no code: in a room whose access takes one it makes
 	// a place only with a code the visitor holds (admitWith).
-	_, identified := request.IdentityVisitor(r, s.signer, name, s.clock.Now())
-	p, _, _, err = s.admitWith(ctx, r, name, "", queue.Credentials{Identity: identified}, func(cred queue.Credentials) (queue.Position, string, error) {
+	_, line, identified := request.IdentityOf(r, s.signer, name, s.clock.Now())
+	p, _, _, err = s.admitWith(ctx, r, name, "", queue.Credentials{Identity: identified, Line: line}, func(cred queue.Credentials) (queue.Position, string, error) {
 		return s.enterProved(ctx, r, name, id, isNew, "", camp, cred)
 	})
 	if err != nil || !p.Created {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -96,48 +95,50 @@ func readJoinKeys(w http.ResponseWriter, r *http.Request) (joinKeys, bool) {
 // identified returns who a join into room name is for when it brings the
 // shop's identity: the visitor of token, verified against the room's
 // keys (its identity cookie is then set on w), else the visitor of the
-// room's identity cookie; ok is false for neither.
-func (s *Server) identified(ctx context.Context, w http.ResponseWriter, r *http.Request, name, token string) (id string, ok bool, err error) {
+// room's identity cookie, and the line the identity names ("" for none);
+// ok is false for neither.
+func (s *Server) identified(ctx context.Context, w http.ResponseWriter, r *http.Request, name, token string) (id, line string, ok bool, err error) {
 	if token == "" {
-		id, ok = request.IdentityVisitor(r, s.signer, name, s.clock.Now())
-		return id, ok, nil
+		id, line, ok = request.IdentityOf(r, s.signer, name, s.clock.Now())
+		return id, line, ok, nil
 	}
-	if id, err = s.verifyIdentity(ctx, name, token); err != nil {
-		return "", false, err
+	if id, line, err = s.verifyIdentity(ctx, name, token); err != nil {
+		return "", "", false, err
 	}
-	request.SetIdentityCookie(w, r, s.signer, name, id, s.clock.Now())
-	return id, true, nil
+	request.SetIdentityCookie(w, r, s.signer, name, id, line, s.clock.Now())
+	return id, line, true, nil
 }
 
-// verifyIdentity returns the visitor of identity token in room name, or
-// why it is refused: *response.SignIn around an identity refusal,
+// verifyIdentity returns the visitor of identity token in room name and
+// the line it names ("" for none), or why it is refused:
+// *response.SignIn around an identity refusal,
 // response.ErrIdentityNotTaken, or the error of the room or its keys.
-func (s *Server) verifyIdentity(ctx context.Context, name, token string) (string, error) {
+func (s *Server) verifyIdentity(ctx context.Context, name, token string) (id, line string, err error) {
 	set, err := s.rooms.Room(ctx, name)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if !set.TakesIdentity() {
 		s.metrics.Identities.WithLabelValues("not_taken").Inc()
-		return "", response.ErrIdentityNotTaken
+		return "", "", response.ErrIdentityNotTaken
 	}
 	var keys identity.KeySource
 	if set.IdentityJWKSURL != "" {
 		keys = s.jwks.Source(set.IdentityJWKSURL)
 	} else if keys, err = s.pasted.parse(set.IdentityKeys); err != nil {
 		s.metrics.Identities.WithLabelValues("keys_unavailable").Inc()
-		return "", fmt.Errorf("identity: room %s's pasted keys: %w", name, err)
+		return "", "", fmt.Errorf("identity: room %s's pasted keys: %w", name, err)
 	}
 	c, err := identity.Verify(ctx, token, name, keys, s.clock.Now())
 	if err != nil {
 		s.metrics.Identities.WithLabelValues(identityResult(err)).Inc()
 		if identity.Refused(err) {
-			return "", &response.SignIn{URL: set.SignInURL, Err: err}
+			return "", "", &response.SignIn{URL: set.SignInURL, Err: err}
 		}
-		return "", err
+		return "", "", err
 	}
 	s.metrics.Identities.WithLabelValues("verified").Inc()
-	return s.visitors.ID(name, c.Subject), nil
+	return s.visitors.ID(name, c.Subject), c.Line, nil
 }
 
 // identityResult names an identity refusal for the metrics.
@@ -186,11 +187,25 @@ type enterFunc func(cred queue.Credentials) (queue.Position, string, error)
 // and found the place that one made, keeps the code the place was made
 // with.
 //
+// In a room with lines, a code chooses its visitor's line: a new place
+// that would go to a line open to all (queue.ErrCodeAsked) redeems the
+// join's code, or takes the one the visitor holds, and goes to the code's
+// line; a visitor without one enters again with NoCode.
+//
 // redeemed reports a code redeemed for the visitor by this join: the
 // caller keeps the visitor's cookie even when the enter failed.
 func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code string, cred queue.Credentials, enter enterFunc) (p queue.Position, id string, redeemed bool, err error) {
 	p, id, err = enter(cred)
-	if !errors.Is(err, queue.ErrCodeRequired) {
+	asked := errors.Is(err, queue.ErrCodeAsked)
+	if !asked && !errors.Is(err, queue.ErrCodeRequired) {
+		return p, id, false, err
+	}
+	noCode := func() (queue.Position, string, bool, error) {
+		if !asked {
+			return p, id, false, queue.ErrCodeRequired
+		}
+		cred.NoCode = true
+		p, id, err = enter(cred)
 		return p, id, false, err
 	}
 	var grant access.Grant
@@ -202,13 +217,19 @@ func (s *Server) admitWith(ctx context.Context, r *http.Request, name, code stri
 		redeemed = !grant.Again
 	case s.redeemer != nil:
 		var held bool
-		if grant, held, err = s.redeemer.Held(ctx, name, id); err != nil || !held {
-			return p, id, false, cmp.Or(err, queue.ErrCodeRequired)
+		if grant, held, err = s.redeemer.Held(ctx, name, id); err != nil {
+			return p, id, false, err
+		}
+		if !held {
+			return noCode()
 		}
 	default:
-		return p, id, false, err
+		return noCode()
 	}
 	cred.Code = true
+	if grant.Line != "" {
+		cred.Line = grant.Line // the code's line before the identity's
+	}
 	visitor := id
 	p, id, err = enter(cred)
 	if redeemed && s.leftWithoutPlace(context.WithoutCancel(ctx), name, visitor, p, err) {
@@ -325,12 +346,12 @@ func (s *Server) identityLink(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	id, err := s.verifyIdentity(ctx, name, token)
+	id, line, err := s.verifyIdentity(ctx, name, token)
 	if err != nil {
 		s.htmlFail(w, r, err, name)
 		return
 	}
-	request.SetIdentityCookie(w, r, s.signer, name, id, s.clock.Now())
+	request.SetIdentityCookie(w, r, s.signer, name, id, line, s.clock.Now())
 	http.Redirect(w, r, withUTM("/r/"+name, queryUTM(r)), http.StatusSeeOther)
 }
 

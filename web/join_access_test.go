@@ -426,6 +426,89 @@ func TestEnterWithIdentity(t *testing.T) {
 	}
 }
 
+// TestJoinLines: in a room with lines, a join goes to the line its code
+// or identity names, else to the first line they open, else to the line
+// open to all; a refused code says why instead of joining that line; a
+// visitor holding a code comes back to its line without it; the
+// position says the line.
+func TestJoinLines(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	key := identitytest.NewKey(t, "ec", "k1")
+	h, codes, _ := accessHarness(t, func(s *room.Settings) {
+		identityRoom(t, key, room.IdentityOptional)(s)
+		s.Lines = []room.Line{{Name: "presale", Share: 0.6, Access: room.LineCode},
+			{Name: "members", Share: 0.2, Access: room.LineIdentity}, {Name: "general", Share: 0.2, Access: room.LineOpen}}
+	})
+	gen := func(line string) string {
+		g, err := codes.Generate(ctx, h.room, 1, access.Spec{Uses: 1, Line: line})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.Codes[0]
+	}
+	presale, anyLine, general := gen("presale"), gen(""), gen("general")
+	now := time.Now()
+	withLine := identitytest.For(h.room, "fan-2", now, time.Hour)
+	withLine.Line = "general"
+	q := "/api/rooms/" + h.room + "/queue"
+	code := func(c string) string { return `{"code":"` + c + `"}` }
+	ident := func(c identitytest.Claims) string { return `{"identity":"` + key.Sign(t, c) + `"}` }
+	var holder *http.Cookie
+	steps := []struct {
+		name   string
+		body   string
+		cookie func() *http.Cookie
+		status int
+		line   string // the line joined, or the error's code
+		used   int64
+	}{
+		{"no code: the line open to all", "", nil, 200, "general", 0},
+		{"a presale code", code(presale), nil, 200, "presale", 1},
+		{"the holder again, without it", "", func() *http.Cookie { return holder }, 200, "presale", 1},
+		{"a code of no line: the first code line", code(anyLine), nil, 200, "presale", 2},
+		{"a code of the general line", code(general), nil, 200, "general", 3},
+		{"a code used up: refused, not the open line", code(presale), nil, 409, "code_used_up", 3},
+		{"an identity: the identity line", ident(identitytest.For(h.room, "fan-1", now, time.Hour)), nil, 200, "members", 3},
+		{"an identity naming the open line", ident(withLine), nil, 200, "general", 3},
+	}
+	for _, st := range steps {
+		var c *http.Cookie
+		if st.cookie != nil {
+			c = st.cookie()
+		}
+		r := h.do(t, "POST", q, st.body, nil, c)
+		if r.status != st.status {
+			t.Fatalf("%s: %d %s, want %d", st.name, r.status, r.body, st.status)
+		}
+		if st.status != 200 {
+			if got := errorCode(t, r); got != st.line {
+				t.Fatalf("%s: error %q, want %q", st.name, got, st.line)
+			}
+		} else {
+			var p struct {
+				Status queue.Status `json:"status"`
+				Line   string       `json:"line"`
+				Rank   int64        `json:"rank"`
+			}
+			r.json(t, &p)
+			if p.Status != queue.StatusWaiting || p.Line != st.line {
+				t.Fatalf("%s: %s, want WAITING in %q", st.name, r.body, st.line)
+			}
+			if holder == nil && st.line == "presale" {
+				holder = r.cookie()
+			}
+		}
+		if got := used(t, codes, h.room); got != st.used {
+			t.Fatalf("%s: %d uses used, want %d", st.name, got, st.used)
+		}
+	}
+	pos := h.do(t, "GET", q+"/position", "", nil, holder)
+	if !strings.Contains(pos.body, `"line":"presale"`) {
+		t.Fatalf("the holder's position: %s, want its line", pos.body)
+	}
+}
+
 // TestOneIdentityManyDevices: one identity joining from 50 devices at
 // once holds one place, and every device is told it.
 func TestOneIdentityManyDevices(t *testing.T) {

@@ -188,7 +188,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 	// payload) when a script solved one, or a wait token (wait.go).
 	// The room's identity cookie (set by its sign-in link) makes the join
 	// its identity's: visitorOrNew read its visitor.
-	_, identified := request.IdentityVisitor(r, s.signer, name, s.clock.Now())
+	_, line, identified := request.IdentityOf(r, s.signer, name, s.clock.Now())
 	if s.fromStaff(ctx, r, name) {
 		// Staff skip the line: a pass of their own, at once. With every
 		// slot held they join the line as any buyer does.
@@ -206,7 +206,7 @@ func (s *Server) join(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	wt, id, redeemed, err := s.joinProved(ctx, r, name, id, isNew, camp, queue.Credentials{Identity: identified})
+	wt, id, redeemed, err := s.joinProved(ctx, r, name, id, isNew, camp, queue.Credentials{Identity: identified, Line: line})
 	if err != nil {
 		if isNew && redeemed {
 			s.setVisitorCookie(w, r, id) // the code is held for them

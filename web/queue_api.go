@@ -34,7 +34,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	vid, identified, err := s.identified(ctx, w, r, name, keys.Identity)
+	vid, line, identified, err := s.identified(ctx, w, r, name, keys.Identity)
 	if err != nil {
 		giveBack() // no enter was tried
 		s.fail(w, r, err)
@@ -60,7 +60,7 @@ func (s *Server) enter(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	payload := r.Header.Get(altchaHeader)
-	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, queue.Credentials{Identity: identified},
+	p, id, redeemed, err := s.admitWith(ctx, r, name, keys.Code, queue.Credentials{Identity: identified, Line: line},
 		func(cred queue.Credentials) (queue.Position, string, error) {
 			return s.enterProved(ctx, r, name, id, isNew, payload, camp, cred)
 		})

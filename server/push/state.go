@@ -6,6 +6,9 @@
 // Every ticket at or below the head was admitted or has departed, and every
 // ticket above it that is not waiting has departed. The head only grows and
 // the departed set only gains members above it, so ranks never go up.
+//
+// In a room with lines each line has its own tickets, head and departed
+// set, and a rank counts its own line (see queue.LineTicket).
 package push
 
 import (
@@ -42,6 +45,17 @@ type State struct {
 	// snapshot: how long the turns of one tick's admitted are spread over
 	// (0: told at once). Nil follows the server's default; Spread reads it.
 	ReadySpread *time.Duration
+	// lines are the lines of a room with lines (none without): the first
+	// line's head and departures are Head and departed.
+	lines []lineState
+}
+
+// lineState is one line's part of a State.
+type lineState struct {
+	head     int64
+	departed []int64 // sorted, all above head
+	waiting  int64
+	rate     float64
 }
 
 // Spread returns how long the turns of one tick's admitted are spread
@@ -82,8 +96,9 @@ func (s *State) Reset(snap queue.Snapshot) {
 		s.Paused, s.Slots = snap.Paused, snap.Slots
 		s.ReadySpread = spreadOf(snap.ReadySpreadMs)
 	}
-	s.addDepartures(snap.Departed)
-	s.advance(snap.Head)
+	s.departed = addDepartures(s.Head, s.departed, snap.Departed)
+	s.Head, s.departed = advance(s.Head, s.departed, snap.Head)
+	s.applyLines(snap.Lines, snap.Tick >= s.Tick)
 }
 
 // Synced reports whether the state has been reset from a snapshot since it
@@ -109,14 +124,16 @@ func (s *State) Apply(e queue.Event) bool {
 	if e.Born != 0 {
 		s.Born = e.Born
 	}
-	if e.Tick > s.Tick {
+	newer := e.Tick > s.Tick
+	if newer {
 		s.Tick, s.Waiting, s.Rate, s.TimeMicros, s.SoldOut = e.Tick, e.Waiting, e.Rate, e.TimeMicros, bool(e.SoldOut)
 		s.Paused, s.Slots, s.Random = bool(e.Paused), e.Slots, bool(e.Random)
 		s.Phase, s.PrequeueAt, s.OpensAt, s.ClosesAt = e.Phase, e.PrequeueAt, e.OpensAt, e.ClosesAt
 		s.ReadySpread = spreadOf(e.ReadySpreadMs)
 	}
-	s.addDepartures(e.Departed)
-	s.advance(e.Head)
+	s.departed = addDepartures(s.Head, s.departed, e.Departed)
+	s.Head, s.departed = advance(s.Head, s.departed, e.Head)
+	s.applyLines(e.Lines, newer)
 	if !complete {
 		s.synced = false
 	}
@@ -133,42 +150,109 @@ func (s *State) startAgain() {
 	*s = State{Epoch: s.Epoch + 1}
 }
 
-func (s *State) addDepartures(ts []int64) {
-	for _, t := range ts {
-		if t <= s.Head {
-			continue
+// applyLines folds the lines of an event or snapshot into the state:
+// their heads and departures always (a maximum and a union), their
+// waiting counts and rates when newer. A newer event without lines
+// belongs to a room that has none now.
+func (s *State) applyLines(ls []queue.LineState, newer bool) {
+	if len(ls) == 0 {
+		if newer {
+			s.lines = nil
 		}
-		if i, found := slices.BinarySearch(s.departed, t); !found {
-			s.departed = slices.Insert(s.departed, i, t)
+		return
+	}
+	for len(s.lines) < len(ls) {
+		s.lines = append(s.lines, lineState{})
+	}
+	for i, l := range ls {
+		x := &s.lines[i]
+		if newer {
+			x.waiting, x.rate = l.Waiting, l.Rate
+		}
+		if i > 0 {
+			x.departed = addDepartures(x.head, x.departed, l.Departed)
+			x.head, x.departed = advance(x.head, x.departed, l.Head)
 		}
 	}
 }
 
-func (s *State) advance(head int64) {
-	if head <= s.Head {
-		return
+// addDepartures returns departed, sorted, with the tickets of ts above
+// head added.
+func addDepartures(head int64, departed, ts []int64) []int64 {
+	for _, t := range ts {
+		if t <= head {
+			continue
+		}
+		if i, found := slices.BinarySearch(departed, t); !found {
+			departed = slices.Insert(departed, i, t)
+		}
 	}
-	s.Head = head
-	i, found := slices.BinarySearch(s.departed, head)
+	return departed
+}
+
+// advance moves head up to to, if higher, and drops the departures it
+// passed.
+func advance(head int64, departed []int64, to int64) (int64, []int64) {
+	if to <= head {
+		return head, departed
+	}
+	i, found := slices.BinarySearch(departed, to)
 	if found {
 		i++
 	}
-	s.departed = slices.Delete(s.departed, 0, i)
+	return to, slices.Delete(departed, 0, i)
 }
 
-// Rank returns the number of people ahead of ticket. passed is true when
-// the head has reached the ticket, or the ticket itself departed (in mode
-// random the admitted depart above the head): its visitor was admitted or
-// departed, and only Redis knows which.
+// Rank returns the number of people ahead of ticket, a ticket of its
+// line as queue.LineTicket makes it. passed is true when the head has
+// reached the ticket, or the ticket itself departed (in mode random the
+// admitted depart above the head): its visitor was admitted or departed,
+// and only Redis knows which. A ticket of a line the state does not know
+// is passed too.
 func (s *State) Rank(ticket int64) (rank int64, passed bool) {
-	if ticket <= s.Head {
+	line, t := queue.SplitLineTicket(ticket)
+	head, departed := s.Head, s.departed
+	if line > 0 {
+		if line >= len(s.lines) {
+			return 0, true
+		}
+		head, departed = s.lines[line].head, s.lines[line].departed
+	}
+	if t <= head {
 		return 0, true
 	}
-	below, found := slices.BinarySearch(s.departed, ticket)
+	below, found := slices.BinarySearch(departed, t)
 	if found {
 		return 0, true
 	}
-	return ticket - s.Head - 1 - int64(below), false
+	return t - head - 1 - int64(below), false
+}
+
+// RateOf returns the throughput that ticket's line can count on: the
+// room's Rate, or in a room with lines the line's part of it.
+func (s *State) RateOf(ticket int64) float64 {
+	if line, _ := queue.SplitLineTicket(ticket); line < len(s.lines) {
+		return s.lines[line].rate
+	}
+	return s.Rate
+}
+
+// WaitingOf returns how many wait in ticket's line: Waiting, or in a room
+// with lines the line's count.
+func (s *State) WaitingOf(ticket int64) int64 {
+	if line, _ := queue.SplitLineTicket(ticket); line < len(s.lines) {
+		return s.lines[line].waiting
+	}
+	return s.Waiting
+}
+
+// ShareOf returns the part of the room's throughput that ticket's line
+// gets (1 in a room without lines).
+func (s *State) ShareOf(ticket int64) float64 {
+	if line, _ := queue.SplitLineTicket(ticket); line < len(s.lines) && s.Rate > 0 {
+		return min(s.lines[line].rate/s.Rate, 1)
+	}
+	return 1
 }
 
 // Departed returns how many departed tickets above the head the state
@@ -179,5 +263,9 @@ func (s *State) Departed() int { return len(s.departed) }
 func (s *State) Clone() State {
 	c := *s
 	c.departed = slices.Clone(s.departed)
+	c.lines = slices.Clone(s.lines)
+	for i := range c.lines {
+		c.lines[i].departed = slices.Clone(s.lines[i].departed)
+	}
 	return c
 }

@@ -250,3 +250,42 @@ func TestSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestRankInLines: in a room with lines each line's ranks count its own
+// head and departures, and its rate and waiting count are its own.
+func TestRankInLines(t *testing.T) {
+	var s State
+	s.Reset(queue.Snapshot{Tick: 1, Head: 4, Waiting: 9, Rate: 10, Lines: []queue.LineState{
+		{Head: 4, Waiting: 5, Rate: 7}, {Head: 2, Waiting: 4, Rate: 3, Departed: []int64{5}},
+	}})
+	line1 := func(t int64) int64 { return queue.LineTicket(1, t) }
+	steps := []struct {
+		name   string
+		event  *queue.Event
+		ticket int64
+		rank   int64
+		passed bool
+		rate   float64
+	}{
+		{"first line", nil, 7, 2, false, 7},
+		{"second line, below a departure", nil, line1(4), 1, false, 3},
+		{"second line, above a departure", nil, line1(6), 2, false, 3},
+		{"second line, the departure", nil, line1(5), 0, true, 3},
+		{"second line, passed", nil, line1(2), 0, true, 3},
+		{"a line the room does not have", nil, queue.LineTicket(2, 9), 0, true, 10},
+		{"the second line's head moves", &queue.Event{Tick: 2, Head: 4, Waiting: 8, Rate: 10, Lines: []queue.LineState{
+			{Head: 4, Waiting: 5, Rate: 5}, {Head: 4, Waiting: 3, Rate: 5, Departed: []int64{8}},
+		}}, line1(9), 2, false, 5},
+		{"the first line is untouched by it", nil, 7, 2, false, 5},
+		{"the room loses its lines", &queue.Event{Tick: 3, Head: 4, Waiting: 5, Rate: 10}, 7, 2, false, 10},
+	}
+	for _, st := range steps {
+		if st.event != nil && !s.Apply(*st.event) {
+			t.Fatalf("%s: a gap in consecutive ticks", st.name)
+		}
+		rank, passed := s.Rank(st.ticket)
+		if rank != st.rank || passed != st.passed || s.RateOf(st.ticket) != st.rate {
+			t.Fatalf("%s: rank %d passed %v rate %v, want %d %v %v", st.name, rank, passed, s.RateOf(st.ticket), st.rank, st.passed, st.rate)
+		}
+	}
+}

@@ -13,6 +13,11 @@ var (
 	// ErrCodeRequired reports an enter that would create a new place in a
 	// room whose access takes a code, without one redeemed for it.
 	ErrCodeRequired = errors.New("an access code is required to join")
+	// ErrCodeAsked reports an enter that would create a new place in a
+	// line open to all of a room that has a code line: a code, if the
+	// visitor has one, would choose their line. The caller enters again
+	// with the code redeemed, or with Credentials.NoCode.
+	ErrCodeAsked = errors.New("an access code, if any, chooses the line")
 	// ErrIdentityRequired reports an enter that would create a new place
 	// in a room that requires an identity, without a verified one.
 	ErrIdentityRequired = errors.New("a signed-in identity is required to join")
@@ -24,6 +29,13 @@ var (
 // none.
 type Credentials struct {
 	Code, Identity bool
+	// NoCode: the visitor has no access code to redeem. In a room with a
+	// code line, a new place goes to a line open to all only with it;
+	// without it the enter answers ErrCodeAsked.
+	NoCode bool
+	// Line is the line the visitor's code or identity names ("" for
+	// none): a new place goes there when the credentials open it.
+	Line string
 }
 
 // EnterWith is EnterWithProof with credentials: in a room whose access

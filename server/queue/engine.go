@@ -7,6 +7,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -178,7 +179,7 @@ func (e *Engine) Position(ctx context.Context, roomName, visitor string) (Positi
 // appendArgs appends r's group of position.lua's arguments: its flags, the
 // visitor, and the fields the flags announce (see the script's ARGV).
 func (r placeReq) appendArgs(args []any) []any {
-	var fb [8]byte
+	var fb [12]byte
 	flags := fb[:0]
 	if r.enter {
 		flags = append(flags, 'e')
@@ -205,6 +206,12 @@ func (r placeReq) appendArgs(args []any) []any {
 	if r.cred.Identity {
 		flags = append(flags, 'i')
 	}
+	if r.cred.NoCode {
+		flags = append(flags, 'o')
+	}
+	if r.cred.Line != "" {
+		flags = append(flags, 'l')
+	}
 	args = append(args, flagsArg(flags), r.visitor)
 	if r.network != "" {
 		args = append(args, r.network)
@@ -214,6 +221,9 @@ func (r placeReq) appendArgs(args []any) []any {
 	}
 	if r.proof.ID != "" {
 		args = append(args, r.proof.ID, r.proof.Expires.UnixMilli(), r.proof.IssuedAt.UnixMilli())
+	}
+	if r.cred.Line != "" {
+		args = append(args, r.cred.Line)
 	}
 	return args
 }
@@ -333,8 +343,9 @@ var errPlaceReply = errors.New("malformed reply")
 // slots' schedule and the ticks' phase): their position, or why they have
 // none.
 func parsePlace(tpl Position, rate float64, slots *Slots, phase TickPhase, line string) (Position, error) {
-	// code ticket rank waiting line passExpiresMs rankUp proved created token
-	var f [9]int64
+	// code ticket rank waiting line passExpiresMs rankUp proved created
+	// lineIndex lineShare lineName token
+	var f [11]int64
 	rest := line
 	for i := range f {
 		var field string
@@ -348,7 +359,11 @@ func parsePlace(tpl Position, rate float64, slots *Slots, phase TickPhase, line 
 		}
 		f[i] = n
 	}
-	code, token := f[0], rest
+	lineName, token, ok := strings.Cut(rest, " ")
+	if !ok || f[10] < 0 || f[10] > 1_000_000 {
+		return Position{}, errPlaceReply
+	}
+	code := f[0]
 	switch code {
 	case -2:
 		return Position{}, ErrChallengeRequired
@@ -360,10 +375,15 @@ func parsePlace(tpl Position, rate float64, slots *Slots, phase TickPhase, line 
 		return Position{}, ErrCodeRequired
 	case -6:
 		return Position{}, ErrIdentityRequired
+	case -7:
+		return Position{}, ErrCodeAsked
 	}
 	p := tpl
 	p.Ticket, p.Rank, p.Waiting, p.Line = f[1], f[2], f[3], f[4]
 	p.Proved, p.Created = f[7] == 1, f[8] == 1
+	if lineName != "-" {
+		p.LineName, p.LineIndex = lineName, int(f[9])
+	}
 	switch code {
 	case 3:
 		p.Status = StatusPrequeued
@@ -374,7 +394,7 @@ func parsePlace(tpl Position, rate float64, slots *Slots, phase TickPhase, line 
 		p.PollingIntervalSeconds = PollingTier(0)
 	case 1:
 		p.Status = StatusWaiting
-		p.EstimatedWaitSeconds = ETAAt(p.Rank, rate, slots, p.Paused, phase)
+		p.EstimatedWaitSeconds = ETAAt(LineRank(p.Rank, float64(f[10])/1e6), rate, slots, p.Paused, phase)
 		if f[6] == 1 {
 			p.RankUpReason = RankUpReturned
 		}
@@ -535,12 +555,31 @@ func (e *Engine) MarkSeen(ctx context.Context, roomName string, tickets []int64)
 	}
 	args := make([]any, len(tickets))
 	for i, t := range tickets {
-		args[i] = t
+		if line, ticket := SplitLineTicket(t); line > 0 {
+			args[i] = strconv.Itoa(line) + ":" + strconv.FormatInt(ticket, 10)
+		} else {
+			args[i] = t
+		}
 	}
 	if err := e.run(ctx, e.s.seen, roomName, args...).Err(); err != nil {
 		return fmt.Errorf("queue: mark seen in %s: %w", roomName, err)
 	}
 	return nil
+}
+
+// lineShift places a line's index above its tickets in LineTicket.
+const lineShift = 48
+
+// LineTicket returns ticket of a room's line (from 0) as MarkSeen takes
+// it: the ticket itself for the first line, and the line's index above
+// the ticket's 48 bits for another.
+func LineTicket(line int, ticket int64) int64 {
+	return int64(line)<<lineShift | ticket
+}
+
+// SplitLineTicket returns the line and the ticket of a LineTicket.
+func SplitLineTicket(t int64) (line int, ticket int64) {
+	return int(t >> lineShift), t & (1<<lineShift - 1)
 }
 
 // Snapshot is what an instance needs to compute ranks in-process: the
@@ -559,6 +598,9 @@ type Snapshot struct {
 	// Born is when the room was created, as in Event (0: unknown).
 	Born     int64
 	Departed []int64
+	// Lines are the lines of a room with lines, as in Event; Head,
+	// Departed are the first line's.
+	Lines []LineState
 }
 
 // Snapshot reads room's rank state in one round trip. It returns
@@ -571,7 +613,7 @@ func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error
 	if len(res) >= 1 && asInt(res[0]) < 0 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: %w", roomName, room.ErrNotFound)
 	}
-	if len(res) < 9 {
+	if len(res) < 10 {
 		return Snapshot{}, fmt.Errorf("queue: snapshot %s: unexpected reply %v", roomName, res)
 	}
 	rate, _ := strconv.ParseFloat(asString(res[3]), 64)
@@ -580,7 +622,12 @@ func (e *Engine) Snapshot(ctx context.Context, roomName string) (Snapshot, error
 	if rs := int(asInt(res[7])); rs >= 0 { // -1: the server's default
 		s.ReadySpreadMs = &rs
 	}
-	for _, d := range res[9:] {
+	if ls := asString(res[9]); ls != "" {
+		if err := json.Unmarshal([]byte(ls), &s.Lines); err != nil {
+			return Snapshot{}, fmt.Errorf("queue: snapshot %s: lines: %w", roomName, err)
+		}
+	}
+	for _, d := range res[10:] {
 		s.Departed = append(s.Departed, asInt(d))
 	}
 	return s, nil

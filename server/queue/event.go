@@ -46,10 +46,24 @@ type Event struct {
 	// Born is when the room was created, in unix ms (0: unknown; see
 	// Position.Born).
 	Born int64 `json:"c"`
+	// Lines are each line's state in a room with lines, in the room's
+	// order (nil without lines); Head and Departed are then the first
+	// line's, and Waiting counts every line.
+	Lines []LineState `json:"L,omitempty"`
 	// ReadySpreadMs is the room's readySpreadMs: the turns of this tick's
 	// admitted are told at random moments over this many milliseconds (0:
 	// at once). Absent (nil) when the room follows the server's default.
 	ReadySpreadMs *int `json:"rs,omitempty"`
+}
+
+// LineState is one line's part of an event: its head, waiting count,
+// the throughput its share gets, and the tickets that left it since the
+// last tick.
+type LineState struct {
+	Head     int64   `json:"h"`
+	Waiting  int64   `json:"w"`
+	Rate     float64 `json:"r"`
+	Departed []int64 `json:"d"`
 }
 
 // Flag is a JSON 0 or 1.
@@ -78,6 +92,14 @@ func ParseEvent(b []byte) (Event, error) {
 	}
 	if e.Tick <= 0 || e.Head < 0 || e.Waiting < 0 || e.ReadySpreadMs != nil && *e.ReadySpreadMs < 0 {
 		return Event{}, errors.New("queue: parse event: fields out of range")
+	}
+	if len(e.Lines) > maxLines {
+		return Event{}, errors.New("queue: parse event: too many lines")
+	}
+	for _, l := range e.Lines {
+		if l.Head < 0 || l.Waiting < 0 {
+			return Event{}, errors.New("queue: parse event: a line's fields out of range")
+		}
 	}
 	return e, nil
 }

@@ -103,6 +103,42 @@ var keyNames = map[string]bool{
 	"bypass": true, // hash link id → "uses used untilMs"
 }
 
+// maxLines is the most lines a room has (room.MaxLines). Line 0 keeps the
+// room's own keys, so that a room without lines has the keys it always
+// had; line i > 0 has its own copy of each of lineKeyNames, named
+// "l<i>:<name>" (lineKey).
+const maxLines = 4
+
+// lineKeyNames are the keys each line of a room has one of: its tickets,
+// its ranks' head and departures, its liveness and campaign cells, and
+// its visitors passed over while away. A script declares them with a
+// trailing "*" ("queue*") and gets every line's (see parseScript).
+var lineKeyNames = map[string]bool{
+	"seq": true, "queue": true, "head": true, "departed": true, "departing": true, "sweep": true,
+	"seen": true, "seenbase": true, "camp": true, "campbase": true, "away": true, "awaytk": true, "back": true,
+}
+
+// lineKey returns the name of line i's key called name: name itself for
+// line 0.
+func lineKey(i int, name string) string {
+	if i == 0 {
+		return name
+	}
+	return "l" + strconv.Itoa(i) + ":" + name
+}
+
+// validKeyName reports whether name is one of keyNames, or line i's copy
+// of one of lineKeyNames.
+func validKeyName(name string) bool {
+	if keyNames[name] {
+		return true
+	}
+	if len(name) > 3 && name[0] == 'l' && name[1] >= '1' && name[1] < '0'+maxLines && name[2] == ':' {
+		return lineKeyNames[name[3:]]
+	}
+	return false
+}
+
 // keys names one room's Redis keys and channel. All keys share the hash
 // tag {room}, so every script runs on one Redis Cluster node.
 type keys struct {
@@ -116,7 +152,7 @@ func roomKeys(ns, name string) keys {
 }
 
 func (k keys) key(name string) string {
-	if !keyNames[name] {
+	if !validKeyName(name) {
 		panic("queue: unknown room key " + name)
 	}
 	return k.prefix + name

@@ -47,6 +47,11 @@ type Position struct {
 	// differs from Ticket for a drawn buyer, whose Ticket is their
 	// pre-queue ticket.
 	Line int64 `json:"-"`
+	// LineName is the name of the visitor's line in a room with lines
+	// ("" otherwise, and for a READY visitor); LineIndex is its place in
+	// the room's lines, from 0. Rank and Waiting count that line.
+	LineName  string `json:"line,omitempty"`
+	LineIndex int    `json:"-"`
 
 	// ABSENCE begin.
 
@@ -74,6 +79,17 @@ type Position struct {
 	// Created reports an enter that made a new place (ticket or pre-queue
 	// entry); a lapsed visitor put back at the end is no new place.
 	Created bool `json:"-"`
+}
+
+// LineRank returns the rank in a room's single line that waits as long
+// as rank does in a line that gets share (0 to 1) of the room's
+// throughput: a line with a share of 0.25 moves one place for every four
+// the room admits.
+func LineRank(rank int64, share float64) int64 {
+	if share >= 1 || !(share > 0) || rank < 0 {
+		return rank
+	}
+	return int64(math.Ceil(float64(rank+1)/share-1e-9)) - 1
 }
 
 // Reasons a visitor's rank can go up (Position.RankUpReason).

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"waitingroom/server/line"
 	"waitingroom/server/room"
 )
 
@@ -77,9 +79,56 @@ func settingsFields(s room.Settings) []any {
 		"identityJWKSURL", s.IdentityJWKSURL,
 		"identityKeys", s.IdentityKeys,
 		"signInURL", s.SignInURL,
+		// The named lines, read by the scripts: "" for none, else
+		// "name share access" a line, joined by "|" (linesField).
+		"lines", linesField(s.Lines),
 		// Who skips the line, one JSON field: no script reads it.
 		"staffNetworks", staffJSON(s.Bypass),
 	}
+}
+
+// linesField encodes lines for the cfg hash: "" for none, else each line
+// as its name, share and access (open, code or identity) separated by one
+// space, the lines joined by "|", such as "presale 0.7 code|general 0.3
+// open". The scripts parse exactly this.
+func linesField(lines []room.Line) string {
+	var b strings.Builder
+	for i, l := range room.NormalizeLines(lines) {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(l.Name)
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatFloat(l.Share, 'f', -1, 64))
+		b.WriteByte(' ')
+		b.WriteString(l.Access)
+	}
+	return b.String()
+}
+
+// parseLinesField decodes a cfg hash's lines (linesField): nil for "".
+func parseLinesField(v string) ([]room.Line, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var lines []room.Line
+	for _, part := range strings.Split(v, "|") {
+		f := strings.Split(part, " ")
+		if len(f) != 3 || f[0] == "" || !line.ValidName(f[0]) {
+			return nil, fmt.Errorf("field lines: %q is not \"name share access\" a line", part)
+		}
+		share, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("field lines: line %q: share %q is not a number", f[0], f[1])
+		}
+		switch f[2] {
+		case room.LineOpen, room.LineCode, room.LineIdentity:
+		default:
+			return nil, fmt.Errorf("field lines: line %q: unknown access %q", f[0], f[2])
+		}
+		lines = append(lines, room.Line{Name: f[0], Share: share, Access: f[2]})
+	}
+	return lines, nil
 }
 
 // staffJSON encodes b's networks for the cfg hash ("" for none).
@@ -368,6 +417,8 @@ func decodeSettings(name string, m map[string]string) (room.Settings, error) {
 	// existed (their fields are absent).
 	s.Access = room.Access{Access: m["access"], Identity: m["identity"], IdentityJWKSURL: m["identityJWKSURL"],
 		IdentityKeys: m["identityKeys"], SignInURL: m["signInURL"]}
+	s.Lines, err = parseLinesField(m["lines"]) // absent in rooms saved before it existed, and "" with none
+	errs = append(errs, err)
 	if v := m["staffNetworks"]; v != "" { // absent in rooms saved before it existed, and with none
 		errs = append(errs, json.Unmarshal([]byte(v), &s.Bypass.StaffNetworks))
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"waitingroom/server/identity/identitytest"
 	"waitingroom/server/room"
 	"waitingroom/server/servicetest"
 
@@ -382,5 +383,88 @@ func TestBornTellsTheRoomsApart(t *testing.T) {
 	}
 	if p, s, ev := born(); p != created+1000 || s != p || ev != p {
 		t.Fatalf("born after the room was created again: position %d, snapshot %d, event %d; want %d", p, s, ev, created+1000)
+	}
+}
+
+// TestRoomLinesRoundTrip: a room's lines are stored in the cfg hash as
+// "name share access" joined by "|" (the format the scripts parse), their
+// access spelled out, and read back; a room saved before lines existed
+// has none, and a stored value that does not parse is an error naming the
+// room and the field.
+func TestRoomLinesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	rdb := servicetest.Redis(t)
+	e := New(rdb, DefaultNamespace(rdb))
+	pem := identitytest.NewKey(t, "ec", "").PEM(t)
+	l := func(name string, share float64, access string) room.Line {
+		return room.Line{Name: name, Share: share, Access: access}
+	}
+	tests := []struct {
+		name   string
+		lines  []room.Line
+		stored string
+		want   []room.Line
+	}{
+		{"none", nil, "", nil},
+		{"an empty list", []room.Line{}, "", nil},
+		{"one line", []room.Line{l("all", 1, room.LineOpen)}, "all 1 open", []room.Line{l("all", 1, room.LineOpen)}},
+		{"two lines", []room.Line{l("presale", 0.7, room.LineCode), l("general", 0.3, room.LineOpen)},
+			"presale 0.7 code|general 0.3 open",
+			[]room.Line{l("presale", 0.7, room.LineCode), l("general", 0.3, room.LineOpen)}},
+		{"an empty access is open", []room.Line{l("a", 0.5, ""), l("b-2", 0.5, room.LineCode)}, "a 0.5 open|b-2 0.5 code",
+			[]room.Line{l("a", 0.5, room.LineOpen), l("b-2", 0.5, room.LineCode)}},
+		{"four lines, by identity too", []room.Line{l("fans_club", 0.125, room.LineIdentity), l("VIP", 0.375, room.LineCode), l("x", 0.1, room.LineOpen), l("y", 0.4, room.LineOpen)},
+			"fans_club 0.125 identity|VIP 0.375 code|x 0.1 open|y 0.4 open",
+			[]room.Line{l("fans_club", 0.125, room.LineIdentity), l("VIP", 0.375, room.LineCode), l("x", 0.1, room.LineOpen), l("y", 0.4, room.LineOpen)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := servicetest.RoomName(t, rdb)
+			s := settings(func(s *room.Settings) {
+				s.Lines = tt.lines
+				s.Identity, s.IdentityKeys = room.IdentityOptional, pem
+			})
+			if err := e.SaveRoom(ctx, name, s); err != nil {
+				t.Fatal(err)
+			}
+			cfg := testKeys(rdb, name).key("cfg")
+			if got, err := rdb.HGet(ctx, cfg, "lines").Result(); err != nil || got != tt.stored {
+				t.Fatalf("stored lines %q (%v), want %q", got, err, tt.stored)
+			}
+			got, err := e.Room(ctx, name)
+			if err != nil || !reflect.DeepEqual(got.Lines, tt.want) {
+				t.Fatalf("Room: lines %#v (%v), want %#v", got.Lines, err, tt.want)
+			}
+			if all, err := e.RoomsSettings(ctx, []string{name}); err != nil || !reflect.DeepEqual(all[name], got) {
+				t.Fatalf("RoomsSettings %+v (%v), want %+v", all[name], err, got)
+			}
+		})
+	}
+	t.Run("a room saved before lines", func(t *testing.T) {
+		name := servicetest.RoomName(t, rdb)
+		if err := e.SaveRoom(ctx, name, settings(nil)); err != nil {
+			t.Fatal(err)
+		}
+		if err := rdb.HDel(ctx, testKeys(rdb, name).key("cfg"), "lines").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := e.Room(ctx, name); err != nil || got.Lines != nil {
+			t.Fatalf("Room: lines %#v (%v), want none", got.Lines, err)
+		}
+	})
+	for _, bad := range []string{"presale", "presale 0.7", "presale 0.7 code extra", "presale  0.7 code", "pre sale 1 open",
+		"presale x code", "presale 1 vip", "presale 0.7 code|", "|presale 1 open", "a|b 1 open", "pre|sale 1 open"} {
+		t.Run("stored "+bad, func(t *testing.T) {
+			name := servicetest.RoomName(t, rdb)
+			if err := e.SaveRoom(ctx, name, settings(nil)); err != nil {
+				t.Fatal(err)
+			}
+			if err := rdb.HSet(ctx, testKeys(rdb, name).key("cfg"), "lines", bad).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Room(ctx, name); err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "lines") {
+				t.Fatalf("Room: %v, want an error naming the room and its lines", err)
+			}
+		})
 	}
 }

@@ -91,23 +91,55 @@ func loadScripts() scripts {
 // parseScript reads the "-- KEYS: name ..." header that starts body and
 // returns the script: a prelude that binds K.<name> to KEYS[i] (reading an
 // undeclared name is an error) and takes the clock argument off ARGV, lib,
-// then body.
+// then body. A name declared with a trailing "*" is one of lineKeyNames:
+// the script gets every line's, K.<name> is line 0's, and useLine(i)
+// (1-based, in the prelude) binds K.<name> to line i-1's.
 func parseScript(name, lib, body string) *script {
 	first, _, _ := strings.Cut(body, "\n")
 	decl, ok := strings.CutPrefix(first, "-- KEYS:")
 	if !ok {
 		panic("queue: script " + name + " does not start with a -- KEYS: header")
 	}
-	s := &script{keys: strings.Fields(decl)}
-	var b strings.Builder
-	b.WriteString("local K = setmetatable({")
-	for i, k := range s.keys {
+	s := &script{}
+	var perLine []string
+	for _, k := range strings.Fields(decl) {
+		if base, ok := strings.CutSuffix(k, "*"); ok {
+			if !lineKeyNames[base] {
+				panic("queue: script " + name + " declares " + k + ", which is not a line's key")
+			}
+			perLine = append(perLine, base)
+			for i := range maxLines {
+				s.keys = append(s.keys, lineKey(i, base))
+			}
+			continue
+		}
 		if !keyNames[k] {
 			panic("queue: script " + name + " declares unknown key " + k)
 		}
-		fmt.Fprintf(&b, "%s = KEYS[%d], ", k, i+1)
+		s.keys = append(s.keys, k)
+	}
+	var b strings.Builder
+	b.WriteString("local K = setmetatable({")
+	for i, k := range s.keys {
+		if keyNames[k] {
+			fmt.Fprintf(&b, "%s = KEYS[%d], ", k, i+1)
+		}
 	}
 	fmt.Fprintf(&b, "}, {__index = function(_, k) error('%s.lua does not declare key ' .. tostring(k)) end})\n", name)
+	b.WriteString("local LK = {")
+	if len(perLine) > 0 {
+		for i := range maxLines {
+			b.WriteString("{")
+			for j, k := range s.keys {
+				if base, ok := strings.CutPrefix(k, lineKey(i, "")); ok && (i > 0 || keyNames[k]) && slices.Contains(perLine, base) {
+					fmt.Fprintf(&b, "%s = KEYS[%d], ", base, j+1)
+				}
+			}
+			b.WriteString("}, ")
+		}
+	}
+	b.WriteString("}\n")
+	b.WriteString("local function useLine(i) for k, v in pairs(LK[i]) do rawset(K, k, v) end end\n")
 	// The call's last argument is the engine's clock (see clockArg); it is
 	// taken off ARGV before the script reads its own arguments.
 	b.WriteString("local CLOCK_US = tonumber(ARGV[#ARGV]); ARGV[#ARGV] = nil\n")

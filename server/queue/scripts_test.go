@@ -67,9 +67,21 @@ func TestScriptsDeclareEveryKey(t *testing.T) {
 			continue
 		}
 		declared := parseScript(name, lib, src).keys
-		for _, k := range uses(comment.ReplaceAllString(src, ""), map[string]bool{}) {
+		body := comment.ReplaceAllString(src, "")
+		// A script that moves between lines (useLine, directly or through
+		// lib) reads each line's keys: it declares them with "*".
+		seen := map[string]bool{}
+		touched := uses(body, seen)
+		movesLines := strings.Contains(body, "useLine(")
+		for fn := range seen {
+			movesLines = movesLines || strings.Contains(bodies[fn], "useLine(")
+		}
+		for _, k := range touched {
 			if !slices.Contains(declared, k) {
 				t.Errorf("%s.lua touches key %s without declaring it", name, k)
+			}
+			if movesLines && lineKeyNames[k] && !slices.Contains(declared, lineKey(1, k)) {
+				t.Errorf("%s.lua moves between lines and touches %s, declared without *", name, k)
 			}
 		}
 	}

@@ -114,6 +114,9 @@ type Settings struct {
 
 	// Access: who may take a new place (access.go).
 	Access
+	// Lines are the room's named lines, each with a share of the rate and
+	// who may join it (lines.go); none is the room's one unnamed line.
+	Lines []Line `json:"lines,omitempty"`
 
 	// Bypass: who skips the line (bypass.go).
 	Bypass
@@ -229,6 +232,9 @@ func (s Settings) Validate() error {
 	if err := s.Access.Validate(); err != nil {
 		return err
 	}
+	if err := s.validateLines(); err != nil {
+		return err
+	}
 	if err := s.Bypass.Validate(); err != nil {
 		return err
 	}
@@ -297,6 +303,8 @@ type Patch struct {
 
 	// AccessPatch: who may take a new place (access.go).
 	AccessPatch
+	// Lines, when present, replaces Settings.Lines (null or []: none).
+	Lines LinesPatch `json:"lines"`
 
 	// BypassPatch: who skips the line (bypass.go).
 	BypassPatch
@@ -334,6 +342,7 @@ func (p Patch) Apply(s Settings) Settings {
 	s.Gate = p.GatePatch.apply(s.Gate)
 	s.Adapt = p.AdaptPatch.apply(s.Adapt)
 	s.Access = p.AccessPatch.apply(s.Access)
+	s.Lines = p.Lines.apply(s.Lines)
 	s.Bypass = p.BypassPatch.apply(s.Bypass)
 	if s.Adaptive && s.Adapt.MinRate <= s.Adapt.MaxRate {
 		s.Rate = s.Adapt.Clamp(s.Rate)

@@ -142,7 +142,42 @@ func RoomValues(name string, set room.Settings, tz string) views.RoomValues {
 		HealthURL: set.HealthURL, ReadySpreadMs: optionalInt(set.ReadySpreadMs),
 		Access: set.Access.Access, Identity: set.Identity, IdentityJWKSURL: set.IdentityJWKSURL,
 		IdentityKeys: set.IdentityKeys, SignInURL: set.SignInURL, StaffNetworks: strings.Join(set.StaffNetworks, "\n"),
+		Lines: lineValues(set.Lines),
 	}
+}
+
+// lineValues are lines as the form's rows show them.
+func lineValues(lines []room.Line) []views.LineValues {
+	var out []views.LineValues
+	for _, l := range room.NormalizeLines(lines) {
+		out = append(out, views.LineValues{Name: l.Name, Share: fmtFloat(l.Share), Access: l.Access})
+	}
+	return out
+}
+
+// parseLines reads the form's rows of lines into p, their values as typed
+// into v, and the error of a row with a name but no share that parses
+// into errs, in lang. An empty row (no name, no share) is no line; a form
+// without the rows keeps the setting.
+func parseLines(f url.Values, get func(string) string, p *room.Patch, v *views.RoomValues, errs map[string]string, lang string) {
+	if !f.Has(views.LineField(0, "Name")) {
+		return
+	}
+	lines := []room.Line{}
+	for i := range room.MaxLines {
+		lv := views.LineValues{Name: get(views.LineField(i, "Name")), Share: get(views.LineField(i, "Share")), Access: get(views.LineField(i, "Access"))}
+		v.Lines = append(v.Lines, lv)
+		if lv.Name == "" && lv.Share == "" {
+			continue
+		}
+		share, err := strconv.ParseFloat(lv.Share, 64)
+		if err != nil {
+			errs[views.LineField(i, "Share")] = views.AccessFormTextFor(lang).ErrLineShare
+			continue
+		}
+		lines = append(lines, room.Line{Name: lv.Name, Share: share, Access: lv.Access})
+	}
+	p.Lines = room.LinesPatch{Set: true, Lines: lines}
 }
 
 // optionalInt is n as a form shows it: "" for nil.
@@ -247,6 +282,7 @@ func parseRoomForm(f url.Values, t views.RoomsText) (room.Patch, views.RoomValue
 			*af.dst = af.value
 		}
 	}
+	parseLines(f, get, &p, &v, errs, t.Lang)
 	// A form without the field keeps the setting; empty follows the
 	// server's default.
 	if f.Has("readySpreadMs") {
@@ -337,6 +373,9 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 	}
 	if refused := (*egress.RefusedError)(nil); fe.Field == "healthURL" && errors.As(fe.Err, &refused) {
 		return fe.Field, strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
+	}
+	if shares := (*room.SharesError)(nil); errors.As(fe.Err, &shares) {
+		return fe.Field, views.Fill(views.AccessFormTextFor(t.Lang).ErrShares, "sum", room.FormatShare(shares.Sum))
 	}
 	for _, words := range []map[string]string{t.ErrScheduleOrder, t.ErrSettings, views.GateFormTextFor(t.Lang).Err, views.AccessFormTextFor(t.Lang).Err} {
 		if msg, ok := words[fe.Field]; ok {

@@ -59,7 +59,6 @@ func (r *Room) generation(st *push.State) uint32 {
 func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPlan {
 	var plan passPlan
 	var front []dueEvent
-	frontRanks := push.Front(st.Rate)
 	gen := r.generation(st)
 	rateGen := r.rateGeneration(st)
 	clock := now.Sub(h.born).Nanoseconds()
@@ -67,10 +66,7 @@ func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPl
 	// admissions are gated). Where admissions come in waves, as slots
 	// free up under maxActive, the pages hold between events instead:
 	// a countdown would outrun the waves and be corrected every few ticks.
-	fall := st.Rate
-	if st.Paused || st.Slots != nil {
-		fall = 0
-	}
+	gated := st.Paused || st.Slots != nil
 	// The page's countdown is checked as far ahead as it holds its rank
 	// first: until the next pass has surely looked again, or the stall
 	// watch has told it to hold.
@@ -114,6 +110,14 @@ func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPl
 		}
 		ticket := c.ticket.Load()
 		rank, passed := st.Rank(ticket)
+		// The rate this visitor's line moves at: the room's, or in a room
+		// with lines the line's part of it.
+		rate := st.RateOf(ticket)
+		frontRanks := push.Front(rate)
+		fall := rate
+		if gated {
+			fall = 0
+		}
 		if passed {
 			h.resolve(r, c, st.TimeMicros, spread)
 			continue
@@ -167,12 +171,12 @@ func (h *Hub) scan(r *Room, st *push.State, conns []*conn, now time.Time) passPl
 			c.slow-- // on schedule and not ahead: back towards the full pace
 		}
 		myFall := fall / float64(int(1)<<c.slow)
-		if st.Random && st.Waiting > 0 {
+		if waiting := st.WaitingOf(ticket); st.Random && waiting > 0 {
 			// Mode random: the people ahead leave at their share of the
 			// rate, not at the rate.
-			myFall *= float64(min(rank, st.Waiting)) / float64(st.Waiting)
+			myFall *= float64(min(rank, waiting)) / float64(waiting)
 		}
-		cd := push.Plan(rank, st.Rate, myFall, h.opt.Tick, quiet)
+		cd := push.Plan(rank, rate, myFall, h.opt.Tick, quiet)
 		c.lastRank, c.lastTick, c.sentAt, c.gen = rank, st.Tick, clock, gen
 		c.cdEvery, c.cdPace = int32(cd.Every), 0
 		if cd.Pace > 0 {

@@ -44,7 +44,10 @@ type conn struct {
 	ticket  atomic.Int64 // the line number, which ranks count from
 	// shown is the visitor's own ticket (a drawn buyer's pre-queue
 	// ticket); prequeued marks a buyer waiting for the draw.
-	shown     atomic.Int64
+	shown atomic.Int64
+	// lineName is the name of the visitor's line in a room with lines
+	// (nil otherwise).
+	lineName  atomic.Pointer[string]
 	prequeued atomic.Bool
 	// born is when the room the ticket is of was created (Position.Born;
 	// 0: unknown).
@@ -196,4 +199,21 @@ func appendChunk(b []byte, body func([]byte) []byte) []byte {
 		n >>= 4
 	}
 	return append(b, '\r', '\n')
+}
+
+// line returns the name of the visitor's line ("" for none).
+func (c *conn) line() string {
+	if p := c.lineName.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// setLine sets the name of the visitor's line ("" for none).
+func (c *conn) setLine(name string) {
+	if name == "" {
+		c.lineName.Store(nil)
+		return
+	}
+	c.lineName.Store(&name)
 }

@@ -74,7 +74,8 @@ func appendPositionJSON(b []byte, p queue.Position, tickMicros int64) []byte {
 }
 
 // AppendPlace appends the fields that say where p stands, from "rank" to
-// "pollingIntervalSeconds", in the contract's order: the JSON API and the
+// "pollingIntervalSeconds" and, in a room with lines, "line", in the
+// contract's order: the JSON API and the
 // SSE events both write them.
 func AppendPlace(b []byte, p queue.Position) []byte {
 	b = append(b, `,"rank":`...)
@@ -90,5 +91,13 @@ func AppendPlace(b []byte, p queue.Position) []byte {
 		b = strconv.AppendInt(b, *p.EstimatedWaitSeconds, 10)
 	}
 	b = append(b, `,"pollingIntervalSeconds":`...)
-	return strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
+	b = strconv.AppendInt(b, int64(p.PollingIntervalSeconds), 10)
+	if p.LineName != "" {
+		// Line names are letters, digits, '-' and '_' (line.ValidName):
+		// nothing to escape.
+		b = append(b, `,"line":"`...)
+		b = append(b, p.LineName...)
+		b = append(b, '"')
+	}
+	return b
 }

@@ -86,7 +86,8 @@ func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 	if st.SoldOut {
 		// Nothing left to sell for now: every waiting page is told once;
 		// it keeps its place in line.
-		p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.Waiting, SoldOut: true,
+		p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.WaitingOf(c.ticket.Load()), SoldOut: true,
+			LineName:               c.line(),
 			PollingIntervalSeconds: queue.PollingInterval(d.rank)}
 		p = withSchedule(p, st)
 		buf = appendChunk(buf, func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
@@ -95,8 +96,10 @@ func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 		}
 		return buf
 	}
-	p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.Waiting,
-		EstimatedWaitSeconds:   queue.ETA(d.rank, st.Rate, st.Slots, st.Paused),
+	ticket := c.ticket.Load()
+	p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.WaitingOf(ticket),
+		EstimatedWaitSeconds:   queue.ETA(queue.LineRank(d.rank, st.ShareOf(ticket)), st.Rate, st.Slots, st.Paused),
+		LineName:               c.line(),
 		Paused:                 st.Paused,
 		RankUpReason:           d.reason,
 		PollingIntervalSeconds: queue.PollingInterval(d.rank)}
@@ -154,6 +157,7 @@ func (h *Hub) sendResolved(c *conn, p queue.Position, tickMicros int64) {
 	case queue.StatusWaiting:
 		c.born.Store(p.Born)
 		c.ticket.Store(lineOf(p))
+		c.setLine(p.LineName)
 		c.shown.Store(p.Ticket)
 		c.prequeued.Store(false)
 		c.rebound.Store(true)

@@ -45,10 +45,11 @@ func msPtr(ms int64) *int64 {
 }
 
 // lineOf returns the number ranks count from: the line number when the
-// position has one, else its ticket.
+// position has one, else its ticket, of the position's line
+// (queue.LineTicket).
 func lineOf(p queue.Position) int64 {
 	if p.Line > 0 {
-		return p.Line
+		return queue.LineTicket(p.LineIndex, p.Line)
 	}
-	return p.Ticket
+	return queue.LineTicket(p.LineIndex, p.Ticket)
 }

@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue head seq counts seen seenbase departed departing sweep tick draw prequeue away awaytk back attr campof camp campbase jtis jtiof sessions
+-- KEYS: cfg soldout rate active tokens done queue* head* seq* counts seen* seenbase* departed* departing* sweep* tick draw prequeue away* awaytk* back* attr campof camp* campbase* jtis jtiof sessions
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots
@@ -8,6 +8,10 @@
 -- event. Visitors away at their turn are passed over and kept aside; those
 -- who came back are admitted first (see lib.lua, ABSENCE). A crash can only
 -- happen before or after all of it.
+-- LINES: in a room with lines, the tick's admissions are split between
+-- the lines that have anyone waiting, by their shares among them (see
+-- splitCredit); a line that cannot use its part gives it to the others.
+-- Each line has its own head, departures and sweeps.
 -- ARGV: 2 tick seconds, 3 a random seed (mode random), 4.. tokens
 -- IDLE: a room that sleeps (see wake in lib.lua) answers at once until its
 -- wakeAt; a tick that finds it quiet puts it to sleep.
@@ -20,14 +24,22 @@
 -- that did not wake it (an instance of a version without sleep, during a
 -- rolling deploy) is found at the next check.
 local sleep = redis.call('HMGET', K.rate, 'asleep', 'wakeAt')
-if sleep[1] and redis.call('EXISTS', K.queue, K.prequeue, K.back, K.away, K.active, K.done, K.sessions) == 0 then
+local function quiet()
+  for i = 2, #LK do
+    if redis.call('EXISTS', LK[i].queue, LK[i].back, LK[i].away) > 0 then return false end
+  end
+  return redis.call('EXISTS', K.queue, K.prequeue, K.back, K.away, K.active, K.done, K.sessions) == 0
+end
+if sleep[1] and quiet() then
   local wakeAt = tonumber(sleep[2]) or 0
   if wakeAt == 0 then return {-2, 0} end
   local ms = math.floor(nowUs() / 1000)
   if ms < wakeAt then return {-2, wakeAt - ms} end
 end
-local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode', 'readySpreadMs', 'createdMs')
+local cfg = redis.call('HMGET', K.cfg, 'rate', 'maxActive', 'tokenTTLSeconds', 'paused', 'abandonAfterSeconds', 'mode', 'readySpreadMs', 'createdMs', 'lines')
 if not cfg[1] then return {-1} end
+local lines = parseLines(cfg[9]) -- LINES
+local nl = math.max(#lines, 1)
 local rate = tonumber(cfg[1])
 local maxActive = tonumber(cfg[2]) or 0
 local ttl = tonumber(cfg[3]) or 300
@@ -54,9 +66,7 @@ local ph, sc = phaseNow(nowMs)
 local gated = admitsNone(ph, sc)
 local random = cfg[6] == 'random'
 if random then math.randomseed(tonumber(ARGV[3])) end
-local Q, ACTIVE = K.queue, K.active
-local base = seenBase()
-local cbase = campBase() -- ATTRIBUTION
+local ACTIVE = K.active
 
 -- Credit: rate × elapsed since the last tick of any instance, so N
 -- instances admit what one would. After an idle spell (the line was empty
@@ -75,7 +85,7 @@ local cbase = campBase() -- ATTRIBUTION
 -- A tick older than the window less a tenth of a tick (at most 100 ms)
 -- no longer counts, so that ticks that run slightly early keep their
 -- batch.
-local st = redis.call('HMGET', K.rate, 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog', 'recent', 'held')
+local st = redis.call('HMGET', K.rate, 'ts', 'credit', 'ewma', 'wts', 'wn', 'wsat', 'backlog', 'recent', 'held', 'lc')
 local ts = tonumber(st[1]) or now
 local credit = tonumber(st[2]) or 0
 local backlog = st[7] == '1'
@@ -154,10 +164,12 @@ if maxActive > 0 and not passthrough then
   if n > free then n = free end
 end
 
-local head = tonumber(redis.call('GET', K.head)) or 0
 local admitted = {}
 local abandoned = 0
-local function admitOne(v, ticket)
+local heads = {} -- LINES: each line's head, as its pops move it
+-- admitOne admits v, whose ticket in the bound line's keys is ticket
+-- (cbase: that line's campaign base).
+local function admitOne(v, ticket, cbase)
   admitted[#admitted + 1] = v
   -- An expired pass of this visitor that the sweep has not reached yet
   -- ends here, counted once; a tombstone is replaced.
@@ -171,55 +183,133 @@ local function admitOne(v, ticket)
   redis.call('ZADD', ACTIVE, I(x), v)
   admitCampaign(v, ticket, cbase)
 end
--- ABSENCE: passed-over visitors who came back go first, inside the same
--- credit and slots; their tickets are behind the head already.
-if n > 0 then
-  local back = redis.call('ZPOPMIN', K.back, n)
-  for i = 1, #back, 2 do admitOne(back[i], tonumber(back[i + 1])) end
-end
--- Abandoned visitors found at the front depart instead of taking an
--- admission; a few more rounds fill their places.
-for _ = 1, 8 do
-  local want = n - #admitted
-  if want <= 0 then break end
-  local popped
-  if random then
-    popped = {}
-    local size = redis.call('ZCARD', Q)
-    for _ = 1, math.min(want, size) do
-      local at = math.random(size) - 1
-      local one = redis.call('ZRANGE', Q, at, at, 'WITHSCORES')
-      redis.call('ZREM', Q, one[1])
-      popped[#popped + 1] = one[1]
-      popped[#popped + 1] = one[2]
-      size = size - 1
-    end
-  else
-    popped = redis.call('ZPOPMIN', Q, want)
+-- popLine admits up to want visitors of line i and returns how many.
+local function popLine(i, want)
+  useLine(i)
+  local Q = K.queue
+  local base, cbase = seenBase(), campBase()
+  local head = heads[i] or tonumber(redis.call('GET', K.head)) or 0
+  local got = #admitted
+  local function left() return want - (#admitted - got) end
+  -- ABSENCE: passed-over visitors who came back go first, inside the same
+  -- credit and slots; their tickets are behind the head already.
+  if want > 0 then
+    local back = redis.call('ZPOPMIN', K.back, want)
+    for j = 1, #back, 2 do admitOne(back[j], tonumber(back[j + 1]), cbase) end
   end
-  if #popped == 0 then break end
-  for i = 1, #popped, 2 do
-    local v = popped[i]
-    local ticket = tonumber(popped[i + 1])
+  -- Abandoned visitors found at the front depart instead of taking an
+  -- admission; a few more rounds fill their places.
+  for _ = 1, 8 do
+    local need = left()
+    if need <= 0 then break end
+    local popped
     if random then
-      -- Admitted out of order: a departure above the head for the ranks.
-      if ticket > head and redis.call('ZADD', K.departed, I(ticket), I(ticket)) == 1 then
-        redis.call('RPUSH', K.departing, I(ticket))
+      popped = {}
+      local size = redis.call('ZCARD', Q)
+      for _ = 1, math.min(need, size) do
+        local at = math.random(size) - 1
+        local one = redis.call('ZRANGE', Q, at, at, 'WITHSCORES')
+        redis.call('ZREM', Q, one[1])
+        popped[#popped + 1] = one[1]
+        popped[#popped + 1] = one[2]
+        size = size - 1
       end
-    elseif ticket > head then
-      head = ticket
-    end
-    if alive(ticket, now, abandon, base) then
-      admitOne(v, ticket)
-    elseif lapsed(ticket, now, abandon, ret, base) then
-      redis.call('ZADD', Q, I(ticket), v) -- depart() records it properly
-      depart(v, ticket, 'abandoned')
-      abandoned = abandoned + 1
     else
-      -- ABSENCE: away at their turn, within the return window: passed
-      -- over, kept aside until the window (from when last seen) ends.
-      passOver(v, ticket, nowMs + math.floor((ret - unseenUs(ticket, now, base)) / 1000), cbase)
+      popped = redis.call('ZPOPMIN', Q, need)
     end
+    if #popped == 0 then break end
+    for j = 1, #popped, 2 do
+      local v = popped[j]
+      local ticket = tonumber(popped[j + 1])
+      if random then
+        -- Admitted out of order: a departure above the head for the ranks.
+        if ticket > head and redis.call('ZADD', K.departed, I(ticket), I(ticket)) == 1 then
+          redis.call('RPUSH', K.departing, I(ticket))
+        end
+      elseif ticket > head then
+        head = ticket
+      end
+      if alive(ticket, now, abandon, base) then
+        admitOne(v, ticket, cbase)
+      elseif lapsed(ticket, now, abandon, ret, base) then
+        redis.call('ZADD', Q, I(ticket), v) -- depart() records it properly
+        depart(v, ticket, 'abandoned')
+        abandoned = abandoned + 1
+      else
+        -- ABSENCE: away at their turn, within the return window: passed
+        -- over, kept aside until the window (from when last seen) ends.
+        passOver(v, ticket, nowMs + math.floor((ret - unseenUs(ticket, now, base)) / 1000), cbase)
+      end
+    end
+  end
+  heads[i] = head
+  return #admitted - got
+end
+
+-- LINES: splitCredit splits the tick's n admissions between the lines
+-- that have anyone waiting (demand), by their shares among them. Each
+-- line carries the fraction it was owed ('lc' in K.rate, one number per
+-- line), so that over many ticks every line gets its share exactly; a
+-- line with nobody waiting carries nothing. The parts add up to n.
+local lc = {}
+for x in string.gmatch(st[10] or '', '[^ ]+') do lc[#lc + 1] = tonumber(x) or 0 end
+local demand, live, share = {}, {}, {}
+local function splitCredit(n)
+  local quota, sum, k, carried = {}, 0, 0, 0
+  for i = 1, nl do
+    useLine(i)
+    demand[i] = redis.call('ZCARD', K.queue) + redis.call('ZCARD', K.back)
+    quota[i] = 0
+    lc[i] = lc[i] or 0
+    if demand[i] > 0 then
+      live[#live + 1] = i
+      sum = sum + lines[i].share
+      carried = carried + lc[i]
+    else
+      lc[i] = 0
+    end
+  end
+  if sum <= 0 then return quota end
+  local total = 0
+  for _, i in ipairs(live) do
+    share[i] = lines[i].share / sum
+    lc[i] = lc[i] - carried / #live + n * share[i]
+    quota[i] = math.max(math.floor(lc[i] + 1e-9), 0)
+    total = total + quota[i]
+  end
+  while total < n do
+    local best
+    for _, i in ipairs(live) do
+      if not best or lc[i] - quota[i] > lc[best] - quota[best] then best = i end
+    end
+    quota[best] = quota[best] + 1
+    total = total + 1
+  end
+  while total > n do
+    local worst
+    for _, i in ipairs(live) do
+      if quota[i] > 0 and (not worst or lc[i] - quota[i] < lc[worst] - quota[worst]) then worst = i end
+    end
+    quota[worst] = quota[worst] - 1
+    total = total - 1
+  end
+  for _, i in ipairs(live) do lc[i] = lc[i] - quota[i] end
+  return quota
+end
+
+if #lines == 0 then
+  popLine(1, n)
+else
+  local quota = splitCredit(n)
+  local dry = {}
+  for i = 1, nl do
+    if quota[i] > 0 and popLine(i, quota[i]) < quota[i] then dry[i] = true end
+  end
+  -- What a line could not use goes to the others, in their order.
+  for _, i in ipairs(live) do
+    local rest = n - #admitted
+    if rest <= 0 then break end
+    if not dry[i] then popLine(i, rest) end
   end
 end
 if #admitted > 0 then
@@ -231,65 +321,84 @@ if #admitted > 0 then
   redis.call('HINCRBY', K.counts, 'admitted', #admitted)
   forgetJtis(admitted) -- GATE: the pass ids of the passes just replaced
 end
-if random then
-  -- The head moves up to the lowest ticket still waiting.
-  local low = redis.call('ZRANGE', Q, 0, 0, 'WITHSCORES')
-  local h = (tonumber(low[2]) or ((tonumber(redis.call('GET', K.seq)) or 0) + 1)) - 1
-  if h > head then head = h end
-end
-redis.call('SET', K.head, I(head))
 
--- ABSENCE: passed-over visitors whose return window ended depart as
--- abandoned. Their tickets are behind the head: no rank changes.
-local lost = redis.call('ZRANGEBYSCORE', K.away, '-inf', nowMs, 'LIMIT', 0, SWEEP)
-if #lost > 0 then
-  redis.call('ZREM', K.away, unpack(lost))
-  redis.call('HDEL', K.awaytk, unpack(lost))
-  redis.call('HDEL', K.campof, unpack(lost))
-  redis.call('HINCRBY', K.counts, 'abandoned', #lost)
-end
-
--- Sweep part of the line for abandoned visitors, from a cursor that wraps,
--- so that everyone's rank drops as soon as someone ahead has gone.
-local waiting = redis.call('ZCARD', Q)
-if abandon > 0 and waiting > 0 then
-  local k = math.ceil(waiting * tickSec * 4000000 / abandon)
-  if k < 200 then k = 200 end
-  if k > 5000 then k = 5000 end
-  local cursor = tonumber(redis.call('GET', K.sweep)) or 0
-  local batch = redis.call('ZRANGEBYSCORE', Q, '(' .. I(cursor), '+inf', 'WITHSCORES', 'LIMIT', 0, k)
-  for i = 1, #batch, 2 do
-    local ticket = tonumber(batch[i + 1])
-    if lapsed(ticket, now, abandon, ret, base) then
-      depart(batch[i], ticket, 'abandoned')
-      abandoned = abandoned + 1
-    end
-    cursor = ticket
+-- tidyLine ends the tick for line i: it stores its head, sweeps it for
+-- the abandoned and drops what lies behind the head. It returns the
+-- line's waiting count.
+local function tidyLine(i)
+  useLine(i)
+  local Q = K.queue
+  local base, cbase = seenBase(), campBase()
+  local head = heads[i] or tonumber(redis.call('GET', K.head)) or 0
+  if random then
+    -- The head moves up to the lowest ticket still waiting.
+    local low = redis.call('ZRANGE', Q, 0, 0, 'WITHSCORES')
+    local h = (tonumber(low[2]) or ((tonumber(redis.call('GET', K.seq)) or 0) + 1)) - 1
+    if h > head then head = h end
   end
-  if #batch < 2 * k then cursor = 0 end
-  redis.call('SET', K.sweep, I(cursor))
-  waiting = redis.call('ZCARD', Q)
-end
-redis.call('ZREMRANGEBYSCORE', K.departed, '-inf', I(head))
-local active = redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
+  redis.call('SET', K.head, I(head))
+  heads[i] = head
 
--- The liveness cells behind the head are dead: once they are at least a
--- chunk and at least as many as the live ones, drop them in one copy, so
--- the string stays bounded by the line and the cost per ticket constant.
-local SEEN_CHUNK = 65536
-local dead = head - base
-if dead >= SEEN_CHUNK and dead >= (tonumber(redis.call('GET', K.seq)) or 0) - head then
-  local rest = redis.call('GETRANGE', K.seen, 2 * dead, -1)
-  if #rest > 0 then redis.call('SET', K.seen, rest) else redis.call('DEL', K.seen) end
-  redis.call('SET', K.seenbase, I(head))
+  -- ABSENCE: passed-over visitors whose return window ended depart as
+  -- abandoned. Their tickets are behind the head: no rank changes.
+  local lost = redis.call('ZRANGEBYSCORE', K.away, '-inf', nowMs, 'LIMIT', 0, SWEEP)
+  if #lost > 0 then
+    redis.call('ZREM', K.away, unpack(lost))
+    redis.call('HDEL', K.awaytk, unpack(lost))
+    redis.call('HDEL', K.campof, unpack(lost))
+    redis.call('HINCRBY', K.counts, 'abandoned', #lost)
+  end
+
+  -- Sweep part of the line for abandoned visitors, from a cursor that wraps,
+  -- so that everyone's rank drops as soon as someone ahead has gone.
+  local waiting = redis.call('ZCARD', Q)
+  if abandon > 0 and waiting > 0 then
+    local k = math.ceil(waiting * tickSec * 4000000 / abandon)
+    if k < 200 then k = 200 end
+    if k > 5000 then k = 5000 end
+    local cursor = tonumber(redis.call('GET', K.sweep)) or 0
+    local batch = redis.call('ZRANGEBYSCORE', Q, '(' .. I(cursor), '+inf', 'WITHSCORES', 'LIMIT', 0, k)
+    for i = 1, #batch, 2 do
+      local ticket = tonumber(batch[i + 1])
+      if lapsed(ticket, now, abandon, ret, base) then
+        depart(batch[i], ticket, 'abandoned')
+        abandoned = abandoned + 1
+      end
+      cursor = ticket
+    end
+    if #batch < 2 * k then cursor = 0 end
+    redis.call('SET', K.sweep, I(cursor))
+    waiting = redis.call('ZCARD', Q)
+  end
+  redis.call('ZREMRANGEBYSCORE', K.departed, '-inf', I(head))
+
+  -- The liveness cells behind the head are dead: once they are at least a
+  -- chunk and at least as many as the live ones, drop them in one copy, so
+  -- the string stays bounded by the line and the cost per ticket constant.
+  local SEEN_CHUNK = 65536
+  local dead = head - base
+  if dead >= SEEN_CHUNK and dead >= (tonumber(redis.call('GET', K.seq)) or 0) - head then
+    local rest = redis.call('GETRANGE', K.seen, 2 * dead, -1)
+    if #rest > 0 then redis.call('SET', K.seen, rest) else redis.call('DEL', K.seen) end
+    redis.call('SET', K.seenbase, I(head))
+  end
+  -- ATTRIBUTION: the campaign cells behind the head go the same way.
+  dead = head - cbase
+  if dead >= SEEN_CHUNK and dead >= (tonumber(redis.call('GET', K.seq)) or 0) - head then
+    local rest = redis.call('GETRANGE', K.camp, 2 * dead, -1)
+    if #rest > 0 then redis.call('SET', K.camp, rest) else redis.call('DEL', K.camp) end
+    redis.call('SET', K.campbase, I(head))
+  end
+  return waiting
 end
--- ATTRIBUTION: the campaign cells behind the head go the same way.
-dead = head - cbase
-if dead >= SEEN_CHUNK and dead >= (tonumber(redis.call('GET', K.seq)) or 0) - head then
-  local rest = redis.call('GETRANGE', K.camp, 2 * dead, -1)
-  if #rest > 0 then redis.call('SET', K.camp, rest) else redis.call('DEL', K.camp) end
-  redis.call('SET', K.campbase, I(head))
+local waiting, lineWaiting = 0, {}
+for i = 1, nl do
+  lineWaiting[i] = tidyLine(i)
+  waiting = waiting + lineWaiting[i]
 end
+useLine(1)
+local head = heads[1] or tonumber(redis.call('GET', K.head)) or 0
+local active = redis.call('ZCOUNT', ACTIVE, '(' .. I(nowMs), '+inf')
 
 -- Measured admission rate: an EWMA over 1 s windows in which the line never
 -- ran dry, so that an idle room does not drag the estimate to zero.
@@ -310,6 +419,12 @@ end
 local fields = {'ts', I(now), 'credit', string.format('%.6f', credit), 'wts', I(wts), 'wn', I(wn), 'wsat', wsat and '1' or '0',
   'backlog', (waiting > 0 and not paused and not soldout) and '1' or '0', 'recent', table.concat(recent), 'held', I(held),
   'tk', I(tickSec * 1000000)}
+if #lines > 0 then
+  local t = {}
+  for i = 1, nl do t[i] = string.format('%.6f', lc[i] or 0) end
+  fields[#fields + 1] = 'lc'
+  fields[#fields + 1] = table.concat(t, ' ')
+end
 if ewma then
   fields[#fields + 1] = 'ewma'
   fields[#fields + 1] = string.format('%.4f', ewma)
@@ -346,6 +461,33 @@ local rs = tonumber(cfg[7])
 if rs then rs = ',"rs":' .. I(rs) else rs = '' end
 -- Mode random: everyone's rank falls at their share of the rate.
 if cfg[6] == 'random' then rs = rs .. ',"rm":1' end
+-- LINES: each line's head, departures, waiting and the throughput its
+-- share gets among the lines with anyone waiting (itself counted).
+local anyDep = #dep > 0
+if #lines > 0 then
+  local sum = 0
+  for _, i in ipairs(live) do sum = sum + lines[i].share end
+  local ls = {}
+  for i = 1, nl do
+    useLine(i)
+    local d = dep
+    if i > 1 then
+      d = redis.call('LRANGE', K.departing, 0, -1)
+      if #d > 0 then
+        redis.call('DEL', K.departing)
+        anyDep = true
+      end
+    end
+    local s = sum
+    if (demand[i] or 0) == 0 then s = s + lines[i].share end
+    local lr = 0
+    if s > 0 then lr = r * lines[i].share / s end
+    ls[i] = '{"h":' .. I(heads[i]) .. ',"w":' .. I(lineWaiting[i]) .. ',"r":' .. string.format('%.4f', lr) ..
+      ',"d":[' .. table.concat(d, ',') .. ']}'
+  end
+  useLine(1)
+  rs = rs .. ',"L":[' .. table.concat(ls, ',') .. ']'
+end
 redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t":' .. I(now) ..
   ',"w":' .. I(waiting) .. ',"r":' .. string.format('%.4f', r) .. ',"p":' .. (paused and '1' or '0') .. slots ..
   ',"s":' .. (soldout and '1' or '0') .. ',"a":' .. a .. ',"d":[' .. table.concat(dep, ',') .. ']' ..
@@ -355,9 +497,7 @@ redis.call('PUBLISH', CHANNEL, '{"n":' .. I(tick) .. ',"h":' .. I(head) .. ',"t"
 -- IDLE: quiet after this tick, the room sleeps until its schedule's next
 -- change, if any (see wake in lib.lua).
 local asleep, wakeAt = 0, 0
-if waiting == 0 and #admitted == 0 and #dep == 0 and ph ~= 'drawing' and redis.call('ZCARD', ACTIVE) == 0 and
-    redis.call('ZCARD', K.done) == 0 and redis.call('ZCARD', K.back) == 0 and redis.call('ZCARD', K.away) == 0 and
-    redis.call('ZCARD', K.prequeue) == 0 and redis.call('HLEN', K.sessions) == 0 then
+if waiting == 0 and #admitted == 0 and not anyDep and ph ~= 'drawing' and redis.call('ZCARD', K.done) == 0 and quiet() then
   asleep = 1
   for i = 1, 3 do
     local at = tonumber(sc[i]) or 0

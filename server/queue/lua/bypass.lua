@@ -1,4 +1,4 @@
--- KEYS: cfg rate tokens active done counts bypass jtis jtiof queue departed departing prequeue withdrawn draw away awaytk back campof
+-- KEYS: cfg rate tokens active done counts bypass jtis jtiof queue* departed* departing* prequeue withdrawn draw away* awaytk* back* campof
 -- bypass.lua: lets a visitor into the room at once, outside the line: a
 -- pass of their own, held in a slot as every pass is, and never taken
 -- from the line, the rate's credit or the admitted count. With a test
@@ -14,7 +14,7 @@
 --   is held; -3 no such link (or revoked); -4 the link has expired; -5 the
 --   link is used up; -6 the sale has ended (closed, or past closesAt with
 --   the line not served after it)
-local cfg = redis.call('HMGET', K.cfg, 'maxActive', 'tokenTTLSeconds')
+local cfg = redis.call('HMGET', K.cfg, 'maxActive', 'tokenTTLSeconds', 'lines')
 if redis.call('EXISTS', K.cfg) == 0 then return {-1, 0} end
 local nowMs = math.floor(nowUs() / 1000)
 local v, link = ARGV[2], ARGV[4]
@@ -44,6 +44,6 @@ putPass(v, {t = ARGV[3], s = 'R', n = 0, x = x, c = 0, h = '-', f = 0, p = 0})
 redis.call('ZADD', K.active, I(x), v)
 redis.call('HINCRBY', K.counts, 'bypassed', 1)
 if cap then redis.call('HSET', K.bypass, link, I(cap) .. ' ' .. I(used + 1) .. ' ' .. I(untilMs)) end
-leaveLine(v)
+leaveLines(v, math.max(#parseLines(cfg[3]), 1))
 wake() -- IDLE: the pass's end is swept by the room's ticks
 return {1, x}

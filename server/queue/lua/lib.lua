@@ -357,6 +357,47 @@ local function leaveLine(v)
   return false
 end
 
+-- LINES: a room's lines, from its cfg field 'lines' ("name share
+-- access|..."), in order: line i (1-based) has the keys useLine(i) binds
+-- (line 1 the room's own). A room without lines has none, and one line.
+local function parseLines(s)
+  local ls = {}
+  if not s or s == '' then return ls end
+  for name, share, access in string.gmatch(s, '([^ |]+) ([^ |]+) ([^ |]+)') do
+    ls[#ls + 1] = {name = name, share = tonumber(share) or 0, access = access}
+  end
+  return ls
+end
+-- lineShares returns each line's part of the room's throughput (0 to 1):
+-- its share among the lines with anyone waiting, itself counted, as
+-- admit.lua splits it.
+local function lineShares(lines)
+  local sum, has, out = 0, {}, {}
+  for j = 1, #lines do
+    has[j] = redis.call('ZCARD', LK[j].queue) + redis.call('ZCARD', LK[j].back) > 0
+    if has[j] then sum = sum + lines[j].share end
+  end
+  for j = 1, #lines do
+    local s = sum
+    if not has[j] then s = s + lines[j].share end
+    out[j] = 0
+    if s > 0 then out[j] = lines[j].share / s end
+  end
+  return out
+end
+-- leaveLines is leaveLine in a room of nl lines, trying each line's keys;
+-- the room's own are bound again after it.
+local function leaveLines(v, nl)
+  local left = false
+  for i = 1, nl do
+    useLine(i)
+    left = leaveLine(v)
+    if left then break end
+  end
+  useLine(1)
+  return left
+end
+
 -- Passes: K.tokens maps a visitor to "token state ticket expiryMs
 -- claimDeadlineMs holder fails pausedUntilMs". state is R (READY), C
 -- (CLAIMED by holder until claimDeadlineMs) or U (used: a tombstone, so

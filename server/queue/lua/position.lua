@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate head tick tokens queue seq seen seenbase counts departed departing draw prequeue withdrawn drawn nets away awaytk back active camps attr campof camp campbase sessions powused powcur powprev
+-- KEYS: cfg soldout rate head* tick tokens queue* seq* seen* seenbase* counts departed* departing* draw prequeue withdrawn drawn nets away* awaytk* back* active camps attr campof camp* campbase* sessions powused powcur powprev
 -- position.lua: the places of visitors of one room, and (with their enter
 -- flag "1") their atomic, idempotent enters. Status is decided by the pass
 -- first, then the pre-queue, then the queue.
@@ -19,7 +19,10 @@
 --   follow (counted per new ticket), "p" the proof of work's id, its
 --   expiry and its issue time (unix ms) follow, "g" an access code was
 --   redeemed for this enter, "i" the visitor is a verified identity's
---   (see ACCESS below). A minted visitor's group
+--   (see ACCESS below), "o" the visitor has no access code to redeem:
+--   in a room with a code line, a new place goes to a line open to all
+--   only with it (else -7), "l" the name of the line the visitor's code
+--   or identity puts them in follows (LINES). A minted visitor's group
 --   is "emn", visitor, network: three arguments, not ten.
 -- BATCH: the visitors are placed one after the other, in the
 -- order given, as as many calls of the script one visitor at a time would
@@ -31,7 +34,8 @@
 --   slots, sinceTickMs, tickMs}, known 1 (or -1 for an unknown room, with no visitor replies
 --   following), then the visitors' replies, in their order: for one
 --   visitor a string of "code ticket rank waiting line passExpiresMs
---   rankUp proved created token" (token '' but for a pass; one string
+--   rankUp proved created lineIndex lineShare lineName token" (token ''
+--   but for a pass; one string
 --   rather than ten replies makes the reply cheap to read), and for a run
 --   of m minted visitors who joined together (see joinRun) "R first
 --   waiting m": the i-th of them (from 0) is WAITING with ticket (and
@@ -41,13 +45,19 @@
 --   -2 a proof of work is needed (none given), -3 the proof was used before,
 --   -4 the proof was issued before the room's current phase began,
 --   -5 the room's access takes a code (none redeemed), -6 the room
---   requires an identity (none verified)
+--   requires an identity (none verified), -7 a new place would go to a
+--   line open to all in a room with a code line: the caller redeems the
+--   visitor's code, if any, or says there is none ("o")
 --   ticket is the visitor's own number: the pre-queue ticket of a drawn
 --   buyer, else the line number; line is the line number (ranks count it).
 --   rankUp: 1 when this call put a lapsed visitor back at the end.
 --   proved: 1 when this call's proof of work made the place.
 --   created: 1 when this call made a new place (ticket or pre-queue
 --   entry), not a lapsed visitor put back at the end.
+--   lineIndex: the visitor's line, from 0 (LINES; 0 in a room without
+--   lines), and waiting counts that line; lineShare its part of the
+--   room's throughput in millionths (see lineShare); lineName its name,
+--   '-' for none (no lines, or no place in one).
 -- A sold-out room takes nobody new into the line; nor does a room before
 -- its pre-queue or after its closing.
 -- CHALLENGE: in a room whose challenge is not off, a new place (ticket or
@@ -62,7 +72,7 @@ local FIRST = 6
 -- The room's state, in as few calls as it takes: its settings and schedule
 -- in one HMGET, its counters (after a freeze at opening) in one MGET.
 local cfg = redis.call('HMGET', K.cfg, 'rate', 'paused', 'maxActive', 'tokenTTLSeconds', 'challenge',
-  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode', 'createdMs', 'access', 'identity')
+  'prequeueAt', 'opensAt', 'closesAt', 'serveLineAfterClose', 'mode', 'createdMs', 'access', 'identity', 'lines')
 local rate = cfg[1]
 if not rate then return {{-1}} end
 local rs = redis.call('HMGET', K.rate, 'ewma', 'ts', 'tk', 'asleep')
@@ -91,6 +101,10 @@ local eta = string.format('%.4f', achievable(tonumber(rate), maxActive, ttl))
 if admitsNone(ph, sc) then eta = '0' end -- no admissions: no honest ETA
 local challenge = challengeMode(cfg[5], ARGV[4])
 local needCode, needIdentity = cfg[12] == 'code', cfg[13] == 'required' -- ACCESS
+-- LINES: a room with lines finds each visitor in the line they are in,
+-- and puts a new one in the line their code or identity names, else in
+-- the first line their credentials open (see chooseLine).
+local lines = parseLines(cfg[14])
 local maxCamps, maxPerSource, win = tonumber(ARGV[2]) or 0, tonumber(ARGV[3]) or 0, tonumber(ARGV[5]) or 0
 -- BATCH: what only some answers need is read once, by the first that does;
 -- no visitor's place changes it. Direct joins are counted once, at the end.
@@ -116,10 +130,66 @@ local function drawBlock()
   return drawBase, drawN
 end
 
+-- LINES: bindLine binds line i's keys, and its head and cell bases.
+local bound = 1
+local function bindLine(i)
+  if i == bound then return end
+  useLine(i)
+  bound = i
+  local c = redis.call('MGET', K.head, K.seenbase, K.campbase)
+  head, base, cbase = tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0
+end
+local roomHead, roomBase, roomCBase = head, base, cbase
+local function unbind()
+  if bound == 1 then return end
+  useLine(1)
+  bound, head, base, cbase = 1, roomHead, roomBase, roomCBase
+end
+-- chooseLine returns the line (1-based) a new place of group g goes to,
+-- or the refusal (-5, -6) when it can have none: the line g names, else
+-- the first code line for a code, the first identity line for an
+-- identity, the first open line. A visitor who may hold a code is asked
+-- for it (-7) before they go to a line open to all.
+local function chooseLine(g)
+  local at
+  for i, l in ipairs(lines) do
+    if l.name == g.line then at = i end
+  end
+  local function first(access)
+    for i, l in ipairs(lines) do
+      if l.access == access then return i end
+    end
+  end
+  if not at and g.granted then at = first('code') end
+  if not at and g.identified then at = first('identity') end
+  at = at or first('open')
+  if not at then
+    if first('code') then return -5 end
+    return -6
+  end
+  local l = lines[at]
+  if l.access == 'code' and not g.granted then return -5 end
+  if l.access == 'open' and not g.granted and not g.noCode and first('code') then return -7 end
+  if l.access == 'identity' and not g.identified then return -6 end
+  return at
+end
+
+-- lineShare is line i's part of the room's throughput, in millionths:
+-- its share among the lines with anyone waiting, itself counted, as
+-- admit.lua splits it.
+local shares
+local function lineShare(i)
+  if #lines == 0 then return 1000000 end
+  shares = shares or lineShares(lines)
+  return math.floor(1000000 * shares[i] + 0.5)
+end
+
 -- reply is one visitor's reply (see Reply above).
 local function reply(code, ticket, rank, waiting, token, line, passX, rankUp, proved, created)
-  return string.format('%d %d %d %d %d %d %d %d %d %s', code, ticket, rank, waiting, line, passX, rankUp, proved, created,
-    token)
+  local name = '-'
+  if #lines > 0 and code > 0 and code ~= 2 then name = lines[bound].name end
+  return string.format('%d %d %d %d %d %d %d %d %d %d %d %s %s', code, ticket, rank, waiting, line, passX, rankUp, proved,
+    created, bound - 1, lineShare(bound), name, token)
 end
 
 -- place places the visitor of group g (see readGroup) and returns its
@@ -138,20 +208,27 @@ local function place(g)
     if pass then
       return reply(2, pass.n, 0, redis.call('ZCARD', K.queue), pass.t, pass.n, pass.x, 0, proved, created)
     end
-    -- ABSENCE: passed over while away, and now back (or already back).
-    local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
-    if back then
-      return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back, 0, 0, proved, created)
-    end
-    -- The pre-queue: until the draw is done, its buyers have a ticket and
-    -- no rank. Withdrawn entries (left during the draw) no longer count.
-    if ph == 'prequeue' or ph == 'drawing' then
-      local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
-      if pt and not redis.call('ZSCORE', K.withdrawn, v) then
-        return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
+    -- LINES: the visitor's line is the one that holds them (line 1, the
+    -- room's own keys, in a room without lines).
+    for i = 1, math.max(#lines, 1) do
+      bindLine(i)
+      -- ABSENCE: passed over while away, and now back (or already back).
+      local back = comeBack(v) or tonumber(redis.call('ZSCORE', K.back, v))
+      if back then
+        return reply(1, back, redis.call('ZRANK', K.back, v), redis.call('ZCARD', K.queue), '', back, 0, 0, proved, created)
       end
+      -- The pre-queue: until the draw is done, its buyers have a ticket and
+      -- no rank. Withdrawn entries (left during the draw) no longer count.
+      if i == 1 and (ph == 'prequeue' or ph == 'drawing') then
+        local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
+        if pt and not redis.call('ZSCORE', K.withdrawn, v) then
+          return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
+        end
+      end
+      ticket = tonumber(redis.call('ZSCORE', K.queue, v))
+      if ticket then break end
     end
-    ticket = tonumber(redis.call('ZSCORE', K.queue, v))
+    if not ticket then unbind() end
   end
   local rankUp, fresh = 0, false
   if ticket and lapsedNow(ticket) then
@@ -165,6 +242,11 @@ local function place(g)
     end
     -- The identity first: a visitor who cannot have a place redeems no code.
     if rankUp == 0 and needIdentity and not g.identified then return reply(-6, 0, 0, 0, '', 0, 0, 0, proved, created) end
+    if rankUp == 0 and #lines > 0 then
+      local at = chooseLine(g)
+      if at < 0 then return reply(at, 0, 0, 0, '', 0, 0, 0, proved, created) end
+      bindLine(at)
+    end
     if rankUp == 0 and needCode and not g.granted then return reply(-5, 0, 0, 0, '', 0, 0, 0, proved, created) end
     if rankUp == 0 and challenge ~= 'off' then
       if proofID == '' then return reply(-2, 0, 0, 0, '', 0, 0, 0, proved, created) end
@@ -226,11 +308,12 @@ local function readGroup(a)
   local g = {v = ARGV[a + 1], net = '', campKey = '', campSrc = '', proofID = '',
     enter = string.find(f, 'e', 1, true) ~= nil, minted = string.find(f, 'm', 1, true) ~= nil,
     fresh = string.find(f, 'f', 1, true) ~= nil, granted = string.find(f, 'g', 1, true) ~= nil,
-    identified = string.find(f, 'i', 1, true) ~= nil}
+    identified = string.find(f, 'i', 1, true) ~= nil, noCode = string.find(f, 'o', 1, true) ~= nil, line = ''}
   local i = a + 2
   if string.find(f, 'n', 1, true) then g.net, i = ARGV[i], i + 1 end
   if string.find(f, 'c', 1, true) then g.campKey, g.campSrc, i = ARGV[i], ARGV[i + 1], i + 2 end
   if string.find(f, 'p', 1, true) then g.proofID, g.proofExpires, g.proofIssued, i = ARGV[i], ARGV[i + 1], ARGV[i + 2], i + 3 end
+  if string.find(f, 'l', 1, true) then g.line, i = ARGV[i], i + 1 end
   return g, i
 end
 
@@ -239,7 +322,7 @@ end
 -- tickets with one INCRBY, joins with one ZADD and is marked seen with one
 -- SETRANGE (its tickets are consecutive), exactly as placing them one by
 -- one would. Its reply is one string for the whole run (see Reply above).
-local runs = ph == 'open' and soldout ~= 1 and challenge == 'off' and not needCode and not needIdentity
+local runs = ph == 'open' and soldout ~= 1 and challenge == 'off' and not needCode and not needIdentity and #lines == 0
 -- The run so far: its visitors, and their campaign keys and sources ('' when
 -- direct).
 local runV, runC, runS = {}, {}, {}
@@ -286,6 +369,7 @@ while a <= #ARGV do
         out[#out + 1], anyWaiting = joinRun(), true
       end
       local r = place(g)
+      unbind()
       if string.sub(r, 1, 2) == '1 ' then anyWaiting = true end
       out[#out + 1] = r
     end

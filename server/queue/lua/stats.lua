@@ -1,4 +1,4 @@
--- KEYS: seq head queue active counts rate tick soldout draw prequeue away back sessions
+-- KEYS: seq* head* queue* active counts rate tick soldout draw prequeue away* back* sessions
 -- stats.lua: a room's live counters in one round trip. Passes past their
 -- expiry that admit.lua has not swept yet count as expired already.
 -- Reply: {seq, head, waiting, active, admitted, leaves, abandoned, expired,
@@ -9,8 +9,17 @@
 -- as idle already (not as expired passes).
 -- DRAW: the drawn block's line numbers are the pre-queue's tickets again,
 -- so they are not issued twice; the pre-queue counts until it is frozen.
+-- LINES: seq, waiting, away and back add up every line's; head is the
+-- first line's.
 local nowMs = math.floor(nowUs() / 1000)
 local function num(key) return tonumber(redis.call('GET', key)) or 0 end
+local function all(cmd, name)
+  local n = 0
+  for i = 1, #LK do
+    if cmd == 'GET' then n = n + num(LK[i][name]) else n = n + redis.call(cmd, LK[i][name]) end
+  end
+  return n
+end
 local c = redis.call('HMGET', K.counts, 'admitted', 'leaves', 'abandoned', 'expired', 'consumed', 'forfeited',
   'sessionsOpened', 'sessionsEnded', 'sessionsIdle')
 for i = 1, 9 do c[i] = tonumber(c[i]) or 0 end
@@ -19,12 +28,12 @@ local d = redis.call('HMGET', K.draw, 'state', 'n')
 local prequeued = 0
 if not d[1] then prequeued = redis.call('ZCARD', K.prequeue) end
 return {
-  num(K.seq) - (tonumber(d[2]) or 0), num(K.head), redis.call('ZCARD', K.queue),
+  all('GET', 'seq') - (tonumber(d[2]) or 0), num(K.head), all('ZCARD', 'queue'),
   redis.call('ZCOUNT', K.active, '(' .. I(nowMs), '+inf'),
   c[1], c[2], c[3], c[4] + stalePasses, c[5], c[6],
   redis.call('HGET', K.rate, 'ewma') or '', num(K.tick), redis.call('EXISTS', K.soldout), prequeued,
   -- ABSENCE
-  redis.call('ZCARD', K.away), redis.call('ZCARD', K.back),
+  all('ZCARD', 'away'), all('ZCARD', 'back'),
   tonumber(redis.call('HGET', K.counts, 'passedOver')) or 0, tonumber(redis.call('HGET', K.counts, 'returned')) or 0,
   -- GATE
   redis.call('HLEN', K.sessions) - staleSessions, c[7], c[8], c[9] + staleSessions,

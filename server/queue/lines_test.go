@@ -1,0 +1,253 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"waitingroom/server/identity/identitytest"
+	"waitingroom/server/room"
+)
+
+// linesRoom returns the settings of a room of rate per second with lines.
+func linesRoom(t *testing.T, rate float64, lines ...room.Line) room.Settings {
+	t.Helper()
+	return settings(func(s *room.Settings) {
+		s.Rate, s.MaxActive, s.Lines = rate, 0, lines
+		for _, l := range lines {
+			if l.Access == room.LineIdentity {
+				s.Identity, s.IdentityKeys = room.IdentityOptional, identitytest.NewKey(t, "ec", "k1").PEM(t)
+			}
+		}
+	})
+}
+
+// enterLine enters n new visitors with cred and returns them, checking
+// that each waits in line want.
+func enterLine(t *testing.T, e *Engine, name string, n int, cred Credentials, want string) []string {
+	t.Helper()
+	vs := visitors(t, n)
+	for _, v := range vs {
+		p, err := e.EnterWith(context.Background(), name, v, "", Campaign{}, Proof{}, cred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Status != StatusWaiting || p.LineName != want {
+			t.Fatalf("enter with %+v: %s in line %q, want waiting in %q", cred, p.Status, p.LineName, want)
+		}
+	}
+	return vs
+}
+
+// TestLinesChooseTheLine: a new place goes to the line the credentials
+// name, else the first line they open; in a room with a code line, a
+// visitor is asked for a code before they go to a line open to all.
+func TestLinesChooseTheLine(t *testing.T) {
+	code := room.Line{Name: "presale", Share: 0.5, Access: room.LineCode}
+	member := room.Line{Name: "members", Share: 0.2, Access: room.LineIdentity}
+	open := room.Line{Name: "general", Share: 0.3, Access: room.LineOpen}
+	three := []room.Line{code, member, open}
+	cases := []struct {
+		name    string
+		lines   []room.Line
+		cred    Credentials
+		want    string
+		wantErr error
+	}{
+		{"anyone without a code: the open line", three, Credentials{NoCode: true}, "general", nil},
+		{"anyone, before the code is asked: asked", three, Credentials{}, "", ErrCodeAsked},
+		{"a code: the code line", three, Credentials{Code: true}, "presale", nil},
+		{"a code naming a line", three, Credentials{Code: true, Line: "general"}, "general", nil},
+		{"a code naming an unknown line", three, Credentials{Code: true, Line: "gone"}, "presale", nil},
+		{"an identity: the identity line", three, Credentials{Identity: true}, "members", nil},
+		{"an identity naming the open line", three, Credentials{Identity: true, Line: "general", NoCode: true}, "general", nil},
+		{"an identity naming the code line", three, Credentials{Identity: true, Line: "presale"}, "", ErrCodeRequired},
+		{"no code asked in a room without a code line", []room.Line{member, {Name: "general", Share: 0.8}}, Credentials{}, "general", nil},
+		{"no open line: a code", []room.Line{{Name: "presale", Share: 1, Access: room.LineCode}}, Credentials{}, "", ErrCodeRequired},
+		{"no open line: an identity", []room.Line{{Name: "members", Share: 1, Access: room.LineIdentity}}, Credentials{}, "", ErrIdentityRequired},
+		{"no open line, a code for the identity line", []room.Line{{Name: "members", Share: 1, Access: room.LineIdentity}}, Credentials{Code: true}, "", ErrIdentityRequired},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, name, _ := newRoom(t, linesRoom(t, 10, c.lines...))
+			v := visitors(t, 1)[0]
+			p, err := e.EnterWith(context.Background(), name, v, "", Campaign{}, Proof{}, c.cred)
+			if !errors.Is(err, c.wantErr) {
+				t.Fatalf("enter: %v, want %v", err, c.wantErr)
+			}
+			if err == nil && (p.Status != StatusWaiting || p.LineName != c.want || p.Rank != 0 || p.Waiting != 1) {
+				t.Fatalf("enter: %+v, want rank 0 of 1 in %q", p, c.want)
+			}
+			if err != nil {
+				return
+			}
+			// The place is found again, in its line, with no credentials.
+			again, err := e.Position(context.Background(), name, v)
+			if err != nil || again.LineName != c.want || again.Line != p.Line {
+				t.Fatalf("position: %+v %v, want the place in %q", again, err, c.want)
+			}
+		})
+	}
+}
+
+// TestLinesSplitTheRate: the room admits exactly its rate, split between
+// the lines by their shares while each has people waiting; a line that
+// runs dry gives its part to the others.
+func TestLinesSplitTheRate(t *testing.T) {
+	cases := []struct {
+		name             string
+		presale, general int // how many wait in each line
+		ticks            int
+		want             [2]int // admitted from each line
+		slack            int
+	}{
+		{"both lines backlogged", 400, 400, 40, [2]int{280, 120}, 1},
+		{"the presale runs dry", 50, 400, 40, [2]int{50, 350}, 0},
+		{"the general line runs dry", 400, 30, 40, [2]int{370, 30}, 0},
+		{"one line only", 0, 400, 20, [2]int{0, 200}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := linesRoom(t, 10, room.Line{Name: "presale", Share: 0.7, Access: room.LineCode}, room.Line{Name: "general", Share: 0.3})
+			e, name, _ := newRoom(t, s)
+			line := map[string]int{}
+			for _, v := range enterLine(t, e, name, c.presale, Credentials{Code: true}, "presale") {
+				line[v] = 0
+			}
+			for _, v := range enterLine(t, e, name, c.general, Credentials{NoCode: true}, "general") {
+				line[v] = 1
+			}
+			var got [2]int
+			for range c.ticks {
+				a := admitAfter(t, e, name, time.Second, time.Second, 30)
+				for _, v := range a.Visitors {
+					got[line[v]]++
+				}
+				if n := len(a.Visitors); n != 10 {
+					t.Fatalf("a tick of 1 s at 10/s admitted %d", n)
+				}
+			}
+			for i := range got {
+				if d := got[i] - c.want[i]; d < -c.slack || d > c.slack {
+					t.Fatalf("admitted %v from the lines, want %v (±%d)", got, c.want, c.slack)
+				}
+			}
+		})
+	}
+}
+
+// TestLinesRanksNeverRise: on a simulated clock, with joins, leaves and
+// admissions interleaved at random in two lines sharing the rate, nobody's
+// rank ever goes up, and each rank counts the people ahead in its own
+// line.
+func TestLinesRanksNeverRise(t *testing.T) {
+	s := linesRoom(t, 7, room.Line{Name: "presale", Share: 0.6, Access: room.LineCode}, room.Line{Name: "general", Share: 0.4})
+	e, name, _ := newRoom(t, s)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	type place struct {
+		line string
+		rank int64
+	}
+	waiting := map[string]*place{}
+	order := map[string][]string{} // each line's visitors, in join order
+	for step := range 200 {
+		switch r := rng.IntN(10); {
+		case r < 5:
+			cred, want := Credentials{NoCode: true}, "general"
+			if rng.IntN(2) == 0 {
+				cred, want = Credentials{Code: true}, "presale"
+			}
+			v := enterLine(t, e, name, 1, cred, want)[0]
+			waiting[v] = &place{line: want, rank: 1 << 62}
+			order[want] = append(order[want], v)
+		case r < 7 && len(waiting) > 0:
+			for v := range waiting {
+				if _, err := e.Leave(ctx, name, v); err != nil {
+					t.Fatal(err)
+				}
+				delete(waiting, v)
+				break
+			}
+		default:
+			admitAfter(t, e, name, time.Duration(100+rng.IntN(900))*time.Millisecond, 500*time.Millisecond, 20)
+		}
+		ahead := map[string]int64{}
+		for _, l := range []string{"presale", "general"} {
+			for _, v := range order[l] {
+				w, ok := waiting[v]
+				if !ok {
+					continue
+				}
+				p, err := e.Position(ctx, name, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Status == StatusReady {
+					delete(waiting, v)
+					continue
+				}
+				if p.Status != StatusWaiting || p.LineName != l {
+					t.Fatalf("step %d: %s is %s in %q, want waiting in %q", step, v, p.Status, p.LineName, l)
+				}
+				if p.Rank > w.rank {
+					t.Fatalf("step %d: a rank in %s rose from %d to %d", step, l, w.rank, p.Rank)
+				}
+				if p.Rank != ahead[l] {
+					t.Fatalf("step %d: rank %d in %s, with %d ahead in that line", step, p.Rank, l, ahead[l])
+				}
+				w.rank = p.Rank
+				ahead[l]++
+			}
+		}
+	}
+}
+
+// TestLinesSnapshot: the snapshot carries each line's head, waiting,
+// throughput and departures, and a leave departs from its own line.
+func TestLinesSnapshot(t *testing.T) {
+	s := linesRoom(t, 10, room.Line{Name: "presale", Share: 0.7, Access: room.LineCode}, room.Line{Name: "general", Share: 0.3})
+	e, name, _ := newRoom(t, s)
+	ctx := context.Background()
+	enterLine(t, e, name, 5, Credentials{Code: true}, "presale")
+	gen := enterLine(t, e, name, 5, Credentials{NoCode: true}, "general")
+	if ok, err := e.Leave(ctx, name, gen[2]); err != nil || !ok {
+		t.Fatalf("leave: %v %v", ok, err)
+	}
+	steps := []struct {
+		name   string
+		tokens int
+		want   []LineState
+	}{
+		{"before any admission", 0, []LineState{{Head: 0, Waiting: 5, Rate: 7, Departed: nil}, {Head: 0, Waiting: 4, Rate: 3, Departed: []int64{3}}}},
+		// 4 admissions split 0.7/0.3: 2.8 and 1.2, the larger remainder
+		// takes the fourth.
+		{"after 4 admissions", 4, []LineState{{Head: 3, Waiting: 2, Rate: 7}, {Head: 1, Waiting: 3, Rate: 3, Departed: []int64{3}}}},
+	}
+	for _, st := range steps {
+		if st.tokens > 0 {
+			admitAfter(t, e, name, time.Second, time.Second, st.tokens)
+		}
+		snap, err := e.Snapshot(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(snap.Lines) != len(st.want) {
+			t.Fatalf("%s: lines %+v", st.name, snap.Lines)
+		}
+		var waiting int64
+		for i, l := range snap.Lines {
+			w := st.want[i]
+			if l.Head != w.Head || l.Waiting != w.Waiting || l.Rate != w.Rate || !slices.Equal(l.Departed, w.Departed) {
+				t.Fatalf("%s: line %d is %+v, want %+v", st.name, i, l, w)
+			}
+			waiting += l.Waiting
+		}
+		if snap.Waiting != waiting || snap.Head != snap.Lines[0].Head {
+			t.Fatalf("%s: snapshot waiting %d head %d, lines %+v", st.name, snap.Waiting, snap.Head, snap.Lines)
+		}
+	}
+}
