@@ -20,8 +20,9 @@ type AccessFormText struct {
 	LineName, LineShare, LineAccess  string
 	LineOpen, LineCode, LineIdentity string
 	// ErrLineShare refuses a row with a name and no share; ErrShares
-	// shares that do not add up to 1 ({sum}: what they add up to).
-	ErrLineShare, ErrShares string
+	// shares that do not add up to 1 ({sum}: what they add up to);
+	// ErrLineInUse a line renamed or removed while people are in it.
+	ErrLineShare, ErrShares, ErrLineInUse string
 	// Err are the access fields' errors: what each must be.
 	Err map[string]string
 }
@@ -56,6 +57,7 @@ var accessFormEnglish = AccessFormText{
 	LineIdentity:     "Signed-in members",
 	ErrLineShare:     "Give the line's share of the rate: a number above 0 and at most 1, such as 0.7.",
 	ErrShares:        "The lines' shares must add up to 1; they add up to {sum}.",
+	ErrLineInUse:     "A line with people in it keeps its name and its place in the list: rename or remove it once it is empty. Its share and who may join can change at any time.",
 	Err: map[string]string{
 		"staffNetworks":   "Give at most 20 networks, one a line, such as 203.0.113.0/24 or 2001:db8::/48, none wider than /16 (IPv4) or /32 (IPv6).",
 		"access":          "Choose who may join. With lines, choose Open to anyone: each line says who may join it.",
@@ -97,6 +99,7 @@ var accessFormKorean = AccessFormText{
 	LineIdentity:     "로그인한 회원",
 	ErrLineShare:     "줄의 비율을 0보다 크고 1 이하인 숫자로 입력하세요. 예: 0.7.",
 	ErrShares:        "대기 줄 비율의 합은 1이어야 합니다. 지금 합은 {sum}입니다.",
+	ErrLineInUse:     "사람이 있는 줄은 이름과 순서를 바꾸거나 지울 수 없습니다. 줄이 빈 뒤에 바꾸세요. 비율과 참여 대상은 언제든 바꿀 수 있습니다.",
 	Err: map[string]string{
 		"staffNetworks":   "네트워크는 한 줄에 하나씩 최대 20개까지 주세요. 예: 203.0.113.0/24 또는 2001:db8::/48. IPv4는 /16, IPv6는 /32보다 넓으면 안 됩니다.",
 		"access":          "참여 방식을 선택해 주세요. 대기 줄이 있으면 '누구나 참여'를 고르세요. 줄마다 참여 대상을 정합니다.",

@@ -288,8 +288,18 @@ func TestAdminLines(t *testing.T) {
 		{"null clears", `{"lines":null}`, 200, "", nil},
 		{"set again", twoJSON, 200, "", two},
 		{"[] clears", `{"lines":[]}`, 200, "", nil},
+		{"set once more", twoJSON, 200, "", two},
+		{"a line in use renamed", `{"lines":[{"name":"presale","share":0.7,"access":"code"},{"name":"public","share":0.3}]}`, 400, `line \"general\" has 1 people in it`, two},
+		{"a line in use: its share changes", `{"lines":[{"name":"presale","share":0.5,"access":"code"},{"name":"general","share":0.5}]}`, 200, "",
+			[]room.Line{{Name: "presale", Share: 0.5, Access: room.LineCode}, {Name: "general", Share: 0.5, Access: room.LineOpen}}},
 	}
 	for _, st := range steps {
+		if st.name == "a line in use renamed" {
+			// Someone waits in the general line.
+			if j := h.do(t, "POST", "/api/rooms/"+h.room+"/queue", "", nil, nil); j.status != 200 || !strings.Contains(j.body, `"line":"general"`) {
+				t.Fatalf("a join: %d %s", j.status, j.body)
+			}
+		}
 		r := h.do(t, "PUT", path, st.body, adminAuth, nil)
 		if r.status != st.status || !strings.Contains(r.body, st.wantErr) {
 			t.Fatalf("%s: %d %s, want %d with %q", st.name, r.status, r.body, st.status, st.wantErr)

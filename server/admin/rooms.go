@@ -162,8 +162,18 @@ func (rs *Rooms) Save(ctx context.Context, actor, name string, w Write) (Written
 	return done, nil
 }
 
-// store saves next, read as cur, to the store as exist asks.
+// store saves next, read as cur, to the store as exist asks. A line in
+// use that next would rename or remove is an *InvalidError.
 func (rs *Rooms) store(ctx context.Context, name string, exist Existence, created bool, cur, next room.Settings) error {
+	err := rs.save(ctx, name, exist, created, cur, next)
+	if fe, ok := errors.AsType[*room.FieldError](err); ok && errors.Is(err, room.ErrLineInUse) {
+		return &InvalidError{fe}
+	}
+	return err
+}
+
+// save saves next, read as cur, to the store as exist asks.
+func (rs *Rooms) save(ctx context.Context, name string, exist Existence, created bool, cur, next room.Settings) error {
 	switch {
 	case exist == MustBeNew:
 		// Created only if still missing: two operators creating the same

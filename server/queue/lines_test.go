@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -248,6 +249,46 @@ func TestLinesSnapshot(t *testing.T) {
 		}
 		if snap.Waiting != waiting || snap.Head != snap.Lines[0].Head {
 			t.Fatalf("%s: snapshot waiting %d head %d, lines %+v", st.name, snap.Waiting, snap.Head, snap.Lines)
+		}
+	}
+}
+
+// TestLinesChangeOnlyWhenEmpty: a save may change the lines' shares and
+// access, and add lines, at any time; it renames or removes a line other
+// than the first only while nobody is in it.
+func TestLinesChangeOnlyWhenEmpty(t *testing.T) {
+	pre := room.Line{Name: "presale", Share: 0.5, Access: room.LineCode}
+	gen := room.Line{Name: "general", Share: 0.5}
+	cases := []struct {
+		name  string
+		lines []room.Line
+		busy  bool // refused: a line in use renamed or removed
+	}{
+		{"the same lines", []room.Line{pre, gen}, false},
+		{"other shares and access", []room.Line{{Name: "presale", Share: 0.8}, {Name: "general", Share: 0.2, Access: room.LineCode}}, false},
+		{"a line added", []room.Line{{Name: "presale", Share: 0.4, Access: room.LineCode}, {Name: "general", Share: 0.4}, {Name: "late", Share: 0.2}}, false},
+		{"the first line renamed", []room.Line{{Name: "early", Share: 0.5, Access: room.LineCode}, gen}, false},
+		{"a line in use renamed", []room.Line{pre, {Name: "public", Share: 0.5}}, true},
+		{"a line in use removed", []room.Line{{Name: "presale", Share: 1, Access: room.LineCode}}, true},
+		{"every line removed", nil, true},
+	}
+	for _, c := range cases {
+		for _, inUse := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, in use %v", c.name, inUse), func(t *testing.T) {
+				s := linesRoom(t, 10, pre, gen)
+				e, name, _ := newRoom(t, s)
+				if inUse {
+					enterLine(t, e, name, 1, Credentials{NoCode: true}, "general")
+				}
+				s.Lines = c.lines
+				err := e.SaveRoom(context.Background(), name, s)
+				if want := c.busy && inUse; errors.Is(err, room.ErrLineInUse) != want || !want && err != nil {
+					t.Fatalf("save: %v, want refused %v", err, want)
+				}
+				if fe, ok := errors.AsType[*room.FieldError](err); err != nil && (!ok || fe.Field != "lines") {
+					t.Fatalf("save: %v, want a field error of lines", err)
+				}
+			})
 		}
 	}
 }

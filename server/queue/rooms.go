@@ -197,20 +197,91 @@ func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, kee
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
 	}
-	cfg := roomKeys(e.ns, name).key("cfg")
-	existed, err := e.rdb.Exists(ctx, cfg).Result()
+	rk := roomKeys(e.ns, name)
+	cfg := rk.key("cfg")
+	// LINES: the settings are watched, and so are the keys of a line
+	// renamed or removed, so that it changes only while nobody is in it
+	// (linesInUse). Another save, or a join into that line, in between
+	// makes the save start over.
+	var err error
+	for range 5 {
+		err = e.rdb.Watch(ctx, func(tx *redis.Tx) error {
+			return e.writeRoom(ctx, tx, rk, s, keepRate)
+		}, cfg)
+		if !errors.Is(err, redis.TxFailedErr) {
+			break
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("queue: save room %s: %w", name, err)
+	}
+	return e.afterSave(ctx, name, s)
+}
+
+// linesInUseKeys are the keys of a line that hold people.
+var linesInUseKeys = []string{"queue", "back", "away"}
+
+// linesInUse returns an error wrapping room.ErrLineInUse when saving
+// lines over the stored ones (old, the cfg's field) would rename or
+// remove a line, other than the first, that has people in it.
+func linesInUse(ctx context.Context, tx *redis.Tx, rk keys, old string, lines []room.Line) error {
+	before, err := parseLinesField(old)
+	if err != nil {
+		return err
+	}
+	for i := 1; i < len(before); i++ {
+		if i < len(lines) && lines[i].Name == before[i].Name {
+			continue
+		}
+		var held []string
+		for _, k := range linesInUseKeys {
+			held = append(held, rk.key(lineKey(i, k)))
+		}
+		if err := tx.Watch(ctx, held...).Err(); err != nil {
+			return err
+		}
+		var n int64
+		for _, k := range linesInUseKeys {
+			c, err := tx.ZCard(ctx, rk.key(lineKey(i, k))).Result()
+			if err != nil {
+				return err
+			}
+			n += c
+		}
+		if n > 0 {
+			return &room.FieldError{Field: "lines", Err: room.ErrLineInUse,
+				Reason: fmt.Sprintf("line %q has %d people in it: a line keeps its name and its place in the list until it is empty", before[i].Name, n)}
+		}
+	}
+	return nil
+}
+
+// writeRoom writes room rk's settings s in tx, after checking that its
+// lines may change (linesInUse).
+func (e *Engine) writeRoom(ctx context.Context, tx *redis.Tx, rk keys, s room.Settings, keepRate bool) error {
+	cfg := rk.key("cfg")
+	existed, err := tx.Exists(ctx, cfg).Result()
+	if err != nil {
+		return err
+	}
+	if existed == 1 {
+		old, err := tx.HGet(ctx, cfg, "lines").Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		if err := linesInUse(ctx, tx, rk, old, s.Lines); err != nil {
+			return err
+		}
 	}
 	fields := settingsFields(s)
 	if keepRate && existed == 1 {
 		fields = withoutField(fields, "rate")
 	}
-	_, err = e.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, cfg, fields...)
 		// IDLE: a sleeping room wakes with its new settings (see wake in
 		// lib.lua); the instances are told below.
-		p.HDel(ctx, roomKeys(e.ns, name).key("rate"), "asleep", "wakeAt")
+		p.HDel(ctx, rk.key("rate"), "asleep", "wakeAt")
 		if existed == 0 { // created now (a room saved before CreatedField existed keeps none)
 			p.HSetNX(ctx, cfg, CreatedField, strconv.FormatInt(e.wallNow().UnixMilli(), 10))
 		}
@@ -221,9 +292,11 @@ func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, kee
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("queue: save room %s: %w", name, err)
-	}
+	return err
+}
+
+// afterSave does what follows a room's save of s.
+func (e *Engine) afterSave(ctx context.Context, name string, s room.Settings) error {
 	// ABSENCE: the measured rate and hold time belong to the old settings;
 	// the ETA follows the new ones from the next answer on.
 	if err := e.rdb.HDel(ctx, roomKeys(e.ns, name).key("rate"), "ewma", "hold", "holdn", "holdms").Err(); err != nil {

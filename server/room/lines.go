@@ -26,6 +26,11 @@ type Line struct {
 	Access string `json:"access"`
 }
 
+// ErrLineInUse refuses a change of a room's lines that would rename or
+// remove a line that still has people in it: each line keeps its name
+// and its place in the list until it is empty.
+var ErrLineInUse = errors.New("room: a line in use keeps its name and place")
+
 // MaxLines is the most lines a room has.
 const MaxLines = 4
 

@@ -374,6 +374,9 @@ func settingsFieldError(err error, t views.RoomsText) (field, msg string) {
 	if refused := (*egress.RefusedError)(nil); fe.Field == "healthURL" && errors.As(fe.Err, &refused) {
 		return fe.Field, strings.ReplaceAll(t.ErrHealthHost, "{host}", refused.Host)
 	}
+	if errors.Is(fe, room.ErrLineInUse) {
+		return fe.Field, views.AccessFormTextFor(t.Lang).ErrLineInUse
+	}
 	if shares := (*room.SharesError)(nil); errors.As(fe.Err, &shares) {
 		return fe.Field, views.Fill(views.AccessFormTextFor(t.Lang).ErrShares, "sum", room.FormatShare(shares.Sum))
 	}
