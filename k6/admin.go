@@ -56,6 +56,29 @@ func NewAPIKey(ctx context.Context, base, room, token string) (string, error) {
 	return out.APIKey, nil
 }
 
+// NewCodes makes count access codes of room, each good for uses joins,
+// for line ("" for none) through the admin API of the server at base
+// (POST /api/admin/rooms/{room}/codes) and returns them.
+func NewCodes(ctx context.Context, base, room, token string, count, uses int, line string) ([]string, error) {
+	what := "new codes for " + room
+	b, err := json.Marshal(map[string]any{"count": count, "uses": uses, "line": line})
+	if err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+	resp, err := adminCall(ctx, http.MethodPost, base, room, "/codes", token, b, what)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Codes []string `json:"codes"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || len(out.Codes) != count {
+		return nil, fmt.Errorf("admin: %s: %d codes in the answer, want %d (%v)", what, len(out.Codes), count, err)
+	}
+	return out.Codes, nil
+}
+
 // adminCall sends method to /api/admin/rooms/{room}{sub} of the server at
 // base with the admin token (and body as JSON, when not nil). An answer
 // of 300 or more is an error naming what; the caller closes a good

@@ -86,7 +86,7 @@ func TestDrillSentinel(t *testing.T) {
 	d.eng = queue.New(fc, queue.DefaultNamespace(fc))
 	name := "sentinel"
 	d.room(name, map[string]any{"rate": 1, "paused": true})
-	if err := enterMany(context.Background(), d.url, name, 30); err != nil {
+	if err := enterMany(context.Background(), d.url, name, 30, ""); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond) // replicated

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"waitingroom/server/issuer"
 	"waitingroom/server/queue"
 	"waitingroom/server/servicetest"
+	"waitingroom/web/request"
 )
 
 // drillFull selects the full drills (make drill); without it the drills
@@ -207,26 +209,32 @@ func TestDrillGlobalRate(t *testing.T) {
 		name      string
 		instances int
 		kill      bool // SIGKILL the room's ticking instance halfway
+		lines     bool // two lines at 0.7 (codes) and 0.3 (open)
 		full      bool // in the full drill only
 	}{
-		{"1 instance", 1, false, true},
-		{"3 instances", 3, false, false},
-		{"5 instances", 5, false, true},
-		{"3 instances, the ticking one killed", 3, true, true},
+		{"1 instance", 1, false, false, true},
+		{"3 instances", 3, false, false, false},
+		{"3 instances, two lines at 0.7/0.3", 3, false, true, false},
+		{"5 instances", 5, false, false, true},
+		{"3 instances, the ticking one killed", 3, true, false, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.full && !*drillFull {
 				t.Skip("full drill only (-drill.full)")
 			}
-			drillRate(t, tc.instances, tc.kill)
+			drillRate(t, tc.instances, tc.kill, tc.lines)
 		})
 	}
 }
 
 // drillRate measures the admitted rate of one room at 50/s on n instances
 // behind nginx, over 500 admissions (3,000 in the full drill), killing the
-// instance that ticks the room halfway when kill is set.
+// instance that ticks the room halfway when kill is set. With lines the
+// room has a presale line of share 0.7, joined with an access code, and a
+// general line of 0.3, each backlogged throughout: the room's rate holds
+// as without lines, and each line's part of the admissions (read off its
+// head: nobody leaves) is within 5% of its share.
 //
 // The rate is read off the room's own books, not a stopwatch: between two
 // ticks Admitted + Credit grows by exactly the rate times the time between
@@ -234,18 +242,43 @@ func TestDrillGlobalRate(t *testing.T) {
 // the machine's load, and it can only fall short where credit was lost: a
 // tick later than the credit cap allows, or the seconds nobody ticks the
 // room after a kill.
-func drillRate(t *testing.T, n int, kill bool) {
+func drillRate(t *testing.T, n int, kill, lines bool) {
 	d := newDrill(t, n, servicetest.RedisURLDB(t, servicetest.ServerDB))
 	rdb := servicetest.RedisAt(t, d.redisURL)
 	name := servicetest.RoomName(t, rdb)
 	const rate = 50.0
-	d.room(name, map[string]any{"rate": rate, "abandonAfterSeconds": 0})
+	settings := map[string]any{"rate": rate, "abandonAfterSeconds": 0}
+	if lines {
+		settings["lines"] = []map[string]any{{"name": "presale", "share": 0.7, "access": "code"}, {"name": "general", "share": 0.3}}
+	}
+	d.room(name, settings)
 	want := int64(rate * duration(10*time.Second, 60*time.Second).Seconds())
 	m := int(want) + 500
 	ctx := context.Background()
 	for i := 0; i < m; i += 500 {
-		if err := enterMany(ctx, d.url, name, min(500, m-i)); err != nil {
+		if err := enterMany(ctx, d.url, name, min(500, m-i), ""); err != nil {
 			t.Fatal(err)
+		}
+	}
+	var shareBefore []queue.LineState
+	if lines {
+		// The codes come from nginx's address: its network's guess
+		// budget starts whole, whatever refused codes an earlier test
+		// sent from it this hour.
+		w := time.Now().UnixMilli() / queue.GuessWindow.Milliseconds()
+		for _, k := range []int64{w, w + 1} {
+			rdb.Del(ctx, d.eng.Namespace()+":guesses:"+strconv.FormatInt(k, 10)+":"+request.ClientNet("127.0.0.1", 64))
+		}
+		// As many again in the presale line, with one code of many uses:
+		// each line stays backlogged while the other takes its share.
+		codes, err := k6.NewCodes(ctx, d.url, name, drillAdmin, 1, m, "presale")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < m; i += 500 {
+			if err := enterMany(ctx, d.url, name, min(500, m-i), `{"code":"`+codes[0]+`"}`); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	waitUntil(t, 30*time.Second, fmt.Sprintf("%d live issuers", n), func() bool {
@@ -257,6 +290,13 @@ func drillRate(t *testing.T, n int, kill bool) {
 		before = d.audit(name)
 		return before.Admitted > 0 && !before.CreditAt.IsZero()
 	})
+	if lines {
+		snap, err := d.eng.Snapshot(ctx, name)
+		if err != nil || len(snap.Lines) != 2 {
+			t.Fatalf("snapshot: %+v %v", snap, err)
+		}
+		shareBefore = snap.Lines
+	}
 	admitted := func(k int64) {
 		waitUntil(t, 3*time.Duration(float64(k)/rate*float64(time.Second))+30*time.Second,
 			fmt.Sprintf("%d admissions", k), func() bool { return d.audit(name).Admitted-before.Admitted >= k })
@@ -292,6 +332,22 @@ func drillRate(t *testing.T, n int, kill bool) {
 	if dev > 0.001 || dev < -tolerance {
 		t.Fatalf("admitted %.3f/s, want %v/s (no more, and no less than %.0f%% under)", got, rate, 100*tolerance)
 	}
+	if lines {
+		snap, err := d.eng.Snapshot(ctx, name)
+		if err != nil || len(snap.Lines) != 2 {
+			t.Fatalf("snapshot: %+v %v", snap, err)
+		}
+		pre, gen := snap.Lines[0].Head-shareBefore[0].Head, snap.Lines[1].Head-shareBefore[1].Head
+		share := float64(pre) / float64(pre+gen)
+		t.Logf("two lines: %d from presale, %d from general: presale's part %.4f (share 0.7), both still waiting (%d, %d)",
+			pre, gen, share, snap.Lines[0].Waiting, snap.Lines[1].Waiting)
+		if snap.Lines[0].Waiting == 0 || snap.Lines[1].Waiting == 0 {
+			t.Fatal("a line ran dry: the shares were not measured under a backlog")
+		}
+		if math.Abs(share-0.7) > 0.05*0.7 || math.Abs((1-share)-0.3) > 0.05*0.3 {
+			t.Fatalf("the presale line took %.4f of the admissions, the general %.4f: want 0.7 and 0.3 within 5%%", share, 1-share)
+		}
+	}
 }
 
 // ticking returns the instance that ticks room now: the owner among the
@@ -312,16 +368,26 @@ func (d *drillEnv) ticking(room string) *instance {
 	return nil
 }
 
-// enterMany enters n new visitors through url.
-func enterMany(ctx context.Context, url, room string, n int) error {
+// enterMany enters n new visitors through url, each with body as the
+// join's JSON ("" for none).
+func enterMany(ctx context.Context, url, room string, n int, body string) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
-	sem := make(chan struct{}, 32)
+	par := 32
+	if body != "" {
+		// A code in flight counts against its network's guess budget
+		// (queue.GuessBudget) until it is redeemed: keep under it.
+		par = queue.GuessBudget / 2
+	}
+	sem := make(chan struct{}, par)
 	for range n {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/rooms/"+room+"/queue", nil)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/rooms/"+room+"/queue", strings.NewReader(body))
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				errs <- err
@@ -396,7 +462,7 @@ func TestDrillEdgeCache(t *testing.T) {
 		t.Fatalf("the instances saw %d page requests; the edge cache must absorb the burst", renders)
 	}
 	// Meanwhile enters and streams are never cached.
-	if err := enterMany(context.Background(), d.url, name, 20); err != nil {
+	if err := enterMany(context.Background(), d.url, name, 20, ""); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.Get(d.url + "/r/" + name + "/events")
