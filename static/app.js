@@ -562,5 +562,24 @@
   });
   statusEl.hidden = false;
   text(rankEl, T.connecting);
-  enter().then(function (ok) { if (ok) stream(); });
+  if (root.hasAttribute("data-ask")) {
+    // A code chooses the line here: a buyer with a place goes on, one
+    // without is offered the form, with or without a code, before joining.
+    fetch(api + "/position", { credentials: "same-origin", cache: "no-store" })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(function (p) {
+        if (p && p.status === "NOT_ENTERED" && p.phase === "open") {
+          statusEl.hidden = true;
+          join.classList.add("show");
+          return;
+        }
+        if (!p) return enter().then(function (ok) { if (ok) stream(); });
+        render(p);
+        if (p.status !== "NOT_ENTERED") stream();
+        else join.classList.add("show"); // before the opening: the code can wait in the form
+      })
+      .catch(function () { enter().then(function (ok) { if (ok) stream(); }); });
+  } else {
+    enter().then(function (ok) { if (ok) stream(); });
+  }
 })();

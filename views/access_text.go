@@ -12,6 +12,10 @@ type AccessText struct {
 	// SignIn links to the shop's sign-in page.
 	MembersIntro string
 	SignIn       string
+	// CodeLineIntro and MembersLineIntro lead a room with a line for code
+	// holders, or for members, beside a line open to all.
+	CodeLineIntro    string
+	MembersLineIntro string
 	// Refused is the heading of every refusal below.
 	Refused string
 	// CodeRequired refuses a join without a code; CodeUnknown,
@@ -43,6 +47,8 @@ var accessEnglish = AccessText{
 	CodeIntro:         "This sale is for code holders: enter your access code to join the line.",
 	MembersIntro:      "This sale is for signed-in members: sign in at the shop, and you will be brought back here.",
 	SignIn:            "Sign in at the shop",
+	CodeLineIntro:     "Have an access code? Enter it to join the code holders' line. Without one, you join the line open to everyone.",
+	MembersLineIntro:  "Members who sign in at the shop join the members' line.",
 	Refused:           "You cannot join with this",
 	CodeRequired:      "This line takes an access code. Enter the code you were sent.",
 	CodeUnknown:       "This access code is not valid. Check it and try again.",
@@ -65,6 +71,8 @@ var accessKorean = AccessText{
 	CodeIntro:         "코드를 받으신 분만 참여할 수 있는 판매입니다. 입장 코드를 입력하고 줄을 서 주세요.",
 	MembersIntro:      "로그인한 회원만 참여할 수 있는 판매입니다. 쇼핑몰에서 로그인하면 이곳으로 돌아옵니다.",
 	SignIn:            "쇼핑몰에서 로그인하기",
+	CodeLineIntro:     "입장 코드가 있으신가요? 코드를 입력하면 코드 소지자 줄에 섭니다. 코드가 없으면 누구나 서는 줄에 섭니다.",
+	MembersLineIntro:  "쇼핑몰에서 로그인한 회원은 회원 줄에 섭니다.",
 	Refused:           "이것으로는 참여할 수 없습니다",
 	CodeRequired:      "이 줄은 입장 코드가 필요합니다. 받으신 코드를 입력해 주세요.",
 	CodeUnknown:       "유효하지 않은 입장 코드입니다. 확인 후 다시 입력해 주세요.",

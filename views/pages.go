@@ -65,6 +65,9 @@ type RoomPage struct {
 type JoinAccess struct {
 	Code   bool
 	SignIn string
+	// Lines: the code, or the sign-in, chooses a line of the room's, and
+	// a line open to all takes the buyer without it.
+	Lines bool
 }
 
 // StatusPage is the per-visitor page for browsers without JavaScript.

@@ -361,5 +361,20 @@ func joinAccess(set room.Settings) views.JoinAccess {
 	if set.NeedsIdentity() {
 		a.SignIn = set.SignInURL
 	}
+	// With lines, the form asks for what chooses a line: a code field
+	// where a line takes codes, the sign-in where one takes members.
+	// Beside a line open to all, both are offered, not required.
+	open := false
+	for _, l := range set.Lines {
+		switch {
+		case l.NeedsCode():
+			a.Code = true
+		case l.NeedsIdentity():
+			a.SignIn = set.SignInURL
+		default:
+			open = true
+		}
+	}
+	a.Lines = open && !set.NeedsIdentity()
 	return a
 }

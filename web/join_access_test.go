@@ -26,6 +26,7 @@ import (
 	"waitingroom/server/store"
 	"waitingroom/server/store/storetest"
 	"waitingroom/server/visitor"
+	"waitingroom/views"
 	"waitingroom/web/request"
 	"waitingroom/web/response"
 
@@ -630,5 +631,35 @@ func TestReadJoinKeys(t *testing.T) {
 				t.Fatalf("keys %+v %v, status %d %s; want %+v %v, %d", k, ok, w.Code, w.Body, tt.want, tt.ok, tt.status)
 			}
 		})
+	}
+}
+
+// TestJoinAccessForm: the join form asks for what chooses a line: a code
+// field where a line takes codes, the sign-in where one takes members,
+// offered beside a line open to all and required without one.
+func TestJoinAccessForm(t *testing.T) {
+	code := room.Line{Name: "presale", Share: 0.5, Access: room.LineCode}
+	member := room.Line{Name: "members", Share: 0.5, Access: room.LineIdentity}
+	open := room.Line{Name: "general", Share: 0.5, Access: room.LineOpen}
+	const signIn = "https://shop.example/signin"
+	cases := []struct {
+		name string
+		set  room.Settings
+		want views.JoinAccess
+	}{
+		{"an open room", room.Settings{}, views.JoinAccess{}},
+		{"a code room", room.Settings{Access: room.Access{Access: room.AccessCode}}, views.JoinAccess{Code: true}},
+		{"a members room", room.Settings{Access: room.Access{Identity: room.IdentityRequired, SignInURL: signIn}}, views.JoinAccess{SignIn: signIn}},
+		{"a code line beside an open one", room.Settings{Lines: []room.Line{code, open}}, views.JoinAccess{Code: true, Lines: true}},
+		{"a members line beside an open one", room.Settings{Access: room.Access{Identity: room.IdentityOptional, SignInURL: signIn}, Lines: []room.Line{member, open}},
+			views.JoinAccess{SignIn: signIn, Lines: true}},
+		{"a code line and a members line", room.Settings{Access: room.Access{Identity: room.IdentityOptional, SignInURL: signIn}, Lines: []room.Line{code, member}},
+			views.JoinAccess{Code: true, SignIn: signIn}},
+		{"open lines only", room.Settings{Lines: []room.Line{open, {Name: "b", Share: 0.5}}}, views.JoinAccess{Lines: true}},
+	}
+	for _, c := range cases {
+		if got := joinAccess(c.set); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }

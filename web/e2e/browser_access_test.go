@@ -107,6 +107,62 @@ func TestBrowserAccessCodeRoom(t *testing.T) {
 	}
 }
 
+// TestBrowserLinesRoom: a room with a presale line for code holders and
+// a general line open to all offers the code field without requiring
+// it, in English and Korean (axe-core checks the form and the place):
+// a buyer without a code joins the general line, one with a code the
+// presale line.
+func TestBrowserLinesRoom(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	axe := axeSource(t)
+	alloc := browser(t)
+	base, eng, rdb := startServer(t, 250*time.Millisecond, "-admin-token", consoleToken)
+	waitReady(t, base)
+	name := servicetest.RoomName(t, rdb)
+	accessRoom(t, eng, name, func(s *room.Settings) {
+		s.Lines = []room.Line{{Name: "presale", Share: 0.7, Access: room.LineCode}, {Name: "general", Share: 0.3, Access: room.LineOpen}}
+		s.Paused = true // nobody is admitted: each buyer stays in their line
+	})
+	status, body := adminCall(t, "POST", base+"/api/admin/rooms/"+name+"/codes", `{"count":1,"uses":1,"line":"presale"}`)
+	var gen struct{ Codes []string }
+	if err := json.Unmarshal([]byte(body), &gen); status != 201 || err != nil || len(gen.Codes) != 1 {
+		t.Fatalf("generate codes: %d %s", status, body)
+	}
+	steps := []struct {
+		lang, intro, code, line string
+	}{
+		{"en", "Without one, you join the line open to everyone", "", "general"},
+		{"ko", "코드가 없으면 누구나 서는 줄에 섭니다", gen.Codes[0], "presale"},
+	}
+	for _, st := range steps {
+		tab := stateTab(t, alloc, st.lang, "light")
+		if err := chromedp.Do(tab, chromedp.Navigate(base+"/r/"+name), chromedp.WaitVisible(chromedp.ID("wr-code"))); err != nil {
+			t.Fatalf("%s: the code field: %v\n%s", st.lang, err, pageText(t, tab))
+		}
+		waitSays(t, tab, "the form "+st.lang, st.intro)
+		axeCheck(t, tab, axe, "lines form "+st.lang)
+		shotIn(t, tab, "access", "lines-form-"+st.lang, 390, 844)
+		var join []chromedp.Action[chromedp.Void]
+		if st.code != "" {
+			join = append(join, chromedp.SetValue(chromedp.ID("wr-code"), st.code))
+		}
+		// Paused, the page says so rather than drawing its progress: the
+		// place is read from the buyer's position.
+		waiting := `(function () { var x = new XMLHttpRequest(); x.open("GET", "/api/rooms/` + name + `/queue/position", false); x.send(); return JSON.parse(x.responseText).status === "WAITING"; })()`
+		join = append(join, chromedp.Click(chromedp.CSS("#wr-join button")), chromedp.Poll[chromedp.Void](waiting, chromedp.WithPollingTimeout(20*time.Second)))
+		if err := chromedp.Do(tab, join...); err != nil {
+			t.Fatalf("%s: never in line: %v\n%s", st.lang, err, pageText(t, tab))
+		}
+		axeCheck(t, tab, axe, "in a line "+st.lang)
+		line, err := chromedp.Run(tab, chromedp.Evaluate[string](`(function () { var x = new XMLHttpRequest(); x.open("GET", "/api/rooms/`+name+`/queue/position", false); x.send(); return JSON.parse(x.responseText).line; })()`))
+		if err != nil || line != st.line {
+			t.Fatalf("%s: in line %q (%v), want %q", st.lang, line, err, st.line)
+		}
+	}
+}
+
 // TestBrowserIdentityRequired: a members-only room's page says so and
 // links the shop's sign-in, in English and Korean (axe-core checks it);
 // the shop's link with a signed identity brings the buyer back in line.
