@@ -400,7 +400,6 @@ func TestConsoleRoomLines(t *testing.T) {
 		{"room-level codes", "en", with(saved, "access", "code"), "access", "each line says who may join it"},
 		{"members without the shop's sign-in", "en", with(saved, "line1Access", "identity"), "lines", "needs the shop&#39;s sign-in"},
 		{"members without the shop's sign-in, Korean", "ko", with(saved, "line1Access", "identity"), "lines", "쇼핑몰 로그인"},
-		{"a pre-queue", "en", with(saved, "prequeueAt", "2030-12-01T09:30", "opensAt", "2030-12-01T10:00"), "lines", "no pre-queue"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := rc.post(t, settings, tc.form, map[string]string{"Accept-Language": tc.lang})

@@ -152,6 +152,12 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		return DrawNone, ErrDrawBusy
 	}
 	base, n, written := asInt(res[1]), asInt(res[2]), asInt(res[3])
+	var blocks []lineBlock
+	if len(res) > 7 {
+		if blocks, err = parseBlocks(base, n, asString(res[7])); err != nil {
+			return DrawNone, err
+		}
+	}
 	seed, err := e.committedSeed(roomName, asString(res[4]), asString(res[5]), asString(res[6]))
 	if err != nil {
 		// An instance that knows the committed secret may draw at once.
@@ -165,7 +171,12 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		return DrawNone, err
 	}
 	order := draw.Sorted(keys)
-	if err := e.writeDrawn(ctx, roomName, opt, base, int(written), order, visitors, tickets); err != nil {
+	if blocks != nil {
+		err = e.writeDrawnLines(ctx, roomName, opt, blocks, int(written), order, visitors, tickets)
+	} else {
+		err = e.writeDrawn(ctx, roomName, opt, base, int(written), order, visitors, tickets)
+	}
+	if err != nil {
 		return DrawNone, err
 	}
 	done, err := e.run(ctx, e.s.drawDone, roomName, opt.Owner, hex.EncodeToString(seed)).Int64()
@@ -178,6 +189,126 @@ func (e *Engine) drawWith(ctx context.Context, roomName string, opt DrawOptions)
 		return DrawNone, errors.New("places missing after the last chunk")
 	}
 	return DrawDone, nil
+}
+
+// lineBlock is one line's block of numbers in a drawn pre-queue: its
+// entries take base+1 .. base+n of the line's numbers, in drawn order.
+type lineBlock struct{ base, n int64 }
+
+// parseBlocks reads draw_begin.lua's lines ("n0 b1 n1 b2 n2 b3 n3", ”
+// for a pre-queue all in the first line, nil then): each line's block,
+// the first line's from base. The blocks hold the n entries.
+func parseBlocks(base, n int64, s string) ([]lineBlock, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var f [2*maxLines - 1]int64
+	if !parseFields(s, f[:]) {
+		return nil, fmt.Errorf("draw begin: lines %q", s)
+	}
+	blocks := []lineBlock{{base, f[0]}}
+	sum := f[0]
+	for i := 1; i < maxLines; i++ {
+		blocks = append(blocks, lineBlock{f[2*i-1], f[2*i]})
+		sum += f[2*i]
+	}
+	if sum != n {
+		return nil, fmt.Errorf("draw begin: the lines' blocks hold %d entries, the pre-queue %d", sum, n)
+	}
+	return blocks, nil
+}
+
+// writeDrawnLines writes the drawn order of a room whose pre-queue
+// entries are in several lines, from place written on, by
+// draw_lines.lua, opt.Chunk places a call and opt.Depth calls a round
+// trip: each place goes to its entry's line (pqline), at the next number
+// of the line's block, so each line gets its entries in the drawn order.
+func (e *Engine) writeDrawnLines(ctx context.Context, roomName string, opt DrawOptions, blocks []lineBlock, written int, order []int, visitors []string, tickets []int64) error {
+	lineOf, err := e.prequeueLines(ctx, roomName, visitors)
+	if err != nil {
+		return err
+	}
+	next := make([]int64, len(blocks))
+	number := make([]int64, len(order))
+	for place, j := range order {
+		l := lineOf[j]
+		next[l]++
+		if next[l] > blocks[l].n {
+			return fmt.Errorf("line %d holds more than its %d drawn entries", l, blocks[l].n)
+		}
+		number[place] = blocks[l].base + next[l]
+	}
+	leaseMs := opt.Lease.Milliseconds()
+	loaded := false
+	for start := written; start < len(order); {
+		calls := make([][]any, 0, opt.Depth)
+		for ; start < len(order) && len(calls) < opt.Depth; start += opt.Chunk {
+			chunk := order[start:min(start+opt.Chunk, len(order))]
+			packed := make([]byte, 0, 4*len(chunk))
+			for _, j := range chunk {
+				packed = binary.BigEndian.AppendUint32(packed, uint32(tickets[j]))
+			}
+			args := make([]any, 0, 4+3*len(chunk))
+			args = append(args, opt.Owner, leaseMs, start, string(packed))
+			for i, j := range chunk {
+				args = append(args, lineOf[j], number[start+i], visitors[j])
+			}
+			calls = append(calls, args)
+		}
+		var cmds []*redis.Cmd
+		if !loaded {
+			// The first call loads the script if Redis lacks it.
+			cmds = append(cmds, e.run(ctx, e.s.drawLines, roomName, calls[0]...))
+			calls, loaded = calls[1:], true
+		}
+		if len(calls) > 0 {
+			more, err := e.pipeline(ctx, e.s.drawLines, roomName, calls)
+			if err != nil {
+				return err
+			}
+			cmds = append(cmds, more...)
+		}
+		for _, c := range cmds {
+			w, err := c.Int64()
+			switch {
+			case err != nil:
+				return err
+			case w == -2:
+				return errDrawGap
+			case w < 0:
+				return errLeaseLost
+			}
+			if opt.afterChunk != nil {
+				opt.afterChunk(int(w), false)
+			}
+		}
+	}
+	return nil
+}
+
+// prequeueLines returns the line (from 0) of each of visitors' pre-queue
+// entries, read from pqline in calls of 5,000.
+func (e *Engine) prequeueLines(ctx context.Context, roomName string, visitors []string) ([]int, error) {
+	key := roomKeys(e.ns, roomName).key("pqline")
+	out := make([]int, len(visitors))
+	const step = 5000
+	for lo := 0; lo < len(visitors); lo += step {
+		hi := min(lo+step, len(visitors))
+		vals, err := e.rdb.HMGet(ctx, key, visitors[lo:hi]...).Result()
+		if err != nil {
+			return nil, fmt.Errorf("read the pre-queue's lines: %w", err)
+		}
+		for i, v := range vals {
+			if s, ok := v.(string); ok {
+				l, err := strconv.Atoi(s)
+				if err != nil || l < 1 || l >= maxLines {
+					return nil, fmt.Errorf("read the pre-queue's lines: line %q", s)
+				}
+				out[lo+i] = l
+			}
+		}
+	}
+	return out, nil
 }
 
 // committedSeed returns the seed that a draw committed to: the stored

@@ -72,6 +72,8 @@ var keyNames = map[string]bool{
 	"drawlease": true, // string: the instance drawing, with a TTL
 	"drawn":     true, // string: the drawn order, 4-byte big-endian tickets
 	"nets":      true, // hash client network → pre-queue entries
+	"pqline":    true, // hash visitor → their line (1..3) of a pre-queue entry in a line other than the first
+	"pqn":       true, // hash line (1..3) → its pre-queue entries
 	// ABSENCE: visitors passed over while away, and those who came back.
 	"away":   true, // zset visitor → ms their return window ends: passed over while away
 	"awaytk": true, // hash visitor → ticket of those in away

@@ -292,3 +292,94 @@ func TestLinesChangeOnlyWhenEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestLinesDraw: a room with lines has one pre-queue, drawn once: each
+// line gets its own entries, numbered from its block in the drawn order
+// (the room's drawn list restricted to the line), a leave before the draw
+// takes the entry out, and a leave during it departs from the entry's
+// line. Each line then ranks its own, and admits by its share.
+func TestLinesDraw(t *testing.T) {
+	ctx := context.Background()
+	s := linesRoom(t, 10, room.Line{Name: "presale", Share: 0.5, Access: room.LineCode}, room.Line{Name: "general", Share: 0.5})
+	s.PrequeueAt, s.OpensAt = at(-time.Hour), at(time.Hour)
+	e, name, _ := newRoom(t, s)
+	lineOf := map[int64]string{} // pre-queue ticket → line
+	who := map[string]int64{}    // visitor → pre-queue ticket
+	join := func(cred Credentials, want string) string {
+		v := visitors(t, 1)[0]
+		p, err := e.EnterWith(ctx, name, v, "", Campaign{}, Proof{}, cred)
+		if err != nil || p.Status != StatusPrequeued || p.LineName != want {
+			t.Fatalf("pre-queue join with %+v: %+v %v, want pre-queued in %q", cred, p, err, want)
+		}
+		lineOf[p.Ticket], who[v] = want, p.Ticket
+		return v
+	}
+	var pre, gen []string
+	for i := range 40 {
+		if i%3 == 0 {
+			pre = append(pre, join(Credentials{Code: true}, "presale"))
+		} else {
+			gen = append(gen, join(Credentials{NoCode: true}, "general"))
+		}
+	}
+	// A leave before the draw takes the entry out of its line's count.
+	if ok, err := e.Leave(ctx, name, pre[0]); err != nil || !ok {
+		t.Fatalf("leave the pre-queue: %v %v", ok, err)
+	}
+	delete(who, pre[0])
+	openNow(t, e, name)
+	if _, err := e.Admit(ctx, name, time.Second, nil); err != nil { // freezes the pre-queue
+		t.Fatal(err)
+	}
+	// A leave during the draw departs from the entry's line.
+	if ok, err := e.Leave(ctx, name, gen[0]); err != nil || !ok {
+		t.Fatalf("leave during the draw: %v %v", ok, err)
+	}
+	withdrawn := who[gen[0]]
+	delete(who, gen[0])
+	if st, err := e.Draw(ctx, name, DrawOptions{Chunk: 7, Depth: 2}); err != nil || st != DrawDone {
+		t.Fatalf("draw: %v %v", st, err)
+	}
+	info, err := e.DrawInfo(ctx, name)
+	if err != nil || len(info.Tickets) != 39 {
+		t.Fatalf("draw info: %d tickets %v, want 39", len(info.Tickets), err)
+	}
+	// Each line, in drawn order, from the room's drawn list.
+	want := map[string][]int64{}
+	for _, tk := range info.Tickets {
+		if tk != withdrawn {
+			want[lineOf[tk]] = append(want[lineOf[tk]], tk)
+		}
+	}
+	byTicket := map[int64]string{}
+	for v, tk := range who {
+		byTicket[tk] = v
+	}
+	for l, tickets := range want {
+		for rank, tk := range tickets {
+			p, err := e.Position(ctx, name, byTicket[tk])
+			if err != nil || p.Status != StatusWaiting || p.LineName != l || p.Rank != int64(rank) {
+				t.Fatalf("%s's %d-th drawn (pre-queue ticket %d): %+v %v", l, rank, tk, p, err)
+			}
+		}
+	}
+	if len(want["presale"]) != 13 || len(want["general"]) != 25 {
+		t.Fatalf("drawn into presale %d, general %d: want 13 and 25", len(want["presale"]), len(want["general"]))
+	}
+	// Admissions split by the shares: 5 and 5 a second.
+	line := map[string]string{}
+	for _, tickets := range want {
+		for _, tk := range tickets {
+			line[byTicket[tk]] = lineOf[tk]
+		}
+	}
+	got := map[string]int{}
+	for range 2 {
+		for _, v := range admitAfter(t, e, name, time.Second, time.Second, 20).Visitors {
+			got[line[v]]++
+		}
+	}
+	if got["presale"] != 10 || got["general"] != 10 {
+		t.Fatalf("admitted %v, want 10 from each line", got)
+	}
+}

@@ -32,6 +32,8 @@ type scripts struct {
 	orderBucket, orderRefund, soldOut, deleteRoom                                      *script
 	// DRAW
 	drawSeed, drawBegin, drawChunk, drawDone, drawYield *script
+	// drawLines writes the chunks of a room with lines.
+	drawLines *script
 	// drawFence is sent by EVAL with its source, and takes no lib.
 	drawFence *script
 	// GATE
@@ -67,6 +69,7 @@ func loadScripts() scripts {
 		drawSeed:    load("draw_seed"),
 		drawBegin:   load("draw_begin"),
 		drawChunk:   load("draw_chunk"),
+		drawLines:   load("draw_lines"),
 		drawFence:   parseScript("draw_fence", "", mustRead("draw_fence")),
 		drawDone:    load("draw_done"),
 		drawYield:   load("draw_yield"),

@@ -139,9 +139,6 @@ func (s Settings) validateLines() error {
 	if s.Access.Access != "" && s.Access.Access != AccessOpen {
 		return fieldError("access", "access must be %q in a room with lines: each line's access says who may join it", AccessOpen)
 	}
-	if s.PrequeueAt != nil {
-		return fieldError("lines", "a room with lines has no pre-queue draw: it opens straight into its lines, so prequeueAt must be unset")
-	}
 	return nil
 }
 

@@ -55,10 +55,10 @@ func TestValidateLines(t *testing.T) {
 		{"an identity line with identities", []Line{presale(0.5, LineIdentity), general(0.5)}, func(s *Settings) {
 			s.Identity, s.IdentityKeys = IdentityOptional, pem
 		}, "", ""},
-		{"a pre-queue", []Line{presale(1, "")}, func(s *Settings) {
+		{"a pre-queue, drawn into each line", []Line{presale(1, "")}, func(s *Settings) {
 			before := at.Add(-time.Hour)
 			s.PrequeueAt, s.OpensAt = &before, &at
-		}, "lines", "no pre-queue draw"},
+		}, "", ""},
 		{"an opening without a pre-queue", []Line{presale(1, "")}, func(s *Settings) { s.OpensAt = &at }, "", ""},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate active tokens done queue* head* seq* counts seen* seenbase* departed* departing* sweep* tick draw prequeue away* awaytk* back* attr campof camp* campbase* jtis jtiof sessions
+-- KEYS: cfg soldout rate active tokens done queue* head* seq* counts seen* seenbase* departed* departing* sweep* tick draw prequeue away* awaytk* back* attr campof camp* campbase* jtis jtiof sessions pqn
 -- admit.lua: one admission tick for one room, atomically. It accrues the
 -- room's global credit from Redis TIME, sweeps expired passes, pops up to
 -- that many live visitors in ticket order (bounded by the free active slots

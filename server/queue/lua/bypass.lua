@@ -1,4 +1,4 @@
--- KEYS: cfg rate tokens active done counts bypass jtis jtiof queue* departed* departing* prequeue withdrawn draw away* awaytk* back* campof
+-- KEYS: cfg rate tokens active done counts bypass jtis jtiof queue* departed* departing* prequeue withdrawn draw away* awaytk* back* campof pqline pqn
 -- bypass.lua: lets a visitor into the room at once, outside the line: a
 -- pass of their own, held in a slot as every pass is, and never taken
 -- from the line, the rate's credit or the admitted count. With a test

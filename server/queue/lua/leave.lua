@@ -1,4 +1,4 @@
--- KEYS: queue* counts departed* departing* tokens active prequeue withdrawn draw cfg rate away* awaytk* back* campof jtis jtiof
+-- KEYS: queue* counts departed* departing* tokens active prequeue withdrawn draw cfg rate away* awaytk* back* campof jtis jtiof pqline pqn
 -- leave.lua: a visitor leaves the line (or the pre-queue, or the side list
 -- of those passed over while away), or gives up an unused pass.
 -- ARGV: 2 visitor

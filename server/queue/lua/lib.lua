@@ -327,13 +327,20 @@ local function leaveLine(v)
   local pt = redis.call('ZSCORE', K.prequeue, v)
   if pt and not redis.call('ZSCORE', K.withdrawn, v) then
     local st = redis.call('HGET', K.draw, 'state')
+    -- LINES: the entry's line (none: the first).
+    local pl = tonumber(redis.call('HGET', K.pqline, v))
     if not st then
       redis.call('ZREM', K.prequeue, v)
       redis.call('HDEL', K.campof, v) -- ATTRIBUTION
       redis.call('HINCRBY', K.counts, 'leaves', 1)
+      if pl then
+        redis.call('HDEL', K.pqline, v)
+        redis.call('HINCRBY', K.pqn, I(pl), -1)
+      end
       return true
     elseif st == 'drawing' then
       redis.call('ZADD', K.withdrawn, pt, v)
+      if pl then useLine(pl + 1) end
       local s = redis.call('ZSCORE', K.queue, v)
       if s then depart(v, tonumber(s), 'leaves') else
         redis.call('HDEL', K.campof, v) -- ATTRIBUTION
@@ -453,17 +460,41 @@ end
 -- base+n are kept for the drawn block, the head moves to base so that
 -- ranks count from it, and later joiners take numbers above the block. An
 -- empty pre-queue needs no draw.
+-- LINES: in a room with lines each line's entries (K.pqn) take a block
+-- of that line's numbers, 'b<i>' + 1 .. 'b<i>' + 'n<i>' in K.draw, and the
+-- first line's the rest of the pre-queue ('n0'); 'n' counts them all. The
+-- caller has the first line's keys bound.
 local function freeze()
   if redis.call('HEXISTS', K.draw, 'state') == 1 then return end
   local base = tonumber(redis.call('GET', K.seq)) or 0
   local n = redis.call('ZCARD', K.prequeue)
   local state = 'drawing'
   if n == 0 then state = 'done' end
+  local blocks, n0 = {}, n
+  local pqn = redis.call('HGETALL', K.pqn)
+  for j = 1, #pqn, 2 do
+    local i, c = tonumber(pqn[j]), tonumber(pqn[j + 1]) or 0
+    if i and LK[i + 1] and c > 0 then
+      blocks[#blocks + 1] = {i, c}
+      n0 = n0 - c
+    end
+  end
   redis.call('HSET', K.draw, 'state', state, 'base', I(base), 'n', I(n), 'written', 0)
-  redis.call('SET', K.seq, I(base + n))
+  redis.call('SET', K.seq, I(base + n0))
   if (tonumber(redis.call('GET', K.head)) or 0) < base then redis.call('SET', K.head, I(base)) end
   redis.call('DEL', K.seen)
   redis.call('SET', K.seenbase, I(base))
+  if #blocks == 0 then return end
+  redis.call('HSET', K.draw, 'n0', I(n0))
+  for _, blk in ipairs(blocks) do
+    local lk, i, c = LK[blk[1] + 1], blk[1], blk[2]
+    local b = tonumber(redis.call('GET', lk.seq)) or 0
+    redis.call('HSET', K.draw, 'b' .. i, I(b), 'n' .. i, I(c))
+    redis.call('SET', lk.seq, I(b + c))
+    if (tonumber(redis.call('GET', lk.head)) or 0) < b then redis.call('SET', lk.head, I(b)) end
+    redis.call('DEL', lk.seen)
+    redis.call('SET', lk.seenbase, I(b))
+  end
 end
 -- phaseNow is phase, after freezing the pre-queue when the room is past
 -- its opening: a room whose pre-queue is empty is open at once.

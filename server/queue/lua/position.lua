@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate head* tick tokens queue* seq* seen* seenbase* counts departed* departing* draw prequeue withdrawn drawn nets away* awaytk* back* active camps attr campof camp* campbase* sessions powused powcur powprev
+-- KEYS: cfg soldout rate head* tick tokens queue* seq* seen* seenbase* counts departed* departing* draw prequeue withdrawn drawn nets away* awaytk* back* active camps attr campof camp* campbase* sessions powused powcur powprev pqline pqn
 -- position.lua: the places of visitors of one room, and (with their enter
 -- flag "1") their atomic, idempotent enters. Status is decided by the pass
 -- first, then the pre-queue, then the queue.
@@ -222,6 +222,8 @@ local function place(g)
       if i == 1 and (ph == 'prequeue' or ph == 'drawing') then
         local pt = tonumber(redis.call('ZSCORE', K.prequeue, v))
         if pt and not redis.call('ZSCORE', K.withdrawn, v) then
+          -- LINES: the entry's line, for its name (the keys stay the first's).
+          if #lines > 0 then bound = (tonumber(redis.call('HGET', K.pqline, v)) or 0) + 1 end
           return reply(3, pt, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
         end
       end
@@ -242,10 +244,13 @@ local function place(g)
     end
     -- The identity first: a visitor who cannot have a place redeems no code.
     if rankUp == 0 and needIdentity and not g.identified then return reply(-6, 0, 0, 0, '', 0, 0, 0, proved, created) end
+    -- LINES: a pre-queue entry is the room's, numbered with the first
+    -- line's keys, and its line is kept for the draw (pqline, pqn).
+    local pqAt
     if rankUp == 0 and #lines > 0 then
       local at = chooseLine(g)
       if at < 0 then return reply(at, 0, 0, 0, '', 0, 0, 0, proved, created) end
-      bindLine(at)
+      if ph == 'prequeue' then pqAt = at else bindLine(at) end
     end
     if rankUp == 0 and needCode and not g.granted then return reply(-5, 0, 0, 0, '', 0, 0, 0, proved, created) end
     if rankUp == 0 and challenge ~= 'off' then
@@ -273,6 +278,11 @@ local function place(g)
     if ph == 'prequeue' then
       redis.call('ZADD', K.prequeue, ticket, v)
       if net ~= '' then redis.call('HINCRBY', K.nets, net, 1) end
+      if pqAt and pqAt > 1 then
+        redis.call('HSET', K.pqline, v, I(pqAt - 1))
+        redis.call('HINCRBY', K.pqn, I(pqAt - 1), 1)
+      end
+      if pqAt then bound = pqAt end -- its name in the reply
       return reply(3, ticket, 0, redis.call('ZCARD', K.prequeue), '', 0, 0, 0, proved, created)
     end
     redis.call('ZADD', K.queue, ticket, v)
@@ -290,10 +300,11 @@ local function place(g)
     rank = ticket - head - 1 - redis.call('ZCOUNT', K.departed, '(' .. I(head), '(' .. I(ticket))
   end
   -- A drawn buyer's own number is their pre-queue ticket, at their place in
-  -- the drawn list (4 bytes each).
+  -- the drawn list (4 bytes each). In a room with lines the drawn list is
+  -- the room's whole order, and a drawn buyer's number is their line's.
   local shownTicket = ticket
   local db, dn = drawBlock()
-  if ticket > db and ticket <= db + dn then
+  if #lines == 0 and ticket > db and ticket <= db + dn then
     local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
     -- 0: the draw has not written this place yet (draw_chunk.lua).
     if #b == 4 and b ~= '\0\0\0\0' then shownTicket = u32(b, 1) end
