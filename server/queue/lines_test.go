@@ -280,6 +280,19 @@ func TestLinesChangeOnlyWhenEmpty(t *testing.T) {
 				if inUse {
 					enterLine(t, e, name, 1, Credentials{NoCode: true}, "general")
 				}
+				// The same in a pre-queue: an entry of the general line.
+				ps := linesRoom(t, 10, pre, gen)
+				ps.PrequeueAt, ps.OpensAt = at(-time.Hour), at(time.Hour)
+				pe, pname, _ := newRoom(t, ps)
+				if inUse {
+					if p, err := pe.EnterWith(context.Background(), pname, visitors(t, 1)[0], "", Campaign{}, Proof{}, Credentials{NoCode: true}); err != nil || p.Status != StatusPrequeued {
+						t.Fatalf("pre-queue join: %+v %v", p, err)
+					}
+				}
+				ps.Lines = c.lines
+				if err := pe.SaveRoom(context.Background(), pname, ps); errors.Is(err, room.ErrLineInUse) != (c.busy && inUse) {
+					t.Fatalf("save over a pre-queue: %v, want refused %v", err, c.busy && inUse)
+				}
 				s.Lines = c.lines
 				err := e.SaveRoom(context.Background(), name, s)
 				if want := c.busy && inUse; errors.Is(err, room.ErrLineInUse) != want || !want && err != nil {

@@ -218,7 +218,8 @@ func (e *Engine) saveRoom(ctx context.Context, name string, s room.Settings, kee
 	return e.afterSave(ctx, name, s)
 }
 
-// linesInUseKeys are the keys of a line that hold people.
+// linesInUseKeys are the keys of a line that hold people (its pre-queue
+// entries are counted in pqn).
 var linesInUseKeys = []string{"queue", "back", "away"}
 
 // linesInUse returns an error wrapping room.ErrLineInUse when saving
@@ -233,14 +234,18 @@ func linesInUse(ctx context.Context, tx *redis.Tx, rk keys, old string, lines []
 		if i < len(lines) && lines[i].Name == before[i].Name {
 			continue
 		}
-		var held []string
+		held := []string{rk.key("pqn")}
 		for _, k := range linesInUseKeys {
 			held = append(held, rk.key(lineKey(i, k)))
 		}
 		if err := tx.Watch(ctx, held...).Err(); err != nil {
 			return err
 		}
-		var n int64
+		// Its pre-queue entries, then its line.
+		n, err := tx.HGet(ctx, rk.key("pqn"), strconv.Itoa(i)).Int64()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
 		for _, k := range linesInUseKeys {
 			c, err := tx.ZCard(ctx, rk.key(lineKey(i, k))).Result()
 			if err != nil {
