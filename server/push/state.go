@@ -155,7 +155,9 @@ func (s *State) startAgain() {
 // waiting counts and rates when newer. A newer event without lines
 // belongs to a room that has none now.
 func (s *State) applyLines(ls []queue.LineState, newer bool) {
-	if len(ls) == 0 {
+	if len(ls) == 0 || !newer && len(s.lines) == 0 {
+		// An older event or snapshot with lines does not bring back the
+		// lines a newer one dropped.
 		if newer {
 			s.lines = nil
 		}

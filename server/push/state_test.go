@@ -289,3 +289,18 @@ func TestRankInLines(t *testing.T) {
 		}
 	}
 }
+
+// TestOlderSnapshotKeepsLinesDropped: an older snapshot that still has
+// lines does not bring back the lines a newer event dropped.
+func TestOlderSnapshotKeepsLinesDropped(t *testing.T) {
+	var s State
+	lines := []queue.LineState{{Head: 1, Waiting: 2, Rate: 7}, {Head: 1, Waiting: 2, Rate: 3}}
+	s.Reset(queue.Snapshot{Tick: 1, Rate: 10, Lines: lines})
+	if !s.Apply(queue.Event{Tick: 2, Rate: 10}) {
+		t.Fatal("a gap in consecutive ticks")
+	}
+	s.Reset(queue.Snapshot{Tick: 1, Rate: 10, Lines: lines})
+	if r := s.RateOf(5); r != 10 {
+		t.Fatalf("the first line's rate %v after an older snapshot, want the room's 10", r)
+	}
+}

@@ -80,7 +80,7 @@ var adaptCfgFields = []string{"adaptive", "rate", "paused", "minRate", "maxRate"
 func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]AdaptRoom, error) {
 	type cmds struct {
 		cfg     *redis.SliceCmd
-		waiting *redis.IntCmd
+		waiting []*redis.IntCmd // each line's (LINES)
 		state   *redis.SliceCmd
 	}
 	cs := make([]cmds, len(names))
@@ -88,9 +88,11 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 		for i, name := range names {
 			k := roomKeys(e.ns, name)
 			cs[i] = cmds{
-				cfg:     p.HMGet(ctx, k.key("cfg"), adaptCfgFields...),
-				waiting: p.ZCard(ctx, k.key("queue")),
-				state:   p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason", "knee", "cut", "baseUs"),
+				cfg:   p.HMGet(ctx, k.key("cfg"), adaptCfgFields...),
+				state: p.HMGet(ctx, k.key("adapt"), "n", "ms", "reason", "knee", "cut", "baseUs"),
+			}
+			for l := range maxLines {
+				cs[i].waiting = append(cs[i].waiting, p.ZCard(ctx, k.key(lineKey(l, "queue"))))
 			}
 		}
 		return nil
@@ -104,7 +106,10 @@ func (e *Engine) AdaptRooms(ctx context.Context, names []string) (map[string]Ada
 		if len(c) != len(adaptCfgFields) || asString(c[0]) != "1" {
 			continue
 		}
-		r := AdaptRoom{Paused: asString(c[2]) == "1", Waiting: cs[i].waiting.Val()}
+		r := AdaptRoom{Paused: asString(c[2]) == "1"}
+		for _, w := range cs[i].waiting {
+			r.Waiting += w.Val()
+		}
 		var errs [5]error
 		r.Rate, errs[0] = strconv.ParseFloat(asString(c[1]), 64)
 		r.Adapt.MinRate, errs[1] = strconv.ParseFloat(asString(c[3]), 64)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -268,6 +269,8 @@ func TestLinesChangeOnlyWhenEmpty(t *testing.T) {
 		{"other shares and access", []room.Line{{Name: "presale", Share: 0.8}, {Name: "general", Share: 0.2, Access: room.LineCode}}, false},
 		{"a line added", []room.Line{{Name: "presale", Share: 0.4, Access: room.LineCode}, {Name: "general", Share: 0.4}, {Name: "late", Share: 0.2}}, false},
 		{"the first line renamed", []room.Line{{Name: "early", Share: 0.5, Access: room.LineCode}, gen}, false},
+		{"the first line renamed, in use", []room.Line{{Name: "early", Share: 0.5, Access: room.LineCode}, gen}, true},
+		{"the lines swapped", []room.Line{gen, pre}, true},
 		{"a line in use renamed", []room.Line{pre, {Name: "public", Share: 0.5}}, true},
 		{"a line in use removed", []room.Line{{Name: "presale", Share: 1, Access: room.LineCode}}, true},
 		{"every line removed", nil, true},
@@ -277,15 +280,25 @@ func TestLinesChangeOnlyWhenEmpty(t *testing.T) {
 			t.Run(fmt.Sprintf("%s, in use %v", c.name, inUse), func(t *testing.T) {
 				s := linesRoom(t, 10, pre, gen)
 				e, name, _ := newRoom(t, s)
+				// Someone in the general line, and for the cases about the
+				// first line someone in the presale line.
+				firstInUse := strings.Contains(c.name, "first line renamed, in use")
 				if inUse {
 					enterLine(t, e, name, 1, Credentials{NoCode: true}, "general")
+					if firstInUse {
+						enterLine(t, e, name, 1, Credentials{Code: true}, "presale")
+					}
 				}
 				// The same in a pre-queue: an entry of the general line.
 				ps := linesRoom(t, 10, pre, gen)
 				ps.PrequeueAt, ps.OpensAt = at(-time.Hour), at(time.Hour)
 				pe, pname, _ := newRoom(t, ps)
 				if inUse {
-					if p, err := pe.EnterWith(context.Background(), pname, visitors(t, 1)[0], "", Campaign{}, Proof{}, Credentials{NoCode: true}); err != nil || p.Status != StatusPrequeued {
+					cred := Credentials{NoCode: true}
+					if firstInUse {
+						cred = Credentials{Code: true}
+					}
+					if p, err := pe.EnterWith(context.Background(), pname, visitors(t, 1)[0], "", Campaign{}, Proof{}, cred); err != nil || p.Status != StatusPrequeued {
 						t.Fatalf("pre-queue join: %+v %v", p, err)
 					}
 				}
@@ -394,5 +407,20 @@ func TestLinesDraw(t *testing.T) {
 	}
 	if got["presale"] != 10 || got["general"] != 10 {
 		t.Fatalf("admitted %v, want 10 from each line", got)
+	}
+}
+
+// TestLinesAdaptWaiting: the adaptive controller counts everyone waiting,
+// in every line, so that a room whose first line is empty still climbs
+// and probes.
+func TestLinesAdaptWaiting(t *testing.T) {
+	s := linesRoom(t, 10, room.Line{Name: "presale", Share: 0.7, Access: room.LineCode}, room.Line{Name: "general", Share: 0.3})
+	s.Adaptive, s.Adapt.MinRate, s.Adapt.MaxRate = true, 0, 100
+	e, name, _ := newRoom(t, s)
+	enterLine(t, e, name, 3, Credentials{Code: true}, "presale")
+	enterLine(t, e, name, 5, Credentials{NoCode: true}, "general")
+	rs, err := e.AdaptRooms(context.Background(), []string{name})
+	if r, ok := rs[name]; err != nil || !ok || r.Waiting != 8 {
+		t.Fatalf("adaptive rooms: %+v %v, want 8 waiting", rs, err)
 	}
 }

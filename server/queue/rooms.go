@@ -224,26 +224,28 @@ var linesInUseKeys = []string{"queue", "back", "away"}
 
 // linesInUse returns an error wrapping room.ErrLineInUse when saving
 // lines over the stored ones (old, the cfg's field) would rename or
-// remove a line, other than the first, that has people in it.
+// remove a line that has people in it, its pre-queue entries counted.
+// The first line may lose its name when the room drops its lines (its
+// people stay, in the room's one line), and a room gaining lines puts
+// the people of its one line in the first.
 func linesInUse(ctx context.Context, tx *redis.Tx, rk keys, old string, lines []room.Line) error {
 	before, err := parseLinesField(old)
 	if err != nil {
 		return err
 	}
-	for i := 1; i < len(before); i++ {
-		if i < len(lines) && lines[i].Name == before[i].Name {
+	for i := range before {
+		if i < len(lines) && lines[i].Name == before[i].Name || i == 0 && len(lines) == 0 {
 			continue
 		}
-		held := []string{rk.key("pqn")}
+		held := []string{rk.key("pqn"), rk.key("prequeue")}
 		for _, k := range linesInUseKeys {
 			held = append(held, rk.key(lineKey(i, k)))
 		}
 		if err := tx.Watch(ctx, held...).Err(); err != nil {
 			return err
 		}
-		// Its pre-queue entries, then its line.
-		n, err := tx.HGet(ctx, rk.key("pqn"), strconv.Itoa(i)).Int64()
-		if err != nil && !errors.Is(err, redis.Nil) {
+		n, err := prequeuedIn(ctx, tx, rk, i)
+		if err != nil {
 			return err
 		}
 		for _, k := range linesInUseKeys {
@@ -259,6 +261,28 @@ func linesInUse(ctx context.Context, tx *redis.Tx, rk keys, old string, lines []
 		}
 	}
 	return nil
+}
+
+// prequeuedIn returns how many pre-queue entries line i has: its count
+// in pqn, or for the first line the entries no other line counts.
+func prequeuedIn(ctx context.Context, tx *redis.Tx, rk keys, i int) (int64, error) {
+	counts, err := tx.HGetAll(ctx, rk.key("pqn")).Result()
+	if err != nil {
+		return 0, err
+	}
+	if i > 0 {
+		n, _ := strconv.ParseInt(counts[strconv.Itoa(i)], 10, 64)
+		return n, nil
+	}
+	n, err := tx.ZCard(ctx, rk.key("prequeue")).Result()
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range counts {
+		m, _ := strconv.ParseInt(c, 10, 64)
+		n -= m
+	}
+	return n, nil
 }
 
 // writeRoom writes room rk's settings s in tx, after checking that its

@@ -43,7 +43,7 @@ func (h *Hub) attachLocked(r *Room, c *conn, p queue.Position) (ok bool, evict *
 	c.room = r
 	c.born.Store(p.Born)
 	c.ticket.Store(lineOf(p))
-	c.setLine(p.LineName)
+	c.setLine(p.LineIndex, p.LineName)
 	c.shown.Store(p.Ticket)
 	c.prequeued.Store(p.Status == queue.StatusPrequeued)
 	c.lastRank, c.lastTick = p.Rank, p.Tick

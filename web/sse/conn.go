@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"waitingroom/server/queue"
 )
 
 // errSlow reports a client whose socket cannot take the next event at once:
@@ -45,9 +47,9 @@ type conn struct {
 	// shown is the visitor's own ticket (a drawn buyer's pre-queue
 	// ticket); prequeued marks a buyer waiting for the draw.
 	shown atomic.Int64
-	// lineName is the name of the visitor's line in a room with lines
-	// (nil otherwise).
-	lineName  atomic.Pointer[string]
+	// lineName is the name of the visitor's line in a room with lines,
+	// and that line's index (nil otherwise).
+	lineName  atomic.Pointer[lineLabel]
 	prequeued atomic.Bool
 	// born is when the room the ticket is of was created (Position.Born;
 	// 0: unknown).
@@ -201,19 +203,28 @@ func appendChunk(b []byte, body func([]byte) []byte) []byte {
 	return append(b, '\r', '\n')
 }
 
-// line returns the name of the visitor's line ("" for none).
-func (c *conn) line() string {
-	if p := c.lineName.Load(); p != nil {
-		return *p
+// lineLabel names the line of index index.
+type lineLabel struct {
+	index int
+	name  string
+}
+
+// line returns the name of the line of ticket (a queue.LineTicket), ""
+// for none, or when the visitor's line changed since ticket was read.
+func (c *conn) line(ticket int64) string {
+	l := c.lineName.Load()
+	if line, _ := queue.SplitLineTicket(ticket); l != nil && l.index == line {
+		return l.name
 	}
 	return ""
 }
 
-// setLine sets the name of the visitor's line ("" for none).
-func (c *conn) setLine(name string) {
+// setLine sets the name of the visitor's line of index index ("" for
+// none).
+func (c *conn) setLine(index int, name string) {
 	if name == "" {
 		c.lineName.Store(nil)
 		return
 	}
-	c.lineName.Store(&name)
+	c.lineName.Store(&lineLabel{index, name})
 }

@@ -83,11 +83,12 @@ func (h *Hub) push(r *Room, st push.State, conns []*conn) []int64 {
 // the countdown the scan planned for it.
 func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 	c := d.c
+	ticket := c.ticket.Load()
 	if st.SoldOut {
 		// Nothing left to sell for now: every waiting page is told once;
 		// it keeps its place in line.
-		p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.WaitingOf(c.ticket.Load()), SoldOut: true,
-			LineName:               c.line(),
+		p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.WaitingOf(ticket), SoldOut: true,
+			LineName:               c.line(ticket),
 			PollingIntervalSeconds: queue.PollingInterval(d.rank)}
 		p = withSchedule(p, st)
 		buf = appendChunk(buf, func(b []byte) []byte { return appendEvent(b, st.Tick, "soldout", p, st.TimeMicros) })
@@ -96,10 +97,9 @@ func (h *Hub) writeDue(buf []byte, st *push.State, d dueEvent) []byte {
 		}
 		return buf
 	}
-	ticket := c.ticket.Load()
 	p := queue.Position{Status: queue.StatusWaiting, Rank: d.rank, Ticket: c.shown.Load(), Waiting: st.WaitingOf(ticket),
 		EstimatedWaitSeconds:   queue.ETA(queue.LineRank(d.rank, st.ShareOf(ticket)), st.Rate, st.Slots, st.Paused),
-		LineName:               c.line(),
+		LineName:               c.line(ticket),
 		Paused:                 st.Paused,
 		RankUpReason:           d.reason,
 		PollingIntervalSeconds: queue.PollingInterval(d.rank)}
@@ -157,7 +157,7 @@ func (h *Hub) sendResolved(c *conn, p queue.Position, tickMicros int64) {
 	case queue.StatusWaiting:
 		c.born.Store(p.Born)
 		c.ticket.Store(lineOf(p))
-		c.setLine(p.LineName)
+		c.setLine(p.LineIndex, p.LineName)
 		c.shown.Store(p.Ticket)
 		c.prequeued.Store(false)
 		c.rebound.Store(true)
