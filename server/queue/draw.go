@@ -268,19 +268,28 @@ func (e *Engine) writeDrawnLines(ctx context.Context, roomName string, opt DrawO
 			}
 			cmds = append(cmds, more...)
 		}
-		for _, c := range cmds {
-			w, err := c.Int64()
-			switch {
-			case err != nil:
-				return err
-			case w == -2:
-				return errDrawGap
-			case w < 0:
-				return errLeaseLost
-			}
-			if opt.afterChunk != nil {
-				opt.afterChunk(int(w), false)
-			}
+		if err := settleChunks(cmds, opt.afterChunk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settleChunks reads the replies of a draw's chunk scripts (the places
+// written so far), in order, telling after of each.
+func settleChunks(cmds []*redis.Cmd, after func(written int, fenced bool)) error {
+	for _, c := range cmds {
+		w, err := c.Int64()
+		switch {
+		case err != nil:
+			return err
+		case w == -2:
+			return errDrawGap
+		case w < 0:
+			return errLeaseLost
+		}
+		if after != nil {
+			after(int(w), false)
 		}
 	}
 	return nil
@@ -375,25 +384,7 @@ func (e *Engine) writeDrawn(ctx context.Context, roomName string, opt DrawOption
 			calls = make([][]any, 0, opt.Depth)
 		}
 	})
-	// settle reads draw_chunk.lua's replies, in order.
-	settle := func(cmds []*redis.Cmd) error {
-		for _, c := range cmds {
-			w, err := c.Int64()
-			if err != nil {
-				return err
-			}
-			switch {
-			case w == -2:
-				return errDrawGap
-			case w < 0:
-				return errLeaseLost
-			}
-			if opt.afterChunk != nil {
-				opt.afterChunk(int(w), false)
-			}
-		}
-		return nil
-	}
+	settle := func(cmds []*redis.Cmd) error { return settleChunks(cmds, opt.afterChunk) }
 	loaded, fenced := false, !opt.chunked
 	for calls := range rounds {
 		if !loaded {

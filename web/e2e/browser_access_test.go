@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -27,6 +28,18 @@ func accessRoom(t *testing.T, eng *queue.Engine, name string, mut func(*room.Set
 	if err := eng.SaveRoom(context.Background(), name, set); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// presaleCodes makes n single-use codes of room name's presale line
+// through the admin API of the server at base.
+func presaleCodes(t *testing.T, base, name string, n int) []string {
+	t.Helper()
+	status, body := adminCall(t, "POST", base+"/api/admin/rooms/"+name+"/codes", fmt.Sprintf(`{"count":%d,"uses":1,"line":"presale"}`, n))
+	var gen struct{ Codes []string }
+	if err := json.Unmarshal([]byte(body), &gen); status != 201 || err != nil || len(gen.Codes) != n {
+		t.Fatalf("generate codes: %d %s", status, body)
+	}
+	return gen.Codes
 }
 
 // waitSays waits until the page's text holds want.
@@ -57,19 +70,15 @@ func TestBrowserAccessCodeRoom(t *testing.T) {
 	waitReady(t, base)
 	name := servicetest.RoomName(t, rdb)
 	accessRoom(t, eng, name, func(s *room.Settings) { s.Access.Access = room.AccessCode })
-	status, body := adminCall(t, "POST", base+"/api/admin/rooms/"+name+"/codes", `{"count":2,"uses":1,"line":"presale"}`)
-	var gen struct{ Codes []string }
-	if err := json.Unmarshal([]byte(body), &gen); status != 201 || err != nil || len(gen.Codes) != 2 {
-		t.Fatalf("generate codes: %d %s", status, body)
-	}
+	codes := presaleCodes(t, base, name, 2)
 	steps := []struct {
 		lang, code, says string
 		joins            bool
 	}{
 		{"en", "WRONG-CODE-1", "This access code is not valid", false},
-		{"en", gen.Codes[0], "", true},
-		{"ko", gen.Codes[0], "허용된 횟수만큼 이미 사용", false},
-		{"ko", gen.Codes[1], "", true},
+		{"en", codes[0], "", true},
+		{"ko", codes[0], "허용된 횟수만큼 이미 사용", false},
+		{"ko", codes[1], "", true},
 	}
 	tabs := map[string]context.Context{}
 	for i, s := range steps {
@@ -125,16 +134,12 @@ func TestBrowserLinesRoom(t *testing.T) {
 		s.Lines = []room.Line{{Name: "presale", Share: 0.7, Access: room.LineCode}, {Name: "general", Share: 0.3, Access: room.LineOpen}}
 		s.Paused = true // nobody is admitted: each buyer stays in their line
 	})
-	status, body := adminCall(t, "POST", base+"/api/admin/rooms/"+name+"/codes", `{"count":1,"uses":1,"line":"presale"}`)
-	var gen struct{ Codes []string }
-	if err := json.Unmarshal([]byte(body), &gen); status != 201 || err != nil || len(gen.Codes) != 1 {
-		t.Fatalf("generate codes: %d %s", status, body)
-	}
+	codes := presaleCodes(t, base, name, 1)
 	steps := []struct {
 		lang, intro, code, line string
 	}{
 		{"en", "Without one, you join the line open to everyone", "", "general"},
-		{"ko", "코드가 없으면 누구나 서는 줄에 섭니다", gen.Codes[0], "presale"},
+		{"ko", "코드가 없으면 누구나 서는 줄에 섭니다", codes[0], "presale"},
 	}
 	for _, st := range steps {
 		tab := stateTab(t, alloc, st.lang, "light")
