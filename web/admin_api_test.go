@@ -289,7 +289,7 @@ func TestAdminLines(t *testing.T) {
 		{"set again", twoJSON, 200, "", two},
 		{"[] clears", `{"lines":[]}`, 200, "", nil},
 		{"set once more", twoJSON, 200, "", two},
-		{"a line in use renamed", `{"lines":[{"name":"presale","share":0.7,"access":"code"},{"name":"public","share":0.3}]}`, 400, `line \"general\" has 1 people in it`, two},
+		{"a line in use renamed", `{"lines":[{"name":"presale","share":0.7,"access":"code"},{"name":"public","share":0.3}]}`, 400, `line \"general\" has 1 person in it`, two},
 		{"a line in use: its share changes", `{"lines":[{"name":"presale","share":0.5,"access":"code"},{"name":"general","share":0.5}]}`, 200, "",
 			[]room.Line{{Name: "presale", Share: 0.5, Access: room.LineCode}, {Name: "general", Share: 0.5, Access: room.LineOpen}}},
 	}

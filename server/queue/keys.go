@@ -74,6 +74,7 @@ var keyNames = map[string]bool{
 	"nets":      true, // hash client network → pre-queue entries
 	"pqline":    true, // hash visitor → their line (1..3) of a pre-queue entry in a line other than the first
 	"pqn":       true, // hash line (1..3) → its pre-queue entries
+	"ldrawn":    true, // string: a line's drawn block's pre-queue tickets, 4-byte big-endian, by number (rooms with lines)
 	// ABSENCE: visitors passed over while away, and those who came back.
 	"away":   true, // zset visitor → ms their return window ends: passed over while away
 	"awaytk": true, // hash visitor → ticket of those in away
@@ -116,7 +117,7 @@ const maxLines = 4
 // its visitors passed over while away. A script declares them with a
 // trailing "*" ("queue*") and gets every line's (see parseScript).
 var lineKeyNames = map[string]bool{
-	"seq": true, "queue": true, "head": true, "departed": true, "departing": true, "sweep": true,
+	"seq": true, "queue": true, "head": true, "departed": true, "departing": true, "sweep": true, "ldrawn": true,
 	"seen": true, "seenbase": true, "camp": true, "campbase": true, "away": true, "awaytk": true, "back": true,
 }
 

@@ -321,7 +321,8 @@ func TestLinesChangeOnlyWhenEmpty(t *testing.T) {
 
 // TestLinesDraw: a room with lines has one pre-queue, drawn once: each
 // line gets its own entries, numbered from its block in the drawn order
-// (the room's drawn list restricted to the line), a leave before the draw
+// (the room's drawn list restricted to the line), each shown their
+// pre-queue ticket, a leave before the draw
 // takes the entry out, and a leave during it departs from the entry's
 // line. Each line then ranks its own, and admits by its share.
 func TestLinesDraw(t *testing.T) {
@@ -384,7 +385,8 @@ func TestLinesDraw(t *testing.T) {
 	for l, tickets := range want {
 		for rank, tk := range tickets {
 			p, err := e.Position(ctx, name, byTicket[tk])
-			if err != nil || p.Status != StatusWaiting || p.LineName != l || p.Rank != int64(rank) {
+			// Shown their pre-queue ticket, to check the draw with.
+			if err != nil || p.Status != StatusWaiting || p.LineName != l || p.Rank != int64(rank) || p.Ticket != tk {
 				t.Fatalf("%s's %d-th drawn (pre-queue ticket %d): %+v %v", l, rank, tk, p, err)
 			}
 		}

@@ -257,10 +257,18 @@ func linesInUse(ctx context.Context, tx *redis.Tx, rk keys, old string, lines []
 		}
 		if n > 0 {
 			return &room.FieldError{Field: "lines", Err: room.ErrLineInUse,
-				Reason: fmt.Sprintf("line %q has %d people in it: a line keeps its name and its place in the list until it is empty", before[i].Name, n)}
+				Reason: fmt.Sprintf("line %q has %s in it: a line keeps its name and its place in the list until it is empty", before[i].Name, people(n))}
 		}
 	}
 	return nil
+}
+
+// people says n people, or 1 person.
+func people(n int64) string {
+	if n == 1 {
+		return "1 person"
+	}
+	return strconv.FormatInt(n, 10) + " people"
 }
 
 // prequeuedIn returns how many pre-queue entries line i has: its count

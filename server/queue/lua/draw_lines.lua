@@ -1,11 +1,12 @@
--- KEYS: draw drawlease queue* withdrawn departed* departing* drawn seen* seenbase* camp* campbase*
+-- KEYS: draw drawlease queue* withdrawn departed* departing* drawn seen* seenbase* camp* campbase* ldrawn*
 -- draw_lines.lua: draw_chunk.lua for a room whose pre-queue entries are
 -- in several lines (LINES): writes one chunk of the drawn order, if ARGV[2]
 -- still holds the lease. Each place goes to its entry's line, at the next
 -- number of that line's block (see freeze in lib.lua): each line gets its
 -- entries in the drawn order. The drawn list gets the chunk's pre-queue
 -- tickets at their places in the room's order, as draw_chunk.lua writes
--- it. Writing a chunk twice changes nothing. A drawn buyer counts as seen
+-- it, and each line's (ldrawn) at their numbers in the line, so that a
+-- drawn buyer is shown their pre-queue ticket. Writing a chunk twice changes nothing. A drawn buyer counts as seen
 -- at the draw and keeps the campaign of their pre-queue ticket.
 -- ARGV: 2 owner, 3 lease ms, 4 first place (0-based), 5 the chunk's
 --   pre-queue tickets as 4-byte big-endian numbers, 6.. each place's line
@@ -38,6 +39,7 @@ local function block(l)
   blk.sbase, blk.cbase = seenBase(), campBase()
   local last = 2 * (blk.base + blk.n - blk.sbase) + 2
   if blk.n > 0 and last > 0 and redis.call('STRLEN', K.seen) < last then redis.call('SETRANGE', K.seen, last - 1, '\0') end
+  if blk.n > 0 and redis.call('STRLEN', K.ldrawn) < 4 * blk.n then redis.call('SETRANGE', K.ldrawn, 4 * blk.n - 1, '\0') end
   blocks[l] = blk
   return blk
 end
@@ -58,6 +60,7 @@ for k = 0, n - 1 do
     camp = campaignAt(u32(ARGV[5], 4 * k + 1), pcbase)
   end
   useLine(l + 1)
+  redis.call('SETRANGE', K.ldrawn, 4 * (num - blk.base - 1), string.sub(ARGV[5], 4 * k + 1, 4 * k + 4))
   if anyWithdrawn and redis.call('ZSCORE', K.withdrawn, who) then
     -- Left during the draw: the place departs, once.
     if redis.call('ZADD', K.departed, num, num) == 1 then redis.call('RPUSH', K.departing, num) end

@@ -1,4 +1,4 @@
--- KEYS: cfg soldout rate head* tick tokens queue* seq* seen* seenbase* counts departed* departing* draw prequeue withdrawn drawn nets away* awaytk* back* active camps attr campof camp* campbase* sessions powused powcur powprev pqline pqn
+-- KEYS: cfg soldout rate head* tick tokens queue* seq* seen* seenbase* counts departed* departing* draw prequeue withdrawn drawn nets away* awaytk* back* active camps attr campof camp* campbase* sessions powused powcur powprev pqline pqn ldrawn*
 -- position.lua: the places of visitors of one room, and (with their enter
 -- flag "1") their atomic, idempotent enters. Status is decided by the pass
 -- first, then the pre-queue, then the queue.
@@ -300,12 +300,19 @@ local function place(g)
     rank = ticket - head - 1 - redis.call('ZCOUNT', K.departed, '(' .. I(head), '(' .. I(ticket))
   end
   -- A drawn buyer's own number is their pre-queue ticket, at their place in
-  -- the drawn list (4 bytes each). In a room with lines the drawn list is
-  -- the room's whole order, and a drawn buyer's number is their line's.
+  -- the drawn list (4 bytes each); in a room with lines, in their line's
+  -- (ldrawn), at their number in the line's block.
   local shownTicket = ticket
   local db, dn = drawBlock()
-  if #lines == 0 and ticket > db and ticket <= db + dn then
-    local b = redis.call('GETRANGE', K.drawn, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
+  local list = K.drawn
+  if #lines > 0 then
+    local f = {'base', 'n0'}
+    if bound > 1 then f = {'b' .. (bound - 1), 'n' .. (bound - 1)} end
+    local d = redis.call('HMGET', K.draw, f[1], f[2])
+    db, dn, list = tonumber(d[1]) or 0, tonumber(d[2]) or 0, K.ldrawn
+  end
+  if ticket > db and ticket <= db + dn then
+    local b = redis.call('GETRANGE', list, 4 * (ticket - db - 1), 4 * (ticket - db) - 1)
     -- 0: the draw has not written this place yet (draw_chunk.lua).
     if #b == 4 and b ~= '\0\0\0\0' then shownTicket = u32(b, 1) end
   end
